@@ -1,0 +1,93 @@
+/**
+ * Opens a SQLite file for the event log with the pragmas durability depends on, and turns
+ * the ways opening can fail (no permission, not a database, a truncated file) into
+ * `EventLogUnavailable` errors that say what to do.
+ */
+import Database from 'better-sqlite3';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { EventLogUnavailable } from '../../events/index.ts';
+
+export type SqliteDatabase = Database.Database;
+
+export type OpenOptions = Readonly<{ readonly?: boolean }>;
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** Refuses a file that is not a SQLite database or is shorter than its header declares. */
+const checkFileHeader = (path: string): void => {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return; // a new file: SQLite creates it
+  }
+  if (size === 0) return;
+  const header = Buffer.alloc(100);
+  const fd = openSync(path, 'r');
+  let read: number;
+  try {
+    read = readSync(fd, header, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (read < 100 || header.toString('latin1', 0, 16) !== SQLITE_MAGIC) {
+    throw new EventLogUnavailable(
+      `${path} is not a SQLite database (its header is missing or damaged); ` +
+        `point --data at a Hologram data dir, or restore the file from a backup`,
+    );
+  }
+  const rawPageSize = header.readUInt16BE(16);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  const declaredPages = header.readUInt32BE(28);
+  const headerCountValid = header.readUInt32BE(24) === header.readUInt32BE(92);
+  if (headerCountValid && declaredPages > 0 && size < declaredPages * pageSize) {
+    throw new EventLogUnavailable(
+      `${path} is truncated: its header declares ${declaredPages} pages of ${pageSize} bytes ` +
+        `(${declaredPages * pageSize} bytes) but the file holds ${size} bytes; ` +
+        `restore the data dir from a backup (the events past the cut are gone)`,
+    );
+  }
+};
+
+const explain = (path: string, error: unknown): EventLogUnavailable => {
+  const code = (error as { code?: string }).code ?? '';
+  const message = (error as Error).message ?? String(error);
+  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'SQLITE_PERM') {
+    return new EventLogUnavailable(
+      `cannot open the event log ${path} for writing (${message}); ` +
+        `make its data dir writable by this user, or choose another one with --data DIR`,
+      { cause: error },
+    );
+  }
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new EventLogUnavailable(
+      `the event log ${path} is damaged (${message}); restore the data dir from a backup`,
+      { cause: error },
+    );
+  }
+  return new EventLogUnavailable(`cannot open the event log ${path}: ${message}`, { cause: error });
+};
+
+/**
+ * Opens `path` (or `:memory:`) with WAL and `synchronous=FULL`: better-sqlite3 leaves WAL at
+ * NORMAL, which can lose the last commits on power loss; FULL makes every commit durable.
+ */
+export const openDatabase = (path: string, options: OpenOptions = {}): SqliteDatabase => {
+  if (path !== ':memory:') checkFileHeader(path);
+  let db: SqliteDatabase | undefined;
+  try {
+    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    db.pragma('busy_timeout = 5000');
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+    }
+    db.pragma('foreign_keys = ON');
+    // Touch the schema so a damaged file fails here, not at the first append.
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return db;
+  } catch (error) {
+    db?.close();
+    throw explain(path, error);
+  }
+};

@@ -1,0 +1,258 @@
+/**
+ * The SQLite dialect of the EventStore (better-sqlite3; kysely builds the reads).
+ * Durability: WAL + synchronous=FULL, so an append whose promise resolved is on disk.
+ * Group commit: appends issued while a commit is pending share one transaction (one fsync),
+ * each in its own savepoint, so one append's conflict never fails another.
+ */
+import { Kysely, SqliteDialect } from 'kysely';
+import {
+  assertExpectedVersion,
+  assertStreamName,
+  DuplicateEventId,
+  encodePayload,
+  decodePayload,
+  EventStoreClosed,
+  matchReappend,
+  prepareEvents,
+  startTailSubscription,
+  type AppendOptions,
+  type AppendResult,
+  type Clock,
+  type EventCatalog,
+  type EventStore,
+  type IdSource,
+  type NewEvent,
+  type PreparedEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../events/index.ts';
+import { rowToEvent, type EventRow } from './eventRows.ts';
+import { EVENT_LOG_DDL, type EventLogSchema } from './eventTables.ts';
+import { openDatabase, type SqliteDatabase } from './openDatabase.ts';
+
+/** Runs inside the append transaction, after the events are inserted (inline projections). */
+export type InlineHandler = (events: readonly RecordedEvent[]) => void;
+
+export type SqliteEventStoreOptions = Readonly<{
+  catalog: EventCatalog;
+  clock: Clock;
+  ids: IdSource;
+  /** How often a tailing subscriber looks for appends made by another process. */
+  pollIntervalMs?: number;
+}>;
+
+type PendingAppend = {
+  stream: string;
+  events: readonly NewEvent[];
+  prepared: PreparedEvent[];
+  options: AppendOptions;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+};
+
+export class SqliteEventStore implements EventStore {
+  readonly db: SqliteDatabase;
+  private readonly kysely: Kysely<EventLogSchema>;
+  private readonly inline: InlineHandler[] = [];
+  private readonly subscriptions = new Set<Subscription>();
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private wake: (() => void)[] = [];
+  private closed = false;
+  private readonly statements;
+
+  static open(path: string, options: SqliteEventStoreOptions): SqliteEventStore {
+    return new SqliteEventStore(openDatabase(path), options);
+  }
+
+  constructor(
+    db: SqliteDatabase,
+    private readonly options: SqliteEventStoreOptions,
+  ) {
+    this.db = db;
+    db.exec(EVENT_LOG_DDL);
+    this.kysely = new Kysely<EventLogSchema>({ dialect: new SqliteDialect({ database: db }) });
+    this.statements = {
+      head: db.prepare<[], { head: number | null }>('SELECT max(seq) AS head FROM events'),
+      streamVersion: db.prepare<[string], { version: number | null }>(
+        'SELECT max(version) AS version FROM events WHERE stream = ?',
+      ),
+      byId: db.prepare<[string], EventRow>('SELECT * FROM events WHERE id = ?'),
+      insert: db.prepare(
+        'INSERT INTO events (seq, stream, version, id, type, schema_version, at, causation, correlation, data) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+    };
+  }
+
+  /** Registers a handler run inside every append transaction (inline projections). */
+  addInlineHandler(handler: InlineHandler): void {
+    this.inline.push(handler);
+  }
+
+  append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    try {
+      this.assertOpen();
+      assertStreamName(stream);
+      if (events.length === 0) throw new RangeError(`append to '${stream}' needs at least one event`);
+      const prepared = prepareEvents(this.options.catalog, events, this.options.clock, this.options.ids);
+      return new Promise((resolve, reject) => {
+        this.pending.push({ stream, events, prepared, options, resolve, reject });
+        if (!this.flushScheduled) {
+          this.flushScheduled = true;
+          queueMicrotask(() => this.flush());
+        }
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] = [];
+    const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
+    const commitGroup = this.db.transaction(() => {
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, result: appendOne(item) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+    try {
+      commitGroup.immediate();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.result);
+      else item.reject(outcome.error);
+    });
+    for (const resolve of this.wake.splice(0)) resolve();
+  }
+
+  private appendInTransaction(item: PendingAppend): AppendResult {
+    const { stream, prepared } = item;
+    const current = this.statements.streamVersion.get(stream)?.version ?? 0;
+    const firstStored = this.statements.byId.get(prepared[0]!.id);
+    if (firstStored) {
+      const stored = prepared.map((e, i) => (i === 0 ? firstStored : this.statements.byId.get(e.id)));
+      const retry = matchReappend(stream, item.events, stored.map((row) => row && rowToEvent(row, this.options.catalog)))!;
+      return { nextVersion: current, lastSeq: retry[retry.length - 1]!.seq, events: retry, alreadyStored: true };
+    }
+    assertExpectedVersion(stream, item.options.expectedVersion ?? 'any', current);
+    const head = this.statements.head.get()?.head ?? 0;
+    const recorded: RecordedEvent[] = [];
+    const inlineEvents: RecordedEvent[] = [];
+    for (let i = 0; i < prepared.length; i++) {
+      const event = prepared[i]!;
+      const bytes = encodePayload(event.data);
+      const seq = head + 1 + i;
+      const version = current + 1 + i;
+      try {
+        this.statements.insert.run(
+          seq, stream, version, event.id, event.type, event.schemaVersion,
+          event.at, event.causation, event.correlation, bytes,
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+          const clash = this.statements.byId.get(event.id);
+          if (clash) throw new DuplicateEventId(event.id, clash.seq);
+        }
+        throw error;
+      }
+      const base = { ...event, seq, stream, version };
+      recorded.push(base);
+      if (this.inline.length > 0) inlineEvents.push({ ...base, data: decodePayload(bytes) });
+    }
+    for (const handler of this.inline) handler(inlineEvents);
+    return { nextVersion: current + prepared.length, lastSeq: head + prepared.length, events: recorded, alreadyStored: false };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
+    this.assertOpen();
+    let query = this.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('stream', '=', stream)
+      .where('version', '>=', options.fromVersion ?? 1)
+      .orderBy('version');
+    if (options.maxCount !== undefined) query = query.limit(options.maxCount);
+    const rows = (await query.execute()) as EventRow[];
+    return rows.map((row) => rowToEvent(row, this.options.catalog));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
+    return (await this.readAllRows(options)).map((row) => rowToEvent(row, this.options.catalog));
+  }
+
+  /** Rows as stored, payload undecoded: for `homed log --raw` and for diagnosing damage. */
+  async readAllRows(options: ReadAllOptions = {}): Promise<EventRow[]> {
+    this.assertOpen();
+    let query = this.kysely.selectFrom('events').selectAll().where('seq', '>=', options.fromSeq ?? 1).orderBy('seq');
+    if (options.toSeq !== undefined) query = query.where('seq', '<=', options.toSeq);
+    if (options.stream !== undefined) query = query.where('stream', '=', options.stream);
+    if (options.types !== undefined) {
+      if (options.types.length === 0) return [];
+      query = query.where('type', 'in', [...options.types]);
+    }
+    if (options.maxCount !== undefined) query = query.limit(options.maxCount);
+    return (await query.execute()) as EventRow[];
+  }
+
+  async headSeq(): Promise<number> {
+    this.assertOpen();
+    return this.statements.head.get()?.head ?? 0;
+  }
+
+  async streamVersion(stream: string): Promise<number> {
+    this.assertOpen();
+    return this.statements.streamVersion.get(stream)?.version ?? 0;
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    this.assertOpen();
+    const pollMs = this.options.pollIntervalMs ?? 250;
+    const subscription = startTailSubscription(
+      {
+        read: (afterSeq, maxCount) => this.readAll({ fromSeq: afterSeq + 1, maxCount }),
+        waitForAppend: () =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            timer.unref();
+            this.wake.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      },
+      options,
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Finishes pending appends, stops subscribers, checkpoints the WAL and closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    this.closed = true;
+    for (const resolve of this.wake.splice(0)) resolve();
+    await this.kysely.destroy(); // closes the better-sqlite3 handle too
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventStoreClosed();
+  }
+}
