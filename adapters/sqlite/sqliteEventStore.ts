@@ -12,6 +12,7 @@ import {
   encodePayload,
   decodePayload,
   EventStoreClosed,
+  MAX_POSITION,
   matchReappend,
   prepareEvents,
   startTailSubscription,
@@ -29,7 +30,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../events/index.ts';
-import { rowToEvent, type EventRow } from './eventRows.ts';
+import { rawRowToEvent, rowToEvent, type EventRow, type RawEventRow } from './eventRows.ts';
 import { EVENT_LOG_DDL, type EventLogSchema } from './eventTables.ts';
 import { openDatabase, type SqliteDatabase } from './openDatabase.ts';
 
@@ -81,6 +82,12 @@ export class SqliteEventStore implements EventStore {
         'SELECT max(version) AS version FROM events WHERE stream = ?',
       ),
       byId: db.prepare<[string], EventRow>('SELECT * FROM events WHERE id = ?'),
+      range: db
+        .prepare<[number, number, number], RawEventRow>(
+          'SELECT seq, stream, version, id, type, schema_version, at, causation, correlation, data ' +
+            'FROM events WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
+        )
+        .raw(true),
       insert: db.prepare(
         'INSERT INTO events (seq, stream, version, id, type, schema_version, at, causation, correlation, data) ' +
           'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -193,6 +200,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
+    if (options.types === undefined && options.stream === undefined) {
+      // The hot path of catch-up and replay: one prepared statement, rows as arrays.
+      this.assertOpen();
+      const rows = this.statements.range.all(options.fromSeq ?? 1, options.toSeq ?? MAX_POSITION, options.maxCount ?? -1);
+      return rows.map((row) => rawRowToEvent(row, this.options.catalog));
+    }
     return (await this.readAllRows(options)).map((row) => rowToEvent(row, this.options.catalog));
   }
 

@@ -1,0 +1,11 @@
+/** Public surface of the projections: the definition type and every read model of this build. */
+import { modulesProjection } from './kernel/modulesProjection.ts';
+import type { Projection } from './projection.ts';
+import { streamsProjection } from './streams/streamsProjection.ts';
+
+export * from './projection.ts';
+export { modulesProjection } from './kernel/modulesProjection.ts';
+export { streamsProjection } from './streams/streamsProjection.ts';
+
+/** Every projection the daemon maintains, in the order they are applied. */
+export const allProjections = (): readonly Projection[] => [modulesProjection, streamsProjection];
