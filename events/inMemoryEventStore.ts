@@ -35,6 +35,7 @@ export class InMemoryEventStore implements EventStore {
   async append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     this.assertOpen();
     assertStreamName(stream);
+    if (events.length === 0) throw new RangeError(`append to '${stream}' needs at least one event`);
     const prepared = prepareEvents(this.catalog, events, this.clock, this.ids);
     const retry = matchReappend(stream, events, prepared.map((e) => this.byId.get(e.id)));
     const streamEvents = this.streams.get(stream) ?? [];

@@ -87,7 +87,7 @@ export const object = <S extends Shape>(shape: S): Schema<ObjectOf<S>> => ({
       if (issue) return issue;
     }
     for (const key of Object.keys(fields)) {
-      if (!(key in shape)) return { path: path === '' ? key : `${path}.${key}`, expected: 'no such field', got: kindOf(fields[key]) };
+      if (!Object.hasOwn(shape, key)) return { path: path === '' ? key : `${path}.${key}`, expected: 'no such field', got: kindOf(fields[key]) };
     }
     return undefined;
   },

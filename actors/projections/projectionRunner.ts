@@ -122,6 +122,12 @@ export class ProjectionRunner {
     const from = this.positionOf(projection.name);
     const last = events[events.length - 1]!.seq;
     if (last <= from) return;
+    if (events[0]!.seq > from + 1) {
+      throw new Error(
+        `projection '${projection.name}' is at seq ${from} but was handed events from seq ${events[0]!.seq}; ` +
+          `catch it up from its checkpoint first`,
+      );
+    }
     for (const event of events) {
       if (event.seq <= from || !projectionHandles(projection, event.type)) continue;
       try {
@@ -150,9 +156,17 @@ export class ProjectionRunner {
     return position;
   }
 
-  /** Inline mode: the projections move inside every append transaction of `store`. */
+  /**
+   * Inline mode: catches up synchronously, then moves the projections inside every append
+   * transaction of `store`. Nothing can be appended between the two steps.
+   */
   attachInline(store: SqliteEventStore): void {
     if (store.db !== this.db) throw new Error('inline projections must live in the event log database');
+    for (;;) {
+      const events = store.readRangeSync({ fromSeq: this.position() + 1, maxCount: 2_000 });
+      if (events.length === 0) break;
+      this.apply(events);
+    }
     store.addInlineHandler((events) => this.apply(events));
   }
 

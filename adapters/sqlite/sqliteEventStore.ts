@@ -151,9 +151,10 @@ export class SqliteEventStore implements EventStore {
   private appendInTransaction(item: PendingAppend): AppendResult {
     const { stream, prepared } = item;
     const current = this.statements.streamVersion.get(stream)?.version ?? 0;
-    const firstStored = this.statements.byId.get(prepared[0]!.id);
-    if (firstStored) {
-      const stored = prepared.map((e, i) => (i === 0 ? firstStored : this.statements.byId.get(e.id)));
+    // Every id is looked up, not just the first: a stored id anywhere in the batch makes it a
+    // retry or a DuplicateEventId, decided before the expected version (as matchReappend says).
+    const stored = prepared.map((e) => this.statements.byId.get(e.id));
+    if (stored.some((row) => row !== undefined)) {
       const retry = matchReappend(stream, item.events, stored.map((row) => row && rowToEvent(row, this.options.catalog)))!;
       return { nextVersion: current, lastSeq: retry[retry.length - 1]!.seq, events: retry, alreadyStored: true };
     }
@@ -200,13 +201,18 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
-    if (options.types === undefined && options.stream === undefined) {
-      // The hot path of catch-up and replay: one prepared statement, rows as arrays.
-      this.assertOpen();
-      const rows = this.statements.range.all(options.fromSeq ?? 1, options.toSeq ?? MAX_POSITION, options.maxCount ?? -1);
-      return rows.map((row) => rawRowToEvent(row, this.options.catalog));
-    }
+    if (options.types === undefined && options.stream === undefined) return this.readRangeSync(options);
     return (await this.readAllRows(options)).map((row) => rowToEvent(row, this.options.catalog));
+  }
+
+  /**
+   * The hot path of catch-up and replay: one prepared statement, rows as arrays. Synchronous,
+   * so a caller can catch up and attach an inline handler with no append in between.
+   */
+  readRangeSync(options: Pick<ReadAllOptions, 'fromSeq' | 'toSeq' | 'maxCount'> = {}): RecordedEvent[] {
+    this.assertOpen();
+    const rows = this.statements.range.all(options.fromSeq ?? 1, options.toSeq ?? MAX_POSITION, options.maxCount ?? -1);
+    return rows.map((row) => rawRowToEvent(row, this.options.catalog));
   }
 
   /** Rows as stored, payload undecoded: for `homed log --raw` and for diagnosing damage. */

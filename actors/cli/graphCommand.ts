@@ -1,0 +1,24 @@
+/** `homed graph`: prints the kernel's module layers and each module's facilities. */
+import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
+import { GIVEN_FACILITIES } from '../kernel/index.ts';
+import { defaultModules } from '../modules/index.ts';
+
+export const GRAPH_HELP = `Usage: homed graph
+
+Prints the module layers the kernel starts (modules of one layer start in parallel), then
+what each module requires and provides. Facilities given before assembly: ${GIVEN_FACILITIES.join(', ')}.
+`;
+
+export const graphCommand = (args: string[], write: (line: string) => void): number => {
+  if (args.includes('--help') || args.includes('-h')) {
+    write(GRAPH_HELP);
+    return 0;
+  }
+  const modules = defaultModules();
+  write(formatLayers(planLayers(modules, GIVEN_FACILITIES)));
+  write('');
+  for (const m of [...modules].sort((a, b) => a.name.localeCompare(b.name))) {
+    write(`${m.name}: requires ${m.requires.join(', ') || '(nothing)'}; provides ${m.provides.join(', ') || '(nothing)'}`);
+  }
+  return 0;
+};

@@ -1,0 +1,65 @@
+/** `homed`: the Hologram daemon and its maintenance commands. */
+import { parse } from './args.ts';
+import { reportError, UsageError } from './cliErrors.ts';
+import { defaultDataDir } from './dataDir.ts';
+import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
+import { LOG_HELP, logCommand } from './logCommand.ts';
+import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
+import { runDaemon } from './runDaemon.ts';
+
+export const HOMED_HELP = `Usage: homed [command] [options]
+
+Hologram's daemon. Every state change is an event in the data dir's log (DIR/events.db);
+read models are projections rebuilt from it.
+
+Commands:
+  run (default)   start the daemon: homed [run] [--data DIR]
+  log             print events as JSON lines (homed log --help)
+  replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
+  graph           print the kernel's module layers
+
+Options:
+  --data DIR      the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the Hologram checkout:
+                  ${defaultDataDir()})
+  -h, --help      this help
+
+Details:
+${LOG_HELP}
+${REPLAY_HELP}
+${GRAPH_HELP}`;
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+
+export const main = async (argv: string[]): Promise<number> => {
+  const [first, ...rest] = argv;
+  switch (first) {
+    case 'log':
+      return logCommand(rest, write);
+    case 'replay':
+      return replayCommand(rest, write);
+    case 'graph':
+      return graphCommand(rest, write);
+    case 'help':
+      write(HOMED_HELP);
+      return 0;
+    case 'run':
+    case undefined:
+    default: {
+      const args = first === 'run' ? rest : argv;
+      if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
+        throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph`);
+      }
+      const { values } = parse(args, { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+      if (values.help) {
+        write(HOMED_HELP);
+        return 0;
+      }
+      return runDaemon({ dataDir: values.data ?? defaultDataDir() });
+    }
+  }
+};
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => process.exit(reportError('homed', error)),
+);

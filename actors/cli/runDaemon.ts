@@ -1,0 +1,55 @@
+/**
+ * `homed [run]`: opens the data dir's log, assembles the kernel (printing its layers),
+ * catches projections up, and runs until SIGINT/SIGTERM; then stops every module in
+ * reverse order and closes the log, with every acknowledged event on disk.
+ */
+import { join } from 'node:path';
+import { GIVEN_FACILITIES, Facility, startKernel } from '../kernel/index.ts';
+import { defaultModules } from '../modules/index.ts';
+import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
+import { systemClock } from '../clock/systemClock.ts';
+import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
+
+export type DaemonOptions = Readonly<{ dataDir: string; out?: (line: string) => void }>;
+
+export const runDaemon = async (options: DaemonOptions): Promise<number> => {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const dir = prepareDataDir(options.dataDir);
+  const store = openEventLog(join(dir, EVENT_LOG_FILE));
+  const modules = defaultModules();
+  out(`homed: data dir ${dir}`);
+  out(formatLayers(planLayers(modules, GIVEN_FACILITIES)));
+  const kernel = await startKernel({
+    store,
+    modules,
+    given: { [Facility.eventLog]: store, [Facility.clock]: systemClock, [Facility.dataDir]: dir },
+    pid: process.pid,
+    dataDir: dir,
+    log: (line) => out(`homed: ${line}`),
+  });
+  try {
+    await kernel.ready;
+  } catch (error) {
+    await kernel.done;
+    await store.close();
+    throw error;
+  }
+  out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
+
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  const signal = await new Promise<NodeJS.Signals | 'module-failure'>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    void kernel.done.then(() => resolve('module-failure'));
+  });
+  clearInterval(keepAlive);
+  out(`homed: stopping (${signal})`);
+  const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : `received ${signal}`);
+  await store.close();
+  if (output.failure) {
+    process.stderr.write(`homed: stopped because module '${output.failure.module}' failed: ${output.failure.error}\n`);
+    return 1;
+  }
+  out('homed: stopped; every acknowledged event is on disk');
+  return 0;
+};

@@ -1,0 +1,41 @@
+/**
+ * The kernel's shared state: facilities by name. A module reads only what it declared in
+ * `requires` and writes only what it declared in `provides`.
+ */
+import type { KernelModule, ModuleContext } from './kernelModule.ts';
+
+export class FacilityRegistry {
+  private readonly values = new Map<string, unknown>();
+
+  constructor(given: Readonly<Record<string, unknown>>) {
+    for (const [name, value] of Object.entries(given)) this.values.set(name, value);
+  }
+
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+
+  get<T>(name: string): T {
+    if (!this.values.has(name)) throw new Error(`facility '${name}' has not been produced yet`);
+    return this.values.get(name) as T;
+  }
+
+  contextFor(module: KernelModule, log: (line: string) => void, fail: (error: unknown) => void): ModuleContext {
+    return {
+      require: <T>(facility: string): T => {
+        if (!module.requires.includes(facility)) {
+          throw new Error(`module '${module.name}' reads facility '${facility}' without declaring it in requires`);
+        }
+        return this.get<T>(facility);
+      },
+      provide: (facility, value) => {
+        if (!module.provides.includes(facility)) {
+          throw new Error(`module '${module.name}' provides '${facility}' without declaring it in provides`);
+        }
+        this.values.set(facility, value);
+      },
+      log,
+      fail,
+    };
+  }
+}

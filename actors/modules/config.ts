@@ -1,0 +1,40 @@
+/**
+ * Settings of a data dir: `DIR/settings.json`, optional. A file that is not valid JSON is
+ * an error naming the file, never silently replaced by defaults.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HologramError } from '../../events/index.ts';
+
+export class InvalidSettings extends HologramError {
+  readonly code = 'INVALID_SETTINGS';
+}
+
+export type Settings = Readonly<Record<string, unknown>>;
+
+export const SETTINGS_FILE = 'settings.json';
+
+export const loadSettings = (dataDir: string): Settings => {
+  const path = join(dataDir, SETTINGS_FILE);
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new InvalidSettings(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidSettings(`${path} must hold a JSON object of settings`);
+  }
+  return parsed as Settings;
+};
+
+/** A setting by dotted path (`projections.inline`), or the fallback. */
+export const setting = <T>(settings: Settings, path: string, fallback: T): T => {
+  let current: unknown = settings;
+  for (const key of path.split('.')) {
+    if (typeof current !== 'object' || current === null || !(key in current)) return fallback;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current as T;
+};

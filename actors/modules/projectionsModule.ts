@@ -1,0 +1,47 @@
+/**
+ * Keeps the read models current: inline projections move inside each append transaction,
+ * async ones tail the log. On start both catch up from their checkpoints, which heals a
+ * crash between an append and an async projection update.
+ */
+import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import type { Subscription } from '../../events/index.ts';
+import { allProjections, type Projection } from '../../projections/index.ts';
+import { Facility } from '../kernel/facilities.ts';
+import type { KernelModule } from '../kernel/kernelModule.ts';
+import { ProjectionRunner } from '../projections/projectionRunner.ts';
+import { setting, type Settings } from './config.ts';
+
+export type ProjectionsFacility = Readonly<{ inline: ProjectionRunner; async: ProjectionRunner; subscription: Subscription }>;
+
+/** Projections applied inside the append transaction unless settings say otherwise. */
+export const DEFAULT_INLINE_PROJECTIONS = ['kernel'];
+
+export const projectionsModule = (projections: readonly Projection[] = allProjections()): KernelModule => {
+  let subscription: Subscription | undefined;
+  return {
+    name: 'projections',
+    requires: [Facility.eventLog, Facility.config],
+    provides: [Facility.projections],
+    async init(context) {
+      const store = context.require<SqliteEventStore>(Facility.eventLog);
+      const inlineNames = setting(context.require<Settings>(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS);
+      const inline = new ProjectionRunner(store.db, projections.filter((p) => inlineNames.includes(p.name)), { trail: true });
+      const tailing = new ProjectionRunner(store.db, projections.filter((p) => !inlineNames.includes(p.name)), { trail: true });
+      for (const name of [...inline.prepare(), ...tailing.prepare()]) {
+        context.log(`projection ${name}: version changed, rebuilding from the log`);
+      }
+      inline.attachInline(store);
+      const head = await store.headSeq();
+      await tailing.catchUp(store, {
+        onProgress: (position) => {
+          if (head > 10_000) context.log(`projections: caught up to ${position}/${head}`);
+        },
+      });
+      subscription = tailing.follow(store, (error) => context.fail(error));
+      context.provide(Facility.projections, { inline, async: tailing, subscription } satisfies ProjectionsFacility);
+    },
+    async stop() {
+      await subscription?.stop();
+    },
+  };
+};
