@@ -54,7 +54,7 @@ export const logCommand = async (args: string[], write: (line: string) => void):
     let next = from;
     while (printed < limit) {
       const page = { ...filter, ...(until !== undefined ? { toSeq: until } : {}), fromSeq: next, maxCount: Math.min(PAGE, limit - printed) };
-      const batch = values.raw ? await rawPage(store, page) : await store.readAll(page);
+      const batch = values.raw ? await rawPage(store, page) : await readPageUpToDamage(store, page, write);
       for (const item of batch) write(toJsonLine(item));
       printed += batch.length;
       if (batch.length < page.maxCount) break;
@@ -64,6 +64,21 @@ export const logCommand = async (args: string[], write: (line: string) => void):
     return 0;
   } finally {
     await store.close();
+  }
+};
+
+/** A page of events; when one cannot be read, prints those before it, then throws its error. */
+const readPageUpToDamage = async (store: SqliteEventStore, page: ReadAllOptions, write: (line: string) => void) => {
+  try {
+    return await store.readAll(page);
+  } catch (error) {
+    let next = page.fromSeq ?? 1;
+    for (;;) {
+      const [event] = await store.readAll({ ...page, fromSeq: next, maxCount: 1 }); // throws at the damaged event
+      if (!event) throw error;
+      write(toJsonLine(event));
+      next = event.seq + 1;
+    }
   }
 };
 

@@ -14,6 +14,11 @@ export type DaemonOptions = Readonly<{ dataDir: string; out?: (line: string) => 
 
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Listen before anything starts: a signal during boot must stop cleanly too.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
   const dir = prepareDataDir(options.dataDir);
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const modules = defaultModules();
@@ -27,21 +32,21 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
     dataDir: dir,
     log: (line) => out(`homed: ${line}`),
   });
-  try {
-    await kernel.ready;
-  } catch (error) {
+  const booted = await Promise.race([kernel.ready.then(() => 'ready' as const), signalled]).catch(async (error: unknown) => {
     await kernel.done;
     await store.close();
     throw error;
+  });
+  if (booted !== 'ready') {
+    out(`homed: ${booted} while starting; stopping`);
+    await kernel.stop(`received ${booted}`);
+    await store.close();
+    return 0;
   }
   out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
 
   const keepAlive = setInterval(() => undefined, 1 << 30);
-  const signal = await new Promise<NodeJS.Signals | 'module-failure'>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    void kernel.done.then(() => resolve('module-failure'));
-  });
+  const signal = await Promise.race([signalled, kernel.done.then(() => 'module-failure' as const)]);
   clearInterval(keepAlive);
   out(`homed: stopping (${signal})`);
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : `received ${signal}`);

@@ -1,0 +1,71 @@
+/** The daemon as a user starts it: start, stop with a signal, read the log, replay it. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { finished, HOMED, runHomed, spawnNode, waitForLine } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+
+const typesOf = (jsonLines: string) => jsonLines.trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+
+describe('homed', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`starts on a data dir, prints its layers, and stops cleanly on ${signal} with every event on disk`, async () => {
+      const dir = join(tempDir(), 'data');
+      const daemon = spawnNode([HOMED, '--data', dir]);
+      const done = finished(daemon);
+      const output = await waitForLine(daemon, /ready, log at seq \d+/);
+      expect(output).toContain('layer 0  config');
+      expect(output).toContain('layer 1  projections');
+      daemon.kill(signal);
+      const result = await done;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('every acknowledged event is on disk');
+
+      const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
+      expect(log.code).toBe(0);
+      expect(typesOf(log.stdout)).toEqual([
+        'KernelStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStopped', 'ModuleStopped', 'KernelStopped',
+      ]);
+      expect(log.stdout).toContain(`"reason":"received ${signal}"`);
+
+      const verify = await runHomed(['replay', '--data', dir, '--verify']);
+      expect(verify.stdout).toContain('kernel: match');
+      expect(verify.code).toBe(0);
+    });
+  }
+
+  it('keeps the log across restarts and catches projections up on start', async () => {
+    const dir = join(tempDir(), 'data');
+    for (let run = 0; run < 2; run++) {
+      const daemon = spawnNode([HOMED, '--data', dir]);
+      const done = finished(daemon);
+      await waitForLine(daemon, /ready/);
+      daemon.kill('SIGTERM');
+      expect((await done).code).toBe(0);
+    }
+    const log = await runHomed(['log', '--data', dir, '--type', 'KernelStarted']);
+    expect(typesOf(log.stdout)).toEqual(['KernelStarted', 'KernelStarted']);
+    const range = await runHomed(['log', '--data', dir, '--from', '2', '--to', '3']);
+    expect(range.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2, 3]);
+    const state = await runHomed(['replay', '--data', dir, '--until', '7']);
+    const dump = JSON.parse(state.stdout) as { seq: number; projections: { kernel: { kernel_runs: unknown[] } } };
+    expect(dump.seq).toBe(7);
+    expect(dump.projections.kernel.kernel_runs).toHaveLength(2);
+  });
+
+  it('prints the module layers and a help that names every command', async () => {
+    const graph = await runHomed(['graph']);
+    expect(graph.stdout).toMatch(/^layer 0  config\nlayer 1  projections\n/);
+    const help = await runHomed(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);
+  });
+
+  it('the bin is runnable as installed (shebang, executable bit)', async () => {
+    const result = await finished(spawn(HOMED, ['graph'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('layer 0');
+  });
+});

@@ -1,0 +1,47 @@
+/** Running homed and fixture scripts as real processes, the way a user or a crash would. */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const HOMED = `${REPO}bin/homed.js`;
+
+export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+export const finished = (child: ChildProcess): Promise<Finished> =>
+  new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+
+export const spawnNode = (args: string[], options: SpawnOptions = {}): ChildProcess =>
+  spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+
+/** Runs `homed ARGS` to completion. */
+export const runHomed = (args: string[], options: SpawnOptions = {}): Promise<Finished> => finished(spawnNode([HOMED, ...args], options));
+
+/** Resolves when a line of the child's stdout matches, with the output so far. */
+export const waitForLine = (child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; saw:\n${seen}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(seen);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`process exited before a line matching ${pattern}; saw:\n${seen}`));
+    });
+  });
+
+/** A message is a clear error: no JavaScript stack frames in it. */
+export const hasNoStackTrace = (text: string): boolean => !/^\s+at .+:\d+:\d+\)?$/m.test(text);
