@@ -268,7 +268,8 @@ export class SqliteEventStore implements EventStore {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.closed = true;
     for (const resolve of this.wake.splice(0)) resolve();
-    await this.kysely.destroy(); // closes the better-sqlite3 handle too
+    await this.kysely.destroy(); // closes the handle only if kysely ever ran a query on it
+    if (this.db.open) this.db.close(); // so close it here: that checkpoints the WAL and releases the file
   }
 
   private assertOpen(): void {
