@@ -3,6 +3,7 @@
  * idempotent re-append check and preparing new events. Pure.
  */
 import type { Clock, IdSource } from './clock.ts';
+import { encodePayload } from './codec.ts';
 import type { NewEvent, RecordedEvent } from './envelope.ts';
 import type { EventCatalog } from './eventCatalog.ts';
 import { DuplicateEventId, ExpectedVersionConflict, type ExpectedVersion } from './errors.ts';
@@ -17,28 +18,29 @@ export const assertExpectedVersion = (stream: string, expected: ExpectedVersion,
 };
 
 /**
- * Decides what an append whose events carry ids already in the log means.
- * Returns the stored events when the whole batch is a retry of one earlier append,
- * `undefined` when none of the ids is stored; throws `DuplicateEventId` otherwise.
+ * The retry rule, decided on the batch's first id: when it is stored, the batch must repeat
+ * one stored run exactly (same stream, consecutive versions, same types and payloads) and is
+ * then a no-op whatever the expected version; otherwise it is a `DuplicateEventId`.
+ * Returns undefined when the first id is new; a later stored id is then refused after the
+ * expected-version check (the store's unique index, or `assertNoStoredId`).
  */
 export const matchReappend = (
   stream: string,
   events: readonly NewEvent[],
   stored: readonly (RecordedEvent | undefined)[],
 ): readonly RecordedEvent[] | undefined => {
-  if (stored.every((e) => e === undefined)) return undefined;
   const first = stored[0];
+  if (first === undefined) return undefined;
   for (let i = 0; i < events.length; i++) {
     const existing = stored[i];
-    const expectedVersion = first ? first.version + i : -1;
     if (
       !existing ||
       existing.stream !== stream ||
       existing.type !== events[i]!.type ||
-      existing.version !== expectedVersion
+      existing.version !== first.version + i ||
+      !encodePayload(existing.data).equals(encodePayload(events[i]!.data))
     ) {
-      const clash = stored.find((e) => e !== undefined)!;
-      throw new DuplicateEventId(existing?.id ?? clash.id, existing?.seq ?? clash.seq);
+      throw new DuplicateEventId(existing?.id ?? first.id, existing?.seq ?? first.seq);
     }
   }
   return stored as readonly RecordedEvent[];

@@ -15,7 +15,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './eventStore.ts';
-import { EventStoreClosed } from './errors.ts';
+import { DuplicateEventId, EventStoreClosed } from './errors.ts';
 import { startTailSubscription } from './tailSubscription.ts';
 
 export class InMemoryEventStore implements EventStore {
@@ -37,12 +37,15 @@ export class InMemoryEventStore implements EventStore {
     assertStreamName(stream);
     if (events.length === 0) throw new RangeError(`append to '${stream}' needs at least one event`);
     const prepared = prepareEvents(this.catalog, events, this.clock, this.ids);
-    const retry = matchReappend(stream, events, prepared.map((e) => this.byId.get(e.id)));
+    const stored = prepared.map((e) => this.byId.get(e.id));
+    const retry = matchReappend(stream, events, stored);
     const streamEvents = this.streams.get(stream) ?? [];
     if (retry) {
       return { nextVersion: streamEvents.length, lastSeq: retry[retry.length - 1]!.seq, events: retry, alreadyStored: true };
     }
     assertExpectedVersion(stream, options.expectedVersion ?? 'any', streamEvents.length);
+    const clash = stored.find((e) => e !== undefined);
+    if (clash) throw new DuplicateEventId(clash.id, clash.seq);
     const recorded = prepared.map(
       (event, i): RecordedEvent => ({
         ...event,

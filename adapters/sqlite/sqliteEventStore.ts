@@ -151,10 +151,11 @@ export class SqliteEventStore implements EventStore {
   private appendInTransaction(item: PendingAppend): AppendResult {
     const { stream, prepared } = item;
     const current = this.statements.streamVersion.get(stream)?.version ?? 0;
-    // Every id is looked up, not just the first: a stored id anywhere in the batch makes it a
-    // retry or a DuplicateEventId, decided before the expected version (as matchReappend says).
-    const stored = prepared.map((e) => this.statements.byId.get(e.id));
-    if (stored.some((row) => row !== undefined)) {
+    // Only the first id decides a retry (matchReappend); a later stored id trips the unique
+    // index below. One lookup per append instead of one per event keeps batches cheap.
+    const firstStored = this.statements.byId.get(prepared[0]!.id);
+    if (firstStored) {
+      const stored = prepared.map((e, i) => (i === 0 ? firstStored : this.statements.byId.get(e.id)));
       const retry = matchReappend(stream, item.events, stored.map((row) => row && rowToEvent(row, this.options.catalog)))!;
       return { nextVersion: current, lastSeq: retry[retry.length - 1]!.seq, events: retry, alreadyStored: true };
     }
@@ -179,9 +180,18 @@ export class SqliteEventStore implements EventStore {
         }
         throw error;
       }
-      const base = { ...event, seq, stream, version };
+      // Field by field: on Node 20 a spread plus extra keys costs microseconds per event here.
+      const base: RecordedEvent = {
+        seq, stream, version, id: event.id, type: event.type, schemaVersion: event.schemaVersion,
+        at: event.at, causation: event.causation, correlation: event.correlation, data: event.data,
+      };
       recorded.push(base);
-      if (this.inline.length > 0) inlineEvents.push({ ...base, data: decodePayload(bytes) });
+      if (this.inline.length > 0) {
+        inlineEvents.push({
+          seq, stream, version, id: event.id, type: event.type, schemaVersion: event.schemaVersion,
+          at: event.at, causation: event.causation, correlation: event.correlation, data: decodePayload(bytes),
+        });
+      }
     }
     for (const handler of this.inline) handler(inlineEvents);
     return { nextVersion: current + prepared.length, lastSeq: head + prepared.length, events: recorded, alreadyStored: false };

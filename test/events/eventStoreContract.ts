@@ -78,6 +78,12 @@ export const describeEventStoreContract = (dialect: string, factory: StoreFactor
       expect(await store.headSeq()).toBe(3);
     }));
 
+    it('refuses a "retry" whose payload differs: the id names another event', withStore(async (store) => {
+      await store.append('s', [noted(1, 'x-1')]);
+      await expect(store.append('s', [noted(2, 'x-1')])).rejects.toThrow(DuplicateEventId);
+      expect((await store.readAll()).map((e) => e.data)).toEqual([{ n: 1 }]);
+    }));
+
     it('refuses an id reused for another event, and appends nothing of that batch', withStore(async (store) => {
       await store.append('s', [noted(1, 'x-1')]);
       await expect(store.append('s', [noted(2, 'x-2'), noted(1, 'x-1')])).rejects.toThrow(DuplicateEventId);

@@ -50,10 +50,11 @@ const versionMatches = (expected: ExpectedVersion, actual: number): boolean => {
 };
 
 /**
- * What an append of a valid, non-empty batch must do. Ids are looked at before the expected
- * version: a batch that repeats one stored run of events (same stream, same types, consecutive
- * versions) is a retry and succeeds whatever the expected version; any other use of a stored
- * id is a duplicate. Events without an id get `id: undefined` here (the store chooses it).
+ * What an append of a valid, non-empty batch must do. The first id decides a retry: when it
+ * is stored, the batch must repeat one stored run of events exactly (same stream, consecutive
+ * versions, same types and payloads) and then succeeds whatever the expected version, else it
+ * is a duplicate. When the first id is new, the expected version is checked, then any other
+ * stored id is a duplicate. Events without an id get `id: undefined` here (the store chooses it).
  */
 export const decideAppend = (
   model: EventLogModel,
@@ -63,16 +64,22 @@ export const decideAppend = (
 ): AppendOutcome => {
   const current = streamVersion(model, stream);
   const stored = batch.map((e) => (e.id === undefined ? undefined : findById(model, e.id)));
-  if (stored.some((e) => e !== undefined)) {
-    const first = stored[0];
-    const retry =
-      first !== undefined &&
-      stored.every((e, i) => e !== undefined && e.stream === stream && e.type === batch[i]!.type && e.version === first.version + i);
+  const first = stored[0];
+  if (first !== undefined) {
+    const retry = stored.every(
+      (e, i) =>
+        e !== undefined &&
+        e.stream === stream &&
+        e.type === batch[i]!.type &&
+        e.version === first.version + i &&
+        JSON.stringify(e.data) === JSON.stringify(batch[i]!.data),
+    );
     if (!retry) return { kind: 'duplicateId' };
     const events = stored as RecordedEvent[];
     return { kind: 'alreadyStored', events, nextVersion: current, lastSeq: events[events.length - 1]!.seq };
   }
   if (!versionMatches(expected, current)) return { kind: 'conflict', expected, actual: current };
+  if (stored.some((e) => e !== undefined)) return { kind: 'duplicateId' };
   const head = model.all.length;
   const events = batch.map(
     (e, i): RecordedEvent => ({

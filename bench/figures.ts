@@ -1,0 +1,69 @@
+/** A benchmark figure (value vs its in-process baseline) and its two outputs: a table and JSON. */
+
+export type Figure = Readonly<{
+  name: string;
+  /** What the code under test achieved. */
+  value: number;
+  /** What the raw baseline achieved on the same work, in the same process. */
+  baseline: number;
+  /** value / baseline, as the median of paired rounds when measured so; higher is better. */
+  ratio: number;
+  unit: string;
+  /** Minimum ratio we aim for, when there is one. */
+  target?: number;
+  /** How the figure was measured (repetitions, sizes), for the table only. */
+  note?: string;
+}>;
+
+export const makeFigure = (
+  name: string,
+  unit: string,
+  value: number,
+  baseline: number,
+  extra: { target?: number; note?: string; ratio?: number } = {},
+): Figure => ({ name, unit, value, baseline, ...extra, ratio: extra.ratio ?? value / baseline });
+
+export const belowTarget = (f: Figure): boolean => f.target !== undefined && f.ratio < f.target;
+
+const count = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const fmtRatio = (r: number): string => (r >= 10 ? r.toFixed(1) : r.toFixed(2));
+
+/** A plain-text table, one row per figure, with targets and misses spelled out. */
+export const formatTable = (figures: readonly Figure[]): string => {
+  const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'unit', 'status'];
+  const rows = figures.map((f) => [
+    f.name,
+    count.format(f.value),
+    count.format(f.baseline),
+    fmtRatio(f.ratio),
+    f.target === undefined ? '-' : `>= ${f.target}`,
+    f.unit,
+    f.target === undefined ? '' : belowTarget(f) ? 'below target' : 'ok',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const numeric = new Set([1, 2, 3]);
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ''];
+  out.push('ratio = median over rounds of value / baseline (higher is better); baseline and value alternate in one process.');
+  for (const f of figures) if (f.note) out.push(`  ${f.name}: ${f.note}`);
+  const misses = figures.filter(belowTarget);
+  out.push(
+    misses.length === 0
+      ? 'every figure with a target meets it.'
+      : `below target: ${misses.map((f) => `${f.name} (${fmtRatio(f.ratio)} < ${f.target})`).join(', ')}`,
+  );
+  return out.join('\n');
+};
+
+/** `{ "<figure>": { value, baseline, ratio, unit } }`: the shape tracked run to run. */
+export const toJson = (figures: readonly Figure[]): Record<string, { value: number; baseline: number; ratio: number; unit: string }> =>
+  Object.fromEntries(
+    figures.map((f) => [
+      f.name,
+      { value: Math.round(f.value), baseline: Math.round(f.baseline), ratio: Number(f.ratio.toFixed(4)), unit: f.unit },
+    ]),
+  );

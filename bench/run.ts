@@ -1,0 +1,127 @@
+/**
+ * `npm run bench [-- options]`: Hologram's benchmark. Every figure is a ratio against a raw
+ * baseline doing the same work in the same process (baseline and value alternate; median of
+ * the repetitions), so it compares across machines better than a bare rate would.
+ *
+ *   eventStore.append.single      awaited single-event appends (one durable commit each) vs
+ *                                 raw better-sqlite3 autocommit INSERTs of the same rows.
+ *   eventStore.append.batched     appends of 1,000 events each vs raw INSERTs in transactions
+ *                                 of 1,000 (payload encoded in the timed loop). Target >= 0.8.
+ *   eventStore.append.concurrent  single-event appends issued 100 at a time without awaiting
+ *                                 each (group commit) vs raw autocommit INSERTs.
+ *   projection.rebuild            allProjections() rebuilt from zero over a mixed log into a
+ *                                 fresh file DB vs a raw `SELECT * FROM events ORDER BY seq`
+ *                                 scan of the same log. Target >= 0.5.
+ *
+ * All rates are events per second; higher ratios are better. A missed target is reported,
+ * never an exit code. Databases live in a temp dir under os.tmpdir(), removed at the end.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { BenchContext } from './context.ts';
+import { appendBatched, appendConcurrent, appendSingle } from './eventStoreBench.ts';
+import { formatTable, toJson, type Figure } from './figures.ts';
+import { log } from './measure.ts';
+import { projectionRebuild } from './rebuildBench.ts';
+import { TempFiles } from './tempFiles.ts';
+
+const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figure> }[] = [
+  { name: 'eventStore.append.single', run: appendSingle },
+  { name: 'eventStore.append.batched', run: appendBatched },
+  { name: 'eventStore.append.concurrent', run: appendConcurrent },
+  { name: 'projection.rebuild', run: projectionRebuild },
+];
+
+const HELP = `usage: npm run bench [-- options]
+
+Measures the event store and the projection rebuild against raw better-sqlite3 baselines
+and prints a table (value, baseline, ratio = value/baseline, target). Progress goes to stderr.
+
+options:
+  --json FILE     also write { "<figure>": { value, baseline, ratio, unit } } to FILE
+  --events N      events of the batched-append and rebuild figures (default 100000)
+  --appends N     appends of the single and concurrent figures (default 2000)
+  --reps N        timed repetitions of each side, median kept (default 5)
+  --only NAMES    comma-separated figures to run (default all):
+                  ${FIGURES.map((f) => f.name).join(', ')}
+  --help          show this text
+
+A quick check: npm run bench -- --events 10000 --appends 500 --reps 1
+`;
+
+class UsageError extends Error {}
+
+const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${name} needs a positive integer; got '${raw}'`);
+  return n;
+};
+
+const parseOptions = (argv: string[]) => {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: 'string' },
+      events: { type: 'string' },
+      appends: { type: 'string' },
+      reps: { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((name) => !FIGURES.some((f) => f.name === name)) ?? [];
+  if (unknown.length > 0) {
+    throw new UsageError(`--only: no figure named ${unknown.join(', ')}; known: ${FIGURES.map((f) => f.name).join(', ')}`);
+  }
+  return {
+    help: values.help ?? false,
+    json: values.json,
+    only,
+    events: positiveInt('events', values.events, 100_000),
+    appends: positiveInt('appends', values.appends, 2_000),
+    reps: positiveInt('reps', values.reps, 5),
+  };
+};
+
+const main = async (): Promise<void> => {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const temp = new TempFiles();
+  const onSignal = (): void => {
+    temp.dispose();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const ctx: BenchContext = { temp, events: options.events, appends: options.appends, reps: options.reps };
+    log(`temp dir ${temp.dir}; events ${ctx.events}, appends ${ctx.appends}, reps ${ctx.reps}`);
+    const figures: Figure[] = [];
+    for (const figure of FIGURES) {
+      if (options.only && !options.only.includes(figure.name)) continue;
+      figures.push(await figure.run(ctx));
+    }
+    process.stdout.write(`${formatTable(figures)}\n`);
+    if (options.json !== undefined) {
+      writeFileSync(options.json, `${JSON.stringify(toJson(figures), null, 2)}\n`);
+      log(`wrote ${options.json}`);
+    }
+  } finally {
+    temp.dispose();
+  }
+};
+
+await main();
