@@ -64,7 +64,7 @@ export const projectionRebuild = async (ctx: BenchContext): Promise<Figure> => {
         runner.prepare();
         const position = await runner.catchUp(store, { onProgress: report });
         const ms = performance.now() - t0;
-        const folded = db.prepare('SELECT sum(events) AS n FROM streams_type_counts').get() as { n: number };
+        const folded = db.prepare('SELECT sum(version) AS n FROM streams_catalog').get() as { n: number };
         if (position !== n || folded.n !== n) {
           throw new Error(`projection.rebuild: folded ${folded.n} events up to ${position}, expected ${n}`);
         }

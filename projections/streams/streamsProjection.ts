@@ -1,9 +1,13 @@
-/** The stream catalog: every stream with its version, event count and latest event. */
+/**
+ * The stream catalog: every stream with its version (= its event count) and latest event.
+ * Counts by type are left to the log itself (`homed log --type`): a second table written on
+ * every event doubled the cost of the one projection that sees them all.
+ */
 import { defineProjection } from '../projection.ts';
 
 export const streamsProjection = defineProjection({
   name: 'streams',
-  version: 1,
+  version: 2,
   handles: 'all',
   tables: [
     {
@@ -13,10 +17,6 @@ export const streamsProjection = defineProjection({
         last_seq INTEGER NOT NULL, last_type TEXT NOT NULL, last_at INTEGER NOT NULL
       ) WITHOUT ROWID`,
     },
-    {
-      name: 'streams_type_counts',
-      ddl: `CREATE TABLE streams_type_counts (type TEXT PRIMARY KEY, events INTEGER NOT NULL) WITHOUT ROWID`,
-    },
   ],
   evolve(tx, event) {
     tx.run(
@@ -24,11 +24,6 @@ export const streamsProjection = defineProjection({
        ON CONFLICT (stream) DO UPDATE SET version = excluded.version, last_seq = excluded.last_seq,
          last_type = excluded.last_type, last_at = excluded.last_at`,
       [event.stream, event.version, event.seq, event.seq, event.type, event.at],
-    );
-    tx.run(
-      `INSERT INTO streams_type_counts (type, events) VALUES (?, 1)
-       ON CONFLICT (type) DO UPDATE SET events = events + 1`,
-      [event.type],
     );
   },
 });
