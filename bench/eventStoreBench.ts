@@ -71,7 +71,7 @@ export const appendSingle = async (ctx: BenchContext): Promise<Figure> => {
   });
   const result = await measurePair('eventStore.append.single', n, ctx.reps, { baseline: rawAutocommit(ctx, n), value });
   return makeFigure('eventStore.append.single', 'events/s', result.value, result.baseline, {
-    ratio: result.ratio,
+      ratio: result.ratio,
     note: `${n} awaited appends of 1 event vs ${n} autocommit INSERTs; median of ${ctx.reps}`,
   });
 };
@@ -90,7 +90,7 @@ export const appendConcurrent = async (ctx: BenchContext): Promise<Figure> => {
   });
   const result = await measurePair('eventStore.append.concurrent', n, ctx.reps, { baseline: rawAutocommit(ctx, n), value });
   return makeFigure('eventStore.append.concurrent', 'events/s', result.value, result.baseline, {
-    ratio: result.ratio,
+      ratio: result.ratio,
     note: `${n} appends of 1 event, Promise.all of ${CONCURRENT_CHUNK} at a time, vs ${n} autocommit INSERTs; median of ${ctx.reps}`,
   });
 };
@@ -144,7 +144,7 @@ export const appendBatched = async (ctx: BenchContext): Promise<Figure> => {
   };
   const result = await measurePair('eventStore.append.batched', n, ctx.reps, { baseline, value });
   return makeFigure('eventStore.append.batched', 'events/s', result.value, result.baseline, {
-    ratio: result.ratio,
+      ratio: result.ratio,
     target: 0.8,
     note: `${n} events, ${BATCH} per append vs ${BATCH} INSERTs per transaction; median of ${ctx.reps}`,
   });

@@ -23,7 +23,7 @@ export type Rebuild = Readonly<{
 }>;
 
 export const startRebuild = (store: EventStore, projections: readonly Projection[], options: RebuildOptions = {}): Rebuild => {
-  const db = openDatabase(options.targetPath ?? ':memory:');
+  const db = openDatabase(options.targetPath ?? ':memory:', { durability: 'rebuildable' });
   const runner = new ProjectionRunner(db, projections, { trail: options.trail ?? false });
   runner.resetAll();
   return {

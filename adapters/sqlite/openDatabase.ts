@@ -9,7 +9,15 @@ import { EventLogUnavailable } from '../../events/index.ts';
 
 export type SqliteDatabase = Database.Database;
 
-export type OpenOptions = Readonly<{ readonly?: boolean }>;
+export type OpenOptions = Readonly<{
+  readonly?: boolean;
+  /**
+   * `'full'` (default): every commit is on disk when it returns (the event log).
+   * `'rebuildable'`: no fsync per commit, for a database whose whole content is rebuilt from
+   * the log (a replay target); a crash only means rebuilding it again.
+   */
+  durability?: 'full' | 'rebuildable';
+}>;
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -80,7 +88,7 @@ export const openDatabase = (path: string, options: OpenOptions = {}): SqliteDat
     db.pragma('busy_timeout = 5000');
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      db.pragma(options.durability === 'rebuildable' ? 'synchronous = OFF' : 'synchronous = FULL');
     }
     db.pragma('foreign_keys = ON');
     // Touch the schema so a damaged file fails here, not at the first append.
