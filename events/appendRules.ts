@@ -67,7 +67,7 @@ export const prepareEvents = (
   return events.map((event) => {
     const definition = catalog.validate(event.type, event.data);
     const id = event.id ?? ids.next();
-    if (seen.has(id)) throw new DuplicateEventId(id, -1);
+    if (seen.has(id)) throw new DuplicateEventId(id, undefined);
     seen.add(id);
     return {
       id,

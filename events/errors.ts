@@ -69,10 +69,13 @@ export class DuplicateEventId extends HologramError {
   readonly code = 'DUPLICATE_EVENT_ID';
   constructor(
     readonly id: string,
-    readonly existingSeq: number,
+    /** The stored event holding the id, or undefined when one append used it twice. */
+    readonly existingSeq: number | undefined,
   ) {
     super(
-      `event id '${id}' is already used by event seq ${existingSeq} with different contents or position; ` +
+      (existingSeq === undefined
+        ? `event id '${id}' is used twice in one append; `
+        : `event id '${id}' is already used by event seq ${existingSeq} with different contents or position; `) +
         `give every new event a fresh id (re-appending the very same batch is fine)`,
     );
   }
@@ -101,9 +104,10 @@ export class MissingUpcaster extends HologramError {
     readonly eventType: string,
     readonly from: number,
     readonly to: number,
+    readonly where: string,
   ) {
     super(
-      `event '${eventType}' is stored at schema version ${from} but this build declares version ${to} ` +
+      `${where}: event '${eventType}' is stored at schema version ${from} but this build declares version ${to} ` +
         `and has no upcaster from ${from}; add one in events/catalog`,
     );
   }

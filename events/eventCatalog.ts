@@ -48,7 +48,7 @@ export class EventCatalog {
     let current = data;
     for (let version = schemaVersion; version < definition.schemaVersion; version++) {
       const upcaster = definition.upcasters.find((u) => u.from === version);
-      if (!upcaster) throw new MissingUpcaster(type, version, definition.schemaVersion);
+      if (!upcaster) throw new MissingUpcaster(type, version, definition.schemaVersion, where);
       current = upcaster.up(current);
     }
     return current;

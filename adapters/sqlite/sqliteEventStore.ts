@@ -11,6 +11,7 @@ import {
   DuplicateEventId,
   encodePayload,
   decodePayload,
+  EventLogUnavailable,
   EventStoreClosed,
   MAX_POSITION,
   matchReappend,
@@ -206,7 +207,7 @@ export class SqliteEventStore implements EventStore {
       .where('version', '>=', options.fromVersion ?? 1)
       .orderBy('version');
     if (options.maxCount !== undefined) query = query.limit(options.maxCount);
-    const rows = (await query.execute()) as EventRow[];
+    const rows = (await this.damageChecked(() => query.execute())) as EventRow[];
     return rows.map((row) => rowToEvent(row, this.options.catalog));
   }
 
@@ -221,7 +222,9 @@ export class SqliteEventStore implements EventStore {
    */
   readRangeSync(options: Pick<ReadAllOptions, 'fromSeq' | 'toSeq' | 'maxCount'> = {}): RecordedEvent[] {
     this.assertOpen();
-    const rows = this.statements.range.all(options.fromSeq ?? 1, options.toSeq ?? MAX_POSITION, options.maxCount ?? -1);
+    const rows = this.damageChecked(() =>
+      this.statements.range.all(options.fromSeq ?? 1, options.toSeq ?? MAX_POSITION, options.maxCount ?? -1),
+    );
     return rows.map((row) => rawRowToEvent(row, this.options.catalog));
   }
 
@@ -236,7 +239,7 @@ export class SqliteEventStore implements EventStore {
       query = query.where('type', 'in', [...options.types]);
     }
     if (options.maxCount !== undefined) query = query.limit(options.maxCount);
-    return (await query.execute()) as EventRow[];
+    return (await this.damageChecked(() => query.execute())) as EventRow[];
   }
 
   async headSeq(): Promise<number> {
@@ -280,6 +283,27 @@ export class SqliteEventStore implements EventStore {
     for (const resolve of this.wake.splice(0)) resolve();
     await this.kysely.destroy(); // closes the handle only if kysely ever ran a query on it
     if (this.db.open) this.db.close(); // so close it here: that checkpoints the WAL and releases the file
+  }
+
+  /** Turns SQLite's report of a damaged file into a typed error that says what to do. */
+  private damageChecked<T>(read: () => T): T {
+    const explain = (error: unknown): never => {
+      const code = (error as { code?: string }).code;
+      if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
+        throw new EventLogUnavailable(
+          `the event log ${this.db.name} is damaged (${(error as Error).message}); ` +
+            `restore the data dir from a backup; 'homed log --raw' shows what can still be read`,
+          { cause: error },
+        );
+      }
+      throw error;
+    };
+    try {
+      const result = read();
+      return result instanceof Promise ? (result.catch(explain) as T) : result;
+    } catch (error) {
+      return explain(error);
+    }
   }
 
   private assertOpen(): void {
