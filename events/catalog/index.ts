@@ -1,10 +1,15 @@
 /** Every event type this build declares, one union per subsystem. */
 import { EventCatalog } from '../eventCatalog.ts';
+import { journalEvents, type JournalEvent } from './journalEvents.ts';
 import { kernelEvents, type KernelEvent } from './kernelEvents.ts';
+import { schedulerEvents, type SchedulerEvent } from './schedulerEvents.ts';
 
 export { kernelEvents, KERNEL_STREAM, type KernelEvent } from './kernelEvents.ts';
+export { journalEvents, type JournalEvent } from './journalEvents.ts';
+export { schedulerEvents, SCHEDULER_STREAM, type SchedulerEvent } from './schedulerEvents.ts';
 
-export type HologramEvent = KernelEvent;
+export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent;
 
 /** The catalog of every declared event type; a fresh copy so callers may extend it in tests. */
-export const createDefaultCatalog = (): EventCatalog => new EventCatalog(Object.values(kernelEvents));
+export const createDefaultCatalog = (): EventCatalog =>
+  new EventCatalog([...Object.values(kernelEvents), ...Object.values(journalEvents), ...Object.values(schedulerEvents)]);

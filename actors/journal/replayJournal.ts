@@ -1,0 +1,77 @@
+/**
+ * Replays an actor's journal: a fresh actor gets every recorded message again, and the facts
+ * it emits must equal the recorded facts byte for byte. The first difference is reported
+ * with its sequence number, the expected and the actual fact (the way Temporal reports
+ * nondeterminism).
+ */
+import { createActor, type AnyStateMachine, type InputFrom } from 'xstate';
+import { encodePayload, type EventStore, type RecordedEvent } from '../../events/index.ts';
+import type { Fact, TimedMessage } from './journaledActor.ts';
+
+export type ReplayDivergence = Readonly<{
+  seq: number;
+  expected: Fact | null;
+  actual: Fact | null;
+}>;
+
+export type JournalReplay<TLogic extends AnyStateMachine> = Readonly<{
+  messages: readonly TimedMessage[];
+  divergence: ReplayDivergence | null;
+  /** The replayed actor's snapshot after the last message (or at the divergence). */
+  snapshot: ReturnType<ReturnType<typeof createActor<TLogic>>['getSnapshot']>;
+}>;
+
+const sameFact = (a: Fact, b: Fact) => a.type === b.type && encodePayload(a.data).equals(encodePayload(b.data));
+
+export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
+  store: EventStore;
+  stream: string;
+  logic: TLogic;
+  input: InputFrom<TLogic>;
+  /** Stop after this global sequence number. */
+  untilSeq?: number;
+}): Promise<JournalReplay<TLogic>> => {
+  const recorded = await options.store.readStream(options.stream);
+  const events = recorded.filter((e) => options.untilSeq === undefined || e.seq <= options.untilSeq);
+  const actor = createActor(options.logic, { input: options.input });
+  let emitted: Fact[] = [];
+  actor.on('*', (fact: Fact) => emitted.push(fact));
+  actor.start();
+  const messages: TimedMessage[] = [];
+  let divergence: ReplayDivergence | null = null;
+
+  const compare = (expectedFacts: readonly RecordedEvent[], afterSeq: number) => {
+    const length = Math.max(expectedFacts.length, emitted.length);
+    for (let i = 0; i < length; i++) {
+      const expected = expectedFacts[i];
+      const actual = emitted[i];
+      if (!expected || !actual || !sameFact({ type: expected.type, data: expected.data }, actual)) {
+        return {
+          seq: expected?.seq ?? afterSeq + 1,
+          expected: expected ? { type: expected.type, data: expected.data } : null,
+          actual: actual ?? null,
+        };
+      }
+    }
+    return null;
+  };
+
+  for (let i = 0; i < events.length && !divergence; ) {
+    const input = events[i]!;
+    if (input.type !== 'InputDelivered') {
+      divergence = { seq: input.seq, expected: { type: input.type, data: input.data }, actual: null };
+      break;
+    }
+    let j = i + 1;
+    while (j < events.length && events[j]!.type !== 'InputDelivered') j++;
+    const message = (input.data as { message: TimedMessage }).message;
+    messages.push(message);
+    emitted = [];
+    actor.send(message as never);
+    divergence = compare(events.slice(i + 1, j), events[j - 1]!.seq);
+    i = j;
+  }
+  const snapshot = actor.getSnapshot();
+  actor.stop();
+  return { messages, divergence, snapshot };
+};

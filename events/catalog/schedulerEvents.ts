@@ -1,0 +1,46 @@
+/** The input scheduler's decisions. Stream: `scheduler`. */
+import { defineEvent, type EventUnion } from '../defineEvent.ts';
+import { array, integer, literal, nonEmptyString, number, object, optional, string } from '../schema.ts';
+
+export const SCHEDULER_STREAM = 'scheduler';
+
+const level = () => literal(0, 1, 2, 3, 4);
+const at = () => number();
+
+export const schedulerEvents = {
+  InputQueued: defineEvent(
+    'InputQueued',
+    object({
+      inputId: nonEmptyString(),
+      source: string(),
+      origin: literal('user', 'plugin', 'kernel'),
+      kind: literal('queued', 'interrupt'),
+      declaredLevel: optional(number()),
+      level: level(),
+      where: literal('inbox', 'pending'),
+      at: at(),
+    }),
+  ),
+  InboxPumped: defineEvent('InboxPumped', object({ inputIds: array(string()), at: at() })),
+  TaskStarted: defineEvent('TaskStarted', object({ taskId: nonEmptyString(), at: at() })),
+  TaskPreempted: defineEvent(
+    'TaskPreempted',
+    object({ taskId: nonEmptyString(), by: nonEmptyString(), preemptCount: integer(), stackDepth: integer(), at: at() }),
+  ),
+  TaskResumed: defineEvent('TaskResumed', object({ taskId: nonEmptyString(), stackDepth: integer(), at: at() })),
+  TaskCompleted: defineEvent(
+    'TaskCompleted',
+    object({ taskId: nonEmptyString(), outcome: literal('done', 'failed', 'cancelled', 'abandoned'), at: at() }),
+  ),
+  StopRequested: defineEvent(
+    'StopRequested',
+    object({ runningTaskId: optional(string()), cancelBudget: array(string()), at: at() }),
+  ),
+  InputShortCircuited: defineEvent('InputShortCircuited', object({ inputId: nonEmptyString(), at: at() })),
+  BacklogOffloaded: defineEvent(
+    'BacklogOffloaded',
+    object({ inputIds: array(string()), runningTaskId: nonEmptyString(), busyForMs: number(), at: at() }),
+  ),
+} as const;
+
+export type SchedulerEvent = EventUnion<typeof schedulerEvents>;

@@ -1,0 +1,75 @@
+/** The scheduler's vocabulary: tasks, its state, the messages it takes and the facts it emits. */
+
+/** 0 = a queued task; 1–4 = interrupt levels (L4 is kernel-only). */
+export type Level = 0 | 1 | 2 | 3 | 4;
+
+export type Origin = 'user' | 'plugin' | 'kernel';
+
+export type Task = Readonly<{
+  id: string;
+  source: string;
+  origin: Origin;
+  kind: 'queued' | 'interrupt';
+  level: Level;
+  preemptCount: number;
+  lastPreemptedAt: number | null;
+}>;
+
+export type SchedulerConfig = Readonly<{
+  /** A task preempted less than this long ago cannot be preempted again. */
+  preemptCooldownMs: number;
+  /** After the scheduler has been busy this long, queued inputs go to the triage actor. */
+  offloadAfterMs: number;
+}>;
+
+export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = { preemptCooldownMs: 2_000, offloadAfterMs: 5 * 60_000 };
+
+export type SchedulerState = Readonly<{
+  config: SchedulerConfig;
+  /** Latest time seen in a message; time never goes back. */
+  now: number;
+  /** Queued inputs that arrived while busy, not yet moved into the queue. */
+  inbox: readonly Task[];
+  /** Queued tasks, first in first out. */
+  queue: readonly Task[];
+  /** Interrupts waiting to run: higher level first, then arrival order. */
+  pending: readonly Task[];
+  /** Preempted tasks, bottom first; the running task sits on top of it. */
+  stack: readonly Task[];
+  running: Task | null;
+  /** When the scheduler last went from idle to busy. */
+  busySince: number | null;
+  /** Inputs that were waiting when stop was pressed: short-circuited instead of run. */
+  cancelBudget: readonly string[];
+}>;
+
+export type InputDescriptor = Readonly<{
+  id: string;
+  source: string;
+  origin: Origin;
+  kind: 'queued' | 'interrupt';
+  /** The level the source declared, for an interrupt; absent means L1. */
+  level?: number;
+}>;
+
+/** Messages the scheduler takes. Each carries the time it happened. */
+export type SchedulerMessage =
+  | Readonly<{ type: 'input.arrive'; at: number; input: InputDescriptor }>
+  | Readonly<{ type: 'task.finish'; at: number; taskId: string; outcome: 'done' | 'failed' | 'cancelled' | 'abandoned' }>
+  | Readonly<{ type: 'stop'; at: number }>
+  | Readonly<{ type: 'tick'; at: number }>;
+
+/** Facts the scheduler emits: its decisions, appended to the log. */
+export type SchedulerFact =
+  | Readonly<{
+      type: 'InputQueued';
+      data: { inputId: string; source: string; origin: Origin; kind: 'queued' | 'interrupt'; declaredLevel: number | null; level: Level; where: 'inbox' | 'pending'; at: number };
+    }>
+  | Readonly<{ type: 'InboxPumped'; data: { inputIds: string[]; at: number } }>
+  | Readonly<{ type: 'TaskStarted'; data: { taskId: string; at: number } }>
+  | Readonly<{ type: 'TaskPreempted'; data: { taskId: string; by: string; preemptCount: number; stackDepth: number; at: number } }>
+  | Readonly<{ type: 'TaskResumed'; data: { taskId: string; stackDepth: number; at: number } }>
+  | Readonly<{ type: 'TaskCompleted'; data: { taskId: string; outcome: 'done' | 'failed' | 'cancelled' | 'abandoned'; at: number } }>
+  | Readonly<{ type: 'StopRequested'; data: { runningTaskId: string | null; cancelBudget: string[]; at: number } }>
+  | Readonly<{ type: 'InputShortCircuited'; data: { inputId: string; at: number } }>
+  | Readonly<{ type: 'BacklogOffloaded'; data: { inputIds: string[]; runningTaskId: string; busyForMs: number; at: number } }>;
