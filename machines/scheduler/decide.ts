@@ -107,7 +107,7 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
       d = scheduleNext(d, at);
       break;
     case 'stop': {
-      const waiting = [...d.state.inbox, ...d.state.queue, ...d.state.pending].map((t) => t.id);
+      const waiting = [...d.state.queue, ...d.state.inbox, ...d.state.pending].map((t) => t.id);
       d = record(d, { type: 'StopRequested', data: { runningTaskId: d.state.running?.id ?? null, cancelBudget: waiting, at } });
       if (!d.state.running) d = shortCircuitBudgeted(d, at, waiting);
       break;
