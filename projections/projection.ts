@@ -29,6 +29,8 @@ export type Projection = Readonly<{
   handles: readonly string[] | 'all';
   tables: readonly ReadModelTable[];
   evolve(tx: ReadModelTx, event: RecordedEvent): void;
+  /** What the read model means, for people: printed by `homed replay --until` next to the tables. */
+  view?: (tx: ReadModelTx) => unknown;
 }>;
 
 export const defineProjection = (projection: Projection): Projection => {

@@ -1,5 +1,6 @@
 /** `homed`: the Hologram daemon and its maintenance commands. */
-import { parse } from './args.ts';
+import { parse, positiveInteger } from './args.ts';
+import { DEFAULT_INSPECT_PORT } from '../inspect/startInspector.ts';
 import { reportError, UsageError } from './cliErrors.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
@@ -13,12 +14,14 @@ Hologram's daemon. Every state change is an event in the data dir's log (DIR/eve
 read models are projections rebuilt from it.
 
 Commands:
-  run (default)   start the daemon: homed [run] [--data DIR]
+  run (default)   start the daemon: homed [run] [--data DIR] [--inspect [--inspect-port N]]
   log             print events as JSON lines (homed log --help)
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
   graph           print the kernel's module layers
 
 Options:
+  --inspect       relay every machine (kernel, modules, scheduler) to the Stately inspector:
+                  open http://localhost:4242 in a browser (--inspect-port N to change the port)
   --data DIR      the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the Hologram checkout:
                   ${defaultDataDir()})
   -h, --help      this help
@@ -49,12 +52,19 @@ export const main = async (argv: string[]): Promise<number> => {
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
         throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph`);
       }
-      const { values } = parse(args, { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+      const { values } = parse(args, {
+        data: { type: 'string' },
+        inspect: { type: 'boolean' },
+        'inspect-port': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      });
       if (values.help) {
         write(HOMED_HELP);
         return 0;
       }
-      return runDaemon({ dataDir: values.data ?? defaultDataDir() });
+      const port = positiveInteger('inspect-port', values['inspect-port']);
+      const inspectPort = values.inspect || port !== undefined ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
+      return runDaemon({ dataDir: values.data ?? defaultDataDir(), ...(inspectPort !== undefined ? { inspectPort } : {}) });
     }
   }
 };

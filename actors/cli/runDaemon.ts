@@ -4,13 +4,14 @@
  * reverse order and closes the log, with every acknowledged event on disk.
  */
 import { join } from 'node:path';
-import { GIVEN_FACILITIES, Facility, startKernel } from '../kernel/index.ts';
+import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../kernel/index.ts';
+import { startInspector } from '../inspect/startInspector.ts';
 import { defaultModules } from '../modules/index.ts';
 import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
 import { systemClock } from '../clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 
-export type DaemonOptions = Readonly<{ dataDir: string; out?: (line: string) => void }>;
+export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; out?: (line: string) => void }>;
 
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -23,11 +24,15 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const modules = defaultModules();
   out(`homed: data dir ${dir}`);
+  const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort);
+  if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);
   out(formatLayers(planLayers(modules, GIVEN_FACILITIES)));
   const kernel = await startKernel({
     store,
     modules,
     given: { [Facility.eventLog]: store, [Facility.clock]: systemClock, [Facility.dataDir]: dir },
+    optional: { [INSPECT_FACILITY]: inspector?.inspect },
+    ...(inspector ? { inspect: inspector.inspect } : {}),
     pid: process.pid,
     dataDir: dir,
     log: (line) => out(`homed: ${line}`),
@@ -35,12 +40,14 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const booted = await Promise.race([kernel.ready.then(() => 'ready' as const), signalled]).catch(async (error: unknown) => {
     await kernel.done;
     await store.close();
+    inspector?.stop();
     throw error;
   });
   if (booted !== 'ready') {
     out(`homed: ${booted} while starting; stopping`);
     await kernel.stop(`received ${booted}`);
     await store.close();
+    inspector?.stop();
     return 0;
   }
   out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
@@ -51,6 +58,7 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   out(`homed: stopping (${signal})`);
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : `received ${signal}`);
   await store.close();
+  inspector?.stop();
   if (output.failure) {
     process.stderr.write(`homed: stopped because module '${output.failure.module}' failed: ${output.failure.error}\n`);
     return 1;

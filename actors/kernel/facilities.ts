@@ -10,9 +10,13 @@ export const Facility = {
   /** Produced by modules. */
   config: 'config',
   projections: 'projections',
+  scheduler: 'scheduler',
 } as const;
 
 export type FacilityName = (typeof Facility)[keyof typeof Facility];
 
 /** Facilities that exist before any module starts (the spec's "group 0"). */
 export const GIVEN_FACILITIES: readonly FacilityName[] = [Facility.eventLog, Facility.clock, Facility.dataDir];
+
+/** Given when the daemon runs with --inspect: the XState inspection observer. */
+export const INSPECT_FACILITY = 'inspect';

@@ -7,8 +7,12 @@ import type { KernelModule, ModuleContext } from './kernelModule.ts';
 export class FacilityRegistry {
   private readonly values = new Map<string, unknown>();
 
-  constructor(given: Readonly<Record<string, unknown>>) {
+  private readonly given: ReadonlySet<string>;
+
+  constructor(given: Readonly<Record<string, unknown>>, optional: Readonly<Record<string, unknown>> = {}) {
     for (const [name, value] of Object.entries(given)) this.values.set(name, value);
+    for (const [name, value] of Object.entries(optional)) if (value !== undefined) this.values.set(name, value);
+    this.given = new Set([...Object.keys(given), ...Object.keys(optional)]);
   }
 
   has(name: string): boolean {
@@ -28,6 +32,8 @@ export class FacilityRegistry {
         }
         return this.get<T>(facility);
       },
+      // Only given facilities can be optional: a module-produced one must be declared in requires.
+      optional: <T>(facility: string): T | undefined => (this.given.has(facility) ? (this.values.get(facility) as T) : undefined),
       provide: (facility, value) => {
         if (!module.provides.includes(facility)) {
           throw new Error(`module '${module.name}' provides '${facility}' without declaring it in provides`);

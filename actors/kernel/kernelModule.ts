@@ -4,6 +4,8 @@ import type { ModuleDeclaration } from '../../machines/kernel/index.ts';
 export interface ModuleContext {
   /** A facility this module declared in `requires`. */
   require<T>(facility: string): T;
+  /** A facility given before assembly that may be absent (e.g. the inspector). */
+  optional<T>(facility: string): T | undefined;
   /** Publishes a facility this module declared in `provides`. */
   provide(facility: string, value: unknown): void;
   /** A line for the daemon's console. */

@@ -22,6 +22,8 @@ export type StartKernelOptions = Readonly<{
   modules: readonly KernelModule[];
   /** Group 0 facilities, ready before any module starts. */
   given: Readonly<Record<string, unknown>>;
+  /** Given facilities that may be absent, read with `context.optional` (not part of the graph). */
+  optional?: Readonly<Record<string, unknown>>;
   pid: number;
   dataDir: string;
   log?: (line: string) => void;
@@ -47,7 +49,7 @@ export const startKernel = async (options: StartKernelOptions): Promise<KernelHa
   ]);
   const bootId = started.events[0]!.id;
 
-  const facilities = new FacilityRegistry(options.given);
+  const facilities = new FacilityRegistry(options.given, options.optional);
   const byName = new Map(options.modules.map((m) => [m.name, m]));
   const machine = kernelMachine.provide({ actors: { module: createModuleLogic(byName, facilities, log) } });
   const actor = createActor(machine, {

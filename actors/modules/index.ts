@@ -2,5 +2,6 @@
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { configModule } from './configModule.ts';
 import { projectionsModule } from './projectionsModule.ts';
+import { schedulerModule } from './schedulerModule.ts';
 
-export const defaultModules = (): KernelModule[] => [configModule(), projectionsModule()];
+export const defaultModules = (): KernelModule[] => [configModule(), projectionsModule(), schedulerModule()];

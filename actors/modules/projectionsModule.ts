@@ -14,7 +14,7 @@ import { setting, type Settings } from './config.ts';
 export type ProjectionsFacility = Readonly<{ inline: ProjectionRunner; async: ProjectionRunner; subscription: Subscription }>;
 
 /** Projections applied inside the append transaction unless settings say otherwise. */
-export const DEFAULT_INLINE_PROJECTIONS = ['kernel'];
+export const DEFAULT_INLINE_PROJECTIONS = ['kernel', 'scheduler'];
 
 export const projectionsModule = (projections: readonly Projection[] = allProjections()): KernelModule => {
   let subscription: Subscription | undefined;

@@ -188,8 +188,10 @@ export class ProjectionRunner {
   }
 
   /** Every table of a projection, rows sorted: what `replay --until` prints. */
-  dump(name: string): Record<string, Record<string, unknown>[]> {
-    return Object.fromEntries(this.projection(name).tables.map((t) => [t.name, sortedRows(this.db, t.name)]));
+  dump(name: string): Record<string, unknown> {
+    const projection = this.projection(name);
+    const tables = Object.fromEntries(projection.tables.map((t) => [t.name, sortedRows(this.db, t.name)]));
+    return projection.view ? { view: projection.view(this.tx), ...tables } : tables;
   }
 
   private projection(name: string): Projection {

@@ -5,6 +5,7 @@
  */
 import { schedulerEvents, type RecordedEvent, type SchedulerEvent } from '../../events/index.ts';
 import { defineProjection } from '../projection.ts';
+import { pendingInputs, readSchedulerView } from './schedulerView.ts';
 
 export type InputStatus = 'inbox' | 'queue' | 'pending' | 'running' | 'suspended' | 'completed' | 'short_circuited' | 'offloaded';
 
@@ -14,6 +15,10 @@ const setStatus = (status: InputStatus) =>
 export const schedulerProjection = defineProjection({
   name: 'scheduler',
   version: 1,
+  view: (tx) => {
+    const view = readSchedulerView(tx);
+    return { pendingInputs: pendingInputs(view), ...view };
+  },
   handles: Object.keys(schedulerEvents),
   tables: [
     {

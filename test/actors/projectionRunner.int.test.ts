@@ -31,7 +31,7 @@ const sums = (version = 1, factor = 1): Projection =>
     },
   });
 
-const totals = (runner: ProjectionRunner) => runner.dump('sums').sums_by_stream;
+const totals = (runner: ProjectionRunner) => runner.dump('sums').sums_by_stream as { stream: string; total: number }[];
 
 const appendMany = async (store: SqliteEventStore, count: number, offset = 0) => {
   for (let i = 0; i < count; i++) await store.append(`s-${i % 3}`, [noted(offset + i)]);

@@ -17,7 +17,7 @@ describe('homed', () => {
       const done = finished(daemon);
       const output = await waitForLine(daemon, /ready, log at seq \d+/);
       expect(output).toContain('layer 0  config');
-      expect(output).toContain('layer 1  projections');
+      expect(output).toContain('layer 1  projections, scheduler');
       daemon.kill(signal);
       const result = await done;
       expect(result.code).toBe(0);
@@ -26,7 +26,8 @@ describe('homed', () => {
       const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
       expect(log.code).toBe(0);
       expect(typesOf(log.stdout)).toEqual([
-        'KernelStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStopped', 'ModuleStopped', 'KernelStopped',
+        'KernelStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStarted',
+        'ModuleStopped', 'ModuleStopped', 'ModuleStopped', 'KernelStopped',
       ]);
       expect(log.stdout).toContain(`"reason":"received ${signal}"`);
 
@@ -49,15 +50,15 @@ describe('homed', () => {
     expect(typesOf(log.stdout)).toEqual(['KernelStarted', 'KernelStarted']);
     const range = await runHomed(['log', '--data', dir, '--from', '2', '--to', '3']);
     expect(range.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2, 3]);
-    const state = await runHomed(['replay', '--data', dir, '--until', '7']);
+    const state = await runHomed(['replay', '--data', dir, '--until', '9']);
     const dump = JSON.parse(state.stdout) as { seq: number; projections: { kernel: { kernel_runs: unknown[] } } };
-    expect(dump.seq).toBe(7);
+    expect(dump.seq).toBe(9);
     expect(dump.projections.kernel.kernel_runs).toHaveLength(2);
   });
 
   it('prints the module layers and a help that names every command', async () => {
     const graph = await runHomed(['graph']);
-    expect(graph.stdout).toMatch(/^layer 0  config\nlayer 1  projections\n/);
+    expect(graph.stdout).toMatch(/^layer 0  config\nlayer 1  projections, scheduler\n/);
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);

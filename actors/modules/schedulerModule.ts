@@ -1,0 +1,114 @@
+/**
+ * Runs the input scheduler as a journaled actor. On start it replays its journal (a
+ * divergence stops the boot with the first differing seq), restores its state, and marks
+ * tasks left running by a previous process as abandoned. It ticks itself at the deadlines
+ * the machine announces (cooldown end, backlog offload); the tick is journaled like any
+ * other message.
+ */
+import { createActor } from 'xstate';
+import { HologramError, SCHEDULER_STREAM, type Clock, type EventStore } from '../../events/index.ts';
+import {
+  nextWakeAt,
+  schedulerMachine,
+  type InputDescriptor,
+  type SchedulerConfig,
+  type SchedulerFact,
+  type SchedulerMessage,
+  type SchedulerState,
+} from '../../machines/scheduler/index.ts';
+import { JournaledActor, type Fact } from '../journal/journaledActor.ts';
+import { replayJournal } from '../journal/replayJournal.ts';
+import { Facility, INSPECT_FACILITY } from '../kernel/facilities.ts';
+import type { KernelModule, ModuleContext } from '../kernel/kernelModule.ts';
+import { setting, type Settings } from './config.ts';
+
+export class SchedulerReplayDiverged extends HologramError {
+  readonly code = 'SCHEDULER_REPLAY_DIVERGED';
+  constructor(seq: number, expected: unknown, actual: unknown) {
+    super(
+      `replaying the scheduler's journal diverged at seq ${seq}: the log holds ${JSON.stringify(expected)} ` +
+        `but this build decides ${JSON.stringify(actual)}; run 'homed log --stream scheduler --from ${seq}' to see it`,
+    );
+  }
+}
+
+export type SchedulerFacility = Readonly<{
+  /** Hands an input to the scheduler; resolves with the facts it caused. */
+  submit(input: InputDescriptor): Promise<readonly Fact[]>;
+  finish(taskId: string, outcome: 'done' | 'failed' | 'cancelled'): Promise<readonly Fact[]>;
+  stop(): Promise<readonly Fact[]>;
+  state(): SchedulerState;
+  /** Called with every batch of facts once they are in the log (task runners, the stop button). */
+  onFacts(listener: (facts: readonly SchedulerFact[]) => void): () => void;
+}>;
+
+export const schedulerConfigFrom = (settings: Settings): Partial<SchedulerConfig> => ({
+  preemptCooldownMs: setting(settings, 'scheduler.preemptCooldownMs', 2_000),
+  offloadAfterMs: setting(settings, 'scheduler.offloadAfterMs', 5 * 60_000),
+});
+
+export const schedulerModule = (): KernelModule => {
+  let actor: JournaledActor<typeof schedulerMachine> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    name: 'scheduler',
+    requires: [Facility.eventLog, Facility.config, Facility.clock],
+    provides: [Facility.scheduler],
+    async init(context: ModuleContext) {
+      const store = context.require<EventStore>(Facility.eventLog);
+      const clock = context.require<Clock>(Facility.clock);
+      const input = { config: schedulerConfigFrom(context.require<Settings>(Facility.config)) };
+      const replay = await replayJournal({ store, stream: SCHEDULER_STREAM, logic: schedulerMachine, input });
+      if (replay.divergence) {
+        const { seq, expected, actual } = replay.divergence;
+        throw new SchedulerReplayDiverged(seq, expected, actual);
+      }
+      const listeners = new Set<(facts: readonly SchedulerFact[]) => void>();
+      const inspect = context.optional<NonNullable<Parameters<typeof createActor>[1]>['inspect']>(INSPECT_FACILITY);
+      const journaled = new JournaledActor({
+        store,
+        stream: SCHEDULER_STREAM,
+        logic: schedulerMachine,
+        input,
+        history: replay.messages,
+        ...(inspect ? { inspect } : {}),
+        onFacts: (facts) => {
+          armTimer();
+          for (const listener of listeners) listener(facts as readonly SchedulerFact[]);
+        },
+      });
+      actor = journaled;
+      const deliver = (message: SchedulerMessage) => journaled.deliver(message);
+      const armTimer = () => {
+        if (timer) clearTimeout(timer);
+        const wakeAt = nextWakeAt(journaled.snapshot.context);
+        if (wakeAt === null) return;
+        timer = setTimeout(() => {
+          deliver({ type: 'tick', at: clock.now() }).catch((error: unknown) => context.fail(error));
+        }, Math.max(0, wakeAt - clock.now()));
+      };
+      // Tasks running or suspended when the previous process ended cannot finish any more;
+      // inputs that never started stay queued.
+      const restored = journaled.snapshot.context;
+      const orphans = new Set([restored.running, ...restored.stack].filter((t) => t !== null).map((t) => t.id));
+      for (let running = restored.running; running && orphans.has(running.id); running = journaled.snapshot.context.running) {
+        await deliver({ type: 'task.finish', at: clock.now(), taskId: running.id, outcome: 'abandoned' });
+      }
+      armTimer();
+      context.provide(Facility.scheduler, {
+        submit: (descriptor) => deliver({ type: 'input.arrive', at: clock.now(), input: descriptor }),
+        finish: (taskId, outcome) => deliver({ type: 'task.finish', at: clock.now(), taskId, outcome }),
+        stop: () => deliver({ type: 'stop', at: clock.now() }),
+        state: () => journaled.snapshot.context,
+        onFacts: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      } satisfies SchedulerFacility);
+    },
+    stop() {
+      if (timer) clearTimeout(timer);
+      actor?.stop();
+    },
+  };
+};
