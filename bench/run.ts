@@ -12,6 +12,11 @@
  *   projection.rebuild            allProjections() rebuilt from zero over a mixed log into a
  *                                 fresh file DB vs a raw `SELECT * FROM events ORDER BY seq`
  *                                 scan of the same log. Target >= 0.5.
+ *   scheduler.decide              messages through the XState scheduler (decide + fold + emit)
+ *                                 vs a plain array queue handling the same messages.
+ *   scheduler.journaled           messages through JournaledActor (each journaled durably
+ *                                 before the next) vs the machine alone; with it,
+ *   scheduler.eventsPerDecision   events appended per message (input + facts) vs 1.
  *
  * All rates are events per second; higher ratios are better. A missed target is reported,
  * never an exit code. Databases live in a temp dir under os.tmpdir(), removed at the end.
@@ -23,24 +28,27 @@ import { appendBatched, appendConcurrent, appendSingle } from './eventStoreBench
 import { formatTable, toJson, type Figure } from './figures.ts';
 import { log } from './measure.ts';
 import { projectionRebuild } from './rebuildBench.ts';
+import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { TempFiles } from './tempFiles.ts';
 
-const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figure> }[] = [
+const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figure | Figure[]> }[] = [
   { name: 'eventStore.append.single', run: appendSingle },
   { name: 'eventStore.append.batched', run: appendBatched },
   { name: 'eventStore.append.concurrent', run: appendConcurrent },
   { name: 'projection.rebuild', run: projectionRebuild },
+  { name: 'scheduler.decide', run: schedulerDecisions },
+  { name: 'scheduler.journaled', run: schedulerJournaling },
 ];
 
 const HELP = `usage: npm run bench [-- options]
 
-Measures the event store and the projection rebuild against raw better-sqlite3 baselines
+Measures the event store, the projection rebuild and the scheduler against baselines
 and prints a table (value, baseline, ratio = value/baseline, target). Progress goes to stderr.
 
 options:
   --json FILE     also write { "<figure>": { value, baseline, ratio, unit } } to FILE
-  --events N      events of the batched-append and rebuild figures (default 100000)
-  --appends N     appends of the single and concurrent figures (default 2000)
+  --events N      events of the batched-append and rebuild figures, messages of scheduler.decide (default 100000)
+  --appends N     appends of the single and concurrent figures, messages of scheduler.journaled (default 2000)
   --reps N        timed repetitions of each side, median kept (default 5)
   --only NAMES    comma-separated figures to run (default all):
                   ${FIGURES.map((f) => f.name).join(', ')}
@@ -112,7 +120,7 @@ const main = async (): Promise<void> => {
     const figures: Figure[] = [];
     for (const figure of FIGURES) {
       if (options.only && !options.only.includes(figure.name)) continue;
-      figures.push(await figure.run(ctx));
+      figures.push(...[await figure.run(ctx)].flat());
     }
     process.stdout.write(`${formatTable(figures)}\n`);
     if (options.json !== undefined) {
