@@ -3,7 +3,12 @@
  * `--until SEQ` prints every projection's state at SEQ; `--verify` compares with the live
  * read models and names the first diverging projection and sequence.
  */
+import { SCHEDULER_STREAM } from '../../events/index.ts';
+import { schedulerMachine } from '../../machines/scheduler/index.ts';
 import { allProjections } from '../../projections/index.ts';
+import { replayJournal } from '../journal/replayJournal.ts';
+import { loadSettings } from '../modules/config.ts';
+import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
 import { startRebuild } from '../replay/rebuildProjections.ts';
 import { verifyProjections } from '../replay/verifyProjections.ts';
 import { parse, positiveInteger } from './args.ts';
@@ -16,8 +21,9 @@ export const REPLAY_HELP = `Usage: homed replay [--data DIR] [--until SEQ | --ve
 Rebuilds every projection from the event log into a fresh database (the live one is not
 touched) and prints each read model's checksum.
   --until SEQ  stop after event SEQ and print the state of every projection there (JSON)
-  --verify     compare the rebuilt read models with the live ones; exits 1 and names the
-               first diverging projection and sequence when they differ
+  --verify     compare the rebuilt read models with the live ones, and re-deliver the
+               scheduler's journal to a fresh machine comparing its facts byte for byte;
+               exits 1 and names the first diverging projection or journal and sequence
   --out FILE   write the rebuilt read models to FILE (default: in memory, discarded)
 Progress goes to stderr on long logs.
 `;
@@ -36,7 +42,8 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
   }
   const until = positiveInteger('until', values.until);
   if (until !== undefined && values.verify) throw new UsageError('--until and --verify cannot be combined');
-  const store = openEventLog(existingLogPath(values.data ?? defaultDataDir()));
+  const dataDir = values.data ?? defaultDataDir();
+  const store = openEventLog(existingLogPath(dataDir));
   const projections = allProjections();
   const progress = progressReporter('replay');
   try {
@@ -48,13 +55,24 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
           write(`${verdict.projection}: DIVERGED${verdict.firstDivergingSeq === null ? '' : ` first at seq ${verdict.firstDivergingSeq}`}: ${verdict.detail}`);
         } else write(`${verdict.projection}: not compared: ${verdict.detail}`);
       }
+      const journal = await replayJournal({
+        store,
+        stream: SCHEDULER_STREAM,
+        logic: schedulerMachine,
+        input: { config: schedulerConfigFrom(loadSettings(dataDir)) },
+      });
+      if (journal.divergence) {
+        const { seq, expected, actual } = journal.divergence;
+        write(`scheduler journal: DIVERGED at seq ${seq}: recorded ${JSON.stringify(expected)}, this build decides ${JSON.stringify(actual)}`);
+      } else {
+        write(`scheduler journal: match (${journal.messages.length} messages re-delivered, same facts byte for byte)`);
+      }
       const diverged = verdicts.filter((v) => v.status === 'diverged');
-      if (diverged.length > 0) {
-        const first = diverged[0]!;
-        write(`verify: ${diverged.length} projection(s) diverged; first: ${first.projection}`);
+      if (diverged.length > 0 || journal.divergence) {
+        write(`verify: ${diverged.length} projection(s) diverged${journal.divergence ? ', and the scheduler journal' : ''}; first: ${diverged[0]?.projection ?? 'scheduler journal'}`);
         return 1;
       }
-      write('verify: every compared projection matches a rebuild from the log');
+      write('verify: every compared projection and actor journal matches the log');
       return 0;
     }
     const head = await store.headSeq();
