@@ -15,8 +15,13 @@
  * To replay it: `FC_SEED=<seed> FC_PATH=<path> FC_REPLAY_PATH=<replayPath> npx vitest run
  * test/machines/scheduler.property.test.ts` (add `-t journaled` or `-t 'plain actor'` to run one).
  *
- * `FC_REDELIVER_ENDED=1` also re-delivers inputs that already ended and expects them to be
- * ignored; the machine runs them again today (see the lead's report), so it is off by default.
+ * Two checks of known gaps are off by default (each fails today):
+ * - `FC_REDELIVER_ENDED=1` also re-delivers inputs that already ended and expects them to be
+ *   ignored; the machine queues and runs them again (and the projection's insert then fails).
+ * - `FC_CHECK_SETTLED=1` requires that nothing is left due after a message: a late completion
+ *   or a re-delivered input at a time past a cooldown's end or the backlog deadline decides
+ *   nothing, and `nextWakeAt` never names a time already past, so the preemption or offload
+ *   waits for the next unrelated message.
  */
 import fc from 'fast-check';
 import { createActor } from 'xstate';
@@ -28,12 +33,13 @@ import { replayJournal } from '../../actors/journal/replayJournal.ts';
 import { ProjectionRunner } from '../../actors/projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../../actors/projections/sqliteReadModelTx.ts';
 import { createDefaultCatalog, InMemoryEventStore, SCHEDULER_STREAM, SequentialIds, VirtualClock, type EventStore } from '../../events/index.ts';
-import { schedulerMachine, schedulerViewOf, type SchedulerMessage, type SchedulerState } from '../../machines/scheduler/index.ts';
+import { nextWakeAt, schedulerMachine, schedulerViewOf, type SchedulerMessage, type SchedulerState } from '../../machines/scheduler/index.ts';
 import { schedulerProjection } from '../../projections/scheduler/schedulerProjection.ts';
 import { readSchedulerView } from '../../projections/scheduler/schedulerView.ts';
 import { SchedulerFactLedger, type LedgerFact } from '../support/schedulerFactLedger.ts';
 import {
   createSchedulerModel,
+  decisionsAt,
   endedIds,
   liveIds,
   modelStatuses,
@@ -49,6 +55,7 @@ const replay = {
   ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
 };
 const replayPath = process.env.FC_REPLAY_PATH ? { replayPath: process.env.FC_REPLAY_PATH } : {};
+const CHECK_SETTLED = process.env.FC_CHECK_SETTLED === '1';
 const REDELIVER_ENDED = process.env.FC_REDELIVER_ENDED === '1';
 
 /** A short backlog deadline so time jumps reach it; the cooldown is the default 2 s. */
@@ -56,6 +63,11 @@ const CONFIG = { preemptCooldownMs: 2_000, offloadAfterMs: 10_000 } as const;
 const MACHINE_INPUT = { config: CONFIG };
 
 type View = ReturnType<typeof schedulerViewOf>;
+
+/** `expect(actual).toEqual(expected)`, with a cheap check first: most calls agree. */
+const same = (actual: unknown, expected: unknown, label: string): void => {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) expect(actual, label).toEqual(expected);
+};
 
 // ---------------------------------------------------------------- what one run records and checks
 
@@ -70,6 +82,9 @@ class Harness {
   readonly model: SchedulerModel = createSchedulerModel(CONFIG, { ignoreEndedIds: REDELIVER_ENDED });
   readonly ledger = new SchedulerFactLedger(CONFIG);
   readonly journal: { message: SchedulerMessage; facts: readonly Fact[]; view: View }[] = [];
+  /** The machine's state after the last message. */
+  context: SchedulerState | null = null;
+  private failure: unknown;
 
   freshId(): string {
     return `in-${++this.ids}`;
@@ -80,18 +95,52 @@ class Harness {
     return { type: 'task.finish', at: this.clock, taskId, outcome };
   }
 
-  /** Checks one processed message: its facts against the rules, the machine against the model. */
+  /**
+   * Before time moves to `to`: when a tick then would decide something, the machine must
+   * have announced a wake-up no later than `to` (the runtime sleeps until `nextWakeAt`).
+   */
+  checkWake(to: number): void {
+    if (this.context === null || decisionsAt(this.model, this.model.now).length > 0) return;
+    const due = decisionsAt(this.model, to);
+    if (due.length === 0) return;
+    const wake = nextWakeAt(this.context);
+    expect(wake !== null && wake <= to, `nextWakeAt is ${wake} but a tick at ${to} decides ${due}`).toBe(true);
+  }
+
+  /**
+   * Checks one processed message: its facts against the rules, the machine against the model.
+   * After a first failure every later call throws that one, so it is the one reported even
+   * when it happened in a completion racing the commands.
+   */
   observe(message: SchedulerMessage, facts: readonly Fact[], snapshot: { context: SchedulerState; value: unknown }): void {
+    if (this.failure !== undefined) throw this.failure;
+    try {
+      this.check(message, facts, snapshot);
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  private check(message: SchedulerMessage, facts: readonly Fact[], snapshot: { context: SchedulerState; value: unknown }): void {
     const label = `after ${describeMessage(message)}`;
     this.ledger.read(message, facts as readonly LedgerFact[]);
     stepModel(this.model, message);
     const view = schedulerViewOf(snapshot.context);
-    expect(view, `machine view ${label}`).toEqual(modelView(this.model));
-    expect(this.ledger.statuses(), `input statuses from the facts ${label}`).toEqual(modelStatuses(this.model));
+    same(view, modelView(this.model), `machine view ${label}`);
+    same(this.ledger.statuses(), modelStatuses(this.model), `input statuses from the facts ${label}`);
     const held = [...view.inbox, ...view.queue, ...view.pending, ...view.stack, ...(view.running ? [view.running] : [])];
-    expect(new Set(held).size, `each input in one place ${label}: ${JSON.stringify(view)}`).toBe(held.length);
-    expect(snapshot.value, `machine state ${label}`).toBe(view.running === null ? 'idle' : 'busy');
+    if (new Set(held).size !== held.length) throw new Error(`an input is in two places ${label}: ${JSON.stringify(view)}`);
+    if (snapshot.value !== (view.running === null ? 'idle' : 'busy')) throw new Error(`machine state ${String(snapshot.value)} ${label} with ${view.running} running`);
+    const chain = [...snapshot.context.stack, ...(snapshot.context.running ? [snapshot.context.running] : [])];
+    if (snapshot.context.stack.length > 4 || chain.some((task, i) => i > 0 && task.level <= chain[i - 1]!.level)) {
+      throw new Error(`the machine's chain (stack + running) must be at most 5 deep with rising levels ${label}: ${chain.map((t) => `${t.id}:L${t.level}`)}`);
+    }
     this.journal.push({ message, facts, view });
+    this.context = snapshot.context;
+    // Settled: whatever is due at this time has been decided, so a tick now would change
+    // nothing. (The runtime only ticks at `nextWakeAt`, which never names a time already past.)
+    if (CHECK_SETTLED) same(decisionsAt(this.model, this.model.now), [], `decisions still due ${label}`);
   }
 }
 
@@ -109,33 +158,34 @@ const describeMessage = (m: SchedulerMessage): string => {
 };
 
 /**
- * Appends the journal (when `append` is true; else it is in `store` already), then checks
- * that the scheduler projection gives the live view after every message and that replaying
- * the journal reproduces every fact.
+ * Appends the journal in one batch (when `append`; else `store` holds it already), then
+ * checks that the scheduler projection, applied message by message, gives the live view
+ * after each, and that replaying the journal reproduces every fact byte for byte.
  */
 const checkJournal = async (harness: Harness, store: EventStore, append: boolean, live: View): Promise<void> => {
-  let seq = 0;
-  const checkpoints: { seq: number; view: View; label: string }[] = [];
-  for (const { message, facts, view } of harness.journal) {
-    if (append) {
-      await store.append(SCHEDULER_STREAM, [
+  if (append && harness.journal.length > 0) {
+    await store.append(
+      SCHEDULER_STREAM,
+      harness.journal.flatMap(({ message, facts }) => [
         { type: 'InputDelivered', data: { to: SCHEDULER_STREAM, message }, at: message.at },
         ...facts.map((fact) => ({ type: fact.type, data: fact.data, at: message.at })),
-      ]);
-    }
-    seq += 1 + facts.length;
-    checkpoints.push({ seq, view, label: describeMessage(message) });
+      ]),
+    );
   }
-  expect(await store.headSeq(), 'every message and fact is in the log').toBe(seq);
+  const recorded = await store.readAll();
+  expect(recorded.length, 'every message and fact is in the log').toBe(harness.journal.reduce((n, { facts }) => n + 1 + facts.length, 0));
 
   const db = openDatabase(':memory:');
   try {
     const runner = new ProjectionRunner(db, [schedulerProjection]);
     runner.prepare();
     const tx = new SqliteReadModelTx(db);
-    for (const { seq: toSeq, view, label } of checkpoints) {
-      await runner.catchUp(store, { toSeq });
-      expect(readSchedulerView(tx), `projection view after ${label} (seq ${toSeq})`).toEqual(view);
+    let from = 0;
+    for (const { message, facts, view } of harness.journal) {
+      const to = from + 1 + facts.length;
+      runner.apply(recorded.slice(from, to));
+      from = to;
+      same(readSchedulerView(tx), view, `projection view after ${describeMessage(message)} (seq ${to})`);
     }
   } finally {
     db.close();
@@ -157,6 +207,8 @@ type Step =
   /** A completion for a task that is not running: suspended, waiting, ended or unknown. */
   | Readonly<{ t: 'stale'; pick: number }>
   | Readonly<{ t: 'stop' }>
+  /** Interrupts of rising levels arriving at once: each preempts the last (the chain bound). */
+  | Readonly<{ t: 'burst'; levels: readonly number[]; origin: ModelOrigin }>
   /** Moves virtual time forward; `tick` says whether the runtime ticks the scheduler then. */
   | Readonly<{ t: 'advance'; ms: number; tick: boolean }>;
 
@@ -166,40 +218,43 @@ const arrival = (id: string, step: { kind: 'queued' | 'interrupt'; level: number
   input: { id, source: `${step.origin}-source`, origin: step.origin, kind: step.kind, ...(step.level === undefined ? {} : { level: step.level }) },
 });
 
-/** The message a step sends now, or null when it has nothing to send in this state. */
-const messageFor = (step: Step, h: Harness): SchedulerMessage | null => {
+/** The messages a step sends now (none when it has nothing to send in this state). */
+const messagesFor = (step: Step, h: Harness): SchedulerMessage[] => {
   const model = h.model;
   switch (step.t) {
     case 'arrive':
-      return arrival(h.freshId(), step, h.clock);
+      return [arrival(h.freshId(), step, h.clock)];
+    case 'burst':
+      return step.levels.map((level) => arrival(h.freshId(), { kind: 'interrupt', level, origin: step.origin }, h.clock));
     case 'redeliver': {
       const candidates = REDELIVER_ENDED ? [...liveIds(model), ...endedIds(model)] : liveIds(model);
-      if (candidates.length === 0) return null;
-      return arrival(candidates[step.pick % candidates.length]!, step, h.clock);
+      if (candidates.length === 0) return [];
+      return [arrival(candidates[step.pick % candidates.length]!, step, h.clock)];
     }
     case 'finish':
-      return model.running === null ? null : h.finish(model.running);
+      return model.running === null ? [] : [h.finish(model.running)];
     case 'stale': {
       const candidates = [...model.inputs.keys()].filter((id) => id !== model.running);
-      const id = step.pick < candidates.length ? candidates[step.pick]! : `unknown-${step.pick}`;
-      return h.finish(id);
+      return [h.finish(step.pick < candidates.length ? candidates[step.pick]! : `unknown-${step.pick}`)];
     }
     case 'stop':
-      return { type: 'stop', at: h.clock };
+      return [{ type: 'stop', at: h.clock }];
     case 'advance':
+      h.checkWake(h.clock + step.ms);
       h.clock += step.ms;
-      return step.tick ? { type: 'tick', at: h.clock } : null;
+      return step.tick ? [{ type: 'tick', at: h.clock }] : [];
   }
 };
 
-const applies = (step: Step, model: Readonly<SchedulerModel>): boolean =>
-  step.t === 'finish' ? model.running !== null : step.t === 'redeliver' ? model.inputs.size > 0 : true;
+const applies = (step: Step, model: Readonly<SchedulerModel>): boolean => step.t !== 'finish' || model.running !== null;
 
 const describeStep = (step: Step): string => {
   switch (step.t) {
     case 'arrive':
     case 'redeliver':
-      return `${step.t === 'arrive' ? 'Arrive' : `Redeliver(#${step.pick}, `}(${step.kind}${step.level === undefined ? '' : ` L${step.level}`} ${step.origin})`;
+      return `${step.t === 'arrive' ? 'Arrive(' : `Redeliver(#${step.pick}, `}${step.kind}${step.level === undefined ? '' : ` L${step.level}`} ${step.origin})`;
+    case 'burst':
+      return `Burst(${step.levels.map((l) => `L${l}`).join(' ')} ${step.origin})`;
     case 'finish':
       return 'FinishRunning';
     case 'stale':
@@ -218,18 +273,16 @@ class SyncStep implements fc.Command<Harness, SyncReal> {
   constructor(readonly step: Step) {}
   check = (h: Readonly<Harness>) => applies(this.step, h.model);
   run(h: Harness, real: SyncReal): void {
-    const message = messageFor(this.step, h);
-    if (message) real.deliver(message);
+    for (const message of messagesFor(this.step, h)) real.deliver(message);
   }
   toString = () => describeStep(this.step);
 }
 
 class AsyncStep implements fc.AsyncCommand<Harness, AsyncReal> {
   constructor(readonly step: Step) {}
-  check = () => true; // the state may change between check and run; `messageFor` decides at run time
+  check = () => true; // the state may change between check and run; `messagesFor` decides at run time
   async run(h: Harness, real: AsyncReal): Promise<void> {
-    const message = messageFor(this.step, h);
-    if (message) await real.deliver(message);
+    for (const message of messagesFor(this.step, h)) await real.deliver(message);
   }
   toString = () => describeStep(this.step);
 }
@@ -241,18 +294,28 @@ const levelArb = fc.option(
   fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 5, 2.5, -1, 9) }),
   { nil: undefined, freq: 4 },
 );
+/**
+ * Mostly whole half-seconds, so time often lands exactly on a cooldown's end (2 s) or the
+ * backlog deadline (10 s) and the boundaries are tested; now and then any millisecond.
+ */
 const advanceArb = fc.oneof(
-  { weight: 6, arbitrary: fc.integer({ min: 0, max: 3_000 }) },
-  { weight: 1, arbitrary: fc.integer({ min: CONFIG.offloadAfterMs, max: CONFIG.offloadAfterMs + 2_000 }) },
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 6 }).map((n) => n * 500) },
+  { weight: 2, arbitrary: fc.integer({ min: 0, max: 3_000 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 4 }).map((n) => CONFIG.offloadAfterMs + n * 500) },
 );
 
-const stepArbs = (withFinish: boolean): fc.Arbitrary<Step>[] => [
+/** How many scheduled steps of work each started or resumed task takes, in turn. */
+const durationsArb = fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 8 });
+
+const stepArbs: fc.Arbitrary<Step>[] = [
   fc.record({ t: fc.constant('arrive' as const), kind: kindArb, level: levelArb, origin: originArb }),
   fc.record({ t: fc.constant('arrive' as const), kind: kindArb, level: levelArb, origin: originArb }),
   fc.record({ t: fc.constant('arrive' as const), kind: kindArb, level: levelArb, origin: originArb }),
   fc.record({ t: fc.constant('redeliver' as const), pick: fc.nat(20), kind: kindArb, level: levelArb, origin: originArb }),
-  ...(withFinish ? [fc.constant<Step>({ t: 'finish' }), fc.constant<Step>({ t: 'finish' })] : []),
+  fc.constant<Step>({ t: 'finish' }),
+  fc.constant<Step>({ t: 'finish' }),
   fc.record({ t: fc.constant('stale' as const), pick: fc.nat(24) }),
+  fc.record({ t: fc.constant('burst' as const), levels: fc.subarray([1, 2, 3, 4], { minLength: 2 }), origin: fc.constantFrom<ModelOrigin>('kernel', 'user', 'plugin') }),
   fc.constant<Step>({ t: 'stop' }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.boolean() }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.constant(true) }),
@@ -263,8 +326,8 @@ const stepArbs = (withFinish: boolean): fc.Arbitrary<Step>[] => [
 describe('scheduler model', () => {
   it(`plain actor: agrees with the model and the rules, and its journal folds and replays (${RUNS} runs)`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
     const commands = fc.commands(
-      stepArbs(true).map((arb) => arb.map((step) => new SyncStep(step))),
-      { maxCommands: 40, ...replayPath },
+      stepArbs.map((arb) => arb.map((step) => new SyncStep(step))),
+      { maxCommands: 40, size: 'medium', ...replayPath },
     );
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
@@ -301,15 +364,21 @@ describe('scheduler model', () => {
 
   it(`journaled actor: completions race with arrivals, stops and time (${RUNS} runs)`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
     const commands = fc.commands(
-      stepArbs(true).map((arb) => arb.map((step) => new AsyncStep(step))),
-      { maxCommands: 30, ...replayPath },
+      stepArbs.map((arb) => arb.map((step) => new AsyncStep(step))),
+      { maxCommands: 30, size: 'medium', ...replayPath },
     );
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), commands, async (s, cmds) => {
+      fc.asyncProperty(fc.scheduler(), durationsArb, commands, async (s, durations, cmds) => {
         const harness = new Harness();
         const store = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds());
         const failures: unknown[] = [];
         const inflight = new Set<Promise<unknown>>();
+        let runs = 0;
+        /** The effect of running a task: some scheduled steps of work, then its completion. */
+        const work = async (taskId: string, steps: number) => {
+          for (let i = 1; i <= steps; i++) await s.schedule(Promise.resolve(), `${taskId} works ${i}/${steps}`);
+          await actor.deliver(harness.finish(taskId));
+        };
         const actor: JournaledActor<typeof schedulerMachine> = new JournaledActor({
           store,
           stream: SCHEDULER_STREAM,
@@ -317,13 +386,9 @@ describe('scheduler model', () => {
           input: MACHINE_INPUT,
           onFacts: (facts, message) => {
             harness.observe(message as SchedulerMessage, facts, actor.snapshot);
-            // The effect of starting or resuming a task: it completes some time later.
             for (const fact of facts) {
               if (fact.type !== 'TaskStarted' && fact.type !== 'TaskResumed') continue;
-              const taskId = (fact.data as { taskId: string }).taskId;
-              const done = s
-                .schedule(Promise.resolve(taskId), `complete ${taskId}`)
-                .then(() => actor.deliver(harness.finish(taskId)))
+              const done = work((fact.data as { taskId: string }).taskId, durations[runs++ % durations.length]!)
                 .catch((error: unknown) => void failures.push(error))
                 .finally(() => inflight.delete(done));
               inflight.add(done);
@@ -333,11 +398,12 @@ describe('scheduler model', () => {
         const deliver = (message: SchedulerMessage) => actor.deliver(message);
         try {
           await fc.scheduledModelRun(s, () => ({ model: harness, real: { deliver } }), cmds);
-          // Let every completion (and those of the tasks they start) arrive.
-          for (let guard = 0; inflight.size > 0 || s.count() > 0; guard++) {
-            if (guard > 500) throw new Error('the scheduler never drained');
-            await s.waitAll();
-            await Promise.all([...inflight]);
+          // Let every task finish (and those they let start): release scheduled work, and let
+          // the deliveries in flight reach the log, until nothing is left.
+          for (let guard = 0; s.count() > 0 || inflight.size > 0; guard++) {
+            if (guard > 20_000) throw new Error('the scheduler never drained');
+            if (s.count() > 0) await s.waitOne();
+            else await new Promise((resolve) => setImmediate(resolve));
           }
           if (failures.length > 0) throw failures[0];
           harness.ledger.checkQuiescent();

@@ -122,7 +122,7 @@ export class SchedulerFactLedger {
         const task = this.entry(d.taskId as string);
         this.rule(!task.started, fact, 'starts an input at most once (a suspended task is resumed, not started)');
         this.rule(task.status === 'pending' || task.status === 'queue', fact, 'starts an input waiting in pending or in the queue');
-        this.rule(!task.budgeted, fact, 'never starts an input in a stop’s cancel budget');
+        this.rule(!task.budgeted, fact, 'never starts an input in the cancel budget of a stop');
         this.rule(this.running === null, fact, 'starts only when nothing runs');
         const preempting = previous?.type === 'TaskPreempted' && previous.data.by === task.id;
         this.rule(this.stack.length === 0 || preempting, fact, 'starts a new input on a non-empty stack only as a preemption');

@@ -253,6 +253,21 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
   offloadBacklog(model, at);
 };
 
+/**
+ * What a tick at `at` would decide, from a copy of the model: the ids that would start,
+ * resume, be preempted or be offloaded (short-circuits aside). Empty when nothing is due.
+ */
+export const decisionsAt = (model: SchedulerModel, at: number): string[] => {
+  const copy = structuredClone(model);
+  stepModel(copy, { type: 'tick', at });
+  const changed: string[] = [];
+  for (const [id, after] of copy.inputs) {
+    const before = model.inputs.get(id)!.status;
+    if (before !== after.status && after.status !== 'short_circuited' && !(before === 'inbox' && after.status === 'queue')) changed.push(`${id}:${before}->${after.status}`);
+  }
+  return changed;
+};
+
 /** The model's answer in the shape of `schedulerViewOf` / `readSchedulerView`. */
 export const modelView = (model: SchedulerModel) => {
   const waiting = [...model.inbox, ...model.queue, ...model.pending];
