@@ -17,6 +17,7 @@ export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const kindOf = (value: unknown): string => {
   if (value === null) return 'null';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (Array.isArray(value)) return 'array';
   if (value instanceof Uint8Array) return 'bytes';
   return typeof value;

@@ -32,6 +32,13 @@ export class SchedulerReplayDiverged extends HologramError {
   }
 }
 
+export class DuplicateInput extends HologramError {
+  readonly code = 'DUPLICATE_INPUT';
+  constructor(id: string) {
+    super(`input '${id}' was already submitted to the scheduler; give every input a fresh id (a retry must not run twice)`);
+  }
+}
+
 export type SchedulerFacility = Readonly<{
   /** Hands an input to the scheduler; resolves with the facts it caused. */
   submit(input: InputDescriptor): Promise<readonly Fact[]>;
@@ -64,6 +71,11 @@ export const schedulerModule = (): KernelModule => {
         throw new SchedulerReplayDiverged(seq, expected, actual);
       }
       const listeners = new Set<(facts: readonly SchedulerFact[]) => void>();
+      // Ids are unique for the scheduler's whole life: the machine forgets ended inputs, so a
+      // re-submitted id is refused here, before it could run a second time.
+      const submitted = new Set(
+        replay.messages.flatMap((m) => ((m as SchedulerMessage).type === 'input.arrive' ? [(m as Extract<SchedulerMessage, { type: 'input.arrive' }>).input.id] : [])),
+      );
       const inspect = context.optional<NonNullable<Parameters<typeof createActor>[1]>['inspect']>(INSPECT_FACILITY);
       const journaled = new JournaledActor({
         store,
@@ -96,7 +108,11 @@ export const schedulerModule = (): KernelModule => {
       }
       armTimer();
       context.provide(Facility.scheduler, {
-        submit: (descriptor) => deliver({ type: 'input.arrive', at: clock.now(), input: descriptor }),
+        submit: (descriptor) => {
+          if (submitted.has(descriptor.id)) return Promise.reject(new DuplicateInput(descriptor.id));
+          submitted.add(descriptor.id);
+          return deliver({ type: 'input.arrive', at: clock.now(), input: descriptor });
+        },
         finish: (taskId, outcome) => deliver({ type: 'task.finish', at: clock.now(), taskId, outcome }),
         stop: () => deliver({ type: 'stop', at: clock.now() }),
         state: () => journaled.snapshot.context,

@@ -26,12 +26,12 @@ const preemptWhileAllowed = (decision: Decision, at: number): Decision => {
   for (;;) {
     const best = d.state.pending[0];
     const running = d.state.running;
-    if (!best || !running) return d;
+    if (!best || !running || !canPreempt(running, best, at, d.state.config)) return d;
     if (isBudgeted(d.state, best.id)) {
+      // It would start now, but stop short-circuits it instead.
       d = record(d, { type: 'InputShortCircuited', data: { inputId: best.id, at } });
       continue;
     }
-    if (!canPreempt(running, best, at, d.state.config)) return d;
     d = record(d, {
       type: 'TaskPreempted',
       data: { taskId: running.id, by: best.id, preemptCount: running.preemptCount + 1, stackDepth: d.state.stack.length + 1, at },
@@ -78,20 +78,19 @@ const arrive = (decision: Decision, message: Extract<SchedulerMessage, { type: '
   const known = waitingTask(decision.state, input.id) ?? [decision.state.running, ...decision.state.stack].find((t) => t?.id === input.id);
   if (known) return decision; // a re-delivered input: it is already in the scheduler
   const level = admittedLevel(input);
-  const d = record(decision, {
+  return record(decision, {
     type: 'InputQueued',
     data: {
       inputId: input.id,
       source: input.source,
       origin: input.origin,
       kind: input.kind,
-      declaredLevel: input.kind === 'interrupt' && input.level !== undefined ? input.level : null,
+      declaredLevel: input.kind === 'interrupt' && Number.isFinite(input.level) ? input.level! : null,
       level,
       where: input.kind === 'queued' ? 'inbox' : 'pending',
       at,
     },
   });
-  return d.state.running ? preemptWhileAllowed(d, at) : scheduleNext(d, at);
 };
 
 export const decideScheduler = (state: SchedulerState, message: SchedulerMessage): SchedulerFact[] => {
@@ -102,9 +101,10 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
       d = arrive(d, message, at);
       break;
     case 'task.finish':
-      if (d.state.running?.id !== message.taskId) return []; // a late or repeated completion
-      d = record(d, { type: 'TaskCompleted', data: { taskId: message.taskId, outcome: message.outcome, at } });
-      d = scheduleNext(d, at);
+      // A late or repeated completion records nothing, but is still a decision point below.
+      if (d.state.running?.id === message.taskId) {
+        d = record(d, { type: 'TaskCompleted', data: { taskId: message.taskId, outcome: message.outcome, at } });
+      }
       break;
     case 'stop': {
       const waiting = [...d.state.queue, ...d.state.inbox, ...d.state.pending].map((t) => t.id);
@@ -113,13 +113,15 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
       break;
     }
     case 'tick':
-      d = d.state.running ? preemptWhileAllowed(d, at) : scheduleNext(d, at);
       break;
     default: {
       const unhandled: never = message;
       throw new Error(`scheduler: unknown message ${(unhandled as { type: string }).type}`);
     }
   }
+  // Every message is a decision point: a deadline that passed since the last one (a cooldown
+  // that ended, the backlog time) is acted on now, whatever the message was.
+  d = d.state.running ? preemptWhileAllowed(d, at) : scheduleNext(d, at);
   return offloadBacklog(d, at).facts;
 };
 

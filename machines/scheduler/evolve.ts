@@ -31,8 +31,11 @@ const removeWaiting = (state: SchedulerState, ids: readonly string[]): Scheduler
   cancelBudget: state.cancelBudget.filter((id) => !ids.includes(id)),
 });
 
+/** The busy period ends only when nothing runs, is suspended or waits: back-to-back tasks are one period. */
 const settleIdle = (state: SchedulerState): SchedulerState =>
-  state.running === null && state.stack.length === 0 ? { ...state, busySince: null } : state;
+  state.running === null && state.stack.length === 0 && state.inbox.length + state.queue.length + state.pending.length === 0
+    ? { ...state, busySince: null }
+    : state;
 
 export const evolveScheduler = (state: SchedulerState, fact: SchedulerFact): SchedulerState => {
   const at = Math.max(state.now, fact.data.at);
@@ -68,7 +71,7 @@ export const evolveScheduler = (state: SchedulerState, fact: SchedulerFact): Sch
     case 'StopRequested':
       return { ...timed, cancelBudget: [...new Set([...timed.cancelBudget, ...fact.data.cancelBudget])] };
     case 'InputShortCircuited':
-      return removeWaiting(timed, [fact.data.inputId]);
+      return settleIdle(removeWaiting(timed, [fact.data.inputId]));
     case 'BacklogOffloaded':
       return removeWaiting(timed, fact.data.inputIds);
     default: {

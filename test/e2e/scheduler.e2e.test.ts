@@ -16,6 +16,7 @@ describe('the scheduler in homed', () => {
     expect(session.code).toBe(0);
     const facts = lines(session.stdout).map((f) => f.type);
     expect(facts).toContain('TaskPreempted');
+    expect(session.stderr).toContain("resubmit: input 'chat-1' was already submitted to the scheduler");
 
     const log = await runHomed(['log', '--data', dir, '--stream', 'scheduler']);
     const events = lines(log.stdout);

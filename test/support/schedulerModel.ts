@@ -6,7 +6,7 @@
  * input it ever admitted, with where it is now or how it ended.
  *
  * Where the written rules leave a choice open, the model takes the one the machine makes
- * and says so (`as implemented:`), so the lead can tell a rule from an implementation choice.
+ * and says so, so a reader can tell a rule from an implementation choice.
  */
 
 export type ModelStatus = 'inbox' | 'queue' | 'pending' | 'running' | 'suspended' | 'completed' | 'short_circuited' | 'offloaded';
@@ -130,14 +130,13 @@ const preemptWhileAllowed = (model: SchedulerModel, at: number): void => {
     if (bestId === undefined || model.running === null) return;
     const best = input(model, bestId);
     const running = input(model, model.running);
-    // as implemented: a budgeted interrupt at the head of `pending` is short-circuited at any
-    // decision point, even one where it could not have preempted the running task.
+    if (!mayPreempt(model, running, best, at)) return;
+    // It would start now; an input that was waiting at a stop is short-circuited instead.
     if (best.budgeted) {
       model.pending.shift();
       shortCircuit(model, bestId);
       continue;
     }
-    if (!mayPreempt(model, running, best, at)) return;
     running.preemptCount += 1;
     running.lastPreemptedAt = at;
     running.status = 'suspended';
@@ -198,8 +197,7 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
   switch (message.type) {
     case 'input.arrive': {
       const { id, origin, kind, level } = message.input;
-      // A re-delivered input (waiting, running or suspended) is ignored.
-      // as implemented: the backlog deadline is still evaluated for it.
+      // A re-delivered input (waiting, running or suspended) adds nothing; the message is still a decision point.
       if (!isInScheduler(model, id)) {
         model.inputs.set(id, {
           id,
@@ -214,21 +212,15 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
         });
         if (kind === 'queued') model.inbox.push(id);
         else insertPending(model, id);
-        if (model.running !== null) preemptWhileAllowed(model, at);
-        else scheduleNext(model, at);
       }
       break;
     }
     case 'task.finish': {
-      // A completion for a task that is not running (late, repeated, unknown) changes nothing.
-      // as implemented: not even the backlog deadline is evaluated.
-      if (model.running !== message.taskId) return;
-      input(model, message.taskId).status = 'completed';
-      model.running = null;
-      // as implemented: the busy period ends whenever a completion leaves nothing running or
-      // suspended, even if the next input starts in the same step.
-      if (model.stack.length === 0) model.busySince = null;
-      scheduleNext(model, at);
+      // A completion for a task that is not running (late, repeated, unknown) completes nothing.
+      if (model.running === message.taskId) {
+        input(model, message.taskId).status = 'completed';
+        model.running = null;
+      }
       break;
     }
     case 'stop': {
@@ -246,10 +238,13 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
       break;
     }
     case 'tick':
-      if (model.running !== null) preemptWhileAllowed(model, at);
-      else scheduleNext(model, at);
       break;
   }
+  // Every message is a decision point: whatever became due since the last one happens now.
+  if (model.running !== null) preemptWhileAllowed(model, at);
+  else scheduleNext(model, at);
+  // One busy period lasts until nothing runs or is suspended (back-to-back tasks included).
+  if (model.running === null && model.stack.length === 0) model.busySince = null;
   offloadBacklog(model, at);
 };
 
