@@ -1,0 +1,77 @@
+/**
+ * The output pump: streamed text on its way to a channel. A bounded queue (64 chunks by
+ * default) drops the oldest chunk when full; the channel's device is resolved afresh for
+ * every chunk (a device can come and go mid-stream); drops and missing devices are
+ * reported, never silent; `close` drains what is queued before it resolves.
+ */
+
+export type OutputDevice = Readonly<{ send(chunk: string): void | Promise<void> }>;
+
+export type PumpReport =
+  | Readonly<{ type: 'dropped'; channel: string; chunk: string; reason: 'queue full' }>
+  | Readonly<{ type: 'no-device'; channel: string; chunk: string }>
+  | Readonly<{ type: 'send-failed'; channel: string; chunk: string; error: string }>;
+
+export type OutputPumpOptions = Readonly<{
+  channel: string;
+  resolveDevice: (channel: string) => OutputDevice | undefined;
+  report: (report: PumpReport) => void;
+  capacity?: number;
+}>;
+
+export const DEFAULT_PUMP_CAPACITY = 64;
+
+export class OutputPump {
+  private readonly queue: string[] = [];
+  private readonly capacity: number;
+  private draining: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: OutputPumpOptions) {
+    this.capacity = options.capacity ?? DEFAULT_PUMP_CAPACITY;
+    if (!(this.capacity >= 1)) throw new RangeError(`an output pump needs a capacity of at least 1; got ${this.capacity}`);
+  }
+
+  /** Queues a chunk; when the queue is full the oldest queued chunk is dropped (and reported). */
+  push(chunk: string): void {
+    if (this.closed) throw new Error(`the output pump of channel '${this.options.channel}' is closed`);
+    if (this.queue.length >= this.capacity) {
+      const dropped = this.queue.shift()!;
+      this.options.report({ type: 'dropped', channel: this.options.channel, chunk: dropped, reason: 'queue full' });
+    }
+    this.queue.push(chunk);
+    this.draining ??= this.drain();
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Stops taking chunks and resolves once every queued chunk was delivered or reported. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    // Yield first, so `draining` is assigned before this can finish and clear it.
+    await null;
+    try {
+      for (let chunk = this.queue.shift(); chunk !== undefined; chunk = this.queue.shift()) {
+        const { channel } = this.options;
+        const device = this.options.resolveDevice(channel);
+        if (!device) {
+          this.options.report({ type: 'no-device', channel, chunk });
+          continue;
+        }
+        try {
+          await device.send(chunk);
+        } catch (error) {
+          this.options.report({ type: 'send-failed', channel, chunk, error: (error as Error).message ?? String(error) });
+        }
+      }
+    } finally {
+      this.draining = undefined;
+    }
+  }
+}
