@@ -1,0 +1,18 @@
+/** A scripted local LLM server for tests: real HTTP, three wire formats, recorded requests. */
+export { startLlmServer } from './startLlmServer.ts';
+export type {
+  FinishReason,
+  LlmServer,
+  LlmServerOptions,
+  MatchedReply,
+  Protocol,
+  RecordedRequest,
+  RequestOutcome,
+  Script,
+  ScriptEntry,
+  ScriptedCompletion,
+  ScriptedError,
+  ScriptedHang,
+  ScriptedReply,
+  ScriptedToolCall,
+} from './types.ts';
