@@ -1,0 +1,236 @@
+/**
+ * A sandboxed Lua 5.3 VM (fengari) for adapter scripts. Invariant: a script can touch nothing
+ * but its inputs and the built-ins below (no io, os, require, load, debug, package, coroutine),
+ * and every call runs under an instruction budget, so a script can neither reach the host nor hang it.
+ *
+ * Built-ins: `json.encode(v)`, `json.decode(s)`, `json.array(t?)`, `json.object(t?)`, `json.null`
+ * (see luaJson.ts for the mapping rules), `log(level, msg)`; `print(...)` logs at 'info'.
+ */
+import { lauxlib, lua, lualib, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
+import { JsonBoundaryError, pushJs, toJs, type JsonMarkers } from './luaJson.ts';
+import { LuaAdapterError } from './luaAdapterError.ts';
+
+export type LuaLogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LuaLogSink = (level: LuaLogLevel, message: string, adapter: string) => void;
+
+export type LuaVmOptions = Readonly<{
+  /** Names the VM in errors and logs (the adapter name). */
+  name: string;
+  script: string;
+  /** Lua VM instructions allowed per call (and for loading the script). Default 2,000,000. */
+  instructionBudget?: number;
+  log?: LuaLogSink;
+}>;
+
+export const DEFAULT_INSTRUCTION_BUDGET = 2_000_000;
+
+const REMOVED_GLOBALS = ['io', 'os', 'require', 'dofile', 'loadfile', 'load', 'loadstring', 'debug', 'package', 'coroutine', 'collectgarbage'];
+const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
+
+const PRELUDE = `
+local array_mt = { __name = "json.array" }
+local object_mt = { __name = "json.object" }
+local null = setmetatable({}, { __name = "json.null", __tostring = function() return "json.null" end,
+  __newindex = function() error("json.null is immutable", 2) end })
+json = { null = null }
+function json.array(t) return setmetatable(t or {}, array_mt) end
+function json.object(t) return setmetatable(t or {}, object_mt) end
+return array_mt, object_mt, null
+`;
+
+export class LuaVm {
+  readonly name: string;
+  private readonly L: LuaState;
+  private readonly budget: number;
+  private readonly logSink: LuaLogSink;
+  private readonly markers: JsonMarkers;
+  private exceeded = false;
+
+  constructor(options: LuaVmOptions) {
+    this.name = options.name;
+    this.budget = options.instructionBudget ?? DEFAULT_INSTRUCTION_BUDGET;
+    this.logSink = options.log ?? (() => {});
+    this.L = lauxlib.luaL_newstate();
+    this.openLibraries();
+    this.markers = this.runPrelude();
+    this.installBuiltins();
+    this.load(options.script);
+  }
+
+  /** Calls the global function `fnName` with JSON-like arguments and returns its first result as JS. */
+  call(fnName: string, ...args: unknown[]): unknown {
+    const L = this.L;
+    const base = lua.lua_gettop(L);
+    try {
+      if (lua.lua_getglobal(L, to_luastring(fnName)) !== lua.LUA_TFUNCTION) {
+        throw new LuaAdapterError('LUA_MISSING_FUNCTION', this.name, fnName, `define 'function ${fnName}(...)' in the script`);
+      }
+      args.forEach((arg, i) => this.convert(fnName, `argument ${i + 1}`, () => pushJs(L, arg, this.markers)));
+      this.protectedCall(fnName, args.length, 1, 'LUA_RUNTIME_ERROR');
+      return this.convert(fnName, 'result', () => toJs(L, -1, this.markers));
+    } finally {
+      lua.lua_settop(L, base);
+    }
+  }
+
+  /** Whether the script defines a global function of this name. */
+  hasFunction(fnName: string): boolean {
+    const type = lua.lua_getglobal(this.L, to_luastring(fnName));
+    lua.lua_pop(this.L, 1);
+    return type === lua.LUA_TFUNCTION;
+  }
+
+  /** Reads a global (e.g. `framing`) as a JS value; `undefined` when unset. */
+  getGlobal(name: string): unknown {
+    const L = this.L;
+    lua.lua_getglobal(L, to_luastring(name));
+    try {
+      return this.convert(name, 'global', () => toJs(L, -1, this.markers));
+    } finally {
+      lua.lua_pop(L, 1);
+    }
+  }
+
+  close(): void {
+    lua.lua_close(this.L);
+  }
+
+  private convert<T>(fnName: string, what: string, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof JsonBoundaryError) throw new LuaAdapterError('LUA_VALUE_NOT_JSON', this.name, fnName, `${what} ${e.message}`);
+      throw e;
+    }
+  }
+
+  private openLibraries(): void {
+    const libs: Array<[string, LuaCFunction]> = [
+      ['_G', lualib.luaopen_base],
+      ['table', lualib.luaopen_table],
+      ['string', lualib.luaopen_string],
+      ['math', lualib.luaopen_math],
+      ['utf8', lualib.luaopen_utf8],
+    ];
+    for (const [name, open] of libs) {
+      lauxlib.luaL_requiref(this.L, to_luastring(name), open, 1);
+      lua.lua_pop(this.L, 1);
+    }
+    for (const name of REMOVED_GLOBALS) {
+      lua.lua_pushnil(this.L);
+      lua.lua_setglobal(this.L, to_luastring(name));
+    }
+  }
+
+  private runPrelude(): JsonMarkers {
+    const L = this.L;
+    lauxlib.luaL_loadbuffer(L, to_luastring(PRELUDE), null, to_luastring('=prelude'));
+    this.protectedCall('<prelude>', 0, 3, 'LUA_LOAD_FAILED');
+    const nullValue = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    const objectMt = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    const arrayMt = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    return { arrayMt, objectMt, nullValue };
+  }
+
+  private installBuiltins(): void {
+    const L = this.L;
+    lua.lua_getglobal(L, to_luastring('json'));
+    lua.lua_pushcfunction(L, this.builtin((L) => {
+      if (lua.lua_type(L, 1) === lua.LUA_TNIL) throw new Error('json.encode: cannot encode nil');
+      const text = JSON.stringify(toJs(L, 1, this.markers));
+      lua.lua_pushstring(L, to_luastring(text));
+      return 1;
+    }));
+    lua.lua_setfield(L, -2, to_luastring('encode'));
+    lua.lua_pushcfunction(L, this.builtin((L) => {
+      const text = lua.lua_type(L, 1) === lua.LUA_TSTRING ? (lua.lua_tojsstring(L, 1) ?? '') : null;
+      if (text === null) throw new Error('json.decode: expected a string');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (e) {
+        throw new Error(`json.decode: invalid JSON (${(e as Error).message}): ${text.slice(0, 80)}`);
+      }
+      pushJs(L, parsed, this.markers);
+      return 1;
+    }));
+    lua.lua_setfield(L, -2, to_luastring('decode'));
+    lua.lua_pop(L, 1);
+    this.setGlobalFunction('log', (L) => {
+      const level = lua.lua_tojsstring(L, 1) ?? 'info';
+      const message = lua.lua_gettop(L) >= 2 ? this.luaToString(L, 2) : '';
+      this.logSink(LOG_LEVELS.includes(level) ? (level as LuaLogLevel) : 'info', message, this.name);
+      return 0;
+    });
+    this.setGlobalFunction('print', (L) => {
+      const parts: string[] = [];
+      for (let i = 1; i <= lua.lua_gettop(L); i++) parts.push(this.luaToString(L, i));
+      this.logSink('info', parts.join('\t'), this.name);
+      return 0;
+    });
+  }
+
+  private luaToString(L: LuaState, idx: number): string {
+    const s = lauxlib.luaL_tolstring(L, idx);
+    lua.lua_pop(L, 1);
+    return new TextDecoder().decode(s);
+  }
+
+  private setGlobalFunction(name: string, f: LuaCFunction): void {
+    lua.lua_pushcfunction(this.L, this.builtin(f));
+    lua.lua_setglobal(this.L, to_luastring(name));
+  }
+
+  /** Wraps a JS builtin so a thrown JS error becomes a Lua error the script (or call()) sees. */
+  private builtin(f: LuaCFunction): LuaCFunction {
+    return (L) => {
+      let result: number;
+      try {
+        result = f(L);
+      } catch (e) {
+        const message = e instanceof JsonBoundaryError ? `json: ${e.message}` : (e as Error).message;
+        lua.lua_pushstring(L, to_luastring(message));
+        return lua.lua_error(L);
+      }
+      return result;
+    };
+  }
+
+  private load(script: string): void {
+    const status = lauxlib.luaL_loadbuffer(this.L, to_luastring(script), null, to_luastring(`=${this.name}`));
+    if (status !== lua.LUA_OK) {
+      const message = this.luaToString(this.L, -1);
+      lua.lua_pop(this.L, 1);
+      throw new LuaAdapterError('LUA_LOAD_FAILED', this.name, '<load>', message);
+    }
+    this.protectedCall('<load>', 0, 0, 'LUA_LOAD_FAILED');
+  }
+
+  /** lua_pcall under the instruction budget; on failure pops the error and throws a typed error. */
+  private protectedCall(fnName: string, nargs: number, nresults: number, code: 'LUA_RUNTIME_ERROR' | 'LUA_LOAD_FAILED'): void {
+    const L = this.L;
+    this.exceeded = false;
+    const hook = (L: LuaState) => {
+      this.exceeded = true;
+      lua.lua_sethook(L, hook, lua.LUA_MASKCOUNT, 1); // any further instruction fails too, even under pcall
+      lua.lua_pushstring(L, to_luastring('instruction budget exceeded'));
+      lua.lua_error(L);
+    };
+    lua.lua_sethook(L, hook, lua.LUA_MASKCOUNT, this.budget);
+    let status: number;
+    try {
+      status = lua.lua_pcall(L, nargs, nresults, 0);
+    } finally {
+      lua.lua_sethook(L, null, 0, 0);
+    }
+    if (this.exceeded) {
+      if (status !== lua.LUA_OK) lua.lua_pop(L, 1);
+      throw new LuaAdapterError('LUA_BUDGET_EXCEEDED', this.name, fnName, `more than ${this.budget} instructions`);
+    }
+    if (status !== lua.LUA_OK) {
+      const message = this.luaToString(L, -1);
+      lua.lua_pop(L, 1);
+      throw new LuaAdapterError(code, this.name, fnName, message);
+    }
+  }
+}
