@@ -16,7 +16,7 @@ const serve = async (script: Script) => {
   return server;
 };
 
-const provider = (server: LlmServer, protocol: Protocol, name = protocol, apiKey = 'sk-test-secret') =>
+const provider = (server: LlmServer, protocol: Protocol, name: string = protocol, apiKey = 'sk-test-secret') =>
   new HttpProvider({ name, adapter: protocol, baseUrl: server.baseUrl(protocol), model: 'test-model', apiKey });
 
 const ask = (stream: boolean): CompletionRequest => ({

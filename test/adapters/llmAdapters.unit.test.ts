@@ -2,22 +2,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LuaAdapter, loadAdapter } from '../../adapters/llm/luaAdapter.ts';
 import { LuaAdapterError } from '../../adapters/llm/luaAdapterError.ts';
 import { accumulateStream } from '../../adapters/llm/streamAccumulator.ts';
-import { conversationRequest, timeTool, weatherTool } from '../support/llmFixtures.ts';
+import { caught, conversationRequest, timeTool, weatherTool } from '../support/llmFixtures.ts';
 
 const openai = loadAdapter('openai');
 const anthropic = loadAdapter('anthropic');
 const ollama = loadAdapter('ollama');
 afterAll(() => [openai, anthropic, ollama].forEach((a) => a.close()));
 
-function caught(f: () => unknown): LuaAdapterError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(LuaAdapterError);
-    return e as LuaAdapterError;
-  }
-  throw new Error('expected a LuaAdapterError, nothing was thrown');
-}
 
 describe('openai', () => {
   it('given a conversation with system, history, tools and tool results, when transformed, then the exact chat-completions body', () => {

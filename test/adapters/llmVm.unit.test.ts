@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { LuaVm } from '../../adapters/llm/luaVm.ts';
 import { LuaAdapterError } from '../../adapters/llm/luaAdapterError.ts';
+import { caught } from '../support/llmFixtures.ts';
 
 function vm(script: string, extra: { instructionBudget?: number; log?: (l: string, m: string, a: string) => void } = {}) {
   return new LuaVm({ name: 'probe', script, ...extra });
 }
 
-function caught(f: () => unknown): LuaAdapterError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(LuaAdapterError);
-    return e as LuaAdapterError;
-  }
-  throw new Error('expected a LuaAdapterError, nothing was thrown');
-}
 
 describe('sandbox', () => {
   it('given a script, when it looks for host access, then io, os, require, load and friends are absent', () => {

@@ -1,5 +1,7 @@
-/** A provider-neutral conversation used by the LLM adapter tests: system, history, two tool calls, their results. */
+/** Fixtures of the LLM adapter tests: a provider-neutral conversation (system, history, two tool calls, their results) and a helper for expected adapter errors. */
+import { expect } from 'vitest';
 import type { CompletionRequest, ToolDefinition } from '../../adapters/llm/llmTypes.ts';
+import { LuaAdapterError } from '../../adapters/llm/luaAdapterError.ts';
 
 export const weatherTool: ToolDefinition = {
   name: 'get_weather',
@@ -41,4 +43,15 @@ export function conversationRequest(model: string, stream = false): CompletionRe
       { role: 'user', content: 'And in Fahrenheit?' },
     ],
   };
+}
+
+/** The LuaAdapterError a call throws; fails the test when it throws nothing or something else. */
+export function caught(f: () => unknown): LuaAdapterError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(LuaAdapterError);
+    return e as LuaAdapterError;
+  }
+  throw new Error('expected a LuaAdapterError, nothing was thrown');
 }
