@@ -3,6 +3,7 @@ import { parse, positiveInteger } from './args.ts';
 import { DEFAULT_INSPECT_PORT } from '../inspect/startInspector.ts';
 import { reportError, UsageError } from './cliErrors.ts';
 import { defaultDataDir } from './dataDir.ts';
+import { CHAT_HELP, chatCommand } from './chatCommand.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
 import { LOG_HELP, logCommand } from './logCommand.ts';
 import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
@@ -18,6 +19,7 @@ Commands:
   log             print events as JSON lines (homed log --help)
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
   graph           print the kernel's module layers
+  chat            run one turn against LLM sources and stream the reply (homed chat --help)
 
 Options:
   --inspect       relay every machine (kernel, modules, scheduler) to the Stately inspector:
@@ -29,7 +31,8 @@ Options:
 Details:
 ${LOG_HELP}
 ${REPLAY_HELP}
-${GRAPH_HELP}`;
+${GRAPH_HELP}
+${CHAT_HELP}`;
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -42,6 +45,8 @@ export const main = async (argv: string[]): Promise<number> => {
       return replayCommand(rest, write);
     case 'graph':
       return graphCommand(rest, write);
+    case 'chat':
+      return chatCommand(rest, write);
     case 'help':
       write(HOMED_HELP);
       return 0;
@@ -50,7 +55,7 @@ export const main = async (argv: string[]): Promise<number> => {
     default: {
       const args = first === 'run' ? rest : argv;
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
-        throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph`);
+        throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph, chat`);
       }
       const { values } = parse(args, {
         data: { type: 'string' },

@@ -7,6 +7,7 @@ import { SCHEDULER_STREAM } from '../../events/index.ts';
 import { schedulerMachine } from '../../machines/scheduler/index.ts';
 import { allProjections } from '../../projections/index.ts';
 import { replayJournal } from '../journal/replayJournal.ts';
+import { replayTurn, turnStreams } from '../turn/replayTurn.ts';
 import { loadSettings } from '../modules/config.ts';
 import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
 import { startRebuild } from '../replay/rebuildProjections.ts';
@@ -22,7 +23,8 @@ Rebuilds every projection from the event log into a fresh database (the live one
 touched) and prints each read model's checksum.
   --until SEQ  stop after event SEQ and print the state of every projection there (JSON)
   --verify     compare the rebuilt read models with the live ones, and re-deliver the
-               scheduler's journal to a fresh machine comparing its facts byte for byte;
+               scheduler's journal and every recorded turn (with the recorded LLM answers,
+               no model called) to fresh machines, comparing their facts byte for byte;
                exits 1 and names the first diverging projection or journal and sequence
   --out FILE   write the rebuilt read models to FILE (default: in memory, discarded)
 Progress goes to stderr on long logs.
@@ -67,9 +69,22 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
       } else {
         write(`scheduler journal: match (${journal.messages.length} messages re-delivered, same facts byte for byte)`);
       }
+      const turns = await turnStreams(store);
+      const turnDivergences: string[] = [];
+      for (const stream of turns) {
+        const divergence = await replayTurn(store, stream);
+        if (!divergence) continue;
+        turnDivergences.push(stream);
+        write(
+          `${stream}: DIVERGED at seq ${divergence.seq}: recorded ${JSON.stringify(divergence.expected)}, ` +
+            `this build decides ${JSON.stringify(divergence.actual)}`,
+        );
+      }
+      if (turns.length > 0) write(`turns: ${turns.length - turnDivergences.length} of ${turns.length} replayed to the same facts without the model`);
       const diverged = verdicts.filter((v) => v.status === 'diverged');
-      if (diverged.length > 0 || journal.divergence) {
-        write(`verify: ${diverged.length} projection(s) diverged${journal.divergence ? ', and the scheduler journal' : ''}; first: ${diverged[0]?.projection ?? 'scheduler journal'}`);
+      if (diverged.length > 0 || journal.divergence || turnDivergences.length > 0) {
+        const first = diverged[0]?.projection ?? (journal.divergence ? 'scheduler journal' : turnDivergences[0]);
+        write(`verify: ${diverged.length} projection(s), ${journal.divergence ? 1 : 0} actor journal(s) and ${turnDivergences.length} turn(s) diverged; first: ${first}`);
         return 1;
       }
       write('verify: every compared projection and actor journal matches the log');

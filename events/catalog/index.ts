@@ -3,13 +3,20 @@ import { EventCatalog } from '../eventCatalog.ts';
 import { journalEvents, type JournalEvent } from './journalEvents.ts';
 import { kernelEvents, type KernelEvent } from './kernelEvents.ts';
 import { schedulerEvents, type SchedulerEvent } from './schedulerEvents.ts';
+import { turnEvents, type TurnEvent } from './turnEvents.ts';
 
 export { kernelEvents, KERNEL_STREAM, type KernelEvent } from './kernelEvents.ts';
 export { journalEvents, type JournalEvent } from './journalEvents.ts';
 export { schedulerEvents, SCHEDULER_STREAM, type SchedulerEvent } from './schedulerEvents.ts';
+export { turnEvents, TURN_STREAM_PREFIX, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
 
-export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent;
+export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent;
 
 /** The catalog of every declared event type; a fresh copy so callers may extend it in tests. */
 export const createDefaultCatalog = (): EventCatalog =>
-  new EventCatalog([...Object.values(kernelEvents), ...Object.values(journalEvents), ...Object.values(schedulerEvents)]);
+  new EventCatalog([
+    ...Object.values(kernelEvents),
+    ...Object.values(journalEvents),
+    ...Object.values(schedulerEvents),
+    ...Object.values(turnEvents),
+  ]);

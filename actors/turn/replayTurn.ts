@@ -1,0 +1,61 @@
+/**
+ * Replays a recorded turn without calling the model: the same machine gets the recorded
+ * request and, for each LLM round, the recorded answer; the facts it emits must equal the
+ * recorded facts byte for byte. The first difference is reported with its seq, the expected
+ * and the actual fact; a round the log has no answer for is a divergence too.
+ */
+import { createActor, fromPromise, toPromise } from 'xstate';
+import { encodePayload, TURN_INPUT_TYPES, type EventStore, type RecordedEvent } from '../../events/index.ts';
+import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
+import { provideTurn, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact } from '../../machines/turn/index.ts';
+import type { ReplayDivergence } from '../journal/replayJournal.ts';
+
+type Recorded = { round: number; answer?: LlmAnswer; error?: string };
+
+class MissingRecording extends Error {}
+
+export const replayTurn = async (store: EventStore, stream: string): Promise<ReplayDivergence | null> => {
+  const events = await store.readStream(stream);
+  const request = events[0];
+  if (!request || request.type !== 'TurnRequested') {
+    return { seq: request?.seq ?? 0, expected: { type: 'TurnRequested', data: null }, actual: request ? { type: request.type, data: request.data } : null };
+  }
+  const { input, maxRounds, systemPrompt } = request.data as { input: string; maxRounds: number; systemPrompt?: string };
+  const answers = events.filter((e) => e.type === 'LlmAnswerRecorded').map((e) => e.data as Recorded);
+  const recordedFacts = events.filter((e) => !TURN_INPUT_TYPES.includes(e.type));
+  let round = 0;
+  const llm = fromPromise<LlmAnswer, LlmCall>(async () => {
+    const recorded = answers.find((a) => a.round === round++);
+    if (!recorded) throw new MissingRecording(`the log holds no LLM answer for round ${round - 1}`);
+    if (recorded.error !== undefined) throw new Error(recorded.error);
+    return recorded.answer!;
+  });
+  const tool = fromPromise<ToolResult, ToolInvocation>(async ({ input: call }) => ({ content: `tool '${call.name}' is not available: no plugin provides it`, isError: true }));
+  const handler = fromPromise<HandlerResolution, HandlerInput>(async () => null);
+  const emitted: TurnFact[] = [];
+  const actor = createActor(provideTurn({ llm, tool, handler }), { input: { input, messages: systemPrompt ? [{ role: 'system', content: systemPrompt }] : [], maxRounds } });
+  actor.on('*', (fact: TurnFact) => emitted.push(fact));
+  actor.start();
+  await toPromise(actor).catch(() => undefined);
+  return firstDifference(recordedFacts, emitted);
+};
+
+const firstDifference = (recorded: readonly RecordedEvent[], emitted: readonly TurnFact[]): ReplayDivergence | null => {
+  for (let i = 0; i < Math.max(recorded.length, emitted.length); i++) {
+    const expected = recorded[i];
+    const actual = emitted[i];
+    const same = expected && actual && expected.type === actual.type && encodePayload(expected.data).equals(encodePayload(actual.data));
+    if (!same) {
+      return {
+        seq: expected?.seq ?? (recorded.at(-1)?.seq ?? 0) + 1,
+        expected: expected ? { type: expected.type, data: expected.data } : null,
+        actual: actual ?? null,
+      };
+    }
+  }
+  return null;
+};
+
+/** Every turn stream in the log, oldest first. */
+export const turnStreams = async (store: EventStore): Promise<string[]> =>
+  (await store.readAll({ types: ['TurnRequested'] })).map((e) => e.stream);

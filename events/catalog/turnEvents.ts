@@ -1,0 +1,40 @@
+/**
+ * One turn of the agent: the request that started it, the facts the turn machine emitted,
+ * and the results of its effects (LLM answers), recorded so that replay feeds them back
+ * instead of calling the model. Stream: `turn-<id>`. Payload parts that mirror the model's
+ * conversation are kept as plain data (`unknown` here; the machine's types describe them).
+ */
+import { defineEvent, type EventUnion } from '../defineEvent.ts';
+import { boolean, integer, literal, nonEmptyString, object, optional, string, unknown } from '../schema.ts';
+
+export const TURN_STREAM_PREFIX = 'turn-';
+
+const outcome = () => literal('answered', 'short_circuited', 'denied', 'round_limit', 'cancelled', 'failed');
+
+export const turnEvents = {
+  TurnRequested: defineEvent(
+    'TurnRequested',
+    object({ turnId: nonEmptyString(), input: string(), model: string(), maxRounds: integer(), systemPrompt: optional(string()) }),
+  ),
+  InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
+  StageRan: defineEvent('StageRan', object({ stage: string(), shortCircuit: boolean(), callId: optional(string()), outcomes: unknown() })),
+  LlmRequested: defineEvent('LlmRequested', object({ round: integer(), messages: unknown(), tools: unknown() })),
+  LlmAnswerRecorded: defineEvent(
+    'LlmAnswerRecorded',
+    object({ round: integer(), source: optional(string()), answer: optional(unknown()), error: optional(string()) }),
+  ),
+  LlmResponded: defineEvent('LlmResponded', object({ round: integer(), text: string(), toolCalls: unknown(), finishReason: string() })),
+  LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
+  ToolCallDenied: defineEvent('ToolCallDenied', object({ callId: string(), name: string(), handlerId: string(), reason: string() })),
+  ToolCallRewritten: defineEvent('ToolCallRewritten', object({ callId: string(), name: string(), from: unknown(), to: unknown() })),
+  ToolCalled: defineEvent('ToolCalled', object({ callId: string(), name: string(), owner: string(), args: unknown() })),
+  ToolCompleted: defineEvent('ToolCompleted', object({ callId: string(), name: string(), result: string(), error: optional(string()) })),
+  OutputSent: defineEvent('OutputSent', object({ text: string() })),
+  TurnCancelled: defineEvent('TurnCancelled', object({ during: string() })),
+  TurnCompleted: defineEvent('TurnCompleted', object({ outcome: outcome(), rounds: integer() })),
+} as const;
+
+/** Recorded effect results and the request: inputs of a turn, not facts it decided. */
+export const TURN_INPUT_TYPES: readonly string[] = ['TurnRequested', 'LlmAnswerRecorded'];
+
+export type TurnEvent = EventUnion<typeof turnEvents>;
