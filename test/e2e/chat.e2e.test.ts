@@ -90,4 +90,22 @@ describe('homed chat', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('the adapter must be one of openai, anthropic, ollama');
   });
+
+  it('Ctrl-C during streaming aborts the HTTP request within 100 ms and records the turn as cancelled', async () => {
+    const server = await startLlmServer([{ text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } }]);
+    servers.push(server);
+    const dir = join(tempDir(), 'data');
+    const chat = spawnNode([HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'm', 'count']);
+    const done = finished(chat);
+    await new Promise<void>((resolve) => chat.stdout!.once('data', () => resolve())); // streaming has begun
+    const stoppedAt = performance.now();
+    chat.kill('SIGINT');
+    const record = await server.settled(0);
+    expect(record.outcome).toBe('aborted');
+    expect(record.abortedAt! - stoppedAt).toBeLessThan(100);
+    const result = await done;
+    expect(result.code).toBe(130);
+    const completed = lines((await runHomed(['log', '--data', dir, '--type', 'TurnCompleted'])).stdout);
+    expect(completed[0]!.data.outcome).toBe('cancelled');
+  });
 });
