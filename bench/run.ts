@@ -17,6 +17,9 @@
  *   scheduler.journaled           messages through JournaledActor (each journaled durably
  *                                 before the next) vs the machine alone; with it,
  *   scheduler.eventsPerDecision   events appended per message (input + facts) vs 1.
+ *   turn.overhead.p50 / .p99      the kernel's ms per turn with a 10,000-message context,
+ *                                 journaled vs not (model answering in process); lower is
+ *                                 better, so here a ratio above 1 is the journaling cost.
  *
  * All rates are events per second; higher ratios are better. A missed target is reported,
  * never an exit code. Databases live in a temp dir under os.tmpdir(), removed at the end.
@@ -29,6 +32,7 @@ import { formatTable, toJson, type Figure } from './figures.ts';
 import { log } from './measure.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
+import { turnOverhead } from './turnBench.ts';
 import { TempFiles } from './tempFiles.ts';
 
 const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figure | Figure[]> }[] = [
@@ -38,6 +42,7 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'projection.rebuild', run: projectionRebuild },
   { name: 'scheduler.decide', run: schedulerDecisions },
   { name: 'scheduler.journaled', run: schedulerJournaling },
+  { name: 'turn.overhead', run: turnOverhead },
 ];
 
 const HELP = `usage: npm run bench [-- options]

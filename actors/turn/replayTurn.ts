@@ -6,8 +6,8 @@
  */
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { encodePayload, TURN_INPUT_TYPES, type EventStore, type RecordedEvent } from '../../events/index.ts';
-import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
-import { provideTurn, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact } from '../../machines/turn/index.ts';
+import { provideTurn, type LlmAnswer, type LlmCall, type TurnFact, type TurnMessage } from '../../machines/turn/index.ts';
+import { noHandlers, noTools, turnMessages } from './runTurn.ts';
 import type { ReplayDivergence } from '../journal/replayJournal.ts';
 
 type Recorded = { round: number; answer?: LlmAnswer; error?: string };
@@ -20,7 +20,7 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
   if (!request || request.type !== 'TurnRequested') {
     return { seq: request?.seq ?? 0, expected: { type: 'TurnRequested', data: null }, actual: request ? { type: request.type, data: request.data } : null };
   }
-  const { input, maxRounds, systemPrompt } = request.data as { input: string; maxRounds: number; systemPrompt?: string };
+  const { input, maxRounds, systemPrompt, history } = request.data as { input: string; maxRounds: number; systemPrompt?: string; history?: TurnMessage[] };
   const answers = events.filter((e) => e.type === 'LlmAnswerRecorded').map((e) => e.data as Recorded);
   const recordedFacts = events.filter((e) => !TURN_INPUT_TYPES.includes(e.type));
   let round = 0;
@@ -30,10 +30,8 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
     if (recorded.error !== undefined) throw new Error(recorded.error);
     return recorded.answer!;
   });
-  const tool = fromPromise<ToolResult, ToolInvocation>(async ({ input: call }) => ({ content: `tool '${call.name}' is not available: no plugin provides it`, isError: true }));
-  const handler = fromPromise<HandlerResolution, HandlerInput>(async () => null);
   const emitted: TurnFact[] = [];
-  const actor = createActor(provideTurn({ llm, tool, handler }), { input: { input, messages: systemPrompt ? [{ role: 'system', content: systemPrompt }] : [], maxRounds } });
+  const actor = createActor(provideTurn({ llm, tool: noTools, handler: noHandlers }), { input: { input, messages: turnMessages(systemPrompt, history), maxRounds } });
   actor.on('*', (fact: TurnFact) => emitted.push(fact));
   actor.start();
   await toPromise(actor).catch(() => undefined);

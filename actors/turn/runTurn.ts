@@ -8,7 +8,17 @@ import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { EventStore } from '../../events/index.ts';
 import { TURN_STREAM_PREFIX } from '../../events/index.ts';
-import { DEFAULT_MAX_ROUNDS, provideTurn, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact, type TurnOutput } from '../../machines/turn/index.ts';
+import {
+  DEFAULT_MAX_ROUNDS,
+  provideTurn,
+  type LlmAnswer,
+  type LlmCall,
+  type ToolInvocation,
+  type ToolResult,
+  type TurnFact,
+  type TurnMessage,
+  type TurnOutput,
+} from '../../machines/turn/index.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import type { ProviderChain } from '../llm/providerChain.ts';
 
@@ -18,6 +28,8 @@ export type RunTurnOptions = Readonly<{
   model: string;
   input: string;
   systemPrompt?: string;
+  /** The conversation before this input (until context comes from the memory projections). */
+  history?: readonly TurnMessage[];
   maxRounds?: number;
   onText?: (text: string) => void;
   signal?: AbortSignal;
@@ -25,19 +37,37 @@ export type RunTurnOptions = Readonly<{
 
 export type TurnRun = Readonly<{ stream: string; output: TurnOutput }>;
 
+/** The conversation a turn starts from: the system prompt, then the history. */
+export const turnMessages = (systemPrompt: string | undefined, history: readonly TurnMessage[] = []): TurnMessage[] => [
+  ...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []),
+  ...history,
+];
+
 /** No tools or stage handlers are registered yet (they arrive with plugins): these say so. */
-const noTools = fromPromise<ToolResult, ToolInvocation>(async ({ input }) => ({
+export const noTools = fromPromise<ToolResult, ToolInvocation>(async ({ input }) => ({
   content: `tool '${input.name}' is not available: no plugin provides it`,
   isError: true,
 }));
-const noHandlers = fromPromise<HandlerResolution, HandlerInput>(async () => null);
+export const noHandlers = fromPromise<HandlerResolution, HandlerInput>(async () => null);
 
 export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
   const turnId = randomUUID();
   const stream = `${TURN_STREAM_PREFIX}${turnId}`;
   const { store } = options;
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS;
-  await store.append(stream, [{ type: 'TurnRequested', data: { turnId, input: options.input, model: options.model, maxRounds, ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}) } }], {
+  await store.append(stream, [
+    {
+      type: 'TurnRequested',
+      data: {
+        turnId,
+        input: options.input,
+        model: options.model,
+        maxRounds,
+        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+        ...(options.history?.length ? { history: options.history } : {}),
+      },
+    },
+  ], {
     expectedVersion: 'no_stream',
   });
   let round = 0;
@@ -60,7 +90,7 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
   const actor = createActor(provideTurn({ llm, tool: noTools, handler: noHandlers }), {
     input: {
       input: options.input,
-      messages: options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [],
+      messages: turnMessages(options.systemPrompt, options.history),
       maxRounds,
     },
   });

@@ -14,7 +14,14 @@ const outcome = () => literal('answered', 'short_circuited', 'denied', 'round_li
 export const turnEvents = {
   TurnRequested: defineEvent(
     'TurnRequested',
-    object({ turnId: nonEmptyString(), input: string(), model: string(), maxRounds: integer(), systemPrompt: optional(string()) }),
+    object({
+      turnId: nonEmptyString(),
+      input: string(),
+      model: string(),
+      maxRounds: integer(),
+      systemPrompt: optional(string()),
+      history: optional(unknown()),
+    }),
   ),
   InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
   StageRan: defineEvent('StageRan', object({ stage: string(), shortCircuit: boolean(), callId: optional(string()), outcomes: unknown() })),
