@@ -37,11 +37,13 @@ export class HttpProvider implements Provider {
   readonly name: string;
   readonly contextWindow: number | undefined;
   readonly credentialFingerprint: string;
+  readonly model: string;
   private readonly adapter: LuaAdapter;
 
   constructor(private readonly config: HttpSourceConfig) {
     this.name = config.name;
     this.contextWindow = config.contextWindow;
+    this.model = config.model;
     this.credentialFingerprint = createHash('sha256').update(config.apiKey ?? '').digest('hex').slice(0, 16);
     this.adapter = typeof config.adapter === 'string' ? loadAdapter(config.adapter) : config.adapter;
   }

@@ -88,7 +88,7 @@ describe('homed chat', () => {
     expect(chat.stderr).toContain('HTTP 500');
     const usage = await runHomed(['chat', '--llm', 'gpt=http://x', '--model', 'm', 'hi']);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toContain('the adapter must be one of openai, anthropic, ollama');
+    expect(usage.stderr).toContain("--llm 'gpt=http://x': adapter must be one of openai, anthropic, ollama");
   });
 
   it('Ctrl-C during streaming aborts the HTTP request within 100 ms and records the turn as cancelled', async () => {
@@ -107,5 +107,32 @@ describe('homed chat', () => {
     expect(result.code).toBe(130);
     const completed = lines((await runHomed(['log', '--data', dir, '--type', 'TurnCompleted'])).stdout);
     expect(completed[0]!.data.outcome).toBe('cancelled');
+  });
+
+  it('uses the sources in settings.json when no --llm is given, with the key from the named variable', async () => {
+    const server = await startLlmServer([{ text: 'Configured.' }]);
+    servers.push(server);
+    const dir = join(tempDir(), 'data');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'settings.json'),
+      JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'ollama', baseUrl: server.baseUrl('ollama'), model: 'qwen', apiKeyEnv: 'LOCAL_KEY' }] } }),
+    );
+    const chat = await finished(spawnNode([HOMED, 'chat', '--data', dir, 'hi'], { env: { ...process.env, LOCAL_KEY: 'sk-from-env' } }));
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toBe('Configured.\n');
+    expect((server.requests[0]!.body as { model: string }).model).toBe('qwen');
+    const unset = await runHomed(['chat', '--data', dir, 'hi']);
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toContain('llm.sources[0]: the environment variable LOCAL_KEY (apiKeyEnv) is not set');
+    expect(unset.stderr).not.toContain('sk-from-env');
+  });
+
+  it('with no source anywhere, says where to add one', async () => {
+    const dir = join(tempDir(), 'data');
+    const chat = await runHomed(['chat', '--data', dir, 'hi']);
+    expect(chat.code).toBe(2);
+    expect(chat.stderr).toContain('no LLM source: pass --llm ADAPTER=URL, or add llm.sources to');
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * LLM sources from a data dir's settings (`llm.sources`) or the command line, validated with
+ * errors that name the setting. A key may be given directly (`apiKey`) or by the name of an
+ * environment variable (`apiKeyEnv`); it is handed to the provider and never printed.
+ */
+import { HttpProvider } from '../../adapters/llm/httpProvider.ts';
+import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
+import { HologramError } from '../../events/index.ts';
+import { setting, type Settings } from '../modules/config.ts';
+
+export class InvalidLlmSource extends HologramError {
+  readonly code = 'INVALID_LLM_SOURCE';
+}
+
+export type SourceSpec = Readonly<{
+  name: string;
+  adapter: string;
+  baseUrl: string;
+  model?: string;
+  apiKey?: string;
+  contextWindow?: number;
+}>;
+
+const checkUrl = (where: string, url: unknown): string => {
+  if (typeof url !== 'string') throw new InvalidLlmSource(`${where}: baseUrl must be a URL string, like http://127.0.0.1:11434`);
+  try {
+    new URL(url);
+  } catch {
+    throw new InvalidLlmSource(`${where}: baseUrl '${url}' is not a URL`);
+  }
+  return url;
+};
+
+const checkAdapter = (where: string, adapter: unknown): string => {
+  if (typeof adapter !== 'string' || !(BUILTIN_ADAPTERS as readonly string[]).includes(adapter)) {
+    throw new InvalidLlmSource(`${where}: adapter must be one of ${BUILTIN_ADAPTERS.join(', ')}; got ${JSON.stringify(adapter)}`);
+  }
+  return adapter;
+};
+
+/** `llm.sources` of settings.json, in order. */
+export const sourcesFromSettings = (settings: Settings, env: NodeJS.ProcessEnv = process.env): SourceSpec[] => {
+  const raw = setting<unknown>(settings, 'llm.sources', []);
+  if (!Array.isArray(raw)) throw new InvalidLlmSource('settings.json llm.sources must be a list of sources');
+  return raw.map((entry: unknown, i): SourceSpec => {
+    const where = `settings.json llm.sources[${i}]`;
+    if (typeof entry !== 'object' || entry === null) throw new InvalidLlmSource(`${where} must be an object`);
+    const source = entry as Record<string, unknown>;
+    const adapter = checkAdapter(where, source.adapter);
+    const baseUrl = checkUrl(where, source.baseUrl);
+    if (source.model !== undefined && typeof source.model !== 'string') throw new InvalidLlmSource(`${where}: model must be a string`);
+    if (source.contextWindow !== undefined && !(Number.isSafeInteger(source.contextWindow) && (source.contextWindow as number) > 0)) {
+      throw new InvalidLlmSource(`${where}: contextWindow must be a positive whole number of tokens`);
+    }
+    let apiKey: string | undefined;
+    if (typeof source.apiKey === 'string') apiKey = source.apiKey;
+    else if (typeof source.apiKeyEnv === 'string') {
+      apiKey = env[source.apiKeyEnv];
+      if (apiKey === undefined) throw new InvalidLlmSource(`${where}: the environment variable ${source.apiKeyEnv} (apiKeyEnv) is not set`);
+    }
+    return {
+      name: typeof source.name === 'string' ? source.name : `${adapter}#${i + 1}`,
+      adapter,
+      baseUrl,
+      ...(typeof source.model === 'string' ? { model: source.model } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(source.contextWindow !== undefined ? { contextWindow: source.contextWindow as number } : {}),
+    };
+  });
+};
+
+/** `--llm ADAPTER=URL`, its key from ADAPTER_API_KEY. */
+export const sourceFromFlag = (spec: string, index: number, env: NodeJS.ProcessEnv = process.env): SourceSpec => {
+  const at = spec.indexOf('=');
+  const where = `--llm '${spec}'`;
+  const adapter = checkAdapter(where, at > 0 ? spec.slice(0, at) : '');
+  const baseUrl = checkUrl(where, spec.slice(at + 1));
+  const apiKey = env[`${adapter.toUpperCase()}_API_KEY`];
+  return { name: `${adapter}#${index + 1}`, adapter, baseUrl, ...(apiKey ? { apiKey } : {}) };
+};
+
+export const providerFor = (source: SourceSpec, modelOverride: string | undefined): HttpProvider => {
+  const model = modelOverride ?? source.model;
+  if (!model) throw new InvalidLlmSource(`LLM source '${source.name}' names no model: add "model" to it in settings.json or pass --model NAME`);
+  return new HttpProvider({ ...source, model });
+};
