@@ -6,8 +6,8 @@
  */
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { encodePayload, TURN_INPUT_TYPES, type EventStore, type RecordedEvent } from '../../events/index.ts';
-import { provideTurn, type LlmAnswer, type LlmCall, type TurnFact, type TurnMessage } from '../../machines/turn/index.ts';
-import { noHandlers, noTools, turnMessages } from './runTurn.ts';
+import { channelTools, provideTurn, type OutputChannel, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact, type TurnMessage } from '../../machines/turn/index.ts';
+import { noHandlers, turnMessages } from './runTurn.ts';
 import type { ReplayDivergence } from '../journal/replayJournal.ts';
 
 type Recorded = { round: number; answer?: LlmAnswer; error?: string };
@@ -20,18 +20,36 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
   if (!request || request.type !== 'TurnRequested') {
     return { seq: request?.seq ?? 0, expected: { type: 'TurnRequested', data: null }, actual: request ? { type: request.type, data: request.data } : null };
   }
-  const { input, maxRounds, systemPrompt, history } = request.data as { input: string; maxRounds: number; systemPrompt?: string; history?: TurnMessage[] };
+  const { input, maxRounds, systemPrompt, history, channels } = request.data as {
+    input: string;
+    maxRounds: number;
+    systemPrompt?: string;
+    history?: TurnMessage[];
+    channels?: OutputChannel[];
+  };
   const answers = events.filter((e) => e.type === 'LlmAnswerRecorded').map((e) => e.data as Recorded);
+  const toolResults = new Map(
+    events.filter((e) => e.type === 'ToolResultRecorded').map((e) => {
+      const { callId, content, isError } = e.data as { callId: string; content: string; isError?: boolean };
+      return [callId, { content, ...(isError ? { isError } : {}) }] as const;
+    }),
+  );
+  const tool = fromPromise<ToolResult, ToolInvocation>(async ({ input: call }) => {
+    const recorded = toolResults.get(call.callId);
+    if (!recorded) throw new MissingRecording(`the log holds no result for tool call ${call.callId} (${call.name})`);
+    return recorded;
+  });
   const recordedFacts = events.filter((e) => !TURN_INPUT_TYPES.includes(e.type));
   let round = 0;
   const llm = fromPromise<LlmAnswer, LlmCall>(async () => {
-    const recorded = answers.find((a) => a.round === round++);
-    if (!recorded) throw new MissingRecording(`the log holds no LLM answer for round ${round - 1}`);
+    const thisRound = round++;
+    const recorded = answers.find((a) => a.round === thisRound);
+    if (!recorded) throw new MissingRecording(`the log holds no LLM answer for round ${thisRound}`);
     if (recorded.error !== undefined) throw new Error(recorded.error);
     return recorded.answer!;
   });
   const emitted: TurnFact[] = [];
-  const actor = createActor(provideTurn({ llm, tool: noTools, handler: noHandlers }), { input: { input, messages: turnMessages(systemPrompt, history), maxRounds } });
+  const actor = createActor(provideTurn({ llm, tool, handler: noHandlers }), { input: { input, messages: turnMessages(systemPrompt, history), tools: channelTools(channels ?? []), maxRounds } });
   actor.on('*', (fact: TurnFact) => emitted.push(fact));
   actor.start();
   await toPromise(actor).catch(() => undefined);

@@ -9,8 +9,13 @@ import { createActor, fromPromise, toPromise } from 'xstate';
 import type { EventStore } from '../../events/index.ts';
 import { TURN_STREAM_PREFIX } from '../../events/index.ts';
 import {
+  channelHelp,
+  channelTools,
+  channelTypes,
   DEFAULT_MAX_ROUNDS,
+  parseChannelTool,
   provideTurn,
+  type OutputChannel,
   type LlmAnswer,
   type LlmCall,
   type ToolInvocation,
@@ -21,6 +26,7 @@ import {
 } from '../../machines/turn/index.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import type { ProviderChain } from '../llm/providerChain.ts';
+import { OutputPump, type OutputDevice, type PumpReport } from '../output/outputPump.ts';
 
 export type RunTurnOptions = Readonly<{
   store: EventStore;
@@ -33,7 +39,13 @@ export type RunTurnOptions = Readonly<{
   maxRounds?: number;
   onText?: (text: string) => void;
   signal?: AbortSignal;
+  /** Output channels the model may send to, each with the device that delivers it. */
+  channels?: readonly ChannelBinding[];
+  /** Dropped chunks and missing devices of the output pumps. */
+  onPumpReport?: (report: PumpReport) => void;
 }>;
+
+export type ChannelBinding = Readonly<{ channel: OutputChannel; device: OutputDevice }>;
 
 export type TurnRun = Readonly<{ stream: string; output: TurnOutput }>;
 
@@ -43,11 +55,31 @@ export const turnMessages = (systemPrompt: string | undefined, history: readonly
   ...history,
 ];
 
-/** No tools or stage handlers are registered yet (they arrive with plugins): these say so. */
-export const noTools = fromPromise<ToolResult, ToolInvocation>(async ({ input }) => ({
-  content: `tool '${input.name}' is not available: no plugin provides it`,
+/** No tools or stage handlers come from plugins yet (they arrive with the plugin host): these say so. */
+const noToolResult = async (call: ToolInvocation): Promise<ToolResult> => ({
+  content: `tool '${call.name}' is not available: no plugin provides it`,
   isError: true,
-}));
+});
+export const noTools = fromPromise<ToolResult, ToolInvocation>(({ input }) => noToolResult(input));
+
+/** output_send__{name} and its _help: the result the model sees, or undefined for other tools. */
+const runChannelTool = (
+  call: ToolInvocation,
+  channels: readonly ChannelBinding[],
+  pumps: ReadonlyMap<string, OutputPump>,
+): ToolResult | undefined => {
+  const parsed = parseChannelTool(call.name);
+  const binding = parsed && channels.find((c) => c.channel.name === parsed.channel);
+  if (!parsed || !binding) return undefined;
+  if (parsed.kind === 'help') return { content: channelHelp(binding.channel) };
+  const { payload, type } = call.args as { payload?: unknown; type?: unknown };
+  if (typeof payload !== 'string') return { content: 'payload must be a string', isError: true };
+  if (typeof type !== 'string' || !channelTypes(binding.channel).includes(type as never)) {
+    return { content: `type must be one of ${channelTypes(binding.channel).join(', ')} on channel '${binding.channel.name}'`, isError: true };
+  }
+  pumps.get(binding.channel.name)!.push(payload);
+  return { content: `sent to '${binding.channel.name}'` };
+};
 export const noHandlers = fromPromise<HandlerResolution, HandlerInput>(async () => null);
 
 export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
@@ -65,6 +97,7 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
         maxRounds,
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
         ...(options.history?.length ? { history: options.history } : {}),
+        ...(options.channels?.length ? { channels: options.channels.map((c) => c.channel) } : {}),
       },
     },
   ], {
@@ -87,10 +120,23 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
       throw error;
     }
   });
-  const actor = createActor(provideTurn({ llm, tool: noTools, handler: noHandlers }), {
+  const channels = options.channels ?? [];
+  const pumps = new Map(
+    channels.map(({ channel, device }) => [
+      channel.name,
+      new OutputPump({ channel: channel.name, resolveDevice: () => device, report: (r) => options.onPumpReport?.(r) }),
+    ]),
+  );
+  const tool = fromPromise<ToolResult, ToolInvocation>(async ({ input: call }) => {
+    const result = runChannelTool(call, channels, pumps) ?? (await noToolResult(call));
+    await store.append(stream, [{ type: 'ToolResultRecorded', data: { callId: call.callId, name: call.name, ...result } }]);
+    return result;
+  });
+  const actor = createActor(provideTurn({ llm, tool, handler: noHandlers }), {
     input: {
       input: options.input,
       messages: turnMessages(options.systemPrompt, options.history),
+      tools: channelTools(channels.map((c) => c.channel)),
       maxRounds,
     },
   });
@@ -100,5 +146,6 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
   actor.start();
   const output = await toPromise(actor);
   await Promise.all(appends);
+  await Promise.all([...pumps.values()].map((pump) => pump.close()));
   return { stream, output };
 };

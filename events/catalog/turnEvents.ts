@@ -21,6 +21,7 @@ export const turnEvents = {
       maxRounds: integer(),
       systemPrompt: optional(string()),
       history: optional(unknown()),
+      channels: optional(unknown()),
     }),
   ),
   InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
@@ -29,6 +30,10 @@ export const turnEvents = {
   LlmAnswerRecorded: defineEvent(
     'LlmAnswerRecorded',
     object({ round: integer(), source: optional(string()), answer: optional(unknown()), error: optional(string()) }),
+  ),
+  ToolResultRecorded: defineEvent(
+    'ToolResultRecorded',
+    object({ callId: string(), name: string(), content: string(), isError: optional(boolean()) }),
   ),
   LlmResponded: defineEvent('LlmResponded', object({ round: integer(), text: string(), toolCalls: unknown(), finishReason: string() })),
   LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
@@ -42,6 +47,6 @@ export const turnEvents = {
 } as const;
 
 /** Recorded effect results and the request: inputs of a turn, not facts it decided. */
-export const TURN_INPUT_TYPES: readonly string[] = ['TurnRequested', 'LlmAnswerRecorded'];
+export const TURN_INPUT_TYPES: readonly string[] = ['TurnRequested', 'LlmAnswerRecorded', 'ToolResultRecorded'];
 
 export type TurnEvent = EventUnion<typeof turnEvents>;

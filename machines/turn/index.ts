@@ -2,6 +2,7 @@
 export * from './tokenBudget.ts';
 export * from './systemPrompt.ts';
 export * from './toolRegistry.ts';
+export * from './outputChannels.ts';
 export * from './turnTypes.ts';
 export * from './toolCallStep.ts';
 export * from './toolBatch.ts';
