@@ -1,0 +1,30 @@
+/** Two connections joined by PassThrough streams, as kernel and plugin, plus raw access to the plugin's outbound pipe. */
+import { PassThrough } from 'node:stream';
+import { PluginConnection, type ConnectionOptions, type PluginProtocolError } from '../../plugins/protocol/index.ts';
+
+export const connectedPair = (options: ConnectionOptions = {}) => {
+  const toPlugin = new PassThrough();
+  const toKernel = new PassThrough();
+  const kernel = new PluginConnection(toKernel, toPlugin, options);
+  const plugin = new PluginConnection(toPlugin, toKernel, options);
+  const kernelErrors: PluginProtocolError[] = [];
+  const pluginErrors: PluginProtocolError[] = [];
+  kernel.on('protocolError', (e) => kernelErrors.push(e));
+  plugin.on('protocolError', (e) => pluginErrors.push(e));
+  return { kernel, plugin, toPlugin, toKernel, kernelErrors, pluginErrors };
+};
+
+/** Lets queued stream I/O and promise callbacks run (PassThrough delivers on later ticks). */
+export const flush = async (rounds = 5): Promise<void> => {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+/** One connection (the kernel's, say) whose peer is the test itself, writing and reading raw bytes. */
+export const rawPeer = (options: ConnectionOptions = {}) => {
+  const inbound = new PassThrough();
+  const outbound = new PassThrough();
+  const connection = new PluginConnection(inbound, outbound, options);
+  const errors: PluginProtocolError[] = [];
+  connection.on('protocolError', (e) => errors.push(e));
+  return { connection, inbound, outbound, errors };
+};

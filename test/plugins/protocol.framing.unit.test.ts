@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { decodeBody, encodeFrame, FrameDecoder, FrameTooLarge, frameBody } from '../../plugins/protocol/index.ts';
+
+const bodies = (frames: ReturnType<FrameDecoder['push']>) => frames.map((f) => (f instanceof FrameTooLarge ? f : decodeBody(f)));
+
+describe('frames: 4-byte big-endian length + msgpack body', () => {
+  it('encodes the header as the body length', () => {
+    const frame = encodeFrame({ type: 'bye', reason: 'x' });
+    expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
+    expect(decodeBody(frame.subarray(4))).toEqual({ type: 'bye', reason: 'x' });
+  });
+
+  it('sends undefined as nil and uses no msgpackr-only records', () => {
+    const frame = encodeFrame({ a: undefined });
+    // fixmap(1) 'a' nil: plain msgpack any library reads
+    expect(frame.subarray(4).toString('hex')).toBe('81a161c0');
+  });
+
+  it('reassembles a frame split at every byte', () => {
+    const frame = encodeFrame({ type: 'notify', method: 'tick', params: [1, 'two', { three: 3 }] });
+    const decoder = new FrameDecoder();
+    const out = [];
+    for (let i = 0; i < frame.length; i++) out.push(...decoder.push(frame.subarray(i, i + 1)));
+    expect(bodies(out)).toEqual([{ type: 'notify', method: 'tick', params: [1, 'two', { three: 3 }] }]);
+    expect(decoder.pendingBytes).toBe(0);
+  });
+
+  it('yields every frame of a coalesced chunk, and keeps the partial tail', () => {
+    const all = Buffer.concat([encodeFrame(1), encodeFrame('two'), encodeFrame([3])]);
+    const decoder = new FrameDecoder();
+    expect(bodies(decoder.push(all.subarray(0, all.length - 2)))).toEqual([1, 'two']);
+    expect(bodies(decoder.push(all.subarray(all.length - 2)))).toEqual([[3]]);
+  });
+
+  it('yields a zero-length frame as an empty body', () => {
+    const decoder = new FrameDecoder();
+    const out = decoder.push(Buffer.concat([frameBody(Buffer.alloc(0)), encodeFrame('after')]));
+    expect(out).toHaveLength(2);
+    expect((out[0] as Buffer).length).toBe(0);
+    expect(decodeBody(out[1] as Buffer)).toBe('after');
+  });
+
+  it('refuses an oversized frame with FrameTooLarge, skips its bytes and carries on', () => {
+    const decoder = new FrameDecoder(8);
+    const big = frameBody(Buffer.alloc(20, 7));
+    const out = [...decoder.push(Buffer.concat([encodeFrame('a'), big.subarray(0, 10)])), ...decoder.push(Buffer.concat([big.subarray(10), encodeFrame('b')]))];
+    expect(out).toHaveLength(3);
+    expect(decodeBody(out[0] as Buffer)).toBe('a');
+    expect(out[1]).toBeInstanceOf(FrameTooLarge);
+    expect(out[1]).toMatchObject({ code: 'FRAME_TOO_LARGE', size: 20, maxFrameBytes: 8 });
+    expect(decodeBody(out[2] as Buffer)).toBe('b');
+  });
+
+  it('reports an oversized frame on its header, before its body arrives', () => {
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(17 * 1024 * 1024);
+    const out = new FrameDecoder().push(header);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toBeInstanceOf(FrameTooLarge);
+  });
+
+  it('refuses to encode a frame over the limit', () => {
+    expect(() => encodeFrame('x'.repeat(100), 16)).toThrow(FrameTooLarge);
+  });
+
+  it('handles a large frame in many chunks', () => {
+    const payload = Buffer.alloc(2 * 1024 * 1024, 1);
+    const frame = encodeFrame(payload);
+    const decoder = new FrameDecoder();
+    const out = [];
+    for (let at = 0; at < frame.length; at += 65_536) out.push(...decoder.push(frame.subarray(at, at + 65_536)));
+    expect(out).toHaveLength(1);
+    expect(Buffer.compare(decodeBody(out[0] as Buffer) as Buffer, payload)).toBe(0);
+  });
+});
