@@ -8,8 +8,16 @@ import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../ke
 import { startInspector } from '../inspect/startInspector.ts';
 import { defaultModules } from '../modules/index.ts';
 import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
+import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { systemClock } from '../clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
+
+/** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
+export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
+  [Facility.eventLog]: store,
+  [Facility.clock]: systemClock,
+  [Facility.dataDir]: dataDir,
+});
 
 export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; out?: (line: string) => void }>;
 
@@ -30,7 +38,7 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const kernel = await startKernel({
     store,
     modules,
-    given: { [Facility.eventLog]: store, [Facility.clock]: systemClock, [Facility.dataDir]: dir },
+    given: givenFacilities(store, dir),
     optional: { [INSPECT_FACILITY]: inspector?.inspect },
     ...(inspector ? { inspect: inspector.inspect } : {}),
     pid: process.pid,

@@ -8,6 +8,7 @@
 import { createActor } from 'xstate';
 import { HologramError, SCHEDULER_STREAM, type Clock, type EventStore } from '../../events/index.ts';
 import {
+  DEFAULT_SCHEDULER_CONFIG,
   nextWakeAt,
   schedulerMachine,
   type InputDescriptor,
@@ -50,8 +51,8 @@ export type SchedulerFacility = Readonly<{
 }>;
 
 export const schedulerConfigFrom = (settings: Settings): Partial<SchedulerConfig> => ({
-  preemptCooldownMs: setting(settings, 'scheduler.preemptCooldownMs', 2_000),
-  offloadAfterMs: setting(settings, 'scheduler.offloadAfterMs', 5 * 60_000),
+  preemptCooldownMs: setting(settings, 'scheduler.preemptCooldownMs', DEFAULT_SCHEDULER_CONFIG.preemptCooldownMs),
+  offloadAfterMs: setting(settings, 'scheduler.offloadAfterMs', DEFAULT_SCHEDULER_CONFIG.offloadAfterMs),
 });
 
 export const schedulerModule = (): KernelModule => {
