@@ -11,6 +11,9 @@ export const Facility = {
   config: 'config',
   projections: 'projections',
   scheduler: 'scheduler',
+  llm: 'llm',
+  plugins: 'plugins',
+  turns: 'turns',
 } as const;
 
 export type FacilityName = (typeof Facility)[keyof typeof Facility];

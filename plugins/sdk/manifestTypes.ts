@@ -1,0 +1,21 @@
+/** The plugin manifest (`plugin.json`) once validated. */
+import type { PluginCapability } from './wireMethods.ts';
+
+export type PluginKind = 'subprocess' | 'lua' | 'builtin';
+
+export type PluginManifest = Readonly<{
+  name: string;
+  version: string;
+  /** Path of the program (subprocess: a .js/.ts file run with node, or an executable) or `main.lua`, relative to the plugin's folder. */
+  entry: string;
+  kind: PluginKind;
+  /** Node's `process.platform` values it runs on; empty = everywhere. */
+  platforms: readonly string[];
+  /** Facility names (see `Facility`) the plugin needs; a misspelled one is refused at load. */
+  requires_facilities: readonly string[];
+  capabilities: readonly PluginCapability[];
+  auto_start: boolean;
+  /** Restart after a crash (default true). */
+  auto_restart: boolean;
+  description?: string;
+}>;

@@ -1,0 +1,86 @@
+/**
+ * The surface a plugin sees, the same for a subprocess plugin (over the wire, see
+ * `runPlugin`) and a built-in one (in-process, handed to it by the host). Plain shapes only,
+ * so a plugin author needs nothing else of the kernel.
+ */
+import type { StageChange, StageContext, StageName } from '../../machines/stagePipeline/index.ts';
+
+export type { StageChange, StageContext, StageName };
+
+/** A JSON-Schema object describing a tool's arguments (what providers pass to the model). */
+export type ToolParameters = Readonly<Record<string, unknown>>;
+
+export type ToolSpec = Readonly<{
+  /** 1–64 letters, digits, '_' or '-'; unique across every plugin (prefix it with your plugin's name). */
+  name: string;
+  description: string;
+  parameters: ToolParameters;
+}>;
+
+/** What a tool returns: text for the model, or text marked as a failure report. */
+export type ToolReply = string | Readonly<{ content: string; isError?: boolean }>;
+
+export type ToolCallInfo = Readonly<{ callId: string; name: string }>;
+
+export type ToolHandler = (args: Readonly<Record<string, unknown>>, call: ToolCallInfo) => ToolReply | Promise<ToolReply>;
+
+export type StageSpec = Readonly<{
+  stage: StageName;
+  /** `own_tools`: the handler runs only around this plugin's own tools (tool stages only). Default `global`. */
+  scope?: 'global' | 'own_tools';
+}>;
+
+/** Returns the change to make, or null/undefined to change nothing (an audit). */
+export type StageHandler = (context: StageContext, stage: StageName) => StageChange | null | undefined | Promise<StageChange | null | undefined>;
+
+export type ChannelSpec = Readonly<{
+  name: string;
+  /** Capability names: 'text', 'file', 'image', 'audio', 'structured'. */
+  capabilities: readonly ('text' | 'file' | 'image' | 'audio' | 'structured')[];
+  /** How `meta` routes a message on this channel (shown to the model by the _help tool). */
+  metaDoc?: string;
+}>;
+
+/**
+ * One delivery to a channel. `target` is what the input named in `replyTo.target` (e.g. a
+ * cli session), `kind` says whether this is a streamed piece of a reply, its end, or a
+ * message the model sent with `output_send__{channel}`.
+ */
+export type ChannelDelivery = Readonly<{
+  channel: string;
+  target: string | null;
+  kind: 'chunk' | 'end' | 'message';
+  text: string;
+  meta?: Readonly<Record<string, unknown>>;
+}>;
+
+export type ChannelDeliver = (delivery: ChannelDelivery) => void | Promise<void>;
+
+/** An event of the log, as subscribers receive it. */
+export type PluginEvent = Readonly<{ seq: number; stream: string; type: string; at: number; data: unknown }>;
+
+export type InjectedInput = Readonly<{
+  text: string;
+  /** Where the reply goes: a channel this plugin registered, and a target on it. */
+  replyTo?: Readonly<{ channel: string; target?: string }>;
+}>;
+
+export type InjectedReceipt = Readonly<{ inputId: string; level: number }>;
+
+export interface PluginApi {
+  /** The plugin's name, from its manifest. */
+  readonly name: string;
+  registerTool(spec: ToolSpec, handler: ToolHandler): Promise<void>;
+  registerStage(spec: StageSpec, handler: StageHandler): Promise<void>;
+  registerOutputChannel(spec: ChannelSpec, deliver: ChannelDeliver): Promise<void>;
+  /** Receives every event of these types appended from now on. */
+  subscribe(types: readonly string[], listener: (event: PluginEvent) => void): Promise<void>;
+  /** Queues an input (a task, L0). */
+  injectInput(input: InjectedInput): Promise<InjectedReceipt>;
+  /** Raises an interrupt at `level` 1–3 (4 is the kernel's: a plugin asking for it gets 3). */
+  injectInterrupt(input: InjectedInput, level: number): Promise<InjectedReceipt>;
+  /** A value of the data dir's settings.json (dotted key), or undefined. */
+  setting(key: string): Promise<unknown>;
+  /** A line for the daemon's log. */
+  log(line: string): void;
+}

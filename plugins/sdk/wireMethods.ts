@@ -1,0 +1,52 @@
+/**
+ * The methods of plugin protocol 1 above the framing (see plugins/PROTOCOL.md, "Methods"):
+ * what a plugin asks of the kernel, and what the kernel asks of a plugin.
+ */
+
+/** Plugin → kernel requests. */
+export const KernelMethod = {
+  registerTool: 'tool.register',
+  registerStage: 'stage.register',
+  registerChannel: 'channel.register',
+  subscribe: 'events.subscribe',
+  injectInput: 'input.inject',
+  injectInterrupt: 'interrupt.inject',
+  setting: 'settings.get',
+} as const;
+
+/** Plugin → kernel notification: a log line. */
+export const LOG_NOTIFY = 'log';
+
+/** Kernel → plugin requests. */
+export const PluginMethod = {
+  callTool: 'tool.call',
+  runStage: 'stage.run',
+  deliver: 'channel.deliver',
+} as const;
+
+/** Kernel → plugin notification: one subscribed event. */
+export const EVENT_NOTIFY = 'event';
+
+/**
+ * Capabilities a manifest may ask for; each guards the kernel methods next to it. A call to a
+ * method whose capability was not granted is answered `CAPABILITY_WITHHELD`.
+ */
+export const CAPABILITY_METHODS = {
+  tools: [KernelMethod.registerTool],
+  stages: [KernelMethod.registerStage],
+  channels: [KernelMethod.registerChannel],
+  subscribe: [KernelMethod.subscribe],
+  input: [KernelMethod.injectInput],
+  interrupt: [KernelMethod.injectInterrupt],
+  settings: [KernelMethod.setting],
+} as const;
+
+export type PluginCapability = keyof typeof CAPABILITY_METHODS;
+
+export const PLUGIN_CAPABILITIES = Object.keys(CAPABILITY_METHODS) as PluginCapability[];
+
+/** The highest interrupt level a plugin may raise; L4 belongs to the kernel. */
+export const MAX_PLUGIN_LEVEL = 3;
+
+/** Error code of a call to a capability the plugin was not granted. */
+export const CAPABILITY_WITHHELD = 'CAPABILITY_WITHHELD';
