@@ -20,9 +20,17 @@
  *   turn.overhead.p50 / .p99      the kernel's ms per turn with a 10,000-message context,
  *                                 journaled vs not (model answering in process); lower is
  *                                 better, so here a ratio above 1 is the journaling cost.
+ *   plugin.roundtrip.p50 / .p99   µs per echo call of {text:'hi'} to a child over its stdio,
+ *                                 awaited one at a time: plugin protocol msgpack frames
+ *                                 (PluginConnection) vs newline-delimited JSON; lower is better,
+ *                                 so here a ratio below 1 means msgpack is faster.
+ *   plugin.throughput.calls       the same calls with 64 in flight, msgpack vs NDJSON (calls/s).
+ *   plugin.throughput.bytes       1 MiB echoed each way, 4 in flight, in MB/s: msgpack bin vs the
+ *                                 same bytes as base64 in an NDJSON string (encode/decode timed).
  *
- * All rates are events per second; higher ratios are better. A missed target is reported,
- * never an exit code. Databases live in a temp dir under os.tmpdir(), removed at the end.
+ * Rates are events per second unless the unit says otherwise; higher ratios are better unless
+ * the unit says lower is better. A missed target is reported, never an exit code. Databases
+ * live in a temp dir under os.tmpdir(), removed at the end; the plugin children are stopped.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -30,6 +38,7 @@ import type { BenchContext } from './context.ts';
 import { appendBatched, appendConcurrent, appendSingle } from './eventStoreBench.ts';
 import { formatTable, toJson, type Figure } from './figures.ts';
 import { log } from './measure.ts';
+import { pluginTransport } from './pluginTransportBench.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { turnOverhead } from './turnBench.ts';
@@ -43,17 +52,20 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'scheduler.decide', run: schedulerDecisions },
   { name: 'scheduler.journaled', run: schedulerJournaling },
   { name: 'turn.overhead', run: turnOverhead },
+  { name: 'plugin.transport', run: pluginTransport },
 ];
 
 const HELP = `usage: npm run bench [-- options]
 
-Measures the event store, the projection rebuild and the scheduler against baselines
-and prints a table (value, baseline, ratio = value/baseline, target). Progress goes to stderr.
+Measures the event store, the projection rebuild, the scheduler, the turn and the plugin
+transport against baselines and prints a table (value, baseline, ratio = value/baseline,
+target). Progress goes to stderr.
 
 options:
   --json FILE     also write { "<figure>": { value, baseline, ratio, unit } } to FILE
   --events N      events of the batched-append and rebuild figures, messages of scheduler.decide (default 100000)
-  --appends N     appends of the single and concurrent figures, messages of scheduler.journaled (default 2000)
+  --appends N     appends of the single and concurrent figures, messages of scheduler.journaled,
+                  calls per latency round of plugin.transport (default 2000)
   --reps N        timed repetitions of each side, median kept (default 5)
   --only NAMES    comma-separated figures to run (default all):
                   ${FIGURES.map((f) => f.name).join(', ')}
