@@ -3,7 +3,7 @@
  * together with the facts the actor emitted while processing it (one atomic append), and
  * only then are the facts handed to the effects. Messages are processed one at a time.
  */
-import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type Observer, type SnapshotFrom } from 'xstate';
+import { createActor, type ActorOptions, type AnyStateMachine, type InputFrom, type InspectionEvent, type Observer, type SnapshotFrom } from 'xstate';
 import { HologramError, type EventStore } from '../../events/index.ts';
 
 export type Fact = Readonly<{ type: string; data: unknown }>;
@@ -29,9 +29,18 @@ export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
   /** Runs after the facts of a message are in the log (the effects). */
   onFacts?: (facts: readonly Fact[], message: TimedMessage) => void | Promise<void>;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * The clock of the machine's own delays. Pass `inertClock` when the delays' firings are
+   * journaled as messages (the runtime arms a timer and delivers the \`xstate.after…\` event).
+   */
+  clock?: MachineClock;
   /** Messages already in the log, re-delivered (without effects) to restore the state. */
   history?: readonly TimedMessage[];
 }>;
+
+/** A clock whose timers never fire: delays happen only when their event is delivered as a message. */
+type MachineClock = NonNullable<ActorOptions<AnyStateMachine>['clock']>;
+export const inertClock: MachineClock = { setTimeout: () => 0, clearTimeout: () => undefined };
 
 export class JournaledActor<TLogic extends AnyStateMachine> {
   private readonly actor;
@@ -43,6 +52,7 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
     this.actor = createActor(options.logic, {
       input: options.input,
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     this.actor.on('*', (fact: Fact) => this.collecting?.push(fact));
     this.actor.start();

@@ -6,7 +6,7 @@
  */
 import { createActor, type AnyStateMachine, type InputFrom } from 'xstate';
 import { encodePayload, type EventStore, type RecordedEvent } from '../../events/index.ts';
-import type { Fact, TimedMessage } from './journaledActor.ts';
+import type { Fact, JournaledActorOptions, TimedMessage } from './journaledActor.ts';
 
 export type ReplayDivergence = Readonly<{
   seq: number;
@@ -30,10 +30,12 @@ export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
   input: InputFrom<TLogic>;
   /** Stop after this global sequence number. */
   untilSeq?: number;
+  /** The clock of the machine's delays; `inertClock` when their firings are journaled messages. */
+  clock?: JournaledActorOptions<TLogic>['clock'];
 }): Promise<JournalReplay<TLogic>> => {
   const recorded = await options.store.readStream(options.stream);
   const events = recorded.filter((e) => options.untilSeq === undefined || e.seq <= options.untilSeq);
-  const actor = createActor(options.logic, { input: options.input });
+  const actor = createActor(options.logic, { input: options.input, ...(options.clock ? { clock: options.clock } : {}) });
   let emitted: Fact[] = [];
   actor.on('*', (fact: Fact) => emitted.push(fact));
   actor.start();

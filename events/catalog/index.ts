@@ -2,15 +2,23 @@
 import { EventCatalog } from '../eventCatalog.ts';
 import { journalEvents, type JournalEvent } from './journalEvents.ts';
 import { kernelEvents, type KernelEvent } from './kernelEvents.ts';
+import { pluginEvents, type PluginEvent } from './pluginEvents.ts';
 import { schedulerEvents, type SchedulerEvent } from './schedulerEvents.ts';
 import { turnEvents, type TurnEvent } from './turnEvents.ts';
 
 export { kernelEvents, KERNEL_STREAM, type KernelEvent } from './kernelEvents.ts';
 export { journalEvents, type JournalEvent } from './journalEvents.ts';
 export { schedulerEvents, SCHEDULER_STREAM, type SchedulerEvent } from './schedulerEvents.ts';
+export {
+  pluginEvents,
+  pluginSupervisorStream,
+  PLUGIN_REGISTRY_STREAM,
+  PLUGIN_SUPERVISOR_STREAM_PREFIX,
+  type PluginEvent,
+} from './pluginEvents.ts';
 export { turnEvents, TURN_STREAM_PREFIX, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
 
-export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent;
+export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent;
 
 /** The catalog of every declared event type; a fresh copy so callers may extend it in tests. */
 export const createDefaultCatalog = (): EventCatalog =>
@@ -19,4 +27,5 @@ export const createDefaultCatalog = (): EventCatalog =>
     ...Object.values(journalEvents),
     ...Object.values(schedulerEvents),
     ...Object.values(turnEvents),
+    ...Object.values(pluginEvents),
   ]);

@@ -76,7 +76,9 @@ export const pluginSupervisorMachine = setup({
     /** Running for the stable uptime: the crash history is forgotten (at the time that elapsed). */
     forgetCrashes: enqueueActions(({ context, enqueue }) => {
       const stableAt = (context.runningSince ?? context.now) + context.config.stableUptimeMs;
-      enqueue.assign({ crashTimes: [], now: Math.max(context.now, stableAt) });
+      const now = Math.max(context.now, stableAt);
+      enqueue.assign({ crashTimes: [], now });
+      enqueue.emit({ type: 'PluginCrashHistoryCleared', data: { plugin: context.plugin, forgotten: context.crashTimes.length, at: now } });
     }),
     recordCrash: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'PROCESS_EXITED' && event.type !== 'PROCESS_CRASHED') return;

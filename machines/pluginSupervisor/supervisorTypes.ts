@@ -47,6 +47,8 @@ export type PluginSupervisorFact =
   | Readonly<{ type: 'PluginRestarting'; data: { plugin: string; attempt: number; delayMs: number; at: number } }>
   | Readonly<{ type: 'PluginGaveUp'; data: { plugin: string; crashes: number; firstCrashAt: number; at: number } }>
   | Readonly<{ type: 'PluginStopped'; data: { plugin: string; reason: PluginStopReason; at: number } }>
+  /** The process ran for the stable uptime: earlier crashes no longer count toward giving up. */
+  | Readonly<{ type: 'PluginCrashHistoryCleared'; data: { plugin: string; forgotten: number; at: number } }>
   | Readonly<{ type: 'PluginEnabled'; data: { plugin: string; at: number } }>
   | Readonly<{ type: 'PluginDisabled'; data: { plugin: string; at: number } }>;
 

@@ -17,6 +17,9 @@ export const KernelMethod = {
 /** Plugin → kernel notification: a log line. */
 export const LOG_NOTIFY = 'log';
 
+/** Plugin → kernel notification: `main` has finished registering; the plugin is running. */
+export const READY_NOTIFY = 'ready';
+
 /** Kernel → plugin requests. */
 export const PluginMethod = {
   callTool: 'tool.call',

@@ -1,0 +1,82 @@
+/**
+ * Plugins in the log. The supervisor of each plugin journals into `plugin-<name>:<boot>` (one
+ * stream per daemon boot, so every boot's supervisor replays from a clean start); everything a
+ * plugin does to the kernel — registrations, their detachment, injected inputs, protocol
+ * complaints — goes to the one `plugins` stream, in the order it happened.
+ */
+import { defineEvent, type EventUnion } from '../defineEvent.ts';
+import { array, boolean, integer, literal, nonEmptyString, number, object, optional, string, unknown } from '../schema.ts';
+
+export const PLUGIN_REGISTRY_STREAM = 'plugins';
+export const PLUGIN_SUPERVISOR_STREAM_PREFIX = 'plugin-';
+
+/** The supervisor stream of plugin `name` during the boot `boot`. */
+export const pluginSupervisorStream = (name: string, boot: string): string => `${PLUGIN_SUPERVISOR_STREAM_PREFIX}${name}:${boot}`;
+
+const plugin = () => nonEmptyString();
+const at = () => number();
+
+export const pluginEvents = {
+  // Supervisor facts (machines/pluginSupervisor).
+  PluginStarting: defineEvent('PluginStarting', object({ plugin: plugin(), attempt: integer(), at: at() })),
+  PluginStarted: defineEvent('PluginStarted', object({ plugin: plugin(), at: at() })),
+  PluginCrashed: defineEvent(
+    'PluginCrashed',
+    object({ plugin: plugin(), exitCode: optional(integer()), signal: optional(string()), error: optional(string()), crashCount: integer(), at: at() }),
+  ),
+  PluginRestarting: defineEvent('PluginRestarting', object({ plugin: plugin(), attempt: integer(), delayMs: integer(), at: at() })),
+  PluginGaveUp: defineEvent('PluginGaveUp', object({ plugin: plugin(), crashes: integer(), firstCrashAt: number(), at: at() })),
+  PluginStopped: defineEvent('PluginStopped', object({ plugin: plugin(), reason: literal('requested', 'disabled', 'crashed'), at: at() })),
+  PluginCrashHistoryCleared: defineEvent('PluginCrashHistoryCleared', object({ plugin: plugin(), forgotten: integer(), at: at() })),
+  PluginEnabled: defineEvent('PluginEnabled', object({ plugin: plugin(), at: at() })),
+  PluginDisabled: defineEvent('PluginDisabled', object({ plugin: plugin(), at: at() })),
+
+  // What plugins do to the kernel (stream `plugins`).
+  PluginLoaded: defineEvent(
+    'PluginLoaded',
+    object({
+      plugin: plugin(),
+      version: string(),
+      kind: literal('subprocess', 'lua', 'builtin'),
+      entry: string(),
+      capabilities: array(string()),
+      autoStart: boolean(),
+      autoRestart: boolean(),
+    }),
+  ),
+  PluginToolRegistered: defineEvent(
+    'PluginToolRegistered',
+    object({ plugin: plugin(), name: nonEmptyString(), description: string(), parameters: unknown() }),
+  ),
+  PluginStageRegistered: defineEvent(
+    'PluginStageRegistered',
+    object({ plugin: plugin(), handlerId: nonEmptyString(), stage: nonEmptyString(), scope: literal('global', 'own_tools') }),
+  ),
+  PluginChannelRegistered: defineEvent(
+    'PluginChannelRegistered',
+    object({ plugin: plugin(), name: nonEmptyString(), capabilities: integer(), metaDoc: string() }),
+  ),
+  PluginSubscribed: defineEvent('PluginSubscribed', object({ plugin: plugin(), types: array(string()) })),
+  /** The plugin's process ended (or it was stopped): every registration above leaves with it. */
+  PluginRegistrationsDetached: defineEvent(
+    'PluginRegistrationsDetached',
+    object({ plugin: plugin(), reason: string(), tools: array(string()), handlers: array(string()), channels: array(string()) }),
+  ),
+  PluginInputInjected: defineEvent(
+    'PluginInputInjected',
+    object({
+      plugin: plugin(),
+      inputId: nonEmptyString(),
+      text: string(),
+      kind: literal('queued', 'interrupt'),
+      declaredLevel: optional(integer()),
+      level: integer(),
+      replyChannel: optional(string()),
+      replyTarget: optional(string()),
+    }),
+  ),
+  /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */
+  PluginMisbehaved: defineEvent('PluginMisbehaved', object({ plugin: plugin(), code: nonEmptyString(), message: string() })),
+} as const;
+
+export type PluginEvent = EventUnion<typeof pluginEvents>;

@@ -1,0 +1,196 @@
+/**
+ * The plugin host: finds the plugins (built-ins, then `<dataDir>/plugins/*` with a
+ * plugin.json), records each as `PluginLoaded`, puts each under a journaled supervisor, and
+ * starts those that auto-start and are enabled. It answers `homed plugins` actions and stops
+ * every plugin (and its process group) when the kernel stops.
+ */
+import { join } from 'node:path';
+import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource } from '../../events/index.ts';
+import type { BuiltinPlugin, PluginTimers } from '../sdk/builtinPlugin.ts';
+import type { PluginManifest } from '../sdk/manifestTypes.ts';
+import { discoverPlugins } from './manifest.ts';
+import { PluginHub, type InputSink } from './pluginHub.ts';
+import { builtinStarter, luaStarter, subprocessStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
+import { SupervisedPlugin } from './supervisedPlugin.ts';
+import type { RemoteTimeouts } from './remotePlugin.ts';
+import type { PluginSupervisorConfig } from '../../machines/pluginSupervisor/index.ts';
+
+export const PLUGINS_DIR = 'plugins';
+
+export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
+
+export class UnknownPlugin extends HologramError {
+  readonly code = 'UNKNOWN_PLUGIN';
+  constructor(name: string, known: readonly string[]) {
+    super(`there is no plugin '${name}'; the plugins are: ${known.join(', ') || '(none)'}`);
+  }
+}
+
+export type PluginHostOptions = Readonly<{
+  dataDir: string;
+  store: EventStore;
+  clock: Clock;
+  ids: IdSource;
+  builtins: readonly BuiltinPlugin[];
+  inputs?: InputSink;
+  settings?: (key: string) => unknown;
+  log: (line: string) => void;
+  fail: (error: unknown) => void;
+  timers?: PluginTimers;
+  supervisorConfig?: Partial<PluginSupervisorConfig>;
+  /** Where external plugins live (default `<dataDir>/plugins`). */
+  pluginsDir?: string;
+  handshakeTimeoutMs?: number;
+  remoteTimeouts?: RemoteTimeouts;
+  inspect?: ConstructorParameters<typeof SupervisedPlugin>[0]['inspect'];
+}>;
+
+export type PluginSummary = Readonly<{
+  name: string;
+  kind: string;
+  version: string;
+  state: string;
+  enabled: boolean;
+  restarts: number;
+  pid: number | null;
+  tools: string[];
+  stages: string[];
+  channels: string[];
+}>;
+
+type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
+
+const realTimers: PluginTimers = {
+  setTimer: (fire, ms) => setTimeout(fire, ms),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export class PluginHost {
+  readonly hub: PluginHub;
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly options: PluginHostOptions) {
+    this.hub = new PluginHub({
+      store: options.store,
+      clock: options.clock,
+      ids: options.ids,
+      log: options.log,
+      ...(options.inputs ? { inputs: options.inputs } : {}),
+      ...(options.settings ? { settings: options.settings } : {}),
+    });
+  }
+
+  /** Loads every plugin, then starts the ones that auto-start; resolves when each has started or failed once. */
+  async start(): Promise<void> {
+    const { options } = this;
+    await this.hub.restore();
+    const env: HostEnv = {
+      dataDir: options.dataDir,
+      clock: options.clock,
+      timers: options.timers ?? realTimers,
+      log: options.log,
+      ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
+      ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),
+    };
+    const found: { manifest: PluginManifest; start: PluginStarter }[] = options.builtins.map((plugin) => ({
+      manifest: plugin.manifest,
+      start: builtinStarter(plugin, env),
+    }));
+    const discovery = discoverPlugins(options.pluginsDir ?? join(options.dataDir, PLUGINS_DIR));
+    for (const { error } of discovery.invalid) options.log(`plugin refused: ${error.message}`);
+    for (const { manifest, reason } of discovery.skipped) options.log(`plugin ${manifest.name} skipped: ${reason}`);
+    for (const { dir, manifest } of discovery.found) {
+      if (found.some((f) => f.manifest.name === manifest.name)) {
+        options.log(`plugin refused: ${dir} is named '${manifest.name}', which is a built-in plugin's name`);
+        continue;
+      }
+      found.push({ manifest, start: manifest.kind === 'lua' ? luaStarter(manifest, dir, env) : subprocessStarter(manifest, dir, env) });
+    }
+    const boot = String(await options.store.headSeq());
+    for (const { manifest, start } of found) {
+      await this.hub.load(manifest);
+      const enabled = this.hub.registry.plugins.get(manifest.name)?.enabled ?? true;
+      const supervisor = new SupervisedPlugin({
+        name: manifest.name,
+        stream: pluginSupervisorStream(manifest.name, boot),
+        store: options.store,
+        clock: options.clock,
+        hub: this.hub,
+        start,
+        enabled,
+        config: { ...options.supervisorConfig, autoRestart: manifest.auto_restart },
+        ...(options.timers ? { timers: options.timers } : {}),
+        log: options.log,
+        fail: options.fail,
+        ...(options.inspect ? { inspect: options.inspect } : {}),
+      });
+      this.entries.set(manifest.name, { manifest, start, supervisor });
+    }
+    await Promise.all(
+      [...this.entries.values()]
+        .filter((e) => e.manifest.auto_start && this.hub.registry.plugins.get(e.manifest.name)?.enabled !== false)
+        .map(async (e) => {
+          await e.supervisor.send('START');
+          await e.supervisor.until((s) => s !== 'starting');
+        }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.supervisor.shutdown()));
+    await this.hub.stop();
+  }
+
+  supervisor(name: string): SupervisedPlugin {
+    const entry = this.entries.get(name);
+    if (!entry) throw new UnknownPlugin(name, [...this.entries.keys()]);
+    return entry.supervisor;
+  }
+
+  /** `homed plugins enable|disable|reload|start|stop NAME`. */
+  async control(action: PluginAction, name: string): Promise<PluginSummary> {
+    const supervisor = this.supervisor(name);
+    switch (action) {
+      case 'enable':
+        await supervisor.send('ENABLE');
+        break;
+      case 'disable':
+        await supervisor.send('DISABLE');
+        break;
+      case 'start':
+        await supervisor.send('START');
+        break;
+      case 'stop':
+        await supervisor.send('STOP');
+        break;
+      case 'reload':
+        if (supervisor.state !== 'stopped' && supervisor.state !== 'gaveUp') {
+          await supervisor.send('STOP');
+          await supervisor.until((s) => s === 'stopped');
+        }
+        await supervisor.send('START');
+        break;
+    }
+    await supervisor.until((s) => s !== 'starting' && s !== 'stopping');
+    return this.list().find((p) => p.name === name)!;
+  }
+
+  list(): PluginSummary[] {
+    const registry = this.hub.registry;
+    return [...this.entries.values()].map(({ manifest, supervisor }) => {
+      const entry = registry.plugins.get(manifest.name);
+      return {
+        name: manifest.name,
+        kind: manifest.kind,
+        version: manifest.version,
+        state: supervisor.state,
+        enabled: entry?.enabled ?? true,
+        restarts: entry?.restarts ?? 0,
+        pid: supervisor.pid ?? null,
+        tools: [...registry.tools.values()].filter((t) => t.plugin === manifest.name).map((t) => t.name),
+        stages: registry.handlers.filter((h) => h.plugin === manifest.name).map((h) => `${h.stage}${h.scope === 'own_tools' ? ' (own tools)' : ''}`),
+        channels: [...registry.channels.values()].filter((c) => c.owner === manifest.name).map((c) => c.name),
+      };
+    });
+  }
+}

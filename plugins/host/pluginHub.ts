@@ -1,0 +1,303 @@
+/**
+ * The kernel's side of every plugin. What a plugin asks (register a tool, a stage handler, an
+ * output channel, subscribe, inject an input) is checked against its granted capabilities,
+ * appended to the `plugins` stream, and only then folded into the live registry; when a plugin
+ * goes, its registrations leave as one `PluginRegistrationsDetached` event. The hub also knows
+ * how to reach each plugin (its endpoint) to call a tool, run a stage handler or deliver output.
+ */
+import { HologramError, PLUGIN_REGISTRY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent, type RecordedEvent, type Subscription } from '../../events/index.ts';
+import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../machines/stagePipeline/index.ts';
+import { Capability, type CapabilityName } from '../../machines/turn/index.ts';
+import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
+import type { PluginManifest } from '../sdk/manifestTypes.ts';
+import type { ChannelDelivery, ChannelSpec, InjectedInput, InjectedReceipt, PluginEvent, StageSpec, ToolCallInfo, ToolReply, ToolSpec } from '../sdk/pluginApi.ts';
+import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
+
+/** How the kernel reaches one attached plugin. */
+export type PluginEndpoint = Readonly<{
+  callTool(name: string, args: Readonly<Record<string, unknown>>, call: ToolCallInfo): Promise<ToolReply>;
+  runStage(handlerId: string, stage: StageName, context: StageContext): Promise<StageChange | null | undefined>;
+  deliver(delivery: ChannelDelivery): Promise<void>;
+  event(event: PluginEvent): void;
+}>;
+
+/** Where injected inputs go (the scheduler facility has this shape). */
+export type InputSink = Readonly<{
+  submit(input: { id: string; source: string; origin: 'plugin'; kind: 'queued' | 'interrupt'; level?: number }): Promise<unknown>;
+}>;
+
+export type InjectedInputRecord = Readonly<{
+  inputId: string;
+  plugin: string;
+  text: string;
+  replyChannel: string | null;
+  replyTarget: string | null;
+}>;
+
+export class CapabilityWithheld extends HologramError {
+  readonly code = CAPABILITY_WITHHELD;
+  constructor(plugin: string, capability: string, granted: readonly string[]) {
+    super(
+      `plugin '${plugin}' called a method of capability '${capability}', which it was not granted ` +
+        `(granted: ${granted.join(', ') || 'none'}); add "${capability}" to "capabilities" in its plugin.json`,
+    );
+  }
+}
+
+export class RegistrationRefused extends HologramError {
+  readonly code = 'REGISTRATION_REFUSED';
+}
+
+export class PluginUnavailable extends HologramError {
+  readonly code = 'PLUGIN_UNAVAILABLE';
+  constructor(plugin: string, what: string) {
+    super(`plugin '${plugin}' is not running, so ${what} cannot be reached; see 'homed plugins' for its state`);
+  }
+}
+
+export type PluginHubOptions = Readonly<{
+  store: EventStore;
+  clock: Clock;
+  ids: IdSource;
+  inputs?: InputSink;
+  settings?: (key: string) => unknown;
+  log?: (line: string) => void;
+}>;
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export class PluginHub {
+  private state: PluginRegistry = emptyPluginRegistry();
+  private readonly endpoints = new Map<string, PluginEndpoint>();
+  private readonly granted = new Map<string, readonly PluginCapability[]>();
+  private readonly inputListeners = new Set<(input: InjectedInputRecord) => void>();
+  private subscription: Subscription | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+  private handlerCount = 0;
+
+  constructor(private readonly options: PluginHubOptions) {}
+
+  get registry(): PluginRegistry {
+    return this.state;
+  }
+
+  /** Rebuilds the registry from the log (plugin states, enabled flags; registrations of a previous boot were detached). */
+  async restore(): Promise<void> {
+    for (const event of await this.options.store.readAll()) {
+      this.state = foldPluginRegistry(this.state, event);
+      if (event.type === 'PluginStageRegistered') this.handlerCount++;
+    }
+    // A previous process that was killed could not detach what its plugins held.
+    for (const plugin of this.state.plugins.keys()) await this.detach(plugin, 'the kernel restarted');
+    const lastSeq = await this.options.store.headSeq();
+    this.subscription = this.options.store.subscribe({ afterSeq: lastSeq, handler: (events) => this.publish(events) });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    await this.tail;
+  }
+
+  /** Records a loaded manifest. */
+  load(manifest: PluginManifest): Promise<void> {
+    return this.append({
+      type: 'PluginLoaded',
+      data: {
+        plugin: manifest.name,
+        version: manifest.version,
+        kind: manifest.kind,
+        entry: manifest.entry,
+        capabilities: [...manifest.capabilities],
+        autoStart: manifest.auto_start,
+        autoRestart: manifest.auto_restart,
+      },
+    });
+  }
+
+  /** Applies a supervisor fact to the registry (the supervisor appended it to its own stream). */
+  observe(event: Readonly<{ type: string; data: unknown }>): void {
+    this.state = foldPluginRegistry(this.state, event);
+  }
+
+  attach(plugin: string, capabilities: readonly PluginCapability[], endpoint: PluginEndpoint): void {
+    this.endpoints.set(plugin, endpoint);
+    this.granted.set(plugin, capabilities);
+  }
+
+  /** The plugin is gone: it is unreachable and its registrations leave (one event, if it held any). */
+  async detach(plugin: string, reason: string): Promise<void> {
+    this.endpoints.delete(plugin);
+    const held = registrationsOf(this.state, plugin);
+    const subscribed = this.state.subscriptions.has(plugin);
+    if (held.tools.length + held.handlers.length + held.channels.length === 0 && !subscribed) return;
+    await this.append({ type: 'PluginRegistrationsDetached', data: { plugin, reason, ...held } });
+  }
+
+  isAttached(plugin: string): boolean {
+    return this.endpoints.has(plugin);
+  }
+
+  misbehaved(plugin: string, code: string, message: string): Promise<void> {
+    this.options.log?.(`plugin ${plugin}: ${code}: ${message}`);
+    return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: message.slice(0, 4_000) } });
+  }
+
+  onInput(listener: (input: InjectedInputRecord) => void): () => void {
+    this.inputListeners.add(listener);
+    return () => this.inputListeners.delete(listener);
+  }
+
+  // ── what a plugin asks ────────────────────────────────────────────────────────────────
+
+  async registerTool(plugin: string, spec: ToolSpec): Promise<void> {
+    this.need(plugin, 'tools');
+    if (typeof spec?.name !== 'string' || !NAME.test(spec.name)) {
+      throw new RegistrationRefused(`plugin '${plugin}': tool name ${JSON.stringify(spec?.name)} must be 1–64 letters, digits, '_' or '-'`);
+    }
+    const existing = this.state.tools.get(spec.name);
+    if (existing) {
+      throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' is already registered by '${existing.plugin}'; prefix your tool names with your plugin's name`);
+    }
+    const parameters = spec.parameters ?? { type: 'object', properties: {} };
+    if (typeof parameters !== 'object' || Array.isArray(parameters)) {
+      throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
+    }
+    await this.append({ type: 'PluginToolRegistered', data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters } });
+  }
+
+  /** Returns the new handler's id. */
+  async registerStage(plugin: string, spec: StageSpec): Promise<string> {
+    this.need(plugin, 'stages');
+    if (!(STAGES as readonly string[]).includes(spec?.stage)) {
+      throw new RegistrationRefused(`plugin '${plugin}': stage ${JSON.stringify(spec?.stage)} is not one of ${STAGES.join(', ')}`);
+    }
+    const scope = spec.scope ?? 'global';
+    if (scope !== 'global' && scope !== 'own_tools') {
+      throw new RegistrationRefused(`plugin '${plugin}': scope ${JSON.stringify(scope)} must be 'global' or 'own_tools'`);
+    }
+    if (scope === 'own_tools' && !TOOL_STAGES.includes(spec.stage)) {
+      throw new RegistrationRefused(`plugin '${plugin}': scope 'own_tools' only applies to ${TOOL_STAGES.join(' and ')}, not ${spec.stage}`);
+    }
+    const handlerId = `${plugin}/${spec.stage}/${++this.handlerCount}`;
+    await this.append({ type: 'PluginStageRegistered', data: { plugin, handlerId, stage: spec.stage, scope } });
+    return handlerId;
+  }
+
+  async registerChannel(plugin: string, spec: ChannelSpec): Promise<void> {
+    this.need(plugin, 'channels');
+    if (typeof spec?.name !== 'string' || !/^[a-z0-9_]{1,40}$/.test(spec.name) || spec.name.endsWith('_help')) {
+      throw new RegistrationRefused(`plugin '${plugin}': channel name ${JSON.stringify(spec?.name)} must be 1–40 lowercase letters, digits or '_', not ending in '_help'`);
+    }
+    const existing = this.state.channels.get(spec.name);
+    if (existing) throw new RegistrationRefused(`plugin '${plugin}': channel '${spec.name}' is already registered by '${existing.owner}'`);
+    let capabilities = 0;
+    for (const name of spec.capabilities ?? []) {
+      const flag = Capability[name as CapabilityName];
+      if (flag === undefined) {
+        throw new RegistrationRefused(`plugin '${plugin}': channel capability '${String(name)}' is not one of ${Object.keys(Capability).join(', ')}`);
+      }
+      capabilities |= flag;
+    }
+    await this.append({ type: 'PluginChannelRegistered', data: { plugin, name: spec.name, capabilities, metaDoc: String(spec.metaDoc ?? '') } });
+  }
+
+  async subscribe(plugin: string, types: readonly string[]): Promise<void> {
+    this.need(plugin, 'subscribe');
+    if (!Array.isArray(types) || types.some((t) => typeof t !== 'string' || t.length === 0)) {
+      throw new RegistrationRefused(`plugin '${plugin}': subscribe needs a list of event type names`);
+    }
+    await this.append({ type: 'PluginSubscribed', data: { plugin, types: [...types] } });
+  }
+
+  injectInput(plugin: string, input: InjectedInput): Promise<InjectedReceipt> {
+    this.need(plugin, 'input');
+    return this.inject(plugin, input, 'queued', undefined);
+  }
+
+  injectInterrupt(plugin: string, input: InjectedInput, level: number): Promise<InjectedReceipt> {
+    this.need(plugin, 'interrupt');
+    if (!Number.isInteger(level) || level < 1) {
+      throw new RegistrationRefused(`plugin '${plugin}': interrupt level ${JSON.stringify(level)} must be an integer 1–${MAX_PLUGIN_LEVEL}`);
+    }
+    return this.inject(plugin, input, 'interrupt', level);
+  }
+
+  setting(plugin: string, key: string): unknown {
+    this.need(plugin, 'settings');
+    return this.options.settings?.(key);
+  }
+
+  // ── what the kernel asks of plugins ───────────────────────────────────────────────────
+
+  async callTool(name: string, args: Readonly<Record<string, unknown>>, call: ToolCallInfo): Promise<ToolReply> {
+    const tool = this.state.tools.get(name);
+    if (!tool) return { content: `tool '${name}' is not registered`, isError: true };
+    const endpoint = this.endpoints.get(tool.plugin);
+    if (!endpoint) throw new PluginUnavailable(tool.plugin, `tool '${name}'`);
+    return endpoint.callTool(name, args, call);
+  }
+
+  runStage(handlerId: string, stage: StageName, context: StageContext): Promise<StageChange | null | undefined> {
+    const handler = this.state.handlers.find((h) => h.id === handlerId);
+    const endpoint = handler && this.endpoints.get(handler.plugin);
+    if (!handler || !endpoint) return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
+    return endpoint.runStage(handlerId, stage, context);
+  }
+
+  async deliver(delivery: ChannelDelivery): Promise<void> {
+    const channel = this.state.channels.get(delivery.channel);
+    const endpoint = channel && this.endpoints.get(channel.owner);
+    if (!channel || !endpoint) throw new PluginUnavailable(channel?.owner ?? '?', `output channel '${delivery.channel}'`);
+    await endpoint.deliver(delivery);
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────────────
+
+  private need(plugin: string, capability: PluginCapability): void {
+    const granted = this.granted.get(plugin) ?? [];
+    if (!granted.includes(capability)) throw new CapabilityWithheld(plugin, capability, granted);
+  }
+
+  private async inject(plugin: string, input: InjectedInput, kind: 'queued' | 'interrupt', declared: number | undefined): Promise<InjectedReceipt> {
+    if (typeof input?.text !== 'string') throw new RegistrationRefused(`plugin '${plugin}': an input needs 'text' as a string`);
+    const replyChannel = input.replyTo?.channel ?? null;
+    if (replyChannel !== null && this.state.channels.get(replyChannel)?.owner !== plugin) {
+      throw new RegistrationRefused(`plugin '${plugin}': replyTo names channel '${replyChannel}', which is not one of its own channels`);
+    }
+    const inputId = this.options.ids.next();
+    const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
+    const replyTarget = input.replyTo?.target ?? null;
+    await this.append({
+      type: 'PluginInputInjected',
+      data: { plugin, inputId, text: input.text, kind, declaredLevel: declared ?? null, level, replyChannel, replyTarget },
+    });
+    const record: InjectedInputRecord = { inputId, plugin, text: input.text, replyChannel, replyTarget };
+    for (const listener of this.inputListeners) listener(record);
+    await this.options.inputs?.submit({ id: inputId, source: plugin, origin: 'plugin', kind, ...(kind === 'interrupt' ? { level } : {}) });
+    return { inputId, level };
+  }
+
+  private append(event: NewEvent): Promise<void> {
+    const run = this.tail.then(async () => {
+      await this.options.store.append(PLUGIN_REGISTRY_STREAM, [{ ...event, at: this.options.clock.now() }]);
+      this.state = foldPluginRegistry(this.state, event);
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private publish(events: readonly RecordedEvent[]): void {
+    for (const [plugin, types] of this.state.subscriptions) {
+      const endpoint = this.endpoints.get(plugin);
+      if (!endpoint) continue;
+      for (const event of events) {
+        if (!types.includes(event.type)) continue;
+        try {
+          endpoint.event({ seq: event.seq, stream: event.stream, type: event.type, at: event.at, data: event.data });
+        } catch (error) {
+          this.options.log?.(`plugin ${plugin}: could not deliver event ${event.seq}: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+}

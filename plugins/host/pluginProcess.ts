@@ -1,0 +1,118 @@
+/**
+ * One plugin child process: spawned in its own process group, stdio piped (frames on
+ * stdin/stdout, stderr lines as its log), and watched by exactly one `exit` wait — never by
+ * stdout EOF, which a grandchild holding stdout would delay forever. When the child ends, its
+ * whole group is killed so nothing it forked outlives it; when the kernel process exits,
+ * every group still alive is killed too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { HologramError } from '../../events/index.ts';
+
+export type ProcessExit = Readonly<{ exitCode: number | null; signal: string | null }>;
+
+export class PluginSpawnFailed extends HologramError {
+  readonly code = 'PLUGIN_SPAWN_FAILED';
+  constructor(plugin: string, command: string, cause: unknown) {
+    super(`plugin '${plugin}' could not be started ('${command}'): ${(cause as Error)?.message ?? String(cause)}; check the manifest's entry and that the file is executable`, { cause });
+  }
+}
+
+export type PluginProcessOptions = Readonly<{
+  plugin: string;
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Each line the plugin writes to stderr. */
+  onStderr: (line: string) => void;
+}>;
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** Kills every plugin process group still alive; runs on the kernel's own exit. */
+export const killAllPluginGroups = (signal: NodeJS.Signals = 'SIGKILL'): void => {
+  for (const pgid of liveGroups) killGroup(pgid, signal);
+};
+
+const killGroup = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+};
+
+export class PluginProcess {
+  readonly child: ChildProcess;
+  /** Resolves once, when the child process has exited (its group is killed right after). */
+  readonly exited: Promise<ProcessExit>;
+  private ended = false;
+
+  private constructor(child: ChildProcess, options: PluginProcessOptions) {
+    this.child = child;
+    const pgid = child.pid!;
+    liveGroups.add(pgid);
+    this.exited = new Promise<ProcessExit>((resolve) => {
+      child.once('exit', (exitCode, signal) => {
+        this.ended = true;
+        killGroup(pgid, 'SIGKILL');
+        liveGroups.delete(pgid);
+        resolve({ exitCode, signal });
+      });
+    });
+    createInterface({ input: child.stderr! }).on('line', options.onStderr);
+    // The kernel must not die of a plugin that closed its stdin early.
+    child.stdin!.on('error', () => undefined);
+  }
+
+  /**
+   * Spawns the plugin. Resolves once the OS has started it.
+   * @throws PluginSpawnFailed when the command cannot be run (missing, not executable).
+   */
+  static spawn(options: PluginProcessOptions): Promise<PluginProcess> {
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on('exit', () => killAllPluginGroups('SIGKILL'));
+    }
+    return new Promise((resolve, reject) => {
+      let child: ChildProcess;
+      try {
+        child = spawn(options.command, options.args, {
+          cwd: options.cwd,
+          env: options.env ?? process.env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: true,
+        });
+      } catch (error) {
+        reject(new PluginSpawnFailed(options.plugin, options.command, error));
+        return;
+      }
+      child.once('error', (error) => reject(new PluginSpawnFailed(options.plugin, options.command, error)));
+      child.once('spawn', () => resolve(new PluginProcess(child, options)));
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return !this.ended;
+  }
+
+  /** Closes stdin (the polite request to leave), then kills the group if it is still there after `graceMs`. */
+  async stop(graceMs = 2_000): Promise<ProcessExit> {
+    if (this.ended) return this.exited;
+    this.child.stdin?.end();
+    const timer = setTimeout(() => killGroup(this.pid, 'SIGKILL'), graceMs);
+    const exit = await this.exited;
+    clearTimeout(timer);
+    return exit;
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (!this.ended) killGroup(this.pid, signal);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A subprocess plugin as a remote actor: its requests over the connection become hub calls
+ * (and so events), and the hub reaches it through an endpoint that sends requests back.
+ * Whatever the plugin sends, the kernel answers or logs it; nothing it sends can throw here.
+ */
+import type { PluginConnection, PluginProtocolError } from '../protocol/index.ts';
+import { MethodNotFound } from '../protocol/index.ts';
+import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec } from '../sdk/pluginApi.ts';
+import { EVENT_NOTIFY, KernelMethod, LOG_NOTIFY, PluginMethod, READY_NOTIFY } from '../sdk/wireMethods.ts';
+import type { PluginEndpoint, PluginHub } from './pluginHub.ts';
+
+export type RemoteTimeouts = Readonly<{ toolMs: number; stageMs: number; deliverMs: number }>;
+
+export const DEFAULT_REMOTE_TIMEOUTS: RemoteTimeouts = { toolMs: 60_000, stageMs: 10_000, deliverMs: 10_000 };
+
+type P = Record<string, unknown>;
+
+const asObject = (value: unknown): P => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as P) : {});
+
+/** Serves the plugin's requests against the hub, and reports its protocol errors. */
+export const servePlugin = (hub: PluginHub, plugin: string, connection: PluginConnection, log: (line: string) => void): { ready: Promise<void> } => {
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  connection.onRequest(async (method, params) => {
+    const p = asObject(params);
+    switch (method) {
+      case KernelMethod.registerTool:
+        return hub.registerTool(plugin, p as unknown as ToolSpec).then(() => null);
+      case KernelMethod.registerStage:
+        return { handlerId: await hub.registerStage(plugin, p as unknown as StageSpec) };
+      case KernelMethod.registerChannel:
+        return hub.registerChannel(plugin, p as unknown as ChannelSpec).then(() => null);
+      case KernelMethod.subscribe:
+        return hub.subscribe(plugin, p.types as string[]).then(() => null);
+      case KernelMethod.injectInput:
+        return hub.injectInput(plugin, p as unknown as InjectedInput);
+      case KernelMethod.injectInterrupt:
+        return hub.injectInterrupt(plugin, p as unknown as InjectedInput, p.level as number);
+      case KernelMethod.setting:
+        return hub.setting(plugin, String(p.key)) ?? null;
+      default:
+        void hub.misbehaved(plugin, 'METHOD_NOT_FOUND', `called unknown kernel method '${method}'`).catch(() => undefined);
+        throw new MethodNotFound(method);
+    }
+  });
+  connection.onNotify((method, params) => {
+    if (method === LOG_NOTIFY) log(`plugin ${plugin}: ${String(asObject(params).line ?? params)}`);
+    else if (method === READY_NOTIFY) markReady();
+    else void hub.misbehaved(plugin, 'UNKNOWN_NOTIFY', `sent unknown notification '${method}'`).catch(() => undefined);
+  });
+  connection.on('protocolError', (error: PluginProtocolError) => {
+    void hub.misbehaved(plugin, error.code, error.message).catch(() => undefined);
+  });
+  return { ready };
+};
+
+/** How the hub reaches a subprocess plugin. */
+export const remoteEndpoint = (connection: PluginConnection, timeouts: RemoteTimeouts = DEFAULT_REMOTE_TIMEOUTS): PluginEndpoint => ({
+  callTool: async (name, args, call) =>
+    (await connection.request(PluginMethod.callTool, { name, args, callId: call.callId }, { timeoutMs: timeouts.toolMs })) as ToolReply,
+  runStage: async (handlerId, stage, context) =>
+    (await connection.request(PluginMethod.runStage, { handlerId, stage, context }, { timeoutMs: timeouts.stageMs })) as StageChange | null,
+  deliver: async (delivery: ChannelDelivery) => {
+    await connection.request(PluginMethod.deliver, delivery, { timeoutMs: timeouts.deliverMs });
+  },
+  event: (event) => {
+    if (!connection.closed) connection.notify(EVENT_NOTIFY, event);
+  },
+});

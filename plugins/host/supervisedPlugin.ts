@@ -1,0 +1,164 @@
+/**
+ * One plugin under its supervisor machine, journaled: every message the supervisor takes
+ * (start, stop, process ready/exited, and the firings of its backoff and stable-uptime timers)
+ * is appended before it is processed, so `homed replay --verify` re-decides every restart.
+ * Effects follow from the state the machine is in after each message: `starting` with no
+ * instance spawns one, `stopping` stops it, `backoff` and `running` arm the timer whose firing
+ * comes back as a journaled message.
+ */
+import { type Clock, type EventStore } from '../../events/index.ts';
+import {
+  pluginSupervisorMachine,
+  RESTART_DUE_EVENT,
+  STABLE_UPTIME_EVENT,
+  type PluginSupervisorConfig,
+  type PluginSupervisorMessage,
+} from '../../machines/pluginSupervisor/index.ts';
+import { inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/journal/journaledActor.ts';
+import type { PluginHub } from './pluginHub.ts';
+import type { PluginStarter, RunningInstance } from './pluginStarters.ts';
+
+export type SupervisedPluginOptions = Readonly<{
+  name: string;
+  stream: string;
+  store: EventStore;
+  clock: Clock;
+  hub: PluginHub;
+  start: PluginStarter;
+  enabled: boolean;
+  config?: Partial<PluginSupervisorConfig>;
+  timers?: Readonly<{ setTimer: (fire: () => void, ms: number) => unknown; clearTimer: (handle: unknown) => void }>;
+  log: (line: string) => void;
+  /** Journaling broke: the daemon must stop. */
+  fail: (error: unknown) => void;
+  inspect?: ConstructorParameters<typeof JournaledActor>[0]['inspect'];
+}>;
+
+type StateName = 'stopped' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gaveUp' | 'stopping';
+
+const defaultTimers = {
+  setTimer: (fire: () => void, ms: number) => setTimeout(fire, ms),
+  clearTimer: (handle: unknown) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export class SupervisedPlugin {
+  private readonly actor: JournaledActor<typeof pluginSupervisorMachine>;
+  private instance: RunningInstance | undefined;
+  private launching = false;
+  private timer: unknown;
+  private readonly timers;
+  private settledListeners = new Set<() => void>();
+
+  constructor(private readonly options: SupervisedPluginOptions) {
+    this.timers = options.timers ?? defaultTimers;
+    this.actor = new JournaledActor({
+      store: options.store,
+      stream: options.stream,
+      logic: pluginSupervisorMachine,
+      input: { plugin: options.name, enabled: options.enabled, ...(options.config ? { config: options.config } : {}) },
+      clock: inertClock,
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+      onFacts: (facts) => this.afterFacts(facts),
+    });
+  }
+
+  get state(): StateName {
+    return this.actor.snapshot.value as StateName;
+  }
+
+  get pid(): number | undefined {
+    return this.instance?.pid;
+  }
+
+  send(type: 'START' | 'STOP' | 'ENABLE' | 'DISABLE'): Promise<readonly Fact[]> {
+    return this.deliver({ type, at: this.options.clock.now() });
+  }
+
+  /** Resolves once the plugin is in `state` (or now, if it is). */
+  async until(predicate: (state: StateName) => boolean): Promise<void> {
+    while (!predicate(this.state)) await new Promise<void>((resolve) => this.settledListeners.add(resolve));
+  }
+
+  /** Stops the plugin (if running) and resolves when it has left. */
+  async shutdown(): Promise<void> {
+    this.disarm();
+    if (this.state === 'running' || this.state === 'starting' || this.state === 'backoff') await this.send('STOP');
+    await this.until((s) => s !== 'stopping' && s !== 'starting');
+    this.disarm();
+    this.actor.stop();
+  }
+
+  private deliver(message: PluginSupervisorMessage | TimedMessage): Promise<readonly Fact[]> {
+    return this.actor.deliver(message).catch((error: unknown) => {
+      this.options.fail(error);
+      throw error;
+    });
+  }
+
+  private afterFacts(facts: readonly Fact[]): void {
+    for (const fact of facts) this.options.hub.observe(fact);
+    this.reconcile();
+    for (const listener of [...this.settledListeners]) {
+      this.settledListeners.delete(listener);
+      listener();
+    }
+  }
+
+  private reconcile(): void {
+    const context = this.actor.snapshot.context;
+    this.disarm();
+    switch (this.state) {
+      case 'starting':
+        if (!this.instance && !this.launching) this.launch();
+        return;
+      case 'stopping':
+        if (this.instance) void this.instance.stop().catch((error: unknown) => this.options.log(`plugin ${this.options.name}: stop failed: ${(error as Error).message}`));
+        return;
+      case 'backoff':
+        this.arm(RESTART_DUE_EVENT, (context.restartAt ?? context.now) - this.options.clock.now());
+        return;
+      case 'running':
+        if (context.crashTimes.length > 0 && context.runningSince !== null) {
+          this.arm(STABLE_UPTIME_EVENT, context.runningSince + context.config.stableUptimeMs - this.options.clock.now());
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  private launch(): void {
+    this.launching = true;
+    const { name, hub } = this.options;
+    this.options.start(hub).then(
+      (instance) => {
+        this.launching = false;
+        this.instance = instance;
+        instance.exited.then(async (exit) => {
+          this.instance = undefined;
+          await hub.detach(name, exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`).catch((error: unknown) => this.options.fail(error));
+          await this.deliver({ type: 'PROCESS_EXITED', at: this.options.clock.now(), exitCode: exit.exitCode, signal: exit.signal }).catch(() => undefined);
+        });
+        void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
+      },
+      async (error: unknown) => {
+        this.launching = false;
+        await hub.detach(name, 'the start failed').catch((e: unknown) => this.options.fail(e));
+        this.options.log(`plugin ${name}: start failed: ${(error as Error).message}`);
+        await this.deliver({ type: 'PROCESS_CRASHED', at: this.options.clock.now(), error: (error as Error).message }).catch(() => undefined);
+      },
+    );
+  }
+
+  private arm(type: string, inMs: number): void {
+    this.timer = this.timers.setTimer(() => {
+      this.timer = undefined;
+      void this.deliver({ type, at: this.options.clock.now() }).catch(() => undefined);
+    }, Math.max(0, inMs));
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) this.timers.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The SDK's entry point for a subprocess plugin: connects to the kernel over this process's
+ * stdin/stdout, says hello, and hands `main` a `PluginApi`. The process exits when the kernel
+ * closes stdin or says bye, so a plugin never outlives its kernel.
+ *
+ * @example
+ * await runPlugin({ name: 'weather', version: '1.0.0' }, async (api) => {
+ *   await api.registerTool({ name: 'weather_now', description: 'Current weather', parameters: { type: 'object', properties: {} } },
+ *     () => 'sunny');
+ * });
+ */
+import { MethodNotFound, PluginConnection } from '../protocol/index.ts';
+import type { ChannelDeliver, ChannelDelivery, PluginApi, PluginEvent, StageContext, StageHandler, StageName, ToolHandler } from './pluginApi.ts';
+import { EVENT_NOTIFY, KernelMethod, LOG_NOTIFY, PluginMethod, READY_NOTIFY } from './wireMethods.ts';
+
+export type PluginIdentity = Readonly<{ name: string; version: string }>;
+
+type P = Record<string, unknown>;
+
+export const connectPlugin = async (
+  identity: PluginIdentity,
+  connection: PluginConnection,
+  main: (api: PluginApi) => void | Promise<void>,
+): Promise<PluginApi> => {
+  const tools = new Map<string, ToolHandler>();
+  const stages = new Map<string, StageHandler>();
+  const channels = new Map<string, ChannelDeliver>();
+  const listeners: { types: readonly string[]; listener: (event: PluginEvent) => void }[] = [];
+  connection.onRequest(async (method, params) => {
+    const p = (params ?? {}) as P;
+    switch (method) {
+      case PluginMethod.callTool: {
+        const handler = tools.get(String(p.name));
+        if (!handler) throw Object.assign(new Error(`this plugin has no tool '${String(p.name)}'`), { code: 'NO_SUCH_TOOL' });
+        return handler((p.args ?? {}) as Record<string, unknown>, { callId: String(p.callId), name: String(p.name) });
+      }
+      case PluginMethod.runStage: {
+        const handler = stages.get(String(p.handlerId));
+        if (!handler) throw Object.assign(new Error(`this plugin has no stage handler '${String(p.handlerId)}'`), { code: 'NO_SUCH_HANDLER' });
+        return (await handler(p.context as StageContext, p.stage as StageName)) ?? null;
+      }
+      case PluginMethod.deliver: {
+        const delivery = p as unknown as ChannelDelivery;
+        const deliver = channels.get(delivery.channel);
+        if (!deliver) throw Object.assign(new Error(`this plugin has no channel '${delivery.channel}'`), { code: 'NO_SUCH_CHANNEL' });
+        await deliver(delivery);
+        return null;
+      }
+      default:
+        throw new MethodNotFound(method);
+    }
+  });
+  connection.onNotify((method, params) => {
+    if (method !== EVENT_NOTIFY) return;
+    const event = params as PluginEvent;
+    for (const { types, listener } of listeners) if (types.includes(event.type)) listener(event);
+  });
+  await connection.sayHello({ plugin: identity.name, version: identity.version });
+  const api: PluginApi = {
+    name: identity.name,
+    registerTool: async (spec, handler) => {
+      tools.set(spec.name, handler);
+      await connection.request(KernelMethod.registerTool, spec);
+    },
+    registerStage: async (spec, handler) => {
+      const { handlerId } = (await connection.request(KernelMethod.registerStage, spec)) as { handlerId: string };
+      stages.set(handlerId, handler);
+    },
+    registerOutputChannel: async (spec, deliver) => {
+      channels.set(spec.name, deliver);
+      await connection.request(KernelMethod.registerChannel, spec);
+    },
+    subscribe: async (types, listener) => {
+      listeners.push({ types, listener });
+      await connection.request(KernelMethod.subscribe, { types });
+    },
+    injectInput: async (input) => (await connection.request(KernelMethod.injectInput, input)) as Awaited<ReturnType<PluginApi['injectInput']>>,
+    injectInterrupt: async (input, level) =>
+      (await connection.request(KernelMethod.injectInterrupt, { ...input, level })) as Awaited<ReturnType<PluginApi['injectInterrupt']>>,
+    setting: (key) => connection.request(KernelMethod.setting, { key }),
+    log: (line) => {
+      if (!connection.closed) connection.notify(LOG_NOTIFY, { line });
+    },
+  };
+  await main(api);
+  connection.notify(READY_NOTIFY, null);
+  return api;
+};
+
+/** Runs `main` as a plugin of the kernel that spawned this process; exits when the kernel lets go. */
+export const runPlugin = async (identity: PluginIdentity, main: (api: PluginApi) => void | Promise<void>): Promise<PluginApi> => {
+  const connection = new PluginConnection(process.stdin, process.stdout, { endOnClose: false });
+  connection.on('close', () => process.exit(0));
+  connection.on('protocolError', (error) => process.stderr.write(`${identity.name}: ${error.code}: ${error.message}\n`));
+  return connectPlugin(identity, connection, main);
+};

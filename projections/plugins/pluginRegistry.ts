@@ -1,0 +1,153 @@
+/**
+ * The plugin registry as a pure fold over plugin events: which plugins exist and in what
+ * state, and the tools, stage handlers, output channels and subscriptions each one holds
+ * now. The host folds events as it appends them; `homed plugins` folds the log.
+ */
+import type { HandlerRef, StageName } from '../../machines/stagePipeline/index.ts';
+
+export type PluginState = 'loaded' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gave_up' | 'stopped';
+
+export type PluginEntry = Readonly<{
+  name: string;
+  version: string;
+  kind: string;
+  capabilities: readonly string[];
+  state: PluginState;
+  enabled: boolean;
+  restarts: number;
+  crashes: number;
+  lastError: string | null;
+}>;
+
+export type ToolEntry = Readonly<{ name: string; plugin: string; description: string; parameters: Readonly<Record<string, unknown>> }>;
+export type HandlerEntry = HandlerRef & Readonly<{ stage: StageName }>;
+export type ChannelEntry = Readonly<{ name: string; owner: string; capabilities: number; metaDoc: string }>;
+
+export type PluginRegistry = Readonly<{
+  plugins: ReadonlyMap<string, PluginEntry>;
+  tools: ReadonlyMap<string, ToolEntry>;
+  /** In registration order: the order in which their changes merge. */
+  handlers: readonly HandlerEntry[];
+  channels: ReadonlyMap<string, ChannelEntry>;
+  subscriptions: ReadonlyMap<string, readonly string[]>;
+}>;
+
+export const emptyPluginRegistry = (): PluginRegistry => ({
+  plugins: new Map(),
+  tools: new Map(),
+  handlers: [],
+  channels: new Map(),
+  subscriptions: new Map(),
+});
+
+type Event = Readonly<{ type: string; data: unknown }>;
+type D = Record<string, unknown>;
+
+const STATE_OF: Readonly<Record<string, PluginState>> = {
+  PluginStarting: 'starting',
+  PluginStarted: 'running',
+  PluginCrashed: 'crashed',
+  PluginRestarting: 'backoff',
+  PluginGaveUp: 'gave_up',
+  PluginStopped: 'stopped',
+};
+
+const withPlugin = (registry: PluginRegistry, name: string, change: (entry: PluginEntry) => PluginEntry): PluginRegistry => {
+  const entry = registry.plugins.get(name) ?? {
+    name,
+    version: '',
+    kind: 'subprocess',
+    capabilities: [],
+    state: 'loaded' as const,
+    enabled: true,
+    restarts: 0,
+    crashes: 0,
+    lastError: null,
+  };
+  return { ...registry, plugins: new Map(registry.plugins).set(name, change(entry)) };
+};
+
+const without = <V>(map: ReadonlyMap<string, V>, keep: (value: V) => boolean): Map<string, V> =>
+  new Map([...map].filter(([, value]) => keep(value)));
+
+/** Applies one event; events of other subsystems leave the registry as it is. */
+export const foldPluginRegistry = (registry: PluginRegistry, event: Event): PluginRegistry => {
+  const d = event.data as D;
+  const name = d?.plugin as string;
+  const state = STATE_OF[event.type];
+  if (state) {
+    return withPlugin(registry, name, (entry) => ({
+      ...entry,
+      state,
+      restarts: entry.restarts + (event.type === 'PluginRestarting' ? 1 : 0),
+      crashes: entry.crashes + (event.type === 'PluginCrashed' ? 1 : 0),
+      lastError:
+        event.type === 'PluginCrashed'
+          ? ((d.error as string | undefined) ?? `exited with ${d.signal ? `signal ${String(d.signal)}` : `code ${String(d.exitCode)}`}`)
+          : entry.lastError,
+    }));
+  }
+  switch (event.type) {
+    case 'PluginLoaded':
+      return withPlugin(registry, name, (entry) => ({
+        ...entry,
+        version: d.version as string,
+        kind: d.kind as string,
+        capabilities: d.capabilities as string[],
+        state: entry.state === 'loaded' || entry.state === 'stopped' ? 'loaded' : entry.state,
+      }));
+    case 'PluginEnabled':
+    case 'PluginDisabled':
+      return withPlugin(registry, name, (entry) => ({ ...entry, enabled: event.type === 'PluginEnabled' }));
+    case 'PluginToolRegistered':
+      return {
+        ...registry,
+        tools: new Map(registry.tools).set(d.name as string, {
+          name: d.name as string,
+          plugin: name,
+          description: d.description as string,
+          parameters: (d.parameters ?? {}) as Record<string, unknown>,
+        }),
+      };
+    case 'PluginStageRegistered':
+      return {
+        ...registry,
+        handlers: [...registry.handlers, { id: d.handlerId as string, plugin: name, scope: d.scope as HandlerRef['scope'], stage: d.stage as StageName }],
+      };
+    case 'PluginChannelRegistered':
+      return {
+        ...registry,
+        channels: new Map(registry.channels).set(d.name as string, {
+          name: d.name as string,
+          owner: name,
+          capabilities: d.capabilities as number,
+          metaDoc: d.metaDoc as string,
+        }),
+      };
+    case 'PluginSubscribed': {
+      const before = registry.subscriptions.get(name) ?? [];
+      const types = [...new Set([...before, ...(d.types as string[])])];
+      return { ...registry, subscriptions: new Map(registry.subscriptions).set(name, types) };
+    }
+    case 'PluginRegistrationsDetached': {
+      const subscriptions = new Map(registry.subscriptions);
+      subscriptions.delete(name);
+      return {
+        ...registry,
+        tools: without(registry.tools, (t) => t.plugin !== name),
+        handlers: registry.handlers.filter((h) => h.plugin !== name),
+        channels: without(registry.channels, (c) => c.owner !== name),
+        subscriptions,
+      };
+    }
+    default:
+      return registry;
+  }
+};
+
+/** What a plugin holds now, as `PluginRegistrationsDetached` lists it. */
+export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({
+  tools: [...registry.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name),
+  handlers: registry.handlers.filter((h) => h.plugin === plugin).map((h) => h.id),
+  channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
+});

@@ -1,0 +1,107 @@
+/**
+ * The plugin host with real subprocess plugins (test/fixtures/plugins/host/*): registrations
+ * become events, crashes detach them and restart with backoff until the supervisor gives up,
+ * garbage and withheld capabilities are answered and logged, a mute plugin times out, and a
+ * plugin that dies behind a grandchild holding its stdout is still noticed.
+ */
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds } from '../../events/index.ts';
+import { systemClock } from '../../actors/clock/systemClock.ts';
+import { PluginHost } from '../../plugins/host/pluginHost.ts';
+import { REPO } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const FIXTURES = join(REPO, 'test/fixtures/plugins/host');
+const tempDir = useTempDir();
+const hosts: PluginHost[] = [];
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.stop();
+});
+
+const startHost = async (plugins: string[], options: Partial<ConstructorParameters<typeof PluginHost>[0]> = {}) => {
+  const dataDir = tempDir();
+  const pluginsDir = join(dataDir, 'plugins');
+  mkdirSync(pluginsDir);
+  for (const name of plugins) symlinkSync(join(FIXTURES, name), join(pluginsDir, name));
+  const store = new InMemoryEventStore(createDefaultCatalog(), systemClock, new SequentialIds());
+  const lines: string[] = [];
+  const failures: unknown[] = [];
+  const host = new PluginHost({
+    dataDir,
+    store,
+    clock: systemClock,
+    ids: new SequentialIds(),
+    builtins: [],
+    log: (line) => lines.push(line),
+    fail: (error) => failures.push(error),
+    ...options,
+  });
+  hosts.push(host);
+  await host.start();
+  const types = async () => (await store.readStream(PLUGIN_REGISTRY_STREAM)).map((e) => e.type);
+  return { host, store, lines, failures, types };
+};
+
+/** 'gone' for a process that no longer runs (a zombie nobody reaped yet counts as gone). */
+const processState = (pid: number): 'alive' | 'gone' => {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
+  } catch {
+    return 'gone';
+  }
+};
+
+const callInfo = { callId: 'c1', name: 'x' };
+
+describe('plugin host', () => {
+  it('records what a plugin registers and reaches its tool and stage handler', async () => {
+    const { host, types, failures } = await startHost(['gatekeeper']);
+    expect(host.supervisor('gatekeeper').state).toBe('running');
+    expect(await types()).toEqual(['PluginLoaded', 'PluginToolRegistered', 'PluginStageRegistered']);
+    expect(await host.hub.callTool('lookup', { q: 'tea' }, { ...callInfo, name: 'lookup' })).toBe('looked up tea');
+    const [handler] = host.hub.registry.handlers;
+    const context = { input: 'hi', injected: [], llmText: null, toolCalls: [], toolCall: { id: 'c1', name: 'lookup', args: { q: 'secret' } }, denial: null, toolResult: null, output: null, response: null };
+    expect(await host.hub.runStage(handler!.id, 'before_toolcall', context)).toEqual({ deny: { reason: 'secrets are not looked up' } });
+    expect(host.list()[0]).toMatchObject({ name: 'gatekeeper', state: 'running', tools: ['lookup'], stages: ['before_toolcall'] });
+    expect(failures).toEqual([]);
+  });
+
+  it('detaches a crashed plugin\'s registrations, restarts it with backoff and gives up on the 4th crash', async () => {
+    const { host, store, types } = await startHost(['crasher'], { supervisorConfig: { backoffMs: [20, 20, 20] } });
+    await host.supervisor('crasher').until((s) => s === 'gaveUp');
+    const registry = await types();
+    expect(registry.filter((t) => t === 'PluginToolRegistered')).toHaveLength(4);
+    expect(registry.filter((t) => t === 'PluginRegistrationsDetached')).toHaveLength(4);
+    expect(host.hub.registry.tools.has('crasher_ping')).toBe(false);
+    const supervisorFacts = (await store.readAll()).filter((e) => e.stream.startsWith('plugin-crasher')).map((e) => e.type);
+    expect(supervisorFacts.filter((t) => t === 'PluginCrashed')).toHaveLength(4);
+    expect(supervisorFacts.filter((t) => t === 'PluginRestarting')).toHaveLength(3);
+    expect(supervisorFacts.at(-1)).toBe('PluginGaveUp');
+    expect(host.list()[0]).toMatchObject({ state: 'gaveUp', restarts: 3 });
+  });
+
+  it('answers garbage, unknown methods and withheld capabilities with errors, logs them, and keeps the plugin', async () => {
+    const { host, store } = await startHost(['garbler']);
+    await expect.poll(() => host.hub.registry.tools.has('garbler_outcomes')).toBe(true);
+    expect(await host.hub.callTool('garbler_outcomes', {}, callInfo)).toBe('kernel.format_disk: METHOD_NOT_FOUND\ninput.inject: CAPABILITY_WITHHELD');
+    const complaints = (await store.readStream(PLUGIN_REGISTRY_STREAM)).filter((e) => e.type === 'PluginMisbehaved').map((e) => (e.data as { code: string }).code);
+    expect(complaints).toEqual(expect.arrayContaining(['MALFORMED_FRAME', 'UNKNOWN_MESSAGE_TYPE', 'METHOD_NOT_FOUND']));
+    expect(host.supervisor('garbler').state).toBe('running');
+  });
+
+  it('fails a call the plugin never answers with a timeout, and the plugin stays up', async () => {
+    const { host } = await startHost(['mute'], { remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
+    await expect(host.hub.callTool('mute_wait', {}, callInfo)).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT' });
+    expect(host.supervisor('mute').state).toBe('running');
+  });
+
+  it('notices a plugin that dies while a grandchild holds its stdout, and kills the grandchild', async () => {
+    const { host, lines } = await startHost(['forker']);
+    await host.supervisor('forker').until((s) => s === 'stopped');
+    const pid = Number(lines.join('\n').match(/grandchild (\d+)/)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    await expect.poll(() => processState(pid)).toBe('gone');
+  });
+});
