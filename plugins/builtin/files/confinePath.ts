@@ -1,0 +1,81 @@
+/**
+ * Confinement of a requested path to the configured roots. Promise: a path this returns lies
+ * inside some root both lexically and after every symlink is resolved (through the deepest
+ * existing ancestor, and through a dangling symlink at any step), so reading or writing it
+ * never touches a file outside the roots at the time of the check.
+ */
+import { realpath, readlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { PathOutsideRoots } from './errors.ts';
+
+/** Symlinks followed while resolving one path before giving up (Linux uses 40 too). */
+const MAX_LINK_HOPS = 40;
+
+export type ConfinedPath = Readonly<{
+  /** The path as the model named it, made absolute (for messages). */
+  lexical: string;
+  /** The same path with every symlink resolved: the one to operate on. */
+  real: string;
+}>;
+
+/** True when `path` is `root` or below it (both absolute and normalized). */
+export const isInside = (root: string, path: string): boolean => {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+};
+
+const errnoCode = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+
+/**
+ * `realpath` that also works for a path that does not exist yet: the deepest existing ancestor
+ * is resolved and the missing rest appended. A dangling symlink on the way is followed to
+ * where it points, since creating the file would create it there.
+ */
+export const realpathDeep = async (path: string, hops = 0): Promise<string> => {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+  }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  const realParent = await realpathDeep(parent, hops);
+  const candidate = join(realParent, basename(path));
+  const target = await readlink(candidate).catch(() => null);
+  if (target === null) return candidate;
+  if (hops >= MAX_LINK_HOPS) return candidate; // a loop: the operation itself will fail with ELOOP
+  return realpathDeep(resolve(realParent, target), hops + 1);
+};
+
+/**
+ * Resolves `requested` against the roots: a relative path against the first root, an absolute
+ * one as is. Throws `PathOutsideRoots` when it escapes them, by `..`, by being elsewhere, or
+ * through a symlink.
+ *
+ * @example
+ * const { real } = await confinePath('notes/today.md', ['/data/files']);
+ */
+export const confinePath = async (requested: string, roots: readonly string[]): Promise<ConfinedPath> => {
+  const absoluteRoots = roots.map((root) => resolve(root));
+  const first = absoluteRoots[0];
+  if (first === undefined) throw new PathOutsideRoots(requested, roots, 'cannot be placed: no root is configured');
+  if (requested.includes('\0')) throw new PathOutsideRoots(requested, roots, 'contains a NUL byte and so names no file');
+
+  const lexical = isAbsolute(requested) ? resolve(requested) : resolve(first, requested);
+  if (!absoluteRoots.some((root) => isInside(root, lexical))) {
+    throw new PathOutsideRoots(
+      requested,
+      roots,
+      isAbsolute(requested) ? 'is an absolute path' : `climbs out with '..' to '${lexical}'`,
+    );
+  }
+
+  const real = await realpathDeep(lexical);
+  const realRoots = await Promise.all(absoluteRoots.map((root) => realpathDeep(root)));
+  if (!realRoots.some((root) => isInside(root, real))) {
+    throw new PathOutsideRoots(requested, roots, `goes through a symlink to '${real}'`);
+  }
+  return { lexical, real };
+};

@@ -1,0 +1,53 @@
+/**
+ * The timers on disk: one JSON file, replaced atomically on every change, so after a crash it
+ * holds either the state before a change or the state after it.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from '../shared/writeFileAtomic.ts';
+import { TimerStoreCorrupt } from './errors.ts';
+
+export type StoredTimer = Readonly<{ id: string; dueAt: number; setAt: number; note: string }>;
+
+export type TimerState = Readonly<{
+  /** The number the next timer's id takes (`t<n>`); never reused. */
+  nextId: number;
+  timers: readonly StoredTimer[];
+}>;
+
+export const EMPTY_TIMER_STATE: TimerState = { nextId: 1, timers: [] };
+
+const STORE_VERSION = 1;
+
+const isTimer = (value: unknown): value is StoredTimer => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, dueAt, setAt, note } = value as Record<string, unknown>;
+  return typeof id === 'string' && Number.isFinite(dueAt) && Number.isFinite(setAt) && typeof note === 'string';
+};
+
+/** The stored state, or the empty one when there is no file yet. */
+export const loadTimers = async (path: string): Promise<TimerState> => {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return EMPTY_TIMER_STATE;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new TimerStoreCorrupt(path, 'is not valid JSON');
+  }
+  const { version, nextId, timers } = (parsed ?? {}) as Record<string, unknown>;
+  if (version !== STORE_VERSION) throw new TimerStoreCorrupt(path, `has version ${JSON.stringify(version)}, not ${STORE_VERSION}`);
+  if (typeof nextId !== 'number' || !Number.isInteger(nextId) || nextId < 1) throw new TimerStoreCorrupt(path, 'has no valid nextId');
+  if (!Array.isArray(timers) || !timers.every(isTimer)) throw new TimerStoreCorrupt(path, 'has a malformed timers list');
+  return { nextId, timers };
+};
+
+export const saveTimers = async (path: string, state: TimerState): Promise<void> => {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify({ version: STORE_VERSION, ...state }, null, 2)}\n`);
+};
