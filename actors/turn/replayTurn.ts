@@ -6,8 +6,9 @@
  */
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { encodePayload, TURN_INPUT_TYPES, type EventStore, type RecordedEvent } from '../../events/index.ts';
-import { channelTools, provideTurn, type OutputChannel, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact, type TurnMessage } from '../../machines/turn/index.ts';
-import { noHandlers, turnMessages } from './runTurn.ts';
+import { channelTools, provideTurn, type OutputChannel, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact, type TurnMessage, type RegisteredTool, type StageHandlers } from '../../machines/turn/index.ts';
+import { turnMessages } from './runTurn.ts';
+import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import type { ReplayDivergence } from '../journal/replayJournal.ts';
 
 type Recorded = { round: number; answer?: LlmAnswer; error?: string };
@@ -20,13 +21,31 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
   if (!request || request.type !== 'TurnRequested') {
     return { seq: request?.seq ?? 0, expected: { type: 'TurnRequested', data: null }, actual: request ? { type: request.type, data: request.data } : null };
   }
-  const { input, maxRounds, systemPrompt, history, channels } = request.data as {
+  const { input, maxRounds, systemPrompt, history, channels, tools, handlers } = request.data as {
     input: string;
     maxRounds: number;
     systemPrompt?: string;
     history?: TurnMessage[];
     channels?: OutputChannel[];
+    tools?: RegisteredTool[];
+    handlers?: StageHandlers;
   };
+  const handlerResults = new Map<string, { change?: HandlerResolution; error?: string }>(
+    events.filter((e) => e.type === 'HandlerResultRecorded').map((e) => {
+      const { handlerId, stage, occurrence, change, error } = e.data as { handlerId: string; stage: string; occurrence: number; change?: HandlerResolution; error?: string };
+      return [`${handlerId}|${stage}|${occurrence}`, { change, error }] as const;
+    }),
+  );
+  const occurrences = new Map<string, number>();
+  // A handler with no recorded result timed out when it ran: it does not answer now either.
+  const handler = fromPromise<HandlerResolution, HandlerInput>(({ input: call }) => {
+    const key = `${call.handlerId}|${call.stage}`;
+    const occurrence = occurrences.get(key) ?? 0;
+    occurrences.set(key, occurrence + 1);
+    const recorded = handlerResults.get(`${key}|${occurrence}`);
+    if (!recorded) return new Promise<HandlerResolution>(() => undefined);
+    return recorded.error !== undefined ? Promise.reject(new Error(recorded.error)) : Promise.resolve(recorded.change ?? null);
+  });
   const answers = events.filter((e) => e.type === 'LlmAnswerRecorded').map((e) => e.data as Recorded);
   const toolResults = new Map(
     events.filter((e) => e.type === 'ToolResultRecorded').map((e) => {
@@ -49,7 +68,15 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
     return recorded.answer!;
   });
   const emitted: TurnFact[] = [];
-  const actor = createActor(provideTurn({ llm, tool, handler: noHandlers }), { input: { input, messages: turnMessages(systemPrompt, history), tools: channelTools(channels ?? []), maxRounds } });
+  const actor = createActor(provideTurn({ llm, tool, handler }), {
+    input: {
+      input,
+      messages: turnMessages(systemPrompt, history),
+      tools: [...channelTools(channels ?? []), ...(tools ?? [])],
+      ...(handlers ? { handlers } : {}),
+      maxRounds,
+    },
+  });
   actor.on('*', (fact: TurnFact) => emitted.push(fact));
   actor.start();
   await toPromise(actor).catch(() => undefined);

@@ -23,6 +23,8 @@ import {
   type TurnFact,
   type TurnMessage,
   type TurnOutput,
+  type RegisteredTool,
+  type StageHandlers,
 } from '../../machines/turn/index.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import type { ProviderChain } from '../llm/providerChain.ts';
@@ -43,6 +45,16 @@ export type RunTurnOptions = Readonly<{
   channels?: readonly ChannelBinding[];
   /** Dropped chunks and missing devices of the output pumps. */
   onPumpReport?: (report: PumpReport) => void;
+  /** Tools and stage handlers from plugins, and how to reach them. */
+  plugins?: TurnPlugins;
+}>;
+
+/** What plugins bring to a turn: their tools and stage handlers, and the calls that reach them. */
+export type TurnPlugins = Readonly<{
+  tools: readonly RegisteredTool[];
+  handlers: StageHandlers;
+  callTool(call: ToolInvocation): Promise<ToolResult>;
+  runHandler(input: HandlerInput): Promise<HandlerResolution>;
 }>;
 
 export type ChannelBinding = Readonly<{ channel: OutputChannel; device: OutputDevice }>;
@@ -80,6 +92,15 @@ const runChannelTool = (
   pumps.get(binding.channel.name)!.push(payload);
   return { content: `sent to '${binding.channel.name}'` };
 };
+/** A plugin tool's failure (it crashed, timed out) is a result the model sees, not the end of the turn. */
+const callPluginTool = async (plugins: TurnPlugins, call: ToolInvocation): Promise<ToolResult> => {
+  try {
+    return await plugins.callTool(call);
+  } catch (error) {
+    return { content: `tool '${call.name}' failed: ${(error as Error).message}`, isError: true };
+  }
+};
+
 export const noHandlers = fromPromise<HandlerResolution, HandlerInput>(async () => null);
 
 export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
@@ -98,6 +119,8 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
         ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
         ...(options.history?.length ? { history: options.history } : {}),
         ...(options.channels?.length ? { channels: options.channels.map((c) => c.channel) } : {}),
+        ...(options.plugins?.tools.length ? { tools: options.plugins.tools } : {}),
+        ...(options.plugins && Object.keys(options.plugins.handlers).length ? { handlers: options.plugins.handlers } : {}),
       },
     },
   ], {
@@ -127,16 +150,35 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
       new OutputPump({ channel: channel.name, resolveDevice: () => device, report: (r) => options.onPumpReport?.(r) }),
     ]),
   );
+  const plugins = options.plugins;
   const tool = fromPromise<ToolResult, ToolInvocation>(async ({ input: call }) => {
-    const result = runChannelTool(call, channels, pumps) ?? (await noToolResult(call));
+    const result = runChannelTool(call, channels, pumps) ?? (plugins ? await callPluginTool(plugins, call) : await noToolResult(call));
     await store.append(stream, [{ type: 'ToolResultRecorded', data: { callId: call.callId, name: call.name, ...result } }]);
     return result;
   });
-  const actor = createActor(provideTurn({ llm, tool, handler: noHandlers }), {
+  const occurrences = new Map<string, number>();
+  const handler = plugins
+    ? fromPromise<HandlerResolution, HandlerInput>(async ({ input }) => {
+        const key = `${input.handlerId}|${input.stage}`;
+        const occurrence = occurrences.get(key) ?? 0;
+        occurrences.set(key, occurrence + 1);
+        const base = { handlerId: input.handlerId, stage: input.stage, occurrence };
+        try {
+          const change = (await plugins.runHandler(input)) ?? null;
+          await store.append(stream, [{ type: 'HandlerResultRecorded', data: { ...base, change } }]);
+          return change;
+        } catch (error) {
+          await store.append(stream, [{ type: 'HandlerResultRecorded', data: { ...base, error: (error as Error).message } }]);
+          throw error;
+        }
+      })
+    : noHandlers;
+  const actor = createActor(provideTurn({ llm, tool, handler }), {
     input: {
       input: options.input,
       messages: turnMessages(options.systemPrompt, options.history),
-      tools: channelTools(channels.map((c) => c.channel)),
+      tools: [...channelTools(channels.map((c) => c.channel)), ...(plugins?.tools ?? [])],
+      ...(plugins ? { handlers: plugins.handlers } : {}),
       maxRounds,
     },
   });

@@ -22,6 +22,9 @@ export const turnEvents = {
       systemPrompt: optional(string()),
       history: optional(unknown()),
       channels: optional(unknown()),
+      /** Tools from plugins this turn could use, and the stage handlers it ran (for replay). */
+      tools: optional(unknown()),
+      handlers: optional(unknown()),
     }),
   ),
   InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
@@ -35,6 +38,11 @@ export const turnEvents = {
     'ToolResultRecorded',
     object({ callId: string(), name: string(), content: string(), isError: optional(boolean()) }),
   ),
+  /** What a stage handler answered (a change, nothing, or an error), before the stage saw it. */
+  HandlerResultRecorded: defineEvent(
+    'HandlerResultRecorded',
+    object({ handlerId: string(), stage: string(), occurrence: integer(), change: optional(unknown()), error: optional(string()) }),
+  ),
   LlmResponded: defineEvent('LlmResponded', object({ round: integer(), text: string(), toolCalls: unknown(), finishReason: string() })),
   LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
   ToolCallDenied: defineEvent('ToolCallDenied', object({ callId: string(), name: string(), handlerId: string(), reason: string() })),
@@ -47,6 +55,6 @@ export const turnEvents = {
 } as const;
 
 /** Recorded effect results and the request: inputs of a turn, not facts it decided. */
-export const TURN_INPUT_TYPES: readonly string[] = ['TurnRequested', 'LlmAnswerRecorded', 'ToolResultRecorded'];
+export const TURN_INPUT_TYPES: readonly string[] = ['TurnRequested', 'LlmAnswerRecorded', 'ToolResultRecorded', 'HandlerResultRecorded'];
 
 export type TurnEvent = EventUnion<typeof turnEvents>;
