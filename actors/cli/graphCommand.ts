@@ -1,7 +1,7 @@
 /** `homed graph`: prints the kernel's module layers and each module's facilities. */
 import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
 import { GIVEN_FACILITIES } from '../kernel/index.ts';
-import { defaultModules } from '../modules/index.ts';
+import { daemonModules } from './daemonModules.ts';
 
 export const GRAPH_HELP = `Usage: homed graph
 
@@ -14,7 +14,7 @@ export const graphCommand = (args: string[], write: (line: string) => void): num
     write(GRAPH_HELP);
     return 0;
   }
-  const modules = defaultModules();
+  const modules = daemonModules();
   write(formatLayers(planLayers(modules, GIVEN_FACILITIES)));
   write('');
   for (const m of [...modules].sort((a, b) => a.name.localeCompare(b.name))) {

@@ -8,6 +8,7 @@ import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
 import { LOG_HELP, logCommand } from './logCommand.ts';
 import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
 import { runDaemon } from './runDaemon.ts';
+import { PLUGINS_HELP, pluginsCommand } from './pluginsCommand.ts';
 
 export const HOMED_HELP = `Usage: homed [command] [options]
 
@@ -20,6 +21,7 @@ Commands:
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
   graph           print the kernel's module layers
   chat            run one turn against LLM sources and stream the reply (homed chat --help)
+  plugins         list plugins; enable|disable|reload|start|stop NAME (homed plugins --help)
 
 Options:
   --inspect       relay every machine (kernel, modules, scheduler) to the Stately inspector:
@@ -32,7 +34,8 @@ Details:
 ${LOG_HELP}
 ${REPLAY_HELP}
 ${GRAPH_HELP}
-${CHAT_HELP}`;
+${CHAT_HELP}
+${PLUGINS_HELP}`;
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -47,6 +50,8 @@ export const main = async (argv: string[]): Promise<number> => {
       return graphCommand(rest, write);
     case 'chat':
       return chatCommand(rest, write);
+    case 'plugins':
+      return pluginsCommand(rest, write);
     case 'help':
       write(HOMED_HELP);
       return 0;
@@ -55,7 +60,7 @@ export const main = async (argv: string[]): Promise<number> => {
     default: {
       const args = first === 'run' ? rest : argv;
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
-        throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph, chat`);
+        throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph, chat, plugins`);
       }
       const { values } = parse(args, {
         data: { type: 'string' },

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../kernel/index.ts';
 import { startInspector } from '../inspect/startInspector.ts';
-import { defaultModules } from '../modules/index.ts';
+import { daemonModules } from './daemonModules.ts';
 import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { systemClock } from '../clock/systemClock.ts';
@@ -30,7 +30,7 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   });
   const dir = prepareDataDir(options.dataDir);
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
-  const modules = defaultModules();
+  const modules = daemonModules();
   out(`homed: data dir ${dir}`);
   const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort);
   if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);

@@ -1,18 +1,100 @@
 /**
- * `waiter`: the command-line client of a running homed. It talks to the cli plugin's Unix
- * socket, which arrives with the plugin host; until then it says so instead of pretending.
+ * `waiter`: the command-line client of a running homed, over the cli plugin's socket. It
+ * sends a message and streams the reply, presses stop, or lists tools and plugins; without a
+ * message it reads lines from stdin (interactive).
  */
-const HELP = `Usage: waiter [message]
+import { createInterface } from 'node:readline';
+import { parse } from './args.ts';
+import { CliClient, replyOfType } from './cliClient.ts';
+import { reportError, UsageError } from './cliErrors.ts';
+import { defaultDataDir } from './dataDir.ts';
+import { formatPlugins } from './pluginsCommand.ts';
+import type { CliReply } from '../../plugins/builtin/cli/cliWire.ts';
 
-The command-line client of a running homed: sends a message and streams the reply.
-Not available yet: it needs the built-in cli plugin (a Unix socket in the data dir),
-which comes with the plugin host.
+export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
+       waiter [--data DIR] --stop | --tools | --plugins
+
+The command-line client of a running homed (it talks to the cli plugin's socket, DIR/homed.sock).
+
+  waiter "what time is it?"   send a message, stream the reply, exit when it is complete
+  waiter                      interactive: each line is a message; /stop, /tools, /plugins, /quit
+  --stop                      stop the running task and cancel the waiting ones
+  --tools                     list the tools the model can call, with their plugins
+  --plugins                   list the plugins with their state, restarts and registrations
+  --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
+  -h, --help                  this help
+
+Exit status: 0 done, 1 the daemon refused or is not running, 2 bad usage.
 `;
 
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
-process.stderr.write(`waiter: no cli plugin to talk to yet; this build of homed has no plugin host.\n${HELP}`);
-process.exit(69);
+const out = (text: string) => process.stdout.write(text);
+
+const printTools = (tools: readonly { name: string; plugin: string; description: string }[]) => {
+  if (tools.length === 0) out('no tools registered\n');
+  for (const t of tools) out(`${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}\n`);
+};
+
+/** Sends one message and streams its reply until the end. */
+const converse = (client: CliClient, text: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    let streamed = false;
+    const off = client.onReply((reply: CliReply) => {
+      if (reply.type === 'chunk') {
+        streamed = true;
+        out(reply.text);
+      } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
+      else if (reply.type === 'end') {
+        off();
+        out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
+        resolve();
+      } else if (reply.type === 'error') {
+        off();
+        reject(new UsageError(reply.message));
+      }
+    });
+    client.onClose(() => reject(new Error('the daemon closed the connection before the reply was complete')));
+    client.send({ type: 'message', text });
+  });
+
+const interactive = async (client: CliClient): Promise<void> => {
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    const text = line.trim();
+    if (!text) continue;
+    if (text === '/quit') break;
+    if (text === '/stop') client.send({ type: 'stop' });
+    else if (text === '/tools') printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
+    else if (text === '/plugins') out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
+    else await converse(client, text);
+  }
+};
+
+export const waiter = async (argv: string[]): Promise<number> => {
+  const { values, positionals } = parse(
+    argv,
+    { data: { type: 'string' }, stop: { type: 'boolean' }, tools: { type: 'boolean' }, plugins: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
+  if (values.help) {
+    out(WAITER_HELP);
+    return 0;
+  }
+  const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
+  if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
+  const client = await CliClient.connect(values.data ?? defaultDataDir());
+  try {
+    if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then(() => out('stopped\n'));
+    else if (values.tools) printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
+    else if (values.plugins) out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
+    else if (positionals.length > 0) await converse(client, positionals.join(' '));
+    else await interactive(client);
+  } finally {
+    client.close();
+  }
+  return 0;
+};
+
+waiter(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => process.exit(reportError('waiter', error)),
+);

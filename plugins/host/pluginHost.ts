@@ -6,7 +6,9 @@
  */
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource } from '../../events/index.ts';
-import type { BuiltinPlugin, PluginTimers } from '../sdk/builtinPlugin.ts';
+import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary, PluginTimers } from '../sdk/builtinPlugin.ts';
+
+export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { discoverPlugins } from './manifest.ts';
 import { PluginHub, type InputSink } from './pluginHub.ts';
@@ -17,7 +19,6 @@ import type { PluginSupervisorConfig } from '../../machines/pluginSupervisor/ind
 
 export const PLUGINS_DIR = 'plugins';
 
-export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
 
 export class UnknownPlugin extends HologramError {
   readonly code = 'UNKNOWN_PLUGIN';
@@ -32,6 +33,8 @@ export type PluginHostOptions = Readonly<{
   clock: Clock;
   ids: IdSource;
   builtins: readonly BuiltinPlugin[];
+  /** Given to built-in plugins (the cli's stop button and listings). */
+  control?: KernelControl;
   inputs?: InputSink;
   settings?: (key: string) => unknown;
   log: (line: string) => void;
@@ -45,18 +48,6 @@ export type PluginHostOptions = Readonly<{
   inspect?: ConstructorParameters<typeof SupervisedPlugin>[0]['inspect'];
 }>;
 
-export type PluginSummary = Readonly<{
-  name: string;
-  kind: string;
-  version: string;
-  state: string;
-  enabled: boolean;
-  restarts: number;
-  pid: number | null;
-  tools: string[];
-  stages: string[];
-  channels: string[];
-}>;
 
 type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
 
@@ -89,6 +80,7 @@ export class PluginHost {
       clock: options.clock,
       timers: options.timers ?? realTimers,
       log: options.log,
+      ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),
     };

@@ -12,11 +12,38 @@ export type PluginTimers = Readonly<{
   clearTimer: (handle: unknown) => void;
 }>;
 
+/** A plugin as `homed plugins` and the cli list it. */
+export type PluginSummary = Readonly<{
+  name: string;
+  kind: string;
+  version: string;
+  state: string;
+  enabled: boolean;
+  restarts: number;
+  pid: number | null;
+  tools: string[];
+  stages: string[];
+  channels: string[];
+}>;
+
+export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
+
+/** What the built-in cli plugin may do to the kernel beyond the PluginApi: the stop button and the listings. */
+export type KernelControl = Readonly<{
+  /** Stops the running task and cancels what waits (the scheduler's stop). */
+  stop(): Promise<void>;
+  tools(): readonly Readonly<{ name: string; plugin: string; description: string }>[];
+  plugins(): readonly PluginSummary[];
+  pluginAction(action: PluginAction, name: string): Promise<PluginSummary>;
+}>;
+
 export type BuiltinEnv = Readonly<{
   /** The daemon's data dir (absolute). A plugin keeps its files under `<dataDir>/plugins/<name>/`. */
   dataDir: string;
   clock: Clock;
   timers: PluginTimers;
+  /** Kernel controls, given to built-in plugins (the cli uses them); never to subprocess or Lua plugins. */
+  control?: KernelControl;
 }>;
 
 export type RunningPlugin = Readonly<{ stop(): Promise<void> }>;

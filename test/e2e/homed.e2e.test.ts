@@ -26,8 +26,8 @@ describe('homed', () => {
       const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
       expect(log.code).toBe(0);
       expect(typesOf(log.stdout)).toEqual([
-        'KernelStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStarted',
-        'ModuleStopped', 'ModuleStopped', 'ModuleStopped', 'KernelStopped',
+        'KernelStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStarted', 'ModuleStarted',
+        'ModuleStopped', 'ModuleStopped', 'ModuleStopped', 'ModuleStopped', 'ModuleStopped', 'KernelStopped',
       ]);
       expect(log.stdout).toContain(`"reason":"received ${signal}"`);
 
@@ -50,9 +50,10 @@ describe('homed', () => {
     expect(typesOf(log.stdout)).toEqual(['KernelStarted', 'KernelStarted']);
     const range = await runHomed(['log', '--data', dir, '--from', '2', '--to', '3']);
     expect(range.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2, 3]);
-    const state = await runHomed(['replay', '--data', dir, '--until', '9']);
+    const secondStart = (JSON.parse(log.stdout.trim().split('\n')[1]!) as { seq: number }).seq;
+    const state = await runHomed(['replay', '--data', dir, '--until', String(secondStart)]);
     const dump = JSON.parse(state.stdout) as { seq: number; projections: { kernel: { kernel_runs: unknown[] } } };
-    expect(dump.seq).toBe(9);
+    expect(dump.seq).toBe(secondStart);
     expect(dump.projections.kernel.kernel_runs).toHaveLength(2);
   });
 

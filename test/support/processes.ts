@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const HOMED = `${REPO}bin/homed.js`;
+export const WAITER = `${REPO}bin/waiter.js`;
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 

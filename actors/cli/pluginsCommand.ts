@@ -1,0 +1,95 @@
+/**
+ * `homed plugins`: lists the plugins with their state, restarts and registrations (from the
+ * running daemon, or from the log when none runs), and enables, disables, reloads, starts or
+ * stops one in the running daemon.
+ */
+import { join } from 'node:path';
+import { emptyPluginRegistry, foldPluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
+import { parse } from './args.ts';
+import { CliClient, DaemonNotRunning, replyOfType } from './cliClient.ts';
+import { UsageError } from './cliErrors.ts';
+import { defaultDataDir, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
+
+export const PLUGINS_HELP = `Usage: homed plugins [--data DIR]
+       homed plugins enable|disable|reload|start|stop NAME [--data DIR]
+
+Lists the plugins: kind, state, restarts, pid, and the tools, stages and channels each holds.
+With a running daemon the list is live; otherwise it is what the log last recorded.
+The actions need a running daemon (they talk to its cli socket):
+  enable NAME / disable NAME   turn a plugin on or off; it stays so across restarts
+  reload NAME                  stop it and start it again (e.g. after editing it)
+  start NAME / stop NAME       start or stop it once (a gave-up plugin is started fresh)`;
+
+const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'] as const;
+
+export const formatPlugins = (plugins: readonly Record<string, unknown>[]): string =>
+  plugins
+    .map((p) => {
+      const held = [
+        (p.tools as string[]).length ? `tools: ${(p.tools as string[]).join(', ')}` : '',
+        (p.stages as string[]).length ? `stages: ${(p.stages as string[]).join(', ')}` : '',
+        (p.channels as string[]).length ? `channels: ${(p.channels as string[]).join(', ')}` : '',
+      ].filter(Boolean);
+      const pid = p.pid ? ` pid ${String(p.pid)}` : '';
+      return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;
+    })
+    .join('\n') + '\n';
+
+const fromLog = async (dataDir: string): Promise<Record<string, unknown>[]> => {
+  const store = openEventLog(existingLogPath(dataDir));
+  try {
+    let registry = emptyPluginRegistry();
+    for (const event of await store.readAll()) registry = foldPluginRegistry(registry, event);
+    return [...registry.plugins.values()].map((p) => ({
+      name: p.name,
+      kind: p.kind,
+      state: p.state,
+      enabled: p.enabled,
+      restarts: p.restarts,
+      pid: null,
+      tools: [...registry.tools.values()].filter((t) => t.plugin === p.name).map((t) => t.name),
+      stages: registry.handlers.filter((h) => h.plugin === p.name).map((h) => h.stage),
+      channels: [...registry.channels.values()].filter((c) => c.owner === p.name).map((c) => c.name),
+    }));
+  } finally {
+    await store.close();
+  }
+};
+
+export const pluginsCommand = async (argv: string[], write: (line: string) => void): Promise<number> => {
+  const { values, positionals } = parse(argv, { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
+  if (values.help) {
+    write(PLUGINS_HELP);
+    return 0;
+  }
+  const dataDir = values.data ?? defaultDataDir();
+  const [action, name, ...extra] = positionals;
+  if (action === undefined || action === 'list') {
+    let client: CliClient;
+    try {
+      client = await CliClient.connect(dataDir);
+    } catch (error) {
+      if (!(error instanceof DaemonNotRunning)) throw error;
+      const plugins = await fromLog(dataDir);
+      write(`homed is not running on ${dataDir}; as last recorded in ${join(dataDir, EVENT_LOG_FILE)}:`);
+      write(plugins.length ? formatPlugins(plugins).trimEnd() : 'no plugin was ever loaded');
+      return 0;
+    }
+    try {
+      write(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins).trimEnd());
+    } finally {
+      client.close();
+    }
+    return 0;
+  }
+  if (!(ACTIONS as readonly string[]).includes(action)) throw new UsageError(`unknown plugins action '${action}'; use list, ${ACTIONS.join(', ')}`);
+  if (!name || extra.length) throw new UsageError(`'homed plugins ${action}' needs exactly one plugin name`);
+  const client = await CliClient.connect(dataDir);
+  try {
+    const { plugin } = await client.ask({ type: 'plugin', action: action as (typeof ACTIONS)[number], name }, replyOfType('plugin'));
+    write(formatPlugins([plugin]).trimEnd());
+  } finally {
+    client.close();
+  }
+  return 0;
+};

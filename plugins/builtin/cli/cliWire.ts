@@ -1,0 +1,55 @@
+/**
+ * The cli socket's wire: newline-delimited JSON over a Unix socket at `<dataDir>/homed.sock`,
+ * so any tool (`nc -U`) can speak it. One request per line from the client; the server answers
+ * each and streams replies to the session that sent the message.
+ */
+
+export const CLI_SOCKET_FILE = 'homed.sock';
+
+export type CliRequest =
+  | Readonly<{ type: 'message'; text: string }>
+  | Readonly<{ type: 'stop' }>
+  | Readonly<{ type: 'tools' }>
+  | Readonly<{ type: 'plugins' }>
+  | Readonly<{ type: 'plugin'; action: 'enable' | 'disable' | 'reload' | 'start' | 'stop'; name: string }>;
+
+export type CliReply =
+  | Readonly<{ type: 'accepted'; inputId: string }>
+  /** A piece of the streamed reply to this session's message. */
+  | Readonly<{ type: 'chunk'; text: string }>
+  /** The reply is complete; `text` says why when it did not end with an answer. */
+  | Readonly<{ type: 'end'; text: string }>
+  /** Something the model sent to the cli channel with output_send__cli. */
+  | Readonly<{ type: 'message'; text: string }>
+  | Readonly<{ type: 'stopped' }>
+  | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
+  | Readonly<{ type: 'plugins'; plugins: readonly Record<string, unknown>[] }>
+  | Readonly<{ type: 'plugin'; plugin: Readonly<Record<string, unknown>> }>
+  | Readonly<{ type: 'error'; message: string }>;
+
+const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'];
+
+/** Parses one client line; a bad line is a message for the client, never a crash. */
+export const parseCliRequest = (line: string): CliRequest | { error: string } => {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { error: `not JSON: ${line.slice(0, 80)}` };
+  }
+  const r = value as Record<string, unknown>;
+  switch (r?.type) {
+    case 'message':
+      return typeof r.text === 'string' && r.text.trim() ? { type: 'message', text: r.text } : { error: "'message' needs a non-empty 'text'" };
+    case 'stop':
+    case 'tools':
+    case 'plugins':
+      return { type: r.type };
+    case 'plugin':
+      return typeof r.name === 'string' && ACTIONS.includes(r.action as string)
+        ? { type: 'plugin', action: r.action as 'enable', name: r.name }
+        : { error: `'plugin' needs 'name' and 'action' (one of ${ACTIONS.join(', ')})` };
+    default:
+      return { error: `unknown request type ${JSON.stringify(r?.type)}; use message, stop, tools, plugins or plugin` };
+  }
+};

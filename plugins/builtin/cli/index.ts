@@ -1,0 +1,2 @@
+export { cliPlugin, CLI_CHANNEL, CliSocketBusy, startCli } from './cliPlugin.ts';
+export * from './cliWire.ts';

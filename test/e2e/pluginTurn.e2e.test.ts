@@ -1,0 +1,109 @@
+/**
+ * The whole path through homed: waiter sends a message over the cli socket, the scheduler
+ * starts it, the turn asks the LLM (the local test server), the model calls a plugin tool
+ * twice, the plugin's before_toolcall handler denies one call and rewrites the other, the
+ * model answers, and the reply streams back to waiter in chunks. Then the LLM server is gone
+ * and `homed replay --verify` reproduces the turn from the log alone.
+ */
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startLlmServer, type LlmServer } from '../support/llmServer/index.ts';
+import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+import type { ChildProcess } from 'node:child_process';
+
+const tempDir = useTempDir();
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
+const lines = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+
+const startDaemon = async (dir: string): Promise<ChildProcess> => {
+  const daemon = spawnNode([HOMED, 'run', '--data', dir]);
+  cleanups.push(async () => {
+    if (daemon.exitCode === null) {
+      daemon.kill('SIGINT');
+      await finished(daemon);
+    }
+  });
+  await waitForLine(daemon, /homed: ready/);
+  return daemon;
+};
+
+/** Speaks the cli wire directly, to see the reply's chunks one by one. */
+const askRaw = (dir: string, text: string): Promise<{ type: string; text?: string }[]> =>
+  new Promise((resolve, reject) => {
+    const socket = createConnection(join(dir, 'homed.sock'));
+    const replies: { type: string; text?: string }[] = [];
+    createInterface({ input: socket }).on('line', (line) => {
+      const reply = JSON.parse(line) as { type: string; text?: string };
+      replies.push(reply);
+      if (reply.type === 'end' || reply.type === 'error') {
+        socket.end();
+        resolve(replies);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(`${JSON.stringify({ type: 'message', text })}\n`);
+  });
+
+const prepare = (server: LlmServer) => {
+  const dir = join(tempDir(), 'data');
+  mkdirSync(join(dir, 'plugins'), { recursive: true });
+  symlinkSync(join(REPO, 'test/fixtures/plugins/host/gatekeeper'), join(dir, 'plugins/gatekeeper'));
+  writeFileSync(
+    join(dir, 'settings.json'),
+    JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' }] } }),
+  );
+  return dir;
+};
+
+describe('a turn through homed with a plugin', () => {
+  it('denies and rewrites tool calls in the plugin\'s before_toolcall, streams the answer to waiter, and replays without the model', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'call_a', name: 'lookup', arguments: { q: 'secret' } }, { id: 'call_b', name: 'lookup', arguments: { q: 'draft' } }] },
+      { text: 'The secret stays secret, and the final word is in.' },
+      { text: 'Second answer, streamed in pieces for the raw client.' },
+    ]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server);
+    await startDaemon(dir);
+
+    const tools = await finished(spawnNode([WAITER, '--data', dir, '--tools']));
+    expect(tools.stdout).toMatch(/^lookup\s+gatekeeper\s+Looks a word up$/m);
+
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'Look up the secret and the draft']));
+    expect(waiter.stderr).toBe('');
+    expect(waiter.code).toBe(0);
+    expect(waiter.stdout).toBe('The secret stays secret, and the final word is in.\n');
+
+    // The model saw the denial and the result of the rewritten call.
+    const second = JSON.stringify(server.requests[1]!.body);
+    expect(second).toContain('secrets are not looked up');
+    expect(second).toContain('looked up final');
+    expect(second).not.toContain('looked up draft');
+
+    const replies = await askRaw(dir, 'again');
+    const chunks = replies.filter((r) => r.type === 'chunk');
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.map((c) => c.text).join('')).toBe('Second answer, streamed in pieces for the raw client.');
+
+    const log = lines((await runHomed(['log', '--data', dir])).stdout);
+    const types = log.map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['PluginToolRegistered', 'PluginStageRegistered', 'PluginInputInjected', 'TaskStarted', 'TaskCompleted']));
+    expect(log.find((e) => e.type === 'ToolCallDenied')!.data).toMatchObject({ callId: 'call_a', reason: 'secrets are not looked up' });
+    expect(log.find((e) => e.type === 'ToolCallRewritten')!.data).toMatchObject({ callId: 'call_b', from: { q: 'draft' }, to: { q: 'final' } });
+    expect(log.filter((e) => e.type === 'TaskCompleted').map((e) => e.data.outcome)).toEqual(['done', 'done']);
+
+    await server.close();
+    const verify = await runHomed(['replay', '--data', dir, '--verify']);
+    expect(verify.stdout).toContain('turns: 2 of 2 replayed to the same facts without the model');
+    expect(verify.code).toBe(0);
+  });
+});
