@@ -1,0 +1,102 @@
+/**
+ * Plugin processes as a user sees them through homed: `homed plugins` lists them live (and
+ * from the log when no daemon runs), disable/enable/reload act on the running daemon and a
+ * disabled plugin stays disabled across a restart; killing the daemon with SIGKILL leaves no
+ * plugin process behind.
+ */
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons: ChildProcess[] = [];
+afterEach(async () => {
+  for (const daemon of daemons.splice(0)) {
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      daemon.kill('SIGINT');
+      await finished(daemon);
+    }
+  }
+});
+
+const dataDirWith = (plugins: string[]): string => {
+  const dir = join(tempDir(), 'data');
+  mkdirSync(join(dir, 'plugins'), { recursive: true });
+  for (const name of plugins) symlinkSync(join(REPO, 'test/fixtures/plugins/host', name), join(dir, 'plugins', name));
+  return dir;
+};
+
+const startDaemon = async (dir: string): Promise<ChildProcess> => {
+  const daemon = spawnNode([HOMED, 'run', '--data', dir]);
+  daemons.push(daemon);
+  await waitForLine(daemon, /homed: ready/);
+  return daemon;
+};
+
+const stopDaemon = async (daemon: ChildProcess): Promise<void> => {
+  daemon.kill('SIGINT');
+  expect((await finished(daemon)).code).toBe(0);
+};
+
+/** 'gone' once the process no longer runs (an unreaped zombie counts as gone). */
+const processState = (pid: number): 'alive' | 'gone' => {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
+  } catch {
+    return 'gone';
+  }
+};
+
+const pluginLine = (listing: string, name: string): string => listing.split('\n').find((l) => l.startsWith(name)) ?? '';
+
+describe('plugin processes through homed', () => {
+  it('leaves no plugin process alive 2 s after the daemon is killed with SIGKILL', async () => {
+    const dir = dataDirWith(['gatekeeper']);
+    const daemon = await startDaemon(dir);
+    const listing = await runHomed(['plugins', '--data', dir]);
+    const pid = Number(pluginLine(listing.stdout, 'gatekeeper').match(/pid (\d+)/)?.[1]);
+    expect(processState(pid)).toBe('alive');
+    daemon.kill('SIGKILL');
+    await finished(daemon);
+    await expect.poll(() => processState(pid), { timeout: 2_000, interval: 50 }).toBe('gone');
+  });
+
+  it('lists plugins live and from the log, and keeps a disabled plugin disabled across a restart', async () => {
+    const dir = dataDirWith(['gatekeeper']);
+    let daemon = await startDaemon(dir);
+    const live = await runHomed(['plugins', '--data', dir]);
+    expect(pluginLine(live.stdout, 'gatekeeper')).toMatch(/^gatekeeper\s+subprocess\s+running\s+restarts 0 pid \d+$/);
+    expect(live.stdout).toContain('tools: lookup');
+    expect(pluginLine(live.stdout, 'timer')).toMatch(/builtin\s+running/);
+
+    const disabled = await runHomed(['plugins', 'disable', 'gatekeeper', '--data', dir]);
+    expect(disabled.stdout).toMatch(/^gatekeeper\s+subprocess\s+stopped\s+\(disabled\)/);
+    expect(disabled.stdout).not.toContain('tools: lookup');
+    await stopDaemon(daemon);
+
+    const recorded = await runHomed(['plugins', '--data', dir]);
+    expect(recorded.stdout).toContain('homed is not running');
+    expect(pluginLine(recorded.stdout, 'gatekeeper')).toMatch(/stopped\s+\(disabled\)/);
+
+    daemon = await startDaemon(dir);
+    expect(pluginLine((await runHomed(['plugins', '--data', dir])).stdout, 'gatekeeper')).toMatch(/stopped\s+\(disabled\)/);
+    const enabled = await runHomed(['plugins', 'enable', 'gatekeeper', '--data', dir]);
+    expect(enabled.stdout).toMatch(/^gatekeeper\s+subprocess\s+running\s/);
+    const pidBefore = enabled.stdout.match(/pid (\d+)/)?.[1];
+    const reloaded = await runHomed(['plugins', 'reload', 'gatekeeper', '--data', dir]);
+    expect(reloaded.stdout).toMatch(/^gatekeeper\s+subprocess\s+running\s/);
+    expect(reloaded.stdout.match(/pid (\d+)/)?.[1]).not.toBe(pidBefore);
+    expect(reloaded.stdout).toContain('tools: lookup');
+    const unknown = await runHomed(['plugins', 'reload', 'nosuch', '--data', dir]);
+    expect(unknown.stderr).toContain("there is no plugin 'nosuch'; the plugins are: cli, timer, files, gatekeeper");
+    expect(unknown.code).toBe(1);
+    await stopDaemon(daemon);
+
+    const noDaemon = await runHomed(['plugins', 'reload', 'gatekeeper', '--data', dir]);
+    expect(noDaemon.stderr).toContain('no homed is running on');
+    expect(noDaemon.code).toBe(1);
+  });
+});
