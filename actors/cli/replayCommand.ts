@@ -7,6 +7,7 @@ import { SCHEDULER_STREAM } from '../../events/index.ts';
 import { schedulerMachine } from '../../machines/scheduler/index.ts';
 import { allProjections } from '../../projections/index.ts';
 import { replayJournal } from '../journal/replayJournal.ts';
+import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
 import { replayTurn, turnStreams } from '../turn/replayTurn.ts';
 import { loadSettings } from '../modules/config.ts';
 import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
@@ -69,6 +70,15 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
       } else {
         write(`scheduler journal: match (${journal.messages.length} messages re-delivered, same facts byte for byte)`);
       }
+      const supervisors = await replayPluginSupervisors(store);
+      const supervisorDivergences = supervisors.filter((r) => r.divergence);
+      for (const { stream, divergence } of supervisorDivergences) {
+        write(`${stream}: DIVERGED at seq ${divergence!.seq}: recorded ${JSON.stringify(divergence!.expected)}, this build decides ${JSON.stringify(divergence!.actual)}`);
+      }
+      if (supervisors.length > 0) {
+        const messages = supervisors.reduce((n, r) => n + r.messages, 0);
+        write(`plugin supervisors: ${supervisors.length - supervisorDivergences.length} of ${supervisors.length} journals match (${messages} messages re-delivered)`);
+      }
       const turns = await turnStreams(store);
       const turnDivergences: string[] = [];
       for (const stream of turns) {
@@ -82,9 +92,10 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
       }
       if (turns.length > 0) write(`turns: ${turns.length - turnDivergences.length} of ${turns.length} replayed to the same facts without the model`);
       const diverged = verdicts.filter((v) => v.status === 'diverged');
-      if (diverged.length > 0 || journal.divergence || turnDivergences.length > 0) {
-        const first = diverged[0]?.projection ?? (journal.divergence ? 'scheduler journal' : turnDivergences[0]);
-        write(`verify: ${diverged.length} projection(s), ${journal.divergence ? 1 : 0} actor journal(s) and ${turnDivergences.length} turn(s) diverged; first: ${first}`);
+      const journalsDiverged = (journal.divergence ? 1 : 0) + supervisorDivergences.length;
+      if (diverged.length > 0 || journalsDiverged > 0 || turnDivergences.length > 0) {
+        const first = diverged[0]?.projection ?? (journal.divergence ? 'scheduler journal' : (supervisorDivergences[0]?.stream ?? turnDivergences[0]));
+        write(`verify: ${diverged.length} projection(s), ${journalsDiverged} actor journal(s) and ${turnDivergences.length} turn(s) diverged; first: ${first}`);
         return 1;
       }
       write('verify: every compared projection and actor journal matches the log');

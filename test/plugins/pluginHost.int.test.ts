@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds } from '../../events/index.ts';
 import { systemClock } from '../../actors/clock/systemClock.ts';
 import { PluginHost } from '../../plugins/host/pluginHost.ts';
+import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
 import { REPO } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -80,6 +81,10 @@ describe('plugin host', () => {
     expect(supervisorFacts.filter((t) => t === 'PluginRestarting')).toHaveLength(3);
     expect(supervisorFacts.at(-1)).toBe('PluginGaveUp');
     expect(host.list()[0]).toMatchObject({ state: 'gaveUp', restarts: 3 });
+    // Every restart decision replays from the journal, the backoff timers' firings included.
+    const [replay] = await replayPluginSupervisors(store, { backoffMs: [20, 20, 20] });
+    expect(replay).toMatchObject({ divergence: null });
+    expect(replay!.messages).toBeGreaterThanOrEqual(12);
   });
 
   it('answers garbage, unknown methods and withheld capabilities with errors, logs them, and keeps the plugin', async () => {
