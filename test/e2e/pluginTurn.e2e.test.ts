@@ -53,13 +53,13 @@ const askRaw = (dir: string, text: string): Promise<{ type: string; text?: strin
     socket.write(`${JSON.stringify({ type: 'message', text })}\n`);
   });
 
-const prepare = (server: LlmServer) => {
+const prepare = (server: LlmServer, sources: readonly Record<string, unknown>[] = [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' }]) => {
   const dir = join(tempDir(), 'data');
   mkdirSync(join(dir, 'plugins'), { recursive: true });
   symlinkSync(join(REPO, 'test/fixtures/plugins/host/gatekeeper'), join(dir, 'plugins/gatekeeper'));
   writeFileSync(
     join(dir, 'settings.json'),
-    JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' }] } }),
+    JSON.stringify({ llm: { sources } }),
   );
   return dir;
 };
@@ -105,5 +105,44 @@ describe('a turn through homed with a plugin', () => {
     const verify = await runHomed(['replay', '--data', dir, '--verify']);
     expect(verify.stdout).toContain('turns: 2 of 2 replayed to the same facts without the model');
     expect(verify.code).toBe(0);
+  });
+
+  it('a stop pressed during streaming aborts the HTTP request within 100 ms of the StopRequested event', async () => {
+    const server = await startLlmServer([{ text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } }]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server);
+    await startDaemon(dir);
+    const waiter = spawnNode([WAITER, '--data', dir, 'count slowly']);
+    const conversation = finished(waiter);
+    await new Promise<void>((resolve) => waiter.stdout!.once('data', () => resolve())); // streaming has begun
+    const stop = await finished(spawnNode([WAITER, '--data', dir, '--stop']));
+    expect(stop.stdout).toBe('stopped\n');
+    const record = await server.settled(0);
+    expect(record.outcome).toBe('aborted');
+    const log = lines((await runHomed(['log', '--data', dir])).stdout);
+    const stopEvent = log.find((e) => e.type === 'StopRequested')!;
+    const abortedAtWallClock = performance.timeOrigin + record.abortedAt!;
+    expect(abortedAtWallClock - (stopEvent.data.at as number)).toBeLessThan(100);
+    const result = await conversation;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('(cancelled)');
+    expect(log.filter((e) => e.type === 'TurnCompleted').map((e) => e.data.outcome)).toEqual(['cancelled']);
+    await expect.poll(async () => lines((await runHomed(['log', '--data', dir, '--type', 'TaskCompleted'])).stdout).map((e) => e.data.outcome)).toEqual(['cancelled']);
+  });
+
+  it('falls through a source that answers 401 to the next one', async () => {
+    const server = await startLlmServer([{ status: 401, message: 'bad key' }, { text: 'From the second source.' }]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server, [
+      { name: 'first', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm', apiKey: 'sk-wrong' },
+      { name: 'second', adapter: 'ollama', baseUrl: server.baseUrl('ollama'), model: 'm' },
+    ]);
+    await startDaemon(dir);
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'hello']));
+    expect(waiter.stdout).toBe('From the second source.\n');
+    expect(server.requests.map((r) => [r.protocol, r.status])).toEqual([['openai', 401], ['ollama', 200]]);
+    const log = lines((await runHomed(['log', '--data', dir, '--type', 'LlmAnswerRecorded'])).stdout);
+    expect(log[0]!.data.source).toBe('second');
+    expect(JSON.stringify(log)).not.toContain('sk-wrong');
   });
 });
