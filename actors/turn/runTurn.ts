@@ -130,15 +130,28 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
   const llm = fromPromise<LlmAnswer, LlmCall>(async ({ input, signal }) => {
     const thisRound = round++;
     const linked = AbortSignal.any([signal, ...(options.signal ? [options.signal] : [])]);
+    // Each streamed piece is in the log before anyone sees it, in the order it came.
+    let committed: Promise<unknown> = Promise.resolve();
+    let index = 0;
+    const onDelta = (delta: { text?: string }) => {
+      const text = delta.text;
+      if (!text) return;
+      const data = { round: thisRound, index: index++, text };
+      committed = committed
+        .then(() => store.append(stream, [{ type: 'LlmChunkRecorded', data }]))
+        .then(() => options.onText?.(text));
+    };
     try {
       const answer = await options.chain.complete(
         { model: options.model, messages: input.messages, tools: input.tools, stream: true },
-        { signal: linked, onDelta: (delta) => delta.text && options.onText?.(delta.text) },
+        { signal: linked, onDelta },
       );
+      await committed;
       const recorded = { text: answer.text, toolCalls: answer.toolCalls, finishReason: answer.finishReason };
       await store.append(stream, [{ type: 'LlmAnswerRecorded', data: { round: thisRound, source: answer.source, answer: recorded } }]);
       return recorded;
     } catch (error) {
+      await committed.catch(() => undefined);
       await store.append(stream, [{ type: 'LlmAnswerRecorded', data: { round: thisRound, error: (error as Error).message } }]);
       throw error;
     }

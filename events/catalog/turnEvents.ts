@@ -29,11 +29,32 @@ export const turnEvents = {
   ),
   InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
   StageRan: defineEvent('StageRan', object({ stage: string(), shortCircuit: boolean(), callId: optional(string()), outcomes: unknown() })),
-  LlmRequested: defineEvent('LlmRequested', object({ round: integer(), messages: unknown(), tools: unknown() })),
+  /** v2 records only the messages added since the log last held the conversation (v1 held all of it, every round). */
+  LlmRequested: defineEvent(
+    'LlmRequested',
+    object({ round: integer(), from: integer(), added: unknown(), total: integer(), tools: optional(unknown()) }),
+    {
+      schemaVersion: 2,
+      upcasters: [
+        {
+          from: 1,
+          up: (v1: { round: number; messages: unknown[]; tools: unknown }) => ({
+            round: v1.round,
+            from: 0,
+            added: v1.messages,
+            total: v1.messages.length,
+            tools: v1.tools,
+          }),
+        },
+      ],
+    },
+  ),
   LlmAnswerRecorded: defineEvent(
     'LlmAnswerRecorded',
     object({ round: integer(), source: optional(string()), answer: optional(unknown()), error: optional(string()) }),
   ),
+  /** A piece of a streamed answer, recorded before it was shown; the whole answer follows as LlmAnswerRecorded. */
+  LlmChunkRecorded: defineEvent('LlmChunkRecorded', object({ round: integer(), index: integer(), text: string() })),
   ToolResultRecorded: defineEvent(
     'ToolResultRecorded',
     object({ callId: string(), name: string(), content: string(), isError: optional(boolean()) }),
@@ -55,6 +76,12 @@ export const turnEvents = {
 } as const;
 
 /** Recorded effect results and the request: inputs of a turn, not facts it decided. */
-export const TURN_INPUT_TYPES: readonly string[] = ['TurnRequested', 'LlmAnswerRecorded', 'ToolResultRecorded', 'HandlerResultRecorded'];
+export const TURN_INPUT_TYPES: readonly string[] = [
+  'TurnRequested',
+  'LlmChunkRecorded',
+  'LlmAnswerRecorded',
+  'ToolResultRecorded',
+  'HandlerResultRecorded',
+];
 
 export type TurnEvent = EventUnion<typeof turnEvents>;

@@ -35,6 +35,11 @@ export type TurnContext = {
   /** What the stages saw last and changed. */
   stage: StageContext;
   messages: TurnMessage[];
+  /**
+   * Messages the log already holds: the turn's starting conversation (in TurnRequested), then
+   * whatever the last LlmRequested added. Each request records only what came after.
+   */
+  recordedCount: number;
   /** The model's answer of this round, as post_action left it. */
   answer: LlmAnswer | null;
   /** Tool rounds run so far. */
@@ -121,6 +126,7 @@ export const turnMachine = setup({
     maxRounds: input.maxRounds ?? DEFAULT_MAX_ROUNDS,
     stage: createStageContext(input.input),
     messages: [...(input.messages ?? [])],
+    recordedCount: input.messages?.length ?? 0,
     answer: null,
     rounds: 0,
     outcome: null,
@@ -181,7 +187,20 @@ export const turnMachine = setup({
           entry: [
             assign({ phase: 'llm' }),
             enqueueActions(({ context, enqueue }) =>
-              enqueue.emit({ type: 'LlmRequested', data: { round: context.rounds, messages: context.messages, tools: definitions(context.tools) } }),
+            {
+              enqueue.emit({
+                type: 'LlmRequested',
+                data: {
+                  round: context.rounds,
+                  from: context.recordedCount,
+                  added: context.messages.slice(context.recordedCount),
+                  total: context.messages.length,
+                  // The tools do not change within a turn: the first request names them.
+                  ...(context.rounds === 0 ? { tools: definitions(context.tools) } : {}),
+                },
+              });
+              enqueue.assign({ recordedCount: context.messages.length });
+            },
             ),
           ],
           invoke: {

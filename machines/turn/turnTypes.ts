@@ -66,7 +66,15 @@ export type TurnOutput = Readonly<{ outcome: TurnOutcome; reply: string; rounds:
 export type TurnFact =
   | Readonly<{ type: 'InputAccepted'; data: { input: string } }>
   | Readonly<{ type: 'StageRan'; data: { stage: StageName; shortCircuit: boolean; callId?: string; outcomes: StagePipelineOutput['outcomes'] } }>
-  | Readonly<{ type: 'LlmRequested'; data: { round: number; messages: readonly TurnMessage[]; tools: readonly LlmToolDefinition[] } }>
+  /**
+   * One LLM call. `added` are the messages after the first `from` (which the log already holds:
+   * the turn's starting conversation, then earlier requests); `total` = from + added.length.
+   * `tools` only on round 0, since they do not change within a turn.
+   */
+  | Readonly<{
+      type: 'LlmRequested';
+      data: { round: number; from: number; added: readonly TurnMessage[]; total: number; tools?: readonly LlmToolDefinition[] };
+    }>
   | Readonly<{ type: 'LlmResponded'; data: { round: number; text: string; toolCalls: readonly LlmToolCall[]; finishReason: LlmFinishReason } }>
   | Readonly<{ type: 'LlmFailed'; data: { round: number; error: string } }>
   | Readonly<{ type: 'ToolCallDenied'; data: { callId: string; name: string; handlerId: string; reason: string } }>

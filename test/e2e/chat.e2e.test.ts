@@ -33,7 +33,11 @@ describe('homed chat', () => {
     const log = await runHomed(['log', '--data', dir]);
     expect(log.stdout).not.toContain('sk-never-printed');
     const turn = lines(log.stdout).filter((e) => e.stream.startsWith('turn-'));
-    expect(turn.map((e) => e.type)).toEqual([
+    const chunks = turn.filter((e) => e.type === 'LlmChunkRecorded');
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.map((e) => e.data.text).join('')).toBe('Paris is sunny today.');
+    expect(chunks.at(-1)!.seq).toBeLessThan(turn.find((e) => e.type === 'LlmAnswerRecorded')!.seq);
+    expect(turn.filter((e) => e.type !== 'LlmChunkRecorded').map((e) => e.type)).toEqual([
       'TurnRequested', 'InputAccepted', 'StageRan', 'StageRan', 'LlmRequested', 'LlmAnswerRecorded', 'LlmResponded',
       'StageRan', 'StageRan', 'OutputSent', 'StageRan', 'TurnCompleted',
     ]);

@@ -45,6 +45,32 @@ describe('turn machine', () => {
     expect(run.of('ToolCompleted')[0]!.data).toEqual({ callId: 'c1', name: 'files_read', result: 'contents of a' });
   });
 
+  it('records in each LLM request only the messages the log does not hold yet', async () => {
+    const history: TurnMessage[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'earlier' }];
+    const run = runTurn(
+      { input: 'read a', messages: history, tools },
+      {
+        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read', { path: 'a' })]) : answer('a says hi')),
+        tool: () => ({ content: 'contents of a' }),
+      },
+    );
+    await run.output();
+    const [first, second] = run.of('LlmRequested').map((f) => f.data);
+    expect(first).toMatchObject({ round: 0, from: 2, added: [{ role: 'user', content: 'read a' }], total: 3 });
+    expect(first!.tools!.map((t) => t.name)).toEqual(['files_read', 'files_write', 'web_fetch']);
+    expect(second).toEqual({
+      round: 1,
+      from: 3,
+      added: [
+        { role: 'assistant', content: '', toolCalls: [call('c1', 'files_read', { path: 'a' })] },
+        { role: 'tool', toolCallId: 'c1', content: 'contents of a' },
+      ],
+      total: 5,
+    });
+    // What was recorded, put together, is exactly what the model was sent.
+    expect([...history, ...first!.added, ...second!.added]).toEqual(run.llmCalls[1]!.messages);
+  });
+
   it('runs the calls of a round in parallel and lands results in call order when the second finishes first', async () => {
     const first = deferred<{ content: string }>();
     const second = deferred<{ content: string }>();
