@@ -88,7 +88,13 @@ export class PluginHub {
       if (event.type === 'PluginStageRegistered') this.handlerCount++;
     }
     // A previous process that was killed could not detach what its plugins held.
-    for (const plugin of this.state.plugins.keys()) await this.detach(plugin, 'the kernel restarted');
+    const holders = new Set([
+      ...[...this.state.tools.values()].map((t) => t.plugin),
+      ...this.state.handlers.map((h) => h.plugin),
+      ...[...this.state.channels.values()].map((c) => c.owner),
+      ...this.state.subscriptions.keys(),
+    ]);
+    for (const plugin of holders) await this.detach(plugin, 'the kernel restarted');
     const lastSeq = await this.options.store.headSeq();
     this.subscription = this.options.store.subscribe({ afterSeq: lastSeq, handler: (events) => this.publish(events) });
   }
@@ -127,10 +133,14 @@ export class PluginHub {
   /** The plugin is gone: it is unreachable and its registrations leave (one event, if it held any). */
   async detach(plugin: string, reason: string): Promise<void> {
     this.endpoints.delete(plugin);
-    const held = registrationsOf(this.state, plugin);
-    const subscribed = this.state.subscriptions.has(plugin);
-    if (held.tools.length + held.handlers.length + held.channels.length === 0 && !subscribed) return;
-    await this.append({ type: 'PluginRegistrationsDetached', data: { plugin, reason, ...held } });
+    this.granted.delete(plugin);
+    // Decided in the append queue, so a registration still being appended is detached too.
+    await this.appendDecided(() => {
+      const held = registrationsOf(this.state, plugin);
+      const subscribed = this.state.subscriptions.has(plugin);
+      if (held.tools.length + held.handlers.length + held.channels.length === 0 && !subscribed) return null;
+      return { type: 'PluginRegistrationsDetached', data: { plugin, reason, ...held } };
+    });
   }
 
   isAttached(plugin: string): boolean {
@@ -278,7 +288,14 @@ export class PluginHub {
   }
 
   private append(event: NewEvent): Promise<void> {
+    return this.appendDecided(() => event);
+  }
+
+  /** Appends (and folds) what `decide` returns when its turn in the queue comes; null appends nothing. */
+  private appendDecided(decide: () => NewEvent | null): Promise<void> {
     const run = this.tail.then(async () => {
+      const event = decide();
+      if (!event) return;
       await this.options.store.append(PLUGIN_REGISTRY_STREAM, [{ ...event, at: this.options.clock.now() }]);
       this.state = foldPluginRegistry(this.state, event);
     });

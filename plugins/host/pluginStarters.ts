@@ -36,8 +36,8 @@ const TSX_LOADER = fileURLToPath(import.meta.resolve('tsx'));
 
 /** The command that runs a subprocess entry: node for scripts (TypeScript through tsx), the file itself otherwise. */
 export const commandFor = (entryPath: string): { command: string; args: string[] } => {
-  if (/\.(c|m)?ts$/.test(entryPath)) return { command: process.execPath, args: ['--import', TSX_LOADER, entryPath] };
-  if (/\.(c|m)?js$/.test(entryPath)) return { command: process.execPath, args: [entryPath] };
+  if (/\.(c|m)?ts$/i.test(entryPath)) return { command: process.execPath, args: ['--import', TSX_LOADER, entryPath] };
+  if (/\.(c|m)?js$/i.test(entryPath)) return { command: process.execPath, args: [entryPath] };
   return { command: entryPath, args: [] };
 };
 

@@ -3,6 +3,7 @@
  * (and so events), and the hub reaches it through an endpoint that sends requests back.
  * Whatever the plugin sends, the kernel answers or logs it; nothing it sends can throw here.
  */
+import { DEFAULT_STAGE_TIMEOUT_MS } from '../../machines/turn/turnTypes.ts';
 import type { PluginConnection, PluginProtocolError } from '../protocol/index.ts';
 import { MethodNotFound } from '../protocol/index.ts';
 import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec } from '../sdk/pluginApi.ts';
@@ -11,7 +12,8 @@ import type { PluginEndpoint, PluginHub } from './pluginHub.ts';
 
 export type RemoteTimeouts = Readonly<{ toolMs: number; stageMs: number; deliverMs: number }>;
 
-export const DEFAULT_REMOTE_TIMEOUTS: RemoteTimeouts = { toolMs: 60_000, stageMs: 10_000, deliverMs: 10_000 };
+/** Stage calls wait as long as the turn's stage timeout, which ends them anyway. */
+export const DEFAULT_REMOTE_TIMEOUTS: RemoteTimeouts = { toolMs: 60_000, stageMs: DEFAULT_STAGE_TIMEOUT_MS, deliverMs: 10_000 };
 
 type P = Record<string, unknown>;
 

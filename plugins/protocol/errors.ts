@@ -2,7 +2,7 @@
  * Typed errors of the plugin wire protocol. Each has a stable `code`; the ones a connection
  * reports about bytes the peer sent (and then carries on) extend `PluginProtocolError`.
  */
-import { HologramError } from '../../events/index.ts';
+import { HologramError } from '../../events/errors.ts';
 
 /** Something the peer sent that breaks the protocol. Reported through `on('protocolError')`, never thrown at the peer. */
 export abstract class PluginProtocolError extends HologramError {}

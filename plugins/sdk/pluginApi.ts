@@ -3,7 +3,7 @@
  * `runPlugin`) and a built-in one (in-process, handed to it by the host). Plain shapes only,
  * so a plugin author needs nothing else of the kernel.
  */
-import type { StageChange, StageContext, StageName } from '../../machines/stagePipeline/index.ts';
+import type { StageChange, StageContext, StageName } from '../../machines/stagePipeline/stageTypes.ts';
 
 export type { StageChange, StageContext, StageName };
 

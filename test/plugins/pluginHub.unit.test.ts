@@ -1,0 +1,390 @@
+/**
+ * The plugin hub against an in-memory store, with in-process plugins attached through
+ * `attachLocalPlugin`: capability checks, refusals that append nothing, interrupt levels,
+ * detachment (live and after a killed process), event subscriptions, and reaching tools.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  createDefaultCatalog,
+  InMemoryEventStore,
+  PLUGIN_REGISTRY_STREAM,
+  SequentialIds,
+  VirtualClock,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../events/index.ts';
+import { STAGES } from '../../machines/stagePipeline/index.ts';
+import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
+import { PluginHub, PluginUnavailable, type InputSink } from '../../plugins/host/pluginHub.ts';
+import type { PluginEvent } from '../../plugins/sdk/pluginApi.ts';
+import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
+
+type Submitted = Parameters<InputSink['submit']>[0];
+
+const hubs: PluginHub[] = [];
+
+afterEach(async () => {
+  await Promise.all(hubs.splice(0).map((hub) => hub.stop()));
+});
+
+const newStore = () => new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('evt'));
+
+/** A restored hub on `store` (a fresh one by default), a recording input sink, and a way to attach plugins. */
+const given = async (store = newStore()) => {
+  const submitted: Submitted[] = [];
+  const inputs: InputSink = {
+    submit: async (input) => {
+      submitted.push(input);
+    },
+  };
+  const hub = new PluginHub({ store, clock: new VirtualClock(1_000), ids: new SequentialIds('input'), inputs });
+  hubs.push(hub);
+  await hub.restore();
+  const plugin = (name: string, capabilities: readonly PluginCapability[]) => attachLocalPlugin(hub, name, capabilities, () => undefined);
+  const registryEvents = async (): Promise<readonly RecordedEvent[]> => store.readStream(PLUGIN_REGISTRY_STREAM);
+  return { store, hub, plugin, submitted, registryEvents };
+};
+
+const ALL: readonly PluginCapability[] = ['tools', 'stages', 'channels', 'subscribe', 'input', 'interrupt', 'settings'];
+const tool = (name: string) => ({ name, description: `${name} does things`, parameters: { type: 'object', properties: {} } }) as const;
+const reply = (text: string) => () => text;
+const call = (name: string) => ({ callId: 'call-1', name });
+
+describe('capabilities', () => {
+  const withheld = [
+    { capability: 'tools', act: (api: ReturnType<typeof attachLocalPlugin>) => api.registerTool(tool('a_echo'), reply('hi')) },
+    { capability: 'stages', act: (api: ReturnType<typeof attachLocalPlugin>) => api.registerStage({ stage: 'on_input' }, () => null) },
+    { capability: 'channels', act: (api: ReturnType<typeof attachLocalPlugin>) => api.registerOutputChannel({ name: 'chat', capabilities: ['text'] }, async () => {}) },
+    { capability: 'subscribe', act: (api: ReturnType<typeof attachLocalPlugin>) => api.subscribe(['PluginEnabled'], () => {}) },
+    { capability: 'input', act: (api: ReturnType<typeof attachLocalPlugin>) => api.injectInput({ text: 'hello' }) },
+    { capability: 'interrupt', act: (api: ReturnType<typeof attachLocalPlugin>) => api.injectInterrupt({ text: 'hello' }, 2) },
+  ] as const;
+
+  it.each(withheld)('a $capability call without the $capability capability is refused with CAPABILITY_WITHHELD and appends nothing', async ({ capability, act }) => {
+    const { store, plugin, submitted } = await given();
+    const others = ALL.filter((c) => c !== capability);
+    const api = plugin('a', others);
+
+    let refusal: unknown;
+    try {
+      await act(api);
+    } catch (error) {
+      refusal = error;
+    }
+
+    expect(refusal).toMatchObject({ code: 'CAPABILITY_WITHHELD' });
+    expect((refusal as Error).message).toContain(`'${capability}'`);
+    expect(await store.headSeq()).toBe(0);
+    expect(submitted).toEqual([]);
+  });
+});
+
+describe('registrations refused', () => {
+  it('a tool name another plugin already registered is refused with REGISTRATION_REFUSED, and the first registration stays', async () => {
+    const { hub, plugin, registryEvents } = await given();
+    await plugin('a', ['tools']).registerTool(tool('echo'), reply('from a'));
+
+    await expect(plugin('b', ['tools']).registerTool(tool('echo'), reply('from b'))).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining("already registered by 'a'"),
+    });
+
+    expect(hub.registry.tools.get('echo')?.plugin).toBe('a');
+    expect((await registryEvents()).map((e) => e.type)).toEqual(['PluginToolRegistered']);
+    expect(await hub.callTool('echo', {}, call('echo'))).toBe('from a');
+  });
+
+  it('a stage name that is not a stage is refused with a message listing every stage', async () => {
+    const { store, plugin } = await given();
+    const refused = plugin('a', ['stages']).registerStage({ stage: 'on_lunch' as never }, () => null);
+    await expect(refused).rejects.toMatchObject({ code: 'REGISTRATION_REFUSED' });
+    const message = await refused.catch((error: Error) => error.message);
+    for (const stage of STAGES) expect(message).toContain(stage);
+    expect(await store.headSeq()).toBe(0);
+  });
+
+  it("scope 'own_tools' on a stage that does not run around a tool is refused, naming the tool stages", async () => {
+    const { store, plugin } = await given();
+    await expect(plugin('a', ['stages']).registerStage({ stage: 'on_input', scope: 'own_tools' }, () => null)).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringMatching(/only applies to before_toolcall and after_toolcall, not on_input/),
+    });
+    expect(await store.headSeq()).toBe(0);
+  });
+
+  it.each(['Chat', 'chat-room', '', 'x'.repeat(41), 'chat_help'])('channel name %j is refused with a message saying what a name must be', async (name) => {
+    const { store, plugin } = await given();
+    await expect(plugin('a', ['channels']).registerOutputChannel({ name, capabilities: ['text'] }, async () => {})).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining("must be 1–40 lowercase letters, digits or '_', not ending in '_help'"),
+    });
+    expect(await store.headSeq()).toBe(0);
+  });
+
+  it('a channel capability that does not exist is refused with a message listing the capabilities', async () => {
+    const { store, plugin } = await given();
+    await expect(plugin('a', ['channels']).registerOutputChannel({ name: 'chat', capabilities: ['text', 'video' as never] }, async () => {})).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining("channel capability 'video' is not one of text, file, image, audio, structured"),
+    });
+    expect(await store.headSeq()).toBe(0);
+  });
+});
+
+describe('injected inputs', () => {
+  it('an interrupt asked at level 4 is recorded as declared 4, level 3, and submitted at level 3', async () => {
+    const { plugin, submitted, registryEvents } = await given();
+
+    const receipt = await plugin('a', ['interrupt']).injectInterrupt({ text: 'wake up' }, 4);
+
+    expect(receipt.level).toBe(3);
+    const events = await registryEvents();
+    expect(events.map((e) => e.type)).toEqual(['PluginInputInjected']);
+    expect(events[0]?.data).toMatchObject({ plugin: 'a', inputId: receipt.inputId, text: 'wake up', kind: 'interrupt', declaredLevel: 4, level: 3 });
+    expect(submitted).toEqual([{ id: receipt.inputId, source: 'a', origin: 'plugin', kind: 'interrupt', level: 3 }]);
+  });
+
+  it('an interrupt within 1–3 keeps its level', async () => {
+    const { plugin, submitted } = await given();
+    const receipt = await plugin('a', ['interrupt']).injectInterrupt({ text: 'psst' }, 2);
+    expect(receipt.level).toBe(2);
+    expect(submitted[0]).toMatchObject({ kind: 'interrupt', level: 2 });
+  });
+
+  it('an input is queued at L0 and submitted without a level', async () => {
+    const { plugin, submitted, registryEvents } = await given();
+
+    const receipt = await plugin('a', ['input']).injectInput({ text: 'do this later' });
+
+    expect(receipt.level).toBe(0);
+    expect((await registryEvents())[0]?.data).toMatchObject({ kind: 'queued', level: 0, declaredLevel: null });
+    expect(submitted).toEqual([{ id: receipt.inputId, source: 'a', origin: 'plugin', kind: 'queued' }]);
+  });
+
+  it('replyTo naming a channel of another plugin is refused, and nothing is recorded or submitted', async () => {
+    const { store, plugin, submitted } = await given();
+    await plugin('b', ['channels']).registerOutputChannel({ name: 'chat', capabilities: ['text'] }, async () => {});
+    const before = await store.headSeq();
+
+    await expect(plugin('a', ['input']).injectInput({ text: 'hi', replyTo: { channel: 'chat' } })).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining("replyTo names channel 'chat', which is not one of its own channels"),
+    });
+
+    expect(await store.headSeq()).toBe(before);
+    expect(submitted).toEqual([]);
+  });
+
+  it('replyTo naming one of its own channels is recorded with the target', async () => {
+    const { plugin, registryEvents } = await given();
+    const api = plugin('a', ['channels', 'input']);
+    await api.registerOutputChannel({ name: 'chat', capabilities: ['text'] }, async () => {});
+
+    await api.injectInput({ text: 'hi', replyTo: { channel: 'chat', target: 'session-7' } });
+
+    expect((await registryEvents()).at(-1)?.data).toMatchObject({ replyChannel: 'chat', replyTarget: 'session-7' });
+  });
+});
+
+describe('detach', () => {
+  it('detaches a registration that was still being appended when the plugin went', async () => {
+    const { hub, plugin, registryEvents } = await given();
+    const a = plugin('a', ALL);
+    const registering = a.registerTool(tool('a_late'), reply('late'));
+    await hub.detach('a', 'crashed');
+    await registering.catch(() => undefined);
+    expect(hub.registry.tools.has('a_late')).toBe(false);
+    expect((await registryEvents()).map((e) => e.type)).toEqual(['PluginToolRegistered', 'PluginRegistrationsDetached']);
+    expect((await registryEvents())[1]!.data).toMatchObject({ tools: ['a_late'] });
+  });
+
+  it('revokes what a detached plugin was granted: it cannot register any more', async () => {
+    const { hub, plugin, registryEvents } = await given();
+    const a = plugin('a', ALL);
+    await hub.detach('a', 'crashed');
+    await expect(a.registerTool(tool('a_ghost'), reply('boo'))).rejects.toMatchObject({ code: 'CAPABILITY_WITHHELD' });
+    expect(await registryEvents()).toEqual([]);
+  });
+
+  it("appends one PluginRegistrationsDetached listing the plugin's tools, handlers and channels, and removes them", async () => {
+    const { hub, plugin, registryEvents } = await given();
+    const a = plugin('a', ALL);
+    await a.registerTool(tool('a_echo'), reply('a'));
+    await a.registerTool(tool('a_time'), reply('noon'));
+    await a.registerStage({ stage: 'on_input' }, () => null);
+    await a.registerOutputChannel({ name: 'a_chat', capabilities: ['text'] }, async () => {});
+    await a.subscribe(['PluginEnabled'], () => {});
+    const before = (await registryEvents()).length;
+    const handlerId = hub.registry.handlers[0]?.id;
+
+    await hub.detach('a', 'stopped');
+
+    const appended = (await registryEvents()).slice(before);
+    expect(appended.map((e) => e.type)).toEqual(['PluginRegistrationsDetached']);
+    expect(appended[0]?.data).toEqual({ plugin: 'a', reason: 'stopped', tools: ['a_echo', 'a_time'], handlers: [handlerId], channels: ['a_chat'] });
+    expect([...hub.registry.tools.keys()]).toEqual([]);
+    expect(hub.registry.handlers).toEqual([]);
+    expect([...hub.registry.channels.keys()]).toEqual([]);
+    expect(hub.registry.subscriptions.has('a')).toBe(false);
+    expect(hub.isAttached('a')).toBe(false);
+  });
+
+  it("leaves every other plugin's registrations in place", async () => {
+    const { hub, plugin, registryEvents } = await given();
+    const a = plugin('a', ALL);
+    const b = plugin('b', ALL);
+    await a.registerTool(tool('a_echo'), reply('a'));
+    await b.registerTool(tool('b_echo'), reply('b'));
+    await a.registerStage({ stage: 'on_input' }, () => null);
+    await b.registerStage({ stage: 'on_input' }, () => null);
+    await a.registerOutputChannel({ name: 'a_chat', capabilities: ['text'] }, async () => {});
+    await b.registerOutputChannel({ name: 'b_chat', capabilities: ['text'] }, async () => {});
+    await b.subscribe(['PluginEnabled'], () => {});
+
+    await hub.detach('a', 'stopped');
+
+    const detached = (await registryEvents()).at(-1);
+    expect(detached?.data).toMatchObject({ tools: ['a_echo'], channels: ['a_chat'] });
+    expect((detached?.data as { handlers: string[] }).handlers).toHaveLength(1);
+    expect([...hub.registry.tools.values()].map((t) => [t.name, t.plugin])).toEqual([['b_echo', 'b']]);
+    expect(hub.registry.handlers.map((h) => h.plugin)).toEqual(['b']);
+    expect([...hub.registry.channels.values()].map((c) => [c.name, c.owner])).toEqual([['b_chat', 'b']]);
+    expect(hub.registry.subscriptions.get('b')).toEqual(['PluginEnabled']);
+    expect(hub.isAttached('b')).toBe(true);
+    expect(await hub.callTool('b_echo', {}, call('b_echo'))).toBe('b');
+  });
+
+  it('appends nothing for a plugin that held nothing', async () => {
+    const { store, hub, plugin } = await given();
+    plugin('a', ALL);
+    await plugin('b', ALL).registerTool(tool('b_echo'), reply('b'));
+    const before = await store.headSeq();
+
+    await hub.detach('a', 'stopped');
+
+    expect(await store.headSeq()).toBe(before);
+    expect(hub.isAttached('a')).toBe(false);
+  });
+});
+
+describe('restore', () => {
+  /** What a killed process left: a loaded plugin with registrations and no detachment. */
+  const killedProcessLog = async () => {
+    const store = newStore();
+    const events: NewEvent[] = [
+      {
+        type: 'PluginLoaded',
+        data: { plugin: 'a', version: '1.0.0', kind: 'builtin', entry: '', capabilities: ['tools', 'stages', 'channels'], autoStart: true, autoRestart: true },
+      },
+      { type: 'PluginToolRegistered', data: { plugin: 'a', name: 'a_echo', description: '', parameters: {} } },
+      { type: 'PluginStageRegistered', data: { plugin: 'a', handlerId: 'a/on_input/1', stage: 'on_input', scope: 'global' } },
+      { type: 'PluginChannelRegistered', data: { plugin: 'a', name: 'a_chat', capabilities: 1, metaDoc: '' } },
+    ];
+    await store.append(PLUGIN_REGISTRY_STREAM, events);
+    return store;
+  };
+
+  it("detaches what a killed process's plugins still held, with reason 'the kernel restarted'", async () => {
+    const { hub, registryEvents } = await given(await killedProcessLog());
+
+    const last = (await registryEvents()).at(-1);
+    expect(last?.type).toBe('PluginRegistrationsDetached');
+    expect(last?.data).toEqual({ plugin: 'a', reason: 'the kernel restarted', tools: ['a_echo'], handlers: ['a/on_input/1'], channels: ['a_chat'] });
+    expect(hub.registry.tools.size + hub.registry.handlers.length + hub.registry.channels.size).toBe(0);
+    expect(hub.registry.plugins.get('a')?.version).toBe('1.0.0');
+  });
+
+  it('appends nothing when the previous process detached everything', async () => {
+    const store = await killedProcessLog();
+    await store.append(PLUGIN_REGISTRY_STREAM, [
+      { type: 'PluginRegistrationsDetached', data: { plugin: 'a', reason: 'stopped', tools: ['a_echo'], handlers: ['a/on_input/1'], channels: ['a_chat'] } },
+    ]);
+    const before = await store.headSeq();
+
+    await given(store);
+
+    expect(await store.headSeq()).toBe(before);
+  });
+
+  it('numbers new stage handlers after those of earlier boots', async () => {
+    const { hub, plugin } = await given(await killedProcessLog());
+    await plugin('a', ['stages']).registerStage({ stage: 'on_input' }, () => null);
+    expect(hub.registry.handlers.map((h) => h.id)).toEqual(['a/on_input/2']);
+  });
+});
+
+describe('subscriptions', () => {
+  it('an event of a subscribed type appended after the subscription reaches the listener; other types do not', async () => {
+    const { store, plugin } = await given();
+    const received: PluginEvent[] = [];
+    await plugin('a', ['subscribe']).subscribe(['PluginEnabled'], (event) => received.push(event));
+
+    await store.append('plugin-x:1', [{ type: 'PluginDisabled', data: { plugin: 'x', at: 5 } }]);
+    await store.append('plugin-x:1', [{ type: 'PluginEnabled', data: { plugin: 'x', at: 6 }, at: 6 }]);
+
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    const enabledSeq = await store.headSeq();
+    expect(received).toEqual([{ seq: enabledSeq, stream: 'plugin-x:1', type: 'PluginEnabled', at: 6, data: { plugin: 'x', at: 6 } }]);
+  });
+
+  it("the hub hands a plugin's endpoint only the event types it subscribed to (a remote plugin does no filtering of its own)", async () => {
+    const { store, hub } = await given();
+    const reached: string[] = [];
+    const unreachable = () => Promise.reject(new Error('not used'));
+    hub.attach('remote', ['subscribe'], { callTool: unreachable, runStage: unreachable, deliver: unreachable, event: (event) => reached.push(event.type) });
+    await hub.subscribe('remote', ['PluginEnabled']);
+
+    await store.append('plugin-x:1', [{ type: 'PluginDisabled', data: { plugin: 'x', at: 5 } }]);
+    await store.append('plugin-x:1', [{ type: 'PluginEnabled', data: { plugin: 'x', at: 6 } }]);
+
+    await vi.waitFor(() => expect(reached).toContain('PluginEnabled'));
+    expect(reached).toEqual(['PluginEnabled']);
+  });
+
+  it('a detached plugin no longer receives the events it subscribed to', async () => {
+    const { store, hub, plugin } = await given();
+    const receivedA: string[] = [];
+    const receivedB: string[] = [];
+    await plugin('a', ['subscribe']).subscribe(['PluginEnabled'], (event) => receivedA.push(event.type));
+    await plugin('b', ['subscribe']).subscribe(['PluginEnabled'], (event) => receivedB.push(event.type));
+    await hub.detach('a', 'stopped');
+
+    await store.append('plugin-x:1', [{ type: 'PluginEnabled', data: { plugin: 'x', at: 6 } }]);
+
+    await vi.waitFor(() => expect(receivedB).toEqual(['PluginEnabled']));
+    expect(receivedA).toEqual([]);
+  });
+});
+
+describe('calling tools', () => {
+  it('reaches the handler of the plugin that registered the tool', async () => {
+    const { hub, plugin } = await given();
+    await plugin('a', ['tools']).registerTool(tool('a_add'), (args) => String(Number(args.x) + Number(args.y)));
+    expect(await hub.callTool('a_add', { x: 2, y: 3 }, call('a_add'))).toBe('5');
+  });
+
+  it('a tool call made while its plugin is being detached is refused with PLUGIN_UNAVAILABLE', async () => {
+    const { hub, plugin } = await given();
+    await plugin('a', ['tools']).registerTool(tool('a_echo'), reply('a'));
+
+    const detaching = hub.detach('a', 'crashed');
+    const calling = hub.callTool('a_echo', {}, call('a_echo'));
+
+    await expect(calling).rejects.toBeInstanceOf(PluginUnavailable);
+    await expect(calling).rejects.toMatchObject({ code: 'PLUGIN_UNAVAILABLE', message: expect.stringContaining("plugin 'a' is not running") });
+    await detaching;
+  });
+
+  it('a tool of a detached plugin is no longer registered: calling it gives an error result', async () => {
+    const { hub, plugin } = await given();
+    await plugin('a', ['tools']).registerTool(tool('a_echo'), reply('a'));
+    await hub.detach('a', 'crashed');
+
+    expect(await hub.callTool('a_echo', {}, call('a_echo'))).toEqual({ content: "tool 'a_echo' is not registered", isError: true });
+  });
+
+  it('a tool nobody registered gives an error result, not a throw', async () => {
+    const { hub } = await given();
+    expect(await hub.callTool('nope', {}, call('nope'))).toEqual({ content: "tool 'nope' is not registered", isError: true });
+  });
+});
