@@ -109,4 +109,14 @@ describe('plugin host', () => {
     expect(pid).toBeGreaterThan(0);
     await expect.poll(() => processState(pid)).toBe('gone');
   });
+
+  it('runs a Lua script plugin in the sandbox: its tool answers, and a runaway call is an error result, not a crash', async () => {
+    const { host, types } = await startHost(['luagreeter']);
+    expect(host.supervisor('luagreeter').state).toBe('running');
+    expect(await types()).toEqual(['PluginLoaded', 'PluginToolRegistered']);
+    expect(await host.hub.callTool('greet', { who: 'Ada' }, callInfo)).toMatchObject({ content: 'hello Ada' });
+    expect(await host.hub.callTool('greet', { who: 'loop' }, callInfo)).toMatchObject({ isError: true });
+    expect(await host.hub.callTool('greet', { who: 'again' }, callInfo)).toMatchObject({ content: 'hello again' });
+    expect(host.list()[0]).toMatchObject({ kind: 'lua', tools: ['greet'] });
+  });
 });
