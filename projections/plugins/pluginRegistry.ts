@@ -3,7 +3,6 @@
  * state, and the tools, stage handlers, output channels and subscriptions each one holds
  * now. The host folds events as it appends them; `homed plugins` folds the log.
  */
-import type { HandlerRef, StageName } from '../../machines/stagePipeline/index.ts';
 
 export type PluginState = 'loaded' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gave_up' | 'stopped';
 
@@ -20,7 +19,8 @@ export type PluginEntry = Readonly<{
 }>;
 
 export type ToolEntry = Readonly<{ name: string; plugin: string; description: string; parameters: Readonly<Record<string, unknown>> }>;
-export type HandlerEntry = HandlerRef & Readonly<{ stage: StageName }>;
+/** A stage handler as registered (the stage pipeline's HandlerRef, plus its stage name). */
+export type HandlerEntry = Readonly<{ id: string; plugin: string; scope: 'global' | 'own_tools'; stage: string }>;
 export type ChannelEntry = Readonly<{ name: string; owner: string; capabilities: number; metaDoc: string }>;
 
 export type PluginRegistry = Readonly<{
@@ -112,7 +112,7 @@ export const foldPluginRegistry = (registry: PluginRegistry, event: Event): Plug
     case 'PluginStageRegistered':
       return {
         ...registry,
-        handlers: [...registry.handlers, { id: d.handlerId as string, plugin: name, scope: d.scope as HandlerRef['scope'], stage: d.stage as StageName }],
+        handlers: [...registry.handlers, { id: d.handlerId as string, plugin: name, scope: d.scope as HandlerEntry['scope'], stage: d.stage as string }],
       };
     case 'PluginChannelRegistered':
       return {
