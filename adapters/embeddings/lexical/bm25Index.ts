@@ -1,0 +1,104 @@
+/**
+ * An incremental Okapi BM25 index held in memory. Pure: no I/O, no clock, and the same
+ * sequence of add/remove calls gives the same rankings; ties are broken by id so results
+ * never depend on insertion order.
+ */
+
+export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
+export type Bm25Hit = Readonly<{ id: string; score: number }>;
+export type Bm25Options = Readonly<{ k1?: number; b?: number }>;
+
+export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
+
+export class Bm25Index {
+  readonly k1: number;
+  readonly b: number;
+  /** term → (doc id → term frequency) */
+  private readonly postings = new Map<string, Map<string, number>>();
+  /** doc id → its distinct terms and length */
+  private readonly docs = new Map<string, { terms: readonly string[]; length: number }>();
+  private totalLength = 0;
+
+  constructor(options: Bm25Options = {}) {
+    this.k1 = options.k1 ?? DEFAULT_BM25.k1;
+    this.b = options.b ?? DEFAULT_BM25.b;
+    if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
+      throw new RangeError(`BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=${this.k1}, b=${this.b}`);
+    }
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  has(id: string): boolean {
+    return this.docs.has(id);
+  }
+
+  /** Adds a document; adding an id that is already indexed replaces it. */
+  add(doc: Bm25Document): void {
+    this.remove(doc.id);
+    const tf = new Map<string, number>();
+    for (const t of doc.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [term, count] of tf) {
+      let posting = this.postings.get(term);
+      if (posting === undefined) this.postings.set(term, (posting = new Map()));
+      posting.set(doc.id, count);
+    }
+    this.docs.set(doc.id, { terms: [...tf.keys()], length: doc.tokens.length });
+    this.totalLength += doc.tokens.length;
+  }
+
+  /** Removes a document; returns false when the id was not indexed. */
+  remove(id: string): boolean {
+    const doc = this.docs.get(id);
+    if (doc === undefined) return false;
+    for (const term of doc.terms) {
+      const posting = this.postings.get(term);
+      posting?.delete(id);
+      if (posting?.size === 0) this.postings.delete(term);
+    }
+    this.docs.delete(id);
+    this.totalLength -= doc.length;
+    return true;
+  }
+
+  /** Number of indexed documents containing `term`. */
+  documentFrequency(term: string): number {
+    return this.postings.get(term)?.size ?? 0;
+  }
+
+  /** ln(1 + (N − df + 0.5) / (df + 0.5)): always positive, largest for rare terms. */
+  idf(term: string): number {
+    const n = this.docs.size;
+    const df = this.documentFrequency(term);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
+  /**
+   * The `k` best documents for the query, by score descending then id ascending. A term
+   * repeated in the query counts once per repetition; documents matching no term are absent.
+   *
+   * @example index.search(tokenize('where is the hotpot place'), 10)
+   */
+  search(queryTokens: readonly string[], k: number): Bm25Hit[] {
+    if (k <= 0 || this.docs.size === 0) return [];
+    const queryCounts = new Map<string, number>();
+    for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
+    const avgLength = this.totalLength / this.docs.size || 1;
+    const scores = new Map<string, number>();
+    for (const [term, times] of queryCounts) {
+      const posting = this.postings.get(term);
+      if (posting === undefined) continue;
+      const idf = this.idf(term);
+      for (const [id, tf] of posting) {
+        const length = this.docs.get(id)!.length;
+        const norm = tf + this.k1 * (1 - this.b + (this.b * length) / avgLength);
+        scores.set(id, (scores.get(id) ?? 0) + times * idf * ((tf * (this.k1 + 1)) / norm));
+      }
+    }
+    const hits: Bm25Hit[] = [...scores].map(([id, score]) => ({ id, score }));
+    hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    return hits.slice(0, k);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Lexical tokenizer for mixed Chinese/English text. Deterministic: the same text always gives
+ * the same tokens, so `TOKENIZER_VERSION` must change whenever the output for some text would.
+ *
+ * - Chinese (Han) runs are segmented by jieba in search mode with HMM on: each word, plus the
+ *   dictionary words inside a long word (吃火锅 → 火锅, 吃火锅), so a query for a part finds the
+ *   whole. Chinese stop words are dropped.
+ * - Other letter/digit runs are lowercased; English stop words are dropped and a–z words are
+ *   Porter-stemmed. Numbers and mixed tokens (gpt4) are kept as they are.
+ * - Everything else (spaces, punctuation, symbols) separates tokens.
+ */
+import { Jieba } from '@node-rs/jieba';
+import { dict } from '@node-rs/jieba/dict.js';
+import { CHINESE_STOP_WORDS } from './chineseStopWords.ts';
+import { ENGLISH_STOP_WORDS } from './englishStopWords.ts';
+import { porterStem } from './porterStemmer.ts';
+
+/** Bump when tokenize() would return something different for any input. */
+export const TOKENIZER_VERSION = 'tok1-jieba2search-porter1980';
+
+/** A Han run, or a run of other letters/marks/digits. */
+const RUN = /(\p{Script=Han}+)|((?:(?!\p{Script=Han})[\p{L}\p{M}\p{N}])+)/gu;
+const ASCII_WORD = /^[a-z]+$/;
+
+let jieba: Jieba | undefined;
+/** Loading the dictionary takes ~0.5 s, so it happens on first use, once per process. */
+const segmenter = (): Jieba => (jieba ??= Jieba.withDict(dict));
+
+const pushChinese = (run: string, out: string[]): void => {
+  for (const word of segmenter().cutForSearch(run, true)) {
+    if (!CHINESE_STOP_WORDS.has(word)) out.push(word);
+  }
+};
+
+const pushLatin = (run: string, out: string[]): void => {
+  const word = run.toLowerCase();
+  if (ENGLISH_STOP_WORDS.has(word)) return;
+  out.push(ASCII_WORD.test(word) ? porterStem(word) : word);
+};
+
+/**
+ * Splits text into index terms.
+ *
+ * @example tokenize('The runners were running quickly') // ['runner', 'run', 'quickli']
+ * @example tokenize('我住在北京') // ['住', '北京']
+ */
+export const tokenize = (text: string): string[] => {
+  const out: string[] = [];
+  for (const match of text.normalize('NFKC').matchAll(RUN)) {
+    if (match[1] !== undefined) pushChinese(match[1], out);
+    else if (match[2] !== undefined) pushLatin(match[2], out);
+  }
+  return out;
+};

@@ -1,0 +1,133 @@
+/** The incremental BM25 index: Okapi scoring, idf, removal, deterministic ties. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Bm25Index, type Bm25Document } from '../../adapters/embeddings/lexical/bm25Index.ts';
+
+const indexOf = (docs: readonly Bm25Document[], options?: { k1?: number; b?: number }): Bm25Index => {
+  const index = new Bm25Index(options);
+  for (const d of docs) index.add(d);
+  return index;
+};
+
+const doc = (id: string, text: string): Bm25Document => ({ id, tokens: text.split(' ').filter(Boolean) });
+
+const CORPUS = [
+  doc('a', 'coffee morning walk coffee'),
+  doc('b', 'coffee shop downtown'),
+  doc('c', 'coffee with friends'),
+  doc('d', 'pottery class coffee'),
+  doc('e', 'evening run park'),
+];
+
+describe('Bm25Index', () => {
+  it('computes idf as ln(1 + (N − df + 0.5) / (df + 0.5))', () => {
+    const index = indexOf(CORPUS);
+    expect(index.idf('coffee')).toBeCloseTo(Math.log(1 + (5 - 4 + 0.5) / (4 + 0.5)), 12);
+    expect(index.idf('pottery')).toBeCloseTo(Math.log(1 + (5 - 1 + 0.5) / (1 + 0.5)), 12);
+    expect(index.idf('absent')).toBeCloseTo(Math.log(1 + 5.5 / 0.5), 12);
+  });
+
+  it('scores one document exactly by the Okapi formula', () => {
+    const index = indexOf(CORPUS);
+    const avgdl = (4 + 3 + 3 + 3 + 3) / 5;
+    const idf = Math.log(1 + (5 - 1 + 0.5) / (1 + 0.5));
+    const expected = (idf * (1 * 2.2)) / (1 + 1.2 * (1 - 0.75 + (0.75 * 3) / avgdl));
+    const [hit] = index.search(['pottery'], 10);
+    expect(hit?.id).toBe('d');
+    expect(hit?.score).toBeCloseTo(expected, 12);
+  });
+
+  it('ranks a document matching a rare term above ones matching only a common term', () => {
+    const index = indexOf(CORPUS);
+    const hits = index.search(['coffee', 'pottery'], 10);
+    expect(hits[0]?.id).toBe('d');
+    expect(hits.map((h) => h.id)).toEqual(['d', 'a', 'b', 'c']); // a: coffee twice; b, c tie → by id
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => y - x));
+  });
+
+  it('lets one rare term outweigh a common term repeated', () => {
+    const index = indexOf([
+      doc('rare', 'pottery class'),
+      doc('common', 'coffee coffee coffee'),
+      doc('b', 'coffee shop'),
+      doc('c', 'coffee friends'),
+      doc('d', 'coffee morning'),
+    ]);
+    expect(index.search(['coffee', 'pottery'], 2).map((h) => h.id)).toEqual(['rare', 'common']);
+  });
+
+  it('breaks score ties by id, whatever the insertion order', () => {
+    const forward = indexOf([doc('y', 'tea'), doc('x', 'tea'), doc('z', 'tea')]);
+    const backward = indexOf([doc('z', 'tea'), doc('x', 'tea'), doc('y', 'tea')]);
+    expect(forward.search(['tea'], 10).map((h) => h.id)).toEqual(['x', 'y', 'z']);
+    expect(backward.search(['tea'], 10)).toEqual(forward.search(['tea'], 10));
+  });
+
+  it('removal drops the document and changes idf and the other scores', () => {
+    const index = indexOf(CORPUS);
+    const before = index.search(['coffee'], 10);
+    const idfBefore = index.idf('coffee');
+    expect(index.remove('a')).toBe(true);
+    expect(index.remove('a')).toBe(false);
+    expect(index.size).toBe(4);
+    expect(index.documentFrequency('coffee')).toBe(3);
+    expect(index.idf('coffee')).toBeCloseTo(Math.log(1 + (4 - 3 + 0.5) / (3 + 0.5)), 12);
+    expect(index.idf('coffee')).not.toBe(idfBefore);
+    const after = index.search(['coffee'], 10);
+    expect(after.map((h) => h.id)).toEqual(['b', 'c', 'd']);
+    expect(after.find((h) => h.id === 'b')?.score).not.toBe(before.find((h) => h.id === 'b')?.score);
+    expect(index.search(['morning'], 10)).toEqual([]);
+  });
+
+  it('adding an id again replaces the document', () => {
+    const index = indexOf(CORPUS);
+    index.add(doc('e', 'pottery wheel'));
+    expect(index.size).toBe(5);
+    expect(index.search(['run'], 10)).toEqual([]);
+    expect(index.search(['pottery'], 10).map((h) => h.id)).toEqual(['e', 'd']); // shorter doc first
+  });
+
+  it('honours k, and returns nothing for k ≤ 0 or an empty index', () => {
+    const index = indexOf(CORPUS);
+    expect(index.search(['coffee'], 2)).toHaveLength(2);
+    expect(index.search(['coffee'], 0)).toEqual([]);
+    expect(new Bm25Index().search(['coffee'], 5)).toEqual([]);
+  });
+
+  it('takes k1 and b: with b = 0 document length no longer matters', () => {
+    const docs = [doc('short', 'kiln'), doc('long', 'kiln glaze clay wheel studio')];
+    expect(indexOf(docs).search(['kiln'], 2).map((h) => h.id)).toEqual(['short', 'long']);
+    const flat = indexOf(docs, { b: 0 }).search(['kiln'], 2);
+    expect(flat[0]?.score).toBe(flat[1]?.score);
+    expect(() => new Bm25Index({ b: 1.5 })).toThrow(RangeError);
+  });
+
+  it('incremental adds and removes rank exactly like an index built from the survivors', () => {
+    const vocabulary = fc.constantFrom('tea', 'cake', 'park', 'dog', 'rain', 'book');
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 6 }), tokens: fc.array(vocabulary, { maxLength: 6 }) }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 6 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), fc.array(vocabulary, { minLength: 1, maxLength: 3 }), (ops, query) => {
+        const index = new Bm25Index();
+        const alive = new Map<string, Bm25Document>();
+        for (const o of ops) {
+          const id = `d${o.id}`;
+          if (o.kind === 'add') {
+            index.add({ id, tokens: o.tokens });
+            alive.set(id, { id, tokens: o.tokens });
+          } else {
+            index.remove(id);
+            alive.delete(id);
+          }
+        }
+        const fresh = indexOf([...alive.values()].sort((x, y) => (x.id < y.id ? 1 : -1)));
+        const got = index.search(query, 10);
+        const want = fresh.search(query, 10);
+        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 9));
+      }),
+    );
+  });
+});
