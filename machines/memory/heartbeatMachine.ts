@@ -1,0 +1,53 @@
+/**
+ * One heartbeat loop (distill, archive, merge, review, or the rule distiller) as an XState
+ * machine on virtual time: it never arms a timer of its own. Each `CLOCK` message carries the
+ * time; when the loop is due it emits `HeartbeatFired` and the next due time is one interval
+ * after this firing (a long gap fires once, not once per missed interval).
+ */
+import { enqueueActions, setup } from 'xstate';
+
+export type HeartbeatLoop = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
+
+/** The spec's defaults: distill 30 min, archive 60 min, merge 120 min, review 120 min, rules 10 min. */
+export const DEFAULT_HEARTBEAT_INTERVALS_MS: Readonly<Record<HeartbeatLoop, number>> = {
+  distill: 30 * 60_000,
+  archive: 60 * 60_000,
+  merge: 120 * 60_000,
+  review: 120 * 60_000,
+  rules: 10 * 60_000,
+};
+
+export type HeartbeatInput = Readonly<{ loop: HeartbeatLoop; intervalMs: number; startAt: number }>;
+export type HeartbeatContext = Readonly<{ loop: HeartbeatLoop; intervalMs: number; dueAt: number; lastFiredAt: number | null }>;
+export type HeartbeatMessage = Readonly<{ type: 'CLOCK'; at: number }>;
+export type HeartbeatFact = Readonly<{ type: 'HeartbeatFired'; data: { loop: HeartbeatLoop; at: number; since: number | null } }>;
+
+export const heartbeatMachine = setup({
+  types: {
+    context: {} as HeartbeatContext,
+    input: {} as HeartbeatInput,
+    events: {} as HeartbeatMessage,
+    emitted: {} as HeartbeatFact,
+  },
+  guards: {
+    due: ({ context, event }) => event.at >= context.dueAt,
+  },
+  actions: {
+    fire: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit({ type: 'HeartbeatFired', data: { loop: context.loop, at: event.at, since: context.lastFiredAt } });
+      enqueue.assign({ lastFiredAt: event.at, dueAt: event.at + context.intervalMs });
+    }),
+  },
+}).createMachine({
+  id: 'heartbeat',
+  context: ({ input }) => {
+    if (!(input.intervalMs > 0)) throw new RangeError(`heartbeat '${input.loop}': the interval must be a positive number of ms, got ${input.intervalMs}`);
+    return { loop: input.loop, intervalMs: input.intervalMs, dueAt: input.startAt + input.intervalMs, lastFiredAt: null };
+  },
+  initial: 'waiting',
+  states: {
+    waiting: {
+      on: { CLOCK: { guard: 'due', actions: 'fire' } },
+    },
+  },
+});
