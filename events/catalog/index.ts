@@ -2,6 +2,7 @@
 import { EventCatalog } from '../eventCatalog.ts';
 import { journalEvents, type JournalEvent } from './journalEvents.ts';
 import { kernelEvents, type KernelEvent } from './kernelEvents.ts';
+import { memoryEvents, type MemoryEvent } from './memoryEvents.ts';
 import { pluginEvents, type PluginEvent } from './pluginEvents.ts';
 import { schedulerEvents, type SchedulerEvent } from './schedulerEvents.ts';
 import { turnEvents, type TurnEvent } from './turnEvents.ts';
@@ -9,6 +10,7 @@ import { turnEvents, type TurnEvent } from './turnEvents.ts';
 export { kernelEvents, KERNEL_STREAM, type KernelEvent } from './kernelEvents.ts';
 export { journalEvents, type JournalEvent } from './journalEvents.ts';
 export { schedulerEvents, SCHEDULER_STREAM, type SchedulerEvent } from './schedulerEvents.ts';
+export { memoryEvents, MEMORY_STREAM, type MemoryEvent } from './memoryEvents.ts';
 export {
   pluginEvents,
   pluginSupervisorStream,
@@ -18,7 +20,7 @@ export {
 } from './pluginEvents.ts';
 export { turnEvents, TURN_STREAM_PREFIX, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
 
-export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent;
+export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent | MemoryEvent;
 
 /** The catalog of every declared event type; a fresh copy so callers may extend it in tests. */
 export const createDefaultCatalog = (): EventCatalog =>
@@ -28,4 +30,5 @@ export const createDefaultCatalog = (): EventCatalog =>
     ...Object.values(schedulerEvents),
     ...Object.values(turnEvents),
     ...Object.values(pluginEvents),
+    ...Object.values(memoryEvents),
   ]);

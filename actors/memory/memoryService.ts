@@ -1,0 +1,312 @@
+/**
+ * The memory's runtime: the context actor (on each input it scores the scope's history
+ * against the input and appends the decision of which events sink to cold context), the
+ * two-phase cold recall (Peek, then Restore + Remove), the archive that distils idle cold docs
+ * into graph triples, the rule distiller, merge proposals, and the one recall path the agent
+ * and the benchmark use. Every change is an event on the `memory` stream; the read models are
+ * the memory projections (run inline), and the recall index is a cache rebuilt from them.
+ */
+import { MEMORY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent, type RecordedEvent } from '../../events/index.ts';
+import { decideSink, DEFAULT_PRUNE_CONFIG, type PruneConfig } from '../../machines/memory/contextPruning.ts';
+import { distillPersonalFacts } from '../../machines/memory/ruleDistiller.ts';
+import { proposeMerges } from '../../machines/memory/mergeProposals.ts';
+import {
+  allRelations,
+  coldDocs,
+  coldDocsToArchive,
+  contextOf,
+  entities,
+  graphNeighbourhood,
+  type ContextEventData,
+  type ContextRow,
+  type ReadModelTx,
+  type TripleData,
+} from '../../projections/index.ts';
+import { RecallIndex, type RecallHit, type RecallItem } from './recallIndex.ts';
+
+export type MemoryConfig = Readonly<{
+  prune: PruneConfig;
+  /** Cold docs read at most this often and idle this long are distilled into the graph. */
+  archiveMaxAccesses: number;
+  archiveIdleMs: number;
+}>;
+
+export const DEFAULT_MEMORY_CONFIG: MemoryConfig = { prune: DEFAULT_PRUNE_CONFIG, archiveMaxAccesses: 2, archiveIdleMs: 72 * 3_600_000 };
+
+export type Observation = Readonly<{
+  role: ContextEventData['role'];
+  speaker?: string;
+  text: string;
+  at: number;
+  cites?: readonly string[];
+  /** Media (or text) blocks the event holds; they move with it through the tiers. */
+  blocks?: ContextEventData['blocks'];
+}>;
+
+export type MemoryServiceOptions = Readonly<{
+  store: EventStore;
+  /** Reads the memory read models (kept current inline with each append). */
+  tx: ReadModelTx;
+  ids: IdSource;
+  clock: Clock;
+  config?: Partial<MemoryConfig>;
+}>;
+
+/** A context row as the event it came from (what a sink decision carries to L2). */
+const rowEvent = (r: ContextRow): ContextEventData => {
+  const cites = JSON.parse(r.cites) as string[];
+  const blocks = JSON.parse(r.blocks) as NonNullable<ContextEventData['blocks']>;
+  return {
+    eventId: r.event_id,
+    role: r.role as ContextEventData['role'],
+    ...(r.speaker ? { speaker: r.speaker } : {}),
+    text: r.text,
+    at: r.at,
+    ...(cites.length ? { cites } : {}),
+    ...(blocks.length ? { blocks } : {}),
+  };
+};
+
+const blocksOf = (events: readonly ContextEventData[]): { blocks?: NonNullable<ContextEventData['blocks']> } => {
+  const blocks = events.flatMap((e) => e.blocks ?? []);
+  return blocks.length ? { blocks } : {};
+};
+
+const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+
+const withSpeaker = (speaker: string | null | undefined, text: string) => (speaker ? `${speaker}: ${text}` : text);
+
+export class MemoryService {
+  readonly config: MemoryConfig;
+  private readonly index = new RecallIndex();
+  /** The last context item of each scope, which learns its successor's words. */
+  private readonly lastOfScope = new Map<string, string>();
+
+  constructor(private readonly options: MemoryServiceOptions) {
+    this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
+  }
+
+  /** Rebuilds the recall index from the read models. */
+  start(): void {
+    const { tx } = this.options;
+    const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
+    for (const { scope } of scopes) {
+      for (const row of contextOf(tx, scope)) {
+        this.putContext(scope, rowEvent(row));
+      }
+    }
+    for (const doc of coldDocs(tx)) this.index.put({ id: `doc:${doc.doc_id}`, tier: 'cold', scope: doc.scope, text: doc.text, cites: JSON.parse(doc.cites) as string[], at: doc.created_at });
+    for (const rel of allRelations(tx)) this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], 0);
+  }
+
+  /** An input or reply enters L1; then the context actor decides what sinks. */
+  async observe(scope: string, observation: Observation): Promise<{ eventId: string; sunk: readonly string[] }> {
+    const event: ContextEventData = {
+      eventId: this.options.ids.next(),
+      role: observation.role,
+      ...(observation.speaker ? { speaker: observation.speaker } : {}),
+      text: observation.text,
+      at: observation.at,
+      ...(observation.cites?.length ? { cites: [...observation.cites] } : {}),
+      ...(observation.blocks?.length ? { blocks: [...observation.blocks] } : {}),
+    };
+    await this.append([{ type: 'ContextEventAppended', data: { scope, event } }], observation.at);
+    const sunk = await this.prune(scope, observation.text, observation.at);
+    return { eventId: event.eventId, sunk };
+  }
+
+  /** Scores the scope's context against `query` and sinks what the decision says, one cold doc per event. */
+  async prune(scope: string, query: string, at: number): Promise<readonly string[]> {
+    const rows = contextOf(this.options.tx, scope);
+    if (rows.length <= this.config.prune.protectRecent) return [];
+    const relevance = new Map(this.index.search(query, rows.length, (item) => item.tier === 'context' && item.scope === scope).map((h) => [h.id, h.score]));
+    const decision = decideSink(
+      rows.map((r) => ({ eventId: r.event_id, tokens: tokensOf(r.text), score: relevance.get(`ctx:${r.event_id}`) ?? 0 })),
+      this.config.prune,
+    );
+    if (decision.sink.length === 0) return [];
+    const sinking = new Set(decision.sink);
+    const events: NewEvent[] = rows
+      .filter((r) => sinking.has(r.event_id))
+      .map((r) => ({
+        type: 'ContextEventsSunk',
+        data: {
+          scope,
+          docId: `d-${r.event_id}`,
+          events: [rowEvent(r)],
+          protectedCount: decision.protectedCount,
+          reason: 'low relevance to the input, outside the protected recent events',
+          at,
+        },
+      }));
+    await this.append(events, at);
+    return decision.sink;
+  }
+
+  /** coldcontext_query, phase 1: what matches, read-only (each returned doc counts an access). */
+  async peekCold(query: string, k: number, at: number): Promise<RecallHit[]> {
+    const hits = this.index.search(query, k, (item) => item.tier === 'cold');
+    if (hits.length > 0) await this.append(hits.map((h) => ({ type: 'ColdDocPeeked', data: { docId: h.id.slice(4), query, at } })), at);
+    return hits;
+  }
+
+  /** coldcontext_query, phase 2: the doc's events go back into L1 at their original times, then the doc leaves L2. */
+  async restoreCold(docId: string, at: number): Promise<readonly string[]> {
+    const doc = this.options.tx.get<{ scope: string; events: string }>('SELECT scope, events FROM memory_cold_docs WHERE doc_id = ?', [docId]);
+    if (!doc) throw new Error(`cold doc '${docId}' is not in cold context (already recalled or distilled?)`);
+    const events = JSON.parse(doc.events) as ContextEventData[];
+    await this.append(
+      [
+        { type: 'ContextEventsRestored', data: { scope: doc.scope, docId, events, at } },
+        { type: 'ColdDocRemoved', data: { docId, reason: 'recalled', at } },
+      ],
+      at,
+    );
+    return events.map((e) => e.eventId);
+  }
+
+  /** Archive heartbeat: idle, rarely read cold docs become triples (personal facts, and what was said). */
+  async archive(at: number): Promise<number> {
+    const docs = coldDocsToArchive(this.options.tx, at - this.config.archiveIdleMs, this.config.archiveMaxAccesses);
+    const events: NewEvent[] = docs.map((doc) => {
+      const sources = JSON.parse(doc.events) as ContextEventData[];
+      const cites = JSON.parse(doc.cites) as string[];
+      const speaker = sources[0]?.speaker ?? doc.scope;
+      const facts = sources.flatMap((e) => distillPersonalFacts(e.text, e.speaker ?? speaker));
+      const base = { sourceEventIds: sources.map((e) => e.eventId), cites };
+      const triples: TripleData[] = [
+        ...facts.map((f, i) => ({ relationId: `r-${doc.doc_id}-${i}`, subject: f.subject, predicate: f.predicate, object: String(f.object), confidence: 0.8, sentence: f.sentence, ...base })),
+        // The whole utterance lives on as a sentence, so nothing said is lost by distilling.
+        // Media blocks hang off that sentence: they move to the graph with it.
+        { relationId: `r-${doc.doc_id}-said`, subject: speaker, predicate: 'said', object: doc.scope, confidence: 1, sentence: doc.text, ...base, ...blocksOf(sources) },
+      ];
+      return { type: 'ColdDocDistilled', data: { docId: doc.doc_id, triples, at } };
+    });
+    await this.append(events, at);
+    return events.length;
+  }
+
+  /** Rule distiller heartbeat: personal facts in the context since `since` become graph triples. */
+  async distillRules(since: number, at: number): Promise<number> {
+    const rows = this.options.tx.all<{ event_id: string; speaker: string | null; text: string; cites: string; scope: string }>(
+      'SELECT event_id, speaker, text, cites, scope FROM memory_context_events WHERE at > ? AND at <= ? ORDER BY at, event_id',
+      [since, at],
+    );
+    const triples: TripleData[] = rows.flatMap((r) =>
+      distillPersonalFacts(r.text, r.speaker ?? r.scope).map((f, i) => ({
+        relationId: `r-${r.event_id}-rule-${i}`,
+        subject: f.subject,
+        predicate: f.predicate,
+        object: String(f.object),
+        confidence: 0.7,
+        sentence: f.sentence,
+        sourceEventIds: [r.event_id],
+        cites: JSON.parse(r.cites) as string[],
+      })),
+    );
+    if (triples.length > 0) await this.append([{ type: 'MemoryCommitted', data: { triples, by: 'rule', at } }], at);
+    return triples.length;
+  }
+
+  /** Merge heartbeat without a model: proposals only. */
+  async proposeEntityMerges(at: number): Promise<number> {
+    const proposals = proposeMerges(entities(this.options.tx).map((e) => ({ id: e.entity, name: e.name })));
+    if (proposals.length > 0) await this.append(proposals.map((p) => ({ type: 'MergeProposed', data: { a: p.a, b: p.b, similarity: p.similarity, at } })), at);
+    return proposals.length;
+  }
+
+  /**
+   * The recall path: L1 events, L2 docs and L3 sentences ranked together for `query`, plus the
+   * graph neighbourhood (depth 2) of entities the query names. Read-only.
+   */
+  recall(query: string, k: number, scope?: string): RecallHit[] {
+    const filter = scope ? (item: RecallItem) => item.scope === scope || item.tier === 'graph' : undefined;
+    const hits = this.index.search(query, k, filter);
+    const named = entities(this.options.tx).filter((e) => e.name.length > 1 && query.toLowerCase().includes(e.entity));
+    if (named.length === 0) return hits;
+    const seen = new Set(hits.map((h) => h.id));
+    const extra = graphNeighbourhood(this.options.tx, named.map((e) => e.entity), 2)
+      .filter(({ relation }) => relation.predicate !== 'said' && !seen.has(`rel:${relation.relation_id}`))
+      .map(({ relation, hops }): RecallHit => ({
+        id: `rel:${relation.relation_id}`,
+        tier: 'graph',
+        scope: '',
+        text: relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`,
+        cites: JSON.parse(relation.cites) as string[],
+        at: 0,
+        score: (hits.at(-1)?.score ?? 1) / (hops + 1),
+      }));
+    return [...hits, ...extra].sort((a, b) => b.score - a.score).slice(0, k);
+  }
+
+  private async append(events: readonly NewEvent[], at: number): Promise<void> {
+    if (events.length === 0) return;
+    const result = await this.options.store.append(MEMORY_STREAM, events.map((e) => ({ ...e, at })));
+    for (const event of result.events) this.apply(event);
+  }
+
+  /** Keeps the recall index in step with what was appended. */
+  private apply(event: RecordedEvent): void {
+    const d = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case 'ContextEventAppended':
+        this.putContext(d.scope as string, d.event as ContextEventData);
+        return;
+      case 'ContextEventsRestored':
+        for (const e of d.events as ContextEventData[]) this.putContext(d.scope as string, e, false);
+        return;
+      case 'ContextEventsSunk': {
+        const events = d.events as ContextEventData[];
+        const doc: RecallItem = { id: `doc:${d.docId as string}`, tier: 'cold', scope: d.scope as string, text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'), cites: events.flatMap((e) => e.cites ?? []), at: events[0]?.at ?? 0 };
+        if (events.length === 1) this.index.move(`ctx:${events[0]!.eventId}`, doc);
+        else {
+          for (const e of events) this.index.remove(`ctx:${e.eventId}`);
+          this.index.put(doc);
+        }
+        return;
+      }
+      case 'ColdDocCommitted':
+        this.index.put({ id: `doc:${d.docId as string}`, tier: 'cold', scope: d.scope as string, text: d.text as string, cites: (d.cites as string[]) ?? [], at: d.at as number });
+        return;
+      case 'ColdDocRemoved':
+        this.index.remove(`doc:${d.docId as string}`);
+        return;
+      case 'ColdDocDistilled': {
+        // The whole-utterance sentence takes the doc's place (and its neighbours' words); facts are extra items.
+        const docId = `doc:${d.docId as string}`;
+        for (const t of d.triples as TripleData[]) {
+          const item: RecallItem = { id: `rel:${t.relationId}`, tier: 'graph', scope: '', text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, cites: t.cites ?? [], at: d.at as number };
+          if (t.predicate === 'said' && this.index.has(docId)) this.index.move(docId, item);
+          else this.index.put(item);
+        }
+        this.index.remove(docId);
+        return;
+      }
+      case 'MemoryCommitted':
+        for (const t of d.triples as TripleData[]) this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], d.at as number);
+        return;
+      case 'MemoryPurged':
+      case 'EntityDeleted':
+        for (const id of d.relationIds as string[]) this.index.remove(`rel:${id}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private putContext(scope: string, e: ContextEventData, chain = true): void {
+    const id = `ctx:${e.eventId}`;
+    const text = withSpeaker(e.speaker, e.text);
+    const previous = chain ? this.lastOfScope.get(scope) : undefined;
+    const previousText = previous ? this.index.get(previous)?.text : undefined;
+    this.index.put({ id, tier: 'context', scope, text, cites: e.cites ?? [], at: e.at }, previousText ? [previousText] : []);
+    if (previous) this.index.addNeighbour(previous, text);
+    if (chain) this.lastOfScope.set(scope, id);
+  }
+
+  private putRelation(relationId: string, text: string, cites: readonly string[], at: number): void {
+    // A sentence already indexed through another tier's item is not indexed twice.
+    const id = `rel:${relationId}`;
+    this.index.put({ id, tier: 'graph', scope: '', text, cites, at });
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The retrieval index over every tier: L1 context events, L2 cold docs and L3 relation
+ * sentences, each an item with its text, the external references it cites and its tier. It is
+ * a cache derived from memory events (rebuilt from the read models at start), never a source
+ * of truth. Scoring is BM25 over lexical tokens; each context item also carries its
+ * neighbours' words at lower weight, since an answer often spans adjacent utterances.
+ */
+import { Bm25Index, tokenize } from '../../adapters/embeddings/lexical/index.ts';
+
+export type RecallTier = 'context' | 'cold' | 'graph';
+
+export type RecallItem = Readonly<{ id: string; tier: RecallTier; scope: string; text: string; cites: readonly string[]; at: number }>;
+
+export type RecallHit = RecallItem & Readonly<{ score: number }>;
+
+/** Own words count this many times; a neighbour's once. */
+const OWN_WEIGHT = 2;
+
+export class RecallIndex {
+  private readonly bm25 = new Bm25Index();
+  private readonly items = new Map<string, RecallItem & { tokens: string[]; neighbours: string[] }>();
+  private readonly tokenCache = new Map<string, string[]>();
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  has(id: string): boolean {
+    return this.items.has(id);
+  }
+
+  /** Adds (or replaces) an item; `neighbourTexts` widen what it matches. */
+  put(item: RecallItem, neighbourTexts: readonly string[] = []): void {
+    const tokens = this.tokens(item.text);
+    const neighbours = neighbourTexts.flatMap((t) => this.tokens(t));
+    this.items.set(item.id, { ...item, tokens, neighbours });
+    this.reindex(item.id);
+  }
+
+  /** Adds words of a neighbour that arrived later. */
+  addNeighbour(id: string, text: string): void {
+    const item = this.items.get(id);
+    if (!item) return;
+    item.neighbours = [...item.neighbours, ...this.tokens(text)];
+    this.reindex(id);
+  }
+
+  /** The same content under a new id and tier (it sank, or was distilled): its neighbours' words go with it. */
+  move(fromId: string, item: RecallItem): void {
+    const old = this.items.get(fromId);
+    this.remove(fromId);
+    this.items.set(item.id, { ...item, tokens: this.tokens(item.text), neighbours: old?.neighbours ?? [] });
+    this.reindex(item.id);
+  }
+
+  remove(id: string): void {
+    this.items.delete(id);
+    this.bm25.remove(id);
+  }
+
+  get(id: string): RecallItem | undefined {
+    return this.items.get(id);
+  }
+
+  search(query: string, k: number, filter?: (item: RecallItem) => boolean): RecallHit[] {
+    const terms = tokenize(query);
+    if (terms.length === 0) return [];
+    const hits = this.bm25.search(terms, filter ? Math.max(k * 4, 50) : k);
+    const out: RecallHit[] = [];
+    for (const hit of hits) {
+      const item = this.items.get(hit.id);
+      if (!item || (filter && !filter(item))) continue;
+      out.push({ id: item.id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, score: hit.score });
+      if (out.length >= k) break;
+    }
+    return out;
+  }
+
+  private tokens(text: string): string[] {
+    let tokens = this.tokenCache.get(text);
+    if (!tokens) {
+      tokens = tokenize(text);
+      if (this.tokenCache.size > 50_000) this.tokenCache.clear();
+      this.tokenCache.set(text, tokens);
+    }
+    return tokens;
+  }
+
+  private reindex(id: string): void {
+    const item = this.items.get(id)!;
+    const own = Array.from({ length: OWN_WEIGHT }, () => item.tokens).flat();
+    this.bm25.remove(id);
+    this.bm25.add({ id, tokens: [...own, ...item.neighbours] });
+  }
+}

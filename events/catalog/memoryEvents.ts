@@ -1,0 +1,98 @@
+/**
+ * Memory in the log: what entered the working context (L1), the decisions that moved it to
+ * cold context (L2) and distilled it into the graph (L3), recalls, and the graph's edits.
+ * Stream: `memory`. Each decision carries the content it moves, so every tier's fold reads
+ * only its own tables and the event; no fold re-scores anything.
+ *
+ * A context event is one utterance or result (`role`), in a `scope` (a conversation: channel
+ * and target), at its original time. `cites` are the external references it stands for (a
+ * benchmark's dia_id, a message id), carried along through every tier. A block is text or
+ * media with a content-derived id; exactly one thing holds a block at any time.
+ */
+import { defineEvent, type EventUnion } from '../defineEvent.ts';
+import { array, integer, literal, nonEmptyString, number, object, optional, string } from '../schema.ts';
+
+export const MEMORY_STREAM = 'memory';
+
+const block = () =>
+  object({ blockId: nonEmptyString(), kind: literal('text', 'media'), mime: optional(string()), text: optional(string()) });
+
+const contextEvent = () =>
+  object({
+    eventId: nonEmptyString(),
+    role: literal('user', 'agent', 'cold_storage', 'system'),
+    speaker: optional(string()),
+    text: string(),
+    at: number(),
+    cites: optional(array(string())),
+    blocks: optional(array(block())),
+  });
+
+const triple = () =>
+  object({
+    relationId: nonEmptyString(),
+    subject: nonEmptyString(),
+    predicate: nonEmptyString(),
+    object: nonEmptyString(),
+    confidence: number(),
+    /** The sentence the triple came from, and the context events (and their cites) it stands for. */
+    sentence: optional(string()),
+    sourceEventIds: optional(array(string())),
+    cites: optional(array(string())),
+    blocks: optional(array(block())),
+  });
+
+export const memoryEvents = {
+  ContextEventAppended: defineEvent('ContextEventAppended', object({ scope: nonEmptyString(), event: contextEvent() })),
+  /** The context actor's decision: these events sink into a new cold doc (L1 → L2), their blocks with them. */
+  ContextEventsSunk: defineEvent(
+    'ContextEventsSunk',
+    object({
+      scope: nonEmptyString(),
+      docId: nonEmptyString(),
+      events: array(contextEvent()),
+      /** How many recent events were protected, and the budget that bounded it. */
+      protectedCount: integer(),
+      reason: string(),
+      at: number(),
+    }),
+  ),
+  /** A doc written directly to cold context (coldcontext_commit). */
+  ColdDocCommitted: defineEvent(
+    'ColdDocCommitted',
+    object({ scope: nonEmptyString(), docId: nonEmptyString(), text: string(), cites: optional(array(string())), blocks: optional(array(block())), at: number() }),
+  ),
+  /** Phase 1 of coldcontext_query: the doc was read; it stays in L2. */
+  ColdDocPeeked: defineEvent('ColdDocPeeked', object({ docId: nonEmptyString(), query: string(), at: number() })),
+  /** Phase 2a: the doc's events are back in L1 at their original times (their blocks move back with them). */
+  ContextEventsRestored: defineEvent(
+    'ContextEventsRestored',
+    object({ scope: nonEmptyString(), docId: nonEmptyString(), events: array(contextEvent()), at: number() }),
+  ),
+  /** Phase 2b: the source copy leaves L2, only after the restore is in the log. */
+  ColdDocRemoved: defineEvent('ColdDocRemoved', object({ docId: nonEmptyString(), reason: literal('recalled', 'distilled', 'purged'), at: number() })),
+  /** Archive: a cold doc (≤ 2 accesses, 72 h idle) became triples; its text lives on as their sentences. */
+  ColdDocDistilled: defineEvent('ColdDocDistilled', object({ docId: nonEmptyString(), triples: array(triple()), at: number() })),
+  /** Triples written to the graph (memory_commit, the rule distiller). */
+  MemoryCommitted: defineEvent('MemoryCommitted', object({ triples: array(triple()), by: literal('tool', 'rule', 'archive', 'merge'), at: number() })),
+  EntitiesMerged: defineEvent('EntitiesMerged', object({ into: nonEmptyString(), from: nonEmptyString(), by: literal('tool', 'llm'), at: number() })),
+  EntityEdited: defineEvent('EntityEdited', object({ entity: nonEmptyString(), renameTo: optional(nonEmptyString()), kind: optional(string()), at: number() })),
+  RelationEdited: defineEvent(
+    'RelationEdited',
+    object({ relationId: nonEmptyString(), predicate: optional(nonEmptyString()), object: optional(nonEmptyString()), confidence: optional(number()), at: number() }),
+  ),
+  /** memory_delete_entity: the entity and every relation touching it (listed, as decided). */
+  EntityDeleted: defineEvent('EntityDeleted', object({ entity: nonEmptyString(), relationIds: array(string()), at: number() })),
+  /** memory_purge: relations (one, or all of an entity) removed; entities left without relations go too. */
+  MemoryPurged: defineEvent('MemoryPurged', object({ relationIds: array(string()), at: number() })),
+  /** MarkRecalled: a tool fetched the entity during this turn, so automatic recall does not inject it again. */
+  EntityRecalled: defineEvent('EntityRecalled', object({ entity: nonEmptyString(), turn: nonEmptyString(), at: number() })),
+  MergeProposed: defineEvent('MergeProposed', object({ a: nonEmptyString(), b: nonEmptyString(), similarity: number(), at: number() })),
+  MergeDecided: defineEvent(
+    'MergeDecided',
+    object({ a: nonEmptyString(), b: nonEmptyString(), decision: literal('merge', 'keep'), reason: optional(string()), at: number() }),
+  ),
+  HeartbeatFired: defineEvent('HeartbeatFired', object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number() })),
+} as const;
+
+export type MemoryEvent = EventUnion<typeof memoryEvents>;

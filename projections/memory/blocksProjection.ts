@@ -1,0 +1,70 @@
+/**
+ * Who holds each block (text or media, content-derived id): a context event in L1, a cold doc
+ * in L2, or a relation in L3. Every move names the new holder, so a block has exactly one
+ * holder at any time; a block whose holder leaves without a successor is gone with it.
+ */
+import type { RecordedEvent } from '../../events/index.ts';
+import { defineProjection, type ReadModelTx } from '../projection.ts';
+import type { BlockRef, ContextEventData, TripleData } from './memoryRows.ts';
+
+export type HolderTier = 'context' | 'cold' | 'graph';
+
+const hold = (tx: ReadModelTx, block: BlockRef, tier: HolderTier, holder: string, seq: number) =>
+  tx.run(
+    `INSERT INTO memory_blocks_holders (block_id, kind, mime, tier, holder, since_seq) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (block_id) DO UPDATE SET tier = excluded.tier, holder = excluded.holder, since_seq = excluded.since_seq`,
+    [block.blockId, block.kind, block.mime ?? null, tier, holder, seq],
+  );
+
+export const blocksProjection = defineProjection({
+  name: 'memory_blocks',
+  version: 1,
+  handles: ['ContextEventAppended', 'ContextEventsSunk', 'ColdDocCommitted', 'ContextEventsRestored', 'ColdDocRemoved', 'ColdDocDistilled', 'MemoryCommitted', 'MemoryPurged', 'EntityDeleted'],
+  tables: [
+    {
+      name: 'memory_blocks_holders',
+      ddl: `CREATE TABLE memory_blocks_holders (
+        block_id TEXT PRIMARY KEY, kind TEXT NOT NULL, mime TEXT, tier TEXT NOT NULL, holder TEXT NOT NULL, since_seq INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX memory_blocks_holders_holder ON memory_blocks_holders (holder)`,
+    },
+  ],
+  evolve(tx, event: RecordedEvent) {
+    const d = event.data as Record<string, unknown>;
+    const seq = event.seq;
+    switch (event.type) {
+      case 'ContextEventAppended': {
+        const e = d.event as ContextEventData;
+        for (const b of e.blocks ?? []) hold(tx, b, 'context', e.eventId, seq);
+        return;
+      }
+      case 'ContextEventsRestored':
+        for (const e of d.events as ContextEventData[]) for (const b of e.blocks ?? []) hold(tx, b, 'context', e.eventId, seq);
+        return;
+      case 'ContextEventsSunk':
+        for (const e of d.events as ContextEventData[]) for (const b of e.blocks ?? []) hold(tx, b, 'cold', d.docId as string, seq);
+        return;
+      case 'ColdDocCommitted':
+        for (const b of (d.blocks as BlockRef[] | undefined) ?? []) hold(tx, b, 'cold', d.docId as string, seq);
+        return;
+      case 'ColdDocDistilled':
+        for (const t of d.triples as TripleData[]) for (const b of t.blocks ?? []) hold(tx, b, 'graph', t.relationId, seq);
+        tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'cold' AND holder = ?`, [d.docId as string]);
+        return;
+      case 'MemoryCommitted':
+        for (const t of d.triples as TripleData[]) for (const b of t.blocks ?? []) hold(tx, b, 'graph', t.relationId, seq);
+        return;
+      case 'ColdDocRemoved':
+        tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'cold' AND holder = ?`, [d.docId as string]);
+        return;
+      case 'MemoryPurged':
+      case 'EntityDeleted':
+        for (const id of d.relationIds as string[]) tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'graph' AND holder = ?`, [id]);
+        return;
+    }
+  },
+  view: (tx) => tx.all('SELECT tier, count(*) AS blocks FROM memory_blocks_holders GROUP BY tier ORDER BY tier'),
+});
+
+export const holderOf = (tx: ReadModelTx, blockId: string): { tier: HolderTier; holder: string } | undefined =>
+  tx.get('SELECT tier, holder FROM memory_blocks_holders WHERE block_id = ?', [blockId]);

@@ -1,0 +1,67 @@
+/**
+ * L2, cold context: documents made of sunk (or committed) events, with their access counts.
+ * A peek only counts an access; the doc leaves when it is recalled (after its events are back
+ * in L1), distilled into the graph, or purged.
+ */
+import type { RecordedEvent } from '../../events/index.ts';
+import { defineProjection, type ReadModelTx } from '../projection.ts';
+import { json, type ContextEventData } from './memoryRows.ts';
+
+export const docText = (events: readonly ContextEventData[]): string =>
+  events.map((e) => (e.speaker ? `${e.speaker}: ${e.text}` : e.text)).join('\n');
+
+export const coldProjection = defineProjection({
+  name: 'memory_cold',
+  version: 1,
+  handles: ['ContextEventsSunk', 'ColdDocCommitted', 'ColdDocPeeked', 'ColdDocRemoved', 'ColdDocDistilled'],
+  tables: [
+    {
+      name: 'memory_cold_docs',
+      ddl: `CREATE TABLE memory_cold_docs (
+        doc_id TEXT PRIMARY KEY, scope TEXT NOT NULL, text TEXT NOT NULL, cites TEXT NOT NULL, events TEXT NOT NULL,
+        created_at REAL NOT NULL, accesses INTEGER NOT NULL DEFAULT 0, last_access_at REAL NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX memory_cold_docs_idle ON memory_cold_docs (last_access_at)`,
+    },
+  ],
+  evolve(tx, event: RecordedEvent) {
+    const d = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case 'ContextEventsSunk': {
+        const events = d.events as ContextEventData[];
+        const at = Math.max(...events.map((e) => e.at));
+        tx.run(
+          'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [d.docId as string, d.scope as string, docText(events), json(events.flatMap((e) => e.cites ?? [])), JSON.stringify(events), at, d.at as number],
+        );
+        return;
+      }
+      case 'ColdDocCommitted':
+        tx.run(
+          'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [d.docId as string, d.scope as string, d.text as string, json(d.cites), '[]', d.at as number, d.at as number],
+        );
+        return;
+      case 'ColdDocPeeked':
+        tx.run('UPDATE memory_cold_docs SET accesses = accesses + 1, last_access_at = max(last_access_at, ?) WHERE doc_id = ?', [d.at as number, d.docId as string]);
+        return;
+      case 'ColdDocRemoved':
+      case 'ColdDocDistilled':
+        tx.run('DELETE FROM memory_cold_docs WHERE doc_id = ?', [d.docId as string]);
+        return;
+    }
+  },
+  view: (tx) => tx.get('SELECT count(*) AS docs, coalesce(sum(accesses), 0) AS accesses FROM memory_cold_docs'),
+});
+
+export type ColdDocRow = Readonly<{ doc_id: string; scope: string; text: string; cites: string; events: string; created_at: number; accesses: number; last_access_at: number }>;
+
+export const coldDocs = (tx: ReadModelTx): ColdDocRow[] =>
+  tx.all<ColdDocRow>('SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs ORDER BY doc_id');
+
+/** Docs the archive loop distils: at most `maxAccesses` reads and idle since `idleSince`. */
+export const coldDocsToArchive = (tx: ReadModelTx, idleSince: number, maxAccesses = 2): ColdDocRow[] =>
+  tx.all<ColdDocRow>(
+    'SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs WHERE accesses <= ? AND last_access_at <= ? ORDER BY doc_id',
+    [maxAccesses, idleSince],
+  );

@@ -1,0 +1,51 @@
+/**
+ * L1, the working context: the events of each scope in time order. Appended events enter;
+ * sunk events leave (to a cold doc); restored events come back at their original times.
+ */
+import type { RecordedEvent } from '../../events/index.ts';
+import { defineProjection, type ReadModelTx } from '../projection.ts';
+import { json, type ContextEventData } from './memoryRows.ts';
+
+const insert = (tx: ReadModelTx, scope: string, e: ContextEventData, seq: number) =>
+  tx.run(
+    `INSERT INTO memory_context_events (event_id, scope, role, speaker, text, at, cites, blocks, entered_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (event_id) DO UPDATE SET scope = excluded.scope, entered_seq = excluded.entered_seq`,
+    [e.eventId, scope, e.role, e.speaker ?? null, e.text, e.at, json(e.cites), json(e.blocks), seq],
+  );
+
+export const contextProjection = defineProjection({
+  name: 'memory_context',
+  version: 1,
+  handles: ['ContextEventAppended', 'ContextEventsSunk', 'ContextEventsRestored'],
+  tables: [
+    {
+      name: 'memory_context_events',
+      ddl: `CREATE TABLE memory_context_events (
+        event_id TEXT PRIMARY KEY, scope TEXT NOT NULL, role TEXT NOT NULL, speaker TEXT, text TEXT NOT NULL,
+        at REAL NOT NULL, cites TEXT NOT NULL, blocks TEXT NOT NULL, entered_seq INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX memory_context_events_scope ON memory_context_events (scope, at, event_id)`,
+    },
+  ],
+  evolve(tx, event: RecordedEvent) {
+    const d = event.data as { scope: string; event?: ContextEventData; events?: readonly ContextEventData[] };
+    switch (event.type) {
+      case 'ContextEventAppended':
+        insert(tx, d.scope, d.event!, event.seq);
+        return;
+      case 'ContextEventsRestored':
+        for (const e of d.events!) insert(tx, d.scope, e, event.seq);
+        return;
+      case 'ContextEventsSunk':
+        for (const e of d.events!) tx.run('DELETE FROM memory_context_events WHERE event_id = ?', [e.eventId]);
+        return;
+    }
+  },
+  view: (tx) => tx.all('SELECT scope, count(*) AS events FROM memory_context_events GROUP BY scope ORDER BY scope'),
+});
+
+export type ContextRow = Readonly<{ event_id: string; scope: string; role: string; speaker: string | null; text: string; at: number; cites: string; blocks: string }>;
+
+/** A scope's context in time order (ties by id, so the order is the same on every rebuild). */
+export const contextOf = (tx: ReadModelTx, scope: string): ContextRow[] =>
+  tx.all<ContextRow>('SELECT event_id, scope, role, speaker, text, at, cites, blocks FROM memory_context_events WHERE scope = ? ORDER BY at, event_id', [scope]);

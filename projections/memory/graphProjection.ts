@@ -1,0 +1,162 @@
+/**
+ * L3, the graph: entities, relations with confidence, and each relation's sentence and the
+ * context events (and their cites) it came from. Entities exist while a relation names them.
+ */
+import type { RecordedEvent } from '../../events/index.ts';
+import { defineProjection, type ReadModelTx } from '../projection.ts';
+import { entityKey, json, type TripleData } from './memoryRows.ts';
+
+const touchEntity = (tx: ReadModelTx, name: string, seq: number) =>
+  tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [entityKey(name), name.trim(), seq]);
+
+const dropOrphans = (tx: ReadModelTx) =>
+  tx.run(
+    `DELETE FROM memory_graph_entities WHERE entity NOT IN (SELECT subject FROM memory_graph_relations UNION SELECT object FROM memory_graph_relations)`,
+  );
+
+const addTriple = (tx: ReadModelTx, t: TripleData, source: string, seq: number) => {
+  touchEntity(tx, t.subject, seq);
+  touchEntity(tx, t.object, seq);
+  tx.run(
+    `INSERT INTO memory_graph_relations (relation_id, subject, predicate, object, confidence, sentence, source_events, cites, source, since_seq)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (relation_id) DO NOTHING`,
+    [t.relationId, entityKey(t.subject), t.predicate, entityKey(t.object), t.confidence, t.sentence ?? null, json(t.sourceEventIds), json(t.cites), source, seq],
+  );
+};
+
+export const graphProjection = defineProjection({
+  name: 'memory_graph',
+  version: 1,
+  handles: ['MemoryCommitted', 'ColdDocDistilled', 'EntitiesMerged', 'EntityEdited', 'RelationEdited', 'EntityDeleted', 'MemoryPurged', 'EntityRecalled'],
+  tables: [
+    { name: 'memory_graph_entities', ddl: 'CREATE TABLE memory_graph_entities (entity TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT, since_seq INTEGER NOT NULL) WITHOUT ROWID' },
+    {
+      name: 'memory_graph_relations',
+      ddl: `CREATE TABLE memory_graph_relations (
+        relation_id TEXT PRIMARY KEY, subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, confidence REAL NOT NULL,
+        sentence TEXT, source_events TEXT NOT NULL, cites TEXT NOT NULL, source TEXT NOT NULL, since_seq INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX memory_graph_relations_subject ON memory_graph_relations (subject);
+      CREATE INDEX memory_graph_relations_object ON memory_graph_relations (object)`,
+    },
+    { name: 'memory_graph_recalled', ddl: 'CREATE TABLE memory_graph_recalled (entity TEXT NOT NULL, turn TEXT NOT NULL, PRIMARY KEY (entity, turn)) WITHOUT ROWID' },
+  ],
+  evolve(tx, event: RecordedEvent) {
+    const d = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case 'MemoryCommitted':
+        for (const t of d.triples as TripleData[]) addTriple(tx, t, d.by as string, event.seq);
+        return;
+      case 'ColdDocDistilled':
+        for (const t of d.triples as TripleData[]) addTriple(tx, t, `doc:${d.docId as string}`, event.seq);
+        return;
+      case 'EntitiesMerged': {
+        const into = entityKey(d.into as string);
+        const from = entityKey(d.from as string);
+        if (into === from) return;
+        tx.run('UPDATE memory_graph_relations SET subject = ? WHERE subject = ?', [into, from]);
+        tx.run('UPDATE memory_graph_relations SET object = ? WHERE object = ?', [into, from]);
+        tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [into, (d.into as string).trim(), event.seq]);
+        tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [from]);
+        tx.run('UPDATE OR IGNORE memory_graph_recalled SET entity = ? WHERE entity = ?', [into, from]);
+        tx.run('DELETE FROM memory_graph_recalled WHERE entity = ?', [from]);
+        return;
+      }
+      case 'EntityEdited': {
+        const entity = entityKey(d.entity as string);
+        if (d.kind !== undefined && d.kind !== null) tx.run('UPDATE memory_graph_entities SET kind = ? WHERE entity = ?', [d.kind as string, entity]);
+        const rename = d.renameTo as string | undefined;
+        if (rename) {
+          const to = entityKey(rename);
+          if (to === entity) {
+            tx.run('UPDATE memory_graph_entities SET name = ? WHERE entity = ?', [rename.trim(), entity]);
+            return;
+          }
+          tx.run('INSERT INTO memory_graph_entities (entity, name, kind, since_seq) SELECT ?, ?, kind, since_seq FROM memory_graph_entities WHERE entity = ? ON CONFLICT (entity) DO NOTHING', [to, rename.trim(), entity]);
+          tx.run('UPDATE memory_graph_relations SET subject = ? WHERE subject = ?', [to, entity]);
+          tx.run('UPDATE memory_graph_relations SET object = ? WHERE object = ?', [to, entity]);
+          tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [entity]);
+        }
+        return;
+      }
+      case 'RelationEdited':
+        tx.run(
+          'UPDATE memory_graph_relations SET predicate = coalesce(?, predicate), object = coalesce(?, object), confidence = coalesce(?, confidence) WHERE relation_id = ?',
+          [(d.predicate as string) ?? null, d.object ? entityKey(d.object as string) : null, (d.confidence as number) ?? null, d.relationId as string],
+        );
+        if (d.object) touchEntity(tx, d.object as string, event.seq);
+        dropOrphans(tx);
+        return;
+      case 'EntityDeleted': {
+        const entity = entityKey(d.entity as string);
+        for (const id of d.relationIds as string[]) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
+        tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [entity]);
+        tx.run('DELETE FROM memory_graph_recalled WHERE entity = ?', [entity]);
+        dropOrphans(tx);
+        return;
+      }
+      case 'MemoryPurged':
+        for (const id of d.relationIds as string[]) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
+        dropOrphans(tx);
+        return;
+      case 'EntityRecalled':
+        tx.run('INSERT OR IGNORE INTO memory_graph_recalled (entity, turn) VALUES (?, ?)', [entityKey(d.entity as string), d.turn as string]);
+        return;
+    }
+  },
+  view: (tx) => ({
+    entities: tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_graph_entities')?.n ?? 0,
+    relations: tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_graph_relations')?.n ?? 0,
+  }),
+});
+
+export type RelationRow = Readonly<{
+  relation_id: string;
+  subject: string;
+  predicate: string;
+  object: string;
+  confidence: number;
+  sentence: string | null;
+  source_events: string;
+  cites: string;
+}>;
+
+const RELATION_COLUMNS = 'relation_id, subject, predicate, object, confidence, sentence, source_events, cites';
+
+/**
+ * Relations reachable from the seed entities within `depth` hops (breadth first), nearest first,
+ * then by confidence. Deterministic for the same graph.
+ */
+export const graphNeighbourhood = (tx: ReadModelTx, seeds: readonly string[], depth = 2): { relation: RelationRow; hops: number }[] => {
+  const seen = new Set(seeds.map(entityKey));
+  let frontier = [...seen];
+  const found = new Map<string, { relation: RelationRow; hops: number }>();
+  for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
+    const marks = frontier.map(() => '?').join(',');
+    const rows = tx.all<RelationRow>(
+      `SELECT ${RELATION_COLUMNS} FROM memory_graph_relations WHERE subject IN (${marks}) OR object IN (${marks}) ORDER BY confidence DESC, relation_id`,
+      [...frontier, ...frontier],
+    );
+    const next: string[] = [];
+    for (const relation of rows) {
+      if (!found.has(relation.relation_id)) found.set(relation.relation_id, { relation, hops: hop });
+      for (const end of [relation.subject, relation.object]) {
+        if (!seen.has(end)) {
+          seen.add(end);
+          next.push(end);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return [...found.values()];
+};
+
+export const allRelations = (tx: ReadModelTx): RelationRow[] =>
+  tx.all<RelationRow>(`SELECT ${RELATION_COLUMNS} FROM memory_graph_relations ORDER BY relation_id`);
+
+export const entities = (tx: ReadModelTx): { entity: string; name: string }[] =>
+  tx.all('SELECT entity, name FROM memory_graph_entities ORDER BY entity');
+
+export const recalledInTurn = (tx: ReadModelTx, turn: string): Set<string> =>
+  new Set(tx.all<{ entity: string }>('SELECT entity FROM memory_graph_recalled WHERE turn = ?', [turn]).map((r) => r.entity));

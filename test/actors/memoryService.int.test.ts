@@ -1,0 +1,92 @@
+/**
+ * The memory tiers over a real log: inputs enter L1, the context actor sinks what is beyond
+ * the protected recent events, cold recall is Peek then Restore + Remove, idle docs are
+ * distilled into the graph, merges are proposed; and rebuilding the memory read models from
+ * the log gives the same checksums as the live ones after all of it.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { openMemory } from '../../actors/memory/openMemory.ts';
+import { verifyProjections } from '../../actors/replay/verifyProjections.ts';
+import { coldDocs, contextOf, memoryProjections } from '../../projections/index.ts';
+import { SqliteReadModelTx } from '../../actors/projections/sqliteReadModelTx.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const stores: SqliteEventStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+const HOUR = 3_600_000;
+const SCOPE = 'chat:test';
+
+const setup = async (protectRecent = 3) => {
+  const clock = new VirtualClock(1_000_000);
+  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+  stores.push(store);
+  const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: { prune: { protectRecent, keepTopK: 1, budgetTokens: 10_000 } } });
+  const tx = new SqliteReadModelTx(store.db);
+  const say = (text: string, at: number, cite: string) => memory.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at, cites: [cite] });
+  const types = async () => (await store.readStream(MEMORY_STREAM)).map((e) => e.type);
+  return { clock, store, memory, tx, say, types };
+};
+
+describe('memory service', () => {
+  it('keeps the protected recent events and the most relevant older one in L1, and sinks the rest to cold docs', async () => {
+    const { tx, say } = await setup(3);
+    const lines = ['I bought a red bicycle', 'The weather was grey', 'My sister plays chess', 'Lunch was soup', 'Where is my bicycle?'];
+    for (const [i, line] of lines.entries()) await say(line, 1_000_000 + i * 1000, `D1:${i + 1}`);
+    const context = contextOf(tx, SCOPE).map((r) => r.text);
+    // The three most recent are protected; of the older ones the bicycle line is most relevant to the last input.
+    expect(context).toEqual(['I bought a red bicycle', 'My sister plays chess', 'Lunch was soup', 'Where is my bicycle?']);
+    expect(coldDocs(tx).map((d) => JSON.parse(d.cites))).toEqual([['D1:2']]);
+  });
+
+  it('recalls from cold context in two phases: a peek leaves L2 as it was; restore puts the events back at their times, then removes the doc', async () => {
+    const { tx, say, memory, types } = await setup(2);
+    await say('My passport is in the blue drawer', 1_000_000, 'D1:1');
+    for (let i = 0; i < 4; i++) await say(`filler line number ${i}`, 1_001_000 + i, `D1:${i + 2}`);
+    const before = coldDocs(tx);
+    const [hit] = await memory.service.peekCold('passport drawer', 1, 1_002_000);
+    expect(hit!.cites).toEqual(['D1:1']);
+    expect(coldDocs(tx).map(({ accesses: _a, last_access_at: _l, ...rest }) => rest)).toEqual(before.map(({ accesses: _a, last_access_at: _l, ...rest }) => rest));
+    await memory.service.restoreCold(hit!.id.slice(4), 1_003_000);
+    expect(coldDocs(tx).some((d) => d.doc_id === hit!.id.slice(4))).toBe(false);
+    const restored = contextOf(tx, SCOPE).find((r) => r.text.includes('passport'))!;
+    expect(restored.at).toBe(1_000_000);
+    expect(contextOf(tx, SCOPE)[0]!.text).toContain('passport'); // back at its original position in time
+    const log = await types();
+    expect(log.indexOf('ContextEventsRestored')).toBeLessThan(log.indexOf('ColdDocRemoved'));
+    expect(log.indexOf('ColdDocPeeked')).toBeLessThan(log.indexOf('ContextEventsRestored'));
+  });
+
+  it('distils idle cold docs into graph sentences and facts, proposes merges, and rebuilds to the same checksums', async () => {
+    const { store, say, memory, tx } = await setup(2);
+    await say('My name is Ada Lovelace and I live in London', 1_000_000, 'D1:1');
+    await say('I like mathematics', 1_000_100, 'D1:2');
+    await say('I like poetry too', 1_000_200, 'D1:3');
+    await say('ada lovelace wrote notes', 1_000_300, 'D1:4');
+    await say('An unrelated remark', 1_000_400, 'D1:5');
+    await say('Another remark', 1_000_500, 'D1:6');
+    const [hit] = await memory.service.peekCold('mathematics', 1, 1_000_600);
+    await memory.service.restoreCold(hit!.id.slice(4), 1_000_700);
+    await memory.heartbeats.tick(1_000_700 + 80 * HOUR);
+    expect(await memory.service.archive(1_000_700 + 80 * HOUR)).toBe(0); // the heartbeat already did it
+    const relations = tx.all<{ predicate: string; cites: string }>('SELECT predicate, cites FROM memory_graph_relations ORDER BY relation_id');
+    expect(relations.some((r) => r.predicate === 'lives_in' && r.cites === '["D1:1"]')).toBe(true);
+    expect(relations.filter((r) => r.predicate === 'said').length).toBeGreaterThan(0);
+    const recalled = memory.service.recall('Where does Ada live?', 5, SCOPE);
+    expect(recalled.flatMap((h) => h.cites)).toContain('D1:1');
+
+    const verdicts = await verifyProjections(store, store.db, memoryProjections());
+    expect(verdicts.map((v) => [v.projection, v.status])).toEqual([
+      ['memory_context', 'match'],
+      ['memory_cold', 'match'],
+      ['memory_graph', 'match'],
+      ['memory_blocks', 'match'],
+    ]);
+  });
+});
