@@ -1,0 +1,80 @@
+/** The LoCoMo run's result and its two outputs: a plain-text table and the JSON compared run to run. */
+import type { Aggregate } from './score.ts';
+
+export type LocomoReport = Readonly<{
+  k: number;
+  systemName: string;
+  bm25Name: string;
+  conversations: readonly Readonly<{ name: string; turns: number; questions: number; system: number; bm25: number }>[];
+  system: Aggregate;
+  bm25: Aggregate;
+  /** System ingest wall time (every ingest call plus finishIngest) per turn. */
+  ingestMsPerTurn: number;
+  bm25IngestMsPerTurn: number;
+  /** Wall time around each system `recall` call. */
+  recallLatencyMs: Readonly<{ p50: number; p99: number; calls: number }>;
+  elapsedMs: number;
+}>;
+
+const round = (n: number, digits = 4): number => Number(n.toFixed(digits));
+
+type Side = { overall: Record<string, number>; byCategory: Record<string, Record<string, number>> };
+
+const side = (a: Aggregate, key: string): Side => ({
+  overall: { [key]: round(a.overall.mean) },
+  byCategory: Object.fromEntries(Object.entries(a.byCategory).map(([c, m]) => [c, { [key]: round(m.mean) }])),
+});
+
+/** `{ system, bm25, ingestMsPerTurn, recallLatencyMs: { p50, p99 } }` with recall under "recall@K". */
+export const toLocomoJson = (r: LocomoReport) => {
+  const key = `recall@${r.k}`;
+  return {
+    system: side(r.system, key),
+    bm25: side(r.bm25, key),
+    ingestMsPerTurn: round(r.ingestMsPerTurn, 3),
+    recallLatencyMs: { p50: round(r.recallLatencyMs.p50, 3), p99: round(r.recallLatencyMs.p99, 3) },
+  };
+};
+
+const table = (header: readonly string[], rows: readonly (readonly string[])[]): string[] => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+};
+
+const f4 = (n: number): string => (Number.isNaN(n) ? '-' : n.toFixed(4));
+const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toFixed(3));
+
+/** The run as a table: recall per category and overall for both systems, then the timings. */
+export const formatLocomoTable = (r: LocomoReport): string => {
+  const at = `recall@${r.k}`;
+  const categories = [...new Set([...Object.keys(r.system.byCategory), ...Object.keys(r.bm25.byCategory)])].sort();
+  const rows = categories.map((c) => {
+    const s = r.system.byCategory[c];
+    const b = r.bm25.byCategory[c];
+    return [`category ${c}`, String(s?.count ?? b?.count ?? 0), f4(s?.mean ?? Number.NaN), f4(b?.mean ?? Number.NaN)];
+  });
+  rows.push(['overall', String(r.system.overall.count), f4(r.system.overall.mean), f4(r.bm25.overall.mean)]);
+  const turns = r.conversations.reduce((n, c) => n + c.turns, 0);
+  const out = [
+    `LoCoMo evidence ${at}: ${r.conversations.length} conversation(s), ${turns} turns, ${r.system.overall.count} questions (categories 1-4 with evidence)`,
+    '',
+    ...table(['', 'questions', `system ${at}`, `bm25 ${at}`], rows),
+    '',
+    'overall = mean over all questions (not the mean of the category means); categories by their number in the data.',
+    `${at}: recalled items flattened in rank order into the dia_ids they cite, first ${r.k} distinct kept, share of evidence turns among them.`,
+    '',
+    ...table(
+      ['conversation', 'turns', 'questions', `system ${at}`, `bm25 ${at}`],
+      r.conversations.map((c) => [c.name, String(c.turns), String(c.questions), f4(c.system), f4(c.bm25)]),
+    ),
+    '',
+    `system: ${r.systemName}`,
+    `bm25:   ${r.bm25Name}`,
+    `ingest: system ${ms(r.ingestMsPerTurn)} ms/turn (ingest calls + finishIngest); bm25 ${ms(r.bm25IngestMsPerTurn)} ms/turn`,
+    `recall latency (system, around recall): p50 ${ms(r.recallLatencyMs.p50)} ms, p99 ${ms(r.recallLatencyMs.p99)} ms over ${r.recallLatencyMs.calls} calls`,
+    `run time: ${(r.elapsedMs / 1000).toFixed(1)} s`,
+  ];
+  return out.join('\n');
+};

@@ -1,0 +1,169 @@
+/**
+ * `npm run bench:locomo -- --data DIR [--k 10] [--json FILE] [--only NAME]`: LoCoMo evidence
+ * recall@k of the memory system against a BM25 baseline computed in the same run. Turns are fed
+ * in order with their session dates as virtual time; no LLM is involved. Progress goes to stderr.
+ */
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { log, progress } from '../measure.ts';
+import { createBm25RecallSystem } from './bm25Baseline.ts';
+import { isLocomoDataError, loadConversation, type LocomoConversation, type LocomoQuestion } from './locomoData.ts';
+import { createMemoryRecallSystem } from './memorySystem.ts';
+import type { RecallSystem } from './recallSystem.ts';
+import { formatLocomoTable, toLocomoJson, type LocomoReport } from './report.ts';
+import { aggregate, percentile, recallAtK, type QuestionScore } from './score.ts';
+
+const HELP = `usage: npm run bench:locomo -- --data DIR [options]
+
+For each LoCoMo conversation file (*.json) in DIR, feeds every turn to the memory system with the
+session date as virtual time, then asks each question of categories 1-4 and scores evidence
+recall@k against a BM25 baseline over the raw turns, computed in the same run.
+
+options:
+  --data DIR     directory of LoCoMo conversation files (required)
+  --k N          evidence turns kept per question (default 10)
+  --json FILE    also write { system, bm25, ingestMsPerTurn, recallLatencyMs } to FILE
+  --only NAME    run only this conversation (file name without .json, e.g. conv-26)
+  --help         show this text
+`;
+
+class UsageError extends Error {}
+
+const parseOptions = (argv: string[]) => {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      k: { type: 'string' },
+      json: { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const k = values.k === undefined ? 10 : Number(values.k);
+  if (!Number.isSafeInteger(k) || k < 1) throw new UsageError(`--k needs a positive integer; got '${values.k}'`);
+  return { help: values.help ?? false, data: values.data, k, json: values.json, only: values.only };
+};
+
+const conversationFiles = (dir: string | undefined, only: string | undefined): string[] => {
+  if (dir === undefined) throw new UsageError('--data DIR is required');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--data ${dir}: no such directory`);
+  const names = readdirSync(dir)
+    .filter((f) => f.toLowerCase().endsWith('.json'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  if (names.length === 0) throw new UsageError(`--data ${dir}: no conversation files (*.json) in it`);
+  if (only === undefined) return names.map((f) => join(dir, f));
+  const match = names.find((f) => f.replace(/\.json$/i, '') === only || f === only);
+  if (match === undefined) throw new UsageError(`--only ${only}: no such conversation in ${dir}; have ${names.join(', ')}`);
+  return [join(dir, match)];
+};
+
+const ingestAll = async (system: RecallSystem, conv: LocomoConversation, label: string): Promise<number> => {
+  const step = progress(`${conv.name}: ${label} ingest`);
+  const start = performance.now();
+  for (const [i, turn] of conv.turns.entries()) {
+    await system.ingest(turn);
+    step(i + 1, conv.turns.length);
+  }
+  await system.finishIngest(conv.turns.at(-1)?.at ?? 0);
+  return performance.now() - start;
+};
+
+const ask = async (system: RecallSystem, q: LocomoQuestion, k: number, latencies?: number[]): Promise<QuestionScore> => {
+  const start = performance.now();
+  const items = await system.recall(q.question, k);
+  latencies?.push(performance.now() - start);
+  return { category: q.category, recall: recallAtK(items, q.evidence, k) };
+};
+
+const run = async (files: readonly string[], k: number): Promise<LocomoReport> => {
+  const began = performance.now();
+  const systemScores: QuestionScore[] = [];
+  const bm25Scores: QuestionScore[] = [];
+  const latencies: number[] = [];
+  const conversations: LocomoReport['conversations'][number][] = [];
+  let ingestMs = 0;
+  let bm25IngestMs = 0;
+  let turns = 0;
+  let systemName = '';
+  let bm25Name = '';
+  for (const file of files) {
+    const conv = loadConversation(file);
+    for (const w of conv.warnings) log(`${conv.name}: data: ${w}`);
+    log(`${conv.name}: ${conv.turns.length} turns, ${conv.questions.length} questions (${conv.droppedNoEvidence} of categories 1-4 dropped: no evidence)`);
+    const system = await createMemoryRecallSystem(conv.name);
+    const bm25 = await createBm25RecallSystem(conv.name);
+    systemName = system.name;
+    bm25Name = bm25.name;
+    try {
+      ingestMs += await ingestAll(system, conv, 'system');
+      bm25IngestMs += await ingestAll(bm25, conv, 'bm25');
+      turns += conv.turns.length;
+      log(`${conv.name}: ${conv.turns.length} turns ingested; asking ${conv.questions.length} questions`);
+      const own: QuestionScore[] = [];
+      const ownBm25: QuestionScore[] = [];
+      for (const q of conv.questions) {
+        own.push(await ask(system, q, k, latencies));
+        ownBm25.push(await ask(bm25, q, k));
+      }
+      systemScores.push(...own);
+      bm25Scores.push(...ownBm25);
+      conversations.push({
+        name: conv.name,
+        turns: conv.turns.length,
+        questions: conv.questions.length,
+        system: aggregate(own).overall.mean,
+        bm25: aggregate(ownBm25).overall.mean,
+      });
+    } finally {
+      await system.close();
+      await bm25.close();
+    }
+  }
+  return {
+    k,
+    systemName,
+    bm25Name,
+    conversations,
+    system: aggregate(systemScores),
+    bm25: aggregate(bm25Scores),
+    ingestMsPerTurn: ingestMs / turns,
+    bm25IngestMsPerTurn: bm25IngestMs / turns,
+    recallLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), calls: latencies.length },
+    elapsedMs: performance.now() - began,
+  };
+};
+
+const main = async (): Promise<void> => {
+  let options: ReturnType<typeof parseOptions>;
+  let files: string[];
+  try {
+    options = parseOptions(process.argv.slice(2));
+    if (options.help) {
+      process.stdout.write(HELP);
+      return;
+    }
+    files = conversationFiles(options.data, options.only);
+  } catch (error) {
+    process.stderr.write(`bench:locomo: ${(error as Error).message}\n\n${HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    const report = await run(files, options.k);
+    process.stdout.write(`${formatLocomoTable(report)}\n`);
+    if (options.json !== undefined) {
+      writeFileSync(options.json, `${JSON.stringify(toLocomoJson(report), null, 2)}\n`);
+      log(`wrote ${options.json}`);
+    }
+  } catch (error) {
+    if (!isLocomoDataError(error)) throw error;
+    process.stderr.write(`bench:locomo: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+};
+
+await main();
