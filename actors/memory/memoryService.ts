@@ -239,6 +239,16 @@ export class MemoryService {
     return [...hits, ...extra].sort((a, b) => b.score - a.score).slice(0, k);
   }
 
+  /** Appends memory events (stamped `at`) and keeps the recall index in step: the one way memory changes. */
+  record(events: readonly NewEvent[], at: number): Promise<void> {
+    return this.append(events, at);
+  }
+
+  /** The memory read models, for queries. */
+  get readModels(): ReadModelTx {
+    return this.options.tx;
+  }
+
   private async append(events: readonly NewEvent[], at: number): Promise<void> {
     if (events.length === 0) return;
     const result = await this.options.store.append(MEMORY_STREAM, events.map((e) => ({ ...e, at })));
