@@ -3,6 +3,7 @@
  * sends a message and streams the reply, presses stop, or lists tools and plugins; without a
  * message it reads lines from stdin (interactive).
  */
+import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
@@ -53,7 +54,7 @@ const converse = (client: CliClient, text: string): Promise<void> =>
       }
     });
     client.onClose(() => reject(new Error('the daemon closed the connection before the reply was complete')));
-    client.send({ type: 'message', text });
+    client.send({ type: 'message', text, from: userInfo().username });
   });
 
 const interactive = async (client: CliClient): Promise<void> => {

@@ -14,6 +14,7 @@ export const Facility = {
   llm: 'llm',
   plugins: 'plugins',
   turns: 'turns',
+  memory: 'memory',
 } as const;
 
 export type FacilityName = (typeof Facility)[keyof typeof Facility];

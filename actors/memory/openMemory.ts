@@ -1,25 +1,41 @@
 /**
- * A memory on an event log: the memory projections run inline with each append, the service
- * reads them, and the heartbeats run on the times they are given. Used by the daemon's memory
- * module and by the LoCoMo benchmark, so both exercise the same path.
+ * A memory on an event log. `createMemory` is for a log whose memory projections already run
+ * inline (the daemon's projections module does that); `openMemory` attaches them itself (the
+ * LoCoMo benchmark, tests). Both give the same service, so the benchmark measures the path the
+ * daemon runs.
  */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import type { Clock, IdSource } from '../../events/index.ts';
-import { memoryProjections } from '../../projections/index.ts';
+import type { Clock, EventStore, IdSource } from '../../events/index.ts';
+import type { HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+import { memoryProjections, type ReadModelTx } from '../../projections/index.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { MemoryHeartbeats } from './memoryHeartbeats.ts';
 import { MemoryService, type MemoryConfig } from './memoryService.ts';
 
-export type OpenMemory = Readonly<{ service: MemoryService; heartbeats: MemoryHeartbeats; runner: ProjectionRunner }>;
+export type Memory = Readonly<{ service: MemoryService; heartbeats: MemoryHeartbeats }>;
 
-/** For a store whose memory projections are not attached yet (the benchmark, tests). */
-export const openMemory = async (store: SqliteEventStore, options: { ids: IdSource; clock: Clock; startAt: number; config?: Partial<MemoryConfig> }): Promise<OpenMemory> => {
+export type MemoryOptions = Readonly<{
+  ids: IdSource;
+  clock: Clock;
+  startAt: number;
+  config?: Partial<MemoryConfig>;
+  intervals?: Partial<Record<HeartbeatLoop, number>>;
+}>;
+
+export const createMemory = (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Memory => {
+  const service = new MemoryService({ store, tx, ids: options.ids, clock: options.clock, ...(options.config ? { config: options.config } : {}) });
+  service.start();
+  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals) };
+};
+
+export type OpenMemory = Memory & Readonly<{ runner: ProjectionRunner }>;
+
+/** For a store whose memory projections are not attached yet. */
+export const openMemory = async (store: SqliteEventStore, options: MemoryOptions): Promise<OpenMemory> => {
   const runner = new ProjectionRunner(store.db, memoryProjections(), { trail: true });
   runner.prepare();
   await runner.catchUp(store);
   runner.attachInline(store);
-  const service = new MemoryService({ store, tx: new SqliteReadModelTx(store.db), ids: options.ids, clock: options.clock, ...(options.config ? { config: options.config } : {}) });
-  service.start();
-  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt), runner };
+  return { ...createMemory(store, new SqliteReadModelTx(store.db), options), runner };
 };

@@ -5,7 +5,7 @@
  */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import type { Subscription } from '../../events/index.ts';
-import { allProjections, type Projection } from '../../projections/index.ts';
+import { allProjections, memoryProjections, type Projection } from '../../projections/index.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
@@ -16,6 +16,12 @@ export type ProjectionsFacility = Readonly<{ inline: ProjectionRunner; async: Pr
 /** Projections applied inside the append transaction unless settings say otherwise. */
 export const DEFAULT_INLINE_PROJECTIONS = ['kernel', 'scheduler'];
 
+/**
+ * Always inline, whatever the settings: the memory tiers are read by the actor that decides
+ * the next memory event, right after it appended the last one.
+ */
+export const ALWAYS_INLINE_PROJECTIONS = memoryProjections().map((p) => p.name);
+
 export const projectionsModule = (projections: readonly Projection[] = allProjections()): KernelModule => {
   let subscription: Subscription | undefined;
   return {
@@ -24,7 +30,10 @@ export const projectionsModule = (projections: readonly Projection[] = allProjec
     provides: [Facility.projections],
     async init(context) {
       const store = context.require<SqliteEventStore>(Facility.eventLog);
-      const inlineNames = setting(context.require<Settings>(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS);
+      const inlineNames = [
+        ...setting(context.require<Settings>(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS),
+        ...ALWAYS_INLINE_PROJECTIONS,
+      ];
       const inline = new ProjectionRunner(store.db, projections.filter((p) => inlineNames.includes(p.name)), { trail: true });
       const tailing = new ProjectionRunner(store.db, projections.filter((p) => !inlineNames.includes(p.name)), { trail: true });
       for (const name of [...inline.prepare(), ...tailing.prepare()]) {

@@ -4,7 +4,9 @@
  * (`llm.sources`, optional `llm.model`, `llm.systemPrompt`, `llm.maxRounds`). Without a source
  * the daemon still runs, and each input is answered with what to configure.
  */
-import type { EventStore } from '../../events/index.ts';
+import type { Clock, EventStore } from '../../events/index.ts';
+import type { Memory } from '../memory/openMemory.ts';
+import { turnMemoryOf } from '../memory/turnMemory.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { providerFor, sourcesFromSettings } from '../llm/llmSources.ts';
@@ -27,7 +29,7 @@ export const turnsModule = (): KernelModule => {
   let runner: TurnRunner | undefined;
   return {
     name: 'turns',
-    requires: [Facility.eventLog, Facility.config, Facility.scheduler, Facility.plugins],
+    requires: [Facility.eventLog, Facility.config, Facility.clock, Facility.scheduler, Facility.plugins, Facility.memory],
     provides: [Facility.turns],
     async init(context) {
       const settings = context.require<Settings>(Facility.config);
@@ -43,6 +45,8 @@ export const turnsModule = (): KernelModule => {
         ...(systemPrompt ? { systemPrompt } : {}),
         ...(maxRounds ? { maxRounds } : {}),
         log: (line) => context.log(line),
+        memory: turnMemoryOf(context.require<Memory>(Facility.memory)),
+        clock: context.require<Clock>(Facility.clock),
       });
       await runner.start();
       context.provide(Facility.turns, runner);

@@ -5,14 +5,15 @@
  * turn's outcome. A stop aborts the running turn (its HTTP request included); a preempted
  * turn is aborted too and runs again from its input when the task resumes.
  */
-import type { EventStore, RecordedEvent } from '../../events/index.ts';
+import type { Clock, EventStore, RecordedEvent } from '../../events/index.ts';
+import type { TurnMemory } from '../memory/turnMemory.ts';
 import type { SchedulerFact } from '../../machines/scheduler/index.ts';
 import type { OutputChannel, TurnMessage, TurnOutcome } from '../../machines/turn/index.ts';
 import type { ProviderChain } from '../llm/providerChain.ts';
 import { OutputPump } from '../output/outputPump.ts';
 import { runTurn, type ChannelBinding, type TurnPlugins } from './runTurn.ts';
 
-export type TurnInputRecord = Readonly<{ inputId: string; text: string; replyChannel: string | null; replyTarget: string | null }>;
+export type TurnInputRecord = Readonly<{ inputId: string; text: string; replyChannel: string | null; replyTarget: string | null; conversation: string | null }>;
 
 export type OutputDelivery = Readonly<{ channel: string; target: string | null; kind: 'chunk' | 'end' | 'message'; text: string }>;
 
@@ -40,8 +41,11 @@ export type TurnRunnerOptions = Readonly<{
   systemPrompt?: string;
   maxRounds?: number;
   log: (line: string) => void;
-  /** Messages of history kept per reply target (until memory provides context). */
+  /** Messages of history kept per reply target when there is no memory. */
   historyLimit?: number;
+  /** The memory: the conversation comes from its L1 context, related items from its colder tiers. */
+  memory?: TurnMemory;
+  clock?: Clock;
 }>;
 
 type Running = { controller: AbortController; why: 'running' | 'preempted' | 'stopped'; done: Promise<void> };
@@ -80,8 +84,14 @@ export class TurnRunner {
   }
 
   private remember(event: RecordedEvent): void {
-    const d = event.data as { inputId: string; text: string; replyChannel?: string | null; replyTarget?: string | null };
-    this.inputs.set(d.inputId, { inputId: d.inputId, text: d.text, replyChannel: d.replyChannel ?? null, replyTarget: d.replyTarget ?? null });
+    const d = event.data as { inputId: string; text: string; replyChannel?: string | null; replyTarget?: string | null; conversation?: string | null };
+    this.inputs.set(d.inputId, {
+      inputId: d.inputId,
+      text: d.text,
+      replyChannel: d.replyChannel ?? null,
+      replyTarget: d.replyTarget ?? null,
+      conversation: d.conversation ?? null,
+    });
   }
 
   private onFacts(facts: readonly SchedulerFact[]): void {
@@ -154,8 +164,13 @@ export class TurnRunner {
       this.reply(taskId, 'end', model.missing);
       return 'failed';
     }
-    const conversation = `${input.replyChannel ?? '-'}/${input.replyTarget ?? '-'}`;
-    const history = this.histories.get(conversation) ?? [];
+    const conversation = input.conversation ?? `${input.replyChannel ?? '-'}/${input.replyTarget ?? '-'}`;
+    const { memory } = this.options;
+    const now = () => this.options.clock?.now() ?? 0;
+    const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now()) : undefined;
+    const history = memory ? memory.history(conversation, inputEventId) : (this.histories.get(conversation) ?? []);
+    const related = memory?.related(input.text, conversation) ?? null;
+    const systemPrompt = [this.options.systemPrompt, related].filter(Boolean).join('\n\n');
     const channels: ChannelBinding[] = this.options.source.channels().map((channel) => ({
       channel,
       device: { send: (text: string) => this.options.source.deliver({ channel: channel.name, target: null, kind: 'message', text }) },
@@ -172,7 +187,7 @@ export class TurnRunner {
       chain: model.chain,
       model: model.model,
       input: input.text,
-      ...(this.options.systemPrompt ? { systemPrompt: this.options.systemPrompt } : {}),
+      ...(systemPrompt ? { systemPrompt } : {}),
       history,
       ...(this.options.maxRounds ? { maxRounds: this.options.maxRounds } : {}),
       channels,
@@ -181,9 +196,13 @@ export class TurnRunner {
       onText: (text) => replyTo && pump.push(text),
       onPumpReport: (report) => this.options.log(`turns: output ${report.type} on ${report.channel}`),
     }).finally(() => pump.close());
-    const limit = this.options.historyLimit ?? 40;
-    const next = [...history, { role: 'user' as const, content: input.text }, ...(output.reply ? [{ role: 'assistant' as const, content: output.reply }] : [])];
-    this.histories.set(conversation, next.slice(-limit));
+    if (memory) {
+      if (output.reply) await memory.observe(conversation, 'agent', output.reply, now());
+    } else {
+      const limit = this.options.historyLimit ?? 40;
+      const next = [...history, { role: 'user' as const, content: input.text }, ...(output.reply ? [{ role: 'assistant' as const, content: output.reply }] : [])];
+      this.histories.set(conversation, next.slice(-limit));
+    }
     this.reply(taskId, 'end', output.outcome === 'answered' ? '' : `(${output.outcome.replace('_', ' ')})`);
     return TASK_OUTCOME[output.outcome];
   }

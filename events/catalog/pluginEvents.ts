@@ -73,6 +73,7 @@ export const pluginEvents = {
       level: integer(),
       replyChannel: optional(string()),
       replyTarget: optional(string()),
+      conversation: optional(string()),
     }),
   ),
   /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */

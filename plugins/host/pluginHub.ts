@@ -32,6 +32,7 @@ export type InjectedInputRecord = Readonly<{
   text: string;
   replyChannel: string | null;
   replyTarget: string | null;
+  conversation: string | null;
 }>;
 
 export class CapabilityWithheld extends HologramError {
@@ -277,11 +278,12 @@ export class PluginHub {
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
     const replyTarget = input.replyTo?.target ?? null;
+    const conversation = typeof input.conversation === 'string' && input.conversation ? input.conversation : null;
     await this.append({
       type: 'PluginInputInjected',
-      data: { plugin, inputId, text: input.text, kind, declaredLevel: declared ?? null, level, replyChannel, replyTarget },
+      data: { plugin, inputId, text: input.text, kind, declaredLevel: declared ?? null, level, replyChannel, replyTarget, conversation },
     });
-    const record: InjectedInputRecord = { inputId, plugin, text: input.text, replyChannel, replyTarget };
+    const record: InjectedInputRecord = { inputId, plugin, text: input.text, replyChannel, replyTarget, conversation };
     for (const listener of this.inputListeners) listener(record);
     await this.options.inputs?.submit({ id: inputId, source: plugin, origin: 'plugin', kind, ...(kind === 'interrupt' ? { level } : {}) });
     return { inputId, level };

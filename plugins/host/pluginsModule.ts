@@ -12,9 +12,13 @@ import type { TurnSource } from '../../actors/turn/turnRunner.ts';
 import { cliPlugin } from '../builtin/cli/index.ts';
 import { filesPlugin } from '../builtin/files/index.ts';
 import { timerPlugin } from '../builtin/timer/index.ts';
+import { memoryToolsPlugin } from '../builtin/memory/index.ts';
+import type { Memory } from '../../actors/memory/openMemory.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { PluginHost } from './pluginHost.ts';
 import { turnSourceOf } from './turnSource.ts';
+
+export const MEMORY_NOTES_SCOPE = 'notes';
 
 export type PluginsFacility = Readonly<{ host: PluginHost; turns: TurnSource }>;
 
@@ -24,11 +28,12 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
   let host: PluginHost | undefined;
   return {
     name: 'plugins',
-    requires: [Facility.eventLog, Facility.clock, Facility.dataDir, Facility.config, Facility.scheduler],
+    requires: [Facility.eventLog, Facility.clock, Facility.dataDir, Facility.config, Facility.scheduler, Facility.memory],
     provides: [Facility.plugins],
     async init(context) {
       const settings = context.require<Settings>(Facility.config);
       const scheduler = context.require<SchedulerFacility>(Facility.scheduler);
+      const clock = context.require<Clock>(Facility.clock);
       const inspect = context.optional<ConstructorParameters<typeof PluginHost>[0]['inspect']>(INSPECT_FACILITY);
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),
@@ -39,9 +44,13 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       host = new PluginHost({
         dataDir: context.require<string>(Facility.dataDir),
         store: context.require<EventStore>(Facility.eventLog),
-        clock: context.require<Clock>(Facility.clock),
+        clock,
         ids: randomIds,
-        builtins,
+        builtins: [
+          ...builtins,
+          // Notes the model commits to cold context land in one shared scope until a tool call knows its conversation.
+          memoryToolsPlugin(context.require<Memory>(Facility.memory).service, { clock, ids: randomIds, scopeOf: () => MEMORY_NOTES_SCOPE }),
+        ],
         control,
         inputs: scheduler,
         settings: (key) => setting<unknown>(settings, key, undefined),

@@ -63,6 +63,11 @@ export type InjectedInput = Readonly<{
   text: string;
   /** Where the reply goes: a channel this plugin registered, and a target on it. */
   replyTo?: Readonly<{ channel: string; target?: string }>;
+  /**
+   * The conversation this input belongs to: the memory scope its context lives in. Default
+   * `<channel>/<target>`; give a stable key when targets are transient (a cli session).
+   */
+  conversation?: string;
 }>;
 
 export type InjectedReceipt = Readonly<{ inputId: string; level: number }>;

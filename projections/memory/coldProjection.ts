@@ -36,12 +36,23 @@ export const coldProjection = defineProjection({
         );
         return;
       }
-      case 'ColdDocCommitted':
+      case 'ColdDocCommitted': {
+        // A committed doc came from no context event: it is one cold_storage event, which is
+        // what a recall puts back into L1 (with its blocks).
+        const event: ContextEventData = {
+          eventId: d.docId as string,
+          role: 'cold_storage',
+          text: d.text as string,
+          at: d.at as number,
+          ...((d.cites as string[] | undefined)?.length ? { cites: d.cites as string[] } : {}),
+          ...((d.blocks as ContextEventData['blocks'])?.length ? { blocks: d.blocks as ContextEventData['blocks'] } : {}),
+        };
         tx.run(
           'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [d.docId as string, d.scope as string, d.text as string, json(d.cites), '[]', d.at as number, d.at as number],
+          [d.docId as string, d.scope as string, d.text as string, json(d.cites), JSON.stringify([event]), d.at as number, d.at as number],
         );
         return;
+      }
       case 'ColdDocPeeked':
         tx.run('UPDATE memory_cold_docs SET accesses = accesses + 1, last_access_at = max(last_access_at, ?) WHERE doc_id = ?', [d.at as number, d.docId as string]);
         return;

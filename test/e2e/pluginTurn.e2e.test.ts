@@ -8,6 +8,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLlmServer, type LlmServer } from '../support/llmServer/index.ts';
@@ -50,7 +51,7 @@ const askRaw = (dir: string, text: string): Promise<{ type: string; text?: strin
       }
     });
     socket.on('error', reject);
-    socket.write(`${JSON.stringify({ type: 'message', text })}\n`);
+    socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
   });
 
 const prepare = (server: LlmServer, sources: readonly Record<string, unknown>[] = [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' }]) => {
@@ -90,6 +91,10 @@ describe('a turn through homed with a plugin', () => {
     expect(second).not.toContain('looked up draft');
 
     const replies = await askRaw(dir, 'again');
+    // The same person's conversation goes on: the earlier exchange is in the context the model gets.
+    const third = JSON.stringify(server.requests[2]!.body);
+    expect(third).toContain('Look up the secret and the draft');
+    expect(third).toContain('The secret stays secret, and the final word is in.');
     const chunks = replies.filter((r) => r.type === 'chunk');
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((c) => c.text).join('')).toBe('Second answer, streamed in pieces for the raw client.');

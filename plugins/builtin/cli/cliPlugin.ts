@@ -63,7 +63,11 @@ export const startCli = async (api: PluginApi, socketPath: string, control: Kern
   const serve = async (socket: Socket, session: string, request: CliRequest): Promise<void> => {
     switch (request.type) {
       case 'message': {
-        const { inputId } = await api.injectInput({ text: request.text, replyTo: { channel: CLI_CHANNEL, target: session } });
+        const { inputId } = await api.injectInput({
+          text: request.text,
+          replyTo: { channel: CLI_CHANNEL, target: session },
+          conversation: `${CLI_CHANNEL}:${request.from ?? 'local'}`,
+        });
         return send(socket, { type: 'accepted', inputId });
       }
       case 'stop':

@@ -7,7 +7,8 @@
 export const CLI_SOCKET_FILE = 'homed.sock';
 
 export type CliRequest =
-  | Readonly<{ type: 'message'; text: string }>
+  /** `from` names who is talking (waiter sends the OS user): their conversation continues across sessions. */
+  | Readonly<{ type: 'message'; text: string; from?: string }>
   | Readonly<{ type: 'stop' }>
   | Readonly<{ type: 'tools' }>
   | Readonly<{ type: 'plugins' }>
@@ -20,7 +21,8 @@ export type CliReply =
   /** The reply is complete; `text` says why when it did not end with an answer. */
   | Readonly<{ type: 'end'; text: string }>
   /** Something the model sent to the cli channel with output_send__cli. */
-  | Readonly<{ type: 'message'; text: string }>
+  /** `from` names who is talking (waiter sends the OS user): their conversation continues across sessions. */
+  | Readonly<{ type: 'message'; text: string; from?: string }>
   | Readonly<{ type: 'stopped' }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly Record<string, unknown>[] }>
@@ -40,7 +42,11 @@ export const parseCliRequest = (line: string): CliRequest | { error: string } =>
   const r = value as Record<string, unknown>;
   switch (r?.type) {
     case 'message':
-      return typeof r.text === 'string' && r.text.trim() ? { type: 'message', text: r.text } : { error: "'message' needs a non-empty 'text'" };
+      if (typeof r.text !== 'string' || !r.text.trim()) return { error: "'message' needs a non-empty 'text'" };
+      if (r.from !== undefined && (typeof r.from !== 'string' || !/^[\w.@-]{1,64}$/.test(r.from))) {
+        return { error: "'from' must be a user name (letters, digits, . _ @ -)" };
+      }
+      return { type: 'message', text: r.text, ...(typeof r.from === 'string' ? { from: r.from } : {}) };
     case 'stop':
     case 'tools':
     case 'plugins':

@@ -143,7 +143,7 @@ export const filesPlugin: BuiltinPlugin = {
     const roots = resolveRoots(setting, env.dataDir);
     if (setting === undefined || setting === null) await mkdir(roots[0]!, { recursive: true });
     await registerTools(api, roots);
-    api.log(`files: serving ${roots.join(', ')}`);
+    api.log(`serving ${roots.join(', ')}`);
     return { stop: async () => undefined };
   },
 };

@@ -1,0 +1,32 @@
+/**
+ * The memory as a turn sees it: the scope's L1 context as the conversation so far, a
+ * read-only "[Related memory]" block recalled from the colder tiers for the system prompt,
+ * and the way inputs and replies enter L1.
+ */
+import { contextOf } from '../../projections/index.ts';
+import type { TurnMessage } from '../../machines/turn/index.ts';
+import type { Memory } from './openMemory.ts';
+
+export type TurnMemory = Readonly<{
+  /** Records an utterance of the conversation (the input before the turn, the reply after). */
+  observe(scope: string, role: 'user' | 'agent', text: string, at: number): Promise<string>;
+  /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
+  history(scope: string, exceptEventId?: string): TurnMessage[];
+  /** What the colder tiers hold about `query`, as a system prompt block, or null. */
+  related(query: string, scope: string): string | null;
+}>;
+
+export const RELATED_MEMORY_ITEMS = 5;
+
+export const turnMemoryOf = (memory: Memory): TurnMemory => ({
+  observe: async (scope, role, text, at) => (await memory.service.observe(scope, { role, text, at })).eventId,
+  history: (scope, exceptEventId) =>
+    contextOf(memory.service.readModels, scope)
+      .filter((row) => row.event_id !== exceptEventId)
+      .map((row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text })),
+  related: (query, scope) => {
+    const hits = memory.service.recall(query, RELATED_MEMORY_ITEMS, scope).filter((h) => h.tier !== 'context');
+    if (hits.length === 0) return null;
+    return ['[Related memory] (recalled from earlier conversations; read-only)', ...hits.map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`)].join('\n');
+  },
+});

@@ -1,0 +1,60 @@
+/**
+ * The memory as a kernel module: the memory service over the inline memory read models, and
+ * its heartbeats ticked once a minute with the daemon's clock (each firing is recorded).
+ * Settings: `memory.protectRecent`, `memory.keepTopK`, `memory.budgetTokens`,
+ * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`.
+ */
+import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import type { Clock } from '../../events/index.ts';
+import { DEFAULT_HEARTBEAT_INTERVALS_MS, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+import { DEFAULT_PRUNE_CONFIG } from '../../machines/memory/contextPruning.ts';
+import { randomIds } from '../clock/systemClock.ts';
+import { Facility } from '../kernel/facilities.ts';
+import type { KernelModule } from '../kernel/kernelModule.ts';
+import { createMemory, type Memory } from '../memory/openMemory.ts';
+import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
+import { setting, type Settings } from './config.ts';
+
+const TICK_MS = 60_000;
+
+export const memoryModule = (): KernelModule => {
+  let timer: NodeJS.Timeout | undefined;
+  let memory: Memory | undefined;
+  return {
+    name: 'memory',
+    requires: [Facility.eventLog, Facility.clock, Facility.config, Facility.projections],
+    provides: [Facility.memory],
+    init(context) {
+      const store = context.require<SqliteEventStore>(Facility.eventLog);
+      const clock = context.require<Clock>(Facility.clock);
+      const settings = context.require<Settings>(Facility.config);
+      const intervals = Object.fromEntries(
+        (Object.keys(DEFAULT_HEARTBEAT_INTERVALS_MS) as HeartbeatLoop[]).map((loop) => [
+          loop,
+          setting(settings, `memory.heartbeats.${loop}Minutes`, DEFAULT_HEARTBEAT_INTERVALS_MS[loop] / 60_000) * 60_000,
+        ]),
+      ) as Record<HeartbeatLoop, number>;
+      memory = createMemory(store, new SqliteReadModelTx(store.db), {
+        ids: randomIds,
+        clock,
+        startAt: clock.now(),
+        intervals,
+        config: {
+          prune: {
+            protectRecent: setting(settings, 'memory.protectRecent', DEFAULT_PRUNE_CONFIG.protectRecent),
+            keepTopK: setting(settings, 'memory.keepTopK', DEFAULT_PRUNE_CONFIG.keepTopK),
+            budgetTokens: setting(settings, 'memory.budgetTokens', DEFAULT_PRUNE_CONFIG.budgetTokens),
+          },
+        },
+      });
+      const tick = () => memory!.heartbeats.tick(clock.now()).catch((error: unknown) => context.fail(error));
+      timer = setInterval(tick, TICK_MS);
+      timer.unref();
+      context.provide(Facility.memory, memory);
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      memory?.heartbeats.stop();
+    },
+  };
+};

@@ -1,0 +1,47 @@
+/**
+ * The `memory` built-in plugin: the nine LLM-callable memory tools on a MemoryService. Every
+ * change is an event appended through the service (`record`, `peekCold`, `restoreCold`); the
+ * tools only read the read models to decide. A bad argument comes back as an isError reply.
+ */
+import type { MemoryService } from '../../../actors/memory/memoryService.ts';
+import { HologramError } from '../../../events/index.ts';
+import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
+import type { PluginManifest } from '../../sdk/manifestTypes.ts';
+import type { ToolReply } from '../../sdk/pluginApi.ts';
+import { graphTools } from './graphTools.ts';
+import type { MemoryToolsOptions } from './memoryTool.ts';
+import { recallTools } from './recallTools.ts';
+
+export const memoryManifest: PluginManifest = {
+  name: 'memory',
+  version: '0.1.0',
+  entry: 'builtin:memory',
+  kind: 'builtin',
+  platforms: [],
+  requires_facilities: [],
+  capabilities: ['tools'],
+  auto_start: true,
+  auto_restart: true,
+  description: 'Memory tools: recall, commit, merge, purge, edit and delete in the knowledge graph; query and commit cold context.',
+};
+
+/** Runs a tool body; a typed refusal becomes an isError result, a programming error propagates. */
+const replying = async (run: () => Promise<string>): Promise<ToolReply> => {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof HologramError) return { content: error.message, isError: true };
+    throw error;
+  }
+};
+
+export const memoryToolsPlugin = (memory: MemoryService, options: MemoryToolsOptions): BuiltinPlugin => ({
+  manifest: memoryManifest,
+  async start(api) {
+    const context = { ...options, memory };
+    for (const tool of [...recallTools(context), ...graphTools(context)]) {
+      await api.registerTool(tool.spec, (args, call) => replying(() => tool.run(args, call)));
+    }
+    return { async stop() {} };
+  },
+});
