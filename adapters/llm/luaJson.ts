@@ -108,9 +108,10 @@ function markerOf(L: LuaState, idx: number, m: JsonMarkers): Marker {
 }
 
 function tableToJs(L: LuaState, idx: number, m: JsonMarkers, path: string, depth: number): unknown {
+  // Room for the marker lookups and the key/value of the iteration, before either pushes.
+  if (!lua.lua_checkstack(L, 8)) throw new JsonBoundaryError(path, 'the Lua stack cannot grow any further');
   const marker = markerOf(L, idx, m);
   if (marker === 'null') return null;
-  lua.lua_checkstack(L, 4);
   const entries: Array<[string | number, unknown]> = [];
   lua.lua_pushnil(L);
   while (lua.lua_next(L, idx) !== 0) {

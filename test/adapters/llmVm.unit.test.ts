@@ -115,3 +115,12 @@ describe('log', () => {
     expect(lines).toStrictEqual(['probe:warn:careful', 'probe:info:hi\t2']);
   });
 });
+
+describe('deeply nested values across the JSON boundary', () => {
+  it('round-trips a value nested 60 levels deep (tool schemas nest deeply)', () => {
+    const vm = new LuaVm({ name: 'deep', script: 'function id(x) return x end function enc(x) return json.encode(x) end' });
+    const deep = (n: number): unknown => (n === 0 ? 'leaf' : { k: deep(n - 1) });
+    expect(vm.call('id', deep(60))).toEqual(deep(60));
+    expect(JSON.parse(vm.call('enc', deep(60)) as string)).toEqual(deep(60));
+  });
+});
