@@ -7,11 +7,13 @@ import type { ChannelDeliver, PluginApi, PluginEvent, StageHandler, ToolHandler 
 import type { PluginCapability } from '../sdk/wireMethods.ts';
 import { PluginUnavailable, type PluginEndpoint, type PluginHub } from './pluginHub.ts';
 
+/** `external`: a Lua script plugin, which gets the narrowed surface like a subprocess one. */
 export const attachLocalPlugin = (
   hub: PluginHub,
   plugin: string,
   capabilities: readonly PluginCapability[],
   log: (line: string) => void,
+  options: { external?: boolean } = {},
 ): PluginApi => {
   const tools = new Map<string, ToolHandler>();
   const stages = new Map<string, StageHandler>();
@@ -37,7 +39,7 @@ export const attachLocalPlugin = (
       for (const { types, listener } of listeners) if (types.includes(event.type)) listener(event);
     },
   };
-  hub.attach(plugin, capabilities, endpoint);
+  hub.attach(plugin, capabilities, endpoint, options);
   return {
     name: plugin,
     registerTool: async (spec, handler) => {
@@ -58,6 +60,11 @@ export const attachLocalPlugin = (
     injectInput: (input) => hub.injectInput(plugin, input),
     injectInterrupt: (input, level) => hub.injectInterrupt(plugin, input, level),
     setting: async (key) => hub.setting(plugin, key),
+    memory: {
+      recall: async (query, k) => hub.recallMemory(plugin, query, k),
+      commit: async (triples, sentence) => ({ relationIds: await hub.commitMemory(plugin, triples, sentence) }),
+    },
+    knowledge: { query: async (entity, depth) => hub.queryKnowledge(plugin, entity, depth) },
     log: (line) => log(`plugin ${plugin}: ${line}`),
   };
 };

@@ -11,7 +11,7 @@ import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary, PluginT
 export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { discoverPlugins } from './manifest.ts';
-import { PluginHub, type InputSink } from './pluginHub.ts';
+import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
 import { builtinStarter, luaStarter, subprocessStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
@@ -36,6 +36,7 @@ export type PluginHostOptions = Readonly<{
   /** Given to built-in plugins (the cli's stop button and listings). */
   control?: KernelControl;
   inputs?: InputSink;
+  memory?: HubMemory;
   settings?: (key: string) => unknown;
   log: (line: string) => void;
   fail: (error: unknown) => void;
@@ -67,6 +68,7 @@ export class PluginHost {
       ids: options.ids,
       log: options.log,
       ...(options.inputs ? { inputs: options.inputs } : {}),
+      ...(options.memory ? { memory: options.memory } : {}),
       ...(options.settings ? { settings: options.settings } : {}),
     });
   }

@@ -10,7 +10,20 @@ import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageNam
 import { Capability, type CapabilityName } from '../../machines/turn/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
-import type { ChannelDelivery, ChannelSpec, InjectedInput, InjectedReceipt, PluginEvent, StageSpec, ToolCallInfo, ToolReply, ToolSpec } from '../sdk/pluginApi.ts';
+import type {
+  ChannelDelivery,
+  ChannelSpec,
+  InjectedInput,
+  InjectedReceipt,
+  KnowledgeRelation,
+  MemoryItem,
+  PluginEvent,
+  StageSpec,
+  ToolCallInfo,
+  ToolReply,
+  ToolSpec,
+  Triple,
+} from '../sdk/pluginApi.ts';
 import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
 
 /** How the kernel reaches one attached plugin. */
@@ -56,12 +69,20 @@ export class PluginUnavailable extends HologramError {
   }
 }
 
+/** The memory as plugins reach it (the memory module provides it). */
+export type HubMemory = Readonly<{
+  recall(query: string, k: number): readonly MemoryItem[];
+  commit(plugin: string, triples: readonly Triple[], sentence: string | undefined): Promise<readonly string[]>;
+  knowledge(entity: string, depth: number): readonly KnowledgeRelation[];
+}>;
+
 export type PluginHubOptions = Readonly<{
   store: EventStore;
   clock: Clock;
   ids: IdSource;
   inputs?: InputSink;
   settings?: (key: string) => unknown;
+  memory?: HubMemory;
   log?: (line: string) => void;
 }>;
 
@@ -71,6 +92,7 @@ export class PluginHub {
   private state: PluginRegistry = emptyPluginRegistry();
   private readonly endpoints = new Map<string, PluginEndpoint>();
   private readonly granted = new Map<string, readonly PluginCapability[]>();
+  private readonly external = new Set<string>();
   private readonly inputListeners = new Set<(input: InjectedInputRecord) => void>();
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
@@ -126,15 +148,19 @@ export class PluginHub {
     this.state = foldPluginRegistry(this.state, event);
   }
 
-  attach(plugin: string, capabilities: readonly PluginCapability[], endpoint: PluginEndpoint): void {
+  /** `external`: a subprocess or Lua plugin, which gets the narrowed surface (a read-only memory). */
+  attach(plugin: string, capabilities: readonly PluginCapability[], endpoint: PluginEndpoint, options: { external?: boolean } = {}): void {
     this.endpoints.set(plugin, endpoint);
     this.granted.set(plugin, capabilities);
+    if (options.external) this.external.add(plugin);
+    else this.external.delete(plugin);
   }
 
   /** The plugin is gone: it is unreachable and its registrations leave (one event, if it held any). */
   async detach(plugin: string, reason: string): Promise<void> {
     this.endpoints.delete(plugin);
     this.granted.delete(plugin);
+    this.external.delete(plugin);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -236,6 +262,31 @@ export class PluginHub {
   setting(plugin: string, key: string): unknown {
     this.need(plugin, 'settings');
     return this.options.settings?.(key);
+  }
+
+  recallMemory(plugin: string, query: string, k = 5): readonly MemoryItem[] {
+    this.need(plugin, 'memory');
+    if (typeof query !== 'string' || !query.trim()) throw new RegistrationRefused(`plugin '${plugin}': memory.recall needs a non-empty 'query'`);
+    return this.memory().recall(query, Math.min(Math.max(1, Math.floor(Number(k) || 5)), 50));
+  }
+
+  async commitMemory(plugin: string, triples: readonly Triple[], sentence?: string): Promise<readonly string[]> {
+    this.need(plugin, 'memory');
+    if (this.external.has(plugin)) throw new CapabilityWithheld(plugin, 'memory (write)', ['memory (read)']);
+    const ok = Array.isArray(triples) && triples.length > 0 && triples.every((t) => [t?.subject, t?.predicate, t?.object].every((v) => typeof v === 'string' && v.trim()));
+    if (!ok) throw new RegistrationRefused(`plugin '${plugin}': memory.commit needs 'triples' as a non-empty list of { subject, predicate, object } strings`);
+    return this.memory().commit(plugin, triples, sentence);
+  }
+
+  queryKnowledge(plugin: string, entity: string, depth = 2): readonly KnowledgeRelation[] {
+    this.need(plugin, 'knowledge');
+    if (typeof entity !== 'string' || !entity.trim()) throw new RegistrationRefused(`plugin '${plugin}': knowledge.query needs a non-empty 'entity'`);
+    return this.memory().knowledge(entity, Math.min(Math.max(1, Math.floor(Number(depth) || 2)), 3));
+  }
+
+  private memory(): HubMemory {
+    if (!this.options.memory) throw new PluginUnavailable('memory', 'the memory');
+    return this.options.memory;
   }
 
   // ── what the kernel asks of plugins ───────────────────────────────────────────────────

@@ -82,7 +82,7 @@ export const subprocessStarter = (manifest: PluginManifest, dir: string, env: Ho
       throw new PluginHandshakeFailed(`plugin in ${dir} said hello as '${hello.plugin}' but its manifest names it '${name}'`);
     }
     // Attached before 'ready' so its registrations are served; running only once it says ready.
-    hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS));
+    hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS), { external: true });
     await untilReady(ready, child, name, timeoutMs);
   } catch (error) {
     connection.close(`handshake failed: ${(error as Error).message}`);
@@ -102,7 +102,7 @@ export const subprocessStarter = (manifest: PluginManifest, dir: string, env: Ho
 
 export const luaStarter = (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter => async (hub) => {
   const script = readFileSync(join(dir, manifest.entry), 'utf8');
-  const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log);
+  const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log, { external: true });
   const running = await startLuaPlugin(api, { name: manifest.name, script });
   return localInstance(() => running.stop());
 };

@@ -17,6 +17,7 @@ import type { Memory } from '../../actors/memory/openMemory.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { PluginHost } from './pluginHost.ts';
 import { turnSourceOf } from './turnSource.ts';
+import { hubMemoryOf } from './hubMemory.ts';
 
 export const MEMORY_NOTES_SCOPE = 'notes';
 
@@ -41,6 +42,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         plugins: () => host!.list(),
         pluginAction: (action, name) => host!.control(action, name),
       };
+      const memory = context.require<Memory>(Facility.memory);
       host = new PluginHost({
         dataDir: context.require<string>(Facility.dataDir),
         store: context.require<EventStore>(Facility.eventLog),
@@ -49,10 +51,11 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         builtins: [
           ...builtins,
           // Notes the model commits to cold context land in one shared scope until a tool call knows its conversation.
-          memoryToolsPlugin(context.require<Memory>(Facility.memory).service, { clock, ids: randomIds, scopeOf: () => MEMORY_NOTES_SCOPE }),
+          memoryToolsPlugin(memory.service, { clock, ids: randomIds, scopeOf: () => MEMORY_NOTES_SCOPE }),
         ],
         control,
         inputs: scheduler,
+        memory: hubMemoryOf(memory, clock, randomIds),
         settings: (key) => setting<unknown>(settings, key, undefined),
         log: (line) => context.log(line),
         fail: (error) => context.fail(error),

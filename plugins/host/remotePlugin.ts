@@ -6,7 +6,7 @@
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../machines/turn/turnTypes.ts';
 import type { PluginConnection, PluginProtocolError } from '../protocol/index.ts';
 import { MethodNotFound } from '../protocol/index.ts';
-import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec } from '../sdk/pluginApi.ts';
+import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec, Triple } from '../sdk/pluginApi.ts';
 import { EVENT_NOTIFY, KernelMethod, LOG_NOTIFY, PluginMethod, READY_NOTIFY } from '../sdk/wireMethods.ts';
 import type { PluginEndpoint, PluginHub } from './pluginHub.ts';
 
@@ -40,6 +40,12 @@ export const servePlugin = (hub: PluginHub, plugin: string, connection: PluginCo
         return hub.injectInterrupt(plugin, p as unknown as InjectedInput, p.level as number);
       case KernelMethod.setting:
         return hub.setting(plugin, String(p.key)) ?? null;
+      case KernelMethod.memoryRecall:
+        return hub.recallMemory(plugin, p.query as string, p.k as number | undefined);
+      case KernelMethod.memoryCommit:
+        return { relationIds: await hub.commitMemory(plugin, p.triples as Triple[], p.sentence as string | undefined) };
+      case KernelMethod.knowledgeQuery:
+        return hub.queryKnowledge(plugin, p.entity as string, p.depth as number | undefined);
       default:
         void hub.misbehaved(plugin, 'METHOD_NOT_FOUND', `called unknown kernel method '${method}'`).catch(() => undefined);
         throw new MethodNotFound(method);

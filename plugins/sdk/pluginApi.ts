@@ -72,6 +72,24 @@ export type InjectedInput = Readonly<{
 
 export type InjectedReceipt = Readonly<{ inputId: string; level: number }>;
 
+export type MemoryItem = Readonly<{ tier: 'context' | 'cold' | 'graph'; text: string; cites: readonly string[]; score: number }>;
+
+export type Triple = Readonly<{ subject: string; predicate: string; object: string; confidence?: number }>;
+
+export type KnowledgeRelation = Readonly<{ subject: string; predicate: string; object: string; confidence: number; sentence: string | null; hops: number }>;
+
+export interface PluginMemory {
+  /** What the memory holds about `query`, best first (the agent's own recall path). */
+  recall(query: string, k?: number): Promise<readonly MemoryItem[]>;
+  /** Writes triples to the graph, with the sentence they come from (built-in plugins only). */
+  commit(triples: readonly Triple[], sentence?: string): Promise<{ relationIds: readonly string[] }>;
+}
+
+export interface PluginKnowledge {
+  /** Relations within `depth` hops (default 2) of an entity, nearest first. Read-only. */
+  query(entity: string, depth?: number): Promise<readonly KnowledgeRelation[]>;
+}
+
 export interface PluginApi {
   /** The plugin's name, from its manifest. */
   readonly name: string;
@@ -86,6 +104,10 @@ export interface PluginApi {
   injectInterrupt(input: InjectedInput, level: number): Promise<InjectedReceipt>;
   /** A value of the data dir's settings.json (dotted key), or undefined. */
   setting(key: string): Promise<unknown>;
+  /** Needs the 'memory' capability. */
+  readonly memory: PluginMemory;
+  /** Needs the 'knowledge' capability. */
+  readonly knowledge: PluginKnowledge;
   /** A line for the daemon's log. */
   log(line: string): void;
 }

@@ -10,7 +10,18 @@
  * });
  */
 import { MethodNotFound, PluginConnection } from '../protocol/index.ts';
-import type { ChannelDeliver, ChannelDelivery, PluginApi, PluginEvent, StageContext, StageHandler, StageName, ToolHandler } from './pluginApi.ts';
+import type {
+  ChannelDeliver,
+  ChannelDelivery,
+  KnowledgeRelation,
+  MemoryItem,
+  PluginApi,
+  PluginEvent,
+  StageContext,
+  StageHandler,
+  StageName,
+  ToolHandler,
+} from './pluginApi.ts';
 import { EVENT_NOTIFY, KernelMethod, LOG_NOTIFY, PluginMethod, READY_NOTIFY } from './wireMethods.ts';
 
 export type PluginIdentity = Readonly<{ name: string; version: string }>;
@@ -78,6 +89,11 @@ export const connectPlugin = async (
     injectInterrupt: async (input, level) =>
       (await connection.request(KernelMethod.injectInterrupt, { ...input, level })) as Awaited<ReturnType<PluginApi['injectInterrupt']>>,
     setting: (key) => connection.request(KernelMethod.setting, { key }),
+    memory: {
+      recall: async (query, k) => (await connection.request(KernelMethod.memoryRecall, { query, k })) as MemoryItem[],
+      commit: async (triples, sentence) => (await connection.request(KernelMethod.memoryCommit, { triples, sentence })) as { relationIds: string[] },
+    },
+    knowledge: { query: async (entity, depth) => (await connection.request(KernelMethod.knowledgeQuery, { entity, depth })) as KnowledgeRelation[] },
     log: (line) => {
       if (!connection.closed) connection.notify(LOG_NOTIFY, { line });
     },

@@ -12,6 +12,9 @@ export const KernelMethod = {
   injectInput: 'input.inject',
   injectInterrupt: 'interrupt.inject',
   setting: 'settings.get',
+  memoryRecall: 'memory.recall',
+  memoryCommit: 'memory.commit',
+  knowledgeQuery: 'knowledge.query',
 } as const;
 
 /** Plugin → kernel notification: a log line. */
@@ -42,7 +45,14 @@ export const CAPABILITY_METHODS = {
   input: [KernelMethod.injectInput],
   interrupt: [KernelMethod.injectInterrupt],
   settings: [KernelMethod.setting],
+  /** Recall from every memory tier; commit triples (built-in plugins only: external ones read). */
+  memory: [KernelMethod.memoryRecall, KernelMethod.memoryCommit],
+  /** Read-only queries of the knowledge graph around an entity. */
+  knowledge: [KernelMethod.knowledgeQuery],
 } as const;
+
+/** Methods only built-in plugins may call: external plugins get a read-only memory and no publish. */
+export const INTERNAL_ONLY_METHODS: readonly string[] = [KernelMethod.memoryCommit];
 
 export type PluginCapability = keyof typeof CAPABILITY_METHODS;
 

@@ -18,6 +18,8 @@ const fakeApi = (name = 'luademo') => {
     injectInput: unsupported,
     injectInterrupt: unsupported,
     setting: unsupported,
+    memory: { recall: unsupported, commit: unsupported },
+    knowledge: { query: unsupported },
     log: (line) => logs.push(line),
   };
   const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolReply> => {

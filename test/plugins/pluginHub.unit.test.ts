@@ -15,8 +15,8 @@ import {
 } from '../../events/index.ts';
 import { STAGES } from '../../machines/stagePipeline/index.ts';
 import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
-import { PluginHub, PluginUnavailable, type InputSink } from '../../plugins/host/pluginHub.ts';
-import type { PluginEvent } from '../../plugins/sdk/pluginApi.ts';
+import { PluginHub, type HubMemory, PluginUnavailable, type InputSink } from '../../plugins/host/pluginHub.ts';
+import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 
 type Submitted = Parameters<InputSink['submit']>[0];
@@ -37,12 +37,22 @@ const given = async (store = newStore()) => {
       submitted.push(input);
     },
   };
-  const hub = new PluginHub({ store, clock: new VirtualClock(1_000), ids: new SequentialIds('input'), inputs });
+  const committed: { plugin: string; triples: readonly Triple[] }[] = [];
+  const memory: HubMemory = {
+    recall: (query) => [{ tier: 'cold', text: `about ${query}`, cites: ['D1:1'], score: 1 }],
+    commit: async (plugin, triples) => {
+      committed.push({ plugin, triples });
+      return triples.map((_, i) => `r${i}`);
+    },
+    knowledge: (entity) => [{ subject: entity, predicate: 'lives_in', object: 'london', confidence: 1, sentence: null, hops: 1 }],
+  };
+  const hub = new PluginHub({ store, clock: new VirtualClock(1_000), ids: new SequentialIds('input'), inputs, memory });
   hubs.push(hub);
   await hub.restore();
-  const plugin = (name: string, capabilities: readonly PluginCapability[]) => attachLocalPlugin(hub, name, capabilities, () => undefined);
+  const plugin = (name: string, capabilities: readonly PluginCapability[], external = false) =>
+    attachLocalPlugin(hub, name, capabilities, () => undefined, { external });
   const registryEvents = async (): Promise<readonly RecordedEvent[]> => store.readStream(PLUGIN_REGISTRY_STREAM);
-  return { store, hub, plugin, submitted, registryEvents };
+  return { store, hub, plugin, submitted, registryEvents, committed };
 };
 
 const ALL: readonly PluginCapability[] = ['tools', 'stages', 'channels', 'subscribe', 'input', 'interrupt', 'settings'];
@@ -386,5 +396,24 @@ describe('calling tools', () => {
   it('a tool nobody registered gives an error result, not a throw', async () => {
     const { hub } = await given();
     expect(await hub.callTool('nope', {}, call('nope'))).toEqual({ content: "tool 'nope' is not registered", isError: true });
+  });
+});
+
+describe('memory and knowledge', () => {
+  it('lets a built-in plugin recall and commit, and an external one only recall (its memory is read-only)', async () => {
+    const { plugin, committed } = await given();
+    const inside = plugin('inside', ['memory']);
+    const outside = plugin('outside', ['memory'], true);
+    expect(await outside.memory.recall('tea')).toEqual([{ tier: 'cold', text: 'about tea', cites: ['D1:1'], score: 1 }]);
+    await expect(outside.memory.commit([{ subject: 'a', predicate: 'likes', object: 'tea' }])).rejects.toMatchObject({ code: 'CAPABILITY_WITHHELD' });
+    expect(await inside.memory.commit([{ subject: 'a', predicate: 'likes', object: 'tea' }], 'a likes tea')).toEqual({ relationIds: ['r0'] });
+    expect(committed.map((c) => c.plugin)).toEqual(['inside']);
+  });
+
+  it('answers knowledge queries with the knowledge capability, and refuses without it', async () => {
+    const { plugin } = await given();
+    expect(await plugin('reader', ['knowledge'], true).knowledge.query('Ada')).toMatchObject([{ subject: 'Ada', predicate: 'lives_in' }]);
+    await expect(plugin('nosy', ['tools'], true).knowledge.query('Ada')).rejects.toMatchObject({ code: 'CAPABILITY_WITHHELD' });
+    await expect(plugin('bad', ['memory']).memory.commit([{ subject: '', predicate: 'x', object: 'y' }])).rejects.toMatchObject({ code: 'REGISTRATION_REFUSED' });
   });
 });

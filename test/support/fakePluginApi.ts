@@ -53,6 +53,11 @@ export const createFakePluginApi = (name: string, settings: Readonly<Record<stri
     async setting(key) {
       return settings[key];
     },
+    memory: {
+      recall: () => Promise.reject(new Error('the fake PluginApi has no memory')),
+      commit: () => Promise.reject(new Error('the fake PluginApi has no memory')),
+    },
+    knowledge: { query: () => Promise.reject(new Error('the fake PluginApi has no knowledge graph')) },
     log(line) {
       logs.push(line);
     },
