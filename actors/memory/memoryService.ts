@@ -72,6 +72,9 @@ const blocksOf = (events: readonly ContextEventData[]): { blocks?: NonNullable<C
   return blocks.length ? { blocks } : {};
 };
 
+/** An utterance is indexed with the words of this many utterances before and after it. */
+const NEIGHBOUR_WINDOW = 2;
+
 const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
 const withSpeaker = (speaker: string | null | undefined, text: string) => (speaker ? `${speaker}: ${text}` : text);
@@ -79,8 +82,8 @@ const withSpeaker = (speaker: string | null | undefined, text: string) => (speak
 export class MemoryService {
   readonly config: MemoryConfig;
   private readonly index = new RecallIndex();
-  /** The last context item of each scope, which learns its successor's words. */
-  private readonly lastOfScope = new Map<string, string>();
+  /** The last few context items of each scope, which learn their successors' words. */
+  private readonly recentOfScope = new Map<string, string[]>();
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
@@ -307,11 +310,11 @@ export class MemoryService {
   private putContext(scope: string, e: ContextEventData, chain = true): void {
     const id = `ctx:${e.eventId}`;
     const text = withSpeaker(e.speaker, e.text);
-    const previous = chain ? this.lastOfScope.get(scope) : undefined;
-    const previousText = previous ? this.index.get(previous)?.text : undefined;
-    this.index.put({ id, tier: 'context', scope, text, cites: e.cites ?? [], at: e.at }, previousText ? [previousText] : []);
-    if (previous) this.index.addNeighbour(previous, text);
-    if (chain) this.lastOfScope.set(scope, id);
+    const previous = chain ? (this.recentOfScope.get(scope) ?? []) : [];
+    const previousTexts = previous.map((p) => this.index.get(p)?.text).filter((t): t is string => t !== undefined);
+    this.index.put({ id, tier: 'context', scope, text, cites: e.cites ?? [], at: e.at }, previousTexts);
+    for (const p of previous) this.index.addNeighbour(p, text);
+    if (chain) this.recentOfScope.set(scope, [...previous, id].slice(-NEIGHBOUR_WINDOW));
   }
 
   private putRelation(relationId: string, text: string, cites: readonly string[], at: number): void {

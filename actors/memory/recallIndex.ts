@@ -14,12 +14,14 @@ export type RecallItem = Readonly<{ id: string; tier: RecallTier; scope: string;
 export type RecallHit = RecallItem & Readonly<{ score: number }>;
 
 /** Own words count this many times; a neighbour's once. */
-const OWN_WEIGHT = 2;
+const OWN_WEIGHT = 3;
 
 export class RecallIndex {
   private readonly bm25 = new Bm25Index();
   private readonly items = new Map<string, RecallItem & { tokens: string[]; neighbours: string[] }>();
   private readonly tokenCache = new Map<string, string[]>();
+  /** Where an item went when it moved tier, so late neighbours still find it. */
+  private readonly movedTo = new Map<string, string>();
 
   get size(): number {
     return this.items.size;
@@ -31,6 +33,7 @@ export class RecallIndex {
 
   /** Adds (or replaces) an item; `neighbourTexts` widen what it matches. */
   put(item: RecallItem, neighbourTexts: readonly string[] = []): void {
+    this.movedTo.delete(item.id);
     const tokens = this.tokens(item.text);
     const neighbours = neighbourTexts.flatMap((t) => this.tokens(t));
     this.items.set(item.id, { ...item, tokens, neighbours });
@@ -39,16 +42,18 @@ export class RecallIndex {
 
   /** Adds words of a neighbour that arrived later. */
   addNeighbour(id: string, text: string): void {
-    const item = this.items.get(id);
+    const resolved = this.resolve(id);
+    const item = this.items.get(resolved);
     if (!item) return;
     item.neighbours = [...item.neighbours, ...this.tokens(text)];
-    this.reindex(id);
+    this.reindex(resolved);
   }
 
   /** The same content under a new id and tier (it sank, or was distilled): its neighbours' words go with it. */
   move(fromId: string, item: RecallItem): void {
     const old = this.items.get(fromId);
     this.remove(fromId);
+    this.movedTo.set(fromId, item.id);
     this.items.set(item.id, { ...item, tokens: this.tokens(item.text), neighbours: old?.neighbours ?? [] });
     this.reindex(item.id);
   }
@@ -59,7 +64,13 @@ export class RecallIndex {
   }
 
   get(id: string): RecallItem | undefined {
-    return this.items.get(id);
+    return this.items.get(this.resolve(id));
+  }
+
+  private resolve(id: string): string {
+    let current = id;
+    for (let hops = 0; !this.items.has(current) && this.movedTo.has(current) && hops < 8; hops++) current = this.movedTo.get(current)!;
+    return current;
   }
 
   search(query: string, k: number, filter?: (item: RecallItem) => boolean): RecallHit[] {
