@@ -23,6 +23,8 @@ import {
   type TripleData,
 } from '../../projections/index.ts';
 import { RecallIndex, type RecallHit, type RecallItem } from './recallIndex.ts';
+import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
+import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 
 export type MemoryConfig = Readonly<{
   prune: PruneConfig;
@@ -43,8 +45,13 @@ export type Observation = Readonly<{
   blocks?: ContextEventData['blocks'];
 }>;
 
+/** A dense space for recall: the provider, and the cache its vectors live in (never the log). */
+export type DenseRecall = Readonly<{ provider: EmbeddingProvider; cache?: VectorCache }>;
+
 export type MemoryServiceOptions = Readonly<{
   store: EventStore;
+  /** Without it recall is keyword-only (the lexical tier always works offline). */
+  dense?: DenseRecall;
   /** Reads the memory read models (kept current inline with each append). */
   tx: ReadModelTx;
   ids: IdSource;
@@ -89,8 +96,8 @@ export class MemoryService {
     this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
   }
 
-  /** Rebuilds the recall index from the read models. */
-  start(): void {
+  /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
+  async start(): Promise<void> {
     const { tx } = this.options;
     const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
     for (const { scope } of scopes) {
@@ -100,6 +107,20 @@ export class MemoryService {
     }
     for (const doc of coldDocs(tx)) this.index.put({ id: `doc:${doc.doc_id}`, tier: 'cold', scope: doc.scope, text: doc.text, cites: JSON.parse(doc.cites) as string[], at: doc.created_at });
     for (const rel of allRelations(tx)) this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], 0);
+    await this.embedPending();
+  }
+
+  private async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const { provider, cache } = this.options.dense!;
+    return cache ? cache.get(provider, texts) : provider.embedTexts(texts);
+  }
+
+  /** Vectors for the items indexed since the last call, in one batch. */
+  private async embedPending(): Promise<void> {
+    const pending = this.index.drainUnembedded();
+    if (!this.options.dense || pending.length === 0) return;
+    const vectors = await this.embed(pending.map((p) => p.text));
+    pending.forEach((p, i) => this.index.setVector(p.id, vectors[i]!));
   }
 
   /** An input or reply enters L1; then the context actor decides what sinks. */
@@ -222,9 +243,10 @@ export class MemoryService {
    * The recall path: L1 events, L2 docs and L3 sentences ranked together for `query`, plus the
    * graph neighbourhood (depth 2) of entities the query names. Read-only.
    */
-  recall(query: string, k: number, scope?: string): RecallHit[] {
+  async recall(query: string, k: number, scope?: string): Promise<RecallHit[]> {
     const filter = scope ? (item: RecallItem) => item.scope === scope || item.tier === 'graph' : undefined;
-    const hits = this.index.search(query, k, filter);
+    const dense = this.options.dense;
+    const hits = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, k, filter) : this.index.search(query, k, filter);
     const named = entities(this.options.tx).filter((e) => e.name.length > 1 && query.toLowerCase().includes(e.entity));
     if (named.length === 0) return hits;
     const seen = new Set(hits.map((h) => h.id));
@@ -256,6 +278,7 @@ export class MemoryService {
     if (events.length === 0) return;
     const result = await this.options.store.append(MEMORY_STREAM, events.map((e) => ({ ...e, at })));
     for (const event of result.events) this.apply(event);
+    await this.embedPending();
   }
 
   /** Keeps the recall index in step with what was appended. */

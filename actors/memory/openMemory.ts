@@ -11,7 +11,7 @@ import { memoryProjections, type ReadModelTx } from '../../projections/index.ts'
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { MemoryHeartbeats } from './memoryHeartbeats.ts';
-import { MemoryService, type MemoryConfig } from './memoryService.ts';
+import { MemoryService, type DenseRecall, type MemoryConfig } from './memoryService.ts';
 
 export type Memory = Readonly<{ service: MemoryService; heartbeats: MemoryHeartbeats }>;
 
@@ -21,11 +21,20 @@ export type MemoryOptions = Readonly<{
   startAt: number;
   config?: Partial<MemoryConfig>;
   intervals?: Partial<Record<HeartbeatLoop, number>>;
+  /** A dense space for recall (dense + keyword); without it recall is keyword-only. */
+  dense?: DenseRecall;
 }>;
 
-export const createMemory = (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Memory => {
-  const service = new MemoryService({ store, tx, ids: options.ids, clock: options.clock, ...(options.config ? { config: options.config } : {}) });
-  service.start();
+export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
+  const service = new MemoryService({
+    store,
+    tx,
+    ids: options.ids,
+    clock: options.clock,
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.dense ? { dense: options.dense } : {}),
+  });
+  await service.start();
   return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals) };
 };
 
@@ -37,5 +46,5 @@ export const openMemory = async (store: SqliteEventStore, options: MemoryOptions
   runner.prepare();
   await runner.catchUp(store);
   runner.attachInline(store);
-  return { ...createMemory(store, new SqliteReadModelTx(store.db), options), runner };
+  return { ...(await createMemory(store, new SqliteReadModelTx(store.db), options)), runner };
 };

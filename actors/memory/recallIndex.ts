@@ -6,12 +6,16 @@
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
 import { Bm25Index, tokenize } from '../../adapters/embeddings/lexical/index.ts';
+import { cosine } from '../../adapters/embeddings/embeddingProvider.ts';
 
 export type RecallTier = 'context' | 'cold' | 'graph';
 
 export type RecallItem = Readonly<{ id: string; tier: RecallTier; scope: string; text: string; cites: readonly string[]; at: number }>;
 
 export type RecallHit = RecallItem & Readonly<{ score: number }>;
+
+/** Reciprocal rank fusion constant (Cormack et al.). */
+const RRF_K = 60;
 
 /** Own words count this many times; a neighbour's once. */
 const OWN_WEIGHT = 3;
@@ -22,6 +26,10 @@ export class RecallIndex {
   private readonly tokenCache = new Map<string, string[]>();
   /** Where an item went when it moved tier, so late neighbours still find it. */
   private readonly movedTo = new Map<string, string>();
+  /** Dense vectors of the items, in the one space of the configured provider (none without one). */
+  private readonly vectors = new Map<string, Float32Array>();
+  /** Items indexed since the last `drainUnembedded`, which need a vector. */
+  private readonly unembedded = new Set<string>();
 
   get size(): number {
     return this.items.size;
@@ -37,6 +45,7 @@ export class RecallIndex {
     const tokens = this.tokens(item.text);
     const neighbours = neighbourTexts.flatMap((t) => this.tokens(t));
     this.items.set(item.id, { ...item, tokens, neighbours });
+    this.unembedded.add(item.id);
     this.reindex(item.id);
   }
 
@@ -52,13 +61,36 @@ export class RecallIndex {
   /** The same content under a new id and tier (it sank, or was distilled): its neighbours' words go with it. */
   move(fromId: string, item: RecallItem): void {
     const old = this.items.get(fromId);
+    const vector = this.vectors.get(fromId);
     this.remove(fromId);
+    if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
+    else this.unembedded.add(item.id);
     this.movedTo.set(fromId, item.id);
     this.items.set(item.id, { ...item, tokens: this.tokens(item.text), neighbours: old?.neighbours ?? [] });
     this.reindex(item.id);
   }
 
+  setVector(id: string, vector: Float32Array): void {
+    if (this.items.has(id)) this.vectors.set(id, vector);
+  }
+
+  hasVector(id: string): boolean {
+    return this.vectors.has(id);
+  }
+
+  /** The items that have no vector yet (and forgets them). */
+  drainUnembedded(): { id: string; text: string }[] {
+    const out = [...this.unembedded].flatMap((id) => {
+      const item = this.items.get(id);
+      return item && !this.vectors.has(id) ? [{ id, text: item.text }] : [];
+    });
+    this.unembedded.clear();
+    return out;
+  }
+
   remove(id: string): void {
+    this.unembedded.delete(id);
+    this.vectors.delete(id);
     this.items.delete(id);
     this.bm25.remove(id);
   }
@@ -85,6 +117,31 @@ export class RecallIndex {
       if (out.length >= k) break;
     }
     return out;
+  }
+
+  /**
+   * Dense + keyword: BM25 and cosine similarity each rank the items, and the two rankings are
+   * fused by reciprocal rank (k = 60), so neither score scale dominates. Items without a vector
+   * take part through their keyword rank only.
+   */
+  searchHybrid(query: string, queryVector: Float32Array, k: number, filter?: (item: RecallItem) => boolean): RecallHit[] {
+    const pool = Math.max(k * 4, 50);
+    const keyword = this.search(query, pool, filter);
+    const dense = [...this.vectors]
+      .filter(([id]) => !filter || filter(this.items.get(id)!))
+      .map(([id, v]) => ({ id, score: cosine(queryVector, v) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, pool);
+    const fused = new Map<string, number>();
+    keyword.forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
+    dense.forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
+    return [...fused]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, k)
+      .map(([id, score]) => {
+        const item = this.items.get(id)!;
+        return { id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, score };
+      });
   }
 
   private tokens(text: string): string[] {

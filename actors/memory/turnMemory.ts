@@ -13,7 +13,7 @@ export type TurnMemory = Readonly<{
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
   /** What the colder tiers hold about `query`, as a system prompt block, or null. */
-  related(query: string, scope: string): string | null;
+  related(query: string, scope: string): Promise<string | null>;
 }>;
 
 export const RELATED_MEMORY_ITEMS = 5;
@@ -24,8 +24,8 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
     contextOf(memory.service.readModels, scope)
       .filter((row) => row.event_id !== exceptEventId)
       .map((row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text })),
-  related: (query, scope) => {
-    const hits = memory.service.recall(query, RELATED_MEMORY_ITEMS, scope).filter((h) => h.tier !== 'context');
+  related: async (query, scope) => {
+    const hits = (await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope)).filter((h) => h.tier !== 'context');
     if (hits.length === 0) return null;
     return ['[Related memory] (recalled from earlier conversations; read-only)', ...hits.map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`)].join('\n');
   },

@@ -2,7 +2,9 @@
  * The memory as a kernel module: the memory service over the inline memory read models, and
  * its heartbeats ticked once a minute with the daemon's clock (each firing is recorded).
  * Settings: `memory.protectRecent`, `memory.keepTopK`, `memory.budgetTokens`,
- * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`.
+ * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`, and `memory.embedding.onnxDir`
+ * (a model directory: recall becomes dense + keyword; vectors are cached in `vectors.db`, which
+ * can be deleted at any time).
  */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import type { Clock } from '../../events/index.ts';
@@ -13,28 +15,47 @@ import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
+import type { DenseRecall } from '../memory/memoryService.ts';
+import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
+import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
+import { join, resolve } from 'node:path';
 import { setting, type Settings } from './config.ts';
 
 const TICK_MS = 60_000;
+export const VECTOR_CACHE_FILE = 'vectors.db';
 
 export const memoryModule = (): KernelModule => {
   let timer: NodeJS.Timeout | undefined;
   let memory: Memory | undefined;
+  let vectorDb: SqliteDatabase | undefined;
   return {
     name: 'memory',
-    requires: [Facility.eventLog, Facility.clock, Facility.config, Facility.projections],
+    requires: [Facility.eventLog, Facility.clock, Facility.config, Facility.dataDir, Facility.projections],
     provides: [Facility.memory],
-    init(context) {
+    async init(context) {
       const store = context.require<SqliteEventStore>(Facility.eventLog);
       const clock = context.require<Clock>(Facility.clock);
       const settings = context.require<Settings>(Facility.config);
+      const dataDir = context.require<string>(Facility.dataDir);
       const intervals = Object.fromEntries(
         (Object.keys(DEFAULT_HEARTBEAT_INTERVALS_MS) as HeartbeatLoop[]).map((loop) => [
           loop,
           setting(settings, `memory.heartbeats.${loop}Minutes`, DEFAULT_HEARTBEAT_INTERVALS_MS[loop] / 60_000) * 60_000,
         ]),
       ) as Record<HeartbeatLoop, number>;
-      memory = createMemory(store, new SqliteReadModelTx(store.db), {
+      const onnxDir = setting<string | undefined>(settings, 'memory.embedding.onnxDir', undefined);
+      let dense: DenseRecall | undefined;
+      if (onnxDir) {
+        const { OnnxEmbeddingProvider } = await import('../../adapters/embeddings/onnx/index.ts');
+        const provider = await OnnxEmbeddingProvider.load(resolve(dataDir, onnxDir));
+        vectorDb = openDatabase(join(dataDir, VECTOR_CACHE_FILE), { durability: 'rebuildable' });
+        const cache = new VectorCache(vectorDb);
+        cache.prune(provider.fingerprint);
+        dense = { provider, cache };
+        context.log(`memory: dense recall with ${provider.fingerprint} (${provider.dimensions}-d), vectors cached in ${VECTOR_CACHE_FILE}`);
+      }
+      memory = await createMemory(store, new SqliteReadModelTx(store.db), {
+        ...(dense ? { dense } : {}),
         ids: randomIds,
         clock,
         startAt: clock.now(),
@@ -55,6 +76,7 @@ export const memoryModule = (): KernelModule => {
     stop() {
       if (timer) clearInterval(timer);
       memory?.heartbeats.stop();
+      vectorDb?.close();
     },
   };
 };

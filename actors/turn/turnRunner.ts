@@ -169,7 +169,7 @@ export class TurnRunner {
     const now = () => this.options.clock?.now() ?? 0;
     const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now()) : undefined;
     const history = memory ? memory.history(conversation, inputEventId) : (this.histories.get(conversation) ?? []);
-    const related = memory?.related(input.text, conversation) ?? null;
+    const related = memory ? await memory.related(input.text, conversation) : null;
     const systemPrompt = [this.options.systemPrompt, related].filter(Boolean).join('\n\n');
     const channels: ChannelBinding[] = this.options.source.channels().map((channel) => ({
       channel,

@@ -32,7 +32,7 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
       await memory?.heartbeats.tick(at);
     },
     async recall(question, k) {
-      return (memory?.service.recall(question, k, scope) ?? []).map((hit) => ({ text: hit.text, cites: hit.cites, score: hit.score }));
+      return ((await memory?.service.recall(question, k, scope)) ?? []).map((hit) => ({ text: hit.text, cites: hit.cites, score: hit.score }));
     },
     async close() {
       memory?.heartbeats.stop();

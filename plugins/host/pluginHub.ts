@@ -71,7 +71,7 @@ export class PluginUnavailable extends HologramError {
 
 /** The memory as plugins reach it (the memory module provides it). */
 export type HubMemory = Readonly<{
-  recall(query: string, k: number): readonly MemoryItem[];
+  recall(query: string, k: number): Promise<readonly MemoryItem[]>;
   commit(plugin: string, triples: readonly Triple[], sentence: string | undefined): Promise<readonly string[]>;
   knowledge(entity: string, depth: number): readonly KnowledgeRelation[];
 }>;
@@ -264,7 +264,7 @@ export class PluginHub {
     return this.options.settings?.(key);
   }
 
-  recallMemory(plugin: string, query: string, k = 5): readonly MemoryItem[] {
+  recallMemory(plugin: string, query: string, k = 5): Promise<readonly MemoryItem[]> {
     this.need(plugin, 'memory');
     if (typeof query !== 'string' || !query.trim()) throw new RegistrationRefused(`plugin '${plugin}': memory.recall needs a non-empty 'query'`);
     return this.memory().recall(query, Math.min(Math.max(1, Math.floor(Number(k) || 5)), 50));

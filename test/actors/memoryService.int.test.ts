@@ -13,6 +13,10 @@ import { verifyProjections } from '../../actors/replay/verifyProjections.ts';
 import { coldDocs, contextOf, memoryProjections } from '../../projections/index.ts';
 import { SqliteReadModelTx } from '../../actors/projections/sqliteReadModelTx.ts';
 import { useTempDir } from '../support/tempDir.ts';
+import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
+import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
+import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
+import type { DenseRecall } from '../../actors/memory/memoryService.ts';
 
 const tempDir = useTempDir();
 const stores: SqliteEventStore[] = [];
@@ -23,11 +27,38 @@ afterEach(async () => {
 const HOUR = 3_600_000;
 const SCOPE = 'chat:test';
 
-const setup = async (protectRecent = 3) => {
+/** A dense space where 'car' and 'automobile' are the same direction: what keywords cannot see. */
+const synonymProvider = () => {
+  const calls: string[][] = [];
+  const axis = (word: string) => (['car', 'automobile', 'vehicle'].includes(word) ? 0 : ['soup', 'lunch'].includes(word) ? 1 : 2);
+  const provider: EmbeddingProvider = {
+    fingerprint: 'test-synonyms-v1',
+    dimensions: 3,
+    modalities: ['text'],
+    embedTexts: async (texts) => {
+      calls.push([...texts]);
+      return texts.map((t) => {
+        const v = new Float32Array(3);
+        for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) v[axis(w)]! += 1;
+        const n = Math.hypot(...v) || 1;
+        return v.map((x) => x / n);
+      });
+    },
+  };
+  return { provider, calls };
+};
+
+const setup = async (protectRecent = 3, dense?: DenseRecall) => {
   const clock = new VirtualClock(1_000_000);
   const store = SqliteEventStore.open(join(tempDir(), 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
   stores.push(store);
-  const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: { prune: { protectRecent, keepTopK: 1, budgetTokens: 10_000 } } });
+  const memory = await openMemory(store, {
+    ids: new SequentialIds('m'),
+    clock,
+    startAt: clock.now(),
+    config: { prune: { protectRecent, keepTopK: 1, budgetTokens: 10_000 } },
+    ...(dense ? { dense } : {}),
+  });
   const tx = new SqliteReadModelTx(store.db);
   const say = (text: string, at: number, cite: string) => memory.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at, cites: [cite] });
   const types = async () => (await store.readStream(MEMORY_STREAM)).map((e) => e.type);
@@ -78,7 +109,7 @@ describe('memory service', () => {
     const relations = tx.all<{ predicate: string; cites: string }>('SELECT predicate, cites FROM memory_graph_relations ORDER BY relation_id');
     expect(relations.some((r) => r.predicate === 'lives_in' && r.cites === '["D1:1"]')).toBe(true);
     expect(relations.filter((r) => r.predicate === 'said').length).toBeGreaterThan(0);
-    const recalled = memory.service.recall('Where does Ada live?', 5, SCOPE);
+    const recalled = await memory.service.recall('Where does Ada live?', 5, SCOPE);
     expect(recalled.flatMap((h) => h.cites)).toContain('D1:1');
 
     const verdicts = await verifyProjections(store, store.db, memoryProjections());
@@ -88,5 +119,19 @@ describe('memory service', () => {
       ['memory_graph', 'match'],
       ['memory_blocks', 'match'],
     ]);
+  });
+
+  it('with a dense space, recall fuses cosine and keyword ranks: a paraphrase is found, and vectors come from the cache', async () => {
+    const { provider, calls } = synonymProvider();
+    const cache = new VectorCache(openDatabase(join(tempDir(), 'vectors.db'), { durability: 'rebuildable' }));
+    const { say, memory } = await setup(2, { provider, cache });
+    await say('I drove my automobile to the coast', 1_000_000, 'D1:1');
+    await say('Soup for lunch again', 1_000_100, 'D1:2');
+    await say('The weather turned grey', 1_000_200, 'D1:3');
+    const hits = await memory.service.recall('Where did I take the car?', 1, SCOPE);
+    expect(hits[0]!.cites).toEqual(['D1:1']); // no shared keyword: found through the dense space
+    const embedded = calls.flat().length;
+    await memory.service.recall('Where did I take the car?', 1, SCOPE);
+    expect(calls.flat().length - embedded).toBe(0); // the query's vector came from the cache
   });
 });

@@ -39,7 +39,7 @@ const given = async (store = newStore()) => {
   };
   const committed: { plugin: string; triples: readonly Triple[] }[] = [];
   const memory: HubMemory = {
-    recall: (query) => [{ tier: 'cold', text: `about ${query}`, cites: ['D1:1'], score: 1 }],
+    recall: async (query) => [{ tier: 'cold', text: `about ${query}`, cites: ['D1:1'], score: 1 }],
     commit: async (plugin, triples) => {
       committed.push({ plugin, triples });
       return triples.map((_, i) => `r${i}`);

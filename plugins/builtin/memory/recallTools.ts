@@ -30,7 +30,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
     },
     async run(args, call) {
       const query = textArg('memory_recall', args, 'query');
-      const hits = memory.recall(query, countArg('memory_recall', args, 'k', 5), ctx.scopeOf?.());
+      const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), ctx.scopeOf?.());
       if (hits.length === 0) return `Nothing in memory matches '${query}'.`;
       // The graph entities returned are marked recalled for this turn, so automatic recall does not inject them again.
       const turn = turnOf(call);
