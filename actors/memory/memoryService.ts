@@ -10,6 +10,9 @@ import { MEMORY_STREAM, type Clock, type EventStore, type IdSource, type NewEven
 import { decideSink, DEFAULT_PRUNE_CONFIG, type PruneConfig } from '../../machines/memory/contextPruning.ts';
 import { distillPersonalFacts } from '../../machines/memory/ruleDistiller.ts';
 import { proposeMerges } from '../../machines/memory/mergeProposals.ts';
+import { fingerprintOf } from '../../machines/memory/sceneFingerprint.ts';
+import { decideScene, evolveScene, initialSceneState, type SceneDecision, type SceneState } from '../../machines/memory/sceneLifecycle.ts';
+import { tokenize } from '../../adapters/embeddings/lexical/index.ts';
 import {
   allRelations,
   coldDocs,
@@ -79,6 +82,10 @@ const blocksOf = (events: readonly ContextEventData[]): { blocks?: NonNullable<C
   return blocks.length ? { blocks } : {};
 };
 
+const SCENE_DECISIONS = ['SceneCandidateNoted', 'SceneCreated', 'SceneJoined'];
+/** Words of an input that make its scene's topic. */
+const TOPIC_WORDS = 8;
+
 /** An utterance is indexed with the words of this many utterances before and after it. */
 const NEIGHBOUR_WINDOW = 2;
 
@@ -89,6 +96,7 @@ const withSpeaker = (speaker: string | null | undefined, text: string) => (speak
 export class MemoryService {
   readonly config: MemoryConfig;
   private readonly index = new RecallIndex();
+  private sceneState: SceneState = initialSceneState;
   /** The last few context items of each scope, which learn their successors' words. */
   private readonly recentOfScope = new Map<string, string[]>();
 
@@ -98,6 +106,9 @@ export class MemoryService {
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
   async start(): Promise<void> {
+    for (const event of await this.options.store.readAll({ types: SCENE_DECISIONS, stream: MEMORY_STREAM })) {
+      this.sceneState = evolveScene(this.sceneState, { type: event.type, data: event.data } as SceneDecision);
+    }
     const { tx } = this.options;
     const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
     for (const { scope } of scopes) {
@@ -121,6 +132,26 @@ export class MemoryService {
     if (!this.options.dense || pending.length === 0) return;
     const vectors = await this.embed(pending.map((p) => p.text));
     pending.forEach((p, i) => this.index.setVector(p.id, vectors[i]!));
+  }
+
+  /**
+   * The scene actor: the situation of an input (channel, peer, tools, its words as topic, time
+   * of day) joins a scene, starts one on its second occurrence, or is noted as a candidate.
+   * `declaredKey` (a plugin's `chan:qq/peer:group_1`) names a declared scene.
+   */
+  async observeScene(situation: Readonly<{ channel?: string; peer?: string; tools?: readonly string[]; text: string; at: number; declaredKey?: string }>, eventId?: string): Promise<readonly SceneDecision[]> {
+    const topic = [...new Set(tokenize(situation.text))].slice(0, TOPIC_WORDS);
+    const fingerprint = fingerprintOf({
+      ...(situation.channel ? { channel: situation.channel } : {}),
+      ...(situation.peer ? { peer: situation.peer } : {}),
+      tools: situation.tools ?? [],
+      topic,
+      at: situation.at,
+    });
+    const { state, decisions } = decideScene(this.sceneState, { fingerprint, at: situation.at, ...(situation.declaredKey ? { declaredKey: situation.declaredKey } : {}) });
+    await this.append(decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } })), situation.at);
+    this.sceneState = state;
+    return decisions;
   }
 
   /** An input or reply enters L1; then the context actor decides what sinks. */

@@ -9,7 +9,7 @@ import type { Memory } from './openMemory.ts';
 
 export type TurnMemory = Readonly<{
   /** Records an utterance of the conversation (the input before the turn, the reply after). */
-  observe(scope: string, role: 'user' | 'agent', text: string, at: number): Promise<string>;
+  observe(scope: string, role: 'user' | 'agent', text: string, at: number, where?: Readonly<{ channel?: string; peer?: string }>): Promise<string>;
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
   /** What the colder tiers hold about `query`, as a system prompt block, or null. */
@@ -19,7 +19,12 @@ export type TurnMemory = Readonly<{
 export const RELATED_MEMORY_ITEMS = 5;
 
 export const turnMemoryOf = (memory: Memory): TurnMemory => ({
-  observe: async (scope, role, text, at) => (await memory.service.observe(scope, { role, text, at })).eventId,
+  observe: async (scope, role, text, at, where) => {
+    const { eventId } = await memory.service.observe(scope, { role, text, at });
+    // An input is a situation: it joins (or starts) a scene.
+    if (role === 'user') await memory.service.observeScene({ ...where, text, at }, eventId);
+    return eventId;
+  },
   history: (scope, exceptEventId) =>
     contextOf(memory.service.readModels, scope)
       .filter((row) => row.event_id !== exceptEventId)

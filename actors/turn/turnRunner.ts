@@ -167,7 +167,8 @@ export class TurnRunner {
     const conversation = input.conversation ?? `${input.replyChannel ?? '-'}/${input.replyTarget ?? '-'}`;
     const { memory } = this.options;
     const now = () => this.options.clock?.now() ?? 0;
-    const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now()) : undefined;
+    const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
+    const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now(), where) : undefined;
     const history = memory ? memory.history(conversation, inputEventId) : (this.histories.get(conversation) ?? []);
     const related = memory ? await memory.related(input.text, conversation) : null;
     const systemPrompt = [this.options.systemPrompt, related].filter(Boolean).join('\n\n');

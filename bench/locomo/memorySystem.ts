@@ -25,7 +25,8 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
       clock.set(Math.max(clock.now(), turn.at));
       const text = turn.imageCaption ? `${turn.text} [image: ${turn.imageCaption}]` : turn.text;
       await memory.heartbeats.tick(turn.at);
-      await memory.service.observe(scope, { role: 'user', speaker: turn.speaker, text, at: turn.at, cites: [turn.diaId] });
+      const { eventId } = await memory.service.observe(scope, { role: 'user', speaker: turn.speaker, text, at: turn.at, cites: [turn.diaId] });
+      await memory.service.observeScene({ channel: 'locomo', peer: turn.speaker, text, at: turn.at }, eventId);
       memory.heartbeats.noteInput(scope, text);
     },
     async finishIngest(at) {

@@ -10,7 +10,7 @@
  * media with a content-derived id; exactly one thing holds a block at any time.
  */
 import { defineEvent, type EventUnion } from '../defineEvent.ts';
-import { array, integer, literal, nonEmptyString, number, object, optional, string } from '../schema.ts';
+import { array, integer, literal, nonEmptyString, number, object, optional, string, unknown } from '../schema.ts';
 
 export const MEMORY_STREAM = 'memory';
 
@@ -91,6 +91,29 @@ export const memoryEvents = {
   MergeDecided: defineEvent(
     'MergeDecided',
     object({ a: nonEmptyString(), b: nonEmptyString(), decision: literal('merge', 'keep'), reason: optional(string()), at: number() }),
+  ),
+  // Scenes: the scene actor's decisions for an input (the context event it is about).
+  SceneCandidateNoted: defineEvent(
+    'SceneCandidateNoted',
+    object({ candidateId: nonEmptyString(), fingerprint: unknown(), at: number(), droppedCandidate: optional(string()), eventId: optional(string()) }),
+  ),
+  SceneCreated: defineEvent(
+    'SceneCreated',
+    object({
+      sceneId: nonEmptyString(),
+      kind: literal('declared', 'emergent'),
+      key: optional(string()),
+      features: unknown(),
+      strength: number(),
+      at: number(),
+      fromCandidate: optional(string()),
+      similarity: optional(number()),
+      eventId: optional(string()),
+    }),
+  ),
+  SceneJoined: defineEvent(
+    'SceneJoined',
+    object({ sceneId: nonEmptyString(), similarity: number(), strength: number(), features: unknown(), at: number(), eventId: optional(string()) }),
   ),
   HeartbeatFired: defineEvent('HeartbeatFired', object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number() })),
 } as const;

@@ -4,10 +4,12 @@ export * from './contextProjection.ts';
 export * from './coldProjection.ts';
 export * from './graphProjection.ts';
 export * from './blocksProjection.ts';
+export * from './scenesProjection.ts';
 
 import { blocksProjection } from './blocksProjection.ts';
 import { coldProjection } from './coldProjection.ts';
 import { contextProjection } from './contextProjection.ts';
 import { graphProjection } from './graphProjection.ts';
+import { scenesProjection } from './scenesProjection.ts';
 
-export const memoryProjections = () => [contextProjection, coldProjection, graphProjection, blocksProjection];
+export const memoryProjections = () => [contextProjection, coldProjection, graphProjection, blocksProjection, scenesProjection];

@@ -118,6 +118,7 @@ describe('memory service', () => {
       ['memory_cold', 'match'],
       ['memory_graph', 'match'],
       ['memory_blocks', 'match'],
+      ['memory_scenes', 'match'],
     ]);
   });
 
@@ -133,5 +134,19 @@ describe('memory service', () => {
     const embedded = calls.flat().length;
     await memory.service.recall('Where did I take the car?', 1, SCOPE);
     expect(calls.flat().length - embedded).toBe(0); // the query's vector came from the cache
+  });
+
+  it('records scenes: a situation is a candidate first, a scene on its second occurrence, joined after; a restart continues', async () => {
+    const { store, memory, tx, clock } = await setup(10);
+    const situation = (text: string, at: number) => memory.service.observeScene({ channel: 'cli', peer: 'cli:ada', text, at });
+    expect((await situation('plan the garden beds', 1_000_000)).map((d) => d.type)).toEqual(['SceneCandidateNoted']);
+    expect((await situation('plan the garden paths', 1_000_100)).map((d) => d.type)).toEqual(['SceneCreated']);
+    expect((await situation('garden beds again', 1_000_200)).map((d) => d.type)).toEqual(['SceneJoined']);
+    expect(tx.all('SELECT scene_id, occurrences FROM memory_scenes_scenes')).toEqual([{ scene_id: 'scene:2', occurrences: 2 }]);
+
+    const again = await openMemory(store, { ids: new SequentialIds('m2'), clock, startAt: clock.now() });
+    expect((await again.service.observeScene({ channel: 'cli', peer: 'cli:ada', text: 'garden plan', at: 1_000_300 })).map((d) => d.type)).toEqual(['SceneJoined']);
+    const verdicts = await verifyProjections(store, store.db, memoryProjections());
+    expect(verdicts.find((v) => v.projection === 'memory_scenes')?.status).toBe('match');
   });
 });
