@@ -7,6 +7,7 @@ import { HttpProvider } from '../../adapters/llm/httpProvider.ts';
 import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
 import { HologramError } from '../../events/index.ts';
 import { setting, type Settings } from '../modules/config.ts';
+import { ProviderChain } from './providerChain.ts';
 
 export class InvalidLlmSource extends HologramError {
   readonly code = 'INVALID_LLM_SOURCE';
@@ -83,4 +84,18 @@ export const providerFor = (source: SourceSpec, modelOverride: string | undefine
   const model = modelOverride ?? source.model;
   if (!model) throw new InvalidLlmSource(`LLM source '${source.name}' names no model: add "model" to it in settings.json or pass --model NAME`);
   return new HttpProvider({ ...source, model });
+};
+
+/**
+ * The chain of settings.json's `llm.sources` (model: `llm.model`, else the first source's), or
+ * why there is none, said so the user knows what to add.
+ */
+export const turnModelFrom = (settings: Settings): Readonly<{ chain: ProviderChain; model: string }> | Readonly<{ missing: string }> => {
+  const specs = sourcesFromSettings(settings);
+  if (specs.length === 0) {
+    return { missing: "no LLM source is configured: add llm.sources to the data dir's settings.json (see the README), then restart homed" };
+  }
+  const override = setting<string | undefined>(settings, 'llm.model', undefined);
+  const sources = specs.map((spec) => providerFor(spec, override));
+  return { chain: new ProviderChain(sources), model: override ?? sources[0]!.model };
 };

@@ -2,13 +2,14 @@
  * The four heartbeat loops and the rule distiller, each a heartbeat machine on virtual time.
  * `tick(at)` hands every loop the time; a loop that fires is recorded (`HeartbeatFired`) and
  * its work runs: distill prunes every scope, archive distils idle cold docs, merge proposes
- * entity merges (no model here: proposals only), rules extracts personal facts, review has
+ * entity merges (a model decides them when one is configured, else they are proposals), rules extracts personal facts, review has
  * nothing to do without a model and is only recorded.
  */
 import { createActor, type Actor } from 'xstate';
 import { MEMORY_STREAM, type EventStore } from '../../events/index.ts';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import type { MemoryService } from './memoryService.ts';
+import type { MergeJudge } from './mergeJudge.ts';
 
 const LOOPS: readonly HeartbeatLoop[] = ['rules', 'distill', 'archive', 'merge', 'review'];
 
@@ -22,6 +23,7 @@ export class MemoryHeartbeats {
     private readonly store: EventStore,
     startAt: number,
     intervals: Partial<Record<HeartbeatLoop, number>> = {},
+    private readonly judge?: MergeJudge,
   ) {
     this.actors = LOOPS.map((loop) => {
       const actor = createActor(heartbeatMachine, { input: { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt } });
@@ -60,7 +62,7 @@ export class MemoryHeartbeats {
         await this.memory.archive(at);
         return;
       case 'merge':
-        await this.memory.proposeEntityMerges(at);
+        await this.memory.proposeEntityMerges(at, this.judge);
         return;
       case 'rules':
         await this.memory.distillRules(since, at);

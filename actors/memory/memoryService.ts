@@ -26,6 +26,7 @@ import {
   type TripleData,
 } from '../../projections/index.ts';
 import { RecallIndex, type RecallHit, type RecallItem } from './recallIndex.ts';
+import type { MergeJudge } from './mergeJudge.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
 import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 
@@ -97,6 +98,8 @@ export class MemoryService {
   readonly config: MemoryConfig;
   private readonly index = new RecallIndex();
   private sceneState: SceneState = initialSceneState;
+  /** Entity pairs already proposed for merging: each is considered once. */
+  private readonly consideredPairs = new Set<string>();
   /** The last few context items of each scope, which learn their successors' words. */
   private readonly recentOfScope = new Map<string, string[]>();
 
@@ -106,8 +109,11 @@ export class MemoryService {
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
   async start(): Promise<void> {
-    for (const event of await this.options.store.readAll({ types: SCENE_DECISIONS, stream: MEMORY_STREAM })) {
-      this.sceneState = evolveScene(this.sceneState, { type: event.type, data: event.data } as SceneDecision);
+    for (const event of await this.options.store.readAll({ types: [...SCENE_DECISIONS, 'MergeProposed'], stream: MEMORY_STREAM })) {
+      if (event.type === 'MergeProposed') {
+        const { a, b } = event.data as { a: string; b: string };
+        this.consideredPairs.add(`${a}|${b}`);
+      } else this.sceneState = evolveScene(this.sceneState, { type: event.type, data: event.data } as SceneDecision);
     }
     const { tx } = this.options;
     const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
@@ -263,11 +269,32 @@ export class MemoryService {
     return triples.length;
   }
 
-  /** Merge heartbeat without a model: proposals only. */
-  async proposeEntityMerges(at: number): Promise<number> {
-    const proposals = proposeMerges(entities(this.options.tx).map((e) => ({ id: e.entity, name: e.name })));
-    if (proposals.length > 0) await this.append(proposals.map((p) => ({ type: 'MergeProposed', data: { a: p.a, b: p.b, similarity: p.similarity, at } })), at);
-    return proposals.length;
+  /**
+   * Merge heartbeat: entity pairs with bigram Jaccard > 0.75 are proposed once each. With a
+   * judge (a model), its verdict is recorded and a "merge" applied; without one the proposal is
+   * all that is recorded.
+   */
+  async proposeEntityMerges(at: number, judge?: MergeJudge): Promise<number> {
+    const fresh = proposeMerges(entities(this.options.tx).map((e) => ({ id: e.entity, name: e.name }))).filter((p) => !this.consideredPairs.has(`${p.a}|${p.b}`));
+    for (const p of fresh) {
+      this.consideredPairs.add(`${p.a}|${p.b}`);
+      const proposed: NewEvent = { type: 'MergeProposed', data: { a: p.a, b: p.b, similarity: p.similarity, at } };
+      if (!judge) {
+        await this.append([proposed], at);
+        continue;
+      }
+      const sentences = (entity: string) => graphNeighbourhood(this.options.tx, [entity], 1).map(({ relation }) => relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`);
+      const verdict = await judge(p.a, p.b, { a: sentences(p.a), b: sentences(p.b) });
+      await this.append(
+        [
+          proposed,
+          { type: 'MergeDecided', data: { a: p.a, b: p.b, decision: verdict.decision, reason: verdict.reason, at } },
+          ...(verdict.decision === 'merge' ? [{ type: 'EntitiesMerged', data: { into: p.a, from: p.b, by: 'llm', at } }] : []),
+        ],
+        at,
+      );
+    }
+    return fresh.length;
   }
 
   /**

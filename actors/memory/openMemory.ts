@@ -12,6 +12,7 @@ import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { MemoryHeartbeats } from './memoryHeartbeats.ts';
 import { MemoryService, type DenseRecall, type MemoryConfig } from './memoryService.ts';
+import type { MergeJudge } from './mergeJudge.ts';
 
 export type Memory = Readonly<{ service: MemoryService; heartbeats: MemoryHeartbeats }>;
 
@@ -23,6 +24,8 @@ export type MemoryOptions = Readonly<{
   intervals?: Partial<Record<HeartbeatLoop, number>>;
   /** A dense space for recall (dense + keyword); without it recall is keyword-only. */
   dense?: DenseRecall;
+  /** Decides proposed entity merges; without it they stay proposals. */
+  mergeJudge?: MergeJudge;
 }>;
 
 export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
@@ -35,7 +38,7 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     ...(options.dense ? { dense: options.dense } : {}),
   });
   await service.start();
-  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals) };
+  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals, options.mergeJudge) };
 };
 
 export type OpenMemory = Memory & Readonly<{ runner: ProjectionRunner }>;

@@ -15,6 +15,8 @@ import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
+import { turnModelFrom } from '../llm/llmSources.ts';
+import { llmMergeJudge } from '../memory/mergeJudge.ts';
 import type { DenseRecall } from '../memory/memoryService.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
@@ -54,7 +56,9 @@ export const memoryModule = (): KernelModule => {
         dense = { provider, cache };
         context.log(`memory: dense recall with ${provider.fingerprint} (${provider.dimensions}-d), vectors cached in ${VECTOR_CACHE_FILE}`);
       }
+      const llm = turnModelFrom(settings);
       memory = await createMemory(store, new SqliteReadModelTx(store.db), {
+        ...('chain' in llm ? { mergeJudge: llmMergeJudge(llm.chain, llm.model) } : {}),
         ...(dense ? { dense } : {}),
         ids: randomIds,
         clock,

@@ -9,21 +9,10 @@ import type { Memory } from '../memory/openMemory.ts';
 import { turnMemoryOf } from '../memory/turnMemory.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
-import { providerFor, sourcesFromSettings } from '../llm/llmSources.ts';
-import { ProviderChain } from '../llm/providerChain.ts';
-import { TurnRunner, type TurnModel, type TurnSource } from '../turn/turnRunner.ts';
+import { turnModelFrom } from '../llm/llmSources.ts';
+import { TurnRunner, type TurnSource } from '../turn/turnRunner.ts';
 import { setting, type Settings } from './config.ts';
 import type { SchedulerFacility } from './schedulerModule.ts';
-
-const modelFrom = (settings: Settings): TurnModel => {
-  const specs = sourcesFromSettings(settings);
-  if (specs.length === 0) {
-    return { missing: 'no LLM source is configured: add llm.sources to the data dir\'s settings.json (see the README), then restart homed' };
-  }
-  const override = setting<string | undefined>(settings, 'llm.model', undefined);
-  const sources = specs.map((spec) => providerFor(spec, override));
-  return { chain: new ProviderChain(sources), model: override ?? sources[0]!.model };
-};
 
 export const turnsModule = (): KernelModule => {
   let runner: TurnRunner | undefined;
@@ -33,7 +22,7 @@ export const turnsModule = (): KernelModule => {
     provides: [Facility.turns],
     async init(context) {
       const settings = context.require<Settings>(Facility.config);
-      const model = modelFrom(settings);
+      const model = turnModelFrom(settings);
       if ('missing' in model) context.log(`turns: ${model.missing}`);
       const systemPrompt = setting<string | undefined>(settings, 'llm.systemPrompt', undefined);
       const maxRounds = setting<number | undefined>(settings, 'llm.maxRounds', undefined);

@@ -17,6 +17,7 @@ import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvi
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import type { DenseRecall } from '../../actors/memory/memoryService.ts';
+import { parseVerdict, type MergeJudge } from '../../actors/memory/mergeJudge.ts';
 
 const tempDir = useTempDir();
 const stores: SqliteEventStore[] = [];
@@ -148,5 +149,35 @@ describe('memory service', () => {
     expect((await again.service.observeScene({ channel: 'cli', peer: 'cli:ada', text: 'garden plan', at: 1_000_300 })).map((d) => d.type)).toEqual(['SceneJoined']);
     const verdicts = await verifyProjections(store, store.db, memoryProjections());
     expect(verdicts.find((v) => v.projection === 'memory_scenes')?.status).toBe('match');
+  });
+
+  it("applies a model's merge verdict as recorded events, and considers each proposed pair once", async () => {
+    const { memory, tx, types } = await setup(10);
+    const commit = (subject: string, object: string) =>
+      memory.service.record([{ type: 'MemoryCommitted', data: { triples: [{ relationId: `r-${subject}-${object}`, subject, predicate: 'likes', object, confidence: 1 }], by: 'tool', at: 1 } }], 1);
+    await commit('Ada Lovelace', 'tea');
+    await commit('Ada Lovelace.', 'chess');
+    await commit('Bob', 'coffee');
+    const asked: string[] = [];
+    const judge: MergeJudge = async (a, b) => {
+      asked.push(`${a}|${b}`);
+      return { decision: 'merge', reason: 'merge: same person' };
+    };
+    expect(await memory.service.proposeEntityMerges(2, judge)).toBe(1);
+    expect(asked).toEqual(['ada lovelace|ada lovelace.']);
+    expect((await types()).slice(-3)).toEqual(['MergeProposed', 'MergeDecided', 'EntitiesMerged']);
+    expect(tx.all('SELECT subject, object FROM memory_graph_relations ORDER BY object')).toEqual([
+      { subject: 'ada lovelace', object: 'chess' },
+      { subject: 'bob', object: 'coffee' },
+      { subject: 'ada lovelace', object: 'tea' },
+    ]);
+    expect(await memory.service.proposeEntityMerges(3, judge)).toBe(0);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('reads a verdict conservatively: only a clear "merge" merges', () => {
+    expect(parseVerdict('Merge — both are the same author').decision).toBe('merge');
+    expect(parseVerdict('keep: different people').decision).toBe('keep');
+    expect(parseVerdict('I am not sure').decision).toBe('keep');
   });
 });
