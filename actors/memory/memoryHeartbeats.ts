@@ -2,14 +2,15 @@
  * The four heartbeat loops and the rule distiller, each a heartbeat machine on virtual time.
  * `tick(at)` hands every loop the time; a loop that fires is recorded (`HeartbeatFired`) and
  * its work runs: distill prunes every scope, archive distils idle cold docs, merge proposes
- * entity merges (a model decides them when one is configured, else they are proposals), rules extracts personal facts, review has
- * nothing to do without a model and is only recorded.
+ * entity merges (a model decides them when one is configured, else they are proposals), rules
+ * extracts personal facts, review has a model re-read uncertain relations (without a model it
+ * is only recorded).
  */
 import { createActor, type Actor } from 'xstate';
 import { MEMORY_STREAM, type EventStore } from '../../events/index.ts';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import type { MemoryService } from './memoryService.ts';
-import type { MergeJudge } from './mergeJudge.ts';
+import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 
 const LOOPS: readonly HeartbeatLoop[] = ['rules', 'distill', 'archive', 'merge', 'review'];
 
@@ -24,6 +25,7 @@ export class MemoryHeartbeats {
     startAt: number,
     intervals: Partial<Record<HeartbeatLoop, number>> = {},
     private readonly judge?: MergeJudge,
+    private readonly reviewer?: RelationJudge,
   ) {
     this.actors = LOOPS.map((loop) => {
       const actor = createActor(heartbeatMachine, { input: { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt } });
@@ -68,6 +70,7 @@ export class MemoryHeartbeats {
         await this.memory.distillRules(since, at);
         return;
       case 'review':
+        if (this.reviewer) await this.memory.reviewRelations(at, this.reviewer);
         return;
     }
   }

@@ -26,7 +26,7 @@ import {
   type TripleData,
 } from '../../projections/index.ts';
 import { RecallIndex, type RecallHit, type RecallItem } from './recallIndex.ts';
-import type { MergeJudge } from './mergeJudge.ts';
+import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
 import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 
@@ -98,6 +98,8 @@ export class MemoryService {
   readonly config: MemoryConfig;
   private readonly index = new RecallIndex();
   private sceneState: SceneState = initialSceneState;
+  /** Relations the review loop already read. */
+  private readonly reviewed = new Set<string>();
   /** Entity pairs already proposed for merging: each is considered once. */
   private readonly consideredPairs = new Set<string>();
   /** The last few context items of each scope, which learn their successors' words. */
@@ -109,8 +111,9 @@ export class MemoryService {
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
   async start(): Promise<void> {
-    for (const event of await this.options.store.readAll({ types: [...SCENE_DECISIONS, 'MergeProposed'], stream: MEMORY_STREAM })) {
-      if (event.type === 'MergeProposed') {
+    for (const event of await this.options.store.readAll({ types: [...SCENE_DECISIONS, 'MergeProposed', 'RelationReviewed'], stream: MEMORY_STREAM })) {
+      if (event.type === 'RelationReviewed') this.reviewed.add((event.data as { relationId: string }).relationId);
+      else if (event.type === 'MergeProposed') {
         const { a, b } = event.data as { a: string; b: string };
         this.consideredPairs.add(`${a}|${b}`);
       } else this.sceneState = evolveScene(this.sceneState, { type: event.type, data: event.data } as SceneDecision);
@@ -295,6 +298,30 @@ export class MemoryService {
       );
     }
     return fresh.length;
+  }
+
+  /**
+   * Review heartbeat: relations below full confidence that came with a sentence are read again
+   * by the judge (a model), a few per run, each once; its verdict is recorded, then applied.
+   */
+  async reviewRelations(at: number, judge: RelationJudge, limit = 10): Promise<number> {
+    const candidates = allRelations(this.options.tx)
+      .filter((r) => r.confidence < 1 && r.sentence && r.predicate !== 'said' && !this.reviewed.has(r.relation_id))
+      .slice(0, limit);
+    for (const r of candidates) {
+      this.reviewed.add(r.relation_id);
+      const { verdict, reason } = await judge({ subject: r.subject, predicate: r.predicate, object: r.object, sentence: r.sentence! });
+      await this.append(
+        [
+          { type: 'RelationReviewed', data: { relationId: r.relation_id, verdict, reason, at } },
+          verdict === 'drop'
+            ? { type: 'MemoryPurged', data: { relationIds: [r.relation_id], at } }
+            : { type: 'RelationEdited', data: { relationId: r.relation_id, confidence: 1, at } },
+        ],
+        at,
+      );
+    }
+    return candidates.length;
   }
 
   /**

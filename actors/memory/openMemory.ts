@@ -12,7 +12,7 @@ import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { MemoryHeartbeats } from './memoryHeartbeats.ts';
 import { MemoryService, type DenseRecall, type MemoryConfig } from './memoryService.ts';
-import type { MergeJudge } from './mergeJudge.ts';
+import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 
 export type Memory = Readonly<{ service: MemoryService; heartbeats: MemoryHeartbeats }>;
 
@@ -26,6 +26,8 @@ export type MemoryOptions = Readonly<{
   dense?: DenseRecall;
   /** Decides proposed entity merges; without it they stay proposals. */
   mergeJudge?: MergeJudge;
+  /** Re-reads uncertain relations in the review loop; without it the loop only records firing. */
+  relationJudge?: RelationJudge;
 }>;
 
 export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
@@ -38,7 +40,7 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     ...(options.dense ? { dense: options.dense } : {}),
   });
   await service.start();
-  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals, options.mergeJudge) };
+  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals, options.mergeJudge, options.relationJudge) };
 };
 
 export type OpenMemory = Memory & Readonly<{ runner: ProjectionRunner }>;

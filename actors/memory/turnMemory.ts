@@ -12,8 +12,8 @@ export type TurnMemory = Readonly<{
   observe(scope: string, role: 'user' | 'agent', text: string, at: number, where?: Readonly<{ channel?: string; peer?: string }>): Promise<string>;
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
-  /** What the colder tiers hold about `query`, as a system prompt block, or null. */
-  related(query: string, scope: string): Promise<string | null>;
+  /** What the colder tiers hold about `query`: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
+  related(query: string, scope: string): Promise<Readonly<{ memory?: string; knowledge?: string }>>;
 }>;
 
 export const RELATED_MEMORY_ITEMS = 5;
@@ -30,8 +30,11 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
       .filter((row) => row.event_id !== exceptEventId)
       .map((row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text })),
   related: async (query, scope) => {
-    const hits = (await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope)).filter((h) => h.tier !== 'context');
-    if (hits.length === 0) return null;
-    return ['[Related memory] (recalled from earlier conversations; read-only)', ...hits.map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`)].join('\n');
+    const hits = await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope);
+    const lines = (tier: 'cold' | 'graph') =>
+      hits.filter((h) => h.tier === tier).map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n');
+    const cold = lines('cold');
+    const graph = lines('graph');
+    return { ...(cold ? { memory: cold } : {}), ...(graph ? { knowledge: graph } : {}) };
   },
 });

@@ -16,7 +16,7 @@ import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { turnModelFrom } from '../llm/llmSources.ts';
-import { llmMergeJudge } from '../memory/mergeJudge.ts';
+import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
 import type { DenseRecall } from '../memory/memoryService.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
@@ -58,7 +58,7 @@ export const memoryModule = (): KernelModule => {
       }
       const llm = turnModelFrom(settings);
       memory = await createMemory(store, new SqliteReadModelTx(store.db), {
-        ...('chain' in llm ? { mergeJudge: llmMergeJudge(llm.chain, llm.model) } : {}),
+        ...('chain' in llm ? { mergeJudge: llmMergeJudge(llm.chain, llm.model), relationJudge: llmRelationJudge(llm.chain, llm.model) } : {}),
         ...(dense ? { dense } : {}),
         ids: randomIds,
         clock,

@@ -8,7 +8,7 @@
 import type { Clock, EventStore, RecordedEvent } from '../../events/index.ts';
 import type { TurnMemory } from '../memory/turnMemory.ts';
 import type { SchedulerFact } from '../../machines/scheduler/index.ts';
-import type { OutputChannel, TurnMessage, TurnOutcome } from '../../machines/turn/index.ts';
+import { assembleSystemPrompt, runtimeBlock, type OutputChannel, type TurnMessage, type TurnOutcome } from '../../machines/turn/index.ts';
 import type { ProviderChain } from '../llm/providerChain.ts';
 import { OutputPump } from '../output/outputPump.ts';
 import { runTurn, type ChannelBinding, type TurnPlugins } from './runTurn.ts';
@@ -170,9 +170,15 @@ export class TurnRunner {
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
     const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now(), where) : undefined;
     const history = memory ? memory.history(conversation, inputEventId) : (this.histories.get(conversation) ?? []);
-    const related = memory ? await memory.related(input.text, conversation) : null;
-    const systemPrompt = [this.options.systemPrompt, related].filter(Boolean).join('\n\n');
-    const channels: ChannelBinding[] = this.options.source.channels().map((channel) => ({
+    const related = memory ? await memory.related(input.text, conversation) : {};
+    const channelsNow = this.options.source.channels();
+    // Prompt layers in their fixed order; no tool usage instructions, only what the kernel does.
+    const systemPrompt = assembleSystemPrompt({
+      ...(this.options.systemPrompt ? { persona: this.options.systemPrompt } : {}),
+      ...related,
+      runtime: runtimeBlock({ outputChannels: channelsNow.map((c) => c.name), parallelToolCalls: true }),
+    });
+    const channels: ChannelBinding[] = channelsNow.map((channel) => ({
       channel,
       device: { send: (text: string) => this.options.source.deliver({ channel: channel.name, target: null, kind: 'message', text }) },
     }));

@@ -92,6 +92,11 @@ export const memoryEvents = {
     'MergeDecided',
     object({ a: nonEmptyString(), b: nonEmptyString(), decision: literal('merge', 'keep'), reason: optional(string()), at: number() }),
   ),
+  /** The review loop: a model read a relation against its sentence; 'keep' raises it to full confidence, 'drop' purges it. */
+  RelationReviewed: defineEvent(
+    'RelationReviewed',
+    object({ relationId: nonEmptyString(), verdict: literal('keep', 'drop'), reason: string(), at: number() }),
+  ),
   // Scenes: the scene actor's decisions for an input (the context event it is about).
   SceneCandidateNoted: defineEvent(
     'SceneCandidateNoted',

@@ -17,7 +17,7 @@ import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvi
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import type { DenseRecall } from '../../actors/memory/memoryService.ts';
-import { parseVerdict, type MergeJudge } from '../../actors/memory/mergeJudge.ts';
+import { parseVerdict, type MergeJudge, type RelationJudge } from '../../actors/memory/mergeJudge.ts';
 
 const tempDir = useTempDir();
 const stores: SqliteEventStore[] = [];
@@ -179,5 +179,16 @@ describe('memory service', () => {
     expect(parseVerdict('Merge — both are the same author').decision).toBe('merge');
     expect(parseVerdict('keep: different people').decision).toBe('keep');
     expect(parseVerdict('I am not sure').decision).toBe('keep');
+  });
+
+  it('reviews uncertain relations against their sentences once each: keep raises confidence, drop purges', async () => {
+    const { memory, tx, types } = await setup(10);
+    const triple = (relationId: string, object: string, sentence: string) => ({ relationId, subject: 'ada', predicate: 'likes', object, confidence: 0.7, sentence });
+    await memory.service.record([{ type: 'MemoryCommitted', data: { triples: [triple('r1', 'tea', 'I like tea'), triple('r2', 'chess', 'I hate chess')], by: 'rule', at: 1 } }], 1);
+    const judge: RelationJudge = async (r) => (r.object === 'chess' ? { verdict: 'drop', reason: 'drop: says hate' } : { verdict: 'keep', reason: 'keep' });
+    expect(await memory.service.reviewRelations(2, judge)).toBe(2);
+    expect(tx.all('SELECT relation_id, confidence FROM memory_graph_relations')).toEqual([{ relation_id: 'r1', confidence: 1 }]);
+    expect((await types()).filter((t) => t === 'RelationReviewed')).toHaveLength(2);
+    expect(await memory.service.reviewRelations(3, judge)).toBe(0);
   });
 });
