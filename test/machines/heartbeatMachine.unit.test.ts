@@ -1,0 +1,48 @@
+/** A heartbeat loop on virtual time: it fires when a CLOCK message reaches its due time, never on its own. */
+import { createActor } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact } from '../../machines/memory/heartbeatMachine.ts';
+
+const loop = (intervalMs = 1_000, startAt = 0) => {
+  const fired: HeartbeatFact['data'][] = [];
+  const actor = createActor(heartbeatMachine, { input: { loop: 'archive', intervalMs, startAt } });
+  actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
+  actor.start();
+  return { fired, at: (t: number) => actor.send({ type: 'CLOCK', at: t }) };
+};
+
+describe('heartbeat machine', () => {
+  it('uses the spec intervals: distill 30, archive 60, merge 120, review 120, rules 10 minutes', () => {
+    expect(DEFAULT_HEARTBEAT_INTERVALS_MS).toEqual({ distill: 1_800_000, archive: 3_600_000, merge: 7_200_000, review: 7_200_000, rules: 600_000 });
+  });
+
+  it('fires exactly at its due time, not before, then one interval after that firing', () => {
+    const { fired, at } = loop(1_000, 0);
+    at(999);
+    expect(fired).toEqual([]);
+    at(1_000);
+    at(1_500);
+    at(2_000);
+    expect(fired).toEqual([
+      { loop: 'archive', at: 1_000, since: null },
+      { loop: 'archive', at: 2_000, since: 1_000 },
+    ]);
+  });
+
+  it('fires once after a long gap, not once per missed interval', () => {
+    const { fired, at } = loop(1_000, 0);
+    at(10_500);
+    at(11_000);
+    expect(fired.map((f) => f.at)).toEqual([10_500]);
+    at(11_500);
+    expect(fired.map((f) => f.at)).toEqual([10_500, 11_500]);
+  });
+
+  it('refuses an interval that is not positive', () => {
+    const actor = createActor(heartbeatMachine, { input: { loop: 'merge', intervalMs: 0, startAt: 0 } });
+    actor.subscribe({ error: () => undefined });
+    actor.start();
+    expect(actor.getSnapshot().status).toBe('error');
+    expect(String((actor.getSnapshot() as { error?: unknown }).error)).toMatch(/interval must be a positive number/);
+  });
+});
