@@ -11,7 +11,7 @@ import { decideSink, DEFAULT_PRUNE_CONFIG, type PruneConfig } from '../../machin
 import { distillPersonalFacts } from '../../machines/memory/ruleDistiller.ts';
 import { proposeMerges } from '../../machines/memory/mergeProposals.ts';
 import { fingerprintOf } from '../../machines/memory/sceneFingerprint.ts';
-import { decideScene, evolveScene, initialSceneState, type SceneDecision, type SceneState } from '../../machines/memory/sceneLifecycle.ts';
+import { decideScene, evolveScene, initialSceneState, scenesToRecall, type SceneDecision, type SceneState } from '../../machines/memory/sceneLifecycle.ts';
 import { tokenize } from '../../adapters/embeddings/lexical/index.ts';
 import {
   allRelations,
@@ -84,6 +84,11 @@ const blocksOf = (events: readonly ContextEventData[]): { blocks?: NonNullable<C
 };
 
 const SCENE_DECISIONS = ['SceneCandidateNoted', 'SceneCreated', 'SceneJoined'];
+/** How much more an item from a recalled scene weighs (×(1 + boost × the scene's relative score)). */
+const SCENE_BOOST = 0.25;
+
+/** The situation an input happens in: what a scene is made of. */
+export type Situation = Readonly<{ channel?: string; peer?: string; tools?: readonly string[]; text: string; at: number }>;
 /** Words of an input that make its scene's topic. */
 const TOPIC_WORDS = 8;
 
@@ -98,6 +103,8 @@ export class MemoryService {
   readonly config: MemoryConfig;
   private readonly index = new RecallIndex();
   private sceneState: SceneState = initialSceneState;
+  /** The context events that happened in each scene. */
+  private readonly sceneMembers = new Map<string, Set<string>>();
   /** Relations the review loop already read. */
   private readonly reviewed = new Set<string>();
   /** Entity pairs already proposed for merging: each is considered once. */
@@ -116,7 +123,10 @@ export class MemoryService {
       else if (event.type === 'MergeProposed') {
         const { a, b } = event.data as { a: string; b: string };
         this.consideredPairs.add(`${a}|${b}`);
-      } else this.sceneState = evolveScene(this.sceneState, { type: event.type, data: event.data } as SceneDecision);
+      } else {
+        this.sceneState = evolveScene(this.sceneState, { type: event.type, data: event.data } as SceneDecision);
+        this.noteMember(event.data as { sceneId?: string; eventId?: string });
+      }
     }
     const { tx } = this.options;
     const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
@@ -125,8 +135,13 @@ export class MemoryService {
         this.putContext(scope, rowEvent(row));
       }
     }
-    for (const doc of coldDocs(tx)) this.index.put({ id: `doc:${doc.doc_id}`, tier: 'cold', scope: doc.scope, text: doc.text, cites: JSON.parse(doc.cites) as string[], at: doc.created_at });
-    for (const rel of allRelations(tx)) this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], 0);
+    for (const doc of coldDocs(tx)) {
+      const sources = (JSON.parse(doc.events) as ContextEventData[]).map((e) => e.eventId);
+      this.index.put({ id: `doc:${doc.doc_id}`, tier: 'cold', scope: doc.scope, text: doc.text, cites: JSON.parse(doc.cites) as string[], at: doc.created_at, sources });
+    }
+    for (const rel of allRelations(tx)) {
+      this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], 0, JSON.parse(rel.source_events) as string[]);
+    }
     await this.embedPending();
   }
 
@@ -148,19 +163,41 @@ export class MemoryService {
    * of day) joins a scene, starts one on its second occurrence, or is noted as a candidate.
    * `declaredKey` (a plugin's `chan:qq/peer:group_1`) names a declared scene.
    */
-  async observeScene(situation: Readonly<{ channel?: string; peer?: string; tools?: readonly string[]; text: string; at: number; declaredKey?: string }>, eventId?: string): Promise<readonly SceneDecision[]> {
-    const topic = [...new Set(tokenize(situation.text))].slice(0, TOPIC_WORDS);
-    const fingerprint = fingerprintOf({
-      ...(situation.channel ? { channel: situation.channel } : {}),
-      ...(situation.peer ? { peer: situation.peer } : {}),
-      tools: situation.tools ?? [],
-      topic,
-      at: situation.at,
-    });
+  async observeScene(situation: Situation & Readonly<{ declaredKey?: string }>, eventId?: string): Promise<readonly SceneDecision[]> {
+    const fingerprint = this.fingerprint(situation);
     const { state, decisions } = decideScene(this.sceneState, { fingerprint, at: situation.at, ...(situation.declaredKey ? { declaredKey: situation.declaredKey } : {}) });
     await this.append(decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } })), situation.at);
     this.sceneState = state;
+    for (const d of decisions) this.noteMember({ ...(d.data as { sceneId?: string }), ...(eventId ? { eventId } : {}) });
     return decisions;
+  }
+
+  private noteMember(d: { sceneId?: string; eventId?: string }): void {
+    if (!d.sceneId || !d.eventId) return;
+    const members = this.sceneMembers.get(d.sceneId) ?? new Set<string>();
+    members.add(d.eventId);
+    this.sceneMembers.set(d.sceneId, members);
+  }
+
+  /** The context events of the scenes the situation recalls (similarity ≥ 0.35), each with its scene's relative weight. */
+  private sceneWeights(situation: Situation): Map<string, number> {
+    const recalled = scenesToRecall(this.sceneState, this.fingerprint(situation), situation.at);
+    const top = recalled[0]?.score ?? 0;
+    const weights = new Map<string, number>();
+    for (const { scene, score } of recalled) {
+      for (const eventId of this.sceneMembers.get(scene.id) ?? []) weights.set(eventId, Math.max(weights.get(eventId) ?? 0, top > 0 ? score / top : 0));
+    }
+    return weights;
+  }
+
+  private fingerprint(situation: Situation) {
+    return fingerprintOf({
+      ...(situation.channel ? { channel: situation.channel } : {}),
+      ...(situation.peer ? { peer: situation.peer } : {}),
+      tools: situation.tools ?? [],
+      topic: [...new Set(tokenize(situation.text))].slice(0, TOPIC_WORDS),
+      at: situation.at,
+    });
   }
 
   /** An input or reply enters L1; then the context actor decides what sinks. */
@@ -328,10 +365,19 @@ export class MemoryService {
    * The recall path: L1 events, L2 docs and L3 sentences ranked together for `query`, plus the
    * graph neighbourhood (depth 2) of entities the query names. Read-only.
    */
-  async recall(query: string, k: number, scope?: string): Promise<RecallHit[]> {
+  async recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]> {
     const filter = scope ? (item: RecallItem) => item.scope === scope || item.tier === 'graph' : undefined;
     const dense = this.options.dense;
-    const hits = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, k, filter) : this.index.search(query, k, filter);
+    const pool = situation ? k * 4 : k;
+    let hits = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, pool, filter) : this.index.search(query, pool, filter);
+    if (situation) {
+      // Items that happened in the scenes this situation recalls weigh a little more.
+      const weights = this.sceneWeights(situation);
+      hits = hits
+        .map((h) => ({ ...h, score: h.score * (1 + SCENE_BOOST * Math.max(0, ...(h.sources ?? []).map((s) => weights.get(s) ?? 0))) }))
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+        .slice(0, k);
+    }
     const named = entities(this.options.tx).filter((e) => e.name.length > 1 && query.toLowerCase().includes(e.entity));
     if (named.length === 0) return hits;
     const seen = new Set(hits.map((h) => h.id));
@@ -378,7 +424,15 @@ export class MemoryService {
         return;
       case 'ContextEventsSunk': {
         const events = d.events as ContextEventData[];
-        const doc: RecallItem = { id: `doc:${d.docId as string}`, tier: 'cold', scope: d.scope as string, text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'), cites: events.flatMap((e) => e.cites ?? []), at: events[0]?.at ?? 0 };
+        const doc: RecallItem = {
+          id: `doc:${d.docId as string}`,
+          tier: 'cold',
+          scope: d.scope as string,
+          text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'),
+          cites: events.flatMap((e) => e.cites ?? []),
+          at: events[0]?.at ?? 0,
+          sources: events.map((e) => e.eventId),
+        };
         if (events.length === 1) this.index.move(`ctx:${events[0]!.eventId}`, doc);
         else {
           for (const e of events) this.index.remove(`ctx:${e.eventId}`);
@@ -396,7 +450,15 @@ export class MemoryService {
         // The whole-utterance sentence takes the doc's place (and its neighbours' words); facts are extra items.
         const docId = `doc:${d.docId as string}`;
         for (const t of d.triples as TripleData[]) {
-          const item: RecallItem = { id: `rel:${t.relationId}`, tier: 'graph', scope: '', text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, cites: t.cites ?? [], at: d.at as number };
+          const item: RecallItem = {
+            id: `rel:${t.relationId}`,
+            tier: 'graph',
+            scope: '',
+            text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`,
+            cites: t.cites ?? [],
+            at: d.at as number,
+            ...(t.sourceEventIds ? { sources: t.sourceEventIds } : {}),
+          };
           if (t.predicate === 'said' && this.index.has(docId)) this.index.move(docId, item);
           else this.index.put(item);
         }
@@ -404,7 +466,7 @@ export class MemoryService {
         return;
       }
       case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], d.at as number);
+        for (const t of d.triples as TripleData[]) this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], d.at as number, t.sourceEventIds);
         return;
       case 'MemoryPurged':
       case 'EntityDeleted':
@@ -420,14 +482,14 @@ export class MemoryService {
     const text = withSpeaker(e.speaker, e.text);
     const previous = chain ? (this.recentOfScope.get(scope) ?? []) : [];
     const previousTexts = previous.map((p) => this.index.get(p)?.text).filter((t): t is string => t !== undefined);
-    this.index.put({ id, tier: 'context', scope, text, cites: e.cites ?? [], at: e.at }, previousTexts);
+    this.index.put({ id, tier: 'context', scope, text, cites: e.cites ?? [], at: e.at, sources: [e.eventId] }, previousTexts);
     for (const p of previous) this.index.addNeighbour(p, text);
     if (chain) this.recentOfScope.set(scope, [...previous, id].slice(-NEIGHBOUR_WINDOW));
   }
 
-  private putRelation(relationId: string, text: string, cites: readonly string[], at: number): void {
+  private putRelation(relationId: string, text: string, cites: readonly string[], at: number, sources?: readonly string[]): void {
     // A sentence already indexed through another tier's item is not indexed twice.
     const id = `rel:${relationId}`;
-    this.index.put({ id, tier: 'graph', scope: '', text, cites, at });
+    this.index.put({ id, tier: 'graph', scope: '', text, cites, at, ...(sources?.length ? { sources } : {}) });
   }
 }

@@ -10,7 +10,16 @@ import { cosine } from '../../adapters/embeddings/embeddingProvider.ts';
 
 export type RecallTier = 'context' | 'cold' | 'graph';
 
-export type RecallItem = Readonly<{ id: string; tier: RecallTier; scope: string; text: string; cites: readonly string[]; at: number }>;
+export type RecallItem = Readonly<{
+  id: string;
+  tier: RecallTier;
+  scope: string;
+  text: string;
+  cites: readonly string[];
+  at: number;
+  /** The context events the item stands for (what scenes have as members). */
+  sources?: readonly string[];
+}>;
 
 export type RecallHit = RecallItem & Readonly<{ score: number }>;
 
@@ -113,7 +122,7 @@ export class RecallIndex {
     for (const hit of hits) {
       const item = this.items.get(hit.id);
       if (!item || (filter && !filter(item))) continue;
-      out.push({ id: item.id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, score: hit.score });
+      out.push({ id: item.id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, ...(item.sources ? { sources: item.sources } : {}), score: hit.score });
       if (out.length >= k) break;
     }
     return out;
@@ -140,7 +149,7 @@ export class RecallIndex {
       .slice(0, k)
       .map(([id, score]) => {
         const item = this.items.get(id)!;
-        return { id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, score };
+        return { id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, ...(item.sources ? { sources: item.sources } : {}), score };
       });
   }
 

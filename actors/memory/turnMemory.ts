@@ -6,6 +6,7 @@
 import { contextOf } from '../../projections/index.ts';
 import type { TurnMessage } from '../../machines/turn/index.ts';
 import type { Memory } from './openMemory.ts';
+import type { Situation } from './memoryService.ts';
 
 export type TurnMemory = Readonly<{
   /** Records an utterance of the conversation (the input before the turn, the reply after). */
@@ -13,7 +14,7 @@ export type TurnMemory = Readonly<{
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
   /** What the colder tiers hold about `query`: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
-  related(query: string, scope: string): Promise<Readonly<{ memory?: string; knowledge?: string }>>;
+  related(query: string, scope: string, situation?: Situation): Promise<Readonly<{ memory?: string; knowledge?: string }>>;
 }>;
 
 export const RELATED_MEMORY_ITEMS = 5;
@@ -29,8 +30,8 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
     contextOf(memory.service.readModels, scope)
       .filter((row) => row.event_id !== exceptEventId)
       .map((row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text })),
-  related: async (query, scope) => {
-    const hits = await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope);
+  related: async (query, scope, situation) => {
+    const hits = await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
     const lines = (tier: 'cold' | 'graph') =>
       hits.filter((h) => h.tier === tier).map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n');
     const cold = lines('cold');

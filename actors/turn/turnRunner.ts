@@ -170,7 +170,7 @@ export class TurnRunner {
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
     const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now(), where) : undefined;
     const history = memory ? memory.history(conversation, inputEventId) : (this.histories.get(conversation) ?? []);
-    const related = memory ? await memory.related(input.text, conversation) : {};
+    const related = memory ? await memory.related(input.text, conversation, { ...where, text: input.text, at: now() }) : {};
     const channelsNow = this.options.source.channels();
     // Prompt layers in their fixed order; no tool usage instructions, only what the kernel does.
     const systemPrompt = assembleSystemPrompt({

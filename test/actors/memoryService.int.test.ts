@@ -191,4 +191,21 @@ describe('memory service', () => {
     expect((await types()).filter((t) => t === 'RelationReviewed')).toHaveLength(2);
     expect(await memory.service.reviewRelations(3, judge)).toBe(0);
   });
+
+  it("weighs items from the scenes a situation recalls: the scene's members score 25% more, others do not change", async () => {
+    const { memory } = await setup(10);
+    const said = async (peer: string, text: string, at: number) => {
+      const { eventId } = await memory.service.observe(SCOPE, { role: 'user', speaker: peer, text, at });
+      await memory.service.observeScene({ channel: 'cli', peer, text, at }, eventId);
+      return eventId;
+    };
+    await said('alice', 'planting the garden beds', 1_000_000); // a candidate: the scene starts with the next one
+    const alice2 = await said('alice', 'planting the garden paths', 1_000_100);
+    const bob = await said('bob', 'garden tools are rusty', 1_000_200);
+    const plain = await memory.service.recall('garden', 3, SCOPE);
+    const inScene = await memory.service.recall('garden', 3, SCOPE, { channel: 'cli', peer: 'alice', text: 'planting the garden', at: 1_000_300 });
+    const score = (hits: typeof plain, eventId: string) => hits.find((h) => h.sources?.includes(eventId))!.score;
+    expect(score(inScene, alice2) / score(plain, alice2)).toBeCloseTo(1.25, 10);
+    expect(score(inScene, bob)).toBe(score(plain, bob));
+  });
 });
