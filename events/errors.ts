@@ -128,3 +128,7 @@ export class EventStoreClosed extends HologramError {
     super('the event store is closed; open it again before appending or reading');
   }
 }
+
+/** What was thrown, as a message: an Error's message, a thrown string itself, anything else printed. */
+export const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);

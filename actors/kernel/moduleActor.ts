@@ -7,8 +7,8 @@ import { fromCallback } from 'xstate';
 import type { ModuleCommand, ModuleInput, ModuleReport } from '../../machines/kernel/index.ts';
 import type { FacilityRegistry } from './facilityRegistry.ts';
 import type { KernelModule } from './kernelModule.ts';
+import { messageOf } from '../../events/index.ts';
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const codeOf = (error: unknown) => {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? { code } : {};
@@ -28,7 +28,7 @@ export const createModuleLogic = (
       return;
     }
     const fail = (error: unknown) =>
-      report({ type: 'MODULE_FAILED', module: module.name, error: message(error), ...codeOf(error) });
+      report({ type: 'MODULE_FAILED', module: module.name, error: messageOf(error), ...codeOf(error) });
     const initialised = (async () => {
       await module.init(facilities.contextFor(module, log, fail));
       const missing = module.provides.filter((f) => !facilities.has(f));
@@ -52,7 +52,7 @@ export const createModuleLogic = (
           if (ready) await module.stop?.();
           report({ type: 'MODULE_STOPPED', module: module.name });
         } catch (error) {
-          report({ type: 'MODULE_STOPPED', module: module.name, error: message(error) });
+          report({ type: 'MODULE_STOPPED', module: module.name, error: messageOf(error) });
         }
       });
     });

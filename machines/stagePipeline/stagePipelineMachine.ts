@@ -6,6 +6,7 @@
  * merged in handler order by `finishStage`.
  */
 import { assign, enqueueActions, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
+import { messageOf } from '../../events/index.ts';
 import { finishStage, type HandlerResult } from './finishStage.ts';
 import { skipReason } from './handlerScope.ts';
 import { assertStageInput } from './stageInputError.ts';
@@ -28,7 +29,8 @@ export const handlerChildId = (index: number): string => `handler-${index}`;
 
 const indexOf = (context: StagePipelineContext, actorId: string) => context.results.findIndex((_, i) => handlerChildId(i) === actorId);
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : typeof error === 'string' ? error : `rejected with ${String(error)}`);
+/** A handler that rejects with something other than an Error or a string is described as such. */
+const errorMessage = (error: unknown): string => (error instanceof Error || typeof error === 'string' ? messageOf(error) : `rejected with ${String(error)}`);
 
 /** Records a handler's first settlement; later or unknown ones change nothing. */
 const settle = (context: StagePipelineContext, event: HandlerSettled): HandlerResult[] => {

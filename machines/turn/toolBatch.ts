@@ -6,6 +6,7 @@
  * `stage` actors are provided at run time; stopping the batch stops every running child.
  */
 import { enqueueActions, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
+import { messageOf } from '../../events/index.ts';
 import { stagePipelineMachine } from '../stagePipeline/index.ts';
 import { startCall, stepCall, toStageCall, toolMessage, type BatchSettings, type CallState } from './toolCallStep.ts';
 import type { RegisteredTool } from './toolRegistry.ts';
@@ -38,7 +39,6 @@ type Settled = DoneActorEvent<unknown> | ErrorActorEvent<unknown>;
 
 const CHILD = /^(before|tool|after)-(\d+)$/;
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export const toolBatchMachine = setup({
   types: {
@@ -62,7 +62,7 @@ export const toolBatchMachine = setup({
       const index = Number(match?.[2] ?? -1);
       const state = context.calls[index];
       if (!state) return;
-      const settled = 'output' in event ? { ok: true as const, output: event.output } : { ok: false as const, error: errorMessage(event.error) };
+      const settled = 'output' in event ? { ok: true as const, output: event.output } : { ok: false as const, error: messageOf(event.error) };
       const step = stepCall(context.settings, index, state, settled);
       enqueue.assign({ calls: context.calls.map((c, i) => (i === index ? step.state : c)) });
       const next = step.next;

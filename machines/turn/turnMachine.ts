@@ -6,6 +6,7 @@
  * `handler` logic is provided at run time, and no time is read here.
  */
 import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { messageOf } from '../../events/index.ts';
 import { createStageContext, stagePipelineMachine, type StageContext, type StageName, type StagePipelineOutput } from '../stagePipeline/index.ts';
 import { toolBatchMachine, type ToolBatchOutput } from './toolBatch.ts';
 import {
@@ -50,7 +51,6 @@ export type TurnContext = {
   phase: string;
 };
 
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const definitions = (tools: readonly RegisteredTool[]): LlmToolDefinition[] =>
   tools.map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } }));
@@ -113,7 +113,7 @@ export const turnMachine = setup({
     answerFromStage: assign(({ event }) => ({ outcome: 'short_circuited' as const, reply: (event as unknown as StageDone).output.context.response ?? '' })),
     failStage: assign(({ event }) => ({
       outcome: 'failed' as const,
-      reply: `The turn failed: a stage could not run (${errorMessage((event as unknown as { error: unknown }).error)}).`,
+      reply: `The turn failed: a stage could not run (${messageOf((event as unknown as { error: unknown }).error)}).`,
     })),
   },
 }).createMachine({
@@ -217,7 +217,7 @@ export const turnMachine = setup({
             onError: {
               target: '#turn.sending',
               actions: enqueueActions(({ context, event, enqueue }) => {
-                const error = errorMessage(event.error);
+                const error = messageOf(event.error);
                 enqueue.emit({ type: 'LlmFailed', data: { round: context.rounds, error } });
                 enqueue.assign({ outcome: 'failed', reply: `The model could not answer: ${error}` });
               }),
