@@ -8,6 +8,8 @@ import { schedulerMachine } from '../../machines/scheduler/index.ts';
 import { allProjections } from '../../projections/index.ts';
 import { replayJournal } from '../journal/replayJournal.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
+import { replayMemory } from '../memory/replayMemory.ts';
+import { memoryConfigFrom } from '../modules/memoryModule.ts';
 import { replayTurn, turnStreams } from '../turn/replayTurn.ts';
 import { loadSettings } from '../modules/config.ts';
 import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
@@ -79,6 +81,13 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
         const messages = supervisors.reduce((n, r) => n + r.messages, 0);
         write(`plugin supervisors: ${supervisors.length - supervisorDivergences.length} of ${supervisors.length} journals match (${messages} messages re-delivered)`);
       }
+      const memory = await replayMemory(store, memoryConfigFrom(loadSettings(dataDir)));
+      if (memory.divergence) {
+        const { seq, expected, actual } = memory.divergence;
+        write(`memory: DIVERGED at seq ${seq}: recorded ${JSON.stringify(expected)}, this build decides ${JSON.stringify(actual)}`);
+      } else if (memory.inputs > 0) {
+        write(`memory: match (${memory.inputs} inputs re-delivered, ${memory.decisions} decisions re-decided byte for byte)`);
+      }
       const turns = await turnStreams(store);
       const turnDivergences: string[] = [];
       for (const stream of turns) {
@@ -92,9 +101,10 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
       }
       if (turns.length > 0) write(`turns: ${turns.length - turnDivergences.length} of ${turns.length} replayed to the same facts without the model`);
       const diverged = verdicts.filter((v) => v.status === 'diverged');
-      const journalsDiverged = (journal.divergence ? 1 : 0) + supervisorDivergences.length;
+      const journalsDiverged = (journal.divergence ? 1 : 0) + supervisorDivergences.length + (memory.divergence ? 1 : 0);
       if (diverged.length > 0 || journalsDiverged > 0 || turnDivergences.length > 0) {
-        const first = diverged[0]?.projection ?? (journal.divergence ? 'scheduler journal' : (supervisorDivergences[0]?.stream ?? turnDivergences[0]));
+        const first =
+          diverged[0]?.projection ?? (journal.divergence ? 'scheduler journal' : (supervisorDivergences[0]?.stream ?? (memory.divergence ? 'memory' : turnDivergences[0])));
         write(`verify: ${diverged.length} projection(s), ${journalsDiverged} actor journal(s) and ${turnDivergences.length} turn(s) diverged; first: ${first}`);
         return 1;
       }

@@ -17,7 +17,6 @@ const LOOPS: readonly HeartbeatLoop[] = ['rules', 'distill', 'archive', 'merge',
 export class MemoryHeartbeats {
   private readonly actors: Actor<typeof heartbeatMachine>[];
   private fired: HeartbeatFact[] = [];
-  private lastScopeInput = new Map<string, { query: string }>();
 
   constructor(
     private readonly memory: MemoryService,
@@ -35,18 +34,14 @@ export class MemoryHeartbeats {
     });
   }
 
-  /** The latest input of a scope: what the distill loop prunes against. */
-  noteInput(scope: string, query: string): void {
-    this.lastScopeInput.set(scope, { query });
-  }
-
   async tick(at: number): Promise<readonly HeartbeatLoop[]> {
     this.fired = [];
     for (const actor of this.actors) actor.send({ type: 'CLOCK', at });
     const fired = this.fired;
     for (const fact of fired) {
-      await this.store.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: { loop: fact.data.loop, at }, at }]);
-      await this.run(fact.data.loop, fact.data.since ?? at - DEFAULT_HEARTBEAT_INTERVALS_MS[fact.data.loop], at);
+      const since = fact.data.since ?? at - DEFAULT_HEARTBEAT_INTERVALS_MS[fact.data.loop];
+      await this.store.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: { loop: fact.data.loop, at, since }, at }]);
+      await runHeartbeatWork(this.memory, fact.data.loop, since, at, this.judge, this.reviewer);
     }
     return fired.map((f) => f.data.loop);
   }
@@ -54,24 +49,32 @@ export class MemoryHeartbeats {
   stop(): void {
     for (const actor of this.actors) actor.stop();
   }
-
-  private async run(loop: HeartbeatLoop, since: number, at: number): Promise<void> {
-    switch (loop) {
-      case 'distill':
-        for (const [scope, { query }] of this.lastScopeInput) await this.memory.prune(scope, query, at);
-        return;
-      case 'archive':
-        await this.memory.archive(at);
-        return;
-      case 'merge':
-        await this.memory.proposeEntityMerges(at, this.judge);
-        return;
-      case 'rules':
-        await this.memory.distillRules(since, at);
-        return;
-      case 'review':
-        if (this.reviewer) await this.memory.reviewRelations(at, this.reviewer);
-        return;
-    }
-  }
 }
+
+/** What a loop does when it fires; the same work runs live and in replay. */
+export const runHeartbeatWork = async (
+  memory: MemoryService,
+  loop: HeartbeatLoop,
+  since: number,
+  at: number,
+  judge?: MergeJudge,
+  reviewer?: RelationJudge,
+): Promise<void> => {
+  switch (loop) {
+    case 'distill':
+      await memory.pruneAll(at);
+      return;
+    case 'archive':
+      await memory.archive(at);
+      return;
+    case 'merge':
+      await memory.proposeEntityMerges(at, judge);
+      return;
+    case 'rules':
+      await memory.distillRules(since, at);
+      return;
+    case 'review':
+      if (reviewer) await memory.reviewRelations(at, reviewer);
+      return;
+  }
+};

@@ -105,6 +105,8 @@ export class MemoryService {
   private sceneState: SceneState = initialSceneState;
   /** The context events that happened in each scene. */
   private readonly sceneMembers = new Map<string, Set<string>>();
+  /** Each scope's latest input: what the distill loop prunes against. */
+  private readonly latestInput = new Map<string, string>();
   /** Relations the review loop already read. */
   private readonly reviewed = new Set<string>();
   /** Entity pairs already proposed for merging: each is considered once. */
@@ -118,8 +120,11 @@ export class MemoryService {
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
   async start(): Promise<void> {
-    for (const event of await this.options.store.readAll({ types: [...SCENE_DECISIONS, 'MergeProposed', 'RelationReviewed'], stream: MEMORY_STREAM })) {
-      if (event.type === 'RelationReviewed') this.reviewed.add((event.data as { relationId: string }).relationId);
+    for (const event of await this.options.store.readAll({ types: [...SCENE_DECISIONS, 'MergeProposed', 'RelationReviewed', 'ContextEventAppended'], stream: MEMORY_STREAM })) {
+      if (event.type === 'ContextEventAppended') {
+        const { scope, event: e } = event.data as { scope: string; event: ContextEventData };
+        if (e.role === 'user') this.latestInput.set(scope, e.text);
+      } else if (event.type === 'RelationReviewed') this.reviewed.add((event.data as { relationId: string }).relationId);
       else if (event.type === 'MergeProposed') {
         const { a, b } = event.data as { a: string; b: string };
         this.consideredPairs.add(`${a}|${b}`);
@@ -212,8 +217,14 @@ export class MemoryService {
       ...(observation.blocks?.length ? { blocks: [...observation.blocks] } : {}),
     };
     await this.append([{ type: 'ContextEventAppended', data: { scope, event } }], observation.at);
+    if (observation.role === 'user') this.latestInput.set(scope, observation.text);
     const sunk = await this.prune(scope, observation.text, observation.at);
     return { eventId: event.eventId, sunk };
+  }
+
+  /** The distill loop: every scope pruned against its latest input. */
+  async pruneAll(at: number): Promise<void> {
+    for (const [scope, query] of [...this.latestInput].sort(([a], [b]) => (a < b ? -1 : 1))) await this.prune(scope, query, at);
   }
 
   /** Scores the scope's context against `query` and sinks what the decision says, one cold doc per event. */
@@ -347,7 +358,7 @@ export class MemoryService {
       .slice(0, limit);
     for (const r of candidates) {
       this.reviewed.add(r.relation_id);
-      const { verdict, reason } = await judge({ subject: r.subject, predicate: r.predicate, object: r.object, sentence: r.sentence! });
+      const { verdict, reason } = await judge({ relationId: r.relation_id, subject: r.subject, predicate: r.predicate, object: r.object, sentence: r.sentence! });
       await this.append(
         [
           { type: 'RelationReviewed', data: { relationId: r.relation_id, verdict, reason, at } },

@@ -29,7 +29,7 @@ export const parseVerdict = (text: string): MergeVerdict => {
 export type RelationVerdict = Readonly<{ verdict: 'keep' | 'drop'; reason: string }>;
 
 /** Is the relation supported by the sentence it came from? */
-export type RelationJudge = (relation: Readonly<{ subject: string; predicate: string; object: string; sentence: string }>) => Promise<RelationVerdict>;
+export type RelationJudge = (relation: Readonly<{ relationId: string; subject: string; predicate: string; object: string; sentence: string }>) => Promise<RelationVerdict>;
 
 /** Anything but a clear "drop" keeps the relation (dropping is the irreversible one). */
 export const parseRelationVerdict = (text: string): RelationVerdict => {

@@ -17,13 +17,22 @@ import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { turnModelFrom } from '../llm/llmSources.ts';
 import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
-import type { DenseRecall } from '../memory/memoryService.ts';
+import type { DenseRecall, MemoryConfig } from '../memory/memoryService.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { join, resolve } from 'node:path';
 import { setting, type Settings } from './config.ts';
 
 const TICK_MS = 60_000;
+
+/** The memory settings of settings.json (the daemon and `homed replay --verify` read the same). */
+export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => ({
+  prune: {
+    protectRecent: setting(settings, 'memory.protectRecent', DEFAULT_PRUNE_CONFIG.protectRecent),
+    keepTopK: setting(settings, 'memory.keepTopK', DEFAULT_PRUNE_CONFIG.keepTopK),
+    budgetTokens: setting(settings, 'memory.budgetTokens', DEFAULT_PRUNE_CONFIG.budgetTokens),
+  },
+});
 export const VECTOR_CACHE_FILE = 'vectors.db';
 
 export const memoryModule = (): KernelModule => {
@@ -64,13 +73,7 @@ export const memoryModule = (): KernelModule => {
         clock,
         startAt: clock.now(),
         intervals,
-        config: {
-          prune: {
-            protectRecent: setting(settings, 'memory.protectRecent', DEFAULT_PRUNE_CONFIG.protectRecent),
-            keepTopK: setting(settings, 'memory.keepTopK', DEFAULT_PRUNE_CONFIG.keepTopK),
-            budgetTokens: setting(settings, 'memory.budgetTokens', DEFAULT_PRUNE_CONFIG.budgetTokens),
-          },
-        },
+        config: memoryConfigFrom(settings),
       });
       const tick = () => memory!.heartbeats.tick(clock.now()).catch((error: unknown) => context.fail(error));
       timer = setInterval(tick, TICK_MS);

@@ -27,7 +27,6 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
       await memory.heartbeats.tick(turn.at);
       const { eventId } = await memory.service.observe(scope, { role: 'user', speaker: turn.speaker, text, at: turn.at, cites: [turn.diaId] });
       await memory.service.observeScene({ channel: 'locomo', peer: turn.speaker, text, at: turn.at }, eventId);
-      memory.heartbeats.noteInput(scope, text);
     },
     async finishIngest(at) {
       await memory?.heartbeats.tick(at);

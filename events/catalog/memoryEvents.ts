@@ -120,7 +120,11 @@ export const memoryEvents = {
     'SceneJoined',
     object({ sceneId: nonEmptyString(), similarity: number(), strength: number(), features: unknown(), at: number(), eventId: optional(string()) }),
   ),
-  HeartbeatFired: defineEvent('HeartbeatFired', object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number() })),
+  /** `since`: the loop's previous firing (the rule distiller reads what was said after it). */
+  HeartbeatFired: defineEvent(
+    'HeartbeatFired',
+    object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number(), since: optional(number()) }),
+  ),
 } as const;
 
 export type MemoryEvent = EventUnion<typeof memoryEvents>;

@@ -57,6 +57,7 @@ describe('memory through homed', () => {
     await stop(daemon);
     const verify = await runHomed(['replay', '--data', dir, '--verify']);
     expect(verify.stdout).toContain('memory_context: match');
+    expect(verify.stdout).toMatch(/memory: match \(\d+ inputs re-delivered, \d+ decisions re-decided byte for byte\)/);
     expect(verify.code).toBe(0);
   });
 

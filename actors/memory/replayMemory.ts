@@ -1,0 +1,121 @@
+/**
+ * Replays the memory's decisions: a fresh memory gets the recorded inputs again (context events
+ * as they were observed, the heartbeat firings, and what tools and models did, which are
+ * recorded facts), and the decisions it makes itself — what sinks, what is archived into the
+ * graph, which facts the rule distiller reads, which merges it proposes — must equal the
+ * recorded ones, event by event. Scene decisions are re-applied as recorded (their situation is
+ * not in the log). The first difference is reported with its seq.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import { createDefaultCatalog, encodePayload, MEMORY_STREAM, SequentialIds, VirtualClock, type EventStore, type IdSource, type RecordedEvent } from '../../events/index.ts';
+import type { ContextEventData } from '../../projections/index.ts';
+import type { ReplayDivergence } from '../journal/replayJournal.ts';
+import { runHeartbeatWork } from './memoryHeartbeats.ts';
+import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
+import { openMemory } from './openMemory.ts';
+import type { MemoryConfig } from './memoryService.ts';
+import type { HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+
+/** Decisions the memory makes itself: replay must produce them, never copy them. */
+const DECIDED = new Set(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'MergeDecided', 'RelationReviewed']);
+
+/** Ids in recorded mode: the next id is the one the log says was used. */
+class RecordedIds implements IdSource {
+  private readonly queue: string[] = [];
+  push(id: string): void {
+    this.queue.push(id);
+  }
+  next(): string {
+    const id = this.queue.shift();
+    if (id === undefined) throw new Error('replay asked for an id the log does not hold');
+    return id;
+  }
+}
+
+const isDecided = (e: RecordedEvent, previous: RecordedEvent | undefined): boolean =>
+  DECIDED.has(e.type) ||
+  (e.type === 'MemoryCommitted' && (e.data as { by: string }).by === 'rule') ||
+  (e.type === 'EntitiesMerged' && (e.data as { by: string }).by === 'llm') ||
+  // The review loop applies its verdict right after recording it.
+  (previous?.type === 'RelationReviewed' && (e.type === 'RelationEdited' || e.type === 'MemoryPurged'));
+
+export type MemoryReplay = Readonly<{ inputs: number; decisions: number; divergence: ReplayDivergence | null }>;
+
+export const replayMemory = async (store: EventStore, config?: Partial<MemoryConfig>): Promise<MemoryReplay> => {
+  const recorded = await store.readStream(MEMORY_STREAM);
+  const dir = mkdtempSync(join(tmpdir(), 'hologram-memory-replay-'));
+  const clock = new VirtualClock(0);
+  const fresh = SqliteEventStore.open(join(dir, 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('replay') });
+  try {
+    const ids = new RecordedIds();
+    const memory = await openMemory(fresh, { ids, clock, startAt: 0, ...(config ? { config } : {}) });
+    const verdicts = recorded.filter((e) => e.type === 'MergeDecided' || e.type === 'RelationReviewed');
+    const judge: MergeJudge = async (a, b) => {
+      const d = verdicts.find((e) => e.type === 'MergeDecided' && (e.data as { a: string }).a === a && (e.data as { b: string }).b === b)?.data as
+        | { decision: 'merge' | 'keep'; reason: string }
+        | undefined;
+      if (!d) throw new Error(`the log holds no verdict on merging '${a}' and '${b}'`);
+      return { decision: d.decision, reason: d.reason };
+    };
+    const reviewer: RelationJudge = async ({ relationId }) => {
+      const d = verdicts.find((e) => e.type === 'RelationReviewed' && (e.data as { relationId: string }).relationId === relationId)?.data as
+        | { verdict: 'keep' | 'drop'; reason: string }
+        | undefined;
+      if (!d) throw new Error(`the log holds no review of relation '${relationId}'`);
+      return { verdict: d.verdict, reason: d.reason };
+    };
+    const reviewsRecorded = verdicts.some((e) => e.type === 'RelationReviewed');
+    const mergesJudged = verdicts.some((e) => e.type === 'MergeDecided');
+    let inputs = 0;
+    for (let i = 0; i < recorded.length; i++) {
+      const event = recorded[i]!;
+      if (isDecided(event, recorded[i - 1])) continue;
+      inputs++;
+      const d = event.data as Record<string, unknown>;
+      if (event.type === 'ContextEventAppended') {
+        const e = d.event as ContextEventData;
+        ids.push(e.eventId);
+        await memory.service.observe(d.scope as string, {
+          role: e.role,
+          ...(e.speaker ? { speaker: e.speaker } : {}),
+          text: e.text,
+          at: e.at,
+          ...(e.cites ? { cites: e.cites } : {}),
+          ...(e.blocks ? { blocks: e.blocks } : {}),
+        });
+      } else if (event.type === 'HeartbeatFired') {
+        await fresh.append(MEMORY_STREAM, [{ type: event.type, data: event.data, at: event.at }]);
+        const { loop, at, since } = d as { loop: HeartbeatLoop; at: number; since?: number };
+        await runHeartbeatWork(memory.service, loop, since ?? at, at, mergesJudged ? judge : undefined, reviewsRecorded ? reviewer : undefined);
+      } else {
+        await memory.service.record([{ type: event.type, data: event.data }], event.at);
+      }
+    }
+    memory.heartbeats.stop();
+    const replayed = await fresh.readStream(MEMORY_STREAM);
+    const decisions = recorded.filter((e, i) => isDecided(e, recorded[i - 1])).length;
+    for (let i = 0; i < Math.max(recorded.length, replayed.length); i++) {
+      const expected = recorded[i];
+      const actual = replayed[i];
+      const same = expected && actual && expected.type === actual.type && encodePayload(expected.data).equals(encodePayload(actual.data));
+      if (!same) {
+        return {
+          inputs,
+          decisions,
+          divergence: {
+            seq: expected?.seq ?? (recorded.at(-1)?.seq ?? 0) + 1,
+            expected: expected ? { type: expected.type, data: expected.data } : null,
+            actual: actual ? { type: actual.type, data: actual.data } : null,
+          },
+        };
+      }
+    }
+    return { inputs, decisions, divergence: null };
+  } finally {
+    await fresh.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};

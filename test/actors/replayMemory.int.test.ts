@@ -1,0 +1,75 @@
+/**
+ * Replaying the memory re-decides what sank, what was archived, which rule facts were read and
+ * which merges were proposed from the recorded inputs; a log whose decision differs from what
+ * this build decides is reported at that event's seq.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import { createDefaultCatalog, InMemoryEventStore, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { openMemory } from '../../actors/memory/openMemory.ts';
+import { replayMemory } from '../../actors/memory/replayMemory.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const stores: SqliteEventStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
+
+const HOUR = 3_600_000;
+const CONFIG = { prune: { protectRecent: 3, keepTopK: 1, budgetTokens: 10_000 } };
+
+/** A session: talk, recall from cold context, let days pass so the heartbeats archive, distil rules and propose merges. */
+const recordSession = async () => {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+  stores.push(store);
+  const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: CONFIG });
+  const lines = [
+    'My name is Ada Lovelace', 'I live in London', 'I like mathematics', 'The engine needs cards', 'ada lovelace wrote the notes',
+    'Tea at four', 'Babbage visited', 'I like poetry', 'The weather is grey', 'Where are the engine cards?',
+  ];
+  for (const [i, text] of lines.entries()) {
+    const at = clock.now() + (i === 6 ? 20 * HOUR : 15 * 60_000);
+    clock.set(at);
+    await memory.heartbeats.tick(at);
+    const { eventId } = await memory.service.observe('chat:ada', { role: 'user', speaker: 'Ada', text, at, cites: [`D1:${i + 1}`] });
+    await memory.service.observeScene({ channel: 'cli', peer: 'ada', text, at }, eventId);
+  }
+  const [hit] = await memory.service.peekCold('engine cards', 1, clock.now());
+  if (hit) await memory.service.restoreCold(hit.id.slice(4), clock.now());
+  // What a tool wrote: two spellings of one name, for the merge loop to propose.
+  const triple = (relationId: string, subject: string) => ({ relationId, subject, predicate: 'visited', object: 'London', confidence: 1 });
+  await memory.service.record([{ type: 'MemoryCommitted', data: { triples: [triple('t1', 'Charles Babbage'), triple('t2', 'Charles Babbage.')], by: 'tool', at: clock.now() } }], clock.now());
+  clock.set(clock.now() + 80 * HOUR);
+  await memory.heartbeats.tick(clock.now());
+  memory.heartbeats.stop();
+  return store;
+};
+
+describe('memory replay', () => {
+  it('re-decides every sink, archive, rule fact and merge proposal of a session and finds them equal', async () => {
+    const store = await recordSession();
+    const types = (await store.readStream(MEMORY_STREAM)).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'ContextEventsRestored', 'HeartbeatFired']));
+    const replay = await replayMemory(store, CONFIG);
+    expect(replay.divergence).toBeNull();
+    expect(replay.decisions).toBeGreaterThan(5);
+  });
+
+  it('reports the first decision this build would not make, at its seq', async () => {
+    const store = await recordSession();
+    const events = await store.readStream(MEMORY_STREAM);
+    const sunk = events.find((e) => e.type === 'ContextEventsSunk')!;
+    // A log written by a build that sank a different event: same inputs, another decision.
+    const tampered = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
+    for (const e of events) {
+      const data = e.seq === sunk.seq ? { ...(e.data as object), reason: 'a different rule' } : e.data;
+      await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at }]);
+    }
+    const replay = await replayMemory(tampered, CONFIG);
+    expect(replay.divergence).toMatchObject({ expected: { type: 'ContextEventsSunk', data: { reason: 'a different rule' } }, actual: { type: 'ContextEventsSunk' } });
+    expect(replay.divergence!.seq).toBe(events.indexOf(sunk) + 1);
+  });
+});
