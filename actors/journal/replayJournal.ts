@@ -23,6 +23,26 @@ export type JournalReplay<TLogic extends AnyStateMachine> = Readonly<{
 
 const sameFact = (a: Fact, b: Fact) => a.type === b.type && encodePayload(a.data).equals(encodePayload(b.data));
 
+/**
+ * The first place where what a replay produced differs from what the log recorded, byte for
+ * byte; a missing event on either side is a difference too. `afterSeq` numbers an extra fact
+ * the log does not hold (default: the last recorded seq).
+ */
+export const firstDifference = (
+  recorded: readonly RecordedEvent[],
+  produced: readonly Fact[],
+  afterSeq = recorded.at(-1)?.seq ?? 0,
+): ReplayDivergence | null => {
+  for (let i = 0; i < Math.max(recorded.length, produced.length); i++) {
+    const expected = recorded[i];
+    const actual = produced[i];
+    if (!expected || !actual || !sameFact({ type: expected.type, data: expected.data }, actual)) {
+      return { seq: expected?.seq ?? afterSeq + 1, expected: expected ? { type: expected.type, data: expected.data } : null, actual: actual ?? null };
+    }
+  }
+  return null;
+};
+
 export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
   store: EventStore;
   stream: string;
@@ -42,22 +62,6 @@ export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
   const messages: TimedMessage[] = [];
   let divergence: ReplayDivergence | null = null;
 
-  const compare = (expectedFacts: readonly RecordedEvent[], afterSeq: number) => {
-    const length = Math.max(expectedFacts.length, emitted.length);
-    for (let i = 0; i < length; i++) {
-      const expected = expectedFacts[i];
-      const actual = emitted[i];
-      if (!expected || !actual || !sameFact({ type: expected.type, data: expected.data }, actual)) {
-        return {
-          seq: expected?.seq ?? afterSeq + 1,
-          expected: expected ? { type: expected.type, data: expected.data } : null,
-          actual: actual ?? null,
-        };
-      }
-    }
-    return null;
-  };
-
   for (let i = 0; i < events.length && !divergence; ) {
     const input = events[i]!;
     if (input.type !== 'InputDelivered') {
@@ -70,7 +74,7 @@ export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
     messages.push(message);
     emitted = [];
     actor.send(message as never);
-    divergence = compare(events.slice(i + 1, j), events[j - 1]!.seq);
+    divergence = firstDifference(events.slice(i + 1, j), emitted, events[j - 1]!.seq);
     i = j;
   }
   const snapshot = actor.getSnapshot();

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import { createDefaultCatalog, encodePayload, MEMORY_STREAM, SequentialIds, VirtualClock, type EventStore, type IdSource, type RecordedEvent } from '../../events/index.ts';
+import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock, type EventStore, type IdSource, type RecordedEvent } from '../../events/index.ts';
 import type { ContextEventData } from '../../projections/index.ts';
-import type { ReplayDivergence } from '../journal/replayJournal.ts';
+import { firstDifference, type ReplayDivergence } from '../journal/replayJournal.ts';
 import { runHeartbeatWork } from './memoryHeartbeats.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 import { openMemory } from './openMemory.ts';
@@ -97,23 +97,8 @@ export const replayMemory = async (store: EventStore, config?: Partial<MemoryCon
     memory.heartbeats.stop();
     const replayed = await fresh.readStream(MEMORY_STREAM);
     const decisions = recorded.filter((e, i) => isDecided(e, recorded[i - 1])).length;
-    for (let i = 0; i < Math.max(recorded.length, replayed.length); i++) {
-      const expected = recorded[i];
-      const actual = replayed[i];
-      const same = expected && actual && expected.type === actual.type && encodePayload(expected.data).equals(encodePayload(actual.data));
-      if (!same) {
-        return {
-          inputs,
-          decisions,
-          divergence: {
-            seq: expected?.seq ?? (recorded.at(-1)?.seq ?? 0) + 1,
-            expected: expected ? { type: expected.type, data: expected.data } : null,
-            actual: actual ? { type: actual.type, data: actual.data } : null,
-          },
-        };
-      }
-    }
-    return { inputs, decisions, divergence: null };
+    const divergence = firstDifference(recorded, replayed.map((e) => ({ type: e.type, data: e.data })));
+    return { inputs, decisions, divergence };
   } finally {
     await fresh.close();
     rmSync(dir, { recursive: true, force: true });

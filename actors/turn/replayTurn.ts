@@ -5,11 +5,11 @@
  * and the actual fact; a round the log has no answer for is a divergence too.
  */
 import { createActor, fromPromise, toPromise } from 'xstate';
-import { encodePayload, TURN_INPUT_TYPES, type EventStore, type RecordedEvent } from '../../events/index.ts';
+import { TURN_INPUT_TYPES, type EventStore } from '../../events/index.ts';
 import { channelTools, provideTurn, type OutputChannel, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact, type TurnMessage, type RegisteredTool, type StageHandlers } from '../../machines/turn/index.ts';
 import { turnMessages } from './runTurn.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
-import type { ReplayDivergence } from '../journal/replayJournal.ts';
+import { firstDifference, type ReplayDivergence } from '../journal/replayJournal.ts';
 
 type Recorded = { round: number; answer?: LlmAnswer; error?: string };
 
@@ -81,22 +81,6 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
   actor.start();
   await toPromise(actor).catch(() => undefined);
   return firstDifference(recordedFacts, emitted);
-};
-
-const firstDifference = (recorded: readonly RecordedEvent[], emitted: readonly TurnFact[]): ReplayDivergence | null => {
-  for (let i = 0; i < Math.max(recorded.length, emitted.length); i++) {
-    const expected = recorded[i];
-    const actual = emitted[i];
-    const same = expected && actual && expected.type === actual.type && encodePayload(expected.data).equals(encodePayload(actual.data));
-    if (!same) {
-      return {
-        seq: expected?.seq ?? (recorded.at(-1)?.seq ?? 0) + 1,
-        expected: expected ? { type: expected.type, data: expected.data } : null,
-        actual: actual ?? null,
-      };
-    }
-  }
-  return null;
 };
 
 /** Every turn stream in the log, oldest first. */
