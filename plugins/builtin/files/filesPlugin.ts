@@ -5,13 +5,13 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { HologramError } from '../../../events/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
-import type { PluginApi, ToolReply } from '../../sdk/pluginApi.ts';
+import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { confinePath } from './confinePath.ts';
 import { InvalidFilesArgument, InvalidFilesRoots } from './errors.ts';
 import { listDir, MAX_READ_BYTES, readText, writeText } from './fileOperations.ts';
+import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
 
 export const filesManifest: PluginManifest = {
   name: 'files',
@@ -55,16 +55,6 @@ const countArg = (tool: string, args: Args, field: string, fallback: number, min
   return value;
 };
 
-/** Runs a tool body; a typed refusal becomes an isError result, a programming error propagates. */
-const replying = async (run: () => Promise<string>): Promise<ToolReply> => {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof HologramError) return { content: error.message, isError: true };
-    throw error;
-  }
-};
-
 const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<void> => {
   const rootsNote = `Allowed roots: ${roots.join(', ')}; a relative path is taken from ${roots[0]}.`;
 
@@ -83,7 +73,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
       },
     },
     (args) =>
-      replying(async () => {
+      replyOrRefuse(async () => {
         const path = stringArg('files_read', args, 'path');
         const offset = countArg('files_read', args, 'offset', 0, 0);
         const limit = countArg('files_read', args, 'limit', MAX_READ_BYTES, 1);
@@ -107,7 +97,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
       },
     },
     (args) =>
-      replying(async () => {
+      replyOrRefuse(async () => {
         const path = stringArg('files_write', args, 'path');
         const content = args['content'];
         if (typeof content !== 'string') throw new InvalidFilesArgument('files_write', 'content', 'a string');
@@ -128,7 +118,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
       },
     },
     (args) =>
-      replying(async () => {
+      replyOrRefuse(async () => {
         const path = args['path'] === undefined ? '.' : stringArg('files_list', args, 'path');
         const { real, lexical } = await confinePath(path, roots);
         return listDir(real, lexical);

@@ -4,13 +4,12 @@
  * tools only read the read models to decide. A bad argument comes back as an isError reply.
  */
 import type { MemoryService } from '../../../actors/memory/memoryService.ts';
-import { HologramError } from '../../../events/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
-import type { ToolReply } from '../../sdk/pluginApi.ts';
 import { graphTools } from './graphTools.ts';
 import type { MemoryToolsOptions } from './memoryTool.ts';
 import { recallTools } from './recallTools.ts';
+import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
 
 export const memoryManifest: PluginManifest = {
   name: 'memory',
@@ -25,22 +24,12 @@ export const memoryManifest: PluginManifest = {
   description: 'Memory tools: recall, commit, merge, purge, edit and delete in the knowledge graph; query and commit cold context.',
 };
 
-/** Runs a tool body; a typed refusal becomes an isError result, a programming error propagates. */
-const replying = async (run: () => Promise<string>): Promise<ToolReply> => {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof HologramError) return { content: error.message, isError: true };
-    throw error;
-  }
-};
-
 export const memoryToolsPlugin = (memory: MemoryService, options: MemoryToolsOptions): BuiltinPlugin => ({
   manifest: memoryManifest,
   async start(api) {
     const context = { ...options, memory };
     for (const tool of [...recallTools(context), ...graphTools(context)]) {
-      await api.registerTool(tool.spec, (args, call) => replying(() => tool.run(args, call)));
+      await api.registerTool(tool.spec, (args, call) => replyOrRefuse(() => tool.run(args, call)));
     }
     return { async stop() {} };
   },

@@ -6,13 +6,12 @@
  * 'fired late'. Time comes from `env.clock`, waits from `env.timers`.
  */
 import { join } from 'node:path';
-import { HologramError } from '../../../events/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
-import type { ToolReply } from '../../sdk/pluginApi.ts';
 import { InvalidTimerArgument, TimerStoreUnwritable, TooManyTimers, UnknownTimer } from './errors.ts';
 import { describeDuration, MAX_TIMER_MS, parseTimerRequest } from './timerArgs.ts';
 import { loadTimers, saveTimers, type StoredTimer } from './timerStore.ts';
+import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
 
 export const timerManifest: PluginManifest = {
   name: 'timer',
@@ -36,15 +35,6 @@ const RETRY_MS = 30_000;
 export const MAX_TIMERS = 1000;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-const refusal = async (run: () => Promise<string> | string): Promise<ToolReply> => {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof HologramError) return { content: error.message, isError: true };
-    throw error;
-  }
-};
 
 export const timerPlugin: BuiltinPlugin = {
   manifest: timerManifest,
@@ -121,7 +111,7 @@ export const timerPlugin: BuiltinPlugin = {
         },
       },
       (args) =>
-        refusal(async () => {
+        replyOrRefuse(async () => {
           const now = env.clock.now();
           const { dueAt, note } = parseTimerRequest(args, now);
           if (timers.size >= MAX_TIMERS) throw new TooManyTimers(MAX_TIMERS);
@@ -146,7 +136,7 @@ export const timerPlugin: BuiltinPlugin = {
         parameters: { type: 'object', properties: {} },
       },
       () =>
-        refusal(() => {
+        replyOrRefuse(() => {
           if (timers.size === 0) return 'No timers are set.';
           const now = env.clock.now();
           return [...timers.values()]
@@ -163,7 +153,7 @@ export const timerPlugin: BuiltinPlugin = {
         parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
       },
       (args) =>
-        refusal(async () => {
+        replyOrRefuse(async () => {
           const id = args['id'];
           if (typeof id !== 'string' || id === '') throw new InvalidTimerArgument('timer_cancel', 'id', "'id' must be a timer id string like \"t1\"");
           const timer = timers.get(id);
