@@ -8,7 +8,7 @@
 import type { Clock, EventStore, RecordedEvent } from '../../events/index.ts';
 import type { TurnMemory } from '../memory/turnMemory.ts';
 import type { SchedulerFact } from '../../machines/scheduler/index.ts';
-import { assembleSystemPrompt, runtimeBlock, type OutputChannel, type TurnMessage, type TurnOutcome } from '../../machines/turn/index.ts';
+import { assembleSystemPrompt, runtimeBlock, type OutputChannel, type TurnOutcome } from '../../machines/turn/index.ts';
 import type { ProviderChain } from '../llm/providerChain.ts';
 import { OutputPump } from '../output/outputPump.ts';
 import { runTurn, type ChannelBinding, type TurnPlugins } from './runTurn.ts';
@@ -41,11 +41,9 @@ export type TurnRunnerOptions = Readonly<{
   systemPrompt?: string;
   maxRounds?: number;
   log: (line: string) => void;
-  /** Messages of history kept per reply target when there is no memory. */
-  historyLimit?: number;
   /** The memory: the conversation comes from its L1 context, related items from its colder tiers. */
-  memory?: TurnMemory;
-  clock?: Clock;
+  memory: TurnMemory;
+  clock: Clock;
 }>;
 
 type Running = { controller: AbortController; why: 'running' | 'preempted' | 'stopped'; done: Promise<void> };
@@ -62,7 +60,6 @@ const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'
 export class TurnRunner {
   private readonly inputs = new Map<string, TurnInputRecord>();
   private readonly running = new Map<string, Running>();
-  private readonly histories = new Map<string, TurnMessage[]>();
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(private readonly options: TurnRunnerOptions) {}
@@ -165,12 +162,11 @@ export class TurnRunner {
       return 'failed';
     }
     const conversation = input.conversation ?? `${input.replyChannel ?? '-'}/${input.replyTarget ?? '-'}`;
-    const { memory } = this.options;
-    const now = () => this.options.clock?.now() ?? 0;
+    const { memory, clock } = this.options;
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
-    const inputEventId = memory ? await memory.observe(conversation, 'user', input.text, now(), where) : undefined;
-    const history = memory ? memory.history(conversation, inputEventId) : (this.histories.get(conversation) ?? []);
-    const related = memory ? await memory.related(input.text, conversation, { ...where, text: input.text, at: now() }) : {};
+    const inputEventId = await memory.observe(conversation, 'user', input.text, clock.now(), where);
+    const history = memory.history(conversation, inputEventId);
+    const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: clock.now() });
     const channelsNow = this.options.source.channels();
     // Prompt layers in their fixed order; no tool usage instructions, only what the kernel does.
     const systemPrompt = assembleSystemPrompt({
@@ -203,13 +199,7 @@ export class TurnRunner {
       onText: (text) => replyTo && pump.push(text),
       onPumpReport: (report) => this.options.log(`turns: output ${report.type} on ${report.channel}`),
     }).finally(() => pump.close());
-    if (memory) {
-      if (output.reply) await memory.observe(conversation, 'agent', output.reply, now());
-    } else {
-      const limit = this.options.historyLimit ?? 40;
-      const next = [...history, { role: 'user' as const, content: input.text }, ...(output.reply ? [{ role: 'assistant' as const, content: output.reply }] : [])];
-      this.histories.set(conversation, next.slice(-limit));
-    }
+    if (output.reply) await memory.observe(conversation, 'agent', output.reply, clock.now());
     this.reply(taskId, 'end', output.outcome === 'answered' ? '' : `(${output.outcome.replace('_', ' ')})`);
     return TASK_OUTCOME[output.outcome];
   }
