@@ -9,6 +9,7 @@ import { parse } from './args.ts';
 import { CliClient, DaemonNotRunning, replyOfType } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
+import { PLUGIN_EVENT_TYPES } from '../../events/index.ts';
 
 export const PLUGINS_HELP = `Usage: homed plugins [--data DIR]
        homed plugins enable|disable|reload|start|stop NAME [--data DIR]
@@ -39,7 +40,7 @@ const fromLog = async (dataDir: string): Promise<Record<string, unknown>[]> => {
   const store = openEventLog(existingLogPath(dataDir));
   try {
     let registry = emptyPluginRegistry();
-    for (const event of await store.readAll()) registry = foldPluginRegistry(registry, event);
+    for (const event of await store.readAll({ types: PLUGIN_EVENT_TYPES })) registry = foldPluginRegistry(registry, event);
     return [...registry.plugins.values()].map((p) => ({
       name: p.name,
       kind: p.kind,

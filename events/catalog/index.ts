@@ -14,6 +14,7 @@ export { memoryEvents, MEMORY_STREAM, type MemoryEvent } from './memoryEvents.ts
 export {
   pluginEvents,
   pluginSupervisorStream,
+  PLUGIN_EVENT_TYPES,
   PLUGIN_REGISTRY_STREAM,
   PLUGIN_SUPERVISOR_STREAM_PREFIX,
   type PluginEvent,

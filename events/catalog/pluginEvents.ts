@@ -81,3 +81,6 @@ export const pluginEvents = {
 } as const;
 
 export type PluginEvent = EventUnion<typeof pluginEvents>;
+
+/** Every plugin event type: what the plugin registry folds, so readers need not scan the whole log. */
+export const PLUGIN_EVENT_TYPES: readonly string[] = Object.keys(pluginEvents);

@@ -5,7 +5,7 @@
  * goes, its registrations leave as one `PluginRegistrationsDetached` event. The hub also knows
  * how to reach each plugin (its endpoint) to call a tool, run a stage handler or deliver output.
  */
-import { HologramError, PLUGIN_REGISTRY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent, type RecordedEvent, type Subscription } from '../../events/index.ts';
+import { HologramError, PLUGIN_EVENT_TYPES, PLUGIN_REGISTRY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent, type RecordedEvent, type Subscription } from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../machines/stagePipeline/index.ts';
 import { Capability, type CapabilityName } from '../../machines/turn/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
@@ -106,7 +106,7 @@ export class PluginHub {
 
   /** Rebuilds the registry from the log (plugin states, enabled flags; registrations of a previous boot were detached). */
   async restore(): Promise<void> {
-    for (const event of await this.options.store.readAll()) {
+    for (const event of await this.options.store.readAll({ types: PLUGIN_EVENT_TYPES })) {
       this.state = foldPluginRegistry(this.state, event);
       if (event.type === 'PluginStageRegistered') this.handlerCount++;
     }

@@ -3,7 +3,7 @@
  * had at that boot: enabled as the log said before the stream began, auto-restart from the
  * manifest loaded then. Timers fired as journaled messages, so the machine runs on an inert clock.
  */
-import { PLUGIN_SUPERVISOR_STREAM_PREFIX, type EventStore } from '../../events/index.ts';
+import { PLUGIN_EVENT_TYPES, PLUGIN_SUPERVISOR_STREAM_PREFIX, type EventStore } from '../../events/index.ts';
 import { inertClock } from '../../actors/journal/journaledActor.ts';
 import { replayJournal, type ReplayDivergence } from '../../actors/journal/replayJournal.ts';
 import { pluginSupervisorMachine, type PluginSupervisorConfig } from '../../machines/pluginSupervisor/index.ts';
@@ -13,7 +13,7 @@ export type SupervisorReplay = Readonly<{ stream: string; messages: number; dive
 
 /** `config`: the supervisor settings the daemon ran with, when not the defaults. */
 export const replayPluginSupervisors = async (store: EventStore, config: Partial<PluginSupervisorConfig> = {}): Promise<SupervisorReplay[]> => {
-  const events = await store.readAll();
+  const events = await store.readAll({ types: [...PLUGIN_EVENT_TYPES, 'InputDelivered'] });
   const firstSeq = new Map<string, number>();
   for (const e of events) if (e.stream.startsWith(PLUGIN_SUPERVISOR_STREAM_PREFIX) && !firstSeq.has(e.stream)) firstSeq.set(e.stream, e.seq);
   const results: SupervisorReplay[] = [];
