@@ -1,16 +1,10 @@
 /** Typed refusals of the memory tools; each reaches the model as a tool result with isError. */
 import { HologramError } from '../../../events/index.ts';
+import { InvalidToolArgument } from '../shared/invalidToolArgument.ts';
 
 /** A tool argument of the wrong type or shape, or a combination the tool cannot use. */
-export class InvalidMemoryArgument extends HologramError {
+export class InvalidMemoryArgument extends InvalidToolArgument {
   readonly code = 'INVALID_MEMORY_ARGUMENT';
-  constructor(
-    readonly tool: string,
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`${tool}: ${problem}; call ${tool} again with a valid '${field}'`);
-  }
 }
 
 /** media_digests given with no sentence_text: media references hang off a sentence. */

@@ -1,16 +1,10 @@
 /** Typed refusals of the timer plugin. */
 import { HologramError } from '../../../events/index.ts';
+import { InvalidToolArgument } from '../shared/invalidToolArgument.ts';
 
 /** A timer_set / timer_cancel argument that cannot be used. */
-export class InvalidTimerArgument extends HologramError {
+export class InvalidTimerArgument extends InvalidToolArgument {
   readonly code = 'INVALID_TIMER_ARGUMENT';
-  constructor(
-    readonly tool: string,
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`${tool}: ${problem}; call ${tool} again with a valid '${field}'`);
-  }
 }
 
 /** timer_cancel named an id that is not set (never was, already fired, or cancelled). */
