@@ -83,10 +83,6 @@ export class RecallIndex {
     if (this.items.has(id)) this.vectors.set(id, vector);
   }
 
-  hasVector(id: string): boolean {
-    return this.vectors.has(id);
-  }
-
   /** The items that have no vector yet (and forgets them). */
   drainUnembedded(): { id: string; text: string }[] {
     const out = [...this.unembedded].flatMap((id) => {

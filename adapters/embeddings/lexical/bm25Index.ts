@@ -82,14 +82,9 @@ export class Bm25Index {
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
   search(queryTokens: readonly string[], k: number): Bm25Hit[] {
+    if (k <= 0 || this.docs.size === 0) return [];
     const queryCounts = new Map<string, number>();
     for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
-    return this.searchWeighted(queryCounts, k);
-  }
-
-  /** Like `search`, with a weight per query term (e.g. expansion terms weigh less than the user's own). */
-  searchWeighted(queryCounts: ReadonlyMap<string, number>, k: number): Bm25Hit[] {
-    if (k <= 0 || this.docs.size === 0) return [];
     const avgLength = this.totalLength / this.docs.size || 1;
     const scores = new Map<string, number>();
     for (const [term, times] of queryCounts) {
