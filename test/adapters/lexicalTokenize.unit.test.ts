@@ -21,13 +21,23 @@ describe('tokenize', () => {
     expect(tokenize('The runners were running quickly')).toEqual(['runner', 'run', 'quickli']);
   });
 
+  it('brings irregular verbs and plurals to their base form, so a question in the present finds a statement in the past', () => {
+    const question = tokenize('What did she buy for the children?');
+    const statement = tokenize('I bought toys for my child');
+    expect(question).toEqual([tokenize('buy')[0], 'child']);
+    expect(statement).toEqual(expect.arrayContaining(question));
+    expect(tokenize('We went there, people were kind')).toEqual(['go', 'person', 'kind']);
+    // "lives" stays a verb: she lives in Oslo.
+    expect(tokenize('She lives in Oslo')).toEqual(['live', 'oslo']);
+  });
+
   it('splits English on anything but letters and digits, keeping numbers', () => {
     expect(tokenize("Caroline's 3 dogs, born 2019-05-01!")).toEqual(['carolin', '3', 'dog', 'born', '2019', '05', '01']);
   });
 
   it('handles mixed Chinese and English in one text', () => {
     const tokens = tokenize('I met Caroline in 上海 in 2023, 我们吃了小笼包');
-    expect(tokens.slice(0, 4)).toEqual(['met', 'carolin', '上海', '2023']);
+    expect(tokens.slice(0, 4)).toEqual(['meet', 'carolin', '上海', '2023']);
     expect(tokens).toContain('小笼包');
     for (const stop of ['i', 'in', '我们', '了']) expect(tokens).not.toContain(stop);
   });

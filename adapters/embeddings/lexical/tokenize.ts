@@ -5,18 +5,20 @@
  * - Chinese (Han) runs are segmented by jieba in search mode with HMM on: each word, plus the
  *   dictionary words inside a long word (吃火锅 → 火锅, 吃火锅), so a query for a part finds the
  *   whole. Chinese stop words are dropped.
- * - Other letter/digit runs are lowercased; English stop words are dropped and a–z words are
- *   Porter-stemmed. Numbers and mixed tokens (gpt4) are kept as they are.
+ * - Other letter/digit runs are lowercased; English stop words are dropped, irregular forms
+ *   become their base form (bought → buy, children → child) and a–z words are Porter-stemmed.
+ *   Numbers and mixed tokens (gpt4) are kept as they are.
  * - Everything else (spaces, punctuation, symbols) separates tokens.
  */
 import { Jieba } from '@node-rs/jieba';
 import { dict } from '@node-rs/jieba/dict.js';
 import { CHINESE_STOP_WORDS } from './chineseStopWords.ts';
 import { ENGLISH_STOP_WORDS } from './englishStopWords.ts';
+import { ENGLISH_IRREGULAR_BASE } from './englishIrregulars.ts';
 import { porterStem } from './porterStemmer.ts';
 
 /** Bump when tokenize() would return something different for any input. */
-export const TOKENIZER_VERSION = 'tok1-jieba2search-porter1980';
+export const TOKENIZER_VERSION = 'tok2-jieba2search-irregular1-porter1980';
 
 /** A Han run, or a run of other letters/marks/digits. */
 const RUN = /(\p{Script=Han}+)|((?:(?!\p{Script=Han})[\p{L}\p{M}\p{N}])+)/gu;
@@ -35,7 +37,8 @@ const pushChinese = (run: string, out: string[]): void => {
 const pushLatin = (run: string, out: string[]): void => {
   const word = run.toLowerCase();
   if (ENGLISH_STOP_WORDS.has(word)) return;
-  out.push(ASCII_WORD.test(word) ? porterStem(word) : word);
+  if (!ASCII_WORD.test(word)) out.push(word);
+  else out.push(porterStem(ENGLISH_IRREGULAR_BASE.get(word) ?? word));
 };
 
 /**
