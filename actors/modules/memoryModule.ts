@@ -2,9 +2,9 @@
  * The memory as a kernel module: the memory service over the inline memory read models, and
  * its heartbeats ticked once a minute with the daemon's clock (each firing is recorded).
  * Settings: `memory.protectRecent`, `memory.keepTopK`, `memory.budgetTokens`,
- * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`, and `memory.embedding.onnxDir`
- * (a model directory: recall becomes dense + keyword; vectors are cached in `vectors.db`, which
- * can be deleted at any time).
+ * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`, `memory.lexicon` ("wordnet",
+ * the default, or "none"), and `memory.embedding.onnxDir` (a model directory: recall becomes
+ * dense + keyword; vectors are cached in `vectors.db`, which can be deleted at any time).
  */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import type { Clock } from '../../events/index.ts';
@@ -17,22 +17,29 @@ import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { turnModelFrom } from '../llm/llmSources.ts';
 import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
-import type { DenseRecall, MemoryConfig } from '../memory/memoryService.ts';
+import { DEFAULT_MEMORY_CONFIG, MEMORY_LEXICONS, type DenseRecall, type MemoryConfig, type MemoryLexicon } from '../memory/memoryService.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { join, resolve } from 'node:path';
-import { setting, type Settings } from './config.ts';
+import { InvalidSettings, setting, type Settings } from './config.ts';
 
 const TICK_MS = 60_000;
 
 /** The memory settings of settings.json (the daemon and `homed replay --verify` read the same). */
-export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => ({
-  prune: {
-    protectRecent: setting(settings, 'memory.protectRecent', DEFAULT_PRUNE_CONFIG.protectRecent),
-    keepTopK: setting(settings, 'memory.keepTopK', DEFAULT_PRUNE_CONFIG.keepTopK),
-    budgetTokens: setting(settings, 'memory.budgetTokens', DEFAULT_PRUNE_CONFIG.budgetTokens),
-  },
-});
+export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => {
+  const lexicon = setting<unknown>(settings, 'memory.lexicon', DEFAULT_MEMORY_CONFIG.lexicon);
+  if (!MEMORY_LEXICONS.includes(lexicon as MemoryLexicon)) {
+    throw new InvalidSettings(`memory.lexicon is ${JSON.stringify(lexicon)}; use one of ${MEMORY_LEXICONS.map((l) => `"${l}"`).join(', ')} in settings.json`);
+  }
+  return {
+    prune: {
+      protectRecent: setting(settings, 'memory.protectRecent', DEFAULT_PRUNE_CONFIG.protectRecent),
+      keepTopK: setting(settings, 'memory.keepTopK', DEFAULT_PRUNE_CONFIG.keepTopK),
+      budgetTokens: setting(settings, 'memory.budgetTokens', DEFAULT_PRUNE_CONFIG.budgetTokens),
+    },
+    lexicon: lexicon as MemoryLexicon,
+  };
+};
 export const VECTOR_CACHE_FILE = 'vectors.db';
 
 export const memoryModule = (): KernelModule => {

@@ -19,7 +19,7 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
   let memory: OpenMemory | undefined;
   const scope = `locomo:${conversation}`;
   return {
-    name: 'hologram memory (L1 context → L2 cold docs → L3 graph, lexical BM25 recall, heartbeats on session time)',
+    name: 'hologram memory (L1 context → L2 cold docs → L3 graph; BM25 with neighbour words and WordNet terms, person and time focus; heartbeats on session time)',
     async ingest(turn) {
       memory ??= await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: turn.at });
       clock.set(Math.max(clock.now(), turn.at));

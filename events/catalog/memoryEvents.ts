@@ -40,6 +40,8 @@ const triple = () =>
     sourceEventIds: optional(array(string())),
     cites: optional(array(string())),
     blocks: optional(array(block())),
+    /** When what it stands for was said (its first source event's time). */
+    happenedAt: optional(number()),
   });
 
 export const memoryEvents = {

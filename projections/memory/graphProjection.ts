@@ -18,15 +18,15 @@ const addTriple = (tx: ReadModelTx, t: TripleData, source: string, seq: number) 
   touchEntity(tx, t.subject, seq);
   touchEntity(tx, t.object, seq);
   tx.run(
-    `INSERT INTO memory_graph_relations (relation_id, subject, predicate, object, confidence, sentence, source_events, cites, source, since_seq)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (relation_id) DO NOTHING`,
-    [t.relationId, entityKey(t.subject), t.predicate, entityKey(t.object), t.confidence, t.sentence ?? null, json(t.sourceEventIds), json(t.cites), source, seq],
+    `INSERT INTO memory_graph_relations (relation_id, subject, predicate, object, confidence, sentence, source_events, cites, happened_at, source, since_seq)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (relation_id) DO NOTHING`,
+    [t.relationId, entityKey(t.subject), t.predicate, entityKey(t.object), t.confidence, t.sentence ?? null, json(t.sourceEventIds), json(t.cites), t.happenedAt ?? null, source, seq],
   );
 };
 
 export const graphProjection = defineProjection({
   name: 'memory_graph',
-  version: 1,
+  version: 2,
   handles: ['MemoryCommitted', 'ColdDocDistilled', 'EntitiesMerged', 'EntityEdited', 'RelationEdited', 'EntityDeleted', 'MemoryPurged', 'EntityRecalled'],
   tables: [
     { name: 'memory_graph_entities', ddl: 'CREATE TABLE memory_graph_entities (entity TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT, since_seq INTEGER NOT NULL) WITHOUT ROWID' },
@@ -34,7 +34,7 @@ export const graphProjection = defineProjection({
       name: 'memory_graph_relations',
       ddl: `CREATE TABLE memory_graph_relations (
         relation_id TEXT PRIMARY KEY, subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, confidence REAL NOT NULL,
-        sentence TEXT, source_events TEXT NOT NULL, cites TEXT NOT NULL, source TEXT NOT NULL, since_seq INTEGER NOT NULL
+        sentence TEXT, source_events TEXT NOT NULL, cites TEXT NOT NULL, happened_at INTEGER, source TEXT NOT NULL, since_seq INTEGER NOT NULL
       ) WITHOUT ROWID;
       CREATE INDEX memory_graph_relations_subject ON memory_graph_relations (subject);
       CREATE INDEX memory_graph_relations_object ON memory_graph_relations (object)`,
@@ -119,9 +119,11 @@ export type RelationRow = Readonly<{
   sentence: string | null;
   source_events: string;
   cites: string;
+  /** When what it stands for was said (null for triples that did not record it). */
+  happened_at: number | null;
 }>;
 
-const RELATION_COLUMNS = 'relation_id, subject, predicate, object, confidence, sentence, source_events, cites';
+const RELATION_COLUMNS = 'relation_id, subject, predicate, object, confidence, sentence, source_events, cites, happened_at';
 
 /**
  * Relations reachable from the seed entities within `depth` hops (breadth first), nearest first,

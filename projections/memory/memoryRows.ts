@@ -22,6 +22,8 @@ export type TripleData = Readonly<{
   sourceEventIds?: readonly string[];
   cites?: readonly string[];
   blocks?: readonly BlockRef[];
+  /** When what it stands for was said (its first source event's time). */
+  happenedAt?: number;
 }>;
 
 /** One name for one entity: trimmed, case-folded, inner whitespace collapsed. */

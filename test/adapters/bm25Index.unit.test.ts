@@ -94,6 +94,15 @@ describe('Bm25Index', () => {
     expect(new Bm25Index().search(['coffee'], 5)).toEqual([]);
   });
 
+  it('scales each score by a weight before taking the best k; a weight ≤ 0 leaves the document out', () => {
+    const index = indexOf(CORPUS);
+    const plain = new Map(index.search(['coffee'], 10).map((h) => [h.id, h.score]));
+    const weighted = index.search(['coffee'], 2, (id) => (id === 'd' ? 10 : id === 'a' ? 0 : 1));
+    expect(weighted.map((h) => h.id)).toEqual(['d', 'b']);
+    expect(weighted[0]!.score).toBeCloseTo(plain.get('d')! * 10, 12);
+    expect(index.search(['coffee'], 10, (id) => (id === 'a' ? -1 : 1)).map((h) => h.id)).not.toContain('a');
+  });
+
   it('takes k1 and b: with b = 0 document length no longer matters', () => {
     const docs = [doc('short', 'kiln'), doc('long', 'kiln glaze clay wheel studio')];
     expect(indexOf(docs).search(['kiln'], 2).map((h) => h.id)).toEqual(['short', 'long']);

@@ -78,10 +78,11 @@ export class Bm25Index {
   /**
    * The `k` best documents for the query, by score descending then id ascending. A term
    * repeated in the query counts once per repetition; documents matching no term are absent.
+   * `weigh` scales each matching document's score before ranking; a weight ≤ 0 leaves it out.
    *
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
-  search(queryTokens: readonly string[], k: number): Bm25Hit[] {
+  search(queryTokens: readonly string[], k: number, weigh?: (id: string) => number): Bm25Hit[] {
     if (k <= 0 || this.docs.size === 0) return [];
     const queryCounts = new Map<string, number>();
     for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
@@ -97,7 +98,11 @@ export class Bm25Index {
         scores.set(id, (scores.get(id) ?? 0) + times * idf * ((tf * (this.k1 + 1)) / norm));
       }
     }
-    const hits: Bm25Hit[] = [...scores].map(([id, score]) => ({ id, score }));
+    const hits: Bm25Hit[] = [];
+    for (const [id, score] of scores) {
+      const weight = weigh ? weigh(id) : 1;
+      if (weight > 0) hits.push({ id, score: score * weight });
+    }
     hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     return hits.slice(0, k);
   }

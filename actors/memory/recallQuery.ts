@@ -1,0 +1,93 @@
+/**
+ * What a recall query says besides its words: the people it names (whose own words answer a
+ * question about them) and the dates it names (what was said then). Pure functions of the text;
+ * dates are read as UTC calendar days, the way the kernel stamps events.
+ */
+
+/** A span of time a query names, [from, to) in epoch ms. */
+export type TimeWindow = Readonly<{ from: number; to: number }>;
+
+const DAY_MS = 86_400_000;
+
+const MONTHS: Readonly<Record<string, number>> = {
+  january: 0, jan: 0, february: 1, feb: 1, march: 2, mar: 2, april: 3, apr: 3, may: 4, june: 5, jun: 5,
+  july: 6, jul: 6, august: 7, aug: 7, september: 8, sep: 8, sept: 8, october: 9, oct: 9, november: 10, nov: 10, december: 11, dec: 11,
+};
+
+const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\\.?';
+const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
+const YEAR = '(\\d{4})';
+
+/** Day-precision forms: 9 November, 2022 · November 9, 2022 · 2022-11-09 · 2022年11月9日. */
+const DAY_FORMS: readonly { re: RegExp; parts: (m: RegExpExecArray) => [year: string, month: number, day: string] }[] = [
+  { re: new RegExp(`\\b${DAY}\\s+(?:of\\s+)?${MONTH},?\\s+${YEAR}\\b`, 'g'), parts: (m) => [m[3]!, MONTHS[m[2]!.toLowerCase()]!, m[1]!] },
+  { re: new RegExp(`\\b${MONTH}\\s+${DAY},?\\s+${YEAR}\\b`, 'g'), parts: (m) => [m[3]!, MONTHS[m[1]!.toLowerCase()]!, m[2]!] },
+  { re: /\b(\d{4})-(\d{2})-(\d{2})\b/g, parts: (m) => [m[1]!, Number(m[2]) - 1, m[3]!] },
+  { re: /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g, parts: (m) => [m[1]!, Number(m[2]) - 1, m[3]!] },
+];
+
+/** Month-precision forms: November 2022 · 2022年11月. */
+const MONTH_FORMS: readonly { re: RegExp; parts: (m: RegExpExecArray) => [year: string, month: number] }[] = [
+  { re: new RegExp(`\\b${MONTH},?\\s+(?:of\\s+)?${YEAR}\\b`, 'g'), parts: (m) => [m[2]!, MONTHS[m[1]!.toLowerCase()]!] },
+  { re: /(\d{4})年(\d{1,2})月/g, parts: (m) => [m[1]!, Number(m[2]) - 1] },
+];
+
+const validDay = (year: number, month: number, day: number): boolean =>
+  month >= 0 && month < 12 && day >= 1 && new Date(Date.UTC(year, month, day)).getUTCMonth() === month;
+
+/**
+ * The calendar days and months a query names, each a UTC window. A named day spans that day
+ * only; a named month the whole month. Text a day form consumed is not read again as a month.
+ *
+ * @example
+ * timeWindowsOf('What dish did Nate make on 9 November, 2022?') // [{ from: Date.UTC(2022, 10, 9), to: Date.UTC(2022, 10, 10) }]
+ */
+export const timeWindowsOf = (query: string): TimeWindow[] => {
+  const windows: TimeWindow[] = [];
+  let rest = query;
+  for (const form of DAY_FORMS) {
+    rest = rest.replace(form.re, (...args) => {
+      const m = args.slice(0, -2) as unknown as RegExpExecArray;
+      const [y, month, d] = form.parts(m);
+      const year = Number(y);
+      const day = Number(d);
+      if (!validDay(year, month, day)) return m[0];
+      const from = Date.UTC(year, month, day);
+      windows.push({ from, to: from + DAY_MS });
+      return ' ';
+    });
+  }
+  for (const form of MONTH_FORMS) {
+    rest = rest.replace(form.re, (...args) => {
+      const m = args.slice(0, -2) as unknown as RegExpExecArray;
+      const [y, month] = form.parts(m);
+      if (month < 0 || month > 11) return m[0];
+      const year = Number(y);
+      windows.push({ from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) });
+      return ' ';
+    });
+  }
+  return windows.sort((a, b) => a.from - b.from);
+};
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The known people a query names, in the order it names them (case-insensitive; whole words in
+ * scripts that separate words, so a possessive `'s` counts). Names are returned as `known` spells them.
+ *
+ * @example
+ * personsNamedIn("What do Melanie's kids like?", ['Caroline', 'Melanie']) // ['Melanie']
+ */
+export const personsNamedIn = (query: string, known: Iterable<string>): string[] => {
+  const found: { name: string; at: number }[] = [];
+  for (const name of known) {
+    if (name.trim() === '') continue;
+    // Names in scripts written with spaces between words match whole words; a Chinese name inside Chinese text has no boundary to match.
+    const before = /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}]/u.test(name) ? '(?<![\\p{L}\\p{N}])' : '';
+    const after = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}]$/u.test(name) ? '(?![\\p{L}\\p{N}])' : '';
+    const match = new RegExp(`${before}${escapeRegExp(name)}${after}`, 'iu').exec(query);
+    if (match) found.push({ name, at: match.index });
+  }
+  return found.sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : 1)).map((f) => f.name);
+};

@@ -1,0 +1,67 @@
+/**
+ * How much each item counts in one recall, beyond its words: an item outside the scope does
+ * not count; what the person a question is about said counts more (a question about Melanie is
+ * answered by what Melanie said, even when her reply does not repeat the question's words);
+ * what was said on a day or in a month the query names counts more; a when-question prefers
+ * utterances that say when; and what happened in the scenes the situation recalls counts a
+ * little more.
+ */
+import type { RecallItem, RecallWeight } from './recallIndex.ts';
+import { personsNamedIn, timeWindowsOf, type TimeWindow } from './recallQuery.ts';
+
+/** ×(1 + this) for what the first person a query names said (or a fact about them). */
+export const PERSON_BOOST = 0.5;
+/** ×(1 + this) for what was said within a day or month the query names. */
+export const TIME_BOOST = 1;
+/** ×(1 + this) for an utterance that says when (yesterday, last week, a date) in answer to a when-question. */
+export const WHEN_BOOST = 0.5;
+/** ×(1 + this × the scene's relative score) for an item of a recalled scene. */
+export const SCENE_BOOST = 0.25;
+
+/** Words that place something in time. */
+const SAYS_WHEN =
+  /\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|last|next|this (?:week|month|year|morning|evening|afternoon)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b|昨天|今天|明天|前天|上周|上个?星期|上个?月|去年|今年|最近|周末|\d+月\d+[日号]/i;
+/** A question that asks when. */
+const ASKS_WHEN = /^\s*when\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|何时/i;
+
+export type RecallFocus = Readonly<{
+  /** Only items of this scope count (graph items belong to every scope). */
+  scope?: string;
+  /** The person the query is about (the first it names), lower-cased. */
+  person?: string;
+  windows: readonly TimeWindow[];
+  /** The query asks when something happened. */
+  asksWhen: boolean;
+  /** Context event id → its scene's weight relative to the best recalled scene (0..1). */
+  sceneWeights?: ReadonlyMap<string, number>;
+}>;
+
+/** What a query focuses on, given the people the memory knows (the speakers it has heard). */
+export const focusOf = (
+  query: string,
+  knownPersons: Iterable<string>,
+  scope?: string,
+  sceneWeights?: ReadonlyMap<string, number>,
+): RecallFocus => {
+  const [person] = personsNamedIn(query, knownPersons);
+  return {
+    ...(scope !== undefined ? { scope } : {}),
+    ...(person !== undefined ? { person: person.toLowerCase() } : {}),
+    windows: timeWindowsOf(query),
+    asksWhen: ASKS_WHEN.test(query),
+    ...(sceneWeights && sceneWeights.size > 0 ? { sceneWeights } : {}),
+  };
+};
+
+export const weighFor = (focus: RecallFocus): RecallWeight => (item: RecallItem) => {
+  if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
+  let weight = 1;
+  if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + WHEN_BOOST;
+  if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + PERSON_BOOST;
+  if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + TIME_BOOST;
+  if (focus.sceneWeights) {
+    const scene = Math.max(0, ...(item.sources ?? []).map((s) => focus.sceneWeights!.get(s) ?? 0));
+    weight *= 1 + SCENE_BOOST * scene;
+  }
+  return weight;
+};

@@ -1,0 +1,57 @@
+/**
+ * The order in which utterances entered each scope, and so their neighbours. A recall item
+ * that stands for one utterance is indexed with its neighbours' words, counted by distance:
+ * what came just before weighs most, since a reply is about what it answers and rarely repeats
+ * its words. Built from `ContextEventAppended` events alone, so the live index and one rebuilt
+ * at start give every item the same neighbours, whatever tier the item is in by then.
+ */
+import type { NeighbourText } from './recallIndex.ts';
+
+/** How many times a neighbour's words count, by distance (an item's own words count 5). */
+export const NEIGHBOUR_WEIGHTS: Readonly<{ before: readonly number[]; after: readonly number[] }> = { before: [4, 2], after: [1, 1] };
+
+export class UtteranceSequence {
+  private readonly texts = new Map<string, string[]>();
+  private readonly eventIds = new Map<string, string[]>();
+  private readonly positions = new Map<string, { scope: string; index: number }>();
+
+  /** Notes the next utterance of a scope; an event noted before keeps its place. */
+  append(scope: string, eventId: string, text: string): void {
+    if (this.positions.has(eventId)) return;
+    const texts = this.texts.get(scope) ?? [];
+    const ids = this.eventIds.get(scope) ?? [];
+    this.positions.set(eventId, { scope, index: texts.length });
+    texts.push(text);
+    ids.push(eventId);
+    this.texts.set(scope, texts);
+    this.eventIds.set(scope, ids);
+  }
+
+  /** The neighbours known now of an utterance, with their weights (none for an unknown event). */
+  neighboursOf(eventId: string): NeighbourText[] {
+    const position = this.positions.get(eventId);
+    if (!position) return [];
+    const texts = this.texts.get(position.scope)!;
+    const out: NeighbourText[] = [];
+    NEIGHBOUR_WEIGHTS.before.forEach((weight, d) => {
+      const text = texts[position.index - d - 1];
+      if (text !== undefined) out.push({ text, weight });
+    });
+    NEIGHBOUR_WEIGHTS.after.forEach((weight, d) => {
+      const text = texts[position.index + d + 1];
+      if (text !== undefined) out.push({ text, weight });
+    });
+    return out;
+  }
+
+  /** The utterances before this one that it is an "after" neighbour of, each with its weight for them. */
+  earlierNeighbours(eventId: string): { eventId: string; weight: number }[] {
+    const position = this.positions.get(eventId);
+    if (!position) return [];
+    const ids = this.eventIds.get(position.scope)!;
+    return NEIGHBOUR_WEIGHTS.after.flatMap((weight, d) => {
+      const earlier = ids[position.index - d - 1];
+      return earlier !== undefined ? [{ eventId: earlier, weight }] : [];
+    });
+  }
+}
