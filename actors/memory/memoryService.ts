@@ -219,7 +219,11 @@ export class MemoryService {
   async observeScene(situation: Situation & Readonly<{ declaredKey?: string }>, eventId?: string): Promise<readonly SceneDecision[]> {
     const fingerprint = this.fingerprint(situation);
     const { state, decisions } = decideScene(this.sceneState, { fingerprint, at: situation.at, ...(situation.declaredKey ? { declaredKey: situation.declaredKey } : {}) });
-    await this.append(decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } })), situation.at);
+    const { channel, peer, tools, text, at, declaredKey } = situation;
+    const observed = { ...(channel !== undefined ? { channel } : {}), ...(peer !== undefined ? { peer } : {}), ...(tools ? { tools: [...tools] } : {}), text, at };
+    // The situation goes in the log first: replay decides the scene again from it.
+    const input: NewEvent = { type: 'SituationObserved', data: { situation: observed, ...(declaredKey ? { declaredKey } : {}), ...(eventId ? { eventId } : {}), at } };
+    await this.append([input, ...decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } }))], situation.at);
     this.sceneState = state;
     for (const d of decisions) this.noteMember({ ...(d.data as { sceneId?: string }), ...(eventId ? { eventId } : {}) });
     return decisions;

@@ -2,9 +2,10 @@
  * Replays the memory's decisions: a fresh memory gets the recorded inputs again (context events
  * as they were observed, the heartbeat firings, and what tools and models did, which are
  * recorded facts), and the decisions it makes itself — what sinks, what is archived into the
- * graph, which facts the rule distiller reads, which merges it proposes — must equal the
- * recorded ones, event by event. Scene decisions are re-applied as recorded (their situation is
- * not in the log). The first difference is reported with its seq.
+ * graph, which facts the rule distiller reads, which merges it proposes, which scene an input's
+ * situation joins — must equal the recorded ones, event by event. Scene decisions of logs written
+ * before situations were recorded are re-applied as recorded. The first difference is reported
+ * with its seq.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { firstDifference, type ReplayDivergence } from '../journal/replayJournal
 import { runHeartbeatWork } from './memoryHeartbeats.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 import { openMemory } from './openMemory.ts';
-import type { MemoryConfig } from './memoryService.ts';
+import type { MemoryConfig, Situation } from './memoryService.ts';
 import type { HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 
 /** Decisions the memory makes itself: replay must produce them, never copy them. */
@@ -35,12 +36,25 @@ class RecordedIds implements IdSource {
   }
 }
 
-const isDecided = (e: RecordedEvent, previous: RecordedEvent | undefined): boolean =>
+const SCENE_DECISIONS = new Set(['SceneCandidateNoted', 'SceneCreated', 'SceneJoined']);
+
+const isDecided = (e: RecordedEvent, previous: RecordedEvent | undefined, afterSituation: boolean): boolean =>
   DECIDED.has(e.type) ||
+  (SCENE_DECISIONS.has(e.type) && afterSituation) ||
   (e.type === 'MemoryCommitted' && (e.data as { by: string }).by === 'rule') ||
   (e.type === 'EntitiesMerged' && (e.data as { by: string }).by === 'llm') ||
   // The review loop applies its verdict right after recording it.
   (previous?.type === 'RelationReviewed' && (e.type === 'RelationEdited' || e.type === 'MemoryPurged'));
+
+/** Which recorded events the memory decided itself (scene decisions only after their recorded situation). */
+const decidedFlags = (recorded: readonly RecordedEvent[]): boolean[] => {
+  let afterSituation = false;
+  return recorded.map((e, i) => {
+    if (e.type === 'SituationObserved') afterSituation = true;
+    else if (!SCENE_DECISIONS.has(e.type)) afterSituation = false;
+    return isDecided(e, recorded[i - 1], afterSituation);
+  });
+};
 
 export type MemoryReplay = Readonly<{ inputs: number; decisions: number; divergence: ReplayDivergence | null }>;
 
@@ -69,10 +83,11 @@ export const replayMemory = async (store: EventStore, config?: Partial<MemoryCon
     };
     const reviewsRecorded = verdicts.some((e) => e.type === 'RelationReviewed');
     const mergesJudged = verdicts.some((e) => e.type === 'MergeDecided');
+    const decided = decidedFlags(recorded);
     let inputs = 0;
     for (let i = 0; i < recorded.length; i++) {
       const event = recorded[i]!;
-      if (isDecided(event, recorded[i - 1])) continue;
+      if (decided[i]) continue;
       inputs++;
       const d = event.data as Record<string, unknown>;
       if (event.type === 'ContextEventAppended') {
@@ -86,6 +101,9 @@ export const replayMemory = async (store: EventStore, config?: Partial<MemoryCon
           ...(e.cites ? { cites: e.cites } : {}),
           ...(e.blocks ? { blocks: e.blocks } : {}),
         });
+      } else if (event.type === 'SituationObserved') {
+        const { situation, declaredKey, eventId } = d as { situation: Situation; declaredKey?: string; eventId?: string };
+        await memory.service.observeScene({ ...situation, ...(declaredKey ? { declaredKey } : {}) }, eventId);
       } else if (event.type === 'HeartbeatFired') {
         await fresh.append(MEMORY_STREAM, [{ type: event.type, data: event.data, at: event.at }]);
         const { loop, at, since } = d as { loop: HeartbeatLoop; at: number; since?: number };
@@ -96,7 +114,7 @@ export const replayMemory = async (store: EventStore, config?: Partial<MemoryCon
     }
     memory.heartbeats.stop();
     const replayed = await fresh.readStream(MEMORY_STREAM);
-    const decisions = recorded.filter((e, i) => isDecided(e, recorded[i - 1])).length;
+    const decisions = decided.filter(Boolean).length;
     const divergence = firstDifference(recorded, replayed.map((e) => ({ type: e.type, data: e.data })));
     return { inputs, decisions, divergence };
   } finally {

@@ -99,7 +99,19 @@ export const memoryEvents = {
     'RelationReviewed',
     object({ relationId: nonEmptyString(), verdict: literal('keep', 'drop'), reason: string(), at: number() }),
   ),
-  // Scenes: the scene actor's decisions for an input (the context event it is about).
+  /**
+   * Scenes: the situation an input happened in (what the scene actor decides from), then the
+   * scene actor's decisions for it; `eventId` is the context event the input became.
+   */
+  SituationObserved: defineEvent(
+    'SituationObserved',
+    object({
+      situation: object({ channel: optional(string()), peer: optional(string()), tools: optional(array(string())), text: string(), at: number() }),
+      declaredKey: optional(string()),
+      eventId: optional(string()),
+      at: number(),
+    }),
+  ),
   SceneCandidateNoted: defineEvent(
     'SceneCandidateNoted',
     object({ candidateId: nonEmptyString(), fingerprint: unknown(), at: number(), droppedCandidate: optional(string()), eventId: optional(string()) }),

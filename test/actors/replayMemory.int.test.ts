@@ -1,7 +1,7 @@
 /**
- * Replaying the memory re-decides what sank, what was archived, which rule facts were read and
- * which merges were proposed from the recorded inputs; a log whose decision differs from what
- * this build decides is reported at that event's seq.
+ * Replaying the memory re-decides what sank, what was archived, which rule facts were read,
+ * which merges were proposed and which scene each input joined, from the recorded inputs; a log
+ * whose decision differs from what this build decides is reported at that event's seq.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,25 @@ describe('memory replay', () => {
     const replay = await replayMemory(store, CONFIG);
     expect(replay.divergence).toBeNull();
     expect(replay.decisions).toBeGreaterThan(5);
+  });
+
+  it("re-decides each input's scene from its recorded situation, and reports a scene decision it would not make", async () => {
+    const store = await recordSession();
+    const events = await store.readStream(MEMORY_STREAM);
+    expect(events.filter((e) => e.type === 'SituationObserved')).toHaveLength(10);
+    const joined = events.find((e) => e.type === 'SceneJoined')!;
+    const copy = async (change: (e: (typeof events)[number]) => unknown, keep = (_: (typeof events)[number]) => true) => {
+      const log = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
+      for (const e of events.filter(keep)) await log.append(MEMORY_STREAM, [{ type: e.type, data: change(e), at: e.at }]);
+      return log;
+    };
+    const tampered = await copy((e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data));
+    const replay = await replayMemory(tampered, CONFIG);
+    expect(replay.divergence).toMatchObject({ expected: { type: 'SceneJoined', data: { similarity: 0.51 } }, actual: { type: 'SceneJoined' } });
+    expect(replay.divergence!.seq).toBe(events.indexOf(joined) + 1);
+    // A log from before situations were recorded: its scene decisions are taken as recorded.
+    const older = await copy((e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data), (e) => e.type !== 'SituationObserved');
+    expect((await replayMemory(older, CONFIG)).divergence).toBeNull();
   });
 
   it('reports the first decision this build would not make, at its seq', async () => {
