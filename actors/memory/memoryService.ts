@@ -430,7 +430,9 @@ export class MemoryService {
    * graph neighbourhood (depth 2) of entities the query names. Read-only.
    */
   async recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]> {
-    const weigh = weighFor(focusOf(query, this.persons, scope, situation ? this.sceneWeights(situation) : undefined));
+    // "Yesterday" means the day before the input that asks (the clock's today without one).
+    const now = situation?.at ?? this.options.clock.now();
+    const weigh = weighFor(focusOf(query, this.persons, scope, situation ? this.sceneWeights(situation) : undefined, now));
     const dense = this.options.dense;
     const ranked = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh) : this.index.search(query, k * 3, weigh);
     const hits = distinctHits(ranked, k);

@@ -32,19 +32,58 @@ const MONTH_FORMS: readonly { re: RegExp; parts: (m: RegExpExecArray) => [year: 
   { re: /(\d{4})年(\d{1,2})月/g, parts: (m) => [m[1]!, Number(m[2]) - 1] },
 ];
 
+/** Spans relative to the day the query is asked: [start, end) as (days from today) or whole weeks, months, years. */
+type Relative = Readonly<{ re: RegExp; window: (now: Date) => TimeWindow }>;
+
+const startOfDay = (now: Date): number => Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+const days = (now: Date, from: number, to: number): TimeWindow => ({ from: startOfDay(now) + from * DAY_MS, to: startOfDay(now) + to * DAY_MS });
+/** Weeks start on Monday. */
+const week = (now: Date, offset: number): TimeWindow => {
+  const monday = startOfDay(now) - ((now.getUTCDay() + 6) % 7) * DAY_MS + offset * 7 * DAY_MS;
+  return { from: monday, to: monday + 7 * DAY_MS };
+};
+const month = (now: Date, offset: number): TimeWindow => ({
+  from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1),
+  to: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset + 1, 1),
+});
+const year = (now: Date, offset: number): TimeWindow => ({ from: Date.UTC(now.getUTCFullYear() + offset, 0, 1), to: Date.UTC(now.getUTCFullYear() + offset + 1, 0, 1) });
+
+const RELATIVE: readonly Relative[] = [
+  { re: /\bthe day before yesterday\b|前天/gi, window: (now) => days(now, -2, -1) },
+  { re: /\byesterday\b|昨天|昨日/gi, window: (now) => days(now, -1, 0) },
+  { re: /\btoday\b|今天|今日/gi, window: (now) => days(now, 0, 1) },
+  { re: /\blast week\b|上个?(?:星期|周|礼拜)/gi, window: (now) => week(now, -1) },
+  { re: /\bthis week\b|这个?(?:星期|周|礼拜)|本周/gi, window: (now) => week(now, 0) },
+  { re: /\blast month\b|上个?月/gi, window: (now) => month(now, -1) },
+  { re: /\bthis month\b|这个月|本月/gi, window: (now) => month(now, 0) },
+  { re: /\blast year\b|去年/gi, window: (now) => year(now, -1) },
+  { re: /\bthis year\b|今年/gi, window: (now) => year(now, 0) },
+];
+
 const validDay = (year: number, month: number, day: number): boolean =>
   month >= 0 && month < 12 && day >= 1 && new Date(Date.UTC(year, month, day)).getUTCMonth() === month;
 
 /**
  * The calendar days and months a query names, each a UTC window. A named day spans that day
  * only; a named month the whole month. Text a day form consumed is not read again as a month.
+ * With `now` (when the query is asked), relative spans count too: yesterday, last week, this
+ * month, last year (and 昨天, 上周, 本月, 去年); weeks start on Monday.
  *
  * @example
  * timeWindowsOf('What dish did Nate make on 9 November, 2022?') // [{ from: Date.UTC(2022, 10, 9), to: Date.UTC(2022, 10, 10) }]
  */
-export const timeWindowsOf = (query: string): TimeWindow[] => {
+export const timeWindowsOf = (query: string, now?: number): TimeWindow[] => {
   const windows: TimeWindow[] = [];
   let rest = query;
+  if (now !== undefined) {
+    const today = new Date(now);
+    for (const relative of RELATIVE) {
+      rest = rest.replace(relative.re, () => {
+        windows.push(relative.window(today));
+        return ' ';
+      });
+    }
+  }
   for (const form of DAY_FORMS) {
     rest = rest.replace(form.re, (...args) => {
       const m = args.slice(0, -2) as unknown as RegExpExecArray;

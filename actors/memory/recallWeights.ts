@@ -36,18 +36,20 @@ export type RecallFocus = Readonly<{
   sceneWeights?: ReadonlyMap<string, number>;
 }>;
 
-/** What a query focuses on, given the people the memory knows (the speakers it has heard). */
+/** What a query focuses on, given the people the memory knows (the speakers it has heard) and when it is asked. */
 export const focusOf = (
   query: string,
   knownPersons: Iterable<string>,
   scope?: string,
   sceneWeights?: ReadonlyMap<string, number>,
+  /** When the query is asked: what "yesterday" or "last week" in it mean. */
+  now?: number,
 ): RecallFocus => {
   const [person] = personsNamedIn(query, knownPersons);
   return {
     ...(scope !== undefined ? { scope } : {}),
     ...(person !== undefined ? { person: person.toLowerCase() } : {}),
-    windows: timeWindowsOf(query),
+    windows: timeWindowsOf(query, now),
     asksWhen: ASKS_WHEN.test(query),
     ...(sceneWeights && sceneWeights.size > 0 ? { sceneWeights } : {}),
   };

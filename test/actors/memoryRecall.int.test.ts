@@ -70,6 +70,15 @@ describe('recall', () => {
     expect((await citesOf(memory, 'What did Nate make on May 1, 2023?', 1))[0]).toBe('D1:1');
   });
 
+  it('reads "yesterday" in a question as the day before the input that asks', async () => {
+    const memory = await open(join(tempDir(), 'events.db'));
+    await converse(memory, [['Ada', 'I baked bread.']], START, 1);
+    await converse(memory, [['Ada', 'I baked bread again.']], START + 3 * DAY, 2);
+    const asked = (at: number) => memory.service.recall('What did Ada bake yesterday?', 1, SCOPE, { text: 'What did Ada bake yesterday?', at });
+    expect((await asked(START + DAY))[0]!.cites).toEqual(['D1:1']);
+    expect((await asked(START + 4 * DAY))[0]!.cites).toEqual(['D2:1']);
+  });
+
   it('answers a when-question with the utterance that says when', async () => {
     const memory = await open(join(tempDir(), 'events.db'));
     await converse(memory, [

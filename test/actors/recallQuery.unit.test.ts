@@ -29,6 +29,17 @@ describe('timeWindowsOf', () => {
     expect(timeWindowsOf('between May 2023 and 2 March, 2023')).toEqual([day(2023, 3, 2), month(2023, 5)]);
   });
 
+  it('reads spans relative to when the query is asked, only when that is known', () => {
+    const now = Date.UTC(2024, 2, 14, 9); // a Thursday
+    expect(timeWindowsOf('What did I say yesterday?', now)).toEqual([day(2024, 3, 13)]);
+    expect(timeWindowsOf('我昨天说了什么', now)).toEqual([day(2024, 3, 13)]);
+    expect(timeWindowsOf('the day before yesterday', now)).toEqual([day(2024, 3, 12)]);
+    expect(timeWindowsOf('last week', now)).toEqual([{ from: Date.UTC(2024, 2, 4), to: Date.UTC(2024, 2, 11) }]);
+    expect(timeWindowsOf('上个月', now)).toEqual([month(2024, 2)]);
+    expect(timeWindowsOf('last year', now)).toEqual([{ from: Date.UTC(2023, 0, 1), to: Date.UTC(2024, 0, 1) }]);
+    expect(timeWindowsOf('What did I say yesterday?')).toEqual([]);
+  });
+
   it('names no time for impossible dates, bare months or "may" the verb', () => {
     expect(timeWindowsOf('on February 30, 2022')).toEqual([]);
     expect(timeWindowsOf('2022-13-01')).toEqual([]);
