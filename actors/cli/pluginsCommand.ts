@@ -4,7 +4,8 @@
  * stops one in the running daemon.
  */
 import { join } from 'node:path';
-import { emptyPluginRegistry, foldPluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
+import { emptyPluginRegistry, foldPluginRegistry, holdingsOf } from '../../projections/plugins/pluginRegistry.ts';
+import type { PluginSummary } from '../../plugins/sdk/builtinPlugin.ts';
 import { parse } from './args.ts';
 import { CliClient, DaemonNotRunning, replyOfType } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
@@ -23,20 +24,21 @@ The actions need a running daemon (they talk to its cli socket):
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'] as const;
 
-export const formatPlugins = (plugins: readonly Record<string, unknown>[]): string =>
+export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
   plugins
     .map((p) => {
       const held = [
-        (p.tools as string[]).length ? `tools: ${(p.tools as string[]).join(', ')}` : '',
-        (p.stages as string[]).length ? `stages: ${(p.stages as string[]).join(', ')}` : '',
-        (p.channels as string[]).length ? `channels: ${(p.channels as string[]).join(', ')}` : '',
+        p.tools.length ? `tools: ${p.tools.join(', ')}` : '',
+        p.stages.length ? `stages: ${p.stages.join(', ')}` : '',
+        p.channels.length ? `channels: ${p.channels.join(', ')}` : '',
       ].filter(Boolean);
       const pid = p.pid ? ` pid ${String(p.pid)}` : '';
       return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;
     })
     .join('\n') + '\n';
 
-const fromLog = async (dataDir: string): Promise<Record<string, unknown>[]> => {
+/** The plugins as the log last recorded them, for when homed is not running (no process, so no pid). */
+const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
   const store = openEventLog(existingLogPath(dataDir));
   try {
     let registry = emptyPluginRegistry();
@@ -44,13 +46,12 @@ const fromLog = async (dataDir: string): Promise<Record<string, unknown>[]> => {
     return [...registry.plugins.values()].map((p) => ({
       name: p.name,
       kind: p.kind,
+      version: p.version,
       state: p.state,
       enabled: p.enabled,
       restarts: p.restarts,
       pid: null,
-      tools: [...registry.tools.values()].filter((t) => t.plugin === p.name).map((t) => t.name),
-      stages: registry.handlers.filter((h) => h.plugin === p.name).map((h) => h.stage),
-      channels: [...registry.channels.values()].filter((c) => c.owner === p.name).map((c) => c.name),
+      ...holdingsOf(registry, p.name),
     }));
   } finally {
     await store.close();

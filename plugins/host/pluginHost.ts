@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource } from '../../events/index.ts';
+import { holdingsOf } from '../../projections/plugins/pluginRegistry.ts';
 import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary, PluginTimers } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
@@ -181,9 +182,7 @@ export class PluginHost {
         enabled: entry?.enabled ?? true,
         restarts: entry?.restarts ?? 0,
         pid: supervisor.pid ?? null,
-        tools: [...registry.tools.values()].filter((t) => t.plugin === manifest.name).map((t) => t.name),
-        stages: registry.handlers.filter((h) => h.plugin === manifest.name).map((h) => `${h.stage}${h.scope === 'own_tools' ? ' (own tools)' : ''}`),
-        channels: [...registry.channels.values()].filter((c) => c.owner === manifest.name).map((c) => c.name),
+        ...holdingsOf(registry, manifest.name),
       };
     });
   }

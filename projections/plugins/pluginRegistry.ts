@@ -151,3 +151,10 @@ export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({
   handlers: registry.handlers.filter((h) => h.plugin === plugin).map((h) => h.id),
   channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
 });
+
+/** What a plugin holds, as a person reads it: tool names, stages (an own-tools handler marked), channels. */
+export const holdingsOf = (registry: PluginRegistry, plugin: string) => ({
+  tools: [...registry.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name),
+  stages: registry.handlers.filter((h) => h.plugin === plugin).map((h) => `${h.stage}${h.scope === 'own_tools' ? ' (own tools)' : ''}`),
+  channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
+});

@@ -3,6 +3,7 @@
  * so any tool (`nc -U`) can speak it. One request per line from the client; the server answers
  * each and streams replies to the session that sent the message.
  */
+import type { PluginSummary } from '../../sdk/builtinPlugin.ts';
 
 export const CLI_SOCKET_FILE = 'homed.sock';
 
@@ -25,8 +26,8 @@ export type CliReply =
   | Readonly<{ type: 'message'; text: string; from?: string }>
   | Readonly<{ type: 'stopped' }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
-  | Readonly<{ type: 'plugins'; plugins: readonly Record<string, unknown>[] }>
-  | Readonly<{ type: 'plugin'; plugin: Readonly<Record<string, unknown>> }>
+  | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>
+  | Readonly<{ type: 'plugin'; plugin: PluginSummary }>
   | Readonly<{ type: 'error'; message: string }>;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'];
