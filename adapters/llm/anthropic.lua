@@ -5,12 +5,9 @@
 
 framing = "sse"
 
-local DEFAULT_MAX_TOKENS = 4096
+local present = json.present
 
-local function present(v)
-  if v == json.null then return nil end
-  return v
-end
+local DEFAULT_MAX_TOKENS = 4096
 
 local function as_blocks(content)
   if type(content) == "string" then

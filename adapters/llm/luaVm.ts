@@ -4,7 +4,9 @@
  * and every call runs under an instruction budget, so a script can neither reach the host nor hang it.
  *
  * Built-ins: `json.encode(v)`, `json.decode(s)`, `json.array(t?)`, `json.object(t?)`, `json.null`
- * (see luaJson.ts for the mapping rules), `log(level, msg)`; `print(...)` logs at 'info'.
+ * (see luaJson.ts for the mapping rules), `json.present(v)` (v, or nil for json.null),
+ * `bearer(config, headers)` (adds `Authorization: Bearer <config.apiKey>` when a key is set),
+ * `log(level, msg)`; `print(...)` logs at 'info'.
  */
 import { lauxlib, lua, lualib, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
 import { JsonBoundaryError, pushJs, toJs, type JsonMarkers } from './luaJson.ts';
@@ -35,6 +37,11 @@ local null = setmetatable({}, { __name = "json.null", __tostring = function() re
 json = { null = null }
 function json.array(t) return setmetatable(t or {}, array_mt) end
 function json.object(t) return setmetatable(t or {}, object_mt) end
+function json.present(v) if v == null then return nil end return v end
+function bearer(config, h)
+  if config.apiKey and config.apiKey ~= "" then h["Authorization"] = "Bearer " .. config.apiKey end
+  return h
+end
 return array_mt, object_mt, null
 `;
 

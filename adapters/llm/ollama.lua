@@ -5,10 +5,7 @@
 
 framing = "ndjson"
 
-local function present(v)
-  if v == json.null then return nil end
-  return v
-end
+local present = json.present
 
 function transform_request(req, source)
   local names_by_id = {}
@@ -44,9 +41,7 @@ function transform_request(req, source)
 end
 
 function headers(config)
-  local h = { ["Content-Type"] = "application/json" }
-  if config.apiKey and config.apiKey ~= "" then h["Authorization"] = "Bearer " .. config.apiKey end
-  return h
+  return bearer(config, { ["Content-Type"] = "application/json" })
 end
 
 local function tool_calls_of(msg, first_index)

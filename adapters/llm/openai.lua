@@ -4,10 +4,7 @@
 
 framing = "sse"
 
-local function present(v)
-  if v == json.null then return nil end
-  return v
-end
+local present = json.present
 
 local function wire_message(m)
   if m.role == "tool" then
@@ -50,9 +47,7 @@ function transform_request(req, source)
 end
 
 function headers(config)
-  local h = { ["Content-Type"] = "application/json" }
-  if config.apiKey and config.apiKey ~= "" then h["Authorization"] = "Bearer " .. config.apiKey end
-  return h
+  return bearer(config, { ["Content-Type"] = "application/json" })
 end
 
 local FINISH = { stop = "stop", length = "length", tool_calls = "tool_calls", function_call = "tool_calls", content_filter = "error" }

@@ -124,3 +124,17 @@ describe('deeply nested values across the JSON boundary', () => {
     expect(JSON.parse(vm.call('enc', deep(60)) as string)).toEqual(deep(60));
   });
 });
+
+describe('helpers every adapter shares', () => {
+  it('json.present gives nil for json.null and the value otherwise', () => {
+    const v = vm(`function probe(x) return { absent = json.present(json.null) == nil, kept = json.present(x) } end`);
+    expect(v.call('probe', 'hi')).toStrictEqual({ absent: true, kept: 'hi' });
+  });
+
+  it('bearer adds the Authorization header only when an API key is set', () => {
+    const v = vm(`function probe(config) return bearer(config, { ["Content-Type"] = "application/json" }) end`);
+    expect(v.call('probe', { apiKey: 'k1' })).toStrictEqual({ 'Content-Type': 'application/json', Authorization: 'Bearer k1' });
+    expect(v.call('probe', { apiKey: '' })).toStrictEqual({ 'Content-Type': 'application/json' });
+    expect(v.call('probe', {})).toStrictEqual({ 'Content-Type': 'application/json' });
+  });
+});
