@@ -20,6 +20,7 @@ import {
   contextOf,
   entities,
   graphNeighbourhood,
+  relationsById,
   type ContextEventData,
   type ContextRow,
   type ReadModelTx,
@@ -436,10 +437,10 @@ export class MemoryService {
     const dense = this.options.dense;
     const ranked = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh) : this.index.search(query, k * 3, weigh);
     const hits = distinctHits(ranked, k);
-    const named = entities(this.options.tx).filter((e) => e.name.length > 1 && query.toLowerCase().includes(e.entity));
-    if (named.length === 0) return hits;
+    const seeds = this.graphSeeds(query, hits);
+    if (seeds.length === 0) return hits;
     const seen = new Set(hits.map((h) => h.id));
-    const extra = graphNeighbourhood(this.options.tx, named.map((e) => e.entity), 2)
+    const extra = graphNeighbourhood(this.options.tx, seeds, 2)
       .filter(({ relation }) => relation.predicate !== 'said' && !seen.has(`rel:${relation.relation_id}`))
       .map(({ relation, hops }): RecallHit => {
         const sources = JSON.parse(relation.source_events) as string[];
@@ -457,6 +458,24 @@ export class MemoryService {
       });
     // Stable: on a tie, what the words found stays ahead of what the graph adds.
     return distinctHits([...hits, ...extra].sort((a, b) => b.score - a.score), k);
+  }
+
+  /**
+   * Where the graph walk of a recall starts: the entities the query names (every word of the
+   * name is in it), and the ends of the facts the keyword (and dense) ranking found.
+   */
+  private graphSeeds(query: string, hits: readonly RecallHit[]): string[] {
+    const words = new Set(tokenize(query));
+    const named = entities(this.options.tx)
+      .filter((e) => {
+        const nameWords = tokenize(e.name);
+        return nameWords.length > 0 && nameWords.every((w) => words.has(w));
+      })
+      .map((e) => e.entity);
+    const facts = relationsById(this.options.tx, hits.filter((h) => h.tier === 'graph').map((h) => h.id.slice('rel:'.length)))
+      .filter((r) => r.predicate !== 'said')
+      .flatMap((r) => [r.subject, r.object]);
+    return [...new Set([...named, ...facts])].sort();
   }
 
   /** Appends memory events (stamped `at`) and keeps the recall index in step: the one way memory changes. */

@@ -157,6 +157,10 @@ export const graphNeighbourhood = (tx: ReadModelTx, seeds: readonly string[], de
 export const allRelations = (tx: ReadModelTx): RelationRow[] =>
   tx.all<RelationRow>(`SELECT ${RELATION_COLUMNS} FROM memory_graph_relations ORDER BY relation_id`);
 
+/** The relations with these ids (in id order; unknown ids are skipped). */
+export const relationsById = (tx: ReadModelTx, ids: readonly string[]): RelationRow[] =>
+  ids.length === 0 ? [] : tx.all<RelationRow>(`SELECT ${RELATION_COLUMNS} FROM memory_graph_relations WHERE relation_id IN (${ids.map(() => '?').join(',')}) ORDER BY relation_id`, [...ids]);
+
 export const entities = (tx: ReadModelTx): { entity: string; name: string }[] =>
   tx.all('SELECT entity, name FROM memory_graph_entities ORDER BY entity');
 

@@ -105,6 +105,36 @@ describe('recall', () => {
     expect(await citesOf(without, 'martial arts', 3)).toEqual([]);
   });
 
+  it('walks the graph two hops from the entities the query names and the facts its words found, no further', async () => {
+    const memory = await open(join(tempDir(), 'events.db'));
+    const fact = (relationId: string, subject: string, predicate: string, object: string, sentence: string) => ({ relationId, subject, predicate, object, confidence: 1, sentence });
+    await memory.service.record(
+      [
+        {
+          type: 'MemoryCommitted',
+          data: {
+            triples: [
+              fact('r1', 'Ada', 'lives_in', 'London', 'Ada lives in London'),
+              fact('r2', 'London', 'capital_of', 'England', 'London is the capital of England'),
+              fact('r3', 'England', 'part_of', 'Europe', 'England is part of Europe'),
+              fact('r4', 'Europe', 'on', 'Earth', 'Europe is on Earth'),
+              fact('r5', 'Art', 'is', 'long', 'Art is long'),
+            ],
+            by: 'tool',
+            at: START,
+          },
+        },
+      ],
+      START,
+    );
+    const texts = (await memory.service.recall('Where does Ada live?', 10, SCOPE)).map((h) => h.text);
+    expect(texts[0]).toBe('Ada lives in London');
+    expect(texts).toEqual(expect.arrayContaining(['London is the capital of England', 'England is part of Europe']));
+    expect(texts).not.toContain('Europe is on Earth');
+    // An entity is named only by all of its words, not by letters inside another word.
+    expect((await memory.service.recall('When did the start happen?', 10, SCOPE)).map((h) => h.text)).not.toContain('Art is long');
+  });
+
   it('gives one hit per utterance: a fact distilled from it does not take a second place', async () => {
     const memory = await open(join(tempDir(), 'events.db'));
     await converse(memory, [
