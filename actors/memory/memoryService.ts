@@ -6,7 +6,7 @@
  * and the benchmark use. Every change is an event on the `memory` stream; the read models are
  * the memory projections (run inline), and the recall index is a cache rebuilt from them.
  */
-import { MEMORY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent, type RecordedEvent } from '../../events/index.ts';
+import { MEMORY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent } from '../../events/index.ts';
 import { decideSink, DEFAULT_PRUNE_CONFIG, type PruneConfig } from '../../machines/memory/contextPruning.ts';
 import { distillPersonalFacts } from '../../machines/memory/ruleDistiller.ts';
 import { proposeMerges } from '../../machines/memory/mergeProposals.ts';
@@ -15,19 +15,17 @@ import { decideScene, evolveScene, initialSceneState, scenesToRecall, type Scene
 import { tokenize } from '../../adapters/embeddings/lexical/index.ts';
 import {
   allRelations,
-  coldDocs,
   coldDocsToArchive,
   contextOf,
   entities,
   graphNeighbourhood,
   relationsById,
   type ContextEventData,
-  type ContextRow,
   type ReadModelTx,
   type TripleData,
 } from '../../projections/index.ts';
-import { RecallIndex, type NeighbourText, type RecallHit, type RecallItem } from './recallIndex.ts';
-import { UtteranceSequence } from './utteranceSequence.ts';
+import type { RecallHit } from './recallIndex.ts';
+import { MemoryIndex, rowEvent } from './memoryIndex.ts';
 import { bundledWordNetRelated } from './bundledWordNet.ts';
 import { focusOf, weighFor } from './recallWeights.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
@@ -75,30 +73,9 @@ export type MemoryServiceOptions = Readonly<{
   config?: Partial<MemoryConfig>;
 }>;
 
-/** A context row as the event it came from (what a sink decision carries to L2). */
-const rowEvent = (r: ContextRow): ContextEventData => {
-  const cites = JSON.parse(r.cites) as string[];
-  const blocks = JSON.parse(r.blocks) as NonNullable<ContextEventData['blocks']>;
-  return {
-    eventId: r.event_id,
-    role: r.role as ContextEventData['role'],
-    ...(r.speaker ? { speaker: r.speaker } : {}),
-    text: r.text,
-    at: r.at,
-    ...(cites.length ? { cites } : {}),
-    ...(blocks.length ? { blocks } : {}),
-  };
-};
-
 const blocksOf = (events: readonly ContextEventData[]): { blocks?: NonNullable<ContextEventData['blocks']> } => {
   const blocks = events.flatMap((e) => e.blocks ?? []);
   return blocks.length ? { blocks } : {};
-};
-
-/** The one speaker of a run of events, if they all have the same one. */
-const personOf = (events: readonly ContextEventData[]): string | undefined => {
-  const speaker = events[0]?.speaker;
-  return speaker !== undefined && events.every((e) => e.speaker === speaker) ? speaker : undefined;
 };
 
 /** The first `k` hits that each stand for something not already recalled (a fact distilled from an utterance adds nothing next to it). */
@@ -125,11 +102,10 @@ const TOPIC_WORDS = 8;
 
 const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
-const withSpeaker = (speaker: string | null | undefined, text: string) => (speaker ? `${speaker}: ${text}` : text);
 
 export class MemoryService {
   readonly config: MemoryConfig;
-  private readonly index: RecallIndex;
+  private readonly index: MemoryIndex;
   private sceneState: SceneState = initialSceneState;
   /** The context events that happened in each scene. */
   private readonly sceneMembers = new Map<string, Set<string>>();
@@ -139,14 +115,10 @@ export class MemoryService {
   private readonly reviewed = new Set<string>();
   /** Entity pairs already proposed for merging: each is considered once. */
   private readonly consideredPairs = new Set<string>();
-  /** The order utterances entered each scope in: where an item's neighbours come from. */
-  private readonly utterances = new UtteranceSequence();
-  /** The speakers heard: the people a recall query can be about. */
-  private readonly persons = new Set<string>();
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
-    this.index = new RecallIndex(this.config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {});
+    this.index = new MemoryIndex(this.config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {});
   }
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
@@ -155,7 +127,7 @@ export class MemoryService {
       if (event.type === 'ContextEventAppended') {
         const { scope, event: e } = event.data as { scope: string; event: ContextEventData };
         if (e.role === 'user') this.latestInput.set(scope, e.text);
-        this.noteUtterance(scope, e);
+        this.index.noteUtterance(scope, e);
       } else if (event.type === 'RelationReviewed') this.reviewed.add((event.data as { relationId: string }).relationId);
       else if (event.type === 'MergeProposed') {
         const { a, b } = event.data as { a: string; b: string };
@@ -165,37 +137,7 @@ export class MemoryService {
         this.noteMember(event.data as { sceneId?: string; eventId?: string });
       }
     }
-    const { tx } = this.options;
-    const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
-    for (const { scope } of scopes) {
-      for (const row of contextOf(tx, scope)) {
-        this.putContext(scope, rowEvent(row));
-      }
-    }
-    for (const doc of coldDocs(tx)) {
-      const events = JSON.parse(doc.events) as ContextEventData[];
-      const person = personOf(events);
-      const sources = events.map((e) => e.eventId);
-      this.index.put(
-        {
-          id: `doc:${doc.doc_id}`,
-          tier: 'cold',
-          scope: doc.scope,
-          text: doc.text,
-          cites: JSON.parse(doc.cites) as string[],
-          at: events[0]?.at ?? doc.created_at,
-          ...(person ? { person } : {}),
-          ...(sources.length ? { sources } : {}),
-        },
-        this.neighboursOf(sources),
-      );
-    }
-    for (const rel of allRelations(tx)) {
-      const sources = JSON.parse(rel.source_events) as string[];
-      // A whole utterance that lives on as a sentence keeps its neighbours, as it did when it moved there.
-      const neighbours = rel.predicate === 'said' ? this.neighboursOf(sources) : [];
-      this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], rel.happened_at ?? 0, rel.subject, sources, neighbours);
-    }
+    this.index.rebuild(this.options.tx);
     await this.embedPending();
   }
 
@@ -206,10 +148,10 @@ export class MemoryService {
 
   /** Vectors for the items indexed since the last call, in one batch. */
   private async embedPending(): Promise<void> {
-    const pending = this.index.drainUnembedded();
+    const pending = this.index.items.drainUnembedded();
     if (!this.options.dense || pending.length === 0) return;
     const vectors = await this.embed(pending.map((p) => p.text));
-    pending.forEach((p, i) => this.index.setVector(p.id, vectors[i]!));
+    pending.forEach((p, i) => this.index.items.setVector(p.id, vectors[i]!));
   }
 
   /**
@@ -284,7 +226,7 @@ export class MemoryService {
   async prune(scope: string, query: string, at: number): Promise<readonly string[]> {
     const rows = contextOf(this.options.tx, scope);
     if (rows.length <= this.config.prune.protectRecent) return [];
-    const relevance = new Map(this.index.search(query, rows.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0)).map((h) => [h.id, h.score]));
+    const relevance = new Map(this.index.items.search(query, rows.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0)).map((h) => [h.id, h.score]));
     const decision = decideSink(
       rows.map((r) => ({ eventId: r.event_id, tokens: tokensOf(r.text), score: relevance.get(`ctx:${r.event_id}`) ?? 0 })),
       this.config.prune,
@@ -310,7 +252,7 @@ export class MemoryService {
 
   /** coldcontext_query, phase 1: what matches, read-only (each returned doc counts an access). */
   async peekCold(query: string, k: number, at: number): Promise<RecallHit[]> {
-    const hits = this.index.search(query, k, (item) => (item.tier === 'cold' ? 1 : 0));
+    const hits = this.index.items.search(query, k, (item) => (item.tier === 'cold' ? 1 : 0));
     if (hits.length > 0) await this.append(hits.map((h) => ({ type: 'ColdDocPeeked', data: { docId: h.id.slice(4), query, at } })), at);
     return hits;
   }
@@ -433,9 +375,9 @@ export class MemoryService {
   async recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]> {
     // "Yesterday" means the day before the input that asks (the clock's today without one).
     const now = situation?.at ?? this.options.clock.now();
-    const weigh = weighFor(focusOf(query, this.persons, scope, situation ? this.sceneWeights(situation) : undefined, now));
+    const weigh = weighFor(focusOf(query, this.index.persons, scope, situation ? this.sceneWeights(situation) : undefined, now));
     const dense = this.options.dense;
-    const ranked = dense ? this.index.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh) : this.index.search(query, k * 3, weigh);
+    const ranked = dense ? this.index.items.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh) : this.index.items.search(query, k * 3, weigh);
     const hits = distinctHits(ranked, k);
     const seeds = this.graphSeeds(query, hits);
     if (seeds.length === 0) return hits;
@@ -491,105 +433,8 @@ export class MemoryService {
   private async append(events: readonly NewEvent[], at: number): Promise<void> {
     if (events.length === 0) return;
     const result = await this.options.store.append(MEMORY_STREAM, events.map((e) => ({ ...e, at })));
-    for (const event of result.events) this.apply(event);
+    for (const event of result.events) this.index.apply(event);
     await this.embedPending();
   }
 
-  /** Keeps the recall index in step with what was appended. */
-  private apply(event: RecordedEvent): void {
-    const d = event.data as Record<string, unknown>;
-    switch (event.type) {
-      case 'ContextEventAppended': {
-        const e = d.event as ContextEventData;
-        const text = this.noteUtterance(d.scope as string, e);
-        this.putContext(d.scope as string, e);
-        for (const earlier of this.utterances.earlierNeighbours(e.eventId)) this.index.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
-        return;
-      }
-      case 'ContextEventsRestored':
-        for (const e of d.events as ContextEventData[]) this.putContext(d.scope as string, e);
-        return;
-      case 'ContextEventsSunk': {
-        const events = d.events as ContextEventData[];
-        const person = personOf(events);
-        const doc: RecallItem = {
-          id: `doc:${d.docId as string}`,
-          tier: 'cold',
-          scope: d.scope as string,
-          text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'),
-          cites: events.flatMap((e) => e.cites ?? []),
-          at: events[0]?.at ?? 0,
-          ...(person ? { person } : {}),
-          sources: events.map((e) => e.eventId),
-        };
-        if (events.length === 1) this.index.move(`ctx:${events[0]!.eventId}`, doc);
-        else {
-          for (const e of events) this.index.remove(`ctx:${e.eventId}`);
-          this.index.put(doc);
-        }
-        return;
-      }
-      case 'ColdDocCommitted':
-        this.index.put({ id: `doc:${d.docId as string}`, tier: 'cold', scope: d.scope as string, text: d.text as string, cites: (d.cites as string[]) ?? [], at: d.at as number });
-        return;
-      case 'ColdDocRemoved':
-        this.index.remove(`doc:${d.docId as string}`);
-        return;
-      case 'ColdDocDistilled': {
-        // The whole-utterance sentence takes the doc's place (and its neighbours' words); facts are extra items.
-        const docId = `doc:${d.docId as string}`;
-        for (const t of d.triples as TripleData[]) {
-          const item: RecallItem = {
-            id: `rel:${t.relationId}`,
-            tier: 'graph',
-            scope: '',
-            text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`,
-            cites: t.cites ?? [],
-            at: t.happenedAt ?? (d.at as number),
-            person: t.subject,
-            ...(t.sourceEventIds ? { sources: t.sourceEventIds } : {}),
-          };
-          if (t.predicate !== 'said') this.index.put(item);
-          else if (this.index.has(docId)) this.index.move(docId, item);
-          else this.index.put(item, this.neighboursOf(t.sourceEventIds ?? []));
-        }
-        this.index.remove(docId);
-        return;
-      }
-      case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) {
-          this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], t.happenedAt ?? (d.at as number), t.subject, t.sourceEventIds);
-        }
-        return;
-      case 'MemoryPurged':
-      case 'EntityDeleted':
-        for (const id of d.relationIds as string[]) this.index.remove(`rel:${id}`);
-        return;
-      default:
-        return;
-    }
-  }
-
-  /** Notes an utterance in its scope's order and its speaker as a person; returns its text as indexed. */
-  private noteUtterance(scope: string, e: ContextEventData): string {
-    const text = withSpeaker(e.speaker, e.text);
-    this.utterances.append(scope, e.eventId, text);
-    if (e.speaker) this.persons.add(e.speaker);
-    return text;
-  }
-
-  /** An item's neighbours: those of the one utterance it stands for (none for an item of several). */
-  private neighboursOf(sources: readonly string[]): NeighbourText[] {
-    return sources.length === 1 ? this.utterances.neighboursOf(sources[0]!) : [];
-  }
-
-  private putContext(scope: string, e: ContextEventData): void {
-    const item: RecallItem = { id: `ctx:${e.eventId}`, tier: 'context', scope, text: withSpeaker(e.speaker, e.text), cites: e.cites ?? [], at: e.at, ...(e.speaker ? { person: e.speaker } : {}), sources: [e.eventId] };
-    this.index.put(item, this.utterances.neighboursOf(e.eventId));
-  }
-
-  private putRelation(relationId: string, text: string, cites: readonly string[], at: number, person: string, sources?: readonly string[], neighbours: readonly NeighbourText[] = []): void {
-    const id = `rel:${relationId}`;
-    this.index.put({ id, tier: 'graph', scope: '', text, cites, at, person, ...(sources?.length ? { sources } : {}) }, neighbours);
-  }
 }

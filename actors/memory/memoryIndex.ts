@@ -1,0 +1,183 @@
+/**
+ * The recall index kept in step with the memory: each memory event that adds, moves or drops
+ * something recallable updates it; at start it is rebuilt from the read models and the order
+ * utterances came in, so it ranks exactly as it did before a restart. It also knows the people
+ * the memory has heard (the speakers), whom a query can be about. A cache, never a source of
+ * truth.
+ */
+import type { RecordedEvent } from '../../events/index.ts';
+import { allRelations, coldDocs, contextOf, type ContextEventData, type ContextRow, type ReadModelTx, type TripleData } from '../../projections/index.ts';
+import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
+import { UtteranceSequence } from './utteranceSequence.ts';
+
+/** An utterance as indexed: its speaker's name first, so the name is one of its words. */
+export const withSpeaker = (speaker: string | null | undefined, text: string): string => (speaker ? `${speaker}: ${text}` : text);
+
+/** A context row as the event it came from (what a sink decision carries to L2). */
+export const rowEvent = (r: ContextRow): ContextEventData => {
+  const cites = JSON.parse(r.cites) as string[];
+  const blocks = JSON.parse(r.blocks) as NonNullable<ContextEventData['blocks']>;
+  return {
+    eventId: r.event_id,
+    role: r.role as ContextEventData['role'],
+    ...(r.speaker ? { speaker: r.speaker } : {}),
+    text: r.text,
+    at: r.at,
+    ...(cites.length ? { cites } : {}),
+    ...(blocks.length ? { blocks } : {}),
+  };
+};
+
+/** The one speaker of a run of events, if they all have the same one. */
+const personOf = (events: readonly ContextEventData[]): string | undefined => {
+  const speaker = events[0]?.speaker;
+  return speaker !== undefined && events.every((e) => e.speaker === speaker) ? speaker : undefined;
+};
+
+export class MemoryIndex {
+  readonly items: RecallIndex;
+  /** The order utterances entered each scope in: where an item's neighbours come from. */
+  private readonly utterances = new UtteranceSequence();
+  private readonly speakers = new Set<string>();
+
+  constructor(options: RecallIndexOptions = {}) {
+    this.items = new RecallIndex(options);
+  }
+
+  /** The speakers heard: the people a recall query can be about. */
+  get persons(): ReadonlySet<string> {
+    return this.speakers;
+  }
+
+  /** Rebuilds the items from the read models; every utterance must have been noted first (`noteUtterance`). */
+  rebuild(tx: ReadModelTx): void {
+    const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
+    for (const { scope } of scopes) {
+      for (const row of contextOf(tx, scope)) {
+        this.putContext(scope, rowEvent(row));
+      }
+    }
+    for (const doc of coldDocs(tx)) {
+      const events = JSON.parse(doc.events) as ContextEventData[];
+      const person = personOf(events);
+      const sources = events.map((e) => e.eventId);
+      this.items.put(
+        {
+          id: `doc:${doc.doc_id}`,
+          tier: 'cold',
+          scope: doc.scope,
+          text: doc.text,
+          cites: JSON.parse(doc.cites) as string[],
+          at: events[0]?.at ?? doc.created_at,
+          ...(person ? { person } : {}),
+          ...(sources.length ? { sources } : {}),
+        },
+        this.neighboursOf(sources),
+      );
+    }
+    for (const rel of allRelations(tx)) {
+      const sources = JSON.parse(rel.source_events) as string[];
+      // A whole utterance that lives on as a sentence keeps its neighbours, as it did when it moved there.
+      const neighbours = rel.predicate === 'said' ? this.neighboursOf(sources) : [];
+      this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], rel.happened_at ?? 0, rel.subject, sources, neighbours);
+    }
+  }
+
+  /** Keeps the index in step with an appended memory event. */
+  apply(event: RecordedEvent): void {
+    const d = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case 'ContextEventAppended': {
+        const e = d.event as ContextEventData;
+        const text = this.noteUtterance(d.scope as string, e);
+        this.putContext(d.scope as string, e);
+        for (const earlier of this.utterances.earlierNeighbours(e.eventId)) this.items.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
+        return;
+      }
+      case 'ContextEventsRestored':
+        for (const e of d.events as ContextEventData[]) this.putContext(d.scope as string, e);
+        return;
+      case 'ContextEventsSunk': {
+        const events = d.events as ContextEventData[];
+        const person = personOf(events);
+        const doc: RecallItem = {
+          id: `doc:${d.docId as string}`,
+          tier: 'cold',
+          scope: d.scope as string,
+          text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'),
+          cites: events.flatMap((e) => e.cites ?? []),
+          at: events[0]?.at ?? 0,
+          ...(person ? { person } : {}),
+          sources: events.map((e) => e.eventId),
+        };
+        if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, doc);
+        else {
+          for (const e of events) this.items.remove(`ctx:${e.eventId}`);
+          this.items.put(doc);
+        }
+        return;
+      }
+      case 'ColdDocCommitted':
+        this.items.put({ id: `doc:${d.docId as string}`, tier: 'cold', scope: d.scope as string, text: d.text as string, cites: (d.cites as string[]) ?? [], at: d.at as number });
+        return;
+      case 'ColdDocRemoved':
+        this.items.remove(`doc:${d.docId as string}`);
+        return;
+      case 'ColdDocDistilled': {
+        // The whole-utterance sentence takes the doc's place (and its neighbours' words); facts are extra items.
+        const docId = `doc:${d.docId as string}`;
+        for (const t of d.triples as TripleData[]) {
+          const item: RecallItem = {
+            id: `rel:${t.relationId}`,
+            tier: 'graph',
+            scope: '',
+            text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`,
+            cites: t.cites ?? [],
+            at: t.happenedAt ?? (d.at as number),
+            person: t.subject,
+            ...(t.sourceEventIds ? { sources: t.sourceEventIds } : {}),
+          };
+          if (t.predicate !== 'said') this.items.put(item);
+          else if (this.items.has(docId)) this.items.move(docId, item);
+          else this.items.put(item, this.neighboursOf(t.sourceEventIds ?? []));
+        }
+        this.items.remove(docId);
+        return;
+      }
+      case 'MemoryCommitted':
+        for (const t of d.triples as TripleData[]) {
+          this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], t.happenedAt ?? (d.at as number), t.subject, t.sourceEventIds);
+        }
+        return;
+      case 'MemoryPurged':
+      case 'EntityDeleted':
+        for (const id of d.relationIds as string[]) this.items.remove(`rel:${id}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Notes an utterance in its scope's order and its speaker as a person; returns its text as indexed. */
+  noteUtterance(scope: string, e: ContextEventData): string {
+    const text = withSpeaker(e.speaker, e.text);
+    this.utterances.append(scope, e.eventId, text);
+    if (e.speaker) this.speakers.add(e.speaker);
+    return text;
+  }
+
+  /** An item's neighbours: those of the one utterance it stands for (none for an item of several). */
+  private neighboursOf(sources: readonly string[]): NeighbourText[] {
+    return sources.length === 1 ? this.utterances.neighboursOf(sources[0]!) : [];
+  }
+
+  private putContext(scope: string, e: ContextEventData): void {
+    const item: RecallItem = { id: `ctx:${e.eventId}`, tier: 'context', scope, text: withSpeaker(e.speaker, e.text), cites: e.cites ?? [], at: e.at, ...(e.speaker ? { person: e.speaker } : {}), sources: [e.eventId] };
+    this.items.put(item, this.utterances.neighboursOf(e.eventId));
+  }
+
+  private putRelation(relationId: string, text: string, cites: readonly string[], at: number, person: string, sources?: readonly string[], neighbours: readonly NeighbourText[] = []): void {
+    const id = `rel:${relationId}`;
+    this.items.put({ id, tier: 'graph', scope: '', text, cites, at, person, ...(sources?.length ? { sources } : {}) }, neighbours);
+  }
+}
