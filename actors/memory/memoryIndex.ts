@@ -6,7 +6,18 @@
  * truth.
  */
 import type { RecordedEvent } from '../../events/index.ts';
-import { allRelations, coldDocs, contextOf, type ContextEventData, type ContextRow, type ReadModelTx, type TripleData } from '../../projections/index.ts';
+import {
+  allRelations,
+  coldDocs,
+  contextOf,
+  graphNeighbourhood,
+  relationsById,
+  type ContextEventData,
+  type ContextRow,
+  type ReadModelTx,
+  type RelationRow,
+  type TripleData,
+} from '../../projections/index.ts';
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
 import { UtteranceSequence } from './utteranceSequence.ts';
 
@@ -40,7 +51,11 @@ export class MemoryIndex {
   private readonly utterances = new UtteranceSequence();
   private readonly speakers = new Set<string>();
 
-  constructor(options: RecallIndexOptions = {}) {
+  /** `tx` reads the memory read models, which the inline projections have updated before `apply` sees an event. */
+  constructor(
+    private readonly tx: ReadModelTx,
+    options: RecallIndexOptions = {},
+  ) {
     this.items = new RecallIndex(options);
   }
 
@@ -50,7 +65,8 @@ export class MemoryIndex {
   }
 
   /** Rebuilds the items from the read models; every utterance must have been noted first (`noteUtterance`). */
-  rebuild(tx: ReadModelTx): void {
+  rebuild(): void {
+    const { tx } = this;
     const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
     for (const { scope } of scopes) {
       for (const row of contextOf(tx, scope)) {
@@ -75,12 +91,7 @@ export class MemoryIndex {
         this.neighboursOf(sources),
       );
     }
-    for (const rel of allRelations(tx)) {
-      const sources = JSON.parse(rel.source_events) as string[];
-      // A whole utterance that lives on as a sentence keeps its neighbours, as it did when it moved there.
-      const neighbours = rel.predicate === 'said' ? this.neighboursOf(sources) : [];
-      this.putRelation(rel.relation_id, rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`, JSON.parse(rel.cites) as string[], rel.happened_at ?? 0, rel.subject, sources, neighbours);
-    }
+    for (const rel of allRelations(tx)) this.putRelation(rel);
   }
 
   /** Keeps the index in step with an appended memory event. */
@@ -123,31 +134,22 @@ export class MemoryIndex {
       case 'ColdDocRemoved':
         this.items.remove(`doc:${d.docId as string}`);
         return;
-      case 'ColdDocDistilled': {
-        // The whole-utterance sentence takes the doc's place (and its neighbours' words); facts are extra items.
-        const docId = `doc:${d.docId as string}`;
-        for (const t of d.triples as TripleData[]) {
-          const item: RecallItem = {
-            id: `rel:${t.relationId}`,
-            tier: 'graph',
-            scope: '',
-            text: t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`,
-            cites: t.cites ?? [],
-            at: t.happenedAt ?? (d.at as number),
-            person: t.subject,
-            ...(t.sourceEventIds ? { sources: t.sourceEventIds } : {}),
-          };
-          if (t.predicate !== 'said') this.items.put(item);
-          else if (this.items.has(docId)) this.items.move(docId, item);
-          else this.items.put(item, this.neighboursOf(t.sourceEventIds ?? []));
-        }
-        this.items.remove(docId);
+      case 'ColdDocDistilled':
+        // The doc's utterance lives on as a 'said' sentence (with the doc's neighbours); facts are extra items.
+        this.items.remove(`doc:${d.docId as string}`);
+        this.putRelations((d.triples as TripleData[]).map((t) => t.relationId));
         return;
-      }
       case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) {
-          this.putRelation(t.relationId, t.sentence ?? `${t.subject} ${t.predicate} ${t.object}`, t.cites ?? [], t.happenedAt ?? (d.at as number), t.subject, t.sourceEventIds);
-        }
+        this.putRelations((d.triples as TripleData[]).map((t) => t.relationId));
+        return;
+      case 'RelationEdited':
+        this.putRelations([d.relationId as string]);
+        return;
+      case 'EntitiesMerged':
+        this.putRelationsOf(d.into as string);
+        return;
+      case 'EntityEdited':
+        if (d.renameTo) this.putRelationsOf(d.renameTo as string);
         return;
       case 'MemoryPurged':
       case 'EntityDeleted':
@@ -176,8 +178,35 @@ export class MemoryIndex {
     this.items.put(item, this.utterances.neighboursOf(e.eventId));
   }
 
-  private putRelation(relationId: string, text: string, cites: readonly string[], at: number, person: string, sources?: readonly string[], neighbours: readonly NeighbourText[] = []): void {
-    const id = `rel:${relationId}`;
-    this.items.put({ id, tier: 'graph', scope: '', text, cites, at, person, ...(sources?.length ? { sources } : {}) }, neighbours);
+  /**
+   * A relation as the graph read model holds it now (so the live index and a rebuilt one agree,
+   * whichever triple of an id stood and however it was edited or merged since).
+   */
+  private putRelation(rel: RelationRow): void {
+    const sources = JSON.parse(rel.source_events) as string[];
+    // A whole utterance that lives on as a sentence keeps its neighbours, as it had in the tier before.
+    const neighbours = rel.predicate === 'said' ? this.neighboursOf(sources) : [];
+    this.items.put(
+      {
+        id: `rel:${rel.relation_id}`,
+        tier: 'graph',
+        scope: '',
+        text: rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`,
+        cites: JSON.parse(rel.cites) as string[],
+        at: rel.happened_at,
+        person: rel.subject,
+        ...(sources.length ? { sources } : {}),
+      },
+      neighbours,
+    );
+  }
+
+  private putRelations(relationIds: readonly string[]): void {
+    for (const rel of relationsById(this.tx, relationIds)) this.putRelation(rel);
+  }
+
+  /** Every relation that touches the entity now (after a merge into it or a rename to it). */
+  private putRelationsOf(entity: string): void {
+    for (const { relation } of graphNeighbourhood(this.tx, [entity], 1)) this.putRelation(relation);
   }
 }

@@ -118,7 +118,7 @@ export class MemoryService {
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
-    this.index = new MemoryIndex(this.config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {});
+    this.index = new MemoryIndex(options.tx, this.config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {});
   }
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
@@ -137,7 +137,7 @@ export class MemoryService {
         this.noteMember(event.data as { sceneId?: string; eventId?: string });
       }
     }
-    this.index.rebuild(this.options.tx);
+    this.index.rebuild();
     await this.embedPending();
   }
 
@@ -392,7 +392,7 @@ export class MemoryService {
           scope: '',
           text: relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`,
           cites: JSON.parse(relation.cites) as string[],
-          at: relation.happened_at ?? 0,
+          at: relation.happened_at,
           person: relation.subject,
           ...(sources.length ? { sources } : {}),
           score: (hits.at(-1)?.score ?? 1) / (hops + 1),

@@ -14,13 +14,14 @@ const dropOrphans = (tx: ReadModelTx) =>
     `DELETE FROM memory_graph_entities WHERE entity NOT IN (SELECT subject FROM memory_graph_relations UNION SELECT object FROM memory_graph_relations)`,
   );
 
-const addTriple = (tx: ReadModelTx, t: TripleData, source: string, seq: number) => {
+/** `at`: when the triple was written, its time when it does not say when what it stands for happened. */
+const addTriple = (tx: ReadModelTx, t: TripleData, source: string, seq: number, at: number) => {
   touchEntity(tx, t.subject, seq);
   touchEntity(tx, t.object, seq);
   tx.run(
     `INSERT INTO memory_graph_relations (relation_id, subject, predicate, object, confidence, sentence, source_events, cites, happened_at, source, since_seq)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (relation_id) DO NOTHING`,
-    [t.relationId, entityKey(t.subject), t.predicate, entityKey(t.object), t.confidence, t.sentence ?? null, json(t.sourceEventIds), json(t.cites), t.happenedAt ?? null, source, seq],
+    [t.relationId, entityKey(t.subject), t.predicate, entityKey(t.object), t.confidence, t.sentence ?? null, json(t.sourceEventIds), json(t.cites), t.happenedAt ?? at, source, seq],
   );
 };
 
@@ -34,7 +35,7 @@ export const graphProjection = defineProjection({
       name: 'memory_graph_relations',
       ddl: `CREATE TABLE memory_graph_relations (
         relation_id TEXT PRIMARY KEY, subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, confidence REAL NOT NULL,
-        sentence TEXT, source_events TEXT NOT NULL, cites TEXT NOT NULL, happened_at INTEGER, source TEXT NOT NULL, since_seq INTEGER NOT NULL
+        sentence TEXT, source_events TEXT NOT NULL, cites TEXT NOT NULL, happened_at INTEGER NOT NULL, source TEXT NOT NULL, since_seq INTEGER NOT NULL
       ) WITHOUT ROWID;
       CREATE INDEX memory_graph_relations_subject ON memory_graph_relations (subject);
       CREATE INDEX memory_graph_relations_object ON memory_graph_relations (object)`,
@@ -45,10 +46,10 @@ export const graphProjection = defineProjection({
     const d = event.data as Record<string, unknown>;
     switch (event.type) {
       case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) addTriple(tx, t, d.by as string, event.seq);
+        for (const t of d.triples as TripleData[]) addTriple(tx, t, d.by as string, event.seq, d.at as number);
         return;
       case 'ColdDocDistilled':
-        for (const t of d.triples as TripleData[]) addTriple(tx, t, `doc:${d.docId as string}`, event.seq);
+        for (const t of d.triples as TripleData[]) addTriple(tx, t, `doc:${d.docId as string}`, event.seq, d.at as number);
         return;
       case 'EntitiesMerged': {
         const into = entityKey(d.into as string);
@@ -119,8 +120,8 @@ export type RelationRow = Readonly<{
   sentence: string | null;
   source_events: string;
   cites: string;
-  /** When what it stands for was said (null for triples that did not record it). */
-  happened_at: number | null;
+  /** When what it stands for was said (when it was written, for triples that do not say). */
+  happened_at: number;
 }>;
 
 const RELATION_COLUMNS = 'relation_id, subject, predicate, object, confidence, sentence, source_events, cites, happened_at';

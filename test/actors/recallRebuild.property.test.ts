@@ -1,0 +1,144 @@
+/**
+ * Model-based (fc.commands): whatever a memory went through (two people talking, context
+ * sinking, cold recalls restored, idle docs archived into the graph, facts committed by a
+ * tool, entities merged and renamed), a memory opened afresh on the same log recalls exactly what the live one recalls: the
+ * same items in the same order with the same scores. The recall index is a cache; this is what
+ * makes it one. FC_RUNS sets the number of runs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
+
+const RUNS = Number(process.env.FC_RUNS ?? 25);
+const SCOPE = 'chat:prop';
+const WORDS = ['bicycle', 'chess', 'london', 'soup', 'novel', 'piano', 'taekwondo', 'daughter'];
+const PEOPLE = ['Ada', 'Bo'];
+const START = Date.UTC(2024, 0, 1, 9);
+const CONFIG = { prune: { protectRecent: 2, keepTopK: 1, budgetTokens: 10_000 } };
+
+type Model = { said: number };
+type Real = { memory: OpenMemory; clock: VirtualClock };
+
+class Say implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly person: number, readonly words: number[], readonly when: boolean) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    real.clock.set(real.clock.now() + 60_000);
+    model.said++;
+    const text = `${this.words.map((w) => WORDS[w]).join(' ')}${this.when ? ' yesterday' : ''}${this.words.length > 2 ? '?' : '.'}`;
+    await real.memory.service.observe(SCOPE, { role: 'user', speaker: PEOPLE[this.person]!, text, at: real.clock.now(), cites: [`D1:${model.said}`] });
+  }
+  toString = () => `${PEOPLE[this.person]}: ${this.words.map((w) => WORDS[w]).join(' ')}${this.when ? ' yesterday' : ''}`;
+}
+
+class Restore implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly word: number) {}
+  check = () => true;
+  async run(_: Model, real: Real) {
+    const [hit] = await real.memory.service.peekCold(WORDS[this.word]!, 1, real.clock.now());
+    if (hit) await real.memory.service.restoreCold(hit.id.slice('doc:'.length), real.clock.now());
+  }
+  toString = () => `restore(${WORDS[this.word]})`;
+}
+
+class Idle implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly hours: number) {}
+  check = () => true;
+  async run(_: Model, real: Real) {
+    real.clock.set(real.clock.now() + this.hours * 3_600_000);
+    await real.memory.heartbeats.tick(real.clock.now());
+  }
+  toString = () => `idle(${this.hours} h)`;
+}
+
+class Commit implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly person: number, readonly word: number) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const subject = PEOPLE[this.person]!;
+    const relationId = `t${model.said}-${this.word}`;
+    const triple = { relationId, subject, predicate: 'likes', object: WORDS[this.word]!, confidence: 1, sentence: `${subject} likes ${WORDS[this.word]}` };
+    await real.memory.service.record([{ type: 'MemoryCommitted', data: { triples: [triple], by: 'tool', at: real.clock.now() } }], real.clock.now());
+  }
+  toString = () => `commit(${PEOPLE[this.person]} likes ${WORDS[this.word]})`;
+}
+
+class Merge implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly from: number, readonly into: number) {}
+  check = () => this.from !== this.into;
+  async run(_: Model, real: Real) {
+    await real.memory.service.record([{ type: 'EntitiesMerged', data: { from: WORDS[this.from]!, into: WORDS[this.into]!, by: 'tool', at: real.clock.now() } }], real.clock.now());
+  }
+  toString = () => `merge(${WORDS[this.from]} into ${WORDS[this.into]})`;
+}
+
+class Rename implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly person: number) {}
+  check = () => true;
+  async run(_: Model, real: Real) {
+    const entity = PEOPLE[this.person]!;
+    await real.memory.service.record([{ type: 'EntityEdited', data: { entity, renameTo: `${entity} Smith`, at: real.clock.now() } }], real.clock.now());
+  }
+  toString = () => `rename(${PEOPLE[this.person]})`;
+}
+
+const word = fc.integer({ min: 0, max: WORDS.length - 1 });
+const person = fc.integer({ min: 0, max: PEOPLE.length - 1 });
+const commands = [
+  fc.tuple(person, fc.array(word, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([p, w, y]) => new Say(p, w, y)),
+  fc.tuple(person, fc.array(word, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([p, w, y]) => new Say(p, w, y)),
+  word.map((w) => new Restore(w)),
+  fc.constantFrom(1, 30, 80).map((h) => new Idle(h)),
+  fc.tuple(person, word).map(([p, w]) => new Commit(p, w)),
+  fc.tuple(word, word).map(([a, b]) => new Merge(a, b)),
+  person.map((p) => new Rename(p)),
+];
+
+const QUERIES = [
+  ...WORDS,
+  ...WORDS.map((w) => `What did Bo say about ${w}?`),
+  'When did Ada talk about chess?',
+  'martial arts',
+  'children',
+  'What did Ada say on 1 January, 2024?',
+];
+
+const recallAll = (memory: OpenMemory) =>
+  Promise.all(QUERIES.map(async (q) => (await memory.service.recall(q, 5, SCOPE)).map((h) => ({ tier: h.tier, cites: h.cites, text: h.text, score: Number(h.score.toFixed(9)) }))));
+
+describe('recall index rebuilt at start (model-based)', () => {
+  it('recalls after a restart exactly what it recalled before', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.commands(commands, { maxCommands: 30, size: 'max' }), async (cmds) => {
+        const dir = mkdtempSync(join(tmpdir(), 'hologram-rebuild-'));
+        const path = join(dir, 'events.db');
+        const open = async () => {
+          const clock = new VirtualClock(START);
+          const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+          const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: START, config: CONFIG });
+          return { store, memory, clock };
+        };
+        try {
+          const live = await open();
+          await fc.asyncModelRun(() => ({ model: { said: 0 }, real: { memory: live.memory, clock: live.clock } }), cmds);
+          live.memory.heartbeats.stop();
+          const before = await recallAll(live.memory);
+          await live.store.close();
+          const restarted = await open();
+          const after = await recallAll(restarted.memory);
+          restarted.memory.heartbeats.stop();
+          await restarted.store.close();
+          expect(after).toEqual(before);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 180_000);
+});
