@@ -25,9 +25,13 @@ export class MemoryHeartbeats {
     intervals: Partial<Record<HeartbeatLoop, number>> = {},
     private readonly judge?: MergeJudge,
     private readonly reviewer?: RelationJudge,
+    /** Each loop's last recorded firing (before a restart): the loop resumes from it. */
+    lastFired: Partial<Record<HeartbeatLoop, number>> = {},
   ) {
     this.actors = LOOPS.map((loop) => {
-      const actor = createActor(heartbeatMachine, { input: { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt } });
+      const last = lastFired[loop];
+      const input = { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt, ...(last !== undefined ? { lastFiredAt: last } : {}) };
+      const actor = createActor(heartbeatMachine, { input });
       actor.on('HeartbeatFired', (fact) => this.fired.push(fact));
       actor.start();
       return actor;
@@ -39,7 +43,7 @@ export class MemoryHeartbeats {
     for (const actor of this.actors) actor.send({ type: 'CLOCK', at });
     const fired = this.fired;
     for (const fact of fired) {
-      const since = fact.data.since ?? at - DEFAULT_HEARTBEAT_INTERVALS_MS[fact.data.loop];
+      const { since } = fact.data;
       await this.store.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: { loop: fact.data.loop, at, since }, at }]);
       await runHeartbeatWork(this.memory, fact.data.loop, since, at, this.judge, this.reviewer);
     }
@@ -50,6 +54,16 @@ export class MemoryHeartbeats {
     for (const actor of this.actors) actor.stop();
   }
 }
+
+/** Each loop's latest recorded firing: where its heartbeat resumes after a restart. */
+export const lastFiringsIn = async (store: EventStore): Promise<Partial<Record<HeartbeatLoop, number>>> => {
+  const last: Partial<Record<HeartbeatLoop, number>> = {};
+  for (const event of await store.readAll({ types: ['HeartbeatFired'], stream: MEMORY_STREAM })) {
+    const { loop, at } = event.data as { loop: HeartbeatLoop; at: number };
+    last[loop] = Math.max(last[loop] ?? at, at);
+  }
+  return last;
+};
 
 /** What a loop does when it fires; the same work runs live and in replay. */
 export const runHeartbeatWork = async (

@@ -10,7 +10,7 @@ import type { HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import { memoryProjections, type ReadModelTx } from '../../projections/index.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
-import { MemoryHeartbeats } from './memoryHeartbeats.ts';
+import { lastFiringsIn, MemoryHeartbeats } from './memoryHeartbeats.ts';
 import { MemoryService, type DenseRecall, type MemoryConfig } from './memoryService.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 
@@ -40,7 +40,8 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     ...(options.dense ? { dense: options.dense } : {}),
   });
   await service.start();
-  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals, options.mergeJudge, options.relationJudge) };
+  const lastFired = await lastFiringsIn(store);
+  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals, options.mergeJudge, options.relationJudge, lastFired) };
 };
 
 export type OpenMemory = Memory & Readonly<{ runner: ProjectionRunner }>;

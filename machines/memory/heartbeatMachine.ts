@@ -2,7 +2,10 @@
  * One heartbeat loop (distill, archive, merge, review, or the rule distiller) as an XState
  * machine on virtual time: it never arms a timer of its own. Each `CLOCK` message carries the
  * time; when the loop is due it emits `HeartbeatFired` and the next due time is one interval
- * after this firing (a long gap fires once, not once per missed interval).
+ * after this firing (a long gap fires once, not once per missed interval). A firing's `since` is
+ * the loop's previous firing, or its start: what happened after it is the loop's work. A loop
+ * that fired before a restart is started with that firing (`lastFiredAt`), so it resumes where
+ * it left off rather than from the restart.
  */
 import { enqueueActions, setup } from 'xstate';
 
@@ -17,10 +20,11 @@ export const DEFAULT_HEARTBEAT_INTERVALS_MS: Readonly<Record<HeartbeatLoop, numb
   rules: 10 * 60_000,
 };
 
-export type HeartbeatInput = Readonly<{ loop: HeartbeatLoop; intervalMs: number; startAt: number }>;
-export type HeartbeatContext = Readonly<{ loop: HeartbeatLoop; intervalMs: number; dueAt: number; lastFiredAt: number | null }>;
+export type HeartbeatInput = Readonly<{ loop: HeartbeatLoop; intervalMs: number; startAt: number; lastFiredAt?: number }>;
+/** `since`: the previous firing, or the start; the next firing covers what happened after it. */
+export type HeartbeatContext = Readonly<{ loop: HeartbeatLoop; intervalMs: number; dueAt: number; since: number }>;
 export type HeartbeatMessage = Readonly<{ type: 'CLOCK'; at: number }>;
-export type HeartbeatFact = Readonly<{ type: 'HeartbeatFired'; data: { loop: HeartbeatLoop; at: number; since: number | null } }>;
+export type HeartbeatFact = Readonly<{ type: 'HeartbeatFired'; data: { loop: HeartbeatLoop; at: number; since: number } }>;
 
 export const heartbeatMachine = setup({
   types: {
@@ -34,15 +38,16 @@ export const heartbeatMachine = setup({
   },
   actions: {
     fire: enqueueActions(({ context, event, enqueue }) => {
-      enqueue.emit({ type: 'HeartbeatFired', data: { loop: context.loop, at: event.at, since: context.lastFiredAt } });
-      enqueue.assign({ lastFiredAt: event.at, dueAt: event.at + context.intervalMs });
+      enqueue.emit({ type: 'HeartbeatFired', data: { loop: context.loop, at: event.at, since: context.since } });
+      enqueue.assign({ since: event.at, dueAt: event.at + context.intervalMs });
     }),
   },
 }).createMachine({
   id: 'heartbeat',
   context: ({ input }) => {
     if (!(input.intervalMs > 0)) throw new RangeError(`heartbeat '${input.loop}': the interval must be a positive number of ms, got ${input.intervalMs}`);
-    return { loop: input.loop, intervalMs: input.intervalMs, dueAt: input.startAt + input.intervalMs, lastFiredAt: null };
+    const since = input.lastFiredAt ?? input.startAt;
+    return { loop: input.loop, intervalMs: input.intervalMs, dueAt: since + input.intervalMs, since };
   },
   initial: 'waiting',
   states: {

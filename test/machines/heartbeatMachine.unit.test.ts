@@ -24,7 +24,7 @@ describe('heartbeat machine', () => {
     at(1_500);
     at(2_000);
     expect(fired).toEqual([
-      { loop: 'archive', at: 1_000, since: null },
+      { loop: 'archive', at: 1_000, since: 0 },
       { loop: 'archive', at: 2_000, since: 1_000 },
     ]);
   });
@@ -36,6 +36,15 @@ describe('heartbeat machine', () => {
     expect(fired.map((f) => f.at)).toEqual([10_500]);
     at(11_500);
     expect(fired.map((f) => f.at)).toEqual([10_500, 11_500]);
+  });
+
+  it('resumes from its last firing before a restart: due one interval after it, covering what came after it', () => {
+    const fired: HeartbeatFact['data'][] = [];
+    const actor = createActor(heartbeatMachine, { input: { loop: 'rules', intervalMs: 1_000, startAt: 5_000, lastFiredAt: 3_200 } });
+    actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
+    actor.start();
+    actor.send({ type: 'CLOCK', at: 5_000 });
+    expect(fired).toEqual([{ loop: 'rules', at: 5_000, since: 3_200 }]);
   });
 
   it('refuses an interval that is not positive', () => {
