@@ -22,7 +22,7 @@ import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallIt
 import { UtteranceSequence } from './utteranceSequence.ts';
 
 /** An utterance as indexed: its speaker's name first, so the name is one of its words. */
-export const withSpeaker = (speaker: string | null | undefined, text: string): string => (speaker ? `${speaker}: ${text}` : text);
+const withSpeaker = (speaker: string | null | undefined, text: string): string => (speaker ? `${speaker}: ${text}` : text);
 
 /** A context row as the event it came from (what a sink decision carries to L2). */
 export const rowEvent = (r: ContextRow): ContextEventData => {
