@@ -5,7 +5,7 @@
  * "taekwondo" is found by a question about martial arts and "Florida" by one about states.
  * Read-only and deterministic: the same word always gives the same words.
  */
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGLISH_IRREGULAR_PLURALS } from './englishIrregulars.ts';
 
@@ -26,15 +26,16 @@ export class WordNetError extends Error {
 
 export class WordNet {
   private readonly firstSense = new Map<string, number>();
-  private readonly data: Buffer;
+  /** `data.noun`, read line by line where a synset is needed (the file is 15 MB; few of its lines ever are). */
+  private readonly dataFd: number;
   private readonly synsets = new Map<number, { words: string[]; broader: number[] }>();
   private readonly rootDepth = new Map<number, number>();
   private readonly expansions = new Map<string, readonly string[]>();
   private readonly depth: number;
   private readonly minDepth: number;
 
-  private constructor(index: string, data: Buffer, options: WordNetOptions) {
-    this.data = data;
+  private constructor(index: string, dataFd: number, options: WordNetOptions) {
+    this.dataFd = dataFd;
     this.depth = options.depth ?? 1;
     this.minDepth = options.minDepth ?? 5;
     for (const line of index.split('\n')) {
@@ -51,7 +52,8 @@ export class WordNet {
   /** Opens the noun files of a WordNet `dict` directory (`index.noun`, `data.noun`). */
   static open(dictDir: string, options: WordNetOptions = {}): WordNet {
     try {
-      return new WordNet(readFileSync(join(dictDir, 'index.noun'), 'latin1'), readFileSync(join(dictDir, 'data.noun')), options);
+      const index = readFileSync(join(dictDir, 'index.noun'), 'latin1');
+      return new WordNet(index, openSync(join(dictDir, 'data.noun'), 'r'), options);
     } catch (error) {
       throw new WordNetError(`cannot read WordNet from ${dictDir} (${(error as Error).message}); it needs index.noun and data.noun of WordNet 3.x`);
     }
@@ -112,11 +114,21 @@ export class WordNet {
     return depth;
   }
 
+  /** The line of data.noun that starts at `offset` (without its newline). */
+  private lineAt(offset: number): string {
+    let chunk = Buffer.alloc(4096);
+    for (;;) {
+      const read = readSync(this.dataFd, chunk, 0, chunk.length, offset);
+      const end = chunk.subarray(0, read).indexOf(10);
+      if (end >= 0 || read < chunk.length) return chunk.toString('latin1', 0, end >= 0 ? end : read);
+      chunk = Buffer.alloc(chunk.length * 2);
+    }
+  }
+
   private synset(offset: number): { words: string[]; broader: number[] } {
     const cached = this.synsets.get(offset);
     if (cached) return cached;
-    const end = this.data.indexOf(10, offset);
-    const line = this.data.toString('latin1', offset, end < 0 ? undefined : end);
+    const line = this.lineAt(offset);
     const fields = line.split(' ');
     if (Number(fields[0]) !== offset) throw new WordNetError(`data.noun has no synset at offset ${offset}; the index and data files do not match`);
     const wordCount = parseInt(fields[3]!, 16);
