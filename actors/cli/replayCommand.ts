@@ -9,7 +9,7 @@ import { allProjections } from '../../projections/index.ts';
 import { replayJournal } from '../journal/replayJournal.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
 import { replayMemory } from '../memory/replayMemory.ts';
-import { memoryConfigFrom } from '../modules/memoryModule.ts';
+import { heartbeatIntervalsFrom, memoryConfigFrom } from '../modules/memoryModule.ts';
 import { replayTurn, turnStreams } from '../turn/replayTurn.ts';
 import { loadSettings } from '../modules/config.ts';
 import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
@@ -81,7 +81,8 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
         const messages = supervisors.reduce((n, r) => n + r.messages, 0);
         write(`plugin supervisors: ${supervisors.length - supervisorDivergences.length} of ${supervisors.length} journals match (${messages} messages re-delivered)`);
       }
-      const memory = await replayMemory(store, memoryConfigFrom(loadSettings(dataDir)));
+      const settings = loadSettings(dataDir);
+      const memory = await replayMemory(store, memoryConfigFrom(settings), heartbeatIntervalsFrom(settings));
       if (memory.divergence) {
         const { seq, expected, actual } = memory.divergence;
         write(`memory: DIVERGED at seq ${seq}: recorded ${JSON.stringify(expected)}, this build decides ${JSON.stringify(actual)}`);

@@ -1,11 +1,11 @@
 /**
  * Replays the memory's decisions: a fresh memory gets the recorded inputs again (context events
- * as they were observed, the heartbeat firings, and what tools and models did, which are
- * recorded facts), and the decisions it makes itself — what sinks, what is archived into the
- * graph, which facts the rule distiller reads, which merges it proposes, which scene an input's
- * situation joins — must equal the recorded ones, event by event. Scene decisions of logs written
- * before situations were recorded are re-applied as recorded. The first difference is reported
- * with its seq.
+ * as they were observed, the times the heartbeats fired, and what tools and models did, which
+ * are recorded facts), and the decisions it makes itself — whether a loop was due then and what
+ * span it covers, what sinks, what is archived into the graph, which facts the rule distiller
+ * reads, which merges it proposes, which scene an input's situation joins — must equal the
+ * recorded ones, event by event. Scene decisions of logs written before situations were
+ * recorded are re-applied as recorded. The first difference is reported with its seq.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,8 @@ import { runHeartbeatWork } from './memoryHeartbeats.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 import { openMemory } from './openMemory.ts';
 import type { MemoryConfig, Situation } from './memoryService.ts';
-import type { HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+import { createActor, type Actor } from 'xstate';
+import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 
 /** Decisions the memory makes itself: replay must produce them, never copy them. */
 const DECIDED = new Set(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'MergeDecided', 'RelationReviewed']);
@@ -58,7 +59,43 @@ const decidedFlags = (recorded: readonly RecordedEvent[]): boolean[] => {
 
 export type MemoryReplay = Readonly<{ inputs: number; decisions: number; divergence: ReplayDivergence | null }>;
 
-export const replayMemory = async (store: EventStore, config?: Partial<MemoryConfig>): Promise<MemoryReplay> => {
+/**
+ * The heartbeat loops, re-run on the recorded firing times: a loop starts from its first
+ * recorded firing's `since` (the memory's start is not in the log), then must fire at each
+ * recorded time, covering the span since its previous firing.
+ */
+class ReplayedHeartbeats {
+  private readonly loops = new Map<HeartbeatLoop, { actor: Actor<typeof heartbeatMachine>; fired: HeartbeatFact['data'][] }>();
+
+  constructor(private readonly intervals: Partial<Record<HeartbeatLoop, number>>) {}
+
+  /** The firing the loop decides at `at`, if it is due. */
+  clock(loop: HeartbeatLoop, at: number, firstSince: number): HeartbeatFact['data'] | undefined {
+    let entry = this.loops.get(loop);
+    if (!entry) {
+      const actor = createActor(heartbeatMachine, { input: { loop, intervalMs: this.intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt: firstSince } });
+      const fired: HeartbeatFact['data'][] = [];
+      actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
+      actor.start();
+      entry = { actor, fired };
+      this.loops.set(loop, entry);
+    }
+    entry.fired.length = 0;
+    entry.actor.send({ type: 'CLOCK', at });
+    return entry.fired[0];
+  }
+
+  stop(): void {
+    for (const { actor } of this.loops.values()) actor.stop();
+  }
+}
+
+export const replayMemory = async (
+  store: EventStore,
+  config?: Partial<MemoryConfig>,
+  /** The heartbeat intervals the memory ran with (settings' memory.heartbeats.*Minutes); defaults otherwise. */
+  intervals: Partial<Record<HeartbeatLoop, number>> = {},
+): Promise<MemoryReplay> => {
   const recorded = await store.readStream(MEMORY_STREAM);
   const dir = mkdtempSync(join(tmpdir(), 'hologram-memory-replay-'));
   const clock = new VirtualClock(0);
@@ -83,6 +120,7 @@ export const replayMemory = async (store: EventStore, config?: Partial<MemoryCon
     };
     const reviewsRecorded = verdicts.some((e) => e.type === 'RelationReviewed');
     const mergesJudged = verdicts.some((e) => e.type === 'MergeDecided');
+    const heartbeats = new ReplayedHeartbeats(intervals);
     const decided = decidedFlags(recorded);
     let inputs = 0;
     for (let i = 0; i < recorded.length; i++) {
@@ -105,14 +143,19 @@ export const replayMemory = async (store: EventStore, config?: Partial<MemoryCon
         const { situation, declaredKey, eventId } = d as { situation: Situation; declaredKey?: string; eventId?: string };
         await memory.service.observeScene({ ...situation, ...(declaredKey ? { declaredKey } : {}) }, eventId);
       } else if (event.type === 'HeartbeatFired') {
-        await fresh.append(MEMORY_STREAM, [{ type: event.type, data: event.data, at: event.at }]);
+        // The recorded time is the input; whether the loop was due then, and since when, the machine decides again.
         const { loop, at, since } = d as { loop: HeartbeatLoop; at: number; since?: number };
-        await runHeartbeatWork(memory.service, loop, since ?? at, at, mergesJudged ? judge : undefined, reviewsRecorded ? reviewer : undefined);
+        const fired = heartbeats.clock(loop, at, since ?? at);
+        if (fired) {
+          await fresh.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: fired, at: event.at }]);
+          await runHeartbeatWork(memory.service, loop, fired.since, at, mergesJudged ? judge : undefined, reviewsRecorded ? reviewer : undefined);
+        }
       } else {
         await memory.service.record([{ type: event.type, data: event.data }], event.at);
       }
     }
     memory.heartbeats.stop();
+    heartbeats.stop();
     const replayed = await fresh.readStream(MEMORY_STREAM);
     const decisions = decided.filter(Boolean).length;
     const divergence = firstDifference(recorded, replayed.map((e) => ({ type: e.type, data: e.data })));

@@ -40,6 +40,15 @@ export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => {
     lexicon: lexicon as MemoryLexicon,
   };
 };
+/** Each heartbeat loop's interval from `memory.heartbeats.<loop>Minutes` (the daemon and replay read the same). */
+export const heartbeatIntervalsFrom = (settings: Settings): Record<HeartbeatLoop, number> =>
+  Object.fromEntries(
+    (Object.keys(DEFAULT_HEARTBEAT_INTERVALS_MS) as HeartbeatLoop[]).map((loop) => [
+      loop,
+      setting(settings, `memory.heartbeats.${loop}Minutes`, DEFAULT_HEARTBEAT_INTERVALS_MS[loop] / 60_000) * 60_000,
+    ]),
+  ) as Record<HeartbeatLoop, number>;
+
 export const VECTOR_CACHE_FILE = 'vectors.db';
 
 export const memoryModule = (): KernelModule => {
@@ -55,12 +64,7 @@ export const memoryModule = (): KernelModule => {
       const clock = context.require<Clock>(Facility.clock);
       const settings = context.require<Settings>(Facility.config);
       const dataDir = context.require<string>(Facility.dataDir);
-      const intervals = Object.fromEntries(
-        (Object.keys(DEFAULT_HEARTBEAT_INTERVALS_MS) as HeartbeatLoop[]).map((loop) => [
-          loop,
-          setting(settings, `memory.heartbeats.${loop}Minutes`, DEFAULT_HEARTBEAT_INTERVALS_MS[loop] / 60_000) * 60_000,
-        ]),
-      ) as Record<HeartbeatLoop, number>;
+      const intervals = heartbeatIntervalsFrom(settings);
       const onnxDir = setting<string | undefined>(settings, 'memory.embedding.onnxDir', undefined);
       let dense: DenseRecall | undefined;
       if (onnxDir) {

@@ -77,6 +77,26 @@ describe('memory replay', () => {
     expect((await replayMemory(older, CONFIG)).divergence).toBeNull();
   });
 
+  it('re-decides when each heartbeat loop fires: a firing before the loop was due is reported, as are other intervals than the recorded ones', async () => {
+    const store = await recordSession();
+    const events = await store.readStream(MEMORY_STREAM);
+    const rules = events.filter((e) => e.type === 'HeartbeatFired' && (e.data as { loop: string }).loop === 'rules');
+    expect(rules.length).toBeGreaterThan(2);
+    const second = rules[1]!;
+    const { since } = second.data as { since: number };
+    // A log in which the rule loop fired one minute after its previous firing (its interval is ten).
+    const tampered = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
+    for (const e of events) {
+      const data = e.seq === second.seq ? { ...(e.data as object), at: since + 60_000 } : e.data;
+      await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at }]);
+    }
+    const replay = await replayMemory(tampered, CONFIG);
+    expect(replay.divergence).toMatchObject({ expected: { type: 'HeartbeatFired', data: { loop: 'rules', at: since + 60_000 } } });
+    expect(replay.divergence!.seq).toBe(events.indexOf(second) + 1);
+    // The untampered log replayed with a longer rule interval than it ran with differs too.
+    expect((await replayMemory(store, CONFIG, { rules: 3_600_000 })).divergence).toMatchObject({ expected: { type: 'HeartbeatFired', data: { loop: 'rules' } } });
+  });
+
   it('reports the first decision this build would not make, at its seq', async () => {
     const store = await recordSession();
     const events = await store.readStream(MEMORY_STREAM);
