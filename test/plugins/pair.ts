@@ -1,5 +1,6 @@
-/** Two connections joined by PassThrough streams, as kernel and plugin, plus raw access to the plugin's outbound pipe. */
-import { PassThrough } from 'node:stream';
+/** Two connections joined by PassThrough streams, as kernel and plugin, plus raw access to the plugin's outbound pipe; and the kernel's side of a real child process. */
+import { spawn, type ChildProcessByStdio, type SpawnOptions } from 'node:child_process';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { PluginConnection, type ConnectionOptions, type PluginProtocolError } from '../../plugins/protocol/index.ts';
 
 export const connectedPair = (options: ConnectionOptions = {}) => {
@@ -27,4 +28,18 @@ export const rawPeer = (options: ConnectionOptions = {}) => {
   const errors: PluginProtocolError[] = [];
   connection.on('protocolError', (e) => errors.push(e));
   return { connection, inbound, outbound, errors };
+};
+
+export type PluginChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+/** Spawns `node ARGS` and speaks the protocol over its stdio, as the host does; its stderr is kept for failure messages. */
+export const childPeer = (args: readonly string[], options: Omit<SpawnOptions, 'stdio'> = {}) => {
+  const child = spawn(process.execPath, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] }) as PluginChild;
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const connection = new PluginConnection(child.stdout, child.stdin);
+  const errors: PluginProtocolError[] = [];
+  connection.on('protocolError', (e) => errors.push(e));
+  return { child, connection, errors, exited, stderr: () => stderr };
 };

@@ -1,26 +1,15 @@
 /** The protocol over a real child's stdio: a plugin started with `node --import tsx`, as the host will. */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PluginConnection, PluginRequestFailed, type PluginProtocolError } from '../../plugins/protocol/index.ts';
+import { PluginRequestFailed } from '../../plugins/protocol/index.ts';
+import { childPeer, type PluginChild } from './pair.ts';
 import { REPO } from '../support/processes.ts';
 
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
-const children: Child[] = [];
+const children: PluginChild[] = [];
 
 const startPlugin = (fixture: string) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${REPO}test/fixtures/plugins/${fixture}`], {
-    cwd: REPO,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const connection = new PluginConnection(child.stdout, child.stdin);
-  const errors: PluginProtocolError[] = [];
-  connection.on('protocolError', (e) => errors.push(e));
-  return { child, connection, errors, exited, stderr: () => stderr };
+  const plugin = childPeer(['--import', 'tsx', `${REPO}test/fixtures/plugins/${fixture}`], { cwd: REPO });
+  children.push(plugin.child);
+  return plugin;
 };
 
 afterEach(() => {

@@ -7,19 +7,17 @@
  * `node_modules` of every parent of the importing file. NODE_PATH would not do, since ESM
  * imports ignore it.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PluginConnection, type PluginProtocolError } from '../../plugins/protocol/index.ts';
 import { KernelMethod, PluginMethod, READY_NOTIFY } from '../../plugins/sdk/index.ts';
 import { finished, REPO, spawnNode } from '../support/processes.ts';
+import { childPeer, type PluginChild } from './pair.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const children: ChildProcessByStdio<Writable, Readable, Readable>[] = [];
+const children: PluginChild[] = [];
 
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -70,15 +68,9 @@ describe('the packed plugin SDK', () => {
     const out = await packSdk();
     const pluginDir = tempDir();
     writeFileSync(join(pluginDir, 'main.mjs'), PLUGIN(pathToFileURL(join(out, 'index.js')).href));
-    const child = spawn(process.execPath, ['main.mjs'], { cwd: pluginDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { child, connection, errors, exited, stderr } = childPeer(['main.mjs'], { cwd: pluginDir });
     children.push(child);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
 
-    const connection = new PluginConnection(child.stdout, child.stdin);
-    const errors: PluginProtocolError[] = [];
-    connection.on('protocolError', (e) => errors.push(e));
     const registered: { method: string; params: unknown }[] = [];
     connection.onRequest((method, params) => {
       registered.push({ method, params });
@@ -93,7 +85,7 @@ describe('the packed plugin SDK', () => {
     );
 
     const hello = await connection.awaitHello({ timeoutMs: 20_000, capabilities: ['tools'] }).catch((e: unknown) => {
-      throw new Error(`${String(e)}\nstderr: ${stderr}`);
+      throw new Error(`${String(e)}\nstderr: ${stderr()}`);
     });
     expect(hello).toMatchObject({ type: 'hello', protocol: 1, plugin: 'greeter', version: '2.0.0' });
     await ready;
@@ -117,6 +109,6 @@ describe('the packed plugin SDK', () => {
     connection.close('test done');
     expect(await exited).toBe(0);
     expect(errors).toEqual([]);
-    expect(stderr).toBe('');
+    expect(stderr()).toBe('');
   });
 });
