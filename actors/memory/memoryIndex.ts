@@ -39,6 +39,21 @@ export const rowEvent = (r: ContextRow): ContextEventData => {
   };
 };
 
+/** A graph relation as a recall item: its sentence (or the triple), when it happened, whom it is about. */
+export const relationItem = (rel: RelationRow): RecallItem => {
+  const sources = JSON.parse(rel.source_events) as string[];
+  return {
+    id: `rel:${rel.relation_id}`,
+    tier: 'graph',
+    scope: '',
+    text: rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`,
+    cites: JSON.parse(rel.cites) as string[],
+    at: rel.happened_at,
+    person: rel.subject,
+    ...(sources.length ? { sources } : {}),
+  };
+};
+
 /** The one speaker of a run of events, if they all have the same one. */
 const personOf = (events: readonly ContextEventData[]): string | undefined => {
   const speaker = events[0]?.speaker;
@@ -183,22 +198,9 @@ export class MemoryIndex {
    * whichever triple of an id stood and however it was edited or merged since).
    */
   private putRelation(rel: RelationRow): void {
-    const sources = JSON.parse(rel.source_events) as string[];
+    const item = relationItem(rel);
     // A whole utterance that lives on as a sentence keeps its neighbours, as it had in the tier before.
-    const neighbours = rel.predicate === 'said' ? this.neighboursOf(sources) : [];
-    this.items.put(
-      {
-        id: `rel:${rel.relation_id}`,
-        tier: 'graph',
-        scope: '',
-        text: rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`,
-        cites: JSON.parse(rel.cites) as string[],
-        at: rel.happened_at,
-        person: rel.subject,
-        ...(sources.length ? { sources } : {}),
-      },
-      neighbours,
-    );
+    this.items.put(item, rel.predicate === 'said' ? this.neighboursOf(item.sources ?? []) : []);
   }
 
   private putRelations(relationIds: readonly string[]): void {

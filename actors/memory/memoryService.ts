@@ -25,7 +25,7 @@ import {
   type TripleData,
 } from '../../projections/index.ts';
 import type { RecallHit } from './recallIndex.ts';
-import { MemoryIndex, rowEvent } from './memoryIndex.ts';
+import { MemoryIndex, relationItem, rowEvent } from './memoryIndex.ts';
 import { bundledWordNetRelated } from './bundledWordNet.ts';
 import { focusOf, weighFor } from './recallWeights.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
@@ -115,6 +115,8 @@ export class MemoryService {
   private readonly reviewed = new Set<string>();
   /** Entity pairs already proposed for merging: each is considered once. */
   private readonly consideredPairs = new Set<string>();
+  /** Entity names as words (a pure function of the name, cached). */
+  private readonly nameWords = new Map<string, readonly string[]>();
 
   constructor(private readonly options: MemoryServiceOptions) {
     this.config = { ...DEFAULT_MEMORY_CONFIG, ...options.config, prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...options.config?.prune } };
@@ -384,20 +386,7 @@ export class MemoryService {
     const seen = new Set(hits.map((h) => h.id));
     const extra = graphNeighbourhood(this.options.tx, seeds, 2)
       .filter(({ relation }) => relation.predicate !== 'said' && !seen.has(`rel:${relation.relation_id}`))
-      .map(({ relation, hops }): RecallHit => {
-        const sources = JSON.parse(relation.source_events) as string[];
-        return {
-          id: `rel:${relation.relation_id}`,
-          tier: 'graph',
-          scope: '',
-          text: relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`,
-          cites: JSON.parse(relation.cites) as string[],
-          at: relation.happened_at,
-          person: relation.subject,
-          ...(sources.length ? { sources } : {}),
-          score: (hits.at(-1)?.score ?? 1) / (hops + 1),
-        };
-      });
+      .map(({ relation, hops }): RecallHit => ({ ...relationItem(relation), score: (hits.at(-1)?.score ?? 1) / (hops + 1) }));
     // Stable: on a tie, what the words found stays ahead of what the graph adds.
     return distinctHits([...hits, ...extra].sort((a, b) => b.score - a.score), k);
   }
@@ -410,7 +399,7 @@ export class MemoryService {
     const words = new Set(tokenize(query));
     const named = entities(this.options.tx)
       .filter((e) => {
-        const nameWords = tokenize(e.name);
+        const nameWords = this.wordsOfName(e.name);
         return nameWords.length > 0 && nameWords.every((w) => words.has(w));
       })
       .map((e) => e.entity);
@@ -418,6 +407,13 @@ export class MemoryService {
       .filter((r) => r.predicate !== 'said')
       .flatMap((r) => [r.subject, r.object]);
     return [...new Set([...named, ...facts])].sort();
+  }
+
+  /** An entity name's words, tokenized once: every recall reads every name. */
+  private wordsOfName(name: string): readonly string[] {
+    let words = this.nameWords.get(name);
+    if (!words) this.nameWords.set(name, (words = tokenize(name)));
+    return words;
   }
 
   /** Appends memory events (stamped `at`) and keeps the recall index in step: the one way memory changes. */
