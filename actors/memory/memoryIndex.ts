@@ -8,8 +8,11 @@
 import type { RecordedEvent } from '../../events/index.ts';
 import {
   allRelations,
+  coldDocById,
   coldDocs,
   contextOf,
+  utteranceText,
+  type ColdDocRow,
   graphNeighbourhood,
   relationsById,
   type ContextEventData,
@@ -21,8 +24,6 @@ import {
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
 import { UtteranceSequence } from './utteranceSequence.ts';
 
-/** An utterance as indexed: its speaker's name first, so the name is one of its words. */
-const withSpeaker = (speaker: string | null | undefined, text: string): string => (speaker ? `${speaker}: ${text}` : text);
 
 /** A context row as the event it came from (what a sink decision carries to L2). */
 export const rowEvent = (r: ContextRow): ContextEventData => {
@@ -60,6 +61,22 @@ const personOf = (events: readonly ContextEventData[]): string | undefined => {
   return speaker !== undefined && events.every((e) => e.speaker === speaker) ? speaker : undefined;
 };
 
+/** A cold doc as a recall item: when its first utterance was said, and by whom if by one person. */
+const coldDocItem = (doc: ColdDocRow): RecallItem => {
+  const events = JSON.parse(doc.events) as ContextEventData[];
+  const person = personOf(events);
+  return {
+    id: `doc:${doc.doc_id}`,
+    tier: 'cold',
+    scope: doc.scope,
+    text: doc.text,
+    cites: JSON.parse(doc.cites) as string[],
+    at: events[0]?.at ?? doc.created_at,
+    ...(person ? { person } : {}),
+    ...(events.length ? { sources: events.map((e) => e.eventId) } : {}),
+  };
+};
+
 export class MemoryIndex {
   readonly items: RecallIndex;
   /** The order utterances entered each scope in: where an item's neighbours come from. */
@@ -88,24 +105,7 @@ export class MemoryIndex {
         this.putContext(scope, rowEvent(row));
       }
     }
-    for (const doc of coldDocs(tx)) {
-      const events = JSON.parse(doc.events) as ContextEventData[];
-      const person = personOf(events);
-      const sources = events.map((e) => e.eventId);
-      this.items.put(
-        {
-          id: `doc:${doc.doc_id}`,
-          tier: 'cold',
-          scope: doc.scope,
-          text: doc.text,
-          cites: JSON.parse(doc.cites) as string[],
-          at: events[0]?.at ?? doc.created_at,
-          ...(person ? { person } : {}),
-          ...(sources.length ? { sources } : {}),
-        },
-        this.neighboursOf(sources),
-      );
-    }
+    for (const doc of coldDocs(tx)) this.putColdDoc(doc);
     for (const rel of allRelations(tx)) this.putRelation(rel);
   }
 
@@ -125,35 +125,31 @@ export class MemoryIndex {
         return;
       case 'ContextEventsSunk': {
         const events = d.events as ContextEventData[];
-        const person = personOf(events);
-        const doc: RecallItem = {
-          id: `doc:${d.docId as string}`,
-          tier: 'cold',
-          scope: d.scope as string,
-          text: events.map((e) => withSpeaker(e.speaker, e.text)).join('\n'),
-          cites: events.flatMap((e) => e.cites ?? []),
-          at: events[0]?.at ?? 0,
-          ...(person ? { person } : {}),
-          sources: events.map((e) => e.eventId),
-        };
-        if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, doc);
+        const doc = coldDocById(this.tx, d.docId as string)!;
+        // One utterance keeps its item (its neighbours' words and its vector) under the doc's id.
+        if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, coldDocItem(doc));
         else {
           for (const e of events) this.items.remove(`ctx:${e.eventId}`);
-          this.items.put(doc);
+          this.putColdDoc(doc);
         }
         return;
       }
       case 'ColdDocCommitted':
-        this.items.put({ id: `doc:${d.docId as string}`, tier: 'cold', scope: d.scope as string, text: d.text as string, cites: (d.cites as string[]) ?? [], at: d.at as number });
+        this.putColdDoc(coldDocById(this.tx, d.docId as string)!);
         return;
       case 'ColdDocRemoved':
         this.items.remove(`doc:${d.docId as string}`);
         return;
-      case 'ColdDocDistilled':
-        // The doc's utterance lives on as a 'said' sentence (with the doc's neighbours); facts are extra items.
-        this.items.remove(`doc:${d.docId as string}`);
-        this.putRelations((d.triples as TripleData[]).map((t) => t.relationId));
+      case 'ColdDocDistilled': {
+        // The doc's utterance lives on as a 'said' sentence: moved, so neighbours said later still find it.
+        const docId = `doc:${d.docId as string}`;
+        for (const rel of relationsById(this.tx, (d.triples as TripleData[]).map((t) => t.relationId))) {
+          if (rel.predicate === 'said' && this.items.has(docId)) this.items.move(docId, relationItem(rel));
+          else this.putRelation(rel);
+        }
+        this.items.remove(docId);
         return;
+      }
       case 'MemoryCommitted':
         this.putRelations((d.triples as TripleData[]).map((t) => t.relationId));
         return;
@@ -177,7 +173,7 @@ export class MemoryIndex {
 
   /** Notes an utterance in its scope's order and its speaker as a person; returns its text as indexed. */
   noteUtterance(scope: string, e: ContextEventData): string {
-    const text = withSpeaker(e.speaker, e.text);
+    const text = utteranceText(e);
     this.utterances.append(scope, e.eventId, text);
     if (e.speaker) this.speakers.add(e.speaker);
     return text;
@@ -188,8 +184,14 @@ export class MemoryIndex {
     return sources.length === 1 ? this.utterances.neighboursOf(sources[0]!) : [];
   }
 
+  /** A cold doc as the cold read model holds it, with the neighbours of the utterance it stands for. */
+  private putColdDoc(doc: ColdDocRow): void {
+    const item = coldDocItem(doc);
+    this.items.put(item, this.neighboursOf(item.sources ?? []));
+  }
+
   private putContext(scope: string, e: ContextEventData): void {
-    const item: RecallItem = { id: `ctx:${e.eventId}`, tier: 'context', scope, text: withSpeaker(e.speaker, e.text), cites: e.cites ?? [], at: e.at, ...(e.speaker ? { person: e.speaker } : {}), sources: [e.eventId] };
+    const item: RecallItem = { id: `ctx:${e.eventId}`, tier: 'context', scope, text: utteranceText(e), cites: e.cites ?? [], at: e.at, ...(e.speaker ? { person: e.speaker } : {}), sources: [e.eventId] };
     this.items.put(item, this.utterances.neighboursOf(e.eventId));
   }
 

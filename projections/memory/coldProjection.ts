@@ -5,10 +5,9 @@
  */
 import type { RecordedEvent } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
-import { json, type ContextEventData } from './memoryRows.ts';
+import { json, utteranceText, type ContextEventData } from './memoryRows.ts';
 
-export const docText = (events: readonly ContextEventData[]): string =>
-  events.map((e) => (e.speaker ? `${e.speaker}: ${e.text}` : e.text)).join('\n');
+export const docText = (events: readonly ContextEventData[]): string => events.map(utteranceText).join('\n');
 
 export const coldProjection = defineProjection({
   name: 'memory_cold',
@@ -69,6 +68,9 @@ export type ColdDocRow = Readonly<{ doc_id: string; scope: string; text: string;
 
 export const coldDocs = (tx: ReadModelTx): ColdDocRow[] =>
   tx.all<ColdDocRow>('SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs ORDER BY doc_id');
+
+export const coldDocById = (tx: ReadModelTx, docId: string): ColdDocRow | undefined =>
+  tx.get<ColdDocRow>('SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs WHERE doc_id = ?', [docId]);
 
 /** Docs the archive loop distils: at most `maxAccesses` reads and idle since `idleSince`. */
 export const coldDocsToArchive = (tx: ReadModelTx, idleSince: number, maxAccesses = 2): ColdDocRow[] =>

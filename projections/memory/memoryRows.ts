@@ -26,6 +26,9 @@ export type TripleData = Readonly<{
   happenedAt?: number;
 }>;
 
+/** An utterance as it reads in a doc or a recall: its speaker's name first, so the name is one of its words. */
+export const utteranceText = (e: Pick<ContextEventData, 'speaker' | 'text'>): string => (e.speaker ? `${e.speaker}: ${e.text}` : e.text);
+
 /** One name for one entity: trimmed, case-folded, inner whitespace collapsed. */
 export const entityKey = (name: string): string => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
 

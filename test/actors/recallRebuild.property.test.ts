@@ -1,7 +1,7 @@
 /**
  * Model-based (fc.commands): whatever a memory went through (two people talking, context
  * sinking, cold recalls restored, idle docs archived into the graph, facts committed by a
- * tool, entities merged and renamed), a memory opened afresh on the same log recalls exactly what the live one recalls: the
+ * tool, cold docs committed, entities merged and renamed), a memory opened afresh on the same log recalls exactly what the live one recalls: the
  * same items in the same order with the same scores. The recall index is a cache; this is what
  * makes it one. FC_RUNS sets the number of runs.
  */
@@ -21,7 +21,8 @@ const PEOPLE = ['Ada', 'Bo'];
 const START = Date.UTC(2024, 0, 1, 9);
 const CONFIG = { prune: { protectRecent: 2, keepTopK: 1, budgetTokens: 10_000 } };
 
-type Model = { said: number };
+/** What was said so far, and how many notes were committed (doc ids are unique, as the tool's are). */
+type Model = { said: number; notes: number };
 type Real = { memory: OpenMemory; clock: VirtualClock };
 
 class Say implements fc.AsyncCommand<Model, Real> {
@@ -68,6 +69,17 @@ class Commit implements fc.AsyncCommand<Model, Real> {
   toString = () => `commit(${PEOPLE[this.person]} likes ${WORDS[this.word]})`;
 }
 
+class ColdCommit implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly words: number[]) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const docId = `note-${++model.notes}`;
+    const text = this.words.map((w) => WORDS[w]).join(' ');
+    await real.memory.service.record([{ type: 'ColdDocCommitted', data: { scope: SCOPE, docId, text, cites: [`N${model.said}`], at: real.clock.now() } }], real.clock.now());
+  }
+  toString = () => `coldcontext_commit(${this.words.map((w) => WORDS[w]).join(' ')})`;
+}
+
 class Merge implements fc.AsyncCommand<Model, Real> {
   constructor(readonly from: number, readonly into: number) {}
   check = () => this.from !== this.into;
@@ -97,6 +109,7 @@ const commands = [
   fc.tuple(person, word).map(([p, w]) => new Commit(p, w)),
   fc.tuple(word, word).map(([a, b]) => new Merge(a, b)),
   person.map((p) => new Rename(p)),
+  fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => new ColdCommit(w)),
 ];
 
 const QUERIES = [
@@ -125,7 +138,7 @@ describe('recall index rebuilt at start (model-based)', () => {
         };
         try {
           const live = await open();
-          await fc.asyncModelRun(() => ({ model: { said: 0 }, real: { memory: live.memory, clock: live.clock } }), cmds);
+          await fc.asyncModelRun(() => ({ model: { said: 0, notes: 0 }, real: { memory: live.memory, clock: live.clock } }), cmds);
           live.memory.heartbeats.stop();
           const before = await recallAll(live.memory);
           await live.store.close();
