@@ -14,9 +14,33 @@ import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 
 const LOOPS: readonly HeartbeatLoop[] = ['rules', 'distill', 'archive', 'merge', 'review'];
 
+/** One loop's heartbeat machine, driven by clock times (live, and in replay). */
+export class HeartbeatLoopActor {
+  private readonly actor: Actor<typeof heartbeatMachine>;
+  private readonly fired: HeartbeatFact['data'][] = [];
+
+  /** `intervals` as configured (the spec's defaults for loops it leaves out); `lastFiredAt` resumes the loop after a restart. */
+  constructor(loop: HeartbeatLoop, intervals: Partial<Record<HeartbeatLoop, number>>, startAt: number, lastFiredAt?: number) {
+    const input = { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt, ...(lastFiredAt !== undefined ? { lastFiredAt } : {}) };
+    this.actor = createActor(heartbeatMachine, { input });
+    this.actor.on('HeartbeatFired', (fact) => this.fired.push(fact.data));
+    this.actor.start();
+  }
+
+  /** The firing the loop decides at `at`, if it is due. */
+  clock(at: number): HeartbeatFact['data'] | undefined {
+    this.fired.length = 0;
+    this.actor.send({ type: 'CLOCK', at });
+    return this.fired[0];
+  }
+
+  stop(): void {
+    this.actor.stop();
+  }
+}
+
 export class MemoryHeartbeats {
-  private readonly actors: Actor<typeof heartbeatMachine>[];
-  private fired: HeartbeatFact[] = [];
+  private readonly loops: HeartbeatLoopActor[];
 
   constructor(
     private readonly memory: MemoryService,
@@ -28,30 +52,20 @@ export class MemoryHeartbeats {
     /** Each loop's last recorded firing (before a restart): the loop resumes from it. */
     lastFired: Partial<Record<HeartbeatLoop, number>> = {},
   ) {
-    this.actors = LOOPS.map((loop) => {
-      const last = lastFired[loop];
-      const input = { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt, ...(last !== undefined ? { lastFiredAt: last } : {}) };
-      const actor = createActor(heartbeatMachine, { input });
-      actor.on('HeartbeatFired', (fact) => this.fired.push(fact));
-      actor.start();
-      return actor;
-    });
+    this.loops = LOOPS.map((loop) => new HeartbeatLoopActor(loop, intervals, startAt, lastFired[loop]));
   }
 
   async tick(at: number): Promise<readonly HeartbeatLoop[]> {
-    this.fired = [];
-    for (const actor of this.actors) actor.send({ type: 'CLOCK', at });
-    const fired = this.fired;
-    for (const fact of fired) {
-      const { since } = fact.data;
-      await this.store.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: { loop: fact.data.loop, at, since }, at }]);
-      await runHeartbeatWork(this.memory, fact.data.loop, since, at, this.judge, this.reviewer);
+    const fired = this.loops.flatMap((loop) => loop.clock(at) ?? []);
+    for (const { loop, since } of fired) {
+      await this.store.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: { loop, at, since }, at }]);
+      await runHeartbeatWork(this.memory, loop, since, at, this.judge, this.reviewer);
     }
-    return fired.map((f) => f.data.loop);
+    return fired.map((f) => f.loop);
   }
 
   stop(): void {
-    for (const actor of this.actors) actor.stop();
+    for (const loop of this.loops) loop.stop();
   }
 }
 

@@ -14,12 +14,11 @@ import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock, type EventStore, type IdSource, type RecordedEvent } from '../../events/index.ts';
 import type { ContextEventData } from '../../projections/index.ts';
 import { firstDifference, type ReplayDivergence } from '../journal/replayJournal.ts';
-import { runHeartbeatWork } from './memoryHeartbeats.ts';
+import { HeartbeatLoopActor, runHeartbeatWork } from './memoryHeartbeats.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 import { openMemory } from './openMemory.ts';
 import type { MemoryConfig, Situation } from './memoryService.ts';
-import { createActor, type Actor } from 'xstate';
-import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+import type { HeartbeatFact, HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 
 /** Decisions the memory makes itself: replay must produce them, never copy them. */
 const DECIDED = new Set(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'MergeDecided', 'RelationReviewed']);
@@ -65,28 +64,19 @@ export type MemoryReplay = Readonly<{ inputs: number; decisions: number; diverge
  * recorded time, covering the span since its previous firing.
  */
 class ReplayedHeartbeats {
-  private readonly loops = new Map<HeartbeatLoop, { actor: Actor<typeof heartbeatMachine>; fired: HeartbeatFact['data'][] }>();
+  private readonly loops = new Map<HeartbeatLoop, HeartbeatLoopActor>();
 
   constructor(private readonly intervals: Partial<Record<HeartbeatLoop, number>>) {}
 
   /** The firing the loop decides at `at`, if it is due. */
   clock(loop: HeartbeatLoop, at: number, firstSince: number): HeartbeatFact['data'] | undefined {
-    let entry = this.loops.get(loop);
-    if (!entry) {
-      const actor = createActor(heartbeatMachine, { input: { loop, intervalMs: this.intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt: firstSince } });
-      const fired: HeartbeatFact['data'][] = [];
-      actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
-      actor.start();
-      entry = { actor, fired };
-      this.loops.set(loop, entry);
-    }
-    entry.fired.length = 0;
-    entry.actor.send({ type: 'CLOCK', at });
-    return entry.fired[0];
+    let actor = this.loops.get(loop);
+    if (!actor) this.loops.set(loop, (actor = new HeartbeatLoopActor(loop, this.intervals, firstSince)));
+    return actor.clock(at);
   }
 
   stop(): void {
-    for (const { actor } of this.loops.values()) actor.stop();
+    for (const actor of this.loops.values()) actor.stop();
   }
 }
 
