@@ -3,17 +3,14 @@
  * firing covers everything since the previous one (or since the start), whatever the interval.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
-import { useTempDir } from '../support/tempDir.ts';
+import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
+const stores = useOpenStores();
 
 const SCOPE = 'chat:ada';
 const START = Date.UTC(2023, 4, 1, 12);

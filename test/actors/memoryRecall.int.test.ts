@@ -4,18 +4,15 @@
  * the bundled WordNet, one hit per utterance, and the same answers after a restart.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
 import type { MemoryConfig } from '../../actors/memory/memoryService.ts';
-import { useTempDir } from '../support/tempDir.ts';
+import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
+const stores = useOpenStores();
 
 const SCOPE = 'chat:friends';
 const DAY = 86_400_000;

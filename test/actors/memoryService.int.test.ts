@@ -5,14 +5,14 @@
  * the log gives the same checksums as the live ones after all of it.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { openMemory } from '../../actors/memory/openMemory.ts';
 import { verifyProjections } from '../../actors/replay/verifyProjections.ts';
 import { coldDocs, contextOf, memoryProjections } from '../../projections/index.ts';
 import { SqliteReadModelTx } from '../../actors/projections/sqliteReadModelTx.ts';
-import { useTempDir } from '../support/tempDir.ts';
+import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
@@ -20,10 +20,7 @@ import type { DenseRecall } from '../../actors/memory/memoryService.ts';
 import { parseVerdict, type MergeJudge, type RelationJudge } from '../../actors/memory/mergeJudge.ts';
 
 const tempDir = useTempDir();
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
+const stores = useOpenStores();
 
 const HOUR = 3_600_000;
 const SCOPE = 'chat:test';

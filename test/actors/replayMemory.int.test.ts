@@ -4,18 +4,15 @@
  * whose decision differs from what this build decides is reported at that event's seq.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, InMemoryEventStore, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { openMemory } from '../../actors/memory/openMemory.ts';
 import { replayMemory } from '../../actors/memory/replayMemory.ts';
-import { useTempDir } from '../support/tempDir.ts';
+import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-});
+const stores = useOpenStores();
 
 const HOUR = 3_600_000;
 const CONFIG = { prune: { protectRecent: 3, keepTopK: 1, budgetTokens: 10_000 } };

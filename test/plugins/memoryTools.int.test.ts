@@ -3,7 +3,7 @@
  * memory service) and the read models follow; refusals append nothing and say what to do.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { openMemory } from '../../actors/memory/openMemory.ts';
 import { verifyProjections } from '../../actors/replay/verifyProjections.ts';
@@ -11,13 +11,10 @@ import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock, type 
 import { memoryToolsPlugin } from '../../plugins/builtin/memory/index.ts';
 import { allRelations, coldDocs, contextOf, entities, memoryProjections, recalledInTurn } from '../../projections/index.ts';
 import { createFakePluginApi, replyOf } from '../support/fakePluginApi.ts';
-import { useTempDir } from '../support/tempDir.ts';
+import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
+const stores = useOpenStores();
 
 const SCOPE = 'chat:test';
 const T0 = 1_000_000;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 
 /** A fresh temporary directory, removed after the current test. */
 export const useTempDir = (): (() => string) => {
@@ -14,4 +15,13 @@ export const useTempDir = (): (() => string) => {
     made.push(dir);
     return dir;
   };
+};
+
+/** Stores a test opens, closed after it (before its temporary directory goes). Push each one opened. */
+export const useOpenStores = <S extends { close(): Promise<void> } = SqliteEventStore>(): S[] => {
+  const stores: S[] = [];
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+  return stores;
 };
