@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { ProjectionFailed, ProjectionRunner } from '../../actors/projections/projectionRunner.ts';
 import { startRebuild } from '../../actors/replay/rebuildProjections.ts';

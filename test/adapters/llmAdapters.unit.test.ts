@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { LuaAdapter, loadAdapter } from '../../adapters/llm/luaAdapter.ts';
-import { LuaAdapterError } from '../../adapters/llm/luaAdapterError.ts';
 import { accumulateStream } from '../../adapters/llm/streamAccumulator.ts';
 import { caught, conversationRequest, timeTool, weatherTool } from '../support/llmFixtures.ts';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { LuaVm } from '../../adapters/llm/luaVm.ts';
-import { LuaAdapterError } from '../../adapters/llm/luaAdapterError.ts';
 import { caught } from '../support/llmFixtures.ts';
 
 function vm(script: string, extra: { instructionBudget?: number; log?: (l: string, m: string, a: string) => void } = {}) {
