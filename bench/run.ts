@@ -43,6 +43,7 @@ import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { turnOverhead } from './turnBench.ts';
 import { TempFiles } from './tempFiles.ts';
+import { positiveInt, UsageError } from './options.ts';
 
 const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figure | Figure[]> }[] = [
   { name: 'eventStore.append.single', run: appendSingle },
@@ -74,14 +75,6 @@ options:
 A quick check: npm run bench -- --events 10000 --appends 500 --reps 1
 `;
 
-class UsageError extends Error {}
-
-const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${name} needs a positive integer; got '${raw}'`);
-  return n;
-};
 
 const parseOptions = (argv: string[]) => {
   const { values } = parseArgs({

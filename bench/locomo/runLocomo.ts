@@ -14,6 +14,7 @@ import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
 import { formatLocomoTable, toLocomoJson, type LocomoReport } from './report.ts';
 import { aggregate, percentile, recallAtK, type QuestionScore } from './score.ts';
+import { positiveInt, UsageError } from '../options.ts';
 
 const HELP = `usage: npm run bench:locomo -- --data DIR [options]
 
@@ -29,7 +30,6 @@ options:
   --help         show this text
 `;
 
-class UsageError extends Error {}
 
 const parseOptions = (argv: string[]) => {
   const { values } = parseArgs({
@@ -43,8 +43,7 @@ const parseOptions = (argv: string[]) => {
     },
     strict: true,
   });
-  const k = values.k === undefined ? 10 : Number(values.k);
-  if (!Number.isSafeInteger(k) || k < 1) throw new UsageError(`--k needs a positive integer; got '${values.k}'`);
+  const k = positiveInt('k', values.k, 10);
   return { help: values.help ?? false, data: values.data, k, json: values.json, only: values.only };
 };
 
