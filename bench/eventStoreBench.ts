@@ -7,16 +7,7 @@ import { encodePayload, type NewEvent } from '../events/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { measurePair, type TimedRun } from './measure.ts';
-import {
-  BENCH_AT,
-  BENCH_STREAMS,
-  BENCH_TYPE,
-  benchStream,
-  noteEvent,
-  notePayload,
-  openRawEventLog,
-  openStore,
-} from './workload.ts';
+import { BENCH_AT, BENCH_STREAMS, BENCH_TYPE, benchStream, noteEvent, notePayload, openRawEventLog, openStore } from './workload.ts';
 
 const BATCH = 1_000;
 const CONCURRENT_CHUNK = 100;
@@ -50,8 +41,16 @@ const rawAutocommit =
       const t0 = performance.now();
       for (let i = 0; i < n; i++) {
         insert.run(
-          i + 1, benchStream(i), Math.floor(i / BENCH_STREAMS) + 1, `raw-${i + 1}`, BENCH_TYPE, 1,
-          BENCH_AT, null, null, encodePayload(notePayload(i)),
+          i + 1,
+          benchStream(i),
+          Math.floor(i / BENCH_STREAMS) + 1,
+          `raw-${i + 1}`,
+          BENCH_TYPE,
+          1,
+          BENCH_AT,
+          null,
+          null,
+          encodePayload(notePayload(i)),
         );
       }
       return performance.now() - t0;
@@ -71,7 +70,7 @@ export const appendSingle = async (ctx: BenchContext): Promise<Figure> => {
   });
   const result = await measurePair('eventStore.append.single', n, ctx.reps, { baseline: rawAutocommit(ctx, n), value });
   return makeFigure('eventStore.append.single', 'events/s', result.value, result.baseline, {
-      ratio: result.ratio,
+    ratio: result.ratio,
     note: `${n} awaited appends of 1 event vs ${n} autocommit INSERTs; median of ${ctx.reps}`,
   });
 };
@@ -90,7 +89,7 @@ export const appendConcurrent = async (ctx: BenchContext): Promise<Figure> => {
   });
   const result = await measurePair('eventStore.append.concurrent', n, ctx.reps, { baseline: rawAutocommit(ctx, n), value });
   return makeFigure('eventStore.append.concurrent', 'events/s', result.value, result.baseline, {
-      ratio: result.ratio,
+    ratio: result.ratio,
     note: `${n} appends of 1 event, Promise.all of ${CONCURRENT_CHUNK} at a time, vs ${n} autocommit INSERTs; median of ${ctx.reps}`,
   });
 };
@@ -128,9 +127,7 @@ export const appendBatched = async (ctx: BenchContext): Promise<Figure> => {
       const { stream, firstSeq, firstVersion, events } = batch;
       for (let i = 0; i < events.length; i++) {
         const seq = firstSeq + i;
-        insert.run(
-          seq, stream, firstVersion + i, `raw-${seq}`, BENCH_TYPE, 1, BENCH_AT, null, null, encodePayload(events[i]!.data),
-        );
+        insert.run(seq, stream, firstVersion + i, `raw-${seq}`, BENCH_TYPE, 1, BENCH_AT, null, null, encodePayload(events[i]!.data));
       }
     });
     try {
@@ -144,7 +141,7 @@ export const appendBatched = async (ctx: BenchContext): Promise<Figure> => {
   };
   const result = await measurePair('eventStore.append.batched', n, ctx.reps, { baseline, value });
   return makeFigure('eventStore.append.batched', 'events/s', result.value, result.baseline, {
-      ratio: result.ratio,
+    ratio: result.ratio,
     target: 0.8,
     note: `${n} events, ${BATCH} per append vs ${BATCH} INSERTs per transaction; median of ${ctx.reps}`,
   });

@@ -51,7 +51,7 @@ const spawnChild = (mode: TransportMode): Child => {
   // A child that dies makes the parent's writes fail with EPIPE; the read side reports it.
   child.stdin.on('error', () => {});
   const describe = (): string => {
-    const exit = child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode ?? 'running';
+    const exit = child.exitCode !== null ? `exit code ${child.exitCode}` : (child.signalCode ?? 'running');
     return `${mode} child (${failure || exit})${stderr ? `; its stderr:\n${stderr}` : ''}`;
   };
   return { process: child, stdin: child.stdin, stdout: child.stdout, describe };
@@ -219,7 +219,9 @@ const roundtripFigures = async (sides: Readonly<Record<TransportMode, Transport>
     const ndjson = await latencies(calls, sides.ndjson.echoSmall);
     const msgpack = await latencies(calls, sides.msgpack.echoSmall);
     rounds.push({ ndjson, msgpack });
-    log(`plugin.roundtrip: rep ${rep}/${reps}: p50 ndjson ${percentile(ndjson, 50).toFixed(1)} µs, msgpack ${percentile(msgpack, 50).toFixed(1)} µs`);
+    log(
+      `plugin.roundtrip: rep ${rep}/${reps}: p50 ndjson ${percentile(ndjson, 50).toFixed(1)} µs, msgpack ${percentile(msgpack, 50).toFixed(1)} µs`,
+    );
   }
   const note = `${calls} calls of {text:'hi'} per side per rep, one at a time; value msgpack frames (PluginConnection), baseline NDJSON; ratio = msgpack/NDJSON, below 1 means msgpack is faster`;
   return [50, 99].map((p) => {

@@ -75,7 +75,6 @@ options:
 A quick check: npm run bench -- --events 10000 --appends 500 --reps 1
 `;
 
-
 const parseOptions = (argv: string[]) => {
   const { values } = parseArgs({
     args: argv,
@@ -89,7 +88,10 @@ const parseOptions = (argv: string[]) => {
     },
     strict: true,
   });
-  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = values.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only?.filter((name) => !FIGURES.some((f) => f.name === name)) ?? [];
   if (unknown.length > 0) {
     throw new UsageError(`--only: no figure named ${unknown.join(', ')}; known: ${FIGURES.map((f) => f.name).join(', ')}`);

@@ -17,34 +17,38 @@ import { openStore } from './workload.ts';
 const config = { preemptCooldownMs: 2_000, offloadAfterMs: 5 * 60_000 };
 
 /** The naive scheduler: one FIFO array, no levels, no stack. */
-const arrayQueueRun = (count: number): TimedRun => async () => {
-  const queue: string[] = [];
-  let running: string | null = null;
-  const messages = schedulerMessages(count, () => running);
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) {
-    const message = messages();
-    if (message.type === 'input.arrive') {
-      if (running === null) running = message.input.id;
-      else queue.push(message.input.id);
-    } else if (message.type === 'task.finish') {
-      running = queue.shift() ?? null;
-    } else if (message.type === 'stop') {
-      queue.length = 0;
+const arrayQueueRun =
+  (count: number): TimedRun =>
+  async () => {
+    const queue: string[] = [];
+    let running: string | null = null;
+    const messages = schedulerMessages(count, () => running);
+    const t0 = performance.now();
+    for (let i = 0; i < count; i++) {
+      const message = messages();
+      if (message.type === 'input.arrive') {
+        if (running === null) running = message.input.id;
+        else queue.push(message.input.id);
+      } else if (message.type === 'task.finish') {
+        running = queue.shift() ?? null;
+      } else if (message.type === 'stop') {
+        queue.length = 0;
+      }
     }
-  }
-  return performance.now() - t0;
-};
+    return performance.now() - t0;
+  };
 
-const machineRun = (count: number): TimedRun => async () => {
-  const actor = createActor(schedulerMachine, { input: { config } }).start();
-  const messages = schedulerMessages(count, () => actor.getSnapshot().context.running?.id ?? null);
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) actor.send(messages());
-  const ms = performance.now() - t0;
-  actor.stop();
-  return ms;
-};
+const machineRun =
+  (count: number): TimedRun =>
+  async () => {
+    const actor = createActor(schedulerMachine, { input: { config } }).start();
+    const messages = schedulerMessages(count, () => actor.getSnapshot().context.running?.id ?? null);
+    const t0 = performance.now();
+    for (let i = 0; i < count; i++) actor.send(messages());
+    const ms = performance.now() - t0;
+    actor.stop();
+    return ms;
+  };
 
 /** Figure: scheduler.decide — scheduling decisions per second vs a plain array queue. */
 export const schedulerDecisions = async (ctx: BenchContext): Promise<Figure> => {

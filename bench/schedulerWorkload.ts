@@ -7,7 +7,10 @@ import type { SchedulerMessage } from '../machines/scheduler/index.ts';
 
 export const schedulerMessages = (count: number, runningOf: () => string | null): (() => SchedulerMessage) => {
   let seed = 0x2545f491;
-  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const next = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
   let at = 0;
   let id = 0;
   let produced = 0;

@@ -10,10 +10,7 @@ import { DuplicateEventId, ExpectedVersionConflict, type ExpectedVersion } from 
 
 export const assertExpectedVersion = (stream: string, expected: ExpectedVersion, actual: number): void => {
   const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && actual === 0) ||
-    (expected === 'stream_exists' && actual > 0) ||
-    expected === actual;
+    expected === 'any' || (expected === 'no_stream' && actual === 0) || (expected === 'stream_exists' && actual > 0) || expected === actual;
   if (!ok) throw new ExpectedVersionConflict(stream, expected, actual);
 };
 
@@ -57,12 +54,7 @@ export type PreparedEvent = Readonly<{
 }>;
 
 /** Validates each payload against its declared type and fills id and time. */
-export const prepareEvents = (
-  catalog: EventCatalog,
-  events: readonly NewEvent[],
-  clock: Clock,
-  ids: IdSource,
-): PreparedEvent[] => {
+export const prepareEvents = (catalog: EventCatalog, events: readonly NewEvent[], clock: Clock, ids: IdSource): PreparedEvent[] => {
   const seen = new Set<string>();
   return events.map((event) => {
     const definition = catalog.validate(event.type, event.data);

@@ -5,8 +5,10 @@
 import type { Infer, Schema } from './schema.ts';
 
 /** Lifts a payload stored at version `from` to version `from + 1`. */
+// biome-ignore lint/suspicious/noExplicitAny: an upcaster reads a payload of a version no type describes any more
 export type Upcaster = Readonly<{ from: number; up: (data: any) => unknown }>;
 
+// biome-ignore lint/suspicious/noExplicitAny: a definition of any payload type (Schema is invariant in T)
 export type EventDefinition<T extends string = string, S extends Schema<any> = Schema<any>> = Readonly<{
   type: T;
   schemaVersion: number;
@@ -14,6 +16,7 @@ export type EventDefinition<T extends string = string, S extends Schema<any> = S
   upcasters: readonly Upcaster[];
 }>;
 
+// biome-ignore lint/suspicious/noExplicitAny: a definition of any payload type (Schema is invariant in T)
 export const defineEvent = <T extends string, S extends Schema<any>>(
   type: T,
   schema: S,

@@ -13,8 +13,7 @@ export abstract class HologramError extends Error {
 
 export type ExpectedVersion = 'no_stream' | 'stream_exists' | 'any' | number;
 
-export const describeExpected = (expected: ExpectedVersion): string =>
-  typeof expected === 'number' ? `version ${expected}` : expected;
+export const describeExpected = (expected: ExpectedVersion): string => (typeof expected === 'number' ? `version ${expected}` : expected);
 
 /** An append's expected version did not match the stream's current version. */
 export class ExpectedVersionConflict extends HologramError {
@@ -31,8 +30,7 @@ export class ExpectedVersionConflict extends HologramError {
   }
 }
 
-export const isExpectedVersionConflict = (error: unknown): error is ExpectedVersionConflict =>
-  error instanceof ExpectedVersionConflict;
+export const isExpectedVersionConflict = (error: unknown): error is ExpectedVersionConflict => error instanceof ExpectedVersionConflict;
 
 /** A payload does not match its declared type. */
 export class InvalidEventPayload extends HologramError {

@@ -29,8 +29,7 @@ const leaf = <T>(describe: string, test: (v: unknown) => boolean): Schema<T> => 
 });
 
 export const string = (): Schema<string> => leaf('string', (v) => typeof v === 'string');
-export const nonEmptyString = (): Schema<string> =>
-  leaf('non-empty string', (v) => typeof v === 'string' && v.length > 0);
+export const nonEmptyString = (): Schema<string> => leaf('non-empty string', (v) => typeof v === 'string' && v.length > 0);
 export const number = (): Schema<number> => leaf('number', (v) => typeof v === 'number' && Number.isFinite(v));
 export const integer = (): Schema<number> => leaf('integer', (v) => Number.isSafeInteger(v));
 export const boolean = (): Schema<boolean> => leaf('boolean', (v) => typeof v === 'boolean');
@@ -88,7 +87,8 @@ export const object = <S extends Shape>(shape: S): Schema<ObjectOf<S>> => ({
       if (issue) return issue;
     }
     for (const key of Object.keys(fields)) {
-      if (!Object.hasOwn(shape, key)) return { path: path === '' ? key : `${path}.${key}`, expected: 'no such field', got: kindOf(fields[key]) };
+      if (!Object.hasOwn(shape, key))
+        return { path: path === '' ? key : `${path}.${key}`, expected: 'no such field', got: kindOf(fields[key]) };
     }
     return undefined;
   },

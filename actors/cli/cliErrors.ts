@@ -15,6 +15,8 @@ export const reportError = (program: string, error: unknown): number => {
     process.stderr.write(`${program}: ${(error as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`${program}: unexpected failure (a bug; please report it with this trace):\n${(error as Error)?.stack ?? String(error)}\n`);
+  process.stderr.write(
+    `${program}: unexpected failure (a bug; please report it with this trace):\n${(error as Error)?.stack ?? String(error)}\n`,
+  );
   return 70;
 };

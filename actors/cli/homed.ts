@@ -55,8 +55,6 @@ export const main = async (argv: string[]): Promise<number> => {
     case 'help':
       write(HOMED_HELP);
       return 0;
-    case 'run':
-    case undefined:
     default: {
       const args = first === 'run' ? rest : argv;
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {

@@ -53,7 +53,12 @@ export const logCommand = async (args: string[], write: (line: string) => void):
     let printed = 0;
     let next = from;
     while (printed < limit) {
-      const page = { ...filter, ...(until !== undefined ? { toSeq: until } : {}), fromSeq: next, maxCount: Math.min(PAGE, limit - printed) };
+      const page = {
+        ...filter,
+        ...(until !== undefined ? { toSeq: until } : {}),
+        fromSeq: next,
+        maxCount: Math.min(PAGE, limit - printed),
+      };
       const batch = values.raw ? await rawPage(store, page) : await readPageUpToDamage(store, page, write);
       for (const item of batch) write(toJsonLine(item));
       printed += batch.length;

@@ -25,7 +25,7 @@ The actions need a running daemon (they talk to its cli socket):
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'] as const;
 
 export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
-  plugins
+  `${plugins
     .map((p) => {
       const held = [
         p.tools.length ? `tools: ${p.tools.join(', ')}` : '',
@@ -35,7 +35,7 @@ export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
       const pid = p.pid ? ` pid ${String(p.pid)}` : '';
       return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;
     })
-    .join('\n') + '\n';
+    .join('\n')}\n`;
 
 /** The plugins as the log last recorded them, for when homed is not running (no process, so no pid). */
 const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
@@ -84,7 +84,8 @@ export const pluginsCommand = async (argv: string[], write: (line: string) => vo
     }
     return 0;
   }
-  if (!(ACTIONS as readonly string[]).includes(action)) throw new UsageError(`unknown plugins action '${action}'; use list, ${ACTIONS.join(', ')}`);
+  if (!(ACTIONS as readonly string[]).includes(action))
+    throw new UsageError(`unknown plugins action '${action}'; use list, ${ACTIONS.join(', ')}`);
   if (!name || extra.length) throw new UsageError(`'homed plugins ${action}' needs exactly one plugin name`);
   const client = await CliClient.connect(dataDir);
   try {

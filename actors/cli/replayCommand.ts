@@ -55,9 +55,12 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
     if (values.verify) {
       const verdicts = await verifyProjections(store, store.db, projections, progress);
       for (const verdict of verdicts) {
-        if (verdict.status === 'match') write(`${verdict.projection}: match at seq ${verdict.position} (checksum ${verdict.checksum.slice(0, 16)})`);
+        if (verdict.status === 'match')
+          write(`${verdict.projection}: match at seq ${verdict.position} (checksum ${verdict.checksum.slice(0, 16)})`);
         else if (verdict.status === 'diverged') {
-          write(`${verdict.projection}: DIVERGED${verdict.firstDivergingSeq === null ? '' : ` first at seq ${verdict.firstDivergingSeq}`}: ${verdict.detail}`);
+          write(
+            `${verdict.projection}: DIVERGED${verdict.firstDivergingSeq === null ? '' : ` first at seq ${verdict.firstDivergingSeq}`}: ${verdict.detail}`,
+          );
         } else write(`${verdict.projection}: not compared: ${verdict.detail}`);
       }
       const journal = await replayJournal({
@@ -68,18 +71,24 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
       });
       if (journal.divergence) {
         const { seq, expected, actual } = journal.divergence;
-        write(`scheduler journal: DIVERGED at seq ${seq}: recorded ${JSON.stringify(expected)}, this build decides ${JSON.stringify(actual)}`);
+        write(
+          `scheduler journal: DIVERGED at seq ${seq}: recorded ${JSON.stringify(expected)}, this build decides ${JSON.stringify(actual)}`,
+        );
       } else {
         write(`scheduler journal: match (${journal.messages.length} messages re-delivered, same facts byte for byte)`);
       }
       const supervisors = await replayPluginSupervisors(store);
       const supervisorDivergences = supervisors.filter((r) => r.divergence);
       for (const { stream, divergence } of supervisorDivergences) {
-        write(`${stream}: DIVERGED at seq ${divergence!.seq}: recorded ${JSON.stringify(divergence!.expected)}, this build decides ${JSON.stringify(divergence!.actual)}`);
+        write(
+          `${stream}: DIVERGED at seq ${divergence!.seq}: recorded ${JSON.stringify(divergence!.expected)}, this build decides ${JSON.stringify(divergence!.actual)}`,
+        );
       }
       if (supervisors.length > 0) {
         const messages = supervisors.reduce((n, r) => n + r.messages, 0);
-        write(`plugin supervisors: ${supervisors.length - supervisorDivergences.length} of ${supervisors.length} journals match (${messages} messages re-delivered)`);
+        write(
+          `plugin supervisors: ${supervisors.length - supervisorDivergences.length} of ${supervisors.length} journals match (${messages} messages re-delivered)`,
+        );
       }
       const settings = loadSettings(dataDir);
       const memory = await replayMemory(store, memoryConfigFrom(settings), heartbeatIntervalsFrom(settings));
@@ -100,13 +109,19 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
             `this build decides ${JSON.stringify(divergence.actual)}`,
         );
       }
-      if (turns.length > 0) write(`turns: ${turns.length - turnDivergences.length} of ${turns.length} replayed to the same facts without the model`);
+      if (turns.length > 0)
+        write(`turns: ${turns.length - turnDivergences.length} of ${turns.length} replayed to the same facts without the model`);
       const diverged = verdicts.filter((v) => v.status === 'diverged');
       const journalsDiverged = (journal.divergence ? 1 : 0) + supervisorDivergences.length + (memory.divergence ? 1 : 0);
       if (diverged.length > 0 || journalsDiverged > 0 || turnDivergences.length > 0) {
         const first =
-          diverged[0]?.projection ?? (journal.divergence ? 'scheduler journal' : (supervisorDivergences[0]?.stream ?? (memory.divergence ? 'memory' : turnDivergences[0])));
-        write(`verify: ${diverged.length} projection(s), ${journalsDiverged} actor journal(s) and ${turnDivergences.length} turn(s) diverged; first: ${first}`);
+          diverged[0]?.projection ??
+          (journal.divergence
+            ? 'scheduler journal'
+            : (supervisorDivergences[0]?.stream ?? (memory.divergence ? 'memory' : turnDivergences[0])));
+        write(
+          `verify: ${diverged.length} projection(s), ${journalsDiverged} actor journal(s) and ${turnDivergences.length} turn(s) diverged; first: ${first}`,
+        );
         return 1;
       }
       write('verify: every compared projection and actor journal matches the log');

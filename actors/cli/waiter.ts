@@ -73,7 +73,13 @@ const interactive = async (client: CliClient): Promise<void> => {
 export const waiter = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parse(
     argv,
-    { data: { type: 'string' }, stop: { type: 'boolean' }, tools: { type: 'boolean' }, plugins: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    {
+      data: { type: 'string' },
+      stop: { type: 'boolean' },
+      tools: { type: 'boolean' },
+      plugins: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     true,
   );
   if (values.help) {

@@ -3,7 +3,15 @@
  * together with the facts the actor emitted while processing it (one atomic append), and
  * only then are the facts handed to the effects. Messages are processed one at a time.
  */
-import { createActor, type ActorOptions, type AnyStateMachine, type InputFrom, type InspectionEvent, type Observer, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  type ActorOptions,
+  type AnyStateMachine,
+  type InputFrom,
+  type InspectionEvent,
+  type Observer,
+  type SnapshotFrom,
+} from 'xstate';
 import { HologramError, type EventStore } from '../../events/index.ts';
 
 export type Fact = Readonly<{ type: string; data: unknown }>;

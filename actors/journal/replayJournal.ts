@@ -37,7 +37,11 @@ export const firstDifference = (
     const expected = recorded[i];
     const actual = produced[i];
     if (!expected || !actual || !sameFact({ type: expected.type, data: expected.data }, actual)) {
-      return { seq: expected?.seq ?? afterSeq + 1, expected: expected ? { type: expected.type, data: expected.data } : null, actual: actual ?? null };
+      return {
+        seq: expected?.seq ?? afterSeq + 1,
+        expected: expected ? { type: expected.type, data: expected.data } : null,
+        actual: actual ?? null,
+      };
     }
   }
   return null;

@@ -14,11 +14,7 @@ const codeOf = (error: unknown) => {
   return typeof code === 'string' ? { code } : {};
 };
 
-export const createModuleLogic = (
-  modules: ReadonlyMap<string, KernelModule>,
-  facilities: FacilityRegistry,
-  log: (line: string) => void,
-) =>
+export const createModuleLogic = (modules: ReadonlyMap<string, KernelModule>, facilities: FacilityRegistry, log: (line: string) => void) =>
   fromCallback<ModuleCommand, ModuleInput>(({ input, sendBack, receive }) => {
     const module = modules.get(input.name);
     const report = (event: ModuleReport) => sendBack(event);
@@ -27,8 +23,7 @@ export const createModuleLogic = (
       receive(() => report({ type: 'MODULE_STOPPED', module: input.name }));
       return;
     }
-    const fail = (error: unknown) =>
-      report({ type: 'MODULE_FAILED', module: module.name, error: messageOf(error), ...codeOf(error) });
+    const fail = (error: unknown) => report({ type: 'MODULE_FAILED', module: module.name, error: messageOf(error), ...codeOf(error) });
     const initialised = (async () => {
       await module.init(facilities.contextFor(module, log, fail));
       const missing = module.provides.filter((f) => !facilities.has(f));

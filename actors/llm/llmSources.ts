@@ -82,7 +82,8 @@ export const sourceFromFlag = (spec: string, index: number, env: NodeJS.ProcessE
 
 export const providerFor = (source: SourceSpec, modelOverride: string | undefined): HttpProvider => {
   const model = modelOverride ?? source.model;
-  if (!model) throw new InvalidLlmSource(`LLM source '${source.name}' names no model: add "model" to it in settings.json or pass --model NAME`);
+  if (!model)
+    throw new InvalidLlmSource(`LLM source '${source.name}' names no model: add "model" to it in settings.json or pass --model NAME`);
   return new HttpProvider({ ...source, model });
 };
 

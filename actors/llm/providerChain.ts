@@ -5,12 +5,7 @@
  * names each one and why (never a key).
  */
 import { HologramError } from '../../events/index.ts';
-import {
-  ProviderCallAborted,
-  ProviderHttpError,
-  type CallOptions,
-  type Provider,
-} from '../../adapters/llm/provider.ts';
+import { ProviderCallAborted, ProviderHttpError, type CallOptions, type Provider } from '../../adapters/llm/provider.ts';
 import type { CompletionRequest, CompletionResponse } from '../../adapters/llm/llmTypes.ts';
 
 export class AllProvidersFailed extends HologramError {

@@ -8,7 +8,12 @@
  */
 import { createActor, type Actor } from 'xstate';
 import { MEMORY_STREAM, type EventStore } from '../../events/index.ts';
-import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+import {
+  DEFAULT_HEARTBEAT_INTERVALS_MS,
+  heartbeatMachine,
+  type HeartbeatFact,
+  type HeartbeatLoop,
+} from '../../machines/memory/heartbeatMachine.ts';
 import type { MemoryService } from './memoryService.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 
@@ -21,7 +26,12 @@ export class HeartbeatLoopActor {
 
   /** `intervals` as configured (the spec's defaults for loops it leaves out); `lastFiredAt` resumes the loop after a restart. */
   constructor(loop: HeartbeatLoop, intervals: Partial<Record<HeartbeatLoop, number>>, startAt: number, lastFiredAt?: number) {
-    const input = { loop, intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop], startAt, ...(lastFiredAt !== undefined ? { lastFiredAt } : {}) };
+    const input = {
+      loop,
+      intervalMs: intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop],
+      startAt,
+      ...(lastFiredAt !== undefined ? { lastFiredAt } : {}),
+    };
     this.actor = createActor(heartbeatMachine, { input });
     this.actor.on('HeartbeatFired', (fact) => this.fired.push(fact.data));
     this.actor.start();

@@ -24,7 +24,6 @@ import {
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
 import { UtteranceSequence } from './utteranceSequence.ts';
 
-
 /** A context row as the event it came from (what a sink decision carries to L2). */
 export const rowEvent = (r: ContextRow): ContextEventData => {
   const cites = JSON.parse(r.cites) as string[];
@@ -117,7 +116,8 @@ export class MemoryIndex {
         const e = d.event as ContextEventData;
         const text = this.noteUtterance(d.scope as string, e);
         this.putContext(d.scope as string, e);
-        for (const earlier of this.utterances.earlierNeighbours(e.eventId)) this.items.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
+        for (const earlier of this.utterances.earlierNeighbours(e.eventId))
+          this.items.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
         return;
       }
       case 'ContextEventsRestored':
@@ -143,7 +143,10 @@ export class MemoryIndex {
       case 'ColdDocDistilled': {
         // The doc's utterance lives on as a 'said' sentence: moved, so neighbours said later still find it.
         const docId = `doc:${d.docId as string}`;
-        for (const rel of relationsById(this.tx, (d.triples as TripleData[]).map((t) => t.relationId))) {
+        for (const rel of relationsById(
+          this.tx,
+          (d.triples as TripleData[]).map((t) => t.relationId),
+        )) {
           if (rel.predicate === 'said' && this.items.has(docId)) this.items.move(docId, relationItem(rel));
           else this.putRelation(rel);
         }
@@ -191,7 +194,16 @@ export class MemoryIndex {
   }
 
   private putContext(scope: string, e: ContextEventData): void {
-    const item: RecallItem = { id: `ctx:${e.eventId}`, tier: 'context', scope, text: utteranceText(e), cites: e.cites ?? [], at: e.at, ...(e.speaker ? { person: e.speaker } : {}), sources: [e.eventId] };
+    const item: RecallItem = {
+      id: `ctx:${e.eventId}`,
+      tier: 'context',
+      scope,
+      text: utteranceText(e),
+      cites: e.cites ?? [],
+      at: e.at,
+      ...(e.speaker ? { person: e.speaker } : {}),
+      sources: [e.eventId],
+    };
     this.items.put(item, this.utterances.neighboursOf(e.eventId));
   }
 

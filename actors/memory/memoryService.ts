@@ -11,7 +11,14 @@ import { decideSink, DEFAULT_PRUNE_CONFIG, type PruneConfig } from '../../machin
 import { distillPersonalFacts } from '../../machines/memory/ruleDistiller.ts';
 import { proposeMerges } from '../../machines/memory/mergeProposals.ts';
 import { fingerprintOf } from '../../machines/memory/sceneFingerprint.ts';
-import { decideScene, evolveScene, initialSceneState, scenesToRecall, type SceneDecision, type SceneState } from '../../machines/memory/sceneLifecycle.ts';
+import {
+  decideScene,
+  evolveScene,
+  initialSceneState,
+  scenesToRecall,
+  type SceneDecision,
+  type SceneState,
+} from '../../machines/memory/sceneLifecycle.ts';
 import { tokenize } from '../../adapters/embeddings/lexical/index.ts';
 import {
   allRelations,
@@ -47,7 +54,12 @@ export type MemoryConfig = Readonly<{
 export type MemoryLexicon = 'wordnet' | 'none';
 export const MEMORY_LEXICONS: readonly MemoryLexicon[] = ['wordnet', 'none'];
 
-export const DEFAULT_MEMORY_CONFIG: MemoryConfig = { prune: DEFAULT_PRUNE_CONFIG, archiveMaxAccesses: 2, archiveIdleMs: 72 * 3_600_000, lexicon: 'wordnet' };
+export const DEFAULT_MEMORY_CONFIG: MemoryConfig = {
+  prune: DEFAULT_PRUNE_CONFIG,
+  archiveMaxAccesses: 2,
+  archiveIdleMs: 72 * 3_600_000,
+  lexicon: 'wordnet',
+};
 
 export type Observation = Readonly<{
   role: ContextEventData['role'];
@@ -99,9 +111,7 @@ export type Situation = Readonly<{ channel?: string; peer?: string; tools?: read
 /** Words of an input that make its scene's topic. */
 const TOPIC_WORDS = 8;
 
-
 const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
-
 
 export class MemoryService {
   readonly config: MemoryConfig;
@@ -125,7 +135,10 @@ export class MemoryService {
 
   /** Rebuilds the recall index from the read models (and the vectors, when a dense space is configured). */
   async start(): Promise<void> {
-    for (const event of await this.options.store.readAll({ types: [...SCENE_DECISIONS, 'MergeProposed', 'RelationReviewed', 'ContextEventAppended'], stream: MEMORY_STREAM })) {
+    for (const event of await this.options.store.readAll({
+      types: [...SCENE_DECISIONS, 'MergeProposed', 'RelationReviewed', 'ContextEventAppended'],
+      stream: MEMORY_STREAM,
+    })) {
       if (event.type === 'ContextEventAppended') {
         const { scope, event: e } = event.data as { scope: string; event: ContextEventData };
         if (e.role === 'user') this.latestInput.set(scope, e.text);
@@ -153,7 +166,7 @@ export class MemoryService {
     const pending = this.index.items.drainUnembedded();
     if (!this.options.dense || pending.length === 0) return;
     const vectors = await this.embed(pending.map((p) => p.text));
-    pending.forEach((p, i) => this.index.items.setVector(p.id, vectors[i]!));
+    for (const [i, p] of pending.entries()) this.index.items.setVector(p.id, vectors[i]!);
   }
 
   /**
@@ -163,12 +176,28 @@ export class MemoryService {
    */
   async observeScene(situation: Situation & Readonly<{ declaredKey?: string }>, eventId?: string): Promise<readonly SceneDecision[]> {
     const fingerprint = this.fingerprint(situation);
-    const { state, decisions } = decideScene(this.sceneState, { fingerprint, at: situation.at, ...(situation.declaredKey ? { declaredKey: situation.declaredKey } : {}) });
+    const { state, decisions } = decideScene(this.sceneState, {
+      fingerprint,
+      at: situation.at,
+      ...(situation.declaredKey ? { declaredKey: situation.declaredKey } : {}),
+    });
     const { channel, peer, tools, text, at, declaredKey } = situation;
-    const observed = { ...(channel !== undefined ? { channel } : {}), ...(peer !== undefined ? { peer } : {}), ...(tools ? { tools: [...tools] } : {}), text, at };
+    const observed = {
+      ...(channel !== undefined ? { channel } : {}),
+      ...(peer !== undefined ? { peer } : {}),
+      ...(tools ? { tools: [...tools] } : {}),
+      text,
+      at,
+    };
     // The situation goes in the log first: replay decides the scene again from it.
-    const input: NewEvent = { type: 'SituationObserved', data: { situation: observed, ...(declaredKey ? { declaredKey } : {}), ...(eventId ? { eventId } : {}), at } };
-    await this.append([input, ...decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } }))], situation.at);
+    const input: NewEvent = {
+      type: 'SituationObserved',
+      data: { situation: observed, ...(declaredKey ? { declaredKey } : {}), ...(eventId ? { eventId } : {}), at },
+    };
+    await this.append(
+      [input, ...decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } }))],
+      situation.at,
+    );
     this.sceneState = state;
     for (const d of decisions) this.noteMember({ ...(d.data as { sceneId?: string }), ...(eventId ? { eventId } : {}) });
     return decisions;
@@ -187,7 +216,8 @@ export class MemoryService {
     const top = recalled[0]?.score ?? 0;
     const weights = new Map<string, number>();
     for (const { scene, score } of recalled) {
-      for (const eventId of this.sceneMembers.get(scene.id) ?? []) weights.set(eventId, Math.max(weights.get(eventId) ?? 0, top > 0 ? score / top : 0));
+      for (const eventId of this.sceneMembers.get(scene.id) ?? [])
+        weights.set(eventId, Math.max(weights.get(eventId) ?? 0, top > 0 ? score / top : 0));
     }
     return weights;
   }
@@ -228,7 +258,11 @@ export class MemoryService {
   async prune(scope: string, query: string, at: number): Promise<readonly string[]> {
     const rows = contextOf(this.options.tx, scope);
     if (rows.length <= this.config.prune.protectRecent) return [];
-    const relevance = new Map(this.index.items.search(query, rows.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0)).map((h) => [h.id, h.score]));
+    const relevance = new Map(
+      this.index.items
+        .search(query, rows.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0))
+        .map((h) => [h.id, h.score]),
+    );
     const decision = decideSink(
       rows.map((r) => ({ eventId: r.event_id, tokens: tokensOf(r.text), score: relevance.get(`ctx:${r.event_id}`) ?? 0 })),
       this.config.prune,
@@ -255,13 +289,19 @@ export class MemoryService {
   /** coldcontext_query, phase 1: what matches, read-only (each returned doc counts an access). */
   async peekCold(query: string, k: number, at: number): Promise<RecallHit[]> {
     const hits = this.index.items.search(query, k, (item) => (item.tier === 'cold' ? 1 : 0));
-    if (hits.length > 0) await this.append(hits.map((h) => ({ type: 'ColdDocPeeked', data: { docId: h.id.slice(4), query, at } })), at);
+    if (hits.length > 0)
+      await this.append(
+        hits.map((h) => ({ type: 'ColdDocPeeked', data: { docId: h.id.slice(4), query, at } })),
+        at,
+      );
     return hits;
   }
 
   /** coldcontext_query, phase 2: the doc's events go back into L1 at their original times, then the doc leaves L2. */
   async restoreCold(docId: string, at: number): Promise<readonly string[]> {
-    const doc = this.options.tx.get<{ scope: string; events: string }>('SELECT scope, events FROM memory_cold_docs WHERE doc_id = ?', [docId]);
+    const doc = this.options.tx.get<{ scope: string; events: string }>('SELECT scope, events FROM memory_cold_docs WHERE doc_id = ?', [
+      docId,
+    ]);
     if (!doc) throw new Error(`cold doc '${docId}' is not in cold context (already recalled or distilled?)`);
     const events = JSON.parse(doc.events) as ContextEventData[];
     await this.append(
@@ -284,10 +324,27 @@ export class MemoryService {
       const facts = sources.flatMap((e) => distillPersonalFacts(e.text, e.speaker ?? speaker));
       const base = { sourceEventIds: sources.map((e) => e.eventId), cites, ...(sources[0] ? { happenedAt: sources[0].at } : {}) };
       const triples: TripleData[] = [
-        ...facts.map((f, i) => ({ relationId: `r-${doc.doc_id}-${i}`, subject: f.subject, predicate: f.predicate, object: String(f.object), confidence: 0.8, sentence: f.sentence, ...base })),
+        ...facts.map((f, i) => ({
+          relationId: `r-${doc.doc_id}-${i}`,
+          subject: f.subject,
+          predicate: f.predicate,
+          object: String(f.object),
+          confidence: 0.8,
+          sentence: f.sentence,
+          ...base,
+        })),
         // The whole utterance lives on as a sentence, so nothing said is lost by distilling.
         // Media blocks hang off that sentence: they move to the graph with it.
-        { relationId: `r-${doc.doc_id}-said`, subject: speaker, predicate: 'said', object: doc.scope, confidence: 1, sentence: doc.text, ...base, ...blocksOf(sources) },
+        {
+          relationId: `r-${doc.doc_id}-said`,
+          subject: speaker,
+          predicate: 'said',
+          object: doc.scope,
+          confidence: 1,
+          sentence: doc.text,
+          ...base,
+          ...blocksOf(sources),
+        },
       ];
       return { type: 'ColdDocDistilled', data: { docId: doc.doc_id, triples, at } };
     });
@@ -324,7 +381,9 @@ export class MemoryService {
    * all that is recorded.
    */
   async proposeEntityMerges(at: number, judge?: MergeJudge): Promise<number> {
-    const fresh = proposeMerges(entities(this.options.tx).map((e) => ({ id: e.entity, name: e.name }))).filter((p) => !this.consideredPairs.has(`${p.a}|${p.b}`));
+    const fresh = proposeMerges(entities(this.options.tx).map((e) => ({ id: e.entity, name: e.name }))).filter(
+      (p) => !this.consideredPairs.has(`${p.a}|${p.b}`),
+    );
     for (const p of fresh) {
       this.consideredPairs.add(`${p.a}|${p.b}`);
       const proposed: NewEvent = { type: 'MergeProposed', data: { a: p.a, b: p.b, similarity: p.similarity, at } };
@@ -332,7 +391,10 @@ export class MemoryService {
         await this.append([proposed], at);
         continue;
       }
-      const sentences = (entity: string) => graphNeighbourhood(this.options.tx, [entity], 1).map(({ relation }) => relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`);
+      const sentences = (entity: string) =>
+        graphNeighbourhood(this.options.tx, [entity], 1).map(
+          ({ relation }) => relation.sentence ?? `${relation.subject} ${relation.predicate} ${relation.object}`,
+        );
       const verdict = await judge(p.a, p.b, { a: sentences(p.a), b: sentences(p.b) });
       await this.append(
         [
@@ -356,7 +418,13 @@ export class MemoryService {
       .slice(0, limit);
     for (const r of candidates) {
       this.reviewed.add(r.relation_id);
-      const { verdict, reason } = await judge({ relationId: r.relation_id, subject: r.subject, predicate: r.predicate, object: r.object, sentence: r.sentence! });
+      const { verdict, reason } = await judge({
+        relationId: r.relation_id,
+        subject: r.subject,
+        predicate: r.predicate,
+        object: r.object,
+        sentence: r.sentence!,
+      });
       await this.append(
         [
           { type: 'RelationReviewed', data: { relationId: r.relation_id, verdict, reason, at } },
@@ -379,7 +447,9 @@ export class MemoryService {
     const now = situation?.at ?? this.options.clock.now();
     const weigh = weighFor(focusOf(query, this.index.persons, scope, situation ? this.sceneWeights(situation) : undefined, now));
     const dense = this.options.dense;
-    const ranked = dense ? this.index.items.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh) : this.index.items.search(query, k * 3, weigh);
+    const ranked = dense
+      ? this.index.items.searchHybrid(query, (await this.embed([query]))[0]!, k * 3, weigh)
+      : this.index.items.search(query, k * 3, weigh);
     const hits = distinctHits(ranked, k);
     const seeds = this.graphSeeds(query, hits);
     if (seeds.length === 0) return hits;
@@ -388,7 +458,10 @@ export class MemoryService {
       .filter(({ relation }) => relation.predicate !== 'said' && !seen.has(`rel:${relation.relation_id}`))
       .map(({ relation, hops }): RecallHit => ({ ...relationItem(relation), score: (hits.at(-1)?.score ?? 1) / (hops + 1) }));
     // Stable: on a tie, what the words found stays ahead of what the graph adds.
-    return distinctHits([...hits, ...extra].sort((a, b) => b.score - a.score), k);
+    return distinctHits(
+      [...hits, ...extra].sort((a, b) => b.score - a.score),
+      k,
+    );
   }
 
   /**
@@ -403,7 +476,10 @@ export class MemoryService {
         return nameWords.length > 0 && nameWords.every((w) => words.has(w));
       })
       .map((e) => e.entity);
-    const facts = relationsById(this.options.tx, hits.filter((h) => h.tier === 'graph').map((h) => h.id.slice('rel:'.length)))
+    const facts = relationsById(
+      this.options.tx,
+      hits.filter((h) => h.tier === 'graph').map((h) => h.id.slice('rel:'.length)),
+    )
       .filter((r) => r.predicate !== 'said')
       .flatMap((r) => [r.subject, r.object]);
     return [...new Set([...named, ...facts])].sort();
@@ -412,7 +488,10 @@ export class MemoryService {
   /** An entity name's words, tokenized once: every recall reads every name. */
   private wordsOfName(name: string): readonly string[] {
     let words = this.nameWords.get(name);
-    if (!words) this.nameWords.set(name, (words = tokenize(name)));
+    if (!words) {
+      words = tokenize(name);
+      this.nameWords.set(name, words);
+    }
     return words;
   }
 
@@ -428,9 +507,11 @@ export class MemoryService {
 
   private async append(events: readonly NewEvent[], at: number): Promise<void> {
     if (events.length === 0) return;
-    const result = await this.options.store.append(MEMORY_STREAM, events.map((e) => ({ ...e, at })));
+    const result = await this.options.store.append(
+      MEMORY_STREAM,
+      events.map((e) => ({ ...e, at })),
+    );
     for (const event of result.events) this.index.apply(event);
     await this.embedPending();
   }
-
 }

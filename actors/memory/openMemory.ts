@@ -41,7 +41,18 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
   });
   await service.start();
   const lastFired = await lastFiringsIn(store);
-  return { service, heartbeats: new MemoryHeartbeats(service, store, options.startAt, options.intervals, options.mergeJudge, options.relationJudge, lastFired) };
+  return {
+    service,
+    heartbeats: new MemoryHeartbeats(
+      service,
+      store,
+      options.startAt,
+      options.intervals,
+      options.mergeJudge,
+      options.relationJudge,
+      lastFired,
+    ),
+  };
 };
 
 export type OpenMemory = Memory & Readonly<{ runner: ProjectionRunner }>;

@@ -97,7 +97,12 @@ export class RecallIndex {
     if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
     else this.unembedded.add(item.id);
     this.movedTo.set(fromId, item.id);
-    this.items.set(item.id, { ...item, tokens: this.tokens(item.text), related: this.relatedTokens(item), neighbours: old?.neighbours ?? [] });
+    this.items.set(item.id, {
+      ...item,
+      tokens: this.tokens(item.text),
+      related: this.relatedTokens(item),
+      neighbours: old?.neighbours ?? [],
+    });
     this.reindex(item.id);
   }
 
@@ -155,8 +160,9 @@ export class RecallIndex {
     }
     dense.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const fused = new Map<string, number>();
-    keyword.forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
-    dense.slice(0, pool).forEach((h, rank) => fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1)));
+    for (const ranking of [keyword, dense.slice(0, pool)]) {
+      for (const [rank, h] of ranking.entries()) fused.set(h.id, (fused.get(h.id) ?? 0) + 1 / (RRF_K + rank + 1));
+    }
     return [...fused]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, k)
@@ -204,6 +210,9 @@ export class RecallIndex {
   private reindex(id: string): void {
     const item = this.items.get(id)!;
     this.bm25.remove(id);
-    this.bm25.add({ id, tokens: [...this.repeated(item.tokens, OWN_WEIGHT), ...this.repeated(item.related, RELATED_WEIGHT), ...item.neighbours] });
+    this.bm25.add({
+      id,
+      tokens: [...this.repeated(item.tokens, OWN_WEIGHT), ...this.repeated(item.related, RELATED_WEIGHT), ...item.neighbours],
+    });
   }
 }

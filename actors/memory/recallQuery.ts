@@ -10,11 +10,34 @@ export type TimeWindow = Readonly<{ from: number; to: number }>;
 const DAY_MS = 86_400_000;
 
 const MONTHS: Readonly<Record<string, number>> = {
-  january: 0, jan: 0, february: 1, feb: 1, march: 2, mar: 2, april: 3, apr: 3, may: 4, june: 5, jun: 5,
-  july: 6, jul: 6, august: 7, aug: 7, september: 8, sep: 8, sept: 8, october: 9, oct: 9, november: 10, nov: 10, december: 11, dec: 11,
+  january: 0,
+  jan: 0,
+  february: 1,
+  feb: 1,
+  march: 2,
+  mar: 2,
+  april: 3,
+  apr: 3,
+  may: 4,
+  june: 5,
+  jun: 5,
+  july: 6,
+  jul: 6,
+  august: 7,
+  aug: 7,
+  september: 8,
+  sep: 8,
+  sept: 8,
+  october: 9,
+  oct: 9,
+  november: 10,
+  nov: 10,
+  december: 11,
+  dec: 11,
 };
 
-const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\\.?';
+const MONTH =
+  '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\\.?';
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
 const YEAR = '(\\d{4})';
 
@@ -36,7 +59,10 @@ const MONTH_FORMS: readonly { re: RegExp; parts: (m: RegExpExecArray) => [year: 
 type Relative = Readonly<{ re: RegExp; window: (now: Date) => TimeWindow }>;
 
 const startOfDay = (now: Date): number => Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-const days = (now: Date, from: number, to: number): TimeWindow => ({ from: startOfDay(now) + from * DAY_MS, to: startOfDay(now) + to * DAY_MS });
+const days = (now: Date, from: number, to: number): TimeWindow => ({
+  from: startOfDay(now) + from * DAY_MS,
+  to: startOfDay(now) + to * DAY_MS,
+});
 /** Weeks start on Monday. */
 const week = (now: Date, offset: number): TimeWindow => {
   const monday = startOfDay(now) - ((now.getUTCDay() + 6) % 7) * DAY_MS + offset * 7 * DAY_MS;
@@ -46,7 +72,10 @@ const month = (now: Date, offset: number): TimeWindow => ({
   from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1),
   to: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset + 1, 1),
 });
-const year = (now: Date, offset: number): TimeWindow => ({ from: Date.UTC(now.getUTCFullYear() + offset, 0, 1), to: Date.UTC(now.getUTCFullYear() + offset + 1, 0, 1) });
+const year = (now: Date, offset: number): TimeWindow => ({
+  from: Date.UTC(now.getUTCFullYear() + offset, 0, 1),
+  to: Date.UTC(now.getUTCFullYear() + offset + 1, 0, 1),
+});
 
 const RELATIVE: readonly Relative[] = [
   { re: /\bthe day before yesterday\b|前天/gi, window: (now) => days(now, -2, -1) },

@@ -55,15 +55,17 @@ export const focusOf = (
   };
 };
 
-export const weighFor = (focus: RecallFocus): RecallWeight => (item: RecallItem) => {
-  if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
-  let weight = 1;
-  if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + WHEN_BOOST;
-  if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + PERSON_BOOST;
-  if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + TIME_BOOST;
-  if (focus.sceneWeights) {
-    const scene = Math.max(0, ...(item.sources ?? []).map((s) => focus.sceneWeights!.get(s) ?? 0));
-    weight *= 1 + SCENE_BOOST * scene;
-  }
-  return weight;
-};
+export const weighFor =
+  (focus: RecallFocus): RecallWeight =>
+  (item: RecallItem) => {
+    if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
+    let weight = 1;
+    if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + WHEN_BOOST;
+    if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + PERSON_BOOST;
+    if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + TIME_BOOST;
+    if (focus.sceneWeights) {
+      const scene = Math.max(0, ...(item.sources ?? []).map((s) => focus.sceneWeights!.get(s) ?? 0));
+      weight *= 1 + SCENE_BOOST * scene;
+    }
+    return weight;
+  };

@@ -11,7 +11,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock, type EventStore, type IdSource, type RecordedEvent } from '../../events/index.ts';
+import {
+  createDefaultCatalog,
+  MEMORY_STREAM,
+  SequentialIds,
+  VirtualClock,
+  type EventStore,
+  type IdSource,
+  type RecordedEvent,
+} from '../../events/index.ts';
 import type { ContextEventData } from '../../projections/index.ts';
 import { firstDifference, type ReplayDivergence } from '../journal/replayJournal.ts';
 import { HeartbeatLoopActor, runHeartbeatWork } from './memoryHeartbeats.ts';
@@ -71,7 +79,10 @@ class ReplayedHeartbeats {
   /** The firing the loop decides at `at`, if it is due. */
   clock(loop: HeartbeatLoop, at: number, firstSince: number): HeartbeatFact['data'] | undefined {
     let actor = this.loops.get(loop);
-    if (!actor) this.loops.set(loop, (actor = new HeartbeatLoopActor(loop, this.intervals, firstSince)));
+    if (!actor) {
+      actor = new HeartbeatLoopActor(loop, this.intervals, firstSince);
+      this.loops.set(loop, actor);
+    }
     return actor.clock(at);
   }
 
@@ -95,9 +106,8 @@ export const replayMemory = async (
     const memory = await openMemory(fresh, { ids, clock, startAt: 0, ...(config ? { config } : {}) });
     const verdicts = recorded.filter((e) => e.type === 'MergeDecided' || e.type === 'RelationReviewed');
     const judge: MergeJudge = async (a, b) => {
-      const d = verdicts.find((e) => e.type === 'MergeDecided' && (e.data as { a: string }).a === a && (e.data as { b: string }).b === b)?.data as
-        | { decision: 'merge' | 'keep'; reason: string }
-        | undefined;
+      const d = verdicts.find((e) => e.type === 'MergeDecided' && (e.data as { a: string }).a === a && (e.data as { b: string }).b === b)
+        ?.data as { decision: 'merge' | 'keep'; reason: string } | undefined;
       if (!d) throw new Error(`the log holds no verdict on merging '${a}' and '${b}'`);
       return { decision: d.decision, reason: d.reason };
     };
@@ -138,7 +148,14 @@ export const replayMemory = async (
         const fired = heartbeats.clock(loop, at, since ?? at);
         if (fired) {
           await fresh.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: fired, at: event.at }]);
-          await runHeartbeatWork(memory.service, loop, fired.since, at, mergesJudged ? judge : undefined, reviewsRecorded ? reviewer : undefined);
+          await runHeartbeatWork(
+            memory.service,
+            loop,
+            fired.since,
+            at,
+            mergesJudged ? judge : undefined,
+            reviewsRecorded ? reviewer : undefined,
+          );
         }
       } else {
         await memory.service.record([{ type: event.type, data: event.data }], event.at);
@@ -148,7 +165,10 @@ export const replayMemory = async (
     heartbeats.stop();
     const replayed = await fresh.readStream(MEMORY_STREAM);
     const decisions = decided.filter(Boolean).length;
-    const divergence = firstDifference(recorded, replayed.map((e) => ({ type: e.type, data: e.data })));
+    const divergence = firstDifference(
+      recorded,
+      replayed.map((e) => ({ type: e.type, data: e.data })),
+    );
     return { inputs, decisions, divergence };
   } finally {
     await fresh.close();

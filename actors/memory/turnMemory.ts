@@ -10,7 +10,13 @@ import type { Situation } from './memoryService.ts';
 
 export type TurnMemory = Readonly<{
   /** Records an utterance of the conversation (the input before the turn, the reply after). */
-  observe(scope: string, role: 'user' | 'agent', text: string, at: number, where?: Readonly<{ channel?: string; peer?: string }>): Promise<string>;
+  observe(
+    scope: string,
+    role: 'user' | 'agent',
+    text: string,
+    at: number,
+    where?: Readonly<{ channel?: string; peer?: string }>,
+  ): Promise<string>;
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
   /** What the colder tiers hold about `query`: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
@@ -29,11 +35,16 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
   history: (scope, exceptEventId) =>
     contextOf(memory.service.readModels, scope)
       .filter((row) => row.event_id !== exceptEventId)
-      .map((row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text })),
+      .map(
+        (row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text }),
+      ),
   related: async (query, scope, situation) => {
     const hits = await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
     const lines = (tier: 'cold' | 'graph') =>
-      hits.filter((h) => h.tier === tier).map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n');
+      hits
+        .filter((h) => h.tier === tier)
+        .map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`)
+        .join('\n');
     const cold = lines('cold');
     const graph = lines('graph');
     return { ...(cold ? { memory: cold } : {}), ...(graph ? { knowledge: graph } : {}) };

@@ -17,7 +17,13 @@ import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { turnModelFrom } from '../llm/llmSources.ts';
 import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
-import { DEFAULT_MEMORY_CONFIG, MEMORY_LEXICONS, type DenseRecall, type MemoryConfig, type MemoryLexicon } from '../memory/memoryService.ts';
+import {
+  DEFAULT_MEMORY_CONFIG,
+  MEMORY_LEXICONS,
+  type DenseRecall,
+  type MemoryConfig,
+  type MemoryLexicon,
+} from '../memory/memoryService.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { join, resolve } from 'node:path';
@@ -29,7 +35,9 @@ const TICK_MS = 60_000;
 export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => {
   const lexicon = setting<unknown>(settings, 'memory.lexicon', DEFAULT_MEMORY_CONFIG.lexicon);
   if (!MEMORY_LEXICONS.includes(lexicon as MemoryLexicon)) {
-    throw new InvalidSettings(`memory.lexicon is ${JSON.stringify(lexicon)}; use one of ${MEMORY_LEXICONS.map((l) => `"${l}"`).join(', ')} in settings.json`);
+    throw new InvalidSettings(
+      `memory.lexicon is ${JSON.stringify(lexicon)}; use one of ${MEMORY_LEXICONS.map((l) => `"${l}"`).join(', ')} in settings.json`,
+    );
   }
   return {
     prune: {
@@ -78,7 +86,9 @@ export const memoryModule = (): KernelModule => {
       }
       const llm = turnModelFrom(settings);
       memory = await createMemory(store, new SqliteReadModelTx(store.db), {
-        ...('chain' in llm ? { mergeJudge: llmMergeJudge(llm.chain, llm.model), relationJudge: llmRelationJudge(llm.chain, llm.model) } : {}),
+        ...('chain' in llm
+          ? { mergeJudge: llmMergeJudge(llm.chain, llm.model), relationJudge: llmRelationJudge(llm.chain, llm.model) }
+          : {}),
         ...(dense ? { dense } : {}),
         ids: randomIds,
         clock,

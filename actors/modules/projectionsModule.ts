@@ -34,8 +34,16 @@ export const projectionsModule = (projections: readonly Projection[] = allProjec
         ...setting(context.require<Settings>(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS),
         ...ALWAYS_INLINE_PROJECTIONS,
       ];
-      const inline = new ProjectionRunner(store.db, projections.filter((p) => inlineNames.includes(p.name)), { trail: true });
-      const tailing = new ProjectionRunner(store.db, projections.filter((p) => !inlineNames.includes(p.name)), { trail: true });
+      const inline = new ProjectionRunner(
+        store.db,
+        projections.filter((p) => inlineNames.includes(p.name)),
+        { trail: true },
+      );
+      const tailing = new ProjectionRunner(
+        store.db,
+        projections.filter((p) => !inlineNames.includes(p.name)),
+        { trail: true },
+      );
       for (const name of [...inline.prepare(), ...tailing.prepare()]) {
         context.log(`projection ${name}: version changed, rebuilding from the log`);
       }

@@ -5,7 +5,7 @@
  * the machine announces (cooldown end, backlog offload); the tick is journaled like any
  * other message.
  */
-import { createActor } from 'xstate';
+import type { createActor } from 'xstate';
 import { HologramError, SCHEDULER_STREAM, type Clock, type EventStore } from '../../events/index.ts';
 import {
   DEFAULT_SCHEDULER_CONFIG,
@@ -75,7 +75,9 @@ export const schedulerModule = (): KernelModule => {
       // Ids are unique for the scheduler's whole life: the machine forgets ended inputs, so a
       // re-submitted id is refused here, before it could run a second time.
       const submitted = new Set(
-        replay.messages.flatMap((m) => ((m as SchedulerMessage).type === 'input.arrive' ? [(m as Extract<SchedulerMessage, { type: 'input.arrive' }>).input.id] : [])),
+        replay.messages.flatMap((m) =>
+          (m as SchedulerMessage).type === 'input.arrive' ? [(m as Extract<SchedulerMessage, { type: 'input.arrive' }>).input.id] : [],
+        ),
       );
       const inspect = context.optional<NonNullable<Parameters<typeof createActor>[1]>['inspect']>(INSPECT_FACILITY);
       const journaled = new JournaledActor({
@@ -96,9 +98,12 @@ export const schedulerModule = (): KernelModule => {
         if (timer) clearTimeout(timer);
         const wakeAt = nextWakeAt(journaled.snapshot.context);
         if (wakeAt === null) return;
-        timer = setTimeout(() => {
-          deliver({ type: 'tick', at: clock.now() }).catch((error: unknown) => context.fail(error));
-        }, Math.max(0, wakeAt - clock.now()));
+        timer = setTimeout(
+          () => {
+            deliver({ type: 'tick', at: clock.now() }).catch((error: unknown) => context.fail(error));
+          },
+          Math.max(0, wakeAt - clock.now()),
+        );
       };
       // Tasks running or suspended when the previous process ended cannot finish any more;
       // inputs that never started stay queued.

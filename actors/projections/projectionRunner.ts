@@ -93,7 +93,9 @@ export class ProjectionRunner {
 
   /** Truncates every read model to position 0 (the first step of a rebuild). */
   resetAll(): void {
-    this.db.transaction(() => this.projections.forEach((p) => this.recreate(p)))();
+    this.db.transaction(() => {
+      for (const p of this.projections) this.recreate(p);
+    })();
   }
 
   /** The lowest checkpoint: every event after it still has to be applied to some projection. */

@@ -49,7 +49,11 @@ export const verifyProjections = async (
   for (const projection of projections) {
     const checkpoint = liveCheckpoint(live, projection.name);
     if (!checkpoint) {
-      verdicts.set(projection.name, { projection: projection.name, status: 'not-comparable', detail: 'the live read model was never built (start homed once)' });
+      verdicts.set(projection.name, {
+        projection: projection.name,
+        status: 'not-comparable',
+        detail: 'the live read model was never built (start homed once)',
+      });
     } else if (checkpoint.version !== projection.version) {
       verdicts.set(projection.name, {
         projection: projection.name,

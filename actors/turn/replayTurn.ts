@@ -6,7 +6,19 @@
  */
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { TURN_INPUT_TYPES, type EventStore } from '../../events/index.ts';
-import { channelTools, provideTurn, type OutputChannel, type LlmAnswer, type LlmCall, type ToolInvocation, type ToolResult, type TurnFact, type TurnMessage, type RegisteredTool, type StageHandlers } from '../../machines/turn/index.ts';
+import {
+  channelTools,
+  provideTurn,
+  type OutputChannel,
+  type LlmAnswer,
+  type LlmCall,
+  type ToolInvocation,
+  type ToolResult,
+  type TurnFact,
+  type TurnMessage,
+  type RegisteredTool,
+  type StageHandlers,
+} from '../../machines/turn/index.ts';
 import { turnMessages } from './runTurn.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import { firstDifference, type ReplayDivergence } from '../journal/replayJournal.ts';
@@ -18,8 +30,12 @@ class MissingRecording extends Error {}
 export const replayTurn = async (store: EventStore, stream: string): Promise<ReplayDivergence | null> => {
   const events = await store.readStream(stream);
   const request = events[0];
-  if (!request || request.type !== 'TurnRequested') {
-    return { seq: request?.seq ?? 0, expected: { type: 'TurnRequested', data: null }, actual: request ? { type: request.type, data: request.data } : null };
+  if (request?.type !== 'TurnRequested') {
+    return {
+      seq: request?.seq ?? 0,
+      expected: { type: 'TurnRequested', data: null },
+      actual: request ? { type: request.type, data: request.data } : null,
+    };
   }
   const { input, maxRounds, systemPrompt, history, channels, tools, handlers } = request.data as {
     input: string;
@@ -31,10 +47,18 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
     handlers?: StageHandlers;
   };
   const handlerResults = new Map<string, { change?: HandlerResolution; error?: string }>(
-    events.filter((e) => e.type === 'HandlerResultRecorded').map((e) => {
-      const { handlerId, stage, occurrence, change, error } = e.data as { handlerId: string; stage: string; occurrence: number; change?: HandlerResolution; error?: string };
-      return [`${handlerId}|${stage}|${occurrence}`, { change, error }] as const;
-    }),
+    events
+      .filter((e) => e.type === 'HandlerResultRecorded')
+      .map((e) => {
+        const { handlerId, stage, occurrence, change, error } = e.data as {
+          handlerId: string;
+          stage: string;
+          occurrence: number;
+          change?: HandlerResolution;
+          error?: string;
+        };
+        return [`${handlerId}|${stage}|${occurrence}`, { change, error }] as const;
+      }),
   );
   const occurrences = new Map<string, number>();
   // A handler with no recorded result timed out when it ran: it does not answer now either.
@@ -48,10 +72,12 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
   });
   const answers = events.filter((e) => e.type === 'LlmAnswerRecorded').map((e) => e.data as Recorded);
   const toolResults = new Map(
-    events.filter((e) => e.type === 'ToolResultRecorded').map((e) => {
-      const { callId, content, isError } = e.data as { callId: string; content: string; isError?: boolean };
-      return [callId, { content, ...(isError ? { isError } : {}) }] as const;
-    }),
+    events
+      .filter((e) => e.type === 'ToolResultRecorded')
+      .map((e) => {
+        const { callId, content, isError } = e.data as { callId: string; content: string; isError?: boolean };
+        return [callId, { content, ...(isError ? { isError } : {}) }] as const;
+      }),
   );
   const tool = fromPromise<ToolResult, ToolInvocation>(async ({ input: call }) => {
     const recorded = toolResults.get(call.callId);

@@ -87,7 +87,10 @@ const runChannelTool = (
   const { payload, type } = call.args as { payload?: unknown; type?: unknown };
   if (typeof payload !== 'string') return { content: 'payload must be a string', isError: true };
   if (typeof type !== 'string' || !channelTypes(binding.channel).includes(type as never)) {
-    return { content: `type must be one of ${channelTypes(binding.channel).join(', ')} on channel '${binding.channel.name}'`, isError: true };
+    return {
+      content: `type must be one of ${channelTypes(binding.channel).join(', ')} on channel '${binding.channel.name}'`,
+      isError: true,
+    };
   }
   pumps.get(binding.channel.name)!.push(payload);
   return { content: `sent to '${binding.channel.name}'` };
@@ -108,24 +111,28 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
   const stream = `${TURN_STREAM_PREFIX}${turnId}`;
   const { store } = options;
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS;
-  await store.append(stream, [
-    {
-      type: 'TurnRequested',
-      data: {
-        turnId,
-        input: options.input,
-        model: options.model,
-        maxRounds,
-        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-        ...(options.history?.length ? { history: options.history } : {}),
-        ...(options.channels?.length ? { channels: options.channels.map((c) => c.channel) } : {}),
-        ...(options.plugins?.tools.length ? { tools: options.plugins.tools } : {}),
-        ...(options.plugins && Object.keys(options.plugins.handlers).length ? { handlers: options.plugins.handlers } : {}),
+  await store.append(
+    stream,
+    [
+      {
+        type: 'TurnRequested',
+        data: {
+          turnId,
+          input: options.input,
+          model: options.model,
+          maxRounds,
+          ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+          ...(options.history?.length ? { history: options.history } : {}),
+          ...(options.channels?.length ? { channels: options.channels.map((c) => c.channel) } : {}),
+          ...(options.plugins?.tools.length ? { tools: options.plugins.tools } : {}),
+          ...(options.plugins && Object.keys(options.plugins.handlers).length ? { handlers: options.plugins.handlers } : {}),
+        },
       },
+    ],
+    {
+      expectedVersion: 'no_stream',
     },
-  ], {
-    expectedVersion: 'no_stream',
-  });
+  );
   let round = 0;
   const llm = fromPromise<LlmAnswer, LlmCall>(async ({ input, signal }) => {
     const thisRound = round++;
@@ -137,9 +144,7 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
       const text = delta.text;
       if (!text) return;
       const data = { round: thisRound, index: index++, text };
-      committed = committed
-        .then(() => store.append(stream, [{ type: 'LlmChunkRecorded', data }]))
-        .then(() => options.onText?.(text));
+      committed = committed.then(() => store.append(stream, [{ type: 'LlmChunkRecorded', data }])).then(() => options.onText?.(text));
     };
     try {
       const answer = await options.chain.complete(

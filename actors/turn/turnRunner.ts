@@ -13,7 +13,13 @@ import type { ProviderChain } from '../llm/providerChain.ts';
 import { OutputPump } from '../output/outputPump.ts';
 import { runTurn, type ChannelBinding, type TurnPlugins } from './runTurn.ts';
 
-export type TurnInputRecord = Readonly<{ inputId: string; text: string; replyChannel: string | null; replyTarget: string | null; conversation: string | null }>;
+export type TurnInputRecord = Readonly<{
+  inputId: string;
+  text: string;
+  replyChannel: string | null;
+  replyTarget: string | null;
+  conversation: string | null;
+}>;
 
 export type OutputDelivery = Readonly<{ channel: string; target: string | null; kind: 'chunk' | 'end' | 'message'; text: string }>;
 
@@ -81,7 +87,13 @@ export class TurnRunner {
   }
 
   private remember(event: RecordedEvent): void {
-    const d = event.data as { inputId: string; text: string; replyChannel?: string | null; replyTarget?: string | null; conversation?: string | null };
+    const d = event.data as {
+      inputId: string;
+      text: string;
+      replyChannel?: string | null;
+      replyTarget?: string | null;
+      conversation?: string | null;
+    };
     this.inputs.set(d.inputId, {
       inputId: d.inputId,
       text: d.text,
@@ -182,8 +194,11 @@ export class TurnRunner {
     const pump = new OutputPump({
       channel: replyTo ?? '(none)',
       resolveDevice: () =>
-        replyTo ? { send: (text) => this.options.source.deliver({ channel: replyTo, target: input.replyTarget, kind: 'chunk', text }) } : undefined,
-      report: (report) => this.options.log(`turns: reply ${report.type} on ${report.channel}${'error' in report ? `: ${report.error}` : ''}`),
+        replyTo
+          ? { send: (text) => this.options.source.deliver({ channel: replyTo, target: input.replyTarget, kind: 'chunk', text }) }
+          : undefined,
+      report: (report) =>
+        this.options.log(`turns: reply ${report.type} on ${report.channel}${'error' in report ? `: ${report.error}` : ''}`),
     });
     const { output } = await runTurn({
       store: this.options.store,

@@ -33,10 +33,16 @@ export class VectorCache {
 
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
-    this.select = db.prepare<[string, string], { vector: Buffer }>('SELECT vector FROM vector_cache WHERE fingerprint = ? AND content_hash = ?');
-    this.upsert = db.prepare<[string, string, Buffer]>('INSERT OR REPLACE INTO vector_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?)');
+    this.select = db.prepare<[string, string], { vector: Buffer }>(
+      'SELECT vector FROM vector_cache WHERE fingerprint = ? AND content_hash = ?',
+    );
+    this.upsert = db.prepare<[string, string, Buffer]>(
+      'INSERT OR REPLACE INTO vector_cache (fingerprint, content_hash, vector) VALUES (?, ?, ?)',
+    );
     this.deleteOthers = db.prepare<[string]>('DELETE FROM vector_cache WHERE fingerprint <> ?');
-    this.countRows = db.prepare<[], { fingerprint: string; n: number }>('SELECT fingerprint, count(*) AS n FROM vector_cache GROUP BY fingerprint');
+    this.countRows = db.prepare<[], { fingerprint: string; n: number }>(
+      'SELECT fingerprint, count(*) AS n FROM vector_cache GROUP BY fingerprint',
+    );
   }
 
   /**

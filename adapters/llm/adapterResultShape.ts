@@ -3,13 +3,25 @@
  * throws ADAPTER_BAD_RESULT naming the adapter, the Lua function and the offending field.
  */
 import { LuaAdapterError } from './luaAdapterError.ts';
-import { FINISH_REASONS, type CompletionResponse, type FinishReason, type StreamDelta, type ToolCall, type ToolCallDelta, type Usage, type WireRequest } from './llmTypes.ts';
+import {
+  FINISH_REASONS,
+  type CompletionResponse,
+  type FinishReason,
+  type StreamDelta,
+  type ToolCall,
+  type ToolCallDelta,
+  type Usage,
+  type WireRequest,
+} from './llmTypes.ts';
 
 type Where = Readonly<{ adapter: string; fn: string }>;
 type Obj = Record<string, unknown>;
 
 function fail(where: Where, field: string, expected: string, got: unknown): never {
-  const shown = got === undefined ? 'nothing (nil)' : `${Array.isArray(got) ? 'array' : got === null ? 'null' : typeof got} ${JSON.stringify(got)?.slice(0, 60)}`;
+  const shown =
+    got === undefined
+      ? 'nothing (nil)'
+      : `${Array.isArray(got) ? 'array' : got === null ? 'null' : typeof got} ${JSON.stringify(got)?.slice(0, 60)}`;
   throw new LuaAdapterError('ADAPTER_BAD_RESULT', where.adapter, where.fn, `field '${field}' must be ${expected}, got ${shown}`);
 }
 
@@ -106,7 +118,8 @@ export function checkStreamDelta(w: Where, v: unknown): StreamDelta | null {
     -readonly [K in keyof StreamDelta]: StreamDelta[K];
   } = {};
   if (o.text !== undefined) delta.text = str(w, 'text', o.text);
-  if (o.toolCalls !== undefined) delta.toolCalls = list(w, 'toolCalls', o.toolCalls).map((c, i) => checkToolCallDelta(w, `toolCalls[${i}]`, c));
+  if (o.toolCalls !== undefined)
+    delta.toolCalls = list(w, 'toolCalls', o.toolCalls).map((c, i) => checkToolCallDelta(w, `toolCalls[${i}]`, c));
   if (o.finishReason !== undefined) delta.finishReason = finish(w, 'finishReason', o.finishReason);
   if (o.usage !== undefined) {
     const u = obj(w, 'usage', o.usage);

@@ -44,7 +44,10 @@ export class HttpProvider implements Provider {
     this.name = config.name;
     this.contextWindow = config.contextWindow;
     this.model = config.model;
-    this.credentialFingerprint = createHash('sha256').update(config.apiKey ?? '').digest('hex').slice(0, 16);
+    this.credentialFingerprint = createHash('sha256')
+      .update(config.apiKey ?? '')
+      .digest('hex')
+      .slice(0, 16);
     this.adapter = typeof config.adapter === 'string' ? loadAdapter(config.adapter) : config.adapter;
   }
 
@@ -56,7 +59,10 @@ export class HttpProvider implements Provider {
     try {
       response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...this.adapter.headers({ ...(this.config.apiKey ? { apiKey: this.config.apiKey } : {}) }) },
+        headers: {
+          'content-type': 'application/json',
+          ...this.adapter.headers({ ...(this.config.apiKey ? { apiKey: this.config.apiKey } : {}) }),
+        },
         body: JSON.stringify(wire.body),
         ...(signal ? { signal } : {}),
       });

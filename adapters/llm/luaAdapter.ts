@@ -31,11 +31,17 @@ export class LuaAdapter {
   ) {
     this.vm = new LuaVm({ name, script, ...options });
     for (const fn of REQUIRED_FUNCTIONS) {
-      if (!this.vm.hasFunction(fn)) throw new LuaAdapterError('LUA_MISSING_FUNCTION', name, fn, `an adapter script must define ${REQUIRED_FUNCTIONS.join(', ')}`);
+      if (!this.vm.hasFunction(fn))
+        throw new LuaAdapterError('LUA_MISSING_FUNCTION', name, fn, `an adapter script must define ${REQUIRED_FUNCTIONS.join(', ')}`);
     }
     const framing = this.vm.getGlobal('framing');
     if (framing !== 'sse' && framing !== 'ndjson') {
-      throw new LuaAdapterError('ADAPTER_BAD_RESULT', name, 'framing', `global 'framing' must be "sse" or "ndjson", got ${JSON.stringify(framing)}`);
+      throw new LuaAdapterError(
+        'ADAPTER_BAD_RESULT',
+        name,
+        'framing',
+        `global 'framing' must be "sse" or "ndjson", got ${JSON.stringify(framing)}`,
+      );
     }
     this.streamFraming = framing;
   }
@@ -72,12 +78,18 @@ export type BuiltinAdapterName = (typeof BUILTIN_ADAPTERS)[number];
 
 /** Loads `adapters/llm/<name>.lua`. Names are `[a-z0-9_-]+` so a name can never escape the folder. */
 export function loadAdapter(name: string, options: LuaAdapterOptions = {}): LuaAdapter {
-  if (!/^[a-z0-9_-]+$/.test(name)) throw new LuaAdapterError('ADAPTER_NOT_FOUND', name, '<load>', 'adapter names are lowercase letters, digits, _ and -');
+  if (!/^[a-z0-9_-]+$/.test(name))
+    throw new LuaAdapterError('ADAPTER_NOT_FOUND', name, '<load>', 'adapter names are lowercase letters, digits, _ and -');
   let script: string;
   try {
     script = readFileSync(new URL(`./${name}.lua`, import.meta.url), 'utf8');
   } catch {
-    throw new LuaAdapterError('ADAPTER_NOT_FOUND', name, '<load>', `no file adapters/llm/${name}.lua (built-in: ${BUILTIN_ADAPTERS.join(', ')})`);
+    throw new LuaAdapterError(
+      'ADAPTER_NOT_FOUND',
+      name,
+      '<load>',
+      `no file adapters/llm/${name}.lua (built-in: ${BUILTIN_ADAPTERS.join(', ')})`,
+    );
   }
   return new LuaAdapter(name, script, options);
 }

@@ -147,7 +147,10 @@ function entriesToArray(entries: ReadonlyArray<[string | number, unknown]>, path
   }
   const length = entries.reduce((max, [k]) => Math.max(max, k as number), 0);
   if (!marked && length !== entries.length) {
-    throw new JsonBoundaryError(path, `sparse table (keys up to ${length}, ${entries.length} present); mark it with json.array() to allow holes`);
+    throw new JsonBoundaryError(
+      path,
+      `sparse table (keys up to ${length}, ${entries.length} present); mark it with json.array() to allow holes`,
+    );
   }
   for (let i = 0; i < length; i++) out.push(null);
   for (const [k, v] of entries) out[(k as number) - 1] = v;

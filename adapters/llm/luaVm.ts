@@ -26,7 +26,19 @@ export type LuaVmOptions = Readonly<{
 
 export const DEFAULT_INSTRUCTION_BUDGET = 2_000_000;
 
-const REMOVED_GLOBALS = ['io', 'os', 'require', 'dofile', 'loadfile', 'load', 'loadstring', 'debug', 'package', 'coroutine', 'collectgarbage'];
+const REMOVED_GLOBALS = [
+  'io',
+  'os',
+  'require',
+  'dofile',
+  'loadfile',
+  'load',
+  'loadstring',
+  'debug',
+  'package',
+  'coroutine',
+  'collectgarbage',
+];
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
 
 const PRELUDE = `
@@ -72,7 +84,7 @@ export class LuaVm {
       if (lua.lua_getglobal(L, to_luastring(fnName)) !== lua.LUA_TFUNCTION) {
         throw new LuaAdapterError('LUA_MISSING_FUNCTION', this.name, fnName, `define 'function ${fnName}(...)' in the script`);
       }
-      args.forEach((arg, i) => this.convert(fnName, `argument ${i + 1}`, () => pushJs(L, arg, this.markers)));
+      for (const [i, arg] of args.entries()) this.convert(fnName, `argument ${i + 1}`, () => pushJs(L, arg, this.markers));
       this.protectedCall(fnName, args.length, 1, 'LUA_RUNTIME_ERROR');
       return this.convert(fnName, 'result', () => toJs(L, -1, this.markers));
     } finally {
@@ -142,25 +154,31 @@ export class LuaVm {
   private installBuiltins(): void {
     const L = this.L;
     lua.lua_getglobal(L, to_luastring('json'));
-    lua.lua_pushcfunction(L, this.builtin((L) => {
-      if (lua.lua_type(L, 1) === lua.LUA_TNIL) throw new Error('json.encode: cannot encode nil');
-      const text = JSON.stringify(toJs(L, 1, this.markers));
-      lua.lua_pushstring(L, to_luastring(text));
-      return 1;
-    }));
+    lua.lua_pushcfunction(
+      L,
+      this.builtin((L) => {
+        if (lua.lua_type(L, 1) === lua.LUA_TNIL) throw new Error('json.encode: cannot encode nil');
+        const text = JSON.stringify(toJs(L, 1, this.markers));
+        lua.lua_pushstring(L, to_luastring(text));
+        return 1;
+      }),
+    );
     lua.lua_setfield(L, -2, to_luastring('encode'));
-    lua.lua_pushcfunction(L, this.builtin((L) => {
-      const text = lua.lua_type(L, 1) === lua.LUA_TSTRING ? (lua.lua_tojsstring(L, 1) ?? '') : null;
-      if (text === null) throw new Error('json.decode: expected a string');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (e) {
-        throw new Error(`json.decode: invalid JSON (${(e as Error).message}): ${text.slice(0, 80)}`);
-      }
-      pushJs(L, parsed, this.markers);
-      return 1;
-    }));
+    lua.lua_pushcfunction(
+      L,
+      this.builtin((L) => {
+        const text = lua.lua_type(L, 1) === lua.LUA_TSTRING ? (lua.lua_tojsstring(L, 1) ?? '') : null;
+        if (text === null) throw new Error('json.decode: expected a string');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (e) {
+          throw new Error(`json.decode: invalid JSON (${(e as Error).message}): ${text.slice(0, 80)}`);
+        }
+        pushJs(L, parsed, this.markers);
+        return 1;
+      }),
+    );
     lua.lua_setfield(L, -2, to_luastring('decode'));
     lua.lua_pop(L, 1);
     this.setGlobalFunction('log', (L) => {

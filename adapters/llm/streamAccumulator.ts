@@ -14,7 +14,9 @@ export class StreamAccumulationError extends HologramError {
     readonly argumentsText: string,
     reason: string,
   ) {
-    super(`streamed tool call #${toolCallIndex} '${toolName}' has arguments that are not a JSON object (${reason}): ${argumentsText.slice(0, 200)}`);
+    super(
+      `streamed tool call #${toolCallIndex} '${toolName}' has arguments that are not a JSON object (${reason}): ${argumentsText.slice(0, 200)}`,
+    );
   }
 }
 
@@ -78,7 +80,9 @@ export function createStreamAccumulator(): StreamAccumulator {
         text,
         toolCalls,
         finishReason: reason,
-        ...(inputTokens === undefined && outputTokens === undefined ? {} : { usage: { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 } }),
+        ...(inputTokens === undefined && outputTokens === undefined
+          ? {}
+          : { usage: { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 } }),
       };
     },
   };

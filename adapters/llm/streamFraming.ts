@@ -32,15 +32,17 @@ export function createFrameDecoder(framing: StreamFraming): FrameDecoder {
     const field = colon < 0 ? l : l.slice(0, colon);
     let value = colon < 0 ? '' : l.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') (data ??= []).push(value);
+    if (field === 'data') {
+      data ??= [];
+      data.push(value);
+    }
   }
 
   return {
     push(text) {
       const out: string[] = [];
       buffer += text;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
         line(buffer.slice(0, nl), out);
         buffer = buffer.slice(nl + 1);
       }

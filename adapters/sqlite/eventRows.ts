@@ -9,7 +9,18 @@ export type RawEventRow = [number, string, number, string, string, number, numbe
 
 export const rawRowToEvent = (r: RawEventRow, catalog: EventCatalog): RecordedEvent =>
   rowToEvent(
-    { seq: r[0], stream: r[1], version: r[2], id: r[3], type: r[4], schema_version: r[5], at: r[6], causation: r[7], correlation: r[8], data: r[9] },
+    {
+      seq: r[0],
+      stream: r[1],
+      version: r[2],
+      id: r[3],
+      type: r[4],
+      schema_version: r[5],
+      at: r[6],
+      causation: r[7],
+      correlation: r[8],
+      data: r[9],
+    },
     catalog,
   );
 

@@ -60,7 +60,13 @@ const checkFileHeader = (path: string): void => {
 const explain = (path: string, error: unknown): EventLogUnavailable => {
   const code = (error as { code?: string }).code ?? '';
   const message = (error as Error).message ?? String(error);
-  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'SQLITE_PERM') {
+  if (
+    code === 'SQLITE_CANTOPEN' ||
+    code === 'SQLITE_READONLY' ||
+    code.startsWith('SQLITE_READONLY') ||
+    code === 'EACCES' ||
+    code === 'SQLITE_PERM'
+  ) {
     return new EventLogUnavailable(
       `cannot open the event log ${path} for writing (${message}); ` +
         `make its data dir writable by this user, or choose another one with --data DIR`,
@@ -68,10 +74,7 @@ const explain = (path: string, error: unknown): EventLogUnavailable => {
     );
   }
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-    return new EventLogUnavailable(
-      `the event log ${path} is damaged (${message}); restore the data dir from a backup`,
-      { cause: error },
-    );
+    return new EventLogUnavailable(`the event log ${path} is damaged (${message}); restore the data dir from a backup`, { cause: error });
   }
   return new EventLogUnavailable(`cannot open the event log ${path}: ${message}`, { cause: error });
 };

@@ -50,8 +50,18 @@ export class LocomoDataError extends Error {
 export const isLocomoDataError = (error: unknown): error is LocomoDataError => error instanceof LocomoDataError;
 
 const MONTHS = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ] as const;
 
 const DATE = /^(\d{1,2}):(\d{2}) (am|pm) on (\d{1,2}) ([A-Za-z]+), (\d{4})$/;
@@ -96,7 +106,8 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
   const fail = (field: string, problem: string, value?: unknown): never => {
     throw new LocomoDataError(file, field, problem, value);
   };
-  const str = (v: unknown, field: string): string => (typeof v === 'string' && v !== '' ? v : fail(field, 'expected a non-empty string', v));
+  const str = (v: unknown, field: string): string =>
+    typeof v === 'string' && v !== '' ? v : fail(field, 'expected a non-empty string', v);
   if (!isRecord(raw)) return fail('(root)', 'expected a JSON object');
   const speakers = [str(raw.speaker_a, 'speaker_a'), str(raw.speaker_b, 'speaker_b')] as const;
 
@@ -117,7 +128,7 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
     const list = raw[field];
     if (!Array.isArray(list)) return fail(field, 'expected a list of turns', typeof list);
     if (sessionAt <= previousAt) warnings.push(`${field}: its date is not after the previous session's last turn`);
-    list.forEach((turn: unknown, i) => {
+    for (const [i, turn] of (list as unknown[]).entries()) {
       const where = `${field}[${i}]`;
       if (!isRecord(turn)) return fail(where, 'expected a turn object', turn);
       const diaId = str(turn.dia_id, `${where}.dia_id`);
@@ -141,14 +152,14 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
         ...(typeof caption === 'string' && caption !== '' ? { imageCaption: caption } : {}),
       });
       previousAt = at;
-    });
+    }
   }
 
   const qa = raw.qa;
   if (!Array.isArray(qa)) return fail('qa', 'expected a list of questions', typeof qa);
   const questions: LocomoQuestion[] = [];
   let droppedNoEvidence = 0;
-  qa.forEach((q: unknown, index) => {
+  for (const [index, q] of (qa as unknown[]).entries()) {
     const where = `qa[${index}]`;
     if (!isRecord(q)) return fail(where, 'expected a question object', q);
     const category = q.category;
@@ -157,11 +168,14 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
     }
     const question = str(q.question, `${where}.question`);
     if (!Array.isArray(q.evidence)) return fail(`${where}.evidence`, 'expected a list of dia_ids', q.evidence);
-    if (category === 5) return;
+    if (category === 5) continue;
     const evidence = new Set<string>();
     q.evidence.forEach((entry: unknown, e) => {
       if (typeof entry !== 'string') fail(`${where}.evidence[${e}]`, 'expected a string', entry);
-      const parts = (entry as string).split(/[;,]/).map((s) => s.trim()).filter((s) => s !== '');
+      const parts = (entry as string)
+        .split(/[;,]/)
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
       if (parts.length > 1) warnings.push(`${where}.evidence[${e}] ${JSON.stringify(entry)} split into ${parts.join(', ')}`);
       for (const part of parts) {
         if (!DIA_ID.test(part)) warnings.push(`${where}.evidence[${e}] ${JSON.stringify(part)} is not a dia_id; dropped`);
@@ -171,10 +185,10 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
     });
     if (evidence.size === 0) {
       droppedNoEvidence++;
-      return;
+      continue;
     }
     questions.push({ conversation: name, index, question, category: category as LocomoCategory, evidence: [...evidence] });
-  });
+  }
 
   return { name, file, speakers, turns, questions, droppedNoEvidence, warnings };
 };

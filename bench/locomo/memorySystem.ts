@@ -25,14 +25,24 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
       clock.set(Math.max(clock.now(), turn.at));
       const text = turn.imageCaption ? `${turn.text} [image: ${turn.imageCaption}]` : turn.text;
       await memory.heartbeats.tick(turn.at);
-      const { eventId } = await memory.service.observe(scope, { role: 'user', speaker: turn.speaker, text, at: turn.at, cites: [turn.diaId] });
+      const { eventId } = await memory.service.observe(scope, {
+        role: 'user',
+        speaker: turn.speaker,
+        text,
+        at: turn.at,
+        cites: [turn.diaId],
+      });
       await memory.service.observeScene({ channel: 'locomo', peer: turn.speaker, text, at: turn.at }, eventId);
     },
     async finishIngest(at) {
       await memory?.heartbeats.tick(at);
     },
     async recall(question, k) {
-      return ((await memory?.service.recall(question, k, scope)) ?? []).map((hit) => ({ text: hit.text, cites: hit.cites, score: hit.score }));
+      return ((await memory?.service.recall(question, k, scope)) ?? []).map((hit) => ({
+        text: hit.text,
+        cites: hit.cites,
+        score: hit.score,
+      }));
     },
     async close() {
       memory?.heartbeats.stop();

@@ -30,7 +30,6 @@ options:
   --help         show this text
 `;
 
-
 const parseOptions = (argv: string[]) => {
   const { values } = parseArgs({
     args: argv,
@@ -92,7 +91,9 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
   for (const file of files) {
     const conv = loadConversation(file);
     for (const w of conv.warnings) log(`${conv.name}: data: ${w}`);
-    log(`${conv.name}: ${conv.turns.length} turns, ${conv.questions.length} questions (${conv.droppedNoEvidence} of categories 1-4 dropped: no evidence)`);
+    log(
+      `${conv.name}: ${conv.turns.length} turns, ${conv.questions.length} questions (${conv.droppedNoEvidence} of categories 1-4 dropped: no evidence)`,
+    );
     const system = await createMemoryRecallSystem(conv.name);
     const bm25 = await createBm25RecallSystem(conv.name);
     systemName = system.name;

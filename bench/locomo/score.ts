@@ -9,11 +9,7 @@ import type { RecalledItem } from './recallSystem.ts';
  * @example
  * recallAtK([{ cites: ['D1:1', 'D1:2'] }, { cites: ['D1:1', 'D2:5'] }], ['D2:5'], 3) // 1
  */
-export const recallAtK = (
-  items: readonly Pick<RecalledItem, 'cites'>[],
-  evidence: readonly string[],
-  k: number,
-): number => {
+export const recallAtK = (items: readonly Pick<RecalledItem, 'cites'>[], evidence: readonly string[], k: number): number => {
   if (!Number.isSafeInteger(k) || k < 1) throw new RangeError(`recallAtK: k must be a positive integer; got ${k}`);
   const wanted = new Set(evidence);
   if (wanted.size === 0) throw new RangeError('recallAtK: a question needs at least one evidence turn');
@@ -52,9 +48,7 @@ export const aggregate = (scores: readonly QuestionScore[]): Aggregate => {
     group.push(s.recall);
     groups.set(s.category, group);
   }
-  const byCategory = Object.fromEntries(
-    [...groups.keys()].sort((a, b) => a - b).map((c) => [String(c), meanOf(groups.get(c)!)]),
-  );
+  const byCategory = Object.fromEntries([...groups.keys()].sort((a, b) => a - b).map((c) => [String(c), meanOf(groups.get(c)!)]));
   return { overall: meanOf(scores.map((s) => s.recall)), byCategory };
 };
 

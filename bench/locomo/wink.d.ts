@@ -1,6 +1,6 @@
 // Types for the two untyped wink packages used by the BM25 baseline (only what it calls).
 declare module 'wink-bm25-text-search' {
-  type PrepTask = (input: any) => any;
+  type PrepTask = (input: never) => unknown;
   interface WinkBm25Engine {
     defineConfig(config: { fldWeights: Record<string, number>; bm25Params?: { k1?: number; b?: number; k?: number } }): boolean;
     definePrepTasks(tasks: PrepTask[], field?: string): number;

@@ -5,15 +5,9 @@ import { array, integer, object, optional, string } from '../schema.ts';
 export const KERNEL_STREAM = 'kernel';
 
 export const kernelEvents = {
-  KernelStarted: defineEvent(
-    'KernelStarted',
-    object({ pid: integer(), layers: array(array(string())), dataDir: string() }),
-  ),
+  KernelStarted: defineEvent('KernelStarted', object({ pid: integer(), layers: array(array(string())), dataDir: string() })),
   ModuleStarted: defineEvent('ModuleStarted', object({ module: string(), layer: integer(), provides: array(string()) })),
-  ModuleFailed: defineEvent(
-    'ModuleFailed',
-    object({ module: string(), layer: integer(), error: string(), code: optional(string()) }),
-  ),
+  ModuleFailed: defineEvent('ModuleFailed', object({ module: string(), layer: integer(), error: string(), code: optional(string()) })),
   ModuleStopped: defineEvent('ModuleStopped', object({ module: string(), error: optional(string()) })),
   KernelStopped: defineEvent('KernelStopped', object({ reason: string() })),
 } as const;

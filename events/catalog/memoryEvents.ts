@@ -62,7 +62,14 @@ export const memoryEvents = {
   /** A doc written directly to cold context (coldcontext_commit). */
   ColdDocCommitted: defineEvent(
     'ColdDocCommitted',
-    object({ scope: nonEmptyString(), docId: nonEmptyString(), text: string(), cites: optional(array(string())), blocks: optional(array(block())), at: number() }),
+    object({
+      scope: nonEmptyString(),
+      docId: nonEmptyString(),
+      text: string(),
+      cites: optional(array(string())),
+      blocks: optional(array(block())),
+      at: number(),
+    }),
   ),
   /** Phase 1 of coldcontext_query: the doc was read; it stays in L2. */
   ColdDocPeeked: defineEvent('ColdDocPeeked', object({ docId: nonEmptyString(), query: string(), at: number() })),
@@ -72,16 +79,34 @@ export const memoryEvents = {
     object({ scope: nonEmptyString(), docId: nonEmptyString(), events: array(contextEvent()), at: number() }),
   ),
   /** Phase 2b: the source copy leaves L2, only after the restore is in the log. */
-  ColdDocRemoved: defineEvent('ColdDocRemoved', object({ docId: nonEmptyString(), reason: literal('recalled', 'distilled', 'purged'), at: number() })),
+  ColdDocRemoved: defineEvent(
+    'ColdDocRemoved',
+    object({ docId: nonEmptyString(), reason: literal('recalled', 'distilled', 'purged'), at: number() }),
+  ),
   /** Archive: a cold doc (≤ 2 accesses, 72 h idle) became triples; its text lives on as their sentences. */
   ColdDocDistilled: defineEvent('ColdDocDistilled', object({ docId: nonEmptyString(), triples: array(triple()), at: number() })),
   /** Triples written to the graph (memory_commit, the rule distiller). */
-  MemoryCommitted: defineEvent('MemoryCommitted', object({ triples: array(triple()), by: literal('tool', 'rule', 'archive', 'merge'), at: number() })),
-  EntitiesMerged: defineEvent('EntitiesMerged', object({ into: nonEmptyString(), from: nonEmptyString(), by: literal('tool', 'llm'), at: number() })),
-  EntityEdited: defineEvent('EntityEdited', object({ entity: nonEmptyString(), renameTo: optional(nonEmptyString()), kind: optional(string()), at: number() })),
+  MemoryCommitted: defineEvent(
+    'MemoryCommitted',
+    object({ triples: array(triple()), by: literal('tool', 'rule', 'archive', 'merge'), at: number() }),
+  ),
+  EntitiesMerged: defineEvent(
+    'EntitiesMerged',
+    object({ into: nonEmptyString(), from: nonEmptyString(), by: literal('tool', 'llm'), at: number() }),
+  ),
+  EntityEdited: defineEvent(
+    'EntityEdited',
+    object({ entity: nonEmptyString(), renameTo: optional(nonEmptyString()), kind: optional(string()), at: number() }),
+  ),
   RelationEdited: defineEvent(
     'RelationEdited',
-    object({ relationId: nonEmptyString(), predicate: optional(nonEmptyString()), object: optional(nonEmptyString()), confidence: optional(number()), at: number() }),
+    object({
+      relationId: nonEmptyString(),
+      predicate: optional(nonEmptyString()),
+      object: optional(nonEmptyString()),
+      confidence: optional(number()),
+      at: number(),
+    }),
   ),
   /** memory_delete_entity: the entity and every relation touching it (listed, as decided). */
   EntityDeleted: defineEvent('EntityDeleted', object({ entity: nonEmptyString(), relationIds: array(string()), at: number() })),
@@ -106,7 +131,13 @@ export const memoryEvents = {
   SituationObserved: defineEvent(
     'SituationObserved',
     object({
-      situation: object({ channel: optional(string()), peer: optional(string()), tools: optional(array(string())), text: string(), at: number() }),
+      situation: object({
+        channel: optional(string()),
+        peer: optional(string()),
+        tools: optional(array(string())),
+        text: string(),
+        at: number(),
+      }),
       declaredKey: optional(string()),
       eventId: optional(string()),
       at: number(),
@@ -114,7 +145,13 @@ export const memoryEvents = {
   ),
   SceneCandidateNoted: defineEvent(
     'SceneCandidateNoted',
-    object({ candidateId: nonEmptyString(), fingerprint: unknown(), at: number(), droppedCandidate: optional(string()), eventId: optional(string()) }),
+    object({
+      candidateId: nonEmptyString(),
+      fingerprint: unknown(),
+      at: number(),
+      droppedCandidate: optional(string()),
+      eventId: optional(string()),
+    }),
   ),
   SceneCreated: defineEvent(
     'SceneCreated',
@@ -132,7 +169,14 @@ export const memoryEvents = {
   ),
   SceneJoined: defineEvent(
     'SceneJoined',
-    object({ sceneId: nonEmptyString(), similarity: number(), strength: number(), features: unknown(), at: number(), eventId: optional(string()) }),
+    object({
+      sceneId: nonEmptyString(),
+      similarity: number(),
+      strength: number(),
+      features: unknown(),
+      at: number(),
+      eventId: optional(string()),
+    }),
   ),
   /** `since`: the loop's previous firing (the rule distiller reads what was said after it). */
   HeartbeatFired: defineEvent(

@@ -22,7 +22,14 @@ export const pluginEvents = {
   PluginStarted: defineEvent('PluginStarted', object({ plugin: plugin(), at: at() })),
   PluginCrashed: defineEvent(
     'PluginCrashed',
-    object({ plugin: plugin(), exitCode: optional(integer()), signal: optional(string()), error: optional(string()), crashCount: integer(), at: at() }),
+    object({
+      plugin: plugin(),
+      exitCode: optional(integer()),
+      signal: optional(string()),
+      error: optional(string()),
+      crashCount: integer(),
+      at: at(),
+    }),
   ),
   PluginRestarting: defineEvent('PluginRestarting', object({ plugin: plugin(), attempt: integer(), delayMs: integer(), at: at() })),
   PluginGaveUp: defineEvent('PluginGaveUp', object({ plugin: plugin(), crashes: integer(), firstCrashAt: number(), at: at() })),

@@ -32,10 +32,7 @@ export const schedulerEvents = {
     'TaskCompleted',
     object({ taskId: nonEmptyString(), outcome: literal('done', 'failed', 'cancelled', 'abandoned'), at: at() }),
   ),
-  StopRequested: defineEvent(
-    'StopRequested',
-    object({ runningTaskId: optional(string()), cancelBudget: array(string()), at: at() }),
-  ),
+  StopRequested: defineEvent('StopRequested', object({ runningTaskId: optional(string()), cancelBudget: array(string()), at: at() })),
   InputShortCircuited: defineEvent('InputShortCircuited', object({ inputId: nonEmptyString(), at: at() })),
   BacklogOffloaded: defineEvent(
     'BacklogOffloaded',

@@ -5,10 +5,7 @@ import type { ModuleDeclaration } from './moduleDeclaration.ts';
 export type AssemblyProblem = 'MISSING_FACILITY' | 'DUPLICATE_FACILITY' | 'FACILITY_CYCLE' | 'DUPLICATE_MODULE';
 
 export const declaredFacilities = (modules: readonly ModuleDeclaration[], given: readonly string[]): string =>
-  [
-    ...given.map((f) => `${f} (given before assembly)`),
-    ...modules.flatMap((m) => m.provides.map((f) => `${f} (by ${m.name})`)),
-  ]
+  [...given.map((f) => `${f} (given before assembly)`), ...modules.flatMap((m) => m.provides.map((f) => `${f} (by ${m.name})`))]
     .sort()
     .join(', ') || '(none)';
 

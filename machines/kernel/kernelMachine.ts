@@ -68,8 +68,7 @@ export const kernelMachine = setup({
   },
   guards: {
     layerUnsatisfied: ({ context }) => missingForLayer(context).length > 0,
-    layerDone: ({ context, event }) =>
-      event.type === 'MODULE_READY' && context.booting.length === 1 && context.booting[0] === event.module,
+    layerDone: ({ context, event }) => event.type === 'MODULE_READY' && context.booting.length === 1 && context.booting[0] === event.module,
     moreLayers: ({ context }) => context.layerIndex + 1 < context.layers.length,
     nothingToStop: ({ context }) => context.stopQueue.length === 0,
     lastToStop: ({ context, event }) =>
@@ -128,7 +127,9 @@ export const kernelMachine = setup({
     }),
     emitStopped: emit(({ context }) => ({
       type: 'KernelStopped' as const,
-      data: { reason: context.failure ? `module ${context.failure.module} failed: ${context.failure.error}` : (context.stopReason ?? 'stopped') },
+      data: {
+        reason: context.failure ? `module ${context.failure.module} failed: ${context.failure.error}` : (context.stopReason ?? 'stopped'),
+      },
     })),
   },
 }).createMachine({
@@ -147,16 +148,17 @@ export const kernelMachine = setup({
   initial: 'checkingLayer',
   states: {
     checkingLayer: {
-      always: [
-        { guard: 'layerUnsatisfied', target: 'stopping', actions: 'recordUnsatisfied' },
-        { target: 'startingLayer' },
-      ],
+      always: [{ guard: 'layerUnsatisfied', target: 'stopping', actions: 'recordUnsatisfied' }, { target: 'startingLayer' }],
     },
     startingLayer: {
       entry: 'spawnLayer',
       on: {
         MODULE_READY: [
-          { guard: and(['layerDone', 'moreLayers']), target: 'checkingLayer', actions: ['recordReady', assign({ layerIndex: ({ context }) => context.layerIndex + 1 })] },
+          {
+            guard: and(['layerDone', 'moreLayers']),
+            target: 'checkingLayer',
+            actions: ['recordReady', assign({ layerIndex: ({ context }) => context.layerIndex + 1 })],
+          },
           { guard: 'layerDone', target: 'running', actions: 'recordReady' },
           { actions: 'recordReady' },
         ],
@@ -174,10 +176,7 @@ export const kernelMachine = setup({
       entry: ['queueStops', 'stopNext'],
       always: { guard: 'nothingToStop', target: 'stopped' },
       on: {
-        MODULE_STOPPED: [
-          { guard: 'lastToStop', target: 'stopped', actions: 'recordStopped' },
-          { actions: ['recordStopped', 'stopNext'] },
-        ],
+        MODULE_STOPPED: [{ guard: 'lastToStop', target: 'stopped', actions: 'recordStopped' }, { actions: ['recordStopped', 'stopNext'] }],
         MODULE_READY: { actions: 'recordReady' },
         MODULE_FAILED: { actions: 'recordFailure' },
       },

@@ -70,5 +70,4 @@ export const planLayers = (modules: readonly ModuleDeclaration[], given: readonl
 };
 
 /** The layers as the daemon prints them at start and `homed graph` shows them. */
-export const formatLayers = (layers: ModuleLayers): string =>
-  layers.map((layer, i) => `layer ${i}  ${layer.join(', ')}`).join('\n');
+export const formatLayers = (layers: ModuleLayers): string => layers.map((layer, i) => `layer ${i}  ${layer.join(', ')}`).join('\n');

@@ -1,7 +1,18 @@
 /** Reads small Chinese numerals (零 to 九百九十九) and ASCII digits as integers. Pure. */
 
 const DIGITS: Readonly<Record<string, number>> = {
-  零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9,
+  零: 0,
+  〇: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
 };
 
 /**

@@ -17,10 +17,16 @@ const EN_ADVERB = '(?:(?:really|also|truly|just|still|totally|absolutely|actuall
 const I_AM = "I(?:['’]m|\\s+am)";
 const NOT_DONT = "(?:do\\s+not|don['’]t|dont)";
 
-const open = (predicate: FactPredicate, source: string, flags = 'giu'): FactPattern =>
-  ({ predicate, shape: 'open', regex: new RegExp(source, flags) });
-const closed = (predicate: FactPredicate, source: string, flags = 'giu'): FactPattern =>
-  ({ predicate, shape: 'closed', regex: new RegExp(source, flags) });
+const open = (predicate: FactPredicate, source: string, flags = 'giu'): FactPattern => ({
+  predicate,
+  shape: 'open',
+  regex: new RegExp(source, flags),
+});
+const closed = (predicate: FactPredicate, source: string, flags = 'giu'): FactPattern => ({
+  predicate,
+  shape: 'closed',
+  regex: new RegExp(source, flags),
+});
 
 /** Chinese patterns. 我不喜欢X / 我讨厌X give `dislikes`; other negations give nothing. */
 export const CHINESE_PATTERNS: readonly FactPattern[] = [

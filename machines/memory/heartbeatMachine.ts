@@ -45,7 +45,8 @@ export const heartbeatMachine = setup({
 }).createMachine({
   id: 'heartbeat',
   context: ({ input }) => {
-    if (!(input.intervalMs > 0)) throw new RangeError(`heartbeat '${input.loop}': the interval must be a positive number of ms, got ${input.intervalMs}`);
+    if (!(input.intervalMs > 0))
+      throw new RangeError(`heartbeat '${input.loop}': the interval must be a positive number of ms, got ${input.intervalMs}`);
     const since = input.lastFiredAt ?? input.startAt;
     return { loop: input.loop, intervalMs: input.intervalMs, dueAt: since + input.intervalMs, since };
   },

@@ -12,8 +12,7 @@ export type MergeProposal = Readonly<{ a: string; b: string; similarity: number 
 export const MERGE_THRESHOLD = 0.75;
 
 /** NFKC, lower case, whitespace trimmed and collapsed to single spaces. */
-export const normaliseName = (name: string): string =>
-  name.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+export const normaliseName = (name: string): string => name.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
 
 /** Character (code point) bigrams of a normalised name; a one-character name is its own bigram. */
 export const bigramsOf = (name: string): Set<string> => {

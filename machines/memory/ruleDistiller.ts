@@ -22,20 +22,88 @@ export type PersonalFact = Readonly<
 /** Objects longer than this (in characters) are refused: they are clauses, not facts. */
 export const MAX_OBJECT_LENGTH = 40;
 
-const CLAUSE_BREAK = /[，,、;；:：()（）[\]【】…—~～]|\s+(?:and|but|because|so|although|though|while|since|whereas)\b|但是|可是|不过|而且|并且|因为|所以|然后/iu;
-const TRAILING_FILLER = /(?:\s+(?:now|currently|today|these days|at the moment|right now|very much|so much|a lot|too|as well)|[了啊呀哦啦哈嘛呢吧的])+$/iu;
+const CLAUSE_BREAK =
+  /[，,、;；:：()（）[\]【】…—~～]|\s+(?:and|but|because|so|although|though|while|since|whereas)\b|但是|可是|不过|而且|并且|因为|所以|然后/iu;
+const TRAILING_FILLER =
+  /(?:\s+(?:now|currently|today|these days|at the moment|right now|very much|so much|a lot|too|as well)|[了啊呀哦啦哈嘛呢吧的])+$/iu;
 const QUOTES = /^["'“”‘’「」『』]+|["'“”‘’「」『』]+$/gu;
 const NEGATED_BEFORE = /(?:\b(?:don['’]t|do\s+not|never|not)|[不没别])\s*$/iu;
 const NEGATED_OBJECT = /^(?:not\b|n['’]t\b|never\b|不|没)/iu;
 const NOT_A_NAME = /^(?:back|later|tomorrow|tonight|when|if|at|on|maybe|now|soon|anytime|again|sometime)\b/iu;
 
 const PRONOUNS = new Set([
-  'i', 'me', 'you', 'him', 'her', 'it', 'us', 'them', 'this', 'that', 'these', 'those', 'something', 'anything',
-  'everything', 'nothing', 'someone', 'somebody', 'anyone', 'anybody', 'everyone', 'everybody', 'here', 'there',
-  'what', 'who', 'whom', 'myself', 'yourself', 'himself', 'herself', 'itself', 'ourselves', 'themselves', 'mine',
-  'yours', 'his', 'hers', 'ours', 'theirs', 'one',
-  '你', '您', '他', '她', '它', '我', '你们', '他们', '她们', '它们', '我们', '咱们', '大家', '自己', '这', '那',
-  '这个', '那个', '这些', '那些', '这里', '那里', '这儿', '那儿', '谁', '什么', '哪', '哪里', '哪儿', '怎样', '怎么样',
+  'i',
+  'me',
+  'you',
+  'him',
+  'her',
+  'it',
+  'us',
+  'them',
+  'this',
+  'that',
+  'these',
+  'those',
+  'something',
+  'anything',
+  'everything',
+  'nothing',
+  'someone',
+  'somebody',
+  'anyone',
+  'anybody',
+  'everyone',
+  'everybody',
+  'here',
+  'there',
+  'what',
+  'who',
+  'whom',
+  'myself',
+  'yourself',
+  'himself',
+  'herself',
+  'itself',
+  'ourselves',
+  'themselves',
+  'mine',
+  'yours',
+  'his',
+  'hers',
+  'ours',
+  'theirs',
+  'one',
+  '你',
+  '您',
+  '他',
+  '她',
+  '它',
+  '我',
+  '你们',
+  '他们',
+  '她们',
+  '它们',
+  '我们',
+  '咱们',
+  '大家',
+  '自己',
+  '这',
+  '那',
+  '这个',
+  '那个',
+  '这些',
+  '那些',
+  '这里',
+  '那里',
+  '这儿',
+  '那儿',
+  '谁',
+  '什么',
+  '哪',
+  '哪里',
+  '哪儿',
+  '怎样',
+  '怎么样',
 ]);
 
 type Match = Readonly<{ pattern: FactPattern; order: number; start: number; objectStart: number; closedObject?: string }>;
@@ -74,7 +142,11 @@ const matchesIn = (body: string): Match[] => {
     for (const m of body.matchAll(pattern.regex)) {
       const start = m.index;
       const objectStart = start + m[0].length;
-      matches.push(pattern.shape === 'closed' ? { pattern, order, start, objectStart, closedObject: m[1] ?? '' } : { pattern, order, start, objectStart });
+      matches.push(
+        pattern.shape === 'closed'
+          ? { pattern, order, start, objectStart, closedObject: m[1] ?? '' }
+          : { pattern, order, start, objectStart },
+      );
     }
   });
   return matches.sort((a, b) => a.start - b.start || a.order - b.order);

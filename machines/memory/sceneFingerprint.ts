@@ -52,7 +52,11 @@ const text = (value: string | undefined): string | undefined => {
 
 /** Assemble features, leaving absent optional ones out (exactOptionalPropertyTypes-safe). */
 const features = (parts: {
-  channel?: string | undefined; peer?: string | undefined; tools: string[]; topic: string[]; timeOfDay?: TimeOfDay | undefined;
+  channel?: string | undefined;
+  peer?: string | undefined;
+  tools: string[];
+  topic: string[];
+  timeOfDay?: TimeOfDay | undefined;
 }): SceneFeatures => ({
   ...(parts.channel !== undefined ? { channel: parts.channel } : {}),
   ...(parts.peer !== undefined ? { peer: parts.peer } : {}),
@@ -126,7 +130,10 @@ export type SceneKeySegment = (typeof SCENE_KEY_SEGMENTS)[number];
 /** A declared scene key that cannot be read. */
 export class SceneKeyError extends HologramError {
   readonly code = 'SCENE_KEY_INVALID';
-  constructor(readonly key: string, readonly problem: string) {
+  constructor(
+    readonly key: string,
+    readonly problem: string,
+  ) {
     super(`cannot read the declared scene key '${key}': ${problem}`);
   }
 }

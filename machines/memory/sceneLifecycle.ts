@@ -44,7 +44,12 @@ export type SceneDecision =
   | Readonly<{
       type: 'SceneCreated';
       data: Readonly<{
-        sceneId: string; kind: Scene['kind']; key?: string; features: SceneFeatures; strength: number; at: number;
+        sceneId: string;
+        kind: Scene['kind'];
+        key?: string;
+        features: SceneFeatures;
+        strength: number;
+        at: number;
         /** The candidate this scene grew from (emergent scenes). */
         fromCandidate?: string;
         similarity?: number;
@@ -99,12 +104,18 @@ const decideDeclared = (state: SceneState, { fingerprint, at }: SceneObservation
   const scene = state.scenes.find((s) => s.id === sceneId);
   if (!scene) return { type: 'SceneCreated', data: { sceneId, kind: 'declared', key, features, strength: 1, at } };
   const strength = strengthAt(scene, at, options.halfLifeMs) + 1;
-  return { type: 'SceneJoined', data: { sceneId, similarity: similarity(scene.features, fingerprint), strength, features: scene.features, at } };
+  return {
+    type: 'SceneJoined',
+    data: { sceneId, similarity: similarity(scene.features, fingerprint), strength, features: scene.features, at },
+  };
 };
 
 const decideEmergent = (state: SceneState, { fingerprint, at }: SceneObservation, options: SceneOptions): SceneDecision => {
   const threshold = options.joinThreshold ?? SCENE_JOIN_THRESHOLD;
-  const scene = bestOf(state.scenes.filter((s) => s.kind === 'emergent'), (s) => similarity(s.features, fingerprint));
+  const scene = bestOf(
+    state.scenes.filter((s) => s.kind === 'emergent'),
+    (s) => similarity(s.features, fingerprint),
+  );
   if (scene && scene.score >= threshold) {
     const strength = strengthAt(scene.item, at, options.halfLifeMs) + 1;
     return { type: 'SceneJoined', data: { sceneId: scene.item.id, similarity: scene.score, strength, features: fingerprint, at } };
@@ -114,7 +125,15 @@ const decideEmergent = (state: SceneState, { fingerprint, at }: SceneObservation
     const strength = strengthAt({ strength: 1, lastSeen: candidate.item.at }, at, options.halfLifeMs) + 1;
     return {
       type: 'SceneCreated',
-      data: { sceneId: `scene:${state.nextSeq}`, kind: 'emergent', features: fingerprint, strength, at, fromCandidate: candidate.item.id, similarity: candidate.score },
+      data: {
+        sceneId: `scene:${state.nextSeq}`,
+        kind: 'emergent',
+        features: fingerprint,
+        strength,
+        at,
+        fromCandidate: candidate.item.id,
+        similarity: candidate.score,
+      },
     };
   }
   const max = options.maxCandidates ?? DEFAULT_MAX_SCENE_CANDIDATES;

@@ -20,7 +20,8 @@ const endsAt = (text: string, i: number): boolean => {
   return char === '.' && (i + 1 >= text.length || /\s/.test(text[i + 1] ?? ''));
 };
 
-const QUESTION_START = /^(?:do|does|did|can|could|would|will|should|shall|is|are|am|was|were|have|has|where|what|who|whom|why|how|when|which)\b/i;
+const QUESTION_START =
+  /^(?:do|does|did|can|could|would|will|should|shall|is|are|am|was|were|have|has|where|what|who|whom|why|how|when|which)\b/i;
 
 /**
  * Sentences of `text`, in order. Runs of terminators (`?!`, `……`) stay with their sentence.
@@ -32,7 +33,10 @@ export const splitSentences = (text: string): Sentence[] => {
   let start = 0;
   let i = 0;
   while (i <= text.length) {
-    if (i < text.length && !endsAt(text, i)) { i += 1; continue; }
+    if (i < text.length && !endsAt(text, i)) {
+      i += 1;
+      continue;
+    }
     let end = i;
     while (end < text.length && endsAt(text, end)) end += 1;
     push(out, text, start, i, end);

@@ -119,8 +119,7 @@ export const pluginSupervisorMachine = setup({
   guards: {
     isEnabled: ({ context }) => context.enabled,
     noAutoRestart: ({ context }) => !context.config.autoRestart || !context.enabled,
-    crashLimitReached: ({ context }) =>
-      shouldGiveUp(context.crashTimes, context.config.crashWindowMs, context.config.crashLimit),
+    crashLimitReached: ({ context }) => shouldGiveUp(context.crashTimes, context.config.crashWindowMs, context.config.crashLimit),
   },
   delays: {
     restartDelay: ({ context }) => context.restartDelayMs,

@@ -63,7 +63,16 @@ export type SchedulerMessage =
 export type SchedulerFact =
   | Readonly<{
       type: 'InputQueued';
-      data: { inputId: string; source: string; origin: Origin; kind: 'queued' | 'interrupt'; declaredLevel: number | null; level: Level; where: 'inbox' | 'pending'; at: number };
+      data: {
+        inputId: string;
+        source: string;
+        origin: Origin;
+        kind: 'queued' | 'interrupt';
+        declaredLevel: number | null;
+        level: Level;
+        where: 'inbox' | 'pending';
+        at: number;
+      };
     }>
   | Readonly<{ type: 'InboxPumped'; data: { inputIds: string[]; at: number } }>
   | Readonly<{ type: 'TaskStarted'; data: { taskId: string; at: number } }>

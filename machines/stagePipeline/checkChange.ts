@@ -27,15 +27,24 @@ const refuse = (message: string): never => {
   throw new ChangeRefused(message);
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const kindOf = (value: unknown): string =>
-  Array.isArray(value) ? 'an array' : value === null ? 'null' : value === undefined ? 'nothing' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  Array.isArray(value)
+    ? 'an array'
+    : value === null
+      ? 'null'
+      : value === undefined
+        ? 'nothing'
+        : typeof value === 'object'
+          ? 'an object'
+          : `a ${typeof value}`;
 
-const text = (value: unknown, what: string): string => (typeof value === 'string' ? value : refuse(`${what} must be a string, got ${kindOf(value)}`));
+const text = (value: unknown, what: string): string =>
+  typeof value === 'string' ? value : refuse(`${what} must be a string, got ${kindOf(value)}`);
 
-const list = (value: unknown, what: string): unknown[] => (Array.isArray(value) ? value : refuse(`${what} must be an array, got ${kindOf(value)}`));
+const list = (value: unknown, what: string): unknown[] =>
+  Array.isArray(value) ? value : refuse(`${what} must be an array, got ${kindOf(value)}`);
 
 const record = (value: unknown, what: string): Record<string, unknown> =>
   isRecord(value) ? value : refuse(`${what} must be an object, got ${kindOf(value)}`);
@@ -54,7 +63,8 @@ const readSet = (value: unknown, stage: StageName): SettableFields => {
     if (!(STAGE_CAPABILITIES[stage].settable as readonly string[]).includes(field)) {
       refuse(`set.${field} is not allowed in ${stage} (settable: ${STAGE_CAPABILITIES[stage].settable.join(', ') || 'nothing'})`);
     }
-    set[field] = field === 'toolCalls' ? list(v, 'set.toolCalls').map((c, i) => toolCall(c, `set.toolCalls[${i}]`)) : text(v, `set.${field}`);
+    set[field] =
+      field === 'toolCalls' ? list(v, 'set.toolCalls').map((c, i) => toolCall(c, `set.toolCalls[${i}]`)) : text(v, `set.${field}`);
   }
   return set;
 };
@@ -77,7 +87,9 @@ const readKey = (key: ChangeKey, value: unknown, stage: StageName): unknown => {
       return list(value, 'redact').map((r, i) => {
         const { find, replaceWith } = record(r, `redact[${i}]`);
         const found = text(find, `redact[${i}].find`);
-        return found ? { find: found, replaceWith: text(replaceWith, `redact[${i}].replaceWith`) } : refuse(`redact[${i}].find must not be empty`);
+        return found
+          ? { find: found, replaceWith: text(replaceWith, `redact[${i}].replaceWith`) }
+          : refuse(`redact[${i}].find must not be empty`);
       });
     default: {
       const unhandled: never = key;
@@ -96,7 +108,11 @@ const read = (stage: StageName, value: unknown): StageChange | null => {
   for (const [key, v] of defined(raw)) {
     if (!CHANGE_KEYS.includes(key)) refuse(`unknown change '${key}' (changes: ${CHANGE_KEYS.join(', ')})`);
     if (!allowed.includes(key as ChangeKey)) {
-      refuse(allowed.length === 0 ? `${stage} is read-only, but the handler returned '${key}'` : `'${key}' is not allowed in ${stage} (allowed: ${allowed.join(', ')})`);
+      refuse(
+        allowed.length === 0
+          ? `${stage} is read-only, but the handler returned '${key}'`
+          : `'${key}' is not allowed in ${stage} (allowed: ${allowed.join(', ')})`,
+      );
     }
     const checked = readKey(key as ChangeKey, v, stage);
     if (key === 'response' || key === 'deny' || !isEmpty(checked)) change[key] = checked;

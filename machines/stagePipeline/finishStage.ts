@@ -64,9 +64,14 @@ export const finishStage = (
   results: readonly HandlerResult[],
 ): Readonly<{ output: StagePipelineOutput; facts: StageFact[] }> => {
   const outcomes = input.handlers.map((_, i) => outcomeOf(input, i, results[i] ?? { kind: 'pending' }));
-  const applied: AppliedChange[] = outcomes.flatMap((o) => (o.status === 'changed' && o.change ? [{ handlerId: o.handlerId, change: o.change }] : []));
+  const applied: AppliedChange[] = outcomes.flatMap((o) =>
+    o.status === 'changed' && o.change ? [{ handlerId: o.handlerId, change: o.change }] : [],
+  );
   const shortCircuit = shortCircuits(applied);
   const output: StagePipelineOutput = { stage: input.stage, context: mergeChanges(input.context, applied), shortCircuit, outcomes };
-  const completed: StageFact = { type: 'StageCompleted', data: { stage: input.stage, shortCircuit, changedBy: applied.map((a) => a.handlerId) } };
+  const completed: StageFact = {
+    type: 'StageCompleted',
+    data: { stage: input.stage, shortCircuit, changedBy: applied.map((a) => a.handlerId) },
+  };
   return { output, facts: [...outcomes.map((o) => factOf(input, o)), completed] };
 };

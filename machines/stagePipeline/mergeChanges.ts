@@ -22,7 +22,8 @@ export const mergeChanges = (context: StageContext, changes: readonly AppliedCha
   let next: StageContext = context;
   for (const { change } of changes) if (change.set) next = { ...next, ...change.set };
   for (const { change } of changes) {
-    if (change.rewriteArgs && next.toolCall) next = { ...next, toolCall: { ...next.toolCall, args: { ...next.toolCall.args, ...change.rewriteArgs } } };
+    if (change.rewriteArgs && next.toolCall)
+      next = { ...next, toolCall: { ...next.toolCall, args: { ...next.toolCall.args, ...change.rewriteArgs } } };
   }
   for (const { change } of changes) {
     for (const { find, replaceWith } of change.redact ?? []) {

@@ -13,7 +13,8 @@ export class StageInputError extends HologramError {
 export const assertStageInput = (input: StagePipelineInput): void => {
   const { stage, timeoutMs, handlers, context, scope } = input;
   if (!STAGES.includes(stage)) throw new StageInputError(`unknown stage '${String(stage)}' (stages: ${STAGES.join(', ')})`);
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new StageInputError(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    throw new StageInputError(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
   if (TOOL_STAGES.includes(stage) && (!context.toolCall || !scope)) {
     throw new StageInputError(`${stage} needs context.toolCall and scope (the tool and the plugin that owns it)`);
   }

@@ -30,13 +30,15 @@ export const handlerChildId = (index: number): string => `handler-${index}`;
 const indexOf = (context: StagePipelineContext, actorId: string) => context.results.findIndex((_, i) => handlerChildId(i) === actorId);
 
 /** A handler that rejects with something other than an Error or a string is described as such. */
-const errorMessage = (error: unknown): string => (error instanceof Error || typeof error === 'string' ? messageOf(error) : `rejected with ${String(error)}`);
+const errorMessage = (error: unknown): string =>
+  error instanceof Error || typeof error === 'string' ? messageOf(error) : `rejected with ${String(error)}`;
 
 /** Records a handler's first settlement; later or unknown ones change nothing. */
 const settle = (context: StagePipelineContext, event: HandlerSettled): HandlerResult[] => {
   const index = indexOf(context, event.actorId);
   if (index < 0 || context.results[index]?.kind !== 'pending') return context.results;
-  const result: HandlerResult = 'output' in event ? { kind: 'resolved', value: event.output } : { kind: 'rejected', error: errorMessage(event.error) };
+  const result: HandlerResult =
+    'output' in event ? { kind: 'resolved', value: event.output } : { kind: 'rejected', error: errorMessage(event.error) };
   return context.results.map((r, i) => (i === index ? result : r));
 };
 

@@ -1,7 +1,15 @@
 /** The stage pipeline's vocabulary: stages, the shared stage context, handler changes, outcomes and facts. Plain data only. */
 
 /** The seven hook stages, in the order a turn passes them. */
-export const STAGES = ['on_input', 'pre_action', 'post_action', 'before_toolcall', 'after_toolcall', 'before_output', 'after_output'] as const;
+export const STAGES = [
+  'on_input',
+  'pre_action',
+  'post_action',
+  'before_toolcall',
+  'after_toolcall',
+  'before_output',
+  'after_output',
+] as const;
 
 export type StageName = (typeof STAGES)[number];
 

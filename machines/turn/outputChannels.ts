@@ -26,7 +26,11 @@ export const channelTypes = (channel: OutputChannel): CapabilityName[] =>
 
 export const channelHelp = (channel: OutputChannel): string =>
   [
-    `Channel '${channel.name}' accepts type ${channelTypes(channel).map((t) => `'${t}'`).join(', ') || '(nothing)'}.`,
+    `Channel '${channel.name}' accepts type ${
+      channelTypes(channel)
+        .map((t) => `'${t}'`)
+        .join(', ') || '(nothing)'
+    }.`,
     `meta: ${channel.metaDoc || 'no routing metadata; send {}'}`,
   ].join('\n');
 
@@ -37,34 +41,32 @@ export const channelTools = (channels: readonly OutputChannel[]): RegisteredTool
       throw new RangeError(`output channel '${channel.name}' cannot end in '_help': its help tool would share the name`);
     }
     return [
-    {
-      name: `${OUTPUT_SEND_PREFIX}${channel.name}`,
-      owner: channel.owner,
-      origin: 'plugin',
-      description: `Send a message on the '${channel.name}' channel. Call ${OUTPUT_SEND_PREFIX}${channel.name}_help first for its meta format.`,
-      parameters: {
-        type: 'object',
-        properties: {
-          payload: { type: 'string', description: 'the content: text, or a file/image/audio reference' },
-          meta: { type: 'object', description: 'routing metadata for this channel' },
-          type: { type: 'string', enum: channelTypes(channel) },
+      {
+        name: `${OUTPUT_SEND_PREFIX}${channel.name}`,
+        owner: channel.owner,
+        origin: 'plugin',
+        description: `Send a message on the '${channel.name}' channel. Call ${OUTPUT_SEND_PREFIX}${channel.name}_help first for its meta format.`,
+        parameters: {
+          type: 'object',
+          properties: {
+            payload: { type: 'string', description: 'the content: text, or a file/image/audio reference' },
+            meta: { type: 'object', description: 'routing metadata for this channel' },
+            type: { type: 'string', enum: channelTypes(channel) },
+          },
+          required: ['payload', 'type'],
         },
-        required: ['payload', 'type'],
       },
-    },
-    {
-      name: `${OUTPUT_SEND_PREFIX}${channel.name}_help`,
-      owner: channel.owner,
-      origin: 'plugin',
-      description: `What the '${channel.name}' channel accepts: its meta format and payload types.`,
-      parameters: { type: 'object', properties: {} },
-    },
+      {
+        name: `${OUTPUT_SEND_PREFIX}${channel.name}_help`,
+        owner: channel.owner,
+        origin: 'plugin',
+        description: `What the '${channel.name}' channel accepts: its meta format and payload types.`,
+        parameters: { type: 'object', properties: {} },
+      },
     ];
   });
 
-export type ChannelToolCall =
-  | Readonly<{ kind: 'send'; channel: string }>
-  | Readonly<{ kind: 'help'; channel: string }>;
+export type ChannelToolCall = Readonly<{ kind: 'send'; channel: string }> | Readonly<{ kind: 'help'; channel: string }>;
 
 /** Which channel (and which of its two tools) a tool name names, if any. */
 export const parseChannelTool = (toolName: string): ChannelToolCall | undefined => {

@@ -28,9 +28,7 @@ const HEADINGS: Record<PromptLayer, string> = {
 export const runtimeBlock = (facts: RuntimeFacts): string => {
   const lines: string[] = [];
   if (facts.outputChannels.length > 0) {
-    lines.push(
-      `Replies reach people through output channels: ${facts.outputChannels.map((c) => `output_send__${c}`).join(', ')}.`,
-    );
+    lines.push(`Replies reach people through output channels: ${facts.outputChannels.map((c) => `output_send__${c}`).join(', ')}.`);
   }
   lines.push(
     facts.parallelToolCalls

@@ -39,7 +39,6 @@ type Settled = DoneActorEvent<unknown> | ErrorActorEvent<unknown>;
 
 const CHILD = /^(before|tool|after)-(\d+)$/;
 
-
 export const toolBatchMachine = setup({
   types: {
     context: {} as BatchContext,
@@ -62,7 +61,8 @@ export const toolBatchMachine = setup({
       const index = Number(match?.[2] ?? -1);
       const state = context.calls[index];
       if (!state) return;
-      const settled = 'output' in event ? { ok: true as const, output: event.output } : { ok: false as const, error: messageOf(event.error) };
+      const settled =
+        'output' in event ? { ok: true as const, output: event.output } : { ok: false as const, error: messageOf(event.error) };
       const step = stepCall(context.settings, index, state, settled);
       enqueue.assign({ calls: context.calls.map((c, i) => (i === index ? step.state : c)) });
       const next = step.next;
@@ -73,7 +73,12 @@ export const toolBatchMachine = setup({
 }).createMachine({
   id: 'toolBatch',
   context: ({ input, spawn: spawnChild }) => {
-    const settings: BatchSettings = { input: input.input, calls: input.calls.map(toStageCall), handlers: input.handlers, stageTimeoutMs: input.stageTimeoutMs };
+    const settings: BatchSettings = {
+      input: input.input,
+      calls: input.calls.map(toStageCall),
+      handlers: input.handlers,
+      stageTimeoutMs: input.stageTimeoutMs,
+    };
     const calls = settings.calls.map((_, i) => {
       const step = startCall(settings, i, input.tools);
       if (step.next?.src === 'stage') spawnChild('stage', { id: step.next.id, input: step.next.input });

@@ -36,7 +36,12 @@ export const childId = (kind: 'before' | 'tool' | 'after', index: number): strin
 
 export const toStageCall = (call: LlmToolCall): ToolCall => ({ id: call.id, name: call.name, args: call.arguments });
 
-const stageInput = (settings: BatchSettings, stage: 'before_toolcall' | 'after_toolcall', state: CallState, toolResult: string | null): StagePipelineInput => ({
+const stageInput = (
+  settings: BatchSettings,
+  stage: 'before_toolcall' | 'after_toolcall',
+  state: CallState,
+  toolResult: string | null,
+): StagePipelineInput => ({
   stage,
   context: createStageContext(settings.input, { toolCalls: settings.calls, toolCall: state.call, toolResult }),
   handlers: settings.handlers[stage] ?? [],
@@ -61,17 +66,20 @@ export const startCall = (settings: BatchSettings, index: number, tools: readonl
   const state: CallState = { call, owner, phase: 'before', denied: false, result: '', response: null, facts: [] };
   if (owner === null) {
     const error = `unknown tool '${call.name}' (known: ${tools.map((t) => t.name).join(', ') || 'none'})`;
-    return done(state, `Error: ${error}`, [{ type: 'ToolCompleted', data: { callId: call.id, name: call.name, result: `Error: ${error}`, error } }]);
+    return done(state, `Error: ${error}`, [
+      { type: 'ToolCompleted', data: { callId: call.id, name: call.name, result: `Error: ${error}`, error } },
+    ]);
   }
   return { state, next: { src: 'stage', id: childId('before', index), input: stageInput(settings, 'before_toolcall', state, null) } };
 };
 
-const afterBefore = (settings: BatchSettings, index: number, state: CallState, settled: Settled): Step => {
+const afterBefore = (_settings: BatchSettings, index: number, state: CallState, settled: Settled): Step => {
   const { id, name } = state.call;
   if (!settled.ok) return done(state, `Error: before_toolcall failed, the call did not run: ${settled.error}`, []);
   const output = settled.output as StagePipelineOutput;
   const facts: TurnFact[] = [ran(output, id)];
-  if (output.shortCircuit) return done(state, 'Not run: a before_toolcall handler answered the turn.', facts, { response: output.context.response ?? '' });
+  if (output.shortCircuit)
+    return done(state, 'Not run: a before_toolcall handler answered the turn.', facts, { response: output.context.response ?? '' });
   const denial = output.context.denial;
   if (denial) {
     facts.push({ type: 'ToolCallDenied', data: { callId: id, name, handlerId: denial.handlerId, reason: denial.reason } });
@@ -99,7 +107,10 @@ const afterTool = (settings: BatchSettings, index: number, state: CallState, set
     error = settled.error;
     result = `Error: tool '${name}' failed: ${error}`;
   }
-  const fact: TurnFact = { type: 'ToolCompleted', data: error === undefined ? { callId: id, name, result } : { callId: id, name, result, error } };
+  const fact: TurnFact = {
+    type: 'ToolCompleted',
+    data: error === undefined ? { callId: id, name, result } : { callId: id, name, result, error },
+  };
   const next: CallState = { ...state, phase: 'after', result, facts: [...state.facts, fact] };
   return { state: next, next: { src: 'stage', id: childId('after', index), input: stageInput(settings, 'after_toolcall', next, result) } };
 };

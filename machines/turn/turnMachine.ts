@@ -7,7 +7,13 @@
  */
 import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { messageOf } from '../../events/index.ts';
-import { createStageContext, stagePipelineMachine, type StageContext, type StageName, type StagePipelineOutput } from '../stagePipeline/index.ts';
+import {
+  createStageContext,
+  stagePipelineMachine,
+  type StageContext,
+  type StageName,
+  type StagePipelineOutput,
+} from '../stagePipeline/index.ts';
 import { toolBatchMachine, type ToolBatchOutput } from './toolBatch.ts';
 import {
   DEFAULT_MAX_ROUNDS,
@@ -51,7 +57,6 @@ export type TurnContext = {
   phase: string;
 };
 
-
 const definitions = (tools: readonly RegisteredTool[]): LlmToolDefinition[] =>
   tools.map((t) => ({ name: t.name, description: t.description, parameters: { ...t.parameters } }));
 
@@ -60,7 +65,8 @@ const stageRan = (output: StagePipelineOutput): TurnFact => ({
   data: { stage: output.stage, shortCircuit: output.shortCircuit, outcomes: output.outcomes },
 });
 
-const toLlmCalls = (stage: StageContext): LlmToolCall[] => stage.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: { ...c.args } }));
+const toLlmCalls = (stage: StageContext): LlmToolCall[] =>
+  stage.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: { ...c.args } }));
 
 /** The stage's input for the turn's current context. */
 const stageInputOf = (context: TurnContext, stage: StageName, fields: Partial<StageContext> = {}) => ({
@@ -110,7 +116,10 @@ export const turnMachine = setup({
       for (const fact of output.facts) enqueue.emit(fact);
       enqueue.assign({ messages: ({ context }) => [...context.messages, ...output.messages], rounds: ({ context }) => context.rounds + 1 });
     }),
-    answerFromStage: assign(({ event }) => ({ outcome: 'short_circuited' as const, reply: (event as unknown as StageDone).output.context.response ?? '' })),
+    answerFromStage: assign(({ event }) => ({
+      outcome: 'short_circuited' as const,
+      reply: (event as unknown as StageDone).output.context.response ?? '',
+    })),
     failStage: assign(({ event }) => ({
       outcome: 'failed' as const,
       reply: `The turn failed: a stage could not run (${messageOf((event as unknown as { error: unknown }).error)}).`,
@@ -148,7 +157,10 @@ export const turnMachine = setup({
       initial: 'onInput',
       states: {
         onInput: {
-          entry: [assign({ phase: 'on_input' }), enqueueActions(({ context, enqueue }) => enqueue.emit({ type: 'InputAccepted', data: { input: context.input } }))],
+          entry: [
+            assign({ phase: 'on_input' }),
+            enqueueActions(({ context, enqueue }) => enqueue.emit({ type: 'InputAccepted', data: { input: context.input } })),
+          ],
           invoke: {
             src: 'stage',
             input: ({ context }) => stageInputOf(context, 'on_input'),
@@ -186,8 +198,7 @@ export const turnMachine = setup({
         callingLlm: {
           entry: [
             assign({ phase: 'llm' }),
-            enqueueActions(({ context, enqueue }) =>
-            {
+            enqueueActions(({ context, enqueue }) => {
               enqueue.emit({
                 type: 'LlmRequested',
                 data: {
@@ -200,8 +211,7 @@ export const turnMachine = setup({
                 },
               });
               enqueue.assign({ recordedCount: context.messages.length });
-            },
-            ),
+            }),
           ],
           invoke: {
             src: 'llm',
@@ -242,7 +252,8 @@ export const turnMachine = setup({
                   assign(({ context }) => {
                     const toolCalls = toLlmCalls(context.stage);
                     const text = context.stage.llmText ?? '';
-                    const assistant: TurnMessage = toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls } : { role: 'assistant', content: text };
+                    const assistant: TurnMessage =
+                      toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls } : { role: 'assistant', content: text };
                     return { answer: { ...context.answer!, text, toolCalls }, messages: [...context.messages, assistant] };
                   }),
                 ],
@@ -253,7 +264,11 @@ export const turnMachine = setup({
         },
         deciding: {
           always: [
-            { guard: ({ context }) => (context.answer?.toolCalls.length ?? 0) === 0, target: 'beforeOutput', actions: assign({ outcome: 'answered', stage: ({ context }) => ({ ...context.stage, output: context.answer?.text ?? '' }) }) },
+            {
+              guard: ({ context }) => (context.answer?.toolCalls.length ?? 0) === 0,
+              target: 'beforeOutput',
+              actions: assign({ outcome: 'answered', stage: ({ context }) => ({ ...context.stage, output: context.answer?.text ?? '' }) }),
+            },
             { target: 'runningTools' },
           ],
         },
@@ -282,14 +297,23 @@ export const turnMachine = setup({
                 target: 'beforeOutput',
                 actions: [
                   'recordBatch',
-                  assign(({ context, event }) => ({ outcome: 'denied' as const, stage: { ...context.stage, output: deniedReply(context, event.output) } })),
+                  assign(({ context, event }) => ({
+                    outcome: 'denied' as const,
+                    stage: { ...context.stage, output: deniedReply(context, event.output) },
+                  })),
                 ],
               },
               {
                 // Guards run before recordBatch counts this batch, hence the + 1.
                 guard: ({ context }) => context.rounds + 1 >= context.maxRounds,
                 target: 'beforeOutput',
-                actions: ['recordBatch', assign(({ context }) => ({ outcome: 'round_limit' as const, stage: { ...context.stage, output: roundLimitReply(context) } }))],
+                actions: [
+                  'recordBatch',
+                  assign(({ context }) => ({
+                    outcome: 'round_limit' as const,
+                    stage: { ...context.stage, output: roundLimitReply(context) },
+                  })),
+                ],
               },
               { target: 'callingLlm', actions: 'recordBatch' },
             ],
@@ -330,7 +354,12 @@ export const turnMachine = setup({
       ),
     },
   },
-  output: ({ context }) => ({ outcome: context.outcome ?? 'answered', reply: context.reply, rounds: context.rounds, messages: context.messages }),
+  output: ({ context }) => ({
+    outcome: context.outcome ?? 'answered',
+    reply: context.reply,
+    rounds: context.rounds,
+    messages: context.messages,
+  }),
 });
 
 export type TurnActorRef = ActorRefFrom<typeof turnMachine>;

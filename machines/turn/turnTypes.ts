@@ -65,7 +65,10 @@ export type TurnOutput = Readonly<{ outcome: TurnOutcome; reply: string; rounds:
 /** Facts the turn emits for the log. No time: the runtime stamps them. */
 export type TurnFact =
   | Readonly<{ type: 'InputAccepted'; data: { input: string } }>
-  | Readonly<{ type: 'StageRan'; data: { stage: StageName; shortCircuit: boolean; callId?: string; outcomes: StagePipelineOutput['outcomes'] } }>
+  | Readonly<{
+      type: 'StageRan';
+      data: { stage: StageName; shortCircuit: boolean; callId?: string; outcomes: StagePipelineOutput['outcomes'] };
+    }>
   /**
    * One LLM call. `added` are the messages after the first `from` (which the log already holds:
    * the turn's starting conversation, then earlier requests); `total` = from + added.length.
@@ -75,10 +78,16 @@ export type TurnFact =
       type: 'LlmRequested';
       data: { round: number; from: number; added: readonly TurnMessage[]; total: number; tools?: readonly LlmToolDefinition[] };
     }>
-  | Readonly<{ type: 'LlmResponded'; data: { round: number; text: string; toolCalls: readonly LlmToolCall[]; finishReason: LlmFinishReason } }>
+  | Readonly<{
+      type: 'LlmResponded';
+      data: { round: number; text: string; toolCalls: readonly LlmToolCall[]; finishReason: LlmFinishReason };
+    }>
   | Readonly<{ type: 'LlmFailed'; data: { round: number; error: string } }>
   | Readonly<{ type: 'ToolCallDenied'; data: { callId: string; name: string; handlerId: string; reason: string } }>
-  | Readonly<{ type: 'ToolCallRewritten'; data: { callId: string; name: string; from: Record<string, unknown>; to: Record<string, unknown> } }>
+  | Readonly<{
+      type: 'ToolCallRewritten';
+      data: { callId: string; name: string; from: Record<string, unknown>; to: Record<string, unknown> };
+    }>
   | Readonly<{ type: 'ToolCalled'; data: { callId: string; name: string; owner: string; args: Record<string, unknown> } }>
   | Readonly<{ type: 'ToolCompleted'; data: { callId: string; name: string; result: string; error?: string } }>
   | Readonly<{ type: 'OutputSent'; data: { text: string } }>

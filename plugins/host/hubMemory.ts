@@ -5,7 +5,8 @@ import { graphNeighbourhood, type TripleData } from '../../projections/index.ts'
 import type { HubMemory } from './pluginHub.ts';
 
 export const hubMemoryOf = (memory: Memory, clock: Clock, ids: IdSource): HubMemory => ({
-  recall: async (query, k) => (await memory.service.recall(query, k)).map((h) => ({ tier: h.tier, text: h.text, cites: h.cites, score: h.score })),
+  recall: async (query, k) =>
+    (await memory.service.recall(query, k)).map((h) => ({ tier: h.tier, text: h.text, cites: h.cites, score: h.score })),
   commit: async (_plugin, triples, sentence) => {
     const data: TripleData[] = triples.map((t) => ({
       relationId: ids.next(),

@@ -50,7 +50,17 @@ const FACILITY_NAMES: readonly string[] = Object.values(Facility);
 
 /** Node's `process.platform` values. */
 const PLATFORMS: readonly NodeJS.Platform[] = [
-  'aix', 'android', 'darwin', 'freebsd', 'haiku', 'linux', 'openbsd', 'sunos', 'win32', 'cygwin', 'netbsd',
+  'aix',
+  'android',
+  'darwin',
+  'freebsd',
+  'haiku',
+  'linux',
+  'openbsd',
+  'sunos',
+  'win32',
+  'cygwin',
+  'netbsd',
 ];
 
 /**
@@ -62,14 +72,17 @@ const PLATFORMS: readonly NodeJS.Platform[] = [
  */
 export function parseManifest(raw: unknown, where: string): PluginManifest {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ManifestInvalid(where, [`the manifest must be a JSON object like {"name": "weather", "version": "1.0.0", "entry": "main.lua"}, not ${describeValue(raw)}`]);
+    throw new ManifestInvalid(where, [
+      `the manifest must be a JSON object like {"name": "weather", "version": "1.0.0", "entry": "main.lua"}, not ${describeValue(raw)}`,
+    ]);
   }
   const obj = raw as Record<string, unknown>;
   const problems: string[] = [];
 
   for (const key of Object.keys(obj)) {
     if ((KNOWN_KEYS as readonly string[]).includes(key)) continue;
-    if (key === 'kind') problems.push(`"kind" is not set by hand: it follows from "entry" (a .lua file → lua, anything else → subprocess); remove it`);
+    if (key === 'kind')
+      problems.push(`"kind" is not set by hand: it follows from "entry" (a .lua file → lua, anything else → subprocess); remove it`);
     else problems.push(`unknown key "${key}"${suggestion(key, KNOWN_KEYS)}; known keys: ${KNOWN_KEYS.join(', ')}`);
   }
 
@@ -129,9 +142,11 @@ export function loadManifest(dir: string): PluginManifest {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new ManifestInvalid(
       path,
-      [missing
-        ? `file not found; every plugin folder needs a ${MANIFEST_FILE} with at least "name", "version" and "entry"`
-        : `cannot be read (${(error as Error).message}); check its permissions`],
+      [
+        missing
+          ? `file not found; every plugin folder needs a ${MANIFEST_FILE} with at least "name", "version" and "entry"`
+          : `cannot be read (${(error as Error).message}); check its permissions`,
+      ],
       { cause: error },
     );
   }
@@ -140,7 +155,9 @@ export function loadManifest(dir: string): PluginManifest {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ManifestInvalid(path, [`is not valid JSON at ${describeSyntaxError(text, error as Error)}; fix the syntax`], { cause: error });
+    throw new ManifestInvalid(path, [`is not valid JSON at ${describeSyntaxError(text, error as Error)}; fix the syntax`], {
+      cause: error,
+    });
   }
   const manifest = parseManifest(raw, path);
   const entryPath = join(dir, manifest.entry);
@@ -339,7 +356,10 @@ function jsonErrorOffset(text: string): number {
     }
     if (c === '"') return string();
     number.lastIndex = i;
-    if (number.test(text)) return void (i = number.lastIndex);
+    if (number.test(text)) {
+      i = number.lastIndex;
+      return;
+    }
     const literal = ['true', 'false', 'null'].find((word) => text.startsWith(word, i));
     if (literal === undefined) fail();
     else i += literal.length;

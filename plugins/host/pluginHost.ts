@@ -20,7 +20,6 @@ import type { PluginSupervisorConfig } from '../../machines/pluginSupervisor/ind
 
 export const PLUGINS_DIR = 'plugins';
 
-
 export class UnknownPlugin extends HologramError {
   readonly code = 'UNKNOWN_PLUGIN';
   constructor(name: string, known: readonly string[]) {
@@ -49,7 +48,6 @@ export type PluginHostOptions = Readonly<{
   remoteTimeouts?: RemoteTimeouts;
   inspect?: ConstructorParameters<typeof SupervisedPlugin>[0]['inspect'];
 }>;
-
 
 type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
 

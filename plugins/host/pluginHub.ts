@@ -5,7 +5,17 @@
  * goes, its registrations leave as one `PluginRegistrationsDetached` event. The hub also knows
  * how to reach each plugin (its endpoint) to call a tool, run a stage handler or deliver output.
  */
-import { HologramError, PLUGIN_EVENT_TYPES, PLUGIN_REGISTRY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent, type RecordedEvent, type Subscription } from '../../events/index.ts';
+import {
+  HologramError,
+  PLUGIN_EVENT_TYPES,
+  PLUGIN_REGISTRY_STREAM,
+  type Clock,
+  type EventStore,
+  type IdSource,
+  type NewEvent,
+  type RecordedEvent,
+  type Subscription,
+} from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../machines/stagePipeline/index.ts';
 import { Capability, type CapabilityName } from '../../machines/turn/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
@@ -193,13 +203,18 @@ export class PluginHub {
     }
     const existing = this.state.tools.get(spec.name);
     if (existing) {
-      throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' is already registered by '${existing.plugin}'; prefix your tool names with your plugin's name`);
+      throw new RegistrationRefused(
+        `plugin '${plugin}': tool '${spec.name}' is already registered by '${existing.plugin}'; prefix your tool names with your plugin's name`,
+      );
     }
     const parameters = spec.parameters ?? { type: 'object', properties: {} };
     if (typeof parameters !== 'object' || Array.isArray(parameters)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
     }
-    await this.append({ type: 'PluginToolRegistered', data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters } });
+    await this.append({
+      type: 'PluginToolRegistered',
+      data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters },
+    });
   }
 
   /** Returns the new handler's id. */
@@ -213,7 +228,9 @@ export class PluginHub {
       throw new RegistrationRefused(`plugin '${plugin}': scope ${JSON.stringify(scope)} must be 'global' or 'own_tools'`);
     }
     if (scope === 'own_tools' && !TOOL_STAGES.includes(spec.stage)) {
-      throw new RegistrationRefused(`plugin '${plugin}': scope 'own_tools' only applies to ${TOOL_STAGES.join(' and ')}, not ${spec.stage}`);
+      throw new RegistrationRefused(
+        `plugin '${plugin}': scope 'own_tools' only applies to ${TOOL_STAGES.join(' and ')}, not ${spec.stage}`,
+      );
     }
     const handlerId = `${plugin}/${spec.stage}/${++this.handlerCount}`;
     await this.append({ type: 'PluginStageRegistered', data: { plugin, handlerId, stage: spec.stage, scope } });
@@ -223,7 +240,9 @@ export class PluginHub {
   async registerChannel(plugin: string, spec: ChannelSpec): Promise<void> {
     this.need(plugin, 'channels');
     if (typeof spec?.name !== 'string' || !/^[a-z0-9_]{1,40}$/.test(spec.name) || spec.name.endsWith('_help')) {
-      throw new RegistrationRefused(`plugin '${plugin}': channel name ${JSON.stringify(spec?.name)} must be 1–40 lowercase letters, digits or '_', not ending in '_help'`);
+      throw new RegistrationRefused(
+        `plugin '${plugin}': channel name ${JSON.stringify(spec?.name)} must be 1–40 lowercase letters, digits or '_', not ending in '_help'`,
+      );
     }
     const existing = this.state.channels.get(spec.name);
     if (existing) throw new RegistrationRefused(`plugin '${plugin}': channel '${spec.name}' is already registered by '${existing.owner}'`);
@@ -231,11 +250,16 @@ export class PluginHub {
     for (const name of spec.capabilities ?? []) {
       const flag = Capability[name as CapabilityName];
       if (flag === undefined) {
-        throw new RegistrationRefused(`plugin '${plugin}': channel capability '${String(name)}' is not one of ${Object.keys(Capability).join(', ')}`);
+        throw new RegistrationRefused(
+          `plugin '${plugin}': channel capability '${String(name)}' is not one of ${Object.keys(Capability).join(', ')}`,
+        );
       }
       capabilities |= flag;
     }
-    await this.append({ type: 'PluginChannelRegistered', data: { plugin, name: spec.name, capabilities, metaDoc: String(spec.metaDoc ?? '') } });
+    await this.append({
+      type: 'PluginChannelRegistered',
+      data: { plugin, name: spec.name, capabilities, metaDoc: String(spec.metaDoc ?? '') },
+    });
   }
 
   async subscribe(plugin: string, types: readonly string[]): Promise<void> {
@@ -254,7 +278,9 @@ export class PluginHub {
   injectInterrupt(plugin: string, input: InjectedInput, level: number): Promise<InjectedReceipt> {
     this.need(plugin, 'interrupt');
     if (!Number.isInteger(level) || level < 1) {
-      throw new RegistrationRefused(`plugin '${plugin}': interrupt level ${JSON.stringify(level)} must be an integer 1–${MAX_PLUGIN_LEVEL}`);
+      throw new RegistrationRefused(
+        `plugin '${plugin}': interrupt level ${JSON.stringify(level)} must be an integer 1–${MAX_PLUGIN_LEVEL}`,
+      );
     }
     return this.inject(plugin, input, 'interrupt', level);
   }
@@ -266,21 +292,29 @@ export class PluginHub {
 
   recallMemory(plugin: string, query: string, k = 5): Promise<readonly MemoryItem[]> {
     this.need(plugin, 'memory');
-    if (typeof query !== 'string' || !query.trim()) throw new RegistrationRefused(`plugin '${plugin}': memory.recall needs a non-empty 'query'`);
+    if (typeof query !== 'string' || !query.trim())
+      throw new RegistrationRefused(`plugin '${plugin}': memory.recall needs a non-empty 'query'`);
     return this.memory().recall(query, Math.min(Math.max(1, Math.floor(Number(k) || 5)), 50));
   }
 
   async commitMemory(plugin: string, triples: readonly Triple[], sentence?: string): Promise<readonly string[]> {
     this.need(plugin, 'memory');
     if (this.external.has(plugin)) throw new CapabilityWithheld(plugin, 'memory (write)', ['memory (read)']);
-    const ok = Array.isArray(triples) && triples.length > 0 && triples.every((t) => [t?.subject, t?.predicate, t?.object].every((v) => typeof v === 'string' && v.trim()));
-    if (!ok) throw new RegistrationRefused(`plugin '${plugin}': memory.commit needs 'triples' as a non-empty list of { subject, predicate, object } strings`);
+    const ok =
+      Array.isArray(triples) &&
+      triples.length > 0 &&
+      triples.every((t) => [t?.subject, t?.predicate, t?.object].every((v) => typeof v === 'string' && v.trim()));
+    if (!ok)
+      throw new RegistrationRefused(
+        `plugin '${plugin}': memory.commit needs 'triples' as a non-empty list of { subject, predicate, object } strings`,
+      );
     return this.memory().commit(plugin, triples, sentence);
   }
 
   queryKnowledge(plugin: string, entity: string, depth = 2): readonly KnowledgeRelation[] {
     this.need(plugin, 'knowledge');
-    if (typeof entity !== 'string' || !entity.trim()) throw new RegistrationRefused(`plugin '${plugin}': knowledge.query needs a non-empty 'entity'`);
+    if (typeof entity !== 'string' || !entity.trim())
+      throw new RegistrationRefused(`plugin '${plugin}': knowledge.query needs a non-empty 'entity'`);
     return this.memory().knowledge(entity, Math.min(Math.max(1, Math.floor(Number(depth) || 2)), 3));
   }
 
@@ -320,7 +354,12 @@ export class PluginHub {
     if (!granted.includes(capability)) throw new CapabilityWithheld(plugin, capability, granted);
   }
 
-  private async inject(plugin: string, input: InjectedInput, kind: 'queued' | 'interrupt', declared: number | undefined): Promise<InjectedReceipt> {
+  private async inject(
+    plugin: string,
+    input: InjectedInput,
+    kind: 'queued' | 'interrupt',
+    declared: number | undefined,
+  ): Promise<InjectedReceipt> {
     if (typeof input?.text !== 'string') throw new RegistrationRefused(`plugin '${plugin}': an input needs 'text' as a string`);
     const replyChannel = input.replyTo?.channel ?? null;
     if (replyChannel !== null && this.state.channels.get(replyChannel)?.owner !== plugin) {

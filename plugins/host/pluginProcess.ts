@@ -14,7 +14,10 @@ export type ProcessExit = Readonly<{ exitCode: number | null; signal: string | n
 export class PluginSpawnFailed extends HologramError {
   readonly code = 'PLUGIN_SPAWN_FAILED';
   constructor(plugin: string, command: string, cause: unknown) {
-    super(`plugin '${plugin}' could not be started ('${command}'): ${(cause as Error)?.message ?? String(cause)}; check the manifest's entry and that the file is executable`, { cause });
+    super(
+      `plugin '${plugin}' could not be started ('${command}'): ${(cause as Error)?.message ?? String(cause)}; check the manifest's entry and that the file is executable`,
+      { cause },
+    );
   }
 }
 

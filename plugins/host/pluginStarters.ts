@@ -60,56 +60,78 @@ const localInstance = (stopPlugin: () => Promise<void>): RunningInstance => {
 const untilReady = (ready: Promise<void>, child: PluginProcess, name: string, timeoutMs: number): Promise<void> =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new PluginHandshakeFailed(`plugin '${name}' did not say 'ready' within ${timeoutMs} ms of its hello; its main function must return`)),
+      () =>
+        reject(
+          new PluginHandshakeFailed(
+            `plugin '${name}' did not say 'ready' within ${timeoutMs} ms of its hello; its main function must return`,
+          ),
+        ),
       timeoutMs,
     );
-    const settle = (fn: () => void) => () => (clearTimeout(timer), fn());
+    const settle = (fn: () => void) => () => {
+      clearTimeout(timer);
+      fn();
+    };
     ready.then(settle(resolve));
     child.exited.then(settle(() => reject(new PluginHandshakeFailed(`plugin '${name}' exited before it said 'ready'`))));
   });
 
-export const subprocessStarter = (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter => async (hub) => {
-  const name = manifest.name;
-  const { command, args } = commandFor(join(dir, manifest.entry));
-  const child = await PluginProcess.spawn({ plugin: name, command, args, cwd: dir, onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`) });
-  const connection = new PluginConnection(child.child.stdout!, child.child.stdin!);
-  const { ready } = servePlugin(hub, name, connection, env.log);
-  child.exited.then(() => connection.close('the plugin process exited'));
-  const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
-  try {
-    const hello = await connection.awaitHello({ capabilities: manifest.capabilities, timeoutMs });
-    if (hello.plugin !== name) {
-      throw new PluginHandshakeFailed(`plugin in ${dir} said hello as '${hello.plugin}' but its manifest names it '${name}'`);
+export const subprocessStarter =
+  (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
+  async (hub) => {
+    const name = manifest.name;
+    const { command, args } = commandFor(join(dir, manifest.entry));
+    const child = await PluginProcess.spawn({
+      plugin: name,
+      command,
+      args,
+      cwd: dir,
+      onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`),
+    });
+    const connection = new PluginConnection(child.child.stdout!, child.child.stdin!);
+    const { ready } = servePlugin(hub, name, connection, env.log);
+    child.exited.then(() => connection.close('the plugin process exited'));
+    const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
+    try {
+      const hello = await connection.awaitHello({ capabilities: manifest.capabilities, timeoutMs });
+      if (hello.plugin !== name) {
+        throw new PluginHandshakeFailed(`plugin in ${dir} said hello as '${hello.plugin}' but its manifest names it '${name}'`);
+      }
+      // Attached before 'ready' so its registrations are served; running only once it says ready.
+      hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS), {
+        external: true,
+      });
+      await untilReady(ready, child, name, timeoutMs);
+    } catch (error) {
+      connection.close(`handshake failed: ${(error as Error).message}`);
+      child.kill('SIGKILL');
+      await child.exited;
+      throw error;
     }
-    // Attached before 'ready' so its registrations are served; running only once it says ready.
-    hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS), { external: true });
-    await untilReady(ready, child, name, timeoutMs);
-  } catch (error) {
-    connection.close(`handshake failed: ${(error as Error).message}`);
-    child.kill('SIGKILL');
-    await child.exited;
-    throw error;
-  }
-  return {
-    exited: child.exited,
-    pid: child.pid,
-    stop: async () => {
-      connection.close('the kernel stops this plugin');
-      await child.stop();
-    },
+    return {
+      exited: child.exited,
+      pid: child.pid,
+      stop: async () => {
+        connection.close('the kernel stops this plugin');
+        await child.stop();
+      },
+    };
   };
-};
 
-export const luaStarter = (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter => async (hub) => {
-  const script = readFileSync(join(dir, manifest.entry), 'utf8');
-  const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log, { external: true });
-  const running = await startLuaPlugin(api, { name: manifest.name, script });
-  return localInstance(() => running.stop());
-};
+export const luaStarter =
+  (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
+  async (hub) => {
+    const script = readFileSync(join(dir, manifest.entry), 'utf8');
+    const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log, { external: true });
+    const running = await startLuaPlugin(api, { name: manifest.name, script });
+    return localInstance(() => running.stop());
+  };
 
-export const builtinStarter = (plugin: BuiltinPlugin, env: HostEnv): PluginStarter => async (hub) => {
-  const { manifest } = plugin;
-  const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log);
-  const running = await plugin.start(api, env);
-  return localInstance(() => running.stop());
-};
+export const builtinStarter =
+  (plugin: BuiltinPlugin, env: HostEnv): PluginStarter =>
+  async (hub) => {
+    const { manifest } = plugin;
+    const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log);
+    const running = await plugin.start(api, env);
+    return localInstance(() => running.stop());
+  };

@@ -62,7 +62,10 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         ...(inspect ? { inspect } : {}),
       });
       await host.start();
-      for (const plugin of host.list()) context.log(`plugin ${plugin.name} (${plugin.kind}): ${plugin.state}${plugin.tools.length ? `, tools ${plugin.tools.join(', ')}` : ''}`);
+      for (const plugin of host.list())
+        context.log(
+          `plugin ${plugin.name} (${plugin.kind}): ${plugin.state}${plugin.tools.length ? `, tools ${plugin.tools.join(', ')}` : ''}`,
+        );
       context.provide(Facility.plugins, { host, turns: turnSourceOf(host.hub) } satisfies PluginsFacility);
     },
     async stop() {

@@ -20,7 +20,12 @@ type P = Record<string, unknown>;
 const asObject = (value: unknown): P => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as P) : {});
 
 /** Serves the plugin's requests against the hub, and reports its protocol errors. */
-export const servePlugin = (hub: PluginHub, plugin: string, connection: PluginConnection, log: (line: string) => void): { ready: Promise<void> } => {
+export const servePlugin = (
+  hub: PluginHub,
+  plugin: string,
+  connection: PluginConnection,
+  log: (line: string) => void,
+): { ready: Promise<void> } => {
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   connection.onRequest(async (method, params) => {

@@ -12,10 +12,14 @@ import { emptyPluginRegistry, foldPluginRegistry } from '../../projections/plugi
 export type SupervisorReplay = Readonly<{ stream: string; messages: number; divergence: ReplayDivergence | null }>;
 
 /** `config`: the supervisor settings the daemon ran with, when not the defaults. */
-export const replayPluginSupervisors = async (store: EventStore, config: Partial<PluginSupervisorConfig> = {}): Promise<SupervisorReplay[]> => {
+export const replayPluginSupervisors = async (
+  store: EventStore,
+  config: Partial<PluginSupervisorConfig> = {},
+): Promise<SupervisorReplay[]> => {
   const events = await store.readAll({ types: [...PLUGIN_EVENT_TYPES, 'InputDelivered'] });
   const firstSeq = new Map<string, number>();
-  for (const e of events) if (e.stream.startsWith(PLUGIN_SUPERVISOR_STREAM_PREFIX) && !firstSeq.has(e.stream)) firstSeq.set(e.stream, e.seq);
+  for (const e of events)
+    if (e.stream.startsWith(PLUGIN_SUPERVISOR_STREAM_PREFIX) && !firstSeq.has(e.stream)) firstSeq.set(e.stream, e.seq);
   const results: SupervisorReplay[] = [];
   for (const [stream, seq] of firstSeq) {
     let registry = emptyPluginRegistry();
@@ -24,7 +28,8 @@ export const replayPluginSupervisors = async (store: EventStore, config: Partial
     for (const e of events) {
       if (e.seq >= seq) break;
       registry = foldPluginRegistry(registry, e);
-      if (e.type === 'PluginLoaded' && (e.data as { plugin: string }).plugin === plugin) autoRestart = (e.data as { autoRestart: boolean }).autoRestart;
+      if (e.type === 'PluginLoaded' && (e.data as { plugin: string }).plugin === plugin)
+        autoRestart = (e.data as { autoRestart: boolean }).autoRestart;
     }
     const enabled = registry.plugins.get(plugin)?.enabled ?? true;
     const replay = await replayJournal({

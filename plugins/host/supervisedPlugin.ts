@@ -6,7 +6,7 @@
  * instance spawns one, `stopping` stops it, `backoff` and `running` arm the timer whose firing
  * comes back as a journaled message.
  */
-import { type Clock, type EventStore } from '../../events/index.ts';
+import type { Clock, EventStore } from '../../events/index.ts';
 import {
   pluginSupervisorMachine,
   RESTART_DUE_EVENT,
@@ -112,7 +112,10 @@ export class SupervisedPlugin {
         if (!this.instance && !this.launching) this.launch();
         return;
       case 'stopping':
-        if (this.instance) void this.instance.stop().catch((error: unknown) => this.options.log(`plugin ${this.options.name}: stop failed: ${(error as Error).message}`));
+        if (this.instance)
+          void this.instance
+            .stop()
+            .catch((error: unknown) => this.options.log(`plugin ${this.options.name}: stop failed: ${(error as Error).message}`));
         return;
       case 'backoff':
         this.arm(RESTART_DUE_EVENT, (context.restartAt ?? context.now) - this.options.clock.now());
@@ -136,8 +139,12 @@ export class SupervisedPlugin {
         this.instance = instance;
         instance.exited.then(async (exit) => {
           this.instance = undefined;
-          await hub.detach(name, exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`).catch((error: unknown) => this.options.fail(error));
-          await this.deliver({ type: 'PROCESS_EXITED', at: this.options.clock.now(), exitCode: exit.exitCode, signal: exit.signal }).catch(() => undefined);
+          await hub
+            .detach(name, exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`)
+            .catch((error: unknown) => this.options.fail(error));
+          await this.deliver({ type: 'PROCESS_EXITED', at: this.options.clock.now(), exitCode: exit.exitCode, signal: exit.signal }).catch(
+            () => undefined,
+          );
         });
         void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
       },
@@ -145,16 +152,21 @@ export class SupervisedPlugin {
         this.launching = false;
         await hub.detach(name, 'the start failed').catch((e: unknown) => this.options.fail(e));
         this.options.log(`plugin ${name}: start failed: ${(error as Error).message}`);
-        await this.deliver({ type: 'PROCESS_CRASHED', at: this.options.clock.now(), error: (error as Error).message }).catch(() => undefined);
+        await this.deliver({ type: 'PROCESS_CRASHED', at: this.options.clock.now(), error: (error as Error).message }).catch(
+          () => undefined,
+        );
       },
     );
   }
 
   private arm(type: string, inMs: number): void {
-    this.timer = this.timers.setTimer(() => {
-      this.timer = undefined;
-      void this.deliver({ type, at: this.options.clock.now() }).catch(() => undefined);
-    }, Math.max(0, inMs));
+    this.timer = this.timers.setTimer(
+      () => {
+        this.timer = undefined;
+        void this.deliver({ type, at: this.options.clock.now() }).catch(() => undefined);
+      },
+      Math.max(0, inMs),
+    );
   }
 
   private disarm(): void {

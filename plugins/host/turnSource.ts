@@ -19,7 +19,10 @@ export const turnSourceOf = (hub: PluginHub): TurnSource => ({
       origin: 'plugin',
     }));
     const handlers: Partial<Record<StageName, HandlerRef[]>> = {};
-    for (const h of registry.handlers) (handlers[h.stage as StageName] ??= []).push({ id: h.id, plugin: h.plugin, scope: h.scope });
+    for (const h of registry.handlers) {
+      handlers[h.stage as StageName] ??= [];
+      handlers[h.stage as StageName]!.push({ id: h.id, plugin: h.plugin, scope: h.scope });
+    }
     return {
       tools,
       handlers: handlers as StageHandlers,

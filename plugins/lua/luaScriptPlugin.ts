@@ -139,7 +139,9 @@ function checkSpecs(plugin: string, raw: unknown): ToolSpec[] {
     }
     const parameters = spec.parameters ?? { type: 'object', properties: {} };
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
-      problems.push(`${label}: parameters must be a JSON-Schema table, e.g. json.object({ type = "object", properties = json.object({}) })`);
+      problems.push(
+        `${label}: parameters must be a JSON-Schema table, e.g. json.object({ type = "object", properties = json.object({}) })`,
+      );
     }
     specs.push({ name: String(spec.name), description: String(spec.description), parameters: parameters as ToolSpec['parameters'] });
   }

@@ -13,7 +13,7 @@ import {
   HandshakeTimedOut,
   MalformedFrame,
   NotifyHandlerFailed,
-  PluginProtocolError,
+  type PluginProtocolError,
   PluginRequestFailed,
   ProtocolVersionMismatch,
   RequestTimedOut,
@@ -22,14 +22,7 @@ import {
   UnmatchedResponse,
 } from './errors.ts';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './framing.ts';
-import {
-  parseMessage,
-  PROTOCOL_VERSION,
-  WIRE_ERROR_CODES,
-  type HelloMessage,
-  type Message,
-  type WelcomeMessage,
-} from './messages.ts';
+import { parseMessage, PROTOCOL_VERSION, WIRE_ERROR_CODES, type HelloMessage, type Message, type WelcomeMessage } from './messages.ts';
 
 /** Where timeouts come from; tests pass a manual pair instead of the global timers. */
 export type Timers = Readonly<{
@@ -245,8 +238,14 @@ export class PluginConnection {
         this[slot] = undefined;
       };
       const waiter: Waiter<T> = {
-        settle: (message) => (done(), resolve(message)),
-        fail: (error) => (done(), reject(error)),
+        settle: (message) => {
+          done();
+          resolve(message);
+        },
+        fail: (error) => {
+          done();
+          reject(error);
+        },
       };
       (this as unknown as Record<typeof slot, Waiter<T> | undefined>)[slot] = waiter;
     });

@@ -44,9 +44,7 @@ export class UnknownMessageType extends PluginProtocolError {
     readonly messageType: string,
     readonly id?: number,
   ) {
-    super(
-      `unknown message type '${messageType}'; protocol 1 knows hello, welcome, request, response, error, notify and bye`,
-    );
+    super(`unknown message type '${messageType}'; protocol 1 knows hello, welcome, request, response, error, notify and bye`);
   }
 }
 
@@ -159,4 +157,4 @@ export class MethodNotFound extends HologramError {
 }
 
 export const describeThrown = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  error instanceof Error ? error.message : typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));

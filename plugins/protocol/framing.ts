@@ -19,8 +19,7 @@ export type DecodedFrame = Buffer | FrameTooLarge;
  * @throws FrameTooLarge when the body would exceed `maxFrameBytes`.
  * @example socket.write(encodeFrame({ type: 'notify', method: 'tick', params: null }))
  */
-export const encodeFrame = (value: unknown, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Buffer =>
-  frameBody(encodeBody(value), maxFrameBytes);
+export const encodeFrame = (value: unknown, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Buffer => frameBody(encodeBody(value), maxFrameBytes);
 
 /** Wraps an already encoded body in a frame header. */
 export const frameBody = (body: Uint8Array, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Buffer => {

@@ -21,14 +21,7 @@ export type NotifyMessage = Readonly<{ type: 'notify'; method: string; params: u
 /** Either way: the sender is closing the connection. */
 export type ByeMessage = Readonly<{ type: 'bye'; reason: string }>;
 
-export type Message =
-  | HelloMessage
-  | WelcomeMessage
-  | RequestMessage
-  | ResponseMessage
-  | ErrorMessage
-  | NotifyMessage
-  | ByeMessage;
+export type Message = HelloMessage | WelcomeMessage | RequestMessage | ResponseMessage | ErrorMessage | NotifyMessage | ByeMessage;
 
 export type MessageType = Message['type'];
 
@@ -45,8 +38,7 @@ export const WIRE_ERROR_CODES = {
 
 type Fields = Record<string, unknown>;
 
-const isId = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 const kind = (value: unknown): string =>
   value === null ? 'nil' : Array.isArray(value) ? 'array' : Buffer.isBuffer(value) ? 'binary' : typeof value;

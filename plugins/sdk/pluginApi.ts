@@ -31,7 +31,10 @@ export type StageSpec = Readonly<{
 }>;
 
 /** Returns the change to make, or null/undefined to change nothing (an audit). */
-export type StageHandler = (context: StageContext, stage: StageName) => StageChange | null | undefined | Promise<StageChange | null | undefined>;
+export type StageHandler = (
+  context: StageContext,
+  stage: StageName,
+) => StageChange | null | undefined | Promise<StageChange | null | undefined>;
 
 export type ChannelSpec = Readonly<{
   name: string;
@@ -76,7 +79,14 @@ export type MemoryItem = Readonly<{ tier: 'context' | 'cold' | 'graph'; text: st
 
 export type Triple = Readonly<{ subject: string; predicate: string; object: string; confidence?: number }>;
 
-export type KnowledgeRelation = Readonly<{ subject: string; predicate: string; object: string; confidence: number; sentence: string | null; hops: number }>;
+export type KnowledgeRelation = Readonly<{
+  subject: string;
+  predicate: string;
+  object: string;
+  confidence: number;
+  sentence: string | null;
+  hops: number;
+}>;
 
 export interface PluginMemory {
   /** What the memory holds about `query`, best first (the agent's own recall path). */

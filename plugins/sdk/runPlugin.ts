@@ -47,7 +47,8 @@ export const connectPlugin = async (
       }
       case PluginMethod.runStage: {
         const handler = stages.get(String(p.handlerId));
-        if (!handler) throw Object.assign(new Error(`this plugin has no stage handler '${String(p.handlerId)}'`), { code: 'NO_SUCH_HANDLER' });
+        if (!handler)
+          throw Object.assign(new Error(`this plugin has no stage handler '${String(p.handlerId)}'`), { code: 'NO_SUCH_HANDLER' });
         return (await handler(p.context as StageContext, p.stage as StageName)) ?? null;
       }
       case PluginMethod.deliver: {
@@ -85,15 +86,19 @@ export const connectPlugin = async (
       listeners.push({ types, listener });
       await connection.request(KernelMethod.subscribe, { types });
     },
-    injectInput: async (input) => (await connection.request(KernelMethod.injectInput, input)) as Awaited<ReturnType<PluginApi['injectInput']>>,
+    injectInput: async (input) =>
+      (await connection.request(KernelMethod.injectInput, input)) as Awaited<ReturnType<PluginApi['injectInput']>>,
     injectInterrupt: async (input, level) =>
       (await connection.request(KernelMethod.injectInterrupt, { ...input, level })) as Awaited<ReturnType<PluginApi['injectInterrupt']>>,
     setting: (key) => connection.request(KernelMethod.setting, { key }),
     memory: {
       recall: async (query, k) => (await connection.request(KernelMethod.memoryRecall, { query, k })) as MemoryItem[],
-      commit: async (triples, sentence) => (await connection.request(KernelMethod.memoryCommit, { triples, sentence })) as { relationIds: string[] },
+      commit: async (triples, sentence) =>
+        (await connection.request(KernelMethod.memoryCommit, { triples, sentence })) as { relationIds: string[] },
     },
-    knowledge: { query: async (entity, depth) => (await connection.request(KernelMethod.knowledgeQuery, { entity, depth })) as KnowledgeRelation[] },
+    knowledge: {
+      query: async (entity, depth) => (await connection.request(KernelMethod.knowledgeQuery, { entity, depth })) as KnowledgeRelation[],
+    },
     log: (line) => {
       if (!connection.closed) connection.notify(LOG_NOTIFY, { line });
     },

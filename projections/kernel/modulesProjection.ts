@@ -32,10 +32,10 @@ export const modulesProjection = defineProjection({
         tx.run('INSERT INTO kernel_runs (started_seq, pid, started_at) VALUES (?, ?, ?)', [recorded.seq, event.data.pid, at]);
         return;
       case 'KernelStopped':
-        tx.run(
-          'UPDATE kernel_runs SET stopped_at = ?, stop_reason = ? WHERE started_seq = (SELECT max(started_seq) FROM kernel_runs)',
-          [at, event.data.reason],
-        );
+        tx.run('UPDATE kernel_runs SET stopped_at = ?, stop_reason = ? WHERE started_seq = (SELECT max(started_seq) FROM kernel_runs)', [
+          at,
+          event.data.reason,
+        ]);
         return;
       case 'ModuleStarted':
         tx.run(
@@ -56,10 +56,12 @@ export const modulesProjection = defineProjection({
         );
         return;
       case 'ModuleStopped':
-        tx.run(
-          `UPDATE kernel_modules SET status = 'stopped', error = ?, changed_seq = ?, changed_at = ? WHERE module = ?`,
-          [event.data.error ?? null, recorded.seq, at, event.data.module],
-        );
+        tx.run(`UPDATE kernel_modules SET status = 'stopped', error = ?, changed_seq = ?, changed_at = ? WHERE module = ?`, [
+          event.data.error ?? null,
+          recorded.seq,
+          at,
+          event.data.module,
+        ]);
         return;
       default: {
         const unhandled: never = event;

@@ -19,7 +19,17 @@ const hold = (tx: ReadModelTx, block: BlockRef, tier: HolderTier, holder: string
 export const blocksProjection = defineProjection({
   name: 'memory_blocks',
   version: 1,
-  handles: ['ContextEventAppended', 'ContextEventsSunk', 'ColdDocCommitted', 'ContextEventsRestored', 'ColdDocRemoved', 'ColdDocDistilled', 'MemoryCommitted', 'MemoryPurged', 'EntityDeleted'],
+  handles: [
+    'ContextEventAppended',
+    'ContextEventsSunk',
+    'ColdDocCommitted',
+    'ContextEventsRestored',
+    'ColdDocRemoved',
+    'ColdDocDistilled',
+    'MemoryCommitted',
+    'MemoryPurged',
+    'EntityDeleted',
+  ],
   tables: [
     {
       name: 'memory_blocks_holders',

@@ -31,7 +31,15 @@ export const coldProjection = defineProjection({
         const at = Math.max(...events.map((e) => e.at));
         tx.run(
           'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [d.docId as string, d.scope as string, docText(events), json(events.flatMap((e) => e.cites ?? [])), JSON.stringify(events), at, d.at as number],
+          [
+            d.docId as string,
+            d.scope as string,
+            docText(events),
+            json(events.flatMap((e) => e.cites ?? [])),
+            JSON.stringify(events),
+            at,
+            d.at as number,
+          ],
         );
         return;
       }
@@ -53,7 +61,10 @@ export const coldProjection = defineProjection({
         return;
       }
       case 'ColdDocPeeked':
-        tx.run('UPDATE memory_cold_docs SET accesses = accesses + 1, last_access_at = max(last_access_at, ?) WHERE doc_id = ?', [d.at as number, d.docId as string]);
+        tx.run('UPDATE memory_cold_docs SET accesses = accesses + 1, last_access_at = max(last_access_at, ?) WHERE doc_id = ?', [
+          d.at as number,
+          d.docId as string,
+        ]);
         return;
       case 'ColdDocRemoved':
       case 'ColdDocDistilled':
@@ -64,13 +75,27 @@ export const coldProjection = defineProjection({
   view: (tx) => tx.get('SELECT count(*) AS docs, coalesce(sum(accesses), 0) AS accesses FROM memory_cold_docs'),
 });
 
-export type ColdDocRow = Readonly<{ doc_id: string; scope: string; text: string; cites: string; events: string; created_at: number; accesses: number; last_access_at: number }>;
+export type ColdDocRow = Readonly<{
+  doc_id: string;
+  scope: string;
+  text: string;
+  cites: string;
+  events: string;
+  created_at: number;
+  accesses: number;
+  last_access_at: number;
+}>;
 
 export const coldDocs = (tx: ReadModelTx): ColdDocRow[] =>
-  tx.all<ColdDocRow>('SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs ORDER BY doc_id');
+  tx.all<ColdDocRow>(
+    'SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs ORDER BY doc_id',
+  );
 
 export const coldDocById = (tx: ReadModelTx, docId: string): ColdDocRow | undefined =>
-  tx.get<ColdDocRow>('SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs WHERE doc_id = ?', [docId]);
+  tx.get<ColdDocRow>(
+    'SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs WHERE doc_id = ?',
+    [docId],
+  );
 
 /** Docs the archive loop distils: at most `maxAccesses` reads and idle since `idleSince`. */
 export const coldDocsToArchive = (tx: ReadModelTx, idleSince: number, maxAccesses = 2): ColdDocRow[] =>

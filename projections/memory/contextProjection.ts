@@ -44,8 +44,20 @@ export const contextProjection = defineProjection({
   view: (tx) => tx.all('SELECT scope, count(*) AS events FROM memory_context_events GROUP BY scope ORDER BY scope'),
 });
 
-export type ContextRow = Readonly<{ event_id: string; scope: string; role: string; speaker: string | null; text: string; at: number; cites: string; blocks: string }>;
+export type ContextRow = Readonly<{
+  event_id: string;
+  scope: string;
+  role: string;
+  speaker: string | null;
+  text: string;
+  at: number;
+  cites: string;
+  blocks: string;
+}>;
 
 /** A scope's context in time order (ties by id, so the order is the same on every rebuild). */
 export const contextOf = (tx: ReadModelTx, scope: string): ContextRow[] =>
-  tx.all<ContextRow>('SELECT event_id, scope, role, speaker, text, at, cites, blocks FROM memory_context_events WHERE scope = ? ORDER BY at, event_id', [scope]);
+  tx.all<ContextRow>(
+    'SELECT event_id, scope, role, speaker, text, at, cites, blocks FROM memory_context_events WHERE scope = ? ORDER BY at, event_id',
+    [scope],
+  );

@@ -7,7 +7,11 @@ import { defineProjection, type ReadModelTx } from '../projection.ts';
 import { entityKey, json, type TripleData } from './memoryRows.ts';
 
 const touchEntity = (tx: ReadModelTx, name: string, seq: number) =>
-  tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [entityKey(name), name.trim(), seq]);
+  tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [
+    entityKey(name),
+    name.trim(),
+    seq,
+  ]);
 
 const dropOrphans = (tx: ReadModelTx) =>
   tx.run(
@@ -21,16 +25,40 @@ const addTriple = (tx: ReadModelTx, t: TripleData, source: string, seq: number, 
   tx.run(
     `INSERT INTO memory_graph_relations (relation_id, subject, predicate, object, confidence, sentence, source_events, cites, happened_at, source, since_seq)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (relation_id) DO NOTHING`,
-    [t.relationId, entityKey(t.subject), t.predicate, entityKey(t.object), t.confidence, t.sentence ?? null, json(t.sourceEventIds), json(t.cites), t.happenedAt ?? at, source, seq],
+    [
+      t.relationId,
+      entityKey(t.subject),
+      t.predicate,
+      entityKey(t.object),
+      t.confidence,
+      t.sentence ?? null,
+      json(t.sourceEventIds),
+      json(t.cites),
+      t.happenedAt ?? at,
+      source,
+      seq,
+    ],
   );
 };
 
 export const graphProjection = defineProjection({
   name: 'memory_graph',
   version: 2,
-  handles: ['MemoryCommitted', 'ColdDocDistilled', 'EntitiesMerged', 'EntityEdited', 'RelationEdited', 'EntityDeleted', 'MemoryPurged', 'EntityRecalled'],
+  handles: [
+    'MemoryCommitted',
+    'ColdDocDistilled',
+    'EntitiesMerged',
+    'EntityEdited',
+    'RelationEdited',
+    'EntityDeleted',
+    'MemoryPurged',
+    'EntityRecalled',
+  ],
   tables: [
-    { name: 'memory_graph_entities', ddl: 'CREATE TABLE memory_graph_entities (entity TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT, since_seq INTEGER NOT NULL) WITHOUT ROWID' },
+    {
+      name: 'memory_graph_entities',
+      ddl: 'CREATE TABLE memory_graph_entities (entity TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT, since_seq INTEGER NOT NULL) WITHOUT ROWID',
+    },
     {
       name: 'memory_graph_relations',
       ddl: `CREATE TABLE memory_graph_relations (
@@ -40,7 +68,10 @@ export const graphProjection = defineProjection({
       CREATE INDEX memory_graph_relations_subject ON memory_graph_relations (subject);
       CREATE INDEX memory_graph_relations_object ON memory_graph_relations (object)`,
     },
-    { name: 'memory_graph_recalled', ddl: 'CREATE TABLE memory_graph_recalled (entity TEXT NOT NULL, turn TEXT NOT NULL, PRIMARY KEY (entity, turn)) WITHOUT ROWID' },
+    {
+      name: 'memory_graph_recalled',
+      ddl: 'CREATE TABLE memory_graph_recalled (entity TEXT NOT NULL, turn TEXT NOT NULL, PRIMARY KEY (entity, turn)) WITHOUT ROWID',
+    },
   ],
   evolve(tx, event: RecordedEvent) {
     const d = event.data as Record<string, unknown>;
@@ -57,7 +88,11 @@ export const graphProjection = defineProjection({
         if (into === from) return;
         tx.run('UPDATE memory_graph_relations SET subject = ? WHERE subject = ?', [into, from]);
         tx.run('UPDATE memory_graph_relations SET object = ? WHERE object = ?', [into, from]);
-        tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [into, (d.into as string).trim(), event.seq]);
+        tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [
+          into,
+          (d.into as string).trim(),
+          event.seq,
+        ]);
         tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [from]);
         tx.run('UPDATE OR IGNORE memory_graph_recalled SET entity = ? WHERE entity = ?', [into, from]);
         tx.run('DELETE FROM memory_graph_recalled WHERE entity = ?', [from]);
@@ -65,7 +100,8 @@ export const graphProjection = defineProjection({
       }
       case 'EntityEdited': {
         const entity = entityKey(d.entity as string);
-        if (d.kind !== undefined && d.kind !== null) tx.run('UPDATE memory_graph_entities SET kind = ? WHERE entity = ?', [d.kind as string, entity]);
+        if (d.kind !== undefined && d.kind !== null)
+          tx.run('UPDATE memory_graph_entities SET kind = ? WHERE entity = ?', [d.kind as string, entity]);
         const rename = d.renameTo as string | undefined;
         if (rename) {
           const to = entityKey(rename);
@@ -73,7 +109,10 @@ export const graphProjection = defineProjection({
             tx.run('UPDATE memory_graph_entities SET name = ? WHERE entity = ?', [rename.trim(), entity]);
             return;
           }
-          tx.run('INSERT INTO memory_graph_entities (entity, name, kind, since_seq) SELECT ?, ?, kind, since_seq FROM memory_graph_entities WHERE entity = ? ON CONFLICT (entity) DO NOTHING', [to, rename.trim(), entity]);
+          tx.run(
+            'INSERT INTO memory_graph_entities (entity, name, kind, since_seq) SELECT ?, ?, kind, since_seq FROM memory_graph_entities WHERE entity = ? ON CONFLICT (entity) DO NOTHING',
+            [to, rename.trim(), entity],
+          );
           tx.run('UPDATE memory_graph_relations SET subject = ? WHERE subject = ?', [to, entity]);
           tx.run('UPDATE memory_graph_relations SET object = ? WHERE object = ?', [to, entity]);
           tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [entity]);
@@ -83,7 +122,12 @@ export const graphProjection = defineProjection({
       case 'RelationEdited':
         tx.run(
           'UPDATE memory_graph_relations SET predicate = coalesce(?, predicate), object = coalesce(?, object), confidence = coalesce(?, confidence) WHERE relation_id = ?',
-          [(d.predicate as string) ?? null, d.object ? entityKey(d.object as string) : null, (d.confidence as number) ?? null, d.relationId as string],
+          [
+            (d.predicate as string) ?? null,
+            d.object ? entityKey(d.object as string) : null,
+            (d.confidence as number) ?? null,
+            d.relationId as string,
+          ],
         );
         if (d.object) touchEntity(tx, d.object as string, event.seq);
         dropOrphans(tx);
@@ -101,7 +145,10 @@ export const graphProjection = defineProjection({
         dropOrphans(tx);
         return;
       case 'EntityRecalled':
-        tx.run('INSERT OR IGNORE INTO memory_graph_recalled (entity, turn) VALUES (?, ?)', [entityKey(d.entity as string), d.turn as string]);
+        tx.run('INSERT OR IGNORE INTO memory_graph_recalled (entity, turn) VALUES (?, ?)', [
+          entityKey(d.entity as string),
+          d.turn as string,
+        ]);
         return;
     }
   },
@@ -160,7 +207,12 @@ export const allRelations = (tx: ReadModelTx): RelationRow[] =>
 
 /** The relations with these ids (in id order; unknown ids are skipped). */
 export const relationsById = (tx: ReadModelTx, ids: readonly string[]): RelationRow[] =>
-  ids.length === 0 ? [] : tx.all<RelationRow>(`SELECT ${RELATION_COLUMNS} FROM memory_graph_relations WHERE relation_id IN (${ids.map(() => '?').join(',')}) ORDER BY relation_id`, [...ids]);
+  ids.length === 0
+    ? []
+    : tx.all<RelationRow>(
+        `SELECT ${RELATION_COLUMNS} FROM memory_graph_relations WHERE relation_id IN (${ids.map(() => '?').join(',')}) ORDER BY relation_id`,
+        [...ids],
+      );
 
 export const entities = (tx: ReadModelTx): { entity: string; name: string }[] =>
   tx.all('SELECT entity, name FROM memory_graph_entities ORDER BY entity');

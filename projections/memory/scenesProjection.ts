@@ -18,29 +18,46 @@ export const scenesProjection = defineProjection({
         created_at REAL NOT NULL, last_seen REAL NOT NULL, occurrences INTEGER NOT NULL
       ) WITHOUT ROWID`,
     },
-    { name: 'memory_scenes_members', ddl: 'CREATE TABLE memory_scenes_members (scene_id TEXT NOT NULL, event_id TEXT NOT NULL, PRIMARY KEY (scene_id, event_id)) WITHOUT ROWID' },
+    {
+      name: 'memory_scenes_members',
+      ddl: 'CREATE TABLE memory_scenes_members (scene_id TEXT NOT NULL, event_id TEXT NOT NULL, PRIMARY KEY (scene_id, event_id)) WITHOUT ROWID',
+    },
   ],
   evolve(tx, event: RecordedEvent) {
-    const d = event.data as { sceneId: string; kind?: string; key?: string; features: unknown; strength: number; at: number; eventId?: string };
+    const d = event.data as {
+      sceneId: string;
+      kind?: string;
+      key?: string;
+      features: unknown;
+      strength: number;
+      at: number;
+      eventId?: string;
+    };
     if (event.type === 'SceneCreated') {
       tx.run(
         'INSERT INTO memory_scenes_scenes (scene_id, kind, key, features, strength, created_at, last_seen, occurrences) VALUES (?, ?, ?, ?, ?, ?, ?, 1)',
         [d.sceneId, d.kind ?? 'emergent', d.key ?? null, JSON.stringify(d.features), d.strength, d.at, d.at],
       );
     } else {
-      tx.run('UPDATE memory_scenes_scenes SET strength = ?, features = ?, last_seen = ?, occurrences = occurrences + 1 WHERE scene_id = ?', [
-        d.strength,
-        JSON.stringify(d.features),
-        d.at,
-        d.sceneId,
-      ]);
+      tx.run(
+        'UPDATE memory_scenes_scenes SET strength = ?, features = ?, last_seen = ?, occurrences = occurrences + 1 WHERE scene_id = ?',
+        [d.strength, JSON.stringify(d.features), d.at, d.sceneId],
+      );
     }
     if (d.eventId) tx.run('INSERT OR IGNORE INTO memory_scenes_members (scene_id, event_id) VALUES (?, ?)', [d.sceneId, d.eventId]);
   },
   view: (tx) => tx.all('SELECT scene_id, kind, key, strength, occurrences FROM memory_scenes_scenes ORDER BY scene_id'),
 });
 
-export type SceneRow = Readonly<{ scene_id: string; kind: string; key: string | null; features: string; strength: number; last_seen: number; occurrences: number }>;
+export type SceneRow = Readonly<{
+  scene_id: string;
+  kind: string;
+  key: string | null;
+  features: string;
+  strength: number;
+  last_seen: number;
+  occurrences: number;
+}>;
 
 export const scenes = (tx: ReadModelTx): SceneRow[] =>
   tx.all<SceneRow>('SELECT scene_id, kind, key, features, strength, last_seen, occurrences FROM memory_scenes_scenes ORDER BY scene_id');

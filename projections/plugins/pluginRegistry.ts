@@ -112,7 +112,10 @@ export const foldPluginRegistry = (registry: PluginRegistry, event: Event): Plug
     case 'PluginStageRegistered':
       return {
         ...registry,
-        handlers: [...registry.handlers, { id: d.handlerId as string, plugin: name, scope: d.scope as HandlerEntry['scope'], stage: d.stage as string }],
+        handlers: [
+          ...registry.handlers,
+          { id: d.handlerId as string, plugin: name, scope: d.scope as HandlerEntry['scope'], stage: d.stage as string },
+        ],
       };
     case 'PluginChannelRegistered':
       return {

@@ -9,8 +9,7 @@ import { pendingInputs, readSchedulerView } from './schedulerView.ts';
 
 export type InputStatus = 'inbox' | 'queue' | 'pending' | 'running' | 'suspended' | 'completed' | 'short_circuited' | 'offloaded';
 
-const setStatus = (status: InputStatus) =>
-  `UPDATE scheduler_inputs SET status = '${status}', changed_seq = ? WHERE input_id = ?`;
+const setStatus = (status: InputStatus) => `UPDATE scheduler_inputs SET status = '${status}', changed_seq = ? WHERE input_id = ?`;
 
 export const schedulerProjection = defineProjection({
   name: 'scheduler',
@@ -52,10 +51,12 @@ export const schedulerProjection = defineProjection({
         tx.run(setStatus('running'), [seq, event.data.taskId]);
         return;
       case 'TaskPreempted':
-        tx.run(
-          `UPDATE scheduler_inputs SET status = 'suspended', preempt_count = ?, stack_depth = ?, changed_seq = ? WHERE input_id = ?`,
-          [event.data.preemptCount, event.data.stackDepth, seq, event.data.taskId],
-        );
+        tx.run(`UPDATE scheduler_inputs SET status = 'suspended', preempt_count = ?, stack_depth = ?, changed_seq = ? WHERE input_id = ?`, [
+          event.data.preemptCount,
+          event.data.stackDepth,
+          seq,
+          event.data.taskId,
+        ]);
         return;
       case 'TaskResumed':
         tx.run(`UPDATE scheduler_inputs SET status = 'running', stack_depth = NULL, changed_seq = ? WHERE input_id = ?`, [

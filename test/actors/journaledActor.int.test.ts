@@ -33,10 +33,19 @@ describe('JournaledActor', () => {
     const { store, seenAtEffect } = await journal();
     const events = await store.readStream(SCHEDULER_STREAM);
     expect(events.map((e) => e.type)).toEqual([
-      'InputDelivered', 'InputQueued', 'InboxPumped', 'TaskStarted',
-      'InputDelivered', 'InputQueued', 'TaskPreempted', 'TaskStarted',
-      'InputDelivered', 'TaskCompleted', 'TaskResumed',
-      'InputDelivered', 'InputQueued',
+      'InputDelivered',
+      'InputQueued',
+      'InboxPumped',
+      'TaskStarted',
+      'InputDelivered',
+      'InputQueued',
+      'TaskPreempted',
+      'TaskStarted',
+      'InputDelivered',
+      'TaskCompleted',
+      'TaskResumed',
+      'InputDelivered',
+      'InputQueued',
     ]);
     // Each effect saw its own facts already in the log.
     expect(seenAtEffect).toEqual([4, 8, 11, 13]);

@@ -20,11 +20,23 @@ describe('memory heartbeats', () => {
     const path = join(tempDir(), 'events.db');
     const MIN = 60_000;
     const facts = async (memory: OpenMemory) =>
-      memory.service.readModels.all<{ object: string }>("SELECT object FROM memory_graph_relations WHERE predicate != 'said' ORDER BY object").map((r) => r.object);
+      memory.service.readModels
+        .all<{ object: string }>("SELECT object FROM memory_graph_relations WHERE predicate != 'said' ORDER BY object")
+        .map((r) => r.object);
     // An hour between firings: longer than the default 10 minutes the first firing used to look back.
-    const first = await openMemory(stores[stores.push(SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock: new VirtualClock(START), ids: new SequentialIds('e') })) - 1]!, {
-      ids: new SequentialIds('m'), clock: new VirtualClock(START), startAt: START, intervals: { rules: 60 * MIN },
-    });
+    const first = await openMemory(
+      stores[
+        stores.push(
+          SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock: new VirtualClock(START), ids: new SequentialIds('e') }),
+        ) - 1
+      ]!,
+      {
+        ids: new SequentialIds('m'),
+        clock: new VirtualClock(START),
+        startAt: START,
+        intervals: { rules: 60 * MIN },
+      },
+    );
     await first.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I live in Lisbon', at: START + 5 * MIN, cites: ['D1:1'] });
     await first.heartbeats.tick(START + 60 * MIN);
     await first.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I like sailing', at: START + 65 * MIN, cites: ['D1:2'] });
@@ -32,12 +44,21 @@ describe('memory heartbeats', () => {
     first.heartbeats.stop();
     await stores.pop()!.close();
     // The daemon comes back two hours later: the loop is overdue from its last firing and reads from there.
-    const second = await openMemory(stores[stores.push(SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock: new VirtualClock(START), ids: new SequentialIds('e2') })) - 1]!, {
-      ids: new SequentialIds('m2'), clock: new VirtualClock(START + 180 * MIN), startAt: START + 180 * MIN, intervals: { rules: 60 * MIN },
-    });
+    const second = await openMemory(
+      stores[
+        stores.push(
+          SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock: new VirtualClock(START), ids: new SequentialIds('e2') }),
+        ) - 1
+      ]!,
+      {
+        ids: new SequentialIds('m2'),
+        clock: new VirtualClock(START + 180 * MIN),
+        startAt: START + 180 * MIN,
+        intervals: { rules: 60 * MIN },
+      },
+    );
     expect(await second.heartbeats.tick(START + 181 * MIN)).toContain('rules');
     expect(await facts(second)).toEqual(['lisbon', 'sailing']);
     second.heartbeats.stop();
   });
-
 });

@@ -25,7 +25,12 @@ const open = async (path: string, config: Partial<MemoryConfig> = {}): Promise<O
   const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
   stores.push(store);
   // Nothing sinks or distils unless a test asks: recall must find items in any tier alike.
-  return openMemory(store, { ids: new SequentialIds('m'), clock, startAt: START, config: { prune: { protectRecent: 1000, keepTopK: 1000, budgetTokens: 1_000_000 }, ...config } });
+  return openMemory(store, {
+    ids: new SequentialIds('m'),
+    clock,
+    startAt: START,
+    config: { prune: { protectRecent: 1000, keepTopK: 1000, budgetTokens: 1_000_000 }, ...config },
+  });
 };
 
 /** Each line is said at `at` + its index in seconds and cites `D<day>:<n>`. */
@@ -71,7 +76,8 @@ describe('recall', () => {
     const memory = await open(join(tempDir(), 'events.db'));
     await converse(memory, [['Ada', 'I baked bread.']], START, 1);
     await converse(memory, [['Ada', 'I baked bread again.']], START + 3 * DAY, 2);
-    const asked = (at: number) => memory.service.recall('What did Ada bake yesterday?', 1, SCOPE, { text: 'What did Ada bake yesterday?', at });
+    const asked = (at: number) =>
+      memory.service.recall('What did Ada bake yesterday?', 1, SCOPE, { text: 'What did Ada bake yesterday?', at });
     expect((await asked(START + DAY))[0]!.cites).toEqual(['D1:1']);
     expect((await asked(START + 4 * DAY))[0]!.cites).toEqual(['D2:1']);
   });
@@ -104,7 +110,14 @@ describe('recall', () => {
 
   it('walks the graph two hops from the entities the query names and the facts its words found, no further', async () => {
     const memory = await open(join(tempDir(), 'events.db'));
-    const fact = (relationId: string, subject: string, predicate: string, object: string, sentence: string) => ({ relationId, subject, predicate, object, confidence: 1, sentence });
+    const fact = (relationId: string, subject: string, predicate: string, object: string, sentence: string) => ({
+      relationId,
+      subject,
+      predicate,
+      object,
+      confidence: 1,
+      sentence,
+    });
     await memory.service.record(
       [
         {

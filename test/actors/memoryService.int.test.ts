@@ -48,7 +48,11 @@ const synonymProvider = () => {
 
 const setup = async (protectRecent = 3, dense?: DenseRecall) => {
   const clock = new VirtualClock(1_000_000);
-  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
+    catalog: createDefaultCatalog(),
+    clock,
+    ids: new SequentialIds('e'),
+  });
   stores.push(store);
   const memory = await openMemory(store, {
     ids: new SequentialIds('m'),
@@ -58,7 +62,8 @@ const setup = async (protectRecent = 3, dense?: DenseRecall) => {
     ...(dense ? { dense } : {}),
   });
   const tx = new SqliteReadModelTx(store.db);
-  const say = (text: string, at: number, cite: string) => memory.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at, cites: [cite] });
+  const say = (text: string, at: number, cite: string) =>
+    memory.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at, cites: [cite] });
   const types = async () => (await store.readStream(MEMORY_STREAM)).map((e) => e.type);
   return { clock, store, memory, tx, say, types };
 };
@@ -81,7 +86,9 @@ describe('memory service', () => {
     const before = coldDocs(tx);
     const [hit] = await memory.service.peekCold('passport drawer', 1, 1_002_000);
     expect(hit!.cites).toEqual(['D1:1']);
-    expect(coldDocs(tx).map(({ accesses: _a, last_access_at: _l, ...rest }) => rest)).toEqual(before.map(({ accesses: _a, last_access_at: _l, ...rest }) => rest));
+    expect(coldDocs(tx).map(({ accesses: _a, last_access_at: _l, ...rest }) => rest)).toEqual(
+      before.map(({ accesses: _a, last_access_at: _l, ...rest }) => rest),
+    );
     await memory.service.restoreCold(hit!.id.slice(4), 1_003_000);
     expect(coldDocs(tx).some((d) => d.doc_id === hit!.id.slice(4))).toBe(false);
     const restored = contextOf(tx, SCOPE).find((r) => r.text.includes('passport'))!;
@@ -104,7 +111,9 @@ describe('memory service', () => {
     await memory.service.restoreCold(hit!.id.slice(4), 1_000_700);
     await memory.heartbeats.tick(1_000_700 + 80 * HOUR);
     expect(await memory.service.archive(1_000_700 + 80 * HOUR)).toBe(0); // the heartbeat already did it
-    const relations = tx.all<{ predicate: string; cites: string }>('SELECT predicate, cites FROM memory_graph_relations ORDER BY relation_id');
+    const relations = tx.all<{ predicate: string; cites: string }>(
+      'SELECT predicate, cites FROM memory_graph_relations ORDER BY relation_id',
+    );
     expect(relations.some((r) => r.predicate === 'lives_in' && r.cites === '["D1:1"]')).toBe(true);
     expect(relations.filter((r) => r.predicate === 'said').length).toBeGreaterThan(0);
     const recalled = await memory.service.recall('Where does Ada live?', 5, SCOPE);
@@ -143,7 +152,9 @@ describe('memory service', () => {
     expect(tx.all('SELECT scene_id, occurrences FROM memory_scenes_scenes')).toEqual([{ scene_id: 'scene:2', occurrences: 2 }]);
 
     const again = await openMemory(store, { ids: new SequentialIds('m2'), clock, startAt: clock.now() });
-    expect((await again.service.observeScene({ channel: 'cli', peer: 'cli:ada', text: 'garden plan', at: 1_000_300 })).map((d) => d.type)).toEqual(['SceneJoined']);
+    expect(
+      (await again.service.observeScene({ channel: 'cli', peer: 'cli:ada', text: 'garden plan', at: 1_000_300 })).map((d) => d.type),
+    ).toEqual(['SceneJoined']);
     const verdicts = await verifyProjections(store, store.db, memoryProjections());
     expect(verdicts.find((v) => v.projection === 'memory_scenes')?.status).toBe('match');
   });
@@ -151,7 +162,19 @@ describe('memory service', () => {
   it("applies a model's merge verdict as recorded events, and considers each proposed pair once", async () => {
     const { memory, tx, types } = await setup(10);
     const commit = (subject: string, object: string) =>
-      memory.service.record([{ type: 'MemoryCommitted', data: { triples: [{ relationId: `r-${subject}-${object}`, subject, predicate: 'likes', object, confidence: 1 }], by: 'tool', at: 1 } }], 1);
+      memory.service.record(
+        [
+          {
+            type: 'MemoryCommitted',
+            data: {
+              triples: [{ relationId: `r-${subject}-${object}`, subject, predicate: 'likes', object, confidence: 1 }],
+              by: 'tool',
+              at: 1,
+            },
+          },
+        ],
+        1,
+      );
     await commit('Ada Lovelace', 'tea');
     await commit('Ada Lovelace.', 'chess');
     await commit('Bob', 'coffee');
@@ -180,9 +203,25 @@ describe('memory service', () => {
 
   it('reviews uncertain relations against their sentences once each: keep raises confidence, drop purges', async () => {
     const { memory, tx, types } = await setup(10);
-    const triple = (relationId: string, object: string, sentence: string) => ({ relationId, subject: 'ada', predicate: 'likes', object, confidence: 0.7, sentence });
-    await memory.service.record([{ type: 'MemoryCommitted', data: { triples: [triple('r1', 'tea', 'I like tea'), triple('r2', 'chess', 'I hate chess')], by: 'rule', at: 1 } }], 1);
-    const judge: RelationJudge = async (r) => (r.object === 'chess' ? { verdict: 'drop', reason: 'drop: says hate' } : { verdict: 'keep', reason: 'keep' });
+    const triple = (relationId: string, object: string, sentence: string) => ({
+      relationId,
+      subject: 'ada',
+      predicate: 'likes',
+      object,
+      confidence: 0.7,
+      sentence,
+    });
+    await memory.service.record(
+      [
+        {
+          type: 'MemoryCommitted',
+          data: { triples: [triple('r1', 'tea', 'I like tea'), triple('r2', 'chess', 'I hate chess')], by: 'rule', at: 1 },
+        },
+      ],
+      1,
+    );
+    const judge: RelationJudge = async (r) =>
+      r.object === 'chess' ? { verdict: 'drop', reason: 'drop: says hate' } : { verdict: 'keep', reason: 'keep' };
     expect(await memory.service.reviewRelations(2, judge)).toBe(2);
     expect(tx.all('SELECT relation_id, confidence FROM memory_graph_relations')).toEqual([{ relation_id: 'r1', confidence: 1 }]);
     expect((await types()).filter((t) => t === 'RelationReviewed')).toHaveLength(2);
@@ -200,7 +239,12 @@ describe('memory service', () => {
     const alice2 = await said('alice', 'planting the garden paths', 1_000_100);
     const bob = await said('bob', 'garden tools are rusty', 1_000_200);
     const plain = await memory.service.recall('garden', 3, SCOPE);
-    const inScene = await memory.service.recall('garden', 3, SCOPE, { channel: 'cli', peer: 'alice', text: 'planting the garden', at: 1_000_300 });
+    const inScene = await memory.service.recall('garden', 3, SCOPE, {
+      channel: 'cli',
+      peer: 'alice',
+      text: 'planting the garden',
+      at: 1_000_300,
+    });
     const score = (hits: typeof plain, eventId: string) => hits.find((h) => h.sources?.includes(eventId))!.score;
     expect(score(inScene, alice2) / score(plain, alice2)).toBeCloseTo(1.25, 10);
     expect(score(inScene, bob)).toBe(score(plain, bob));

@@ -11,6 +11,8 @@ describe('memory settings', () => {
 
   it('refuses an unknown lexicon, naming the setting and the choices', () => {
     expect(() => memoryConfigFrom({ memory: { lexicon: 'glove' } })).toThrow(InvalidSettings);
-    expect(() => memoryConfigFrom({ memory: { lexicon: 'glove' } })).toThrow('memory.lexicon is "glove"; use one of "wordnet", "none" in settings.json');
+    expect(() => memoryConfigFrom({ memory: { lexicon: 'glove' } })).toThrow(
+      'memory.lexicon is "glove"; use one of "wordnet", "none" in settings.json',
+    );
   });
 });

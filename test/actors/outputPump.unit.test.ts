@@ -5,8 +5,19 @@ import { OutputPump, type OutputDevice, type PumpReport } from '../../actors/out
 const gatedDevice = () => {
   const sent: string[] = [];
   const gates: (() => void)[] = [];
-  const device: OutputDevice = { send: (chunk) => new Promise<void>((resolve) => gates.push(() => { sent.push(chunk); resolve(); })) };
-  const openOne = async () => { gates.shift()?.(); await new Promise((r) => setImmediate(r)); };
+  const device: OutputDevice = {
+    send: (chunk) =>
+      new Promise<void>((resolve) =>
+        gates.push(() => {
+          sent.push(chunk);
+          resolve();
+        }),
+      ),
+  };
+  const openOne = async () => {
+    gates.shift()?.();
+    await new Promise((r) => setImmediate(r));
+  };
   // Opens gates as sends arrive, until `done` settles (sends start asynchronously).
   const openUntil = async (done: Promise<unknown>) => {
     let settled = false;
@@ -66,7 +77,11 @@ describe('OutputPump', () => {
     const reports: PumpReport[] = [];
     const pump = new OutputPump({
       channel: 'cli',
-      resolveDevice: () => ({ send: (c) => { if (c === 'bad') throw new Error('socket gone'); } }),
+      resolveDevice: () => ({
+        send: (c) => {
+          if (c === 'bad') throw new Error('socket gone');
+        },
+      }),
       report: (r) => reports.push(r),
     });
     pump.push('bad');

@@ -23,10 +23,10 @@ const sums = (version = 1, factor = 1): Projection =>
     tables: [{ name: 'sums_by_stream', ddl: 'CREATE TABLE sums_by_stream (stream TEXT PRIMARY KEY, total INTEGER NOT NULL)' }],
     evolve(tx, event) {
       const { n } = event.data as { n: number };
-      tx.run(
-        'INSERT INTO sums_by_stream (stream, total) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET total = total + excluded.total',
-        [event.stream, n * factor],
-      );
+      tx.run('INSERT INTO sums_by_stream (stream, total) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET total = total + excluded.total', [
+        event.stream,
+        n * factor,
+      ]);
     },
   });
 
@@ -55,7 +55,12 @@ describe('ProjectionRunner', () => {
 
   it('inline: a failing fold refuses the append, and nothing of it is stored', async () => {
     const store = openStore();
-    const failing = defineProjection({ ...sums(), evolve: (_tx, e) => { if ((e.data as { n: number }).n === 13) throw new Error('unlucky'); } });
+    const failing = defineProjection({
+      ...sums(),
+      evolve: (_tx, e) => {
+        if ((e.data as { n: number }).n === 13) throw new Error('unlucky');
+      },
+    });
     const runner = new ProjectionRunner(store.db, [failing]);
     runner.prepare();
     runner.attachInline(store);
@@ -71,7 +76,9 @@ describe('ProjectionRunner', () => {
     let store = openStore(path);
     let runner = new ProjectionRunner(store.db, [sums()]);
     runner.prepare();
-    const subscription = runner.follow(store, (e) => { throw e; });
+    const subscription = runner.follow(store, (e) => {
+      throw e;
+    });
     await appendMany(store, 10);
     await subscription.caughtUp(10);
     await subscription.stop();
@@ -95,10 +102,13 @@ describe('ProjectionRunner', () => {
     const store = openStore();
     await store.append('s', [noted(1)]);
     await store.append('s', [noted(13)]);
-    const failing = defineProjection({ ...sums(), evolve: (tx, e) => {
-      sums().evolve(tx, e);
-      if ((e.data as { n: number }).n === 13) throw new Error('unlucky');
-    } });
+    const failing = defineProjection({
+      ...sums(),
+      evolve: (tx, e) => {
+        sums().evolve(tx, e);
+        if ((e.data as { n: number }).n === 13) throw new Error('unlucky');
+      },
+    });
     const runner = new ProjectionRunner(store.db, [failing]);
     runner.prepare();
     const error = await runner.catchUp(store, { batchSize: 1 }).catch((e: unknown) => e);

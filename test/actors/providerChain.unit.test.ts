@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AllProvidersFailed, ProviderChain, type ChainAttempt } from '../../actors/llm/providerChain.ts';
 import type { CompletionRequest, CompletionResponse } from '../../adapters/llm/llmTypes.ts';
-import { ProviderCallAborted, ProviderCallFailed, ProviderHttpError, type CallOptions, type Provider } from '../../adapters/llm/provider.ts';
+import {
+  ProviderCallAborted,
+  ProviderCallFailed,
+  ProviderHttpError,
+  type CallOptions,
+  type Provider,
+} from '../../adapters/llm/provider.ts';
 
 const request: CompletionRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: false };
 const answer = (text: string): CompletionResponse => ({ text, toolCalls: [], finishReason: 'stop' });

@@ -26,13 +26,23 @@ type Model = { said: number; notes: number };
 type Real = { memory: OpenMemory; clock: VirtualClock };
 
 class Say implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly person: number, readonly words: number[], readonly when: boolean) {}
+  constructor(
+    readonly person: number,
+    readonly words: number[],
+    readonly when: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     real.clock.set(real.clock.now() + 60_000);
     model.said++;
     const text = `${this.words.map((w) => WORDS[w]).join(' ')}${this.when ? ' yesterday' : ''}${this.words.length > 2 ? '?' : '.'}`;
-    await real.memory.service.observe(SCOPE, { role: 'user', speaker: PEOPLE[this.person]!, text, at: real.clock.now(), cites: [`D1:${model.said}`] });
+    await real.memory.service.observe(SCOPE, {
+      role: 'user',
+      speaker: PEOPLE[this.person]!,
+      text,
+      at: real.clock.now(),
+      cites: [`D1:${model.said}`],
+    });
   }
   toString = () => `${PEOPLE[this.person]}: ${this.words.map((w) => WORDS[w]).join(' ')}${this.when ? ' yesterday' : ''}`;
 }
@@ -58,13 +68,26 @@ class Idle implements fc.AsyncCommand<Model, Real> {
 }
 
 class Commit implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly person: number, readonly word: number) {}
+  constructor(
+    readonly person: number,
+    readonly word: number,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     const subject = PEOPLE[this.person]!;
     const relationId = `t${model.said}-${this.word}`;
-    const triple = { relationId, subject, predicate: 'likes', object: WORDS[this.word]!, confidence: 1, sentence: `${subject} likes ${WORDS[this.word]}` };
-    await real.memory.service.record([{ type: 'MemoryCommitted', data: { triples: [triple], by: 'tool', at: real.clock.now() } }], real.clock.now());
+    const triple = {
+      relationId,
+      subject,
+      predicate: 'likes',
+      object: WORDS[this.word]!,
+      confidence: 1,
+      sentence: `${subject} likes ${WORDS[this.word]}`,
+    };
+    await real.memory.service.record(
+      [{ type: 'MemoryCommitted', data: { triples: [triple], by: 'tool', at: real.clock.now() } }],
+      real.clock.now(),
+    );
   }
   toString = () => `commit(${PEOPLE[this.person]} likes ${WORDS[this.word]})`;
 }
@@ -75,16 +98,25 @@ class ColdCommit implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     const docId = `note-${++model.notes}`;
     const text = this.words.map((w) => WORDS[w]).join(' ');
-    await real.memory.service.record([{ type: 'ColdDocCommitted', data: { scope: SCOPE, docId, text, cites: [`N${model.said}`], at: real.clock.now() } }], real.clock.now());
+    await real.memory.service.record(
+      [{ type: 'ColdDocCommitted', data: { scope: SCOPE, docId, text, cites: [`N${model.said}`], at: real.clock.now() } }],
+      real.clock.now(),
+    );
   }
   toString = () => `coldcontext_commit(${this.words.map((w) => WORDS[w]).join(' ')})`;
 }
 
 class Merge implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly from: number, readonly into: number) {}
+  constructor(
+    readonly from: number,
+    readonly into: number,
+  ) {}
   check = () => this.from !== this.into;
   async run(_: Model, real: Real) {
-    await real.memory.service.record([{ type: 'EntitiesMerged', data: { from: WORDS[this.from]!, into: WORDS[this.into]!, by: 'tool', at: real.clock.now() } }], real.clock.now());
+    await real.memory.service.record(
+      [{ type: 'EntitiesMerged', data: { from: WORDS[this.from]!, into: WORDS[this.into]!, by: 'tool', at: real.clock.now() } }],
+      real.clock.now(),
+    );
   }
   toString = () => `merge(${WORDS[this.from]} into ${WORDS[this.into]})`;
 }
@@ -94,7 +126,10 @@ class Rename implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(_: Model, real: Real) {
     const entity = PEOPLE[this.person]!;
-    await real.memory.service.record([{ type: 'EntityEdited', data: { entity, renameTo: `${entity} Smith`, at: real.clock.now() } }], real.clock.now());
+    await real.memory.service.record(
+      [{ type: 'EntityEdited', data: { entity, renameTo: `${entity} Smith`, at: real.clock.now() } }],
+      real.clock.now(),
+    );
   }
   toString = () => `rename(${PEOPLE[this.person]})`;
 }
@@ -122,7 +157,16 @@ const QUERIES = [
 ];
 
 const recallAll = (memory: OpenMemory) =>
-  Promise.all(QUERIES.map(async (q) => (await memory.service.recall(q, 5, SCOPE)).map((h) => ({ tier: h.tier, cites: h.cites, text: h.text, score: Number(h.score.toFixed(9)) }))));
+  Promise.all(
+    QUERIES.map(async (q) =>
+      (await memory.service.recall(q, 5, SCOPE)).map((h) => ({
+        tier: h.tier,
+        cites: h.cites,
+        text: h.text,
+        score: Number(h.score.toFixed(9)),
+      })),
+    ),
+  );
 
 describe('recall index rebuilt at start (model-based)', () => {
   it('recalls after a restart exactly what it recalled before', async () => {

@@ -4,7 +4,15 @@ import type { RecallItem } from '../../actors/memory/recallIndex.ts';
 import { focusOf, PERSON_BOOST, SCENE_BOOST, TIME_BOOST, weighFor, WHEN_BOOST } from '../../actors/memory/recallWeights.ts';
 
 const AT = Date.UTC(2023, 4, 8, 13);
-const item = (over: Partial<RecallItem> = {}): RecallItem => ({ id: 'ctx:1', tier: 'context', scope: 's', text: 'Ada: hello', cites: [], at: AT, ...over });
+const item = (over: Partial<RecallItem> = {}): RecallItem => ({
+  id: 'ctx:1',
+  tier: 'context',
+  scope: 's',
+  text: 'Ada: hello',
+  cites: [],
+  at: AT,
+  ...over,
+});
 const PEOPLE = ['Ada', 'Bo'];
 
 describe('recall weights', () => {

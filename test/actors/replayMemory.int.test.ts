@@ -20,12 +20,24 @@ const CONFIG = { prune: { protectRecent: 3, keepTopK: 1, budgetTokens: 10_000 } 
 /** A session: talk, recall from cold context, let days pass so the heartbeats archive, distil rules and propose merges. */
 const recordSession = async () => {
   const clock = new VirtualClock(1_700_000_000_000);
-  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
+    catalog: createDefaultCatalog(),
+    clock,
+    ids: new SequentialIds('e'),
+  });
   stores.push(store);
   const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: CONFIG });
   const lines = [
-    'My name is Ada Lovelace', 'I live in London', 'I like mathematics', 'The engine needs cards', 'ada lovelace wrote the notes',
-    'Tea at four', 'Babbage visited', 'I like poetry', 'The weather is grey', 'Where are the engine cards?',
+    'My name is Ada Lovelace',
+    'I live in London',
+    'I like mathematics',
+    'The engine needs cards',
+    'ada lovelace wrote the notes',
+    'Tea at four',
+    'Babbage visited',
+    'I like poetry',
+    'The weather is grey',
+    'Where are the engine cards?',
   ];
   for (const [i, text] of lines.entries()) {
     const at = clock.now() + (i === 6 ? 20 * HOUR : 15 * 60_000);
@@ -38,7 +50,15 @@ const recordSession = async () => {
   if (hit) await memory.service.restoreCold(hit.id.slice(4), clock.now());
   // What a tool wrote: two spellings of one name, for the merge loop to propose.
   const triple = (relationId: string, subject: string) => ({ relationId, subject, predicate: 'visited', object: 'London', confidence: 1 });
-  await memory.service.record([{ type: 'MemoryCommitted', data: { triples: [triple('t1', 'Charles Babbage'), triple('t2', 'Charles Babbage.')], by: 'tool', at: clock.now() } }], clock.now());
+  await memory.service.record(
+    [
+      {
+        type: 'MemoryCommitted',
+        data: { triples: [triple('t1', 'Charles Babbage'), triple('t2', 'Charles Babbage.')], by: 'tool', at: clock.now() },
+      },
+    ],
+    clock.now(),
+  );
   clock.set(clock.now() + 80 * HOUR);
   await memory.heartbeats.tick(clock.now());
   memory.heartbeats.stop();
@@ -49,7 +69,9 @@ describe('memory replay', () => {
   it('re-decides every sink, archive, rule fact and merge proposal of a session and finds them equal', async () => {
     const store = await recordSession();
     const types = (await store.readStream(MEMORY_STREAM)).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'ContextEventsRestored', 'HeartbeatFired']));
+    expect(types).toEqual(
+      expect.arrayContaining(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'ContextEventsRestored', 'HeartbeatFired']),
+    );
     const replay = await replayMemory(store, CONFIG);
     expect(replay.divergence).toBeNull();
     expect(replay.decisions).toBeGreaterThan(5);
@@ -67,10 +89,16 @@ describe('memory replay', () => {
     };
     const tampered = await copy((e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data));
     const replay = await replayMemory(tampered, CONFIG);
-    expect(replay.divergence).toMatchObject({ expected: { type: 'SceneJoined', data: { similarity: 0.51 } }, actual: { type: 'SceneJoined' } });
+    expect(replay.divergence).toMatchObject({
+      expected: { type: 'SceneJoined', data: { similarity: 0.51 } },
+      actual: { type: 'SceneJoined' },
+    });
     expect(replay.divergence!.seq).toBe(events.indexOf(joined) + 1);
     // A log from before situations were recorded: its scene decisions are taken as recorded.
-    const older = await copy((e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data), (e) => e.type !== 'SituationObserved');
+    const older = await copy(
+      (e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data),
+      (e) => e.type !== 'SituationObserved',
+    );
     expect((await replayMemory(older, CONFIG)).divergence).toBeNull();
   });
 
@@ -91,7 +119,9 @@ describe('memory replay', () => {
     expect(replay.divergence).toMatchObject({ expected: { type: 'HeartbeatFired', data: { loop: 'rules', at: since + 60_000 } } });
     expect(replay.divergence!.seq).toBe(events.indexOf(second) + 1);
     // The untampered log replayed with a longer rule interval than it ran with differs too.
-    expect((await replayMemory(store, CONFIG, { rules: 3_600_000 })).divergence).toMatchObject({ expected: { type: 'HeartbeatFired', data: { loop: 'rules' } } });
+    expect((await replayMemory(store, CONFIG, { rules: 3_600_000 })).divergence).toMatchObject({
+      expected: { type: 'HeartbeatFired', data: { loop: 'rules' } },
+    });
   });
 
   it('reports the first decision this build would not make, at its seq', async () => {
@@ -105,7 +135,10 @@ describe('memory replay', () => {
       await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at }]);
     }
     const replay = await replayMemory(tampered, CONFIG);
-    expect(replay.divergence).toMatchObject({ expected: { type: 'ContextEventsSunk', data: { reason: 'a different rule' } }, actual: { type: 'ContextEventsSunk' } });
+    expect(replay.divergence).toMatchObject({
+      expected: { type: 'ContextEventsSunk', data: { reason: 'a different rule' } },
+      actual: { type: 'ContextEventsSunk' },
+    });
     expect(replay.divergence!.seq).toBe(events.indexOf(sunk) + 1);
   });
 });

@@ -16,20 +16,32 @@ afterEach(async () => {
 describe('runTurn with output channels', () => {
   it('offers output_send__{name} tools, delivers through the pump, records tool results, and replays', async () => {
     const server = await startLlmServer([
-      { toolCalls: [{ id: 'c1', name: 'output_send__cli_help', arguments: {} }, { id: 'c2', name: 'output_send__cli', arguments: { payload: 'Hello there', type: 'text' } }] },
+      {
+        toolCalls: [
+          { id: 'c1', name: 'output_send__cli_help', arguments: {} },
+          { id: 'c2', name: 'output_send__cli', arguments: { payload: 'Hello there', type: 'text' } },
+        ],
+      },
       { toolCalls: [{ id: 'c3', name: 'output_send__cli', arguments: { payload: 'a picture', type: 'image' } }] },
       { text: 'Done.' },
     ]);
     servers.push(server);
     const store = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds());
     const delivered: string[] = [];
-    const chain = new ProviderChain([new HttpProvider({ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' })]);
+    const chain = new ProviderChain([
+      new HttpProvider({ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }),
+    ]);
     const { stream, output } = await runTurn({
       store,
       chain,
       model: 'm',
       input: 'greet me',
-      channels: [{ channel: { name: 'cli', owner: 'cli', capabilities: Capability.text, metaDoc: '' }, device: { send: (c) => void delivered.push(c) } }],
+      channels: [
+        {
+          channel: { name: 'cli', owner: 'cli', capabilities: Capability.text, metaDoc: '' },
+          device: { send: (c) => void delivered.push(c) },
+        },
+      ],
     });
     expect(output).toMatchObject({ outcome: 'answered', reply: 'Done.' });
     expect(delivered).toEqual(['Hello there']);

@@ -7,7 +7,13 @@ const newStore = () => new InMemoryEventStore(createTestCatalog(), new VirtualCl
 
 type Trace = string[];
 
-const module = (name: string, requires: string[], provides: string[], trace: Trace, behaviour: Partial<KernelModule> = {}): KernelModule => ({
+const module = (
+  name: string,
+  requires: string[],
+  provides: string[],
+  trace: Trace,
+  behaviour: Partial<KernelModule> = {},
+): KernelModule => ({
   name,
   requires,
   provides,
@@ -137,7 +143,17 @@ describe('startKernel', () => {
     let fail: ((e: unknown) => void) | undefined;
     const kernel = await startKernel({
       store,
-      modules: [{ name: 'worker', requires: [], provides: ['w'], init: (c) => { c.provide('w', 1); fail = c.fail; } }],
+      modules: [
+        {
+          name: 'worker',
+          requires: [],
+          provides: ['w'],
+          init: (c) => {
+            c.provide('w', 1);
+            fail = c.fail;
+          },
+        },
+      ],
       given: {},
       pid: 1,
       dataDir: 'd',
@@ -147,7 +163,11 @@ describe('startKernel', () => {
     const output = await kernel.done;
     expect(output.failure).toEqual({ module: 'worker', error: 'tailing broke' });
     expect(lifecycle(await store.readStream('kernel'))).toEqual([
-      'KernelStarted', 'ModuleStarted worker', 'ModuleFailed worker', 'ModuleStopped worker', 'KernelStopped',
+      'KernelStarted',
+      'ModuleStarted worker',
+      'ModuleFailed worker',
+      'ModuleStopped worker',
+      'KernelStopped',
     ]);
   });
 });

@@ -105,7 +105,11 @@ describe('Bm25Index', () => {
 
   it('takes k1 and b: with b = 0 document length no longer matters', () => {
     const docs = [doc('short', 'kiln'), doc('long', 'kiln glaze clay wheel studio')];
-    expect(indexOf(docs).search(['kiln'], 2).map((h) => h.id)).toEqual(['short', 'long']);
+    expect(
+      indexOf(docs)
+        .search(['kiln'], 2)
+        .map((h) => h.id),
+    ).toEqual(['short', 'long']);
     const flat = indexOf(docs, { b: 0 }).search(['kiln'], 2);
     expect(flat[0]?.score).toBe(flat[1]?.score);
     expect(() => new Bm25Index({ b: 1.5 })).toThrow(RangeError);
@@ -135,7 +139,7 @@ describe('Bm25Index', () => {
         const got = index.search(query, 10);
         const want = fresh.search(query, 10);
         expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 9));
+        for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
       }),
     );
   });

@@ -49,7 +49,10 @@ describe('HfTokenizer (WordPiece tokenizer.json)', () => {
     const batch = tiny().encodeBatch(['cat', 'the quick brown fox']);
     expect(batch.batchSize).toBe(2);
     expect(batch.sequenceLength).toBe(6);
-    expect([...batch.inputIds].map(Number)).toEqual([...ids('[CLS]', 'cat', '[SEP]', '[PAD]', '[PAD]', '[PAD]'), ...ids('[CLS]', 'the', 'quick', 'brown', 'fox', '[SEP]')]);
+    expect([...batch.inputIds].map(Number)).toEqual([
+      ...ids('[CLS]', 'cat', '[SEP]', '[PAD]', '[PAD]', '[PAD]'),
+      ...ids('[CLS]', 'the', 'quick', 'brown', 'fox', '[SEP]'),
+    ]);
     expect([...batch.attentionMask].map(Number)).toEqual([1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
     expect([...batch.tokenTypeIds].map(Number)).toEqual(new Array(12).fill(0));
   });

@@ -26,7 +26,13 @@ const ask = (stream: boolean): CompletionRequest => ({
     { role: 'system', content: 'You are terse.' },
     { role: 'user', content: 'What is the weather in Paris?' },
   ],
-  tools: [{ name: 'weather_get', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+  tools: [
+    {
+      name: 'weather_get',
+      description: 'Current weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  ],
 });
 
 describe.each(['openai', 'anthropic', 'ollama'] as const)('HttpProvider over %s', (protocol) => {
@@ -56,7 +62,9 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('HttpProvider over %s'
 
   it('turns a 401 into an auth failure without the key in the message', async () => {
     const server = await serve([{ status: 401 }]);
-    const error = await provider(server, protocol).complete(ask(false)).catch((e: unknown) => e);
+    const error = await provider(server, protocol)
+      .complete(ask(false))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderHttpError);
     expect((error as ProviderHttpError).isAuthFailure).toBe(true);
     expect((error as Error).message).not.toContain('sk-test-secret');

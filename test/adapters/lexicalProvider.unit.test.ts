@@ -63,7 +63,10 @@ describe('LexicalProvider', () => {
   it('weights repeated terms sublinearly (1 + ln tf)', () => {
     const v = provider.embedText('garden garden garden pottery');
     // two distinct terms (unless they collide): weights 1 + ln 3 and 1
-    const nonzero = [...v].filter((x) => x !== 0).map(Math.abs).sort((p, q) => q - p);
+    const nonzero = [...v]
+      .filter((x) => x !== 0)
+      .map(Math.abs)
+      .sort((p, q) => q - p);
     expect(nonzero).toHaveLength(2);
     expect(nonzero[0]! / nonzero[1]!).toBeCloseTo(1 + Math.log(3), 5);
   });

@@ -6,38 +6,44 @@ import { caught, conversationRequest, timeTool, weatherTool } from '../support/l
 const openai = loadAdapter('openai');
 const anthropic = loadAdapter('anthropic');
 const ollama = loadAdapter('ollama');
-afterAll(() => [openai, anthropic, ollama].forEach((a) => a.close()));
-
+afterAll(() => {
+  for (const a of [openai, anthropic, ollama]) a.close();
+});
 
 describe('openai', () => {
   it('given a conversation with system, history, tools and tool results, when transformed, then the exact chat-completions body', () => {
     const wire = openai.transformRequest(conversationRequest('gpt-4o-mini'), { baseUrl: 'http://127.0.0.1:8000/v1', model: 'gpt-4o-mini' });
     expect(wire.path).toBe('/chat/completions');
-    expect(JSON.stringify(wire.body)).toBe(JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [
-        { role: 'system', content: 'You are terse.' },
-        { role: 'user', content: "What's the weather in Paris?" },
-        {
-          role: 'assistant',
-          content: 'Let me check.',
-          tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","units":"c"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: '{"temp":18}' },
-        { role: 'tool', tool_call_id: 'call_2', content: '12:00' },
-        { role: 'user', content: 'And in Fahrenheit?' },
-      ],
-      stream: false,
-      tools: [
-        { type: 'function', function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.parameters } },
-        { type: 'function', function: { name: 'get_time', description: timeTool.description, parameters: { type: 'object', properties: {} } } },
-      ],
-      max_tokens: 256,
-      temperature: 0.2,
-    }));
+    expect(JSON.stringify(wire.body)).toBe(
+      JSON.stringify({
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'user', content: "What's the weather in Paris?" },
+          {
+            role: 'assistant',
+            content: 'Let me check.',
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","units":"c"}' } },
+              { id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: '{"temp":18}' },
+          { role: 'tool', tool_call_id: 'call_2', content: '12:00' },
+          { role: 'user', content: 'And in Fahrenheit?' },
+        ],
+        stream: false,
+        tools: [
+          { type: 'function', function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.parameters } },
+          {
+            type: 'function',
+            function: { name: 'get_time', description: timeTool.description, parameters: { type: 'object', properties: {} } },
+          },
+        ],
+        max_tokens: 256,
+        temperature: 0.2,
+      }),
+    );
   });
 
   it('given a streaming request, then stream and include_usage are set', () => {
@@ -51,13 +57,17 @@ describe('openai', () => {
       { baseUrl: 'x', model: 'm' },
     );
     expect((body as { messages: unknown[] }).messages[0]).toStrictEqual({
-      role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'n', arguments: '{}' } }],
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'n', arguments: '{}' } }],
     });
   });
 
   it('given a text response, then text, stop and usage', () => {
     const res = openai.transformResponse({
-      id: 'chatcmpl-1', object: 'chat.completion', model: 'gpt-4o-mini',
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      model: 'gpt-4o-mini',
       choices: [{ index: 0, message: { role: 'assistant', content: 'It is 18°C.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: { prompt_tokens: 50, completion_tokens: 7, total_tokens: 57 },
     });
@@ -66,14 +76,20 @@ describe('openai', () => {
 
   it('given a tool-call response with JSON-string arguments, then parsed tool calls', () => {
     const res = openai.transformResponse({
-      choices: [{
-        index: 0,
-        message: { role: 'assistant', content: null, tool_calls: [
-          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","units":"c"}' } },
-          { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } },
-        ] },
-        finish_reason: 'tool_calls',
-      }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","units":"c"}' } },
+              { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+            ],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
     });
     expect(res).toStrictEqual({
       text: '',
@@ -86,7 +102,16 @@ describe('openai', () => {
   });
 
   it('given a response whose tool arguments are not JSON, then a Lua error naming the tool', () => {
-    const e = caught(() => openai.transformResponse({ choices: [{ message: { content: null, tool_calls: [{ id: 'x', function: { name: 'get_weather', arguments: '{"city":' } }] }, finish_reason: 'tool_calls' }] }));
+    const e = caught(() =>
+      openai.transformResponse({
+        choices: [
+          {
+            message: { content: null, tool_calls: [{ id: 'x', function: { name: 'get_weather', arguments: '{"city":' } }] },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }),
+    );
     expect(e.detail).toContain("tool call 'get_weather' arguments are not a JSON object");
   });
 
@@ -126,7 +151,10 @@ describe('openai', () => {
 
 describe('anthropic', () => {
   it('given the conversation, when transformed, then top-level system, content blocks and merged user turns', () => {
-    const wire = anthropic.transformRequest(conversationRequest('claude-sonnet-4-5'), { baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' });
+    const wire = anthropic.transformRequest(conversationRequest('claude-sonnet-4-5'), {
+      baseUrl: 'https://api.anthropic.com',
+      model: 'claude-sonnet-4-5',
+    });
     expect(wire.path).toBe('/v1/messages');
     expect(wire.body).toStrictEqual({
       model: 'claude-sonnet-4-5',
@@ -160,25 +188,38 @@ describe('anthropic', () => {
   });
 
   it('given no maxTokens, then max_tokens defaults to 4096 and stream is set when streaming', () => {
-    const { body } = anthropic.transformRequest({ model: 'c', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { baseUrl: 'x', model: 'c' });
+    const { body } = anthropic.transformRequest(
+      { model: 'c', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      { baseUrl: 'x', model: 'c' },
+    );
     expect(body).toStrictEqual({ model: 'c', max_tokens: 4096, stream: true, messages: [{ role: 'user', content: 'hi' }] });
   });
 
   it('given text and tool_use responses, then unified responses with mapped stop reasons', () => {
-    expect(anthropic.transformResponse({
-      id: 'msg_1', type: 'message', role: 'assistant', model: 'c',
-      content: [{ type: 'text', text: 'It is 18°C.' }], stop_reason: 'end_turn', stop_sequence: null,
-      usage: { input_tokens: 30, output_tokens: 8 },
-    })).toStrictEqual({ text: 'It is 18°C.', toolCalls: [], finishReason: 'stop', usage: { inputTokens: 30, outputTokens: 8 } });
-    expect(anthropic.transformResponse({
-      type: 'message',
-      content: [
-        { type: 'text', text: 'Checking.' },
-        { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
-        { type: 'tool_use', id: 'toolu_02', name: 'get_time', input: {} },
-      ],
-      stop_reason: 'tool_use', usage: { input_tokens: 30, output_tokens: 40 },
-    })).toStrictEqual({
+    expect(
+      anthropic.transformResponse({
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'c',
+        content: [{ type: 'text', text: 'It is 18°C.' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 30, output_tokens: 8 },
+      }),
+    ).toStrictEqual({ text: 'It is 18°C.', toolCalls: [], finishReason: 'stop', usage: { inputTokens: 30, outputTokens: 8 } });
+    expect(
+      anthropic.transformResponse({
+        type: 'message',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'toolu_02', name: 'get_time', input: {} },
+        ],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 30, output_tokens: 40 },
+      }),
+    ).toStrictEqual({
       text: 'Checking.',
       toolCalls: [
         { id: 'toolu_01', name: 'get_weather', arguments: { city: 'Paris' } },
@@ -187,7 +228,9 @@ describe('anthropic', () => {
       finishReason: 'tool_calls',
       usage: { inputTokens: 30, outputTokens: 40 },
     });
-    expect(anthropic.transformResponse({ type: 'message', content: [{ type: 'text', text: 'cut' }], stop_reason: 'max_tokens' }).finishReason).toBe('length');
+    expect(
+      anthropic.transformResponse({ type: 'message', content: [{ type: 'text', text: 'cut' }], stop_reason: 'max_tokens' }).finishReason,
+    ).toBe('length');
   });
 
   it('given a recorded-style event stream, then text, tool input fragments and split usage accumulate', () => {
@@ -222,12 +265,19 @@ describe('anthropic', () => {
   });
 
   it('given an error event mid-stream, then the delta reports it', () => {
-    expect(anthropic.transformStreamChunk('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'))
-      .toStrictEqual({ error: 'Overloaded', finishReason: 'error', done: true });
+    expect(anthropic.transformStreamChunk('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')).toStrictEqual({
+      error: 'Overloaded',
+      finishReason: 'error',
+      done: true,
+    });
   });
 
   it('given an API key, then x-api-key and anthropic-version', () => {
-    expect(anthropic.headers({ apiKey: 'ak' })).toStrictEqual({ 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'ak' });
+    expect(anthropic.headers({ apiKey: 'ak' })).toStrictEqual({
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      'x-api-key': 'ak',
+    });
     expect(anthropic.streamFraming).toBe('sse');
   });
 });
@@ -257,23 +307,40 @@ describe('ollama', () => {
       ],
       tools: [
         { type: 'function', function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.parameters } },
-        { type: 'function', function: { name: 'get_time', description: timeTool.description, parameters: { type: 'object', properties: {} } } },
+        {
+          type: 'function',
+          function: { name: 'get_time', description: timeTool.description, parameters: { type: 'object', properties: {} } },
+        },
       ],
     });
   });
 
   it('given text and tool-call responses, then unified responses', () => {
-    expect(ollama.transformResponse({
-      model: 'llama3.1', created_at: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: 'It is 18°C.' },
-      done: true, done_reason: 'stop', prompt_eval_count: 26, eval_count: 9,
-    })).toStrictEqual({ text: 'It is 18°C.', toolCalls: [], finishReason: 'stop', usage: { inputTokens: 26, outputTokens: 9 } });
-    expect(ollama.transformResponse({
-      message: { role: 'assistant', content: '', tool_calls: [
-        { function: { name: 'get_weather', arguments: { city: 'Paris' } } },
-        { function: { name: 'get_time', arguments: {} } },
-      ] },
-      done: true, done_reason: 'stop',
-    })).toStrictEqual({
+    expect(
+      ollama.transformResponse({
+        model: 'llama3.1',
+        created_at: '2026-01-01T00:00:00Z',
+        message: { role: 'assistant', content: 'It is 18°C.' },
+        done: true,
+        done_reason: 'stop',
+        prompt_eval_count: 26,
+        eval_count: 9,
+      }),
+    ).toStrictEqual({ text: 'It is 18°C.', toolCalls: [], finishReason: 'stop', usage: { inputTokens: 26, outputTokens: 9 } });
+    expect(
+      ollama.transformResponse({
+        message: {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { function: { name: 'get_weather', arguments: { city: 'Paris' } } },
+            { function: { name: 'get_time', arguments: {} } },
+          ],
+        },
+        done: true,
+        done_reason: 'stop',
+      }),
+    ).toStrictEqual({
       text: '',
       toolCalls: [
         { id: 'call_0', name: 'get_weather', arguments: { city: 'Paris' } },
@@ -306,7 +373,10 @@ describe('ollama', () => {
   });
 
   it('given a length-limited final line, then finishReason length', () => {
-    const deltas = ['{"message":{"role":"assistant","content":"abc"},"done":false}', '{"message":{"role":"assistant","content":""},"done":true,"done_reason":"length","prompt_eval_count":1,"eval_count":3}'];
+    const deltas = [
+      '{"message":{"role":"assistant","content":"abc"},"done":false}',
+      '{"message":{"role":"assistant","content":""},"done":true,"done_reason":"length","prompt_eval_count":1,"eval_count":3}',
+    ];
     expect(accumulateStream(deltas.map((l) => ollama.transformStreamChunk(l))).finishReason).toBe('length');
   });
 
@@ -323,7 +393,10 @@ describe('malformed adapters', () => {
     function transform_stream_chunk() return nil end\n`;
 
   it('given a response missing finishReason, then ADAPTER_BAD_RESULT names adapter, function and field', () => {
-    const bad = new LuaAdapter('broken', `${base} function transform_response() return { text = "hi", toolCalls = {}, finishReason = "done" } end`);
+    const bad = new LuaAdapter(
+      'broken',
+      `${base} function transform_response() return { text = "hi", toolCalls = {}, finishReason = "done" } end`,
+    );
     const e = caught(() => bad.transformResponse({}));
     expect(e.code).toBe('ADAPTER_BAD_RESULT');
     expect(e.message).toContain("Lua adapter 'broken' transform_response");
@@ -331,23 +404,33 @@ describe('malformed adapters', () => {
   });
 
   it('given a tool call with string arguments, then the error names toolCalls[0].arguments', () => {
-    const bad = new LuaAdapter('broken', `${base} function transform_response() return { text = "", finishReason = "tool_calls", toolCalls = { { id = "1", name = "n", arguments = "{}" } } } end`);
+    const bad = new LuaAdapter(
+      'broken',
+      `${base} function transform_response() return { text = "", finishReason = "tool_calls", toolCalls = { { id = "1", name = "n", arguments = "{}" } } } end`,
+    );
     expect(caught(() => bad.transformResponse({})).detail).toContain("field 'toolCalls[0].arguments' must be a table (object), got string");
   });
 
   it('given a request path without a slash or a header that is not a string, then clear errors', () => {
-    const bad = new LuaAdapter('broken', `framing = "ndjson"
+    const bad = new LuaAdapter(
+      'broken',
+      `framing = "ndjson"
       function transform_request() return { path = "chat", body = {} } end
       function headers() return { ["X-N"] = 5 } end
       function transform_response() return {} end
-      function transform_stream_chunk() return { text = 5 } end`);
-    expect(caught(() => bad.transformRequest({ model: 'm', stream: false, messages: [] }, { baseUrl: 'x', model: 'm' })).detail).toContain("field 'path'");
+      function transform_stream_chunk() return { text = 5 } end`,
+    );
+    expect(caught(() => bad.transformRequest({ model: 'm', stream: false, messages: [] }, { baseUrl: 'x', model: 'm' })).detail).toContain(
+      "field 'path'",
+    );
     expect(caught(() => bad.headers({})).detail).toContain("field 'X-N' must be a string, got number 5");
     expect(caught(() => bad.transformStreamChunk('x')).detail).toContain("field 'text' must be a string");
   });
 
   it('given a script without framing or a required function, then loading fails clearly', () => {
-    expect(caught(() => new LuaAdapter('nofr', base.replace('framing = "sse"', '') + 'function transform_response() end')).detail).toContain("global 'framing'");
+    expect(
+      caught(() => new LuaAdapter('nofr', `${base.replace('framing = "sse"', '')}function transform_response() end`)).detail,
+    ).toContain("global 'framing'");
     expect(caught(() => new LuaAdapter('nofn', base)).code).toBe('LUA_MISSING_FUNCTION');
   });
 

@@ -84,9 +84,7 @@ describe('llmServer: OpenAI chat completions', () => {
   it('streams a tool call with arguments split across chunks', async () => {
     const llm = await start([{ toolCalls: [weather] }]);
     const events = parseSse(await (await post(llm, 'openai', { ...chat, stream: true })).text());
-    const calls = events
-      .slice(0, -1)
-      .flatMap((e) => JSON.parse(e.data).choices[0].delta.tool_calls ?? []);
+    const calls = events.slice(0, -1).flatMap((e) => JSON.parse(e.data).choices[0].delta.tool_calls ?? []);
     expect(calls[0]).toMatchObject({ index: 0, id: 'call_test_1_0', type: 'function', function: { name: 'get_weather' } });
     const pieces = calls.map((c: any) => c.function.arguments).filter((s: string) => s !== '');
     expect(pieces.length).toBeGreaterThan(2);
@@ -132,12 +130,23 @@ describe('llmServer: Anthropic messages', () => {
     const events = parseSse(await res.text());
     for (const e of events) expect(JSON.parse(e.data).type).toBe(e.event);
     expect(events.map((e) => e.event)).toEqual([
-      'message_start', 'ping', 'content_block_start',
-      'content_block_delta', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     const data = events.map((e) => JSON.parse(e.data));
-    expect(data.filter((d) => d.type === 'content_block_delta').map((d) => d.delta.text).join('')).toBe('one two three');
+    expect(
+      data
+        .filter((d) => d.type === 'content_block_delta')
+        .map((d) => d.delta.text)
+        .join(''),
+    ).toBe('one two three');
     expect(data[7]).toMatchObject({ delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: expect.any(Number) } });
   });
 
@@ -182,17 +191,28 @@ describe('llmServer: Ollama chat', () => {
     expect(res.headers.get('content-type')).toBe('application/x-ndjson');
     const text = await res.text();
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.slice(0, -1).split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(4);
     expect(lines.slice(0, -1).every((l) => l.done === false)).toBe(true);
     expect(lines.map((l) => l.message.content).join('')).toBe('one two three');
-    expect(lines.at(-1)).toMatchObject({ done: true, done_reason: 'stop', prompt_eval_count: expect.any(Number), eval_count: expect.any(Number) });
+    expect(lines.at(-1)).toMatchObject({
+      done: true,
+      done_reason: 'stop',
+      prompt_eval_count: expect.any(Number),
+      eval_count: expect.any(Number),
+    });
     expect(llm.requests[0]?.stream).toBe(true);
   });
 
   it('streams tool calls in a chunk of their own', async () => {
     const llm = await start([{ text: 'Checking.', toolCalls: [weather] }]);
-    const lines = (await (await post(llm, 'ollama', chat)).text()).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await (await post(llm, 'ollama', chat)).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.flatMap((l) => l.message.tool_calls ?? [])).toEqual([{ function: weather }]);
     expect(lines.at(-1).done).toBe(true);
   });
@@ -200,8 +220,17 @@ describe('llmServer: Ollama chat', () => {
 
 describe('llmServer: errors and behaviours', () => {
   const errorShapes: Record<Protocol, (status: number) => unknown> = {
-    openai: (status) => ({ error: { message: expect.any(String), type: status === 401 ? 'invalid_request_error' : 'server_error', code: status === 401 ? 'invalid_api_key' : null } }),
-    anthropic: (status) => ({ type: 'error', error: { type: status === 401 ? 'authentication_error' : 'api_error', message: expect.any(String) } }),
+    openai: (status) => ({
+      error: {
+        message: expect.any(String),
+        type: status === 401 ? 'invalid_request_error' : 'server_error',
+        code: status === 401 ? 'invalid_api_key' : null,
+      },
+    }),
+    anthropic: (status) => ({
+      type: 'error',
+      error: { type: status === 401 ? 'authentication_error' : 'api_error', message: expect.any(String) },
+    }),
     ollama: () => ({ error: expect.any(String) }),
   };
 
@@ -215,7 +244,10 @@ describe('llmServer: errors and behaviours', () => {
     const body = await failed.json();
     expect(body).toMatchObject(errorShapes[protocol](500) as object);
     expect(JSON.stringify(body)).toContain('boom');
-    expect(llm.requests.map((r) => [r.status, r.outcome])).toEqual([[401, 'error'], [500, 'error']]);
+    expect(llm.requests.map((r) => [r.status, r.outcome])).toEqual([
+      [401, 'error'],
+      [500, 'error'],
+    ]);
   });
 
   it('sends a scripted error body and headers verbatim', async () => {
@@ -230,7 +262,7 @@ describe('llmServer: errors and behaviours', () => {
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain('not valid JSON');
     expect(llm.requests[0]?.outcome).toBe('badRequest');
-    expect((await (await post(llm, protocol, { ...chat, stream: false })).text())).toContain('kept');
+    expect(await (await post(llm, protocol, { ...chat, stream: false })).text()).toContain('kept');
   });
 
   it.each(protocols)('%s: a disconnect mid-stream truncates the stream with an error', async (protocol) => {
@@ -314,10 +346,7 @@ describe('llmServer: errors and behaviours', () => {
   });
 
   it('matches replies by predicate, and repeats those marked repeat', async () => {
-    const llm = await start([
-      { when: (r) => r.protocol === 'ollama', reply: { text: 'from ollama' }, repeat: true },
-      { text: 'in order' },
-    ]);
+    const llm = await start([{ when: (r) => r.protocol === 'ollama', reply: { text: 'from ollama' }, repeat: true }, { text: 'in order' }]);
     const text = async (protocol: Protocol) => JSON.stringify(await (await post(llm, protocol, { ...chat, stream: false })).json());
     expect(await text('openai')).toContain('in order');
     expect(await text('ollama')).toContain('from ollama');

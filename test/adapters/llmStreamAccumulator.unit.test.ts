@@ -3,22 +3,31 @@ import { StreamAccumulationError, accumulateStream, createStreamAccumulator } fr
 
 describe('stream accumulator', () => {
   it('given interleaved fragments of two indexed calls, then each call gets its own fragments in order', () => {
-    expect(accumulateStream([
-      { toolCalls: [{ index: 0, id: 'a', name: 'f', argumentsFragment: '{"x":' }] },
-      { toolCalls: [{ index: 1, id: 'b', name: 'g', argumentsFragment: '{"y":' }] },
-      { toolCalls: [{ index: 0, argumentsFragment: '1}' }, { index: 1, argumentsFragment: '[2]}' }] },
-      { finishReason: 'tool_calls', done: true },
-    ]).toolCalls).toStrictEqual([
+    expect(
+      accumulateStream([
+        { toolCalls: [{ index: 0, id: 'a', name: 'f', argumentsFragment: '{"x":' }] },
+        { toolCalls: [{ index: 1, id: 'b', name: 'g', argumentsFragment: '{"y":' }] },
+        {
+          toolCalls: [
+            { index: 0, argumentsFragment: '1}' },
+            { index: 1, argumentsFragment: '[2]}' },
+          ],
+        },
+        { finishReason: 'tool_calls', done: true },
+      ]).toolCalls,
+    ).toStrictEqual([
       { id: 'a', name: 'f', arguments: { x: 1 } },
       { id: 'b', name: 'g', arguments: { y: [2] } },
     ]);
   });
 
   it('given calls without index, then each starts a new call with a generated id', () => {
-    expect(accumulateStream([
-      { toolCalls: [{ name: 'f', argumentsFragment: '{}' }] },
-      { toolCalls: [{ name: 'f', argumentsFragment: '{"a":1}' }] },
-    ]).toolCalls).toStrictEqual([
+    expect(
+      accumulateStream([
+        { toolCalls: [{ name: 'f', argumentsFragment: '{}' }] },
+        { toolCalls: [{ name: 'f', argumentsFragment: '{"a":1}' }] },
+      ]).toolCalls,
+    ).toStrictEqual([
       { id: 'call_0', name: 'f', arguments: {} },
       { id: 'call_1', name: 'f', arguments: { a: 1 } },
     ]);

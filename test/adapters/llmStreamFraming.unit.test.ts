@@ -9,7 +9,8 @@ function decodeInPieces(framing: 'sse' | 'ndjson', body: string, size: number): 
 }
 
 describe('stream framing', () => {
-  const sse = 'event: message_start\r\ndata: {"a":1}\r\n\r\n: keep-alive\n\nevent: ping\ndata: {"type":"ping"}\n\ndata: line1\ndata: line2\n\ndata: [DONE]\n\n';
+  const sse =
+    'event: message_start\r\ndata: {"a":1}\r\n\r\n: keep-alive\n\nevent: ping\ndata: {"type":"ping"}\n\ndata: line1\ndata: line2\n\ndata: [DONE]\n\n';
 
   it('given an SSE body cut at every possible size, then the same data payloads, comments and event names dropped', () => {
     for (const size of [1, 2, 3, 7, 1000]) {

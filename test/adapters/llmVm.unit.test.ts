@@ -6,7 +6,6 @@ function vm(script: string, extra: { instructionBudget?: number; log?: (l: strin
   return new LuaVm({ name: 'probe', script, ...extra });
 }
 
-
 describe('sandbox', () => {
   it('given a script, when it looks for host access, then io, os, require, load and friends are absent', () => {
     const v = vm(`function probe()
@@ -15,8 +14,19 @@ describe('sandbox', () => {
                string = type(string), math = type(math), table = type(table) }
     end`);
     expect(v.call('probe')).toStrictEqual({
-      io: 'nil', os: 'nil', require: 'nil', dofile: 'nil', loadfile: 'nil', load: 'nil', debug: 'nil',
-      package: 'nil', coroutine: 'nil', fengari: 'nil', string: 'table', math: 'table', table: 'table',
+      io: 'nil',
+      os: 'nil',
+      require: 'nil',
+      dofile: 'nil',
+      loadfile: 'nil',
+      load: 'nil',
+      debug: 'nil',
+      package: 'nil',
+      coroutine: 'nil',
+      fengari: 'nil',
+      string: 'table',
+      math: 'table',
+      table: 'table',
     });
   });
 
@@ -89,7 +99,13 @@ describe('json', () => {
       plainEmpty = {}, emptyArray = json.array(), emptyObject = json.object(), list = {1, 2, 3},
       holey = json.array({[1] = "a", [3] = "c"}), nothing = json.null, numericKeys = json.object({[1] = "x"}) } end`);
     expect(v.call('f')).toStrictEqual({
-      plainEmpty: {}, emptyArray: [], emptyObject: {}, list: [1, 2, 3], holey: ['a', null, 'c'], nothing: null, numericKeys: { '1': 'x' },
+      plainEmpty: {},
+      emptyArray: [],
+      emptyObject: {},
+      list: [1, 2, 3],
+      holey: ['a', null, 'c'],
+      nothing: null,
+      numericKeys: { '1': 'x' },
     });
   });
 

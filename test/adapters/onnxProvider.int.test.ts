@@ -26,9 +26,13 @@ const expectedText = (...tokens: string[]): number[] => {
 };
 const expectClose = (actual: Float32Array, expected: number[]): void => {
   expect(actual).toHaveLength(expected.length);
-  actual.forEach((x, j) => expect(x).toBeCloseTo(expected[j]!, 6));
+  for (const [j, x] of actual.entries()) expect(x).toBeCloseTo(expected[j]!, 6);
 };
-const codeOf = async (p: Promise<unknown>): Promise<unknown> => p.then(() => 'resolved', (e: unknown) => e);
+const codeOf = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => 'resolved',
+    (e: unknown) => e,
+  );
 
 describe('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () => {
   it('ships fixtures byte-identical to what makeTinyModel.ts generates', () => {
@@ -62,7 +66,11 @@ describe('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () 
   });
 
   it('has a fingerprint stable across loads, naming hash, pooling, normalisation and max length', async () => {
-    const [a, b, c] = await Promise.all([OnnxEmbeddingProvider.load(TINY), OnnxEmbeddingProvider.load(TINY), OnnxEmbeddingProvider.load(TINY, { maxLength: 64 })]);
+    const [a, b, c] = await Promise.all([
+      OnnxEmbeddingProvider.load(TINY),
+      OnnxEmbeddingProvider.load(TINY),
+      OnnxEmbeddingProvider.load(TINY, { maxLength: 64 }),
+    ]);
     expect(a.fingerprint).toMatch(/^onnx:[0-9a-f]{16}:mean:true:256$/);
     expect(b.fingerprint).toBe(a.fingerprint);
     expect(c.fingerprint).toBe(a.fingerprint.replace(/:256$/, ':64'));
@@ -85,39 +93,63 @@ describe('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () 
     writeFileSync(join(dir, 'hologram.json'), JSON.stringify({ kind: 'sentence-transformer', pooling: 'cls', normalize: false }));
     const p = await OnnxEmbeddingProvider.load(dir);
     expect(p.fingerprint).toMatch(/:cls:false:256$/);
-    expectClose((await p.embedTexts(['dog']))[0]!, Array.from({ length: 8 }, (_, j) => table(TINY_VOCAB.indexOf('[CLS]'), j)));
+    expectClose(
+      (await p.embedTexts(['dog']))[0]!,
+      Array.from({ length: 8 }, (_, j) => table(TINY_VOCAB.indexOf('[CLS]'), j)),
+    );
     await p.close();
   });
 
   it('refuses images with MODALITY_NOT_COVERED', async () => {
     const p = await OnnxEmbeddingProvider.load(TINY);
-    await expect(p.embedImages(new Uint8Array([1, 2, 3]) as never)).rejects.toMatchObject({ code: 'MODALITY_NOT_COVERED', modality: 'image' });
-    await expect(p.embedRawImages([{ width: 1, height: 1, rgb: new Uint8Array(3) }])).rejects.toMatchObject({ code: 'MODALITY_NOT_COVERED' });
+    await expect(p.embedImages(new Uint8Array([1, 2, 3]) as never)).rejects.toMatchObject({
+      code: 'MODALITY_NOT_COVERED',
+      modality: 'image',
+    });
+    await expect(p.embedRawImages([{ width: 1, height: 1, rgb: new Uint8Array(3) }])).rejects.toMatchObject({
+      code: 'MODALITY_NOT_COVERED',
+    });
     expect(() => requireModality(p, 'image')).toThrow(expect.objectContaining({ code: 'MODALITY_NOT_COVERED' }));
     await p.close();
   });
 
   it('names the missing directory or file and what belongs there', async () => {
     const gone = join(scratch, 'no-such-model');
-    expect(await codeOf(OnnxEmbeddingProvider.load(gone))).toMatchObject({ code: 'ONNX_MODEL_DIR_MISSING', subject: gone, message: expect.stringMatching(/model\.onnx.*tokenizer\.json/) });
+    expect(await codeOf(OnnxEmbeddingProvider.load(gone))).toMatchObject({
+      code: 'ONNX_MODEL_DIR_MISSING',
+      subject: gone,
+      message: expect.stringMatching(/model\.onnx.*tokenizer\.json/),
+    });
 
     const noModel = join(scratch, 'no-model');
     cpSync(TINY, noModel, { recursive: true });
     rmSync(join(noModel, 'model.onnx'));
-    expect(await codeOf(OnnxEmbeddingProvider.load(noModel))).toMatchObject({ code: 'ONNX_MODEL_FILE_MISSING', subject: join(noModel, 'model.onnx') });
+    expect(await codeOf(OnnxEmbeddingProvider.load(noModel))).toMatchObject({
+      code: 'ONNX_MODEL_FILE_MISSING',
+      subject: join(noModel, 'model.onnx'),
+    });
 
     const noTokenizer = join(scratch, 'no-tokenizer');
     cpSync(TINY, noTokenizer, { recursive: true });
     rmSync(join(noTokenizer, 'tokenizer.json'));
-    expect(await codeOf(OnnxEmbeddingProvider.load(noTokenizer))).toMatchObject({ code: 'ONNX_MODEL_FILE_MISSING', subject: join(noTokenizer, 'tokenizer.json') });
+    expect(await codeOf(OnnxEmbeddingProvider.load(noTokenizer))).toMatchObject({
+      code: 'ONNX_MODEL_FILE_MISSING',
+      subject: join(noTokenizer, 'tokenizer.json'),
+    });
   });
 
   it('refuses a model whose inputs are not the BERT ones', async () => {
     const dir = join(scratch, 'whisperish');
     cpSync(TINY, dir, { recursive: true });
     const graph = textGraph(TINY_VOCAB.length);
-    writeFileSync(join(dir, 'model.onnx'), encodeModel({ ...graph, inputs: [...graph.inputs, { name: 'input_features', elemType: DataType.FLOAT, dims: ['batch', 80] }] }));
-    expect(await codeOf(OnnxEmbeddingProvider.load(dir))).toMatchObject({ code: 'ONNX_INPUTS_UNSUPPORTED', message: expect.stringContaining('input_features') });
+    writeFileSync(
+      join(dir, 'model.onnx'),
+      encodeModel({ ...graph, inputs: [...graph.inputs, { name: 'input_features', elemType: DataType.FLOAT, dims: ['batch', 80] }] }),
+    );
+    expect(await codeOf(OnnxEmbeddingProvider.load(dir))).toMatchObject({
+      code: 'ONNX_INPUTS_UNSUPPORTED',
+      message: expect.stringContaining('input_features'),
+    });
   });
 
   it('feeds only the inputs the model declares', async () => {
@@ -131,7 +163,10 @@ describe('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () 
   });
 
   it('refuses a model whose vectors are not the declared length', async () => {
-    expect(await codeOf(OnnxEmbeddingProvider.load(TINY, { expectedDimensions: 384 }))).toMatchObject({ code: 'ONNX_DIMENSION_MISMATCH', subject: '8' });
+    expect(await codeOf(OnnxEmbeddingProvider.load(TINY, { expectedDimensions: 384 }))).toMatchObject({
+      code: 'ONNX_DIMENSION_MISMATCH',
+      subject: '8',
+    });
     const dir = join(scratch, 'declared');
     cpSync(TINY, dir, { recursive: true });
     writeFileSync(join(dir, 'hologram.json'), JSON.stringify({ dimensions: 512 }));
@@ -184,17 +219,23 @@ describe('OnnxEmbeddingProvider on the tiny generated CLIP pair', () => {
     await p.close();
   });
 
-  it('refuses a vision encoder whose vectors are not as long as the text encoder\'s', async () => {
+  it("refuses a vision encoder whose vectors are not as long as the text encoder's", async () => {
     const dir = join(scratch, 'clip-4d-vision');
     cpSync(TINY_CLIP, dir, { recursive: true });
     writeFileSync(join(dir, 'vision_model.onnx'), encodeModel(visionGraph(4)));
-    expect(await codeOf(OnnxEmbeddingProvider.load(dir))).toMatchObject({ code: 'ONNX_DIMENSION_MISMATCH', message: expect.stringMatching(/image encoder/) });
+    expect(await codeOf(OnnxEmbeddingProvider.load(dir))).toMatchObject({
+      code: 'ONNX_DIMENSION_MISMATCH',
+      message: expect.stringMatching(/image encoder/),
+    });
   });
 
   it('requires vision_model.onnx in a CLIP directory', async () => {
     const dir = join(scratch, 'clip-no-vision');
     cpSync(TINY_CLIP, dir, { recursive: true });
     rmSync(join(dir, 'vision_model.onnx'));
-    expect(await codeOf(OnnxEmbeddingProvider.load(dir))).toMatchObject({ code: 'ONNX_MODEL_FILE_MISSING', subject: join(dir, 'vision_model.onnx') });
+    expect(await codeOf(OnnxEmbeddingProvider.load(dir))).toMatchObject({
+      code: 'ONNX_MODEL_FILE_MISSING',
+      subject: join(dir, 'vision_model.onnx'),
+    });
   });
 });

@@ -67,7 +67,12 @@ describe('a damaged payload row', () => {
       // A subscriber stops at the damaged row instead of stepping over it.
       const seen: number[] = [];
       const errors: unknown[] = [];
-      const subscription = store.subscribe({ afterSeq: 0, batchSize: 1, handler: (events) => void seen.push(...events.map((e) => e.seq)), onError: (e) => errors.push(e) });
+      const subscription = store.subscribe({
+        afterSeq: 0,
+        batchSize: 1,
+        handler: (events) => void seen.push(...events.map((e) => e.seq)),
+        onError: (e) => errors.push(e),
+      });
       await expect(subscription.caughtUp(5)).rejects.toBeInstanceOf(CorruptEvent);
       expect(seen).toEqual([1, 2]);
       // Ranges that do not include the damaged row still read.
@@ -87,10 +92,17 @@ describe('a row of a type this build does not declare', () => {
     const store = await storeWithFiveEvents();
     try {
       store.db
-        .prepare('INSERT INTO events (seq, stream, version, id, type, schema_version, at, causation, correlation, data) VALUES (6, ?, 1, ?, ?, 1, 0, NULL, NULL, ?)')
+        .prepare(
+          'INSERT INTO events (seq, stream, version, id, type, schema_version, at, causation, correlation, data) VALUES (6, ?, 1, ?, ?, 1, 0, NULL, NULL, ?)',
+        )
         .run('c', 'gone-1', 'NoLongerDeclared', encodePayload({ what: 'ever' }));
       await store.append('a', [noted(7)]);
-      for (const read of [() => store.readAll(), () => store.readAll({ stream: 'c' }), () => store.readStream('c'), () => store.readAll({ types: ['NoLongerDeclared'] })]) {
+      for (const read of [
+        () => store.readAll(),
+        () => store.readAll({ stream: 'c' }),
+        () => store.readStream('c'),
+        () => store.readAll({ types: ['NoLongerDeclared'] }),
+      ]) {
         const error = await read().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UnknownEventType);
         expect(error).toMatchObject({ code: 'UNKNOWN_EVENT_TYPE', eventType: 'NoLongerDeclared' });
@@ -110,7 +122,10 @@ describe('a damaged database file', () => {
     const store = openStore(file);
     const text = 'x'.repeat(200);
     for (let batch = 0; batch < 50; batch++) {
-      await store.append(`s-${batch % 7}`, Array.from({ length: 100 }, (_, i) => ({ type: 'TestNoted', data: { n: batch * 100 + i, text } })));
+      await store.append(
+        `s-${batch % 7}`,
+        Array.from({ length: 100 }, (_, i) => ({ type: 'TestNoted', data: { n: batch * 100 + i, text } })),
+      );
     }
     await store.close(); // checkpoints the WAL into the main file
     const size = statSync(file).size;
@@ -145,7 +160,10 @@ describe('a damaged database file', () => {
     const file = join(tempDir(), 'events.db');
     const store = openStore(file);
     for (let batch = 0; batch < 20; batch++) {
-      await store.append('s', Array.from({ length: 100 }, (_, i) => ({ type: 'TestNoted', data: { n: batch * 100 + i, text: 'y'.repeat(200) } })));
+      await store.append(
+        's',
+        Array.from({ length: 100 }, (_, i) => ({ type: 'TestNoted', data: { n: batch * 100 + i, text: 'y'.repeat(200) } })),
+      );
     }
     await store.close();
     const pageSize = 4096;
@@ -180,7 +198,10 @@ describe('a damaged database file', () => {
 
 describe('an invalid payload at append', () => {
   it('names the type and the path of a nested field', async () => {
-    const TestNested = defineEvent('TestNested', s.object({ inner: s.object({ k: s.integer() }), list: s.optional(s.array(s.object({ v: s.string() }))) }));
+    const TestNested = defineEvent(
+      'TestNested',
+      s.object({ inner: s.object({ k: s.integer() }), list: s.optional(s.array(s.object({ v: s.string() }))) }),
+    );
     const store = openStore(join(tempDir(), 'events.db'), createDefaultCatalog().add(TestNested));
     try {
       const error = await store.append('s', [{ type: 'TestNested', data: { inner: { k: 'seven' } } }]).catch((e: unknown) => e);
@@ -190,8 +211,12 @@ describe('an invalid payload at append', () => {
       expect((error as Error).message).toContain("'inner.k'");
 
       await expect(store.append('s', [{ type: 'TestNested', data: { inner: { k: 1, extra: 2 } } }])).rejects.toThrow(/'inner\.extra'/);
-      await expect(store.append('s', [{ type: 'TestNested', data: { inner: { k: 1 }, list: [{ v: 'a' }, { v: 2 }] } }])).rejects.toThrow(/'list\[1\]\.v'/);
-      await expect(store.append('s', [{ type: 'TestNested', data: { inner: { k: 1, constructor: 2 } } }])).rejects.toThrow(/'inner\.constructor'/);
+      await expect(store.append('s', [{ type: 'TestNested', data: { inner: { k: 1 }, list: [{ v: 'a' }, { v: 2 }] } }])).rejects.toThrow(
+        /'list\[1\]\.v'/,
+      );
+      await expect(store.append('s', [{ type: 'TestNested', data: { inner: { k: 1, constructor: 2 } } }])).rejects.toThrow(
+        /'inner\.constructor'/,
+      );
       expect(await store.headSeq()).toBe(0);
     } finally {
       await store.close();

@@ -26,9 +26,14 @@ const openStore = (file: string, catalog: EventCatalog = createTestCatalog(), id
   SqliteEventStore.open(file, { catalog, clock: new VirtualClock(5_000), ids: new SequentialIds(idPrefix) });
 
 /** Writes a row as an older build would have: bypasses validation, encodes the raw payload. */
-const insertRaw = (store: SqliteEventStore, row: { seq: number; stream: string; version: number; type: string; schemaVersion: number; data: unknown }) =>
+const insertRaw = (
+  store: SqliteEventStore,
+  row: { seq: number; stream: string; version: number; type: string; schemaVersion: number; data: unknown },
+) =>
   store.db
-    .prepare('INSERT INTO events (seq, stream, version, id, type, schema_version, at, causation, correlation, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .prepare(
+      'INSERT INTO events (seq, stream, version, id, type, schema_version, at, causation, correlation, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    )
     .run(row.seq, row.stream, row.version, `raw-${row.seq}`, row.type, row.schemaVersion, 7_000, null, null, encodePayload(row.data));
 
 describe('SQLite event log durability', () => {
@@ -59,16 +64,63 @@ describe('SQLite event log durability', () => {
       const after = await reopened.readAll();
       expect(after).toEqual(before);
       expect(after).toEqual([
-        { seq: 1, stream: 's-1', version: 1, id: 'e-1', type: 'TestNoted', schemaVersion: 1, at: 1_234, causation: 'c-1', correlation: 'r-1', data: { n: 1, text: 'héllo 你好 🎉' } },
-        { seq: 2, stream: 's-1', version: 2, id: 'evt-1', type: 'TestNoted', schemaVersion: 1, at: 5_000, causation: null, correlation: null, data: { n: Number.MAX_SAFE_INTEGER } },
-        { seq: 3, stream: 's-2', version: 1, id: 'evt-2', type: 'TestRenamed', schemaVersion: 2, at: 5_000, causation: null, correlation: null, data: { fullName: 'Ada Lovelace' } },
-        { seq: 4, stream: 's-1', version: 3, id: 'evt-3', type: 'TestNoted', schemaVersion: 1, at: 5_000, causation: null, correlation: null, data: { n: 0xc1, text: null } }, // its bytes hold 0xc1 legitimately
+        {
+          seq: 1,
+          stream: 's-1',
+          version: 1,
+          id: 'e-1',
+          type: 'TestNoted',
+          schemaVersion: 1,
+          at: 1_234,
+          causation: 'c-1',
+          correlation: 'r-1',
+          data: { n: 1, text: 'héllo 你好 🎉' },
+        },
+        {
+          seq: 2,
+          stream: 's-1',
+          version: 2,
+          id: 'evt-1',
+          type: 'TestNoted',
+          schemaVersion: 1,
+          at: 5_000,
+          causation: null,
+          correlation: null,
+          data: { n: Number.MAX_SAFE_INTEGER },
+        },
+        {
+          seq: 3,
+          stream: 's-2',
+          version: 1,
+          id: 'evt-2',
+          type: 'TestRenamed',
+          schemaVersion: 2,
+          at: 5_000,
+          causation: null,
+          correlation: null,
+          data: { fullName: 'Ada Lovelace' },
+        },
+        {
+          seq: 4,
+          stream: 's-1',
+          version: 3,
+          id: 'evt-3',
+          type: 'TestNoted',
+          schemaVersion: 1,
+          at: 5_000,
+          causation: null,
+          correlation: null,
+          data: { n: 0xc1, text: null },
+        }, // its bytes hold 0xc1 legitimately
       ]);
       expect(await reopened.readStream('s-1')).toEqual([after[0], after[1], after[3]]);
       expect(await reopened.headSeq()).toBe(4);
       expect(await reopened.streamVersion('s-1')).toBe(3);
       // The reopened log goes on where it stopped, and still knows the old ids.
-      await expect(reopened.append('s-1', [noted(5)], { expectedVersion: 2 })).rejects.toMatchObject({ code: 'EXPECTED_VERSION_CONFLICT', actual: 3 });
+      await expect(reopened.append('s-1', [noted(5)], { expectedVersion: 2 })).rejects.toMatchObject({
+        code: 'EXPECTED_VERSION_CONFLICT',
+        actual: 3,
+      });
       const retry = await reopened.append('s-1', [{ type: 'TestNoted', data: { n: 1, text: 'héllo 你好 🎉' }, id: 'e-1' }]);
       expect(retry).toMatchObject({ alreadyStored: true, lastSeq: 1 });
       expect((await reopened.append('s-1', [noted(5)], { expectedVersion: 3 })).lastSeq).toBe(5);
@@ -80,7 +132,10 @@ describe('SQLite event log durability', () => {
   it('closes the file on close(): the WAL is checkpointed into the main file and removed', async () => {
     const file = join(tempDir(), 'events.db');
     const store = openStore(file);
-    await store.append('s', Array.from({ length: 200 }, (_, i) => noted(i)));
+    await store.append(
+      's',
+      Array.from({ length: 200 }, (_, i) => noted(i)),
+    );
     expect(existsSync(`${file}-wal`)).toBe(true);
     await store.close();
     expect(store.db.open).toBe(false);
@@ -101,7 +156,11 @@ describe('SQLite event log durability', () => {
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       const all = await store.readAll();
-      expect(all.map((e) => [e.seq, e.stream, (e.data as { n: number }).n])).toEqual([[1, 'a', 1], [2, 'a', 2], [3, 'c', 3]]);
+      expect(all.map((e) => [e.seq, e.stream, (e.data as { n: number }).n])).toEqual([
+        [1, 'a', 1],
+        [2, 'a', 2],
+        [3, 'c', 3],
+      ]);
       expect(await store.streamVersion('b')).toBe(0);
     } finally {
       await store.close();
@@ -126,7 +185,7 @@ describe('SQLite event log upcasting on read', () => {
       // the stream read, and the retry check of a re-append.
       expect((await store.readAll()).slice(1)).toEqual(expected);
       expect(await store.readAll({ types: ['TestRenamed'] })).toEqual(expected);
-      expect((await store.readStream('people', { fromVersion: 2 }))).toEqual(expected);
+      expect(await store.readStream('people', { fromVersion: 2 })).toEqual(expected);
       const retry = await store.append('people', [{ type: 'TestRenamed', data: { fullName: 'Ada' }, id: 'raw-2' }]);
       expect(retry.alreadyStored).toBe(true);
       expect(retry.events).toEqual([expected[0]]);

@@ -106,7 +106,12 @@ describe('VectorCache', () => {
     const old = counting(new LexicalProvider({ dimensions: 512 }));
     await cache.get(keep, ['one', 'two']);
     await cache.get(old, ['one', 'two', 'three']);
-    expect(cache.counts()).toEqual(new Map([[keep.fingerprint, 2], [old.fingerprint, 3]]));
+    expect(cache.counts()).toEqual(
+      new Map([
+        [keep.fingerprint, 2],
+        [old.fingerprint, 3],
+      ]),
+    );
 
     expect(cache.prune(keep.fingerprint)).toBe(3);
     expect(cache.counts()).toEqual(new Map([[keep.fingerprint, 2]]));

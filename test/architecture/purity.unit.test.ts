@@ -10,7 +10,18 @@ import { checkPureSource, readSource, sourceFiles } from './sourceRules.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const CORE: Record<string, readonly string[]> = {
-  events: ['../machines', '../projections', '../actors', '../plugins', '../adapters', '../../machines', '../../projections', '../../actors', '../../plugins', '../../adapters'],
+  events: [
+    '../machines',
+    '../projections',
+    '../actors',
+    '../plugins',
+    '../adapters',
+    '../../machines',
+    '../../projections',
+    '../../actors',
+    '../../plugins',
+    '../../adapters',
+  ],
   machines: ['/actors/', '/plugins/', '/adapters/', '/projections/'],
   projections: ['/actors/', '/plugins/', '/adapters/', '/machines/'],
 };

@@ -12,14 +12,30 @@ const NONDETERMINISM: readonly [RegExp, string][] = [
 ];
 
 const IO_MODULES = [
-  'fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'dns', 'tls',
-  'worker_threads', 'cluster', 'os', 'readline', 'better-sqlite3', 'kysely', 'ws', 'onnxruntime-node',
+  'fs',
+  'fs/promises',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'child_process',
+  'dgram',
+  'dns',
+  'tls',
+  'worker_threads',
+  'cluster',
+  'os',
+  'readline',
+  'better-sqlite3',
+  'kysely',
+  'ws',
+  'onnxruntime-node',
 ];
 
-const importPattern = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+const importPattern =
+  /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-export const importsOf = (source: string): string[] =>
-  [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+export const importsOf = (source: string): string[] => [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2] ?? m[3])!);
 
 /** Findings for one file of the deterministic core. */
 export const checkPureSource = (source: string, forbiddenPrefixes: readonly string[]): string[] => {

@@ -70,8 +70,13 @@ describe('parseConversation', () => {
     const s2 = Date.UTC(2023, 5, 2, 0, 15);
     expect(conv.turns.map((t) => t.at)).toEqual([s2, s2 + 1000, Date.UTC(2023, 5, 3, 9, 0)]);
     expect(conv.turns[0]).toEqual({
-      conversation: 'conv-t', session: 2, diaId: 'D2:1', speaker: 'Ann', text: 'I adopted a dog.',
-      at: s2, imageCaption: 'a photo of a dog',
+      conversation: 'conv-t',
+      session: 2,
+      diaId: 'D2:1',
+      speaker: 'Ann',
+      text: 'I adopted a dog.',
+      at: s2,
+      imageCaption: 'a photo of a dog',
     });
     expect(conv.turns[1]).not.toHaveProperty('imageCaption');
   });
@@ -97,18 +102,49 @@ describe('parseConversation', () => {
   it.each([
     ['not an object', () => [], /\(root\)/],
     ['a missing speaker', () => broken((r) => delete r.speaker_b), /speaker_b/],
-    ['no sessions', () => broken((r) => { delete r.session_2; delete r.session_10; }), /session_N: no sessions/],
+    [
+      'no sessions',
+      () =>
+        broken((r) => {
+          delete r.session_2;
+          delete r.session_10;
+        }),
+      /session_N: no sessions/,
+    ],
     ['a session without a date', () => broken((r) => delete r.session_10_date_time), /session_10_date_time/],
     ['a bad session date', () => broken((r) => (r.session_2_date_time = '8 May 2023')), /session_2_date_time: not a session date/],
     ['a session that is not a list', () => broken((r) => (r.session_2 = {})), /session_2: expected a list/],
     ['a turn without text', () => broken((r) => (r.session_10 = [{ speaker: 'Ann', dia_id: 'D10:1' }])), /session_10\[0\]\.text/],
-    ['a dia_id from another session', () => broken((r) => (r.session_10 = [{ speaker: 'Ann', dia_id: 'D2:9', text: 'x' }])), /session_10\[0\]\.dia_id: expected D10:<n>/],
-    ['a duplicate dia_id', () => broken((r) => (r.session_10 = [{ speaker: 'A', dia_id: 'D10:1', text: 'x' }, { speaker: 'A', dia_id: 'D10:1', text: 'y' }])), /duplicate dia_id/],
-    ['a non-string caption', () => broken((r) => (r.session_10 = [{ speaker: 'A', dia_id: 'D10:1', text: 'x', blip_caption: 3 }])), /blip_caption/],
+    [
+      'a dia_id from another session',
+      () => broken((r) => (r.session_10 = [{ speaker: 'Ann', dia_id: 'D2:9', text: 'x' }])),
+      /session_10\[0\]\.dia_id: expected D10:<n>/,
+    ],
+    [
+      'a duplicate dia_id',
+      () =>
+        broken(
+          (r) =>
+            (r.session_10 = [
+              { speaker: 'A', dia_id: 'D10:1', text: 'x' },
+              { speaker: 'A', dia_id: 'D10:1', text: 'y' },
+            ]),
+        ),
+      /duplicate dia_id/,
+    ],
+    [
+      'a non-string caption',
+      () => broken((r) => (r.session_10 = [{ speaker: 'A', dia_id: 'D10:1', text: 'x', blip_caption: 3 }])),
+      /blip_caption/,
+    ],
     ['qa missing', () => broken((r) => delete r.qa), /qa: expected a list/],
     ['a category out of range', () => broken((r) => (r.qa = [{ question: 'q', evidence: ['D2:1'], category: 6 }])), /qa\[0\]\.category/],
     ['evidence not a list', () => broken((r) => (r.qa = [{ question: 'q', evidence: 'D2:1', category: 1 }])), /qa\[0\]\.evidence/],
-    ['a non-string evidence entry', () => broken((r) => (r.qa = [{ question: 'q', evidence: [7], category: 1 }])), /qa\[0\]\.evidence\[0\]/],
+    [
+      'a non-string evidence entry',
+      () => broken((r) => (r.qa = [{ question: 'q', evidence: [7], category: 1 }])),
+      /qa\[0\]\.evidence\[0\]/,
+    ],
   ])('rejects %s with a LocomoDataError naming the file', (_, make, field) => {
     let caught: unknown;
     try {

@@ -34,7 +34,12 @@ describe('bad input', () => {
     editLog(dir, 'UPDATE events SET data = ? WHERE seq = 3', Buffer.from([0xc1, 0xff, 0x00]));
     const log = await runHomed(['log', '--data', dir]);
     expect(log.code).toBe(1);
-    expect(log.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual([1, 2]);
+    expect(
+      log.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { seq: number }).seq),
+    ).toEqual([1, 2]);
     expect(log.stderr).toContain('event seq 3 cannot be read');
     expect(log.stderr).toContain('--raw');
     expect(hasNoStackTrace(log.stderr)).toBe(true);

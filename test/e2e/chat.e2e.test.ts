@@ -13,7 +13,12 @@ afterEach(async () => {
 });
 
 type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
-const lines = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const lines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 
 describe('homed chat', () => {
   it('streams the reply, journals the turn, and replays it without the model; a changed answer is caught at its seq', async () => {
@@ -21,9 +26,12 @@ describe('homed chat', () => {
     servers.push(server);
     const dir = join(tempDir(), 'data');
     const chat = await finished(
-      spawnNode([HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'test-model', 'Weather in Paris?'], {
-        env: { ...process.env, OPENAI_API_KEY: 'sk-never-printed' },
-      }),
+      spawnNode(
+        [HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'test-model', 'Weather in Paris?'],
+        {
+          env: { ...process.env, OPENAI_API_KEY: 'sk-never-printed' },
+        },
+      ),
     );
     expect(chat.stderr).toBe('');
     expect(chat.code).toBe(0);
@@ -38,8 +46,18 @@ describe('homed chat', () => {
     expect(chunks.map((e) => e.data.text).join('')).toBe('Paris is sunny today.');
     expect(chunks.at(-1)!.seq).toBeLessThan(turn.find((e) => e.type === 'LlmAnswerRecorded')!.seq);
     expect(turn.filter((e) => e.type !== 'LlmChunkRecorded').map((e) => e.type)).toEqual([
-      'TurnRequested', 'InputAccepted', 'StageRan', 'StageRan', 'LlmRequested', 'LlmAnswerRecorded', 'LlmResponded',
-      'StageRan', 'StageRan', 'OutputSent', 'StageRan', 'TurnCompleted',
+      'TurnRequested',
+      'InputAccepted',
+      'StageRan',
+      'StageRan',
+      'LlmRequested',
+      'LlmAnswerRecorded',
+      'LlmResponded',
+      'StageRan',
+      'StageRan',
+      'OutputSent',
+      'StageRan',
+      'TurnCompleted',
     ]);
 
     await server.close();
@@ -71,10 +89,16 @@ describe('homed chat', () => {
     servers.push(refusing, answering);
     const dir = join(tempDir(), 'data');
     const chat = await runHomed([
-      'chat', '--data', dir,
-      '--llm', `openai=${refusing.baseUrl('openai')}`,
-      '--llm', `anthropic=${answering.baseUrl('anthropic')}`,
-      '--model', 'm', 'hello',
+      'chat',
+      '--data',
+      dir,
+      '--llm',
+      `openai=${refusing.baseUrl('openai')}`,
+      '--llm',
+      `anthropic=${answering.baseUrl('anthropic')}`,
+      '--model',
+      'm',
+      'hello',
     ]);
     expect(chat.code).toBe(0);
     expect(chat.stdout).toBe('From the backup.\n');
@@ -96,7 +120,9 @@ describe('homed chat', () => {
   });
 
   it('Ctrl-C during streaming aborts the HTTP request within 100 ms and records the turn as cancelled', async () => {
-    const server = await startLlmServer([{ text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } }]);
+    const server = await startLlmServer([
+      { text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } },
+    ]);
     servers.push(server);
     const dir = join(tempDir(), 'data');
     const chat = spawnNode([HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'm', 'count']);
@@ -121,7 +147,9 @@ describe('homed chat', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'settings.json'),
-      JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'ollama', baseUrl: server.baseUrl('ollama'), model: 'qwen', apiKeyEnv: 'LOCAL_KEY' }] } }),
+      JSON.stringify({
+        llm: { sources: [{ name: 'local', adapter: 'ollama', baseUrl: server.baseUrl('ollama'), model: 'qwen', apiKeyEnv: 'LOCAL_KEY' }] },
+      }),
     );
     const chat = await finished(spawnNode([HOMED, 'chat', '--data', dir, 'hi'], { env: { ...process.env, LOCAL_KEY: 'sk-from-env' } }));
     expect(chat.code).toBe(0);

@@ -7,7 +7,11 @@ import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 
-const typesOf = (jsonLines: string) => jsonLines.trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+const typesOf = (jsonLines: string) =>
+  jsonLines
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { type: string }).type);
 
 describe('homed', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -26,7 +30,10 @@ describe('homed', () => {
       const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
       expect(log.code).toBe(0);
       expect(typesOf(log.stdout)).toEqual([
-        'KernelStarted', ...Array(6).fill('ModuleStarted'), ...Array(6).fill('ModuleStopped'), 'KernelStopped',
+        'KernelStarted',
+        ...Array(6).fill('ModuleStarted'),
+        ...Array(6).fill('ModuleStopped'),
+        'KernelStopped',
       ]);
       expect(log.stdout).toContain(`"reason":"received ${signal}"`);
 
@@ -48,7 +55,12 @@ describe('homed', () => {
     const log = await runHomed(['log', '--data', dir, '--type', 'KernelStarted']);
     expect(typesOf(log.stdout)).toEqual(['KernelStarted', 'KernelStarted']);
     const range = await runHomed(['log', '--data', dir, '--from', '2', '--to', '3']);
-    expect(range.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2, 3]);
+    expect(
+      range.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { seq: number }).seq),
+    ).toEqual([2, 3]);
     const secondStart = (JSON.parse(log.stdout.trim().split('\n')[1]!) as { seq: number }).seq;
     const state = await runHomed(['replay', '--data', dir, '--until', String(secondStart)]);
     const dump = JSON.parse(state.stdout) as { seq: number; projections: { kernel: { kernel_runs: unknown[] } } };
@@ -58,7 +70,7 @@ describe('homed', () => {
 
   it('prints the module layers and a help that names every command', async () => {
     const graph = await runHomed(['graph']);
-    expect(graph.stdout).toMatch(/^layer 0  config\nlayer 1  projections, scheduler\n/);
+    expect(graph.stdout).toMatch(/^layer 0 {2}config\nlayer 1 {2}projections, scheduler\n/);
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);

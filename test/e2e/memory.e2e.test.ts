@@ -12,7 +12,7 @@ import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine, WAITER } from 
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -36,7 +36,10 @@ const stop = async (daemon: ChildProcess) => {
 const dataDir = (server: LlmServer, extra: Record<string, unknown> = {}) => {
   const dir = join(tempDir(), 'data');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }] }, ...extra }));
+  writeFileSync(
+    join(dir, 'settings.json'),
+    JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }] }, ...extra }),
+  );
   return dir;
 };
 

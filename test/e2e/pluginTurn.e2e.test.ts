@@ -17,13 +17,18 @@ import { useTempDir } from '../support/tempDir.ts';
 import type { ChildProcess } from 'node:child_process';
 
 const tempDir = useTempDir();
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
-const lines = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const lines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 
 const startDaemon = async (dir: string): Promise<ChildProcess> => {
   const daemon = spawnNode([HOMED, 'run', '--data', dir]);
@@ -54,21 +59,28 @@ const askRaw = (dir: string, text: string): Promise<{ type: string; text?: strin
     socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
   });
 
-const prepare = (server: LlmServer, sources: readonly Record<string, unknown>[] = [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' }]) => {
+const prepare = (
+  server: LlmServer,
+  sources: readonly Record<string, unknown>[] = [
+    { name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' },
+  ],
+) => {
   const dir = join(tempDir(), 'data');
   mkdirSync(join(dir, 'plugins'), { recursive: true });
   symlinkSync(join(REPO, 'test/fixtures/plugins/host/gatekeeper'), join(dir, 'plugins/gatekeeper'));
-  writeFileSync(
-    join(dir, 'settings.json'),
-    JSON.stringify({ llm: { sources } }),
-  );
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources } }));
   return dir;
 };
 
 describe('a turn through homed with a plugin', () => {
-  it('denies and rewrites tool calls in the plugin\'s before_toolcall, streams the answer to waiter, and replays without the model', async () => {
+  it("denies and rewrites tool calls in the plugin's before_toolcall, streams the answer to waiter, and replays without the model", async () => {
     const server = await startLlmServer([
-      { toolCalls: [{ id: 'call_a', name: 'lookup', arguments: { q: 'secret' } }, { id: 'call_b', name: 'lookup', arguments: { q: 'draft' } }] },
+      {
+        toolCalls: [
+          { id: 'call_a', name: 'lookup', arguments: { q: 'secret' } },
+          { id: 'call_b', name: 'lookup', arguments: { q: 'draft' } },
+        ],
+      },
       { text: 'The secret stays secret, and the final word is in.' },
       { text: 'Second answer, streamed in pieces for the raw client.' },
     ]);
@@ -101,9 +113,15 @@ describe('a turn through homed with a plugin', () => {
 
     const log = lines((await runHomed(['log', '--data', dir])).stdout);
     const types = log.map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['PluginToolRegistered', 'PluginStageRegistered', 'PluginInputInjected', 'TaskStarted', 'TaskCompleted']));
+    expect(types).toEqual(
+      expect.arrayContaining(['PluginToolRegistered', 'PluginStageRegistered', 'PluginInputInjected', 'TaskStarted', 'TaskCompleted']),
+    );
     expect(log.find((e) => e.type === 'ToolCallDenied')!.data).toMatchObject({ callId: 'call_a', reason: 'secrets are not looked up' });
-    expect(log.find((e) => e.type === 'ToolCallRewritten')!.data).toMatchObject({ callId: 'call_b', from: { q: 'draft' }, to: { q: 'final' } });
+    expect(log.find((e) => e.type === 'ToolCallRewritten')!.data).toMatchObject({
+      callId: 'call_b',
+      from: { q: 'draft' },
+      to: { q: 'final' },
+    });
     expect(log.filter((e) => e.type === 'TaskCompleted').map((e) => e.data.outcome)).toEqual(['done', 'done']);
 
     await server.close();
@@ -113,7 +131,9 @@ describe('a turn through homed with a plugin', () => {
   });
 
   it('a stop pressed during streaming aborts the HTTP request within 100 ms of the StopRequested event', async () => {
-    const server = await startLlmServer([{ text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } }]);
+    const server = await startLlmServer([
+      { text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } },
+    ]);
     cleanups.push(() => server.close());
     const dir = prepare(server);
     await startDaemon(dir);
@@ -132,7 +152,9 @@ describe('a turn through homed with a plugin', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('(cancelled)');
     expect(log.filter((e) => e.type === 'TurnCompleted').map((e) => e.data.outcome)).toEqual(['cancelled']);
-    await expect.poll(async () => lines((await runHomed(['log', '--data', dir, '--type', 'TaskCompleted'])).stdout).map((e) => e.data.outcome)).toEqual(['cancelled']);
+    await expect
+      .poll(async () => lines((await runHomed(['log', '--data', dir, '--type', 'TaskCompleted'])).stdout).map((e) => e.data.outcome))
+      .toEqual(['cancelled']);
   });
 
   it('falls through a source that answers 401 to the next one', async () => {
@@ -145,7 +167,10 @@ describe('a turn through homed with a plugin', () => {
     await startDaemon(dir);
     const waiter = await finished(spawnNode([WAITER, '--data', dir, 'hello']));
     expect(waiter.stdout).toBe('From the second source.\n');
-    expect(server.requests.map((r) => [r.protocol, r.status])).toEqual([['openai', 401], ['ollama', 200]]);
+    expect(server.requests.map((r) => [r.protocol, r.status])).toEqual([
+      ['openai', 401],
+      ['ollama', 200],
+    ]);
     const log = lines((await runHomed(['log', '--data', dir, '--type', 'LlmAnswerRecorded'])).stdout);
     expect(log[0]!.data.source).toBe('second');
     expect(JSON.stringify(log)).not.toContain('sk-wrong');

@@ -7,7 +7,12 @@ import { useTempDir } from '../support/tempDir.ts';
 const tempDir = useTempDir();
 
 type Line = { seq: number; type: string; data: Record<string, unknown> };
-const lines = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const lines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 
 describe('the scheduler in homed', () => {
   it('journals inputs and decisions, shows pending inputs and the stack, and abandons orphaned tasks on restart', async () => {
@@ -21,7 +26,10 @@ describe('the scheduler in homed', () => {
     const log = await runHomed(['log', '--data', dir, '--stream', 'scheduler']);
     const events = lines(log.stdout);
     expect(events.filter((e) => e.type === 'InputDelivered')).toHaveLength(4);
-    expect(events.find((e) => e.type === 'InputQueued' && e.data.inputId === 'timer-1')!.data).toMatchObject({ level: 3, declaredLevel: 4 });
+    expect(events.find((e) => e.type === 'InputQueued' && e.data.inputId === 'timer-1')!.data).toMatchObject({
+      level: 3,
+      declaredLevel: 4,
+    });
 
     const head = events.at(-1)!.seq;
     const dump = JSON.parse((await runHomed(['replay', '--data', dir, '--until', String(head)])).stdout) as {
@@ -38,7 +46,9 @@ describe('the scheduler in homed', () => {
     await waitForLine(daemon, /ready/);
     daemon.kill('SIGTERM');
     expect((await done).code).toBe(0);
-    const after = lines((await runHomed(['log', '--data', dir, '--stream', 'scheduler', '--type', 'TaskCompleted', '--type', 'TaskStarted'])).stdout);
+    const after = lines(
+      (await runHomed(['log', '--data', dir, '--stream', 'scheduler', '--type', 'TaskCompleted', '--type', 'TaskStarted'])).stdout,
+    );
     expect(after.filter((e) => e.type === 'TaskCompleted').map((e) => [e.data.taskId, e.data.outcome])).toEqual([
       ['timer-1', 'abandoned'],
       ['chat-1', 'abandoned'],

@@ -92,9 +92,7 @@ const toNewEvent = (model: EventLogModel, spec: EventSpec): NewEvent => ({
 });
 
 /** An expected version, resolved against the model when the command runs. */
-type ExpectedSpec = Readonly<
-  { kind: 'omitted' | 'any' | 'no_stream' | 'stream_exists' | 'exact' } | { kind: 'wrong'; delta: number }
->;
+type ExpectedSpec = Readonly<{ kind: 'omitted' | 'any' | 'no_stream' | 'stream_exists' | 'exact' } | { kind: 'wrong'; delta: number }>;
 
 const expectedSpecArb: fc.Arbitrary<ExpectedSpec> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom<ExpectedSpec>({ kind: 'omitted' }, { kind: 'any' }) },
@@ -162,7 +160,8 @@ const checkAppend = (
     }
     case 'alreadyStored':
     case 'stored': {
-      if (settled.status === 'rejected') throw new Error(`append to '${stream}' must succeed (${outcome.kind}) but failed`, { cause: settled.reason });
+      if (settled.status === 'rejected')
+        throw new Error(`append to '${stream}' must succeed (${outcome.kind}) but failed`, { cause: settled.reason });
       const result = settled.value;
       expect(result).toEqual({
         nextVersion: outcome.nextVersion,
@@ -170,7 +169,13 @@ const checkAppend = (
         alreadyStored: outcome.kind === 'alreadyStored',
         events: outcome.events.map((e) => (e.id === undefined ? { ...e, id: expect.any(String) } : e)),
       });
-      if (outcome.kind === 'stored') commitAppend(model, stream, outcome.events, result.events.map((e) => e.id));
+      if (outcome.kind === 'stored')
+        commitAppend(
+          model,
+          stream,
+          outcome.events,
+          result.events.map((e) => e.id),
+        );
       return;
     }
   }
@@ -276,10 +281,13 @@ class AppendInvalid implements Cmd {
   check = () => true;
   async run(model: EventLogModel, real: EventStore): Promise<void> {
     const data =
-      this.bad === 'nNotInteger' ? { n: 1.5 }
-      : this.bad === 'nMissing' ? { text: 'x' }
-      : this.bad === 'dataNull' ? null
-      : { n: 1, [this.extraKey]: 1 }; // a computed key: '__proto__' becomes an own field
+      this.bad === 'nNotInteger'
+        ? { n: 1.5 }
+        : this.bad === 'nMissing'
+          ? { text: 'x' }
+          : this.bad === 'dataNull'
+            ? null
+            : { n: 1, [this.extraKey]: 1 }; // a computed key: '__proto__' becomes an own field
     const batch = [toNewEvent(model, this.good), { type: 'TestNoted', data, id: freshId(model) }];
     await expect(real.append(this.stream, batch)).rejects.toThrow(InvalidEventPayload);
     await checkInvariants(model, real);
@@ -316,13 +324,23 @@ class ConcurrentAppends implements Cmd {
     const issued: { stream: string; batch: readonly NewEvent[]; expected: ExpectedVersion | undefined; valid: boolean }[] = [];
     for (const item of this.items) {
       if (item.kind === 'invalid') {
-        issued.push({ stream: item.stream, batch: [{ type: 'TestNoted', data: { n: 'x' }, id: freshId(model) }], expected: undefined, valid: false });
+        issued.push({
+          stream: item.stream,
+          batch: [{ type: 'TestNoted', data: { n: 'x' }, id: freshId(model) }],
+          expected: undefined,
+          valid: false,
+        });
       } else if (item.kind === 'repeat' && issued.length > 0) {
         const earlier = issued[item.of % issued.length]!;
         issued.push({ ...earlier, expected: resolveExpected(item.expected, streamVersion(model, earlier.stream)) });
       } else if (item.kind === 'new') {
         const batch = item.specs.map((spec) => toNewEvent(model, spec));
-        issued.push({ stream: item.stream, batch, expected: resolveExpected(item.expected, streamVersion(model, item.stream)), valid: true });
+        issued.push({
+          stream: item.stream,
+          batch,
+          expected: resolveExpected(item.expected, streamVersion(model, item.stream)),
+          valid: true,
+        });
       }
     }
     const settled = await Promise.allSettled(issued.map((i) => real.append(i.stream, i.batch, optionsFor(i.expected))));
@@ -338,7 +356,13 @@ class ConcurrentAppends implements Cmd {
   }
   toString = () =>
     `ConcurrentAppends(${this.items
-      .map((i) => (i.kind === 'new' ? `${i.stream}:${i.specs.length}@${describeSpec(i.expected)}` : i.kind === 'repeat' ? `repeat#${i.of}@${describeSpec(i.expected)}` : `invalid:${i.stream}`))
+      .map((i) =>
+        i.kind === 'new'
+          ? `${i.stream}:${i.specs.length}@${describeSpec(i.expected)}`
+          : i.kind === 'repeat'
+            ? `repeat#${i.of}@${describeSpec(i.expected)}`
+            : `invalid:${i.stream}`,
+      )
       .join(', ')})`;
 }
 
@@ -384,16 +408,30 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
   appendArb,
   fc.tuple(fc.nat(), expectedSpecArb).map(([p, e]) => new Reappend(p, e)),
   fc
-    .tuple(fc.nat(), fc.constantFrom<Reuse>('otherStream', 'otherType', 'storedThenFresh', 'freshThenStored'), fc.nat(), eventSpecArb, expectedSpecArb)
+    .tuple(
+      fc.nat(),
+      fc.constantFrom<Reuse>('otherStream', 'otherType', 'storedThenFresh', 'freshThenStored'),
+      fc.nat(),
+      eventSpecArb,
+      expectedSpecArb,
+    )
     .map(([p, how, o, f, e]) => new ReuseIdElsewhere(p, how, o, f, e)),
   fc
-    .tuple(streamArb, eventSpecArb, fc.constantFrom<Bad>('nNotInteger', 'nMissing', 'dataNull', 'extraField'),
-      fc.constantFrom('extra', 'constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'))
+    .tuple(
+      streamArb,
+      eventSpecArb,
+      fc.constantFrom<Bad>('nNotInteger', 'nMissing', 'dataNull', 'extraField'),
+      fc.constantFrom('extra', 'constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'),
+    )
     .map(([s, g, b, k]) => new AppendInvalid(s, g, b, k)),
   streamArb.map((s) => new AppendEmpty(s)),
   fc.array(concurrentItemArb, { minLength: 2, maxLength: 4 }).map((items) => new ConcurrentAppends(items)),
   fc
-    .record({ stream: fc.constantFrom(...STREAMS, 'missing'), fromVersion: fc.option(fc.integer({ min: -1, max: 8 }), { nil: undefined }), maxCount: fc.option(fc.nat(5), { nil: undefined }) })
+    .record({
+      stream: fc.constantFrom(...STREAMS, 'missing'),
+      fromVersion: fc.option(fc.integer({ min: -1, max: 8 }), { nil: undefined }),
+      maxCount: fc.option(fc.nat(5), { nil: undefined }),
+    })
     .map(({ stream, ...options }) => new ReadStream(stream, defined(options))),
   fc
     .record({
@@ -430,7 +468,10 @@ const dialects: { name: string; runs: number; open: () => Opened }[] = [
     runs: RUNS,
     open: () => {
       const dir = mkdtempSync(join(tmpdir(), 'hologram-prop-'));
-      return { store: SqliteEventStore.open(join(dir, 'events.db'), storeOptions()), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+      return {
+        store: SqliteEventStore.open(join(dir, 'events.db'), storeOptions()),
+        cleanup: () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   },
 ];

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideSink, protectedCount, type ScoredEvent } from '../../machines/memory/contextPruning.ts';
 
-const events = (tokens: number[], scores: number[] = []): ScoredEvent[] => tokens.map((t, i) => ({ eventId: `e${i}`, tokens: t, score: scores[i] ?? 0 }));
+const events = (tokens: number[], scores: number[] = []): ScoredEvent[] =>
+  tokens.map((t, i) => ({ eventId: `e${i}`, tokens: t, score: scores[i] ?? 0 }));
 
 describe('context pruning', () => {
   it('protects the configured number of recent events when the budget holds them', () => {
@@ -20,7 +21,11 @@ describe('context pruning', () => {
   });
 
   it('keeps the most relevant older events and sinks the rest, oldest first among equals', () => {
-    const decision = decideSink(events([5, 5, 5, 5, 5, 5], [0.1, 0.9, 0.1, 0.5, 0, 0]), { protectRecent: 2, keepTopK: 2, budgetTokens: 1_000 });
+    const decision = decideSink(events([5, 5, 5, 5, 5, 5], [0.1, 0.9, 0.1, 0.5, 0, 0]), {
+      protectRecent: 2,
+      keepTopK: 2,
+      budgetTokens: 1_000,
+    });
     expect(decision.sink).toEqual(['e0', 'e2']);
     expect(decision.protectedCount).toBe(2);
   });

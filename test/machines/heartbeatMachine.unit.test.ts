@@ -13,7 +13,13 @@ const loop = (intervalMs = 1_000, startAt = 0) => {
 
 describe('heartbeat machine', () => {
   it('uses the spec intervals: distill 30, archive 60, merge 120, review 120, rules 10 minutes', () => {
-    expect(DEFAULT_HEARTBEAT_INTERVALS_MS).toEqual({ distill: 1_800_000, archive: 3_600_000, merge: 7_200_000, review: 7_200_000, rules: 600_000 });
+    expect(DEFAULT_HEARTBEAT_INTERVALS_MS).toEqual({
+      distill: 1_800_000,
+      archive: 3_600_000,
+      merge: 7_200_000,
+      review: 7_200_000,
+      rules: 600_000,
+    });
   });
 
   it('fires exactly at its due time, not before, then one interval after that firing', () => {

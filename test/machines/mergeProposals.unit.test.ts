@@ -41,8 +41,18 @@ describe('proposeMerges', () => {
   // 'abcd' vs 'abcde': {ab,bc,cd} ⊂ {ab,bc,cd,de} → 3/4 = 0.75 exactly
   it('proposes strictly above the threshold: 0.75 exactly is not proposed', () => {
     expect(bigramJaccard('abcd', 'abcde')).toBe(0.75);
-    expect(proposeMerges([{ id: 'e1', name: 'abcd' }, { id: 'e2', name: 'abcde' }])).toEqual([]);
-    expect(proposeMerges([{ id: 'e1', name: 'abcde' }, { id: 'e2', name: 'abcdef' }])).toEqual([{ a: 'e1', b: 'e2', similarity: 0.8 }]);
+    expect(
+      proposeMerges([
+        { id: 'e1', name: 'abcd' },
+        { id: 'e2', name: 'abcde' },
+      ]),
+    ).toEqual([]);
+    expect(
+      proposeMerges([
+        { id: 'e1', name: 'abcde' },
+        { id: 'e2', name: 'abcdef' },
+      ]),
+    ).toEqual([{ a: 'e1', b: 'e2', similarity: 0.8 }]);
   });
 
   it('lists each pair once with a < b, sorted by similarity then ids', () => {
@@ -72,15 +82,33 @@ describe('proposeMerges', () => {
   });
 
   it('never pairs an entity with itself or with a blank name', () => {
-    expect(proposeMerges([{ id: 'e1', name: 'x' }, { id: 'e1', name: 'x' }, { id: 'e2', name: '  ' }, { id: 'e3', name: '' }])).toEqual([]);
+    expect(
+      proposeMerges([
+        { id: 'e1', name: 'x' },
+        { id: 'e1', name: 'x' },
+        { id: 'e2', name: '  ' },
+        { id: 'e3', name: '' },
+      ]),
+    ).toEqual([]);
   });
 
   it('honours a custom threshold', () => {
-    expect(proposeMerges([{ id: 'e1', name: 'abcd' }, { id: 'e2', name: 'abcde' }], 0.7)).toHaveLength(1);
+    expect(
+      proposeMerges(
+        [
+          { id: 'e1', name: 'abcd' },
+          { id: 'e2', name: 'abcde' },
+        ],
+        0.7,
+      ),
+    ).toHaveLength(1);
   });
 
   it('property: pairs are ordered, unique, strictly above the threshold, and match a direct recount', () => {
-    const entity = fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd', 'e'), name: fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', 'A'), maxLength: 6 }) });
+    const entity = fc.record({
+      id: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      name: fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', 'A'), maxLength: 6 }),
+    });
     fc.assert(
       fc.property(fc.array(entity, { maxLength: 6 }), fc.constantFrom(0, 0.5, MERGE_THRESHOLD), (entities, threshold) => {
         const proposals = proposeMerges(entities, threshold);

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { Capability, channelHelp, channelTools, channelTypes, parseChannelTool, ToolRegistry, type OutputChannel } from '../../machines/turn/index.ts';
+import {
+  Capability,
+  channelHelp,
+  channelTools,
+  channelTypes,
+  parseChannelTool,
+  ToolRegistry,
+  type OutputChannel,
+} from '../../machines/turn/index.ts';
 
-const qq: OutputChannel = { name: 'qq', owner: 'qq-plugin', capabilities: Capability.text | Capability.image, metaDoc: '{"group": "<group id>"}' };
+const qq: OutputChannel = {
+  name: 'qq',
+  owner: 'qq-plugin',
+  capabilities: Capability.text | Capability.image,
+  metaDoc: '{"group": "<group id>"}',
+};
 
 describe('output channels as tools', () => {
   it('each channel brings output_send__{name} and output_send__{name}_help, owned by its plugin', () => {
@@ -15,7 +28,11 @@ describe('output channels as tools', () => {
   });
 
   it('derives the payload types from the capability flags', () => {
-    expect(channelTypes({ ...qq, capabilities: Capability.audio | Capability.structured | Capability.text })).toEqual(['text', 'audio', 'structured']);
+    expect(channelTypes({ ...qq, capabilities: Capability.audio | Capability.structured | Capability.text })).toEqual([
+      'text',
+      'audio',
+      'structured',
+    ]);
     expect(channelHelp(qq)).toBe("Channel 'qq' accepts type 'text', 'image'.\nmeta: {\"group\": \"<group id>\"}");
   });
 

@@ -153,7 +153,13 @@ describe('pluginSupervisorMachine (model-based, xstate/graph)', () => {
 
       it('reaches every resting state it should', () => {
         const reached = new Set(paths.map((p) => String(p.state.value)));
-        const expected = ['stopped', 'starting', 'running', 'stopping', ...(input.config?.autoRestart === false ? [] : ['backoff', 'gaveUp'])];
+        const expected = [
+          'stopped',
+          'starting',
+          'running',
+          'stopping',
+          ...(input.config?.autoRestart === false ? [] : ['backoff', 'gaveUp']),
+        ];
         expect([...reached].sort()).toEqual(expected.sort());
       });
 

@@ -24,8 +24,7 @@ const supervise = (input: Partial<PluginSupervisorInput> = {}) => {
   actor.on('*', (fact) => void facts.push(fact));
   actor.start();
   /** Sends a message stamped with the clock's time. */
-  const send = (message: Untimed<PluginSupervisorMessage>) =>
-    actor.send({ ...message, at: clock.now() } as PluginSupervisorMessage);
+  const send = (message: Untimed<PluginSupervisorMessage>) => actor.send({ ...message, at: clock.now() } as PluginSupervisorMessage);
   return {
     clock,
     actor,

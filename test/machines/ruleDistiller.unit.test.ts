@@ -28,7 +28,13 @@ describe('distillPersonalFacts: Chinese patterns', () => {
   });
 
   it('reads Chinese numerals', () => {
-    expect([parseSmallNumber('十'), parseSmallNumber('十五'), parseSmallNumber('二十五'), parseSmallNumber('一百零五'), parseSmallNumber('两')]).toEqual([10, 15, 25, 105, 2]);
+    expect([
+      parseSmallNumber('十'),
+      parseSmallNumber('十五'),
+      parseSmallNumber('二十五'),
+      parseSmallNumber('一百零五'),
+      parseSmallNumber('两'),
+    ]).toEqual([10, 15, 25, 105, 2]);
     expect(parseSmallNumber('二三')).toBeUndefined();
     expect(parseSmallNumber('abc')).toBeUndefined();
   });
@@ -97,12 +103,19 @@ describe('distillPersonalFacts: trimming and refusal', () => {
 describe('distillPersonalFacts: several facts, order, provenance', () => {
   it('finds several facts in one text, in reading order', () => {
     expect(facts('我叫小明，我住在北京。我今年二十五岁！My name is Ann and I live in Oslo.')).toEqual([
-      ['name', '小明'], ['lives_in', '北京'], ['age', 25], ['name', 'Ann'], ['lives_in', 'Oslo'],
+      ['name', '小明'],
+      ['lives_in', '北京'],
+      ['age', 25],
+      ['name', 'Ann'],
+      ['lives_in', 'Oslo'],
     ]);
   });
 
   it('ends an object where the next statement in the sentence begins', () => {
-    expect(facts('我叫小明我住在北京')).toEqual([['name', '小明'], ['lives_in', '北京']]);
+    expect(facts('我叫小明我住在北京')).toEqual([
+      ['name', '小明'],
+      ['lives_in', '北京'],
+    ]);
   });
 
   it('points at the sentence it read, and is deterministic', () => {

@@ -6,9 +6,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  decideScene, declaredSceneFeatures, DEFAULT_SCENE_HALF_LIFE_MS, evolveScene, fingerprintOf, initialSceneState,
-  SceneKeyError, scenesToRecall, similarity, strengthAt, timeOfDayOf, TIMES_OF_DAY,
-  type SceneDecision, type SceneFeatures, type SceneObservation, type SceneState,
+  decideScene,
+  declaredSceneFeatures,
+  DEFAULT_SCENE_HALF_LIFE_MS,
+  evolveScene,
+  fingerprintOf,
+  initialSceneState,
+  SceneKeyError,
+  scenesToRecall,
+  similarity,
+  strengthAt,
+  timeOfDayOf,
+  TIMES_OF_DAY,
+  type SceneDecision,
+  type SceneFeatures,
+  type SceneObservation,
+  type SceneState,
 } from '../../machines/memory/index.ts';
 
 const HOUR = 3_600_000;
@@ -30,7 +43,14 @@ const run = (observations: readonly SceneObservation[], state: SceneState = init
 describe('fingerprintOf and time of day', () => {
   it('buckets local hours: night [0,6), morning [6,12), afternoon [12,18), evening [18,24)', () => {
     expect([0, 5, 6, 11, 12, 17, 18, 23].map((h) => timeOfDayOf(h * HOUR))).toEqual([
-      'night', 'night', 'morning', 'morning', 'afternoon', 'afternoon', 'evening', 'evening',
+      'night',
+      'night',
+      'morning',
+      'morning',
+      'afternoon',
+      'afternoon',
+      'evening',
+      'evening',
     ]);
     expect(timeOfDayOf(23 * HOUR, 8 * 60)).toBe('morning'); // 23:00 UTC is 07:00 at UTC+8
     expect(timeOfDayOf(2 * HOUR, -5 * 60)).toBe('evening'); // 02:00 UTC is 21:00 the day before at UTC-5
@@ -38,8 +58,9 @@ describe('fingerprintOf and time of day', () => {
   });
 
   it('normalises the turn', () => {
-    expect(fingerprintOf({ channel: ' qq ', peer: 'group_1', tools: ['web', 'cmd', 'web'], topic: ['Go', 'go', ' Rust '], at: 13 * HOUR }))
-      .toEqual({ channel: 'qq', peer: 'group_1', tools: ['cmd', 'web'], topic: ['go', 'rust'], timeOfDay: 'afternoon' });
+    expect(
+      fingerprintOf({ channel: ' qq ', peer: 'group_1', tools: ['web', 'cmd', 'web'], topic: ['Go', 'go', ' Rust '], at: 13 * HOUR }),
+    ).toEqual({ channel: 'qq', peer: 'group_1', tools: ['cmd', 'web'], topic: ['go', 'rust'], timeOfDay: 'afternoon' });
     expect(fingerprintOf({ channel: '', at: 0 })).toEqual({ tools: [], topic: [], timeOfDay: 'night' });
   });
 });
@@ -78,17 +99,28 @@ describe('similarity', () => {
 describe('declaredSceneFeatures', () => {
   it('reads chan/peer/tools/topic/time segments from the key only', () => {
     expect(declaredSceneFeatures('chan:qq/peer:group_1')).toEqual({ channel: 'qq', peer: 'group_1', tools: [], topic: [] });
-    expect(declaredSceneFeatures('chan:web/tools:b,a/topic:Go/time:evening'))
-      .toEqual({ channel: 'web', tools: ['a', 'b'], topic: ['go'], timeOfDay: 'evening' });
+    expect(declaredSceneFeatures('chan:web/tools:b,a/topic:Go/time:evening')).toEqual({
+      channel: 'web',
+      tools: ['a', 'b'],
+      topic: ['go'],
+      timeOfDay: 'evening',
+    });
   });
 
   it('refuses unknown segments with a typed error naming the valid ones', () => {
-    const error = (() => { try { declaredSceneFeatures('chan:qq/room:1'); } catch (e) { return e; } })();
+    const error = (() => {
+      try {
+        declaredSceneFeatures('chan:qq/room:1');
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(error).toBeInstanceOf(SceneKeyError);
     expect(error).toMatchObject({ code: 'SCENE_KEY_INVALID', key: 'chan:qq/room:1' });
     expect((error as Error).message).toContain("unknown segment 'room'");
     expect((error as Error).message).toContain('chan, peer, tools, topic, time');
-    for (const bad of ['', 'chan', 'chan:', 'chan:qq/chan:wx', 'time:noon', ':qq']) expect(() => declaredSceneFeatures(bad)).toThrow(SceneKeyError);
+    for (const bad of ['', 'chan', 'chan:', 'chan:qq/chan:wx', 'time:noon', ':qq'])
+      expect(() => declaredSceneFeatures(bad)).toThrow(SceneKeyError);
   });
 });
 
@@ -109,7 +141,10 @@ describe('decideScene: emergent scenes', () => {
 
   it('a dissimilar second turn is another candidate', () => {
     const other = f({ channel: 'web', peer: 'u9', tools: ['draw'], topic: ['art'], timeOfDay: 'night' });
-    const { types, state } = run([{ fingerprint: turn, at: 0 }, { fingerprint: other, at: 1 }]);
+    const { types, state } = run([
+      { fingerprint: turn, at: 0 },
+      { fingerprint: other, at: 1 },
+    ]);
     expect(types).toEqual(['SceneCandidateNoted', 'SceneCandidateNoted']);
     expect(state.candidates).toHaveLength(2);
   });
@@ -120,15 +155,23 @@ describe('decideScene: emergent scenes', () => {
     const below = f({ channel: 'qq', peer: 'c', tools: ['x'] });
     expect(similarity(a, half)).toBe(0.5);
     expect(similarity(half, below)).toBeLessThan(0.5);
-    const created = run([{ fingerprint: a, at: 0 }, { fingerprint: a, at: 0 }]).state;
+    const created = run([
+      { fingerprint: a, at: 0 },
+      { fingerprint: a, at: 0 },
+    ]).state;
     const joined = run([{ fingerprint: half, at: 0 }], created);
-    expect(joined.decisions).toEqual([{ type: 'SceneJoined', data: { sceneId: 'scene:2', similarity: 0.5, strength: 3, features: half, at: 0 } }]);
+    expect(joined.decisions).toEqual([
+      { type: 'SceneJoined', data: { sceneId: 'scene:2', similarity: 0.5, strength: 3, features: half, at: 0 } },
+    ]);
     expect(joined.state.scenes[0]?.features).toEqual(half);
     expect(run([{ fingerprint: below, at: 0 }], joined.state).types).toEqual(['SceneCandidateNoted']);
   });
 
   it('a candidate at similarity 0.5 exactly is a second occurrence', () => {
-    const { types } = run([{ fingerprint: f({ channel: 'qq', peer: 'a' }), at: 0 }, { fingerprint: f({ channel: 'qq', peer: 'b' }), at: 0 }]);
+    const { types } = run([
+      { fingerprint: f({ channel: 'qq', peer: 'a' }), at: 0 },
+      { fingerprint: f({ channel: 'qq', peer: 'b' }), at: 0 },
+    ]);
     expect(types).toEqual(['SceneCandidateNoted', 'SceneCreated']);
   });
 
@@ -142,7 +185,13 @@ describe('decideScene: emergent scenes', () => {
 
   it('replaying the decisions with evolveScene rebuilds the state', () => {
     const other = f({ channel: 'web', peer: 'u9' });
-    const { state, decisions } = run([turn, other, turn, other, turn].map((fingerprint, i) => ({ fingerprint, at: i * HOUR, ...(i === 3 ? { declaredKey: 'chan:web' } : {}) })));
+    const { state, decisions } = run(
+      [turn, other, turn, other, turn].map((fingerprint, i) => ({
+        fingerprint,
+        at: i * HOUR,
+        ...(i === 3 ? { declaredKey: 'chan:web' } : {}),
+      })),
+    );
     expect(decisions.reduce(evolveScene, initialSceneState)).toEqual(state);
   });
 });
@@ -193,7 +242,10 @@ describe('strength and recall', () => {
 
   it('a join adds 1 to the decayed strength', () => {
     const fp = f({ channel: 'qq' });
-    const created = run([{ fingerprint: fp, at: 0 }, { fingerprint: fp, at: 0 }]).state; // strength 2
+    const created = run([
+      { fingerprint: fp, at: 0 },
+      { fingerprint: fp, at: 0 },
+    ]).state; // strength 2
     const joined = run([{ fingerprint: fp, at: 7 * DAY }], created).state;
     expect(joined.scenes[0]).toMatchObject({ strength: 2, lastSeen: 7 * DAY });
   });
@@ -213,8 +265,14 @@ describe('strength and recall', () => {
 
   it('orders by similarity × decayed strength', () => {
     const fp = f({ channel: 'qq', peer: 'g1' });
-    const scene = (id: string, features: SceneFeatures, strength: number, lastSeen: number) =>
-      ({ id, kind: 'emergent' as const, features, strength, createdAt: 0, lastSeen });
+    const scene = (id: string, features: SceneFeatures, strength: number, lastSeen: number) => ({
+      id,
+      kind: 'emergent' as const,
+      features,
+      strength,
+      createdAt: 0,
+      lastSeen,
+    });
     const state: SceneState = {
       ...initialSceneState,
       scenes: [
@@ -225,6 +283,10 @@ describe('strength and recall', () => {
       ],
     };
     const recalled = scenesToRecall(state, fp, 14 * DAY);
-    expect(recalled.map((r) => [r.scene.id, r.score])).toEqual([['scene:3', 1.5], ['scene:2', 1.5], ['scene:1', 1]]);
+    expect(recalled.map((r) => [r.scene.id, r.score])).toEqual([
+      ['scene:3', 1.5],
+      ['scene:2', 1.5],
+      ['scene:1', 1],
+    ]);
   });
 });

@@ -31,8 +31,21 @@ import { JournaledActor, type Fact } from '../../actors/journal/journaledActor.t
 import { replayJournal } from '../../actors/journal/replayJournal.ts';
 import { ProjectionRunner } from '../../actors/projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../../actors/projections/sqliteReadModelTx.ts';
-import { createDefaultCatalog, InMemoryEventStore, SCHEDULER_STREAM, SequentialIds, VirtualClock, type EventStore } from '../../events/index.ts';
-import { nextWakeAt, schedulerMachine, schedulerViewOf, type SchedulerMessage, type SchedulerState } from '../../machines/scheduler/index.ts';
+import {
+  createDefaultCatalog,
+  InMemoryEventStore,
+  SCHEDULER_STREAM,
+  SequentialIds,
+  VirtualClock,
+  type EventStore,
+} from '../../events/index.ts';
+import {
+  nextWakeAt,
+  schedulerMachine,
+  schedulerViewOf,
+  type SchedulerMessage,
+  type SchedulerState,
+} from '../../machines/scheduler/index.ts';
 import { schedulerProjection } from '../../projections/scheduler/schedulerProjection.ts';
 import { readSchedulerView } from '../../projections/scheduler/schedulerView.ts';
 import { SchedulerFactLedger, type LedgerFact } from '../support/schedulerFactLedger.ts';
@@ -130,10 +143,13 @@ class Harness {
     same(this.ledger.statuses(), modelStatuses(this.model), `input statuses from the facts ${label}`);
     const held = [...view.inbox, ...view.queue, ...view.pending, ...view.stack, ...(view.running ? [view.running] : [])];
     if (new Set(held).size !== held.length) throw new Error(`an input is in two places ${label}: ${JSON.stringify(view)}`);
-    if (snapshot.value !== (view.running === null ? 'idle' : 'busy')) throw new Error(`machine state ${String(snapshot.value)} ${label} with ${view.running} running`);
+    if (snapshot.value !== (view.running === null ? 'idle' : 'busy'))
+      throw new Error(`machine state ${String(snapshot.value)} ${label} with ${view.running} running`);
     const chain = [...snapshot.context.stack, ...(snapshot.context.running ? [snapshot.context.running] : [])];
     if (snapshot.context.stack.length > 4 || chain.some((task, i) => i > 0 && task.level <= chain[i - 1]!.level)) {
-      throw new Error(`the machine's chain (stack + running) must be at most 5 deep with rising levels ${label}: ${chain.map((t) => `${t.id}:L${t.level}`)}`);
+      throw new Error(
+        `the machine's chain (stack + running) must be at most 5 deep with rising levels ${label}: ${chain.map((t) => `${t.id}:L${t.level}`)}`,
+      );
     }
     this.journal.push({ message, facts, view });
     this.context = snapshot.context;
@@ -211,10 +227,20 @@ type Step =
   /** Moves virtual time forward; `tick` says whether the runtime ticks the scheduler then. */
   | Readonly<{ t: 'advance'; ms: number; tick: boolean }>;
 
-const arrival = (id: string, step: { kind: 'queued' | 'interrupt'; level: number | undefined; origin: ModelOrigin }, at: number): SchedulerMessage => ({
+const arrival = (
+  id: string,
+  step: { kind: 'queued' | 'interrupt'; level: number | undefined; origin: ModelOrigin },
+  at: number,
+): SchedulerMessage => ({
   type: 'input.arrive',
   at,
-  input: { id, source: `${step.origin}-source`, origin: step.origin, kind: step.kind, ...(step.level === undefined ? {} : { level: step.level }) },
+  input: {
+    id,
+    source: `${step.origin}-source`,
+    origin: step.origin,
+    kind: step.kind,
+    ...(step.level === undefined ? {} : { level: step.level }),
+  },
 });
 
 /** The messages a step sends now (none when it has nothing to send in this state). */
@@ -314,7 +340,11 @@ const stepArbs: fc.Arbitrary<Step>[] = [
   fc.constant<Step>({ t: 'finish' }),
   fc.constant<Step>({ t: 'finish' }),
   fc.record({ t: fc.constant('stale' as const), pick: fc.nat(24) }),
-  fc.record({ t: fc.constant('burst' as const), levels: fc.subarray([1, 2, 3, 4], { minLength: 2 }), origin: fc.constantFrom<ModelOrigin>('kernel', 'user', 'plugin') }),
+  fc.record({
+    t: fc.constant('burst' as const),
+    levels: fc.subarray([1, 2, 3, 4], { minLength: 2 }),
+    origin: fc.constantFrom<ModelOrigin>('kernel', 'user', 'plugin'),
+  }),
   fc.constant<Step>({ t: 'stop' }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.boolean() }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.constant(true) }),
@@ -323,7 +353,9 @@ const stepArbs: fc.Arbitrary<Step>[] = [
 // ---------------------------------------------------------------- the properties
 
 describe('scheduler model', () => {
-  it(`plain actor: agrees with the model and the rules, and its journal folds and replays (${RUNS} runs)`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
+  it(`plain actor: agrees with the model and the rules, and its journal folds and replays (${RUNS} runs)`, {
+    timeout: Math.max(120_000, RUNS * 100),
+  }, async () => {
     const commands = fc.commands(
       stepArbs.map((arb) => arb.map((step) => new SyncStep(step))),
       { maxCommands: 40, size: 'medium', ...replayPath },
@@ -350,7 +382,11 @@ describe('scheduler model', () => {
         harness.ledger.checkQuiescent();
         actor.stop();
 
-        const store = new SqliteEventStore(openDatabase(':memory:'), { catalog: createDefaultCatalog(), clock: new VirtualClock(0), ids: new SequentialIds() });
+        const store = new SqliteEventStore(openDatabase(':memory:'), {
+          catalog: createDefaultCatalog(),
+          clock: new VirtualClock(0),
+          ids: new SequentialIds(),
+        });
         try {
           await checkJournal(harness, store, true, schedulerViewOf(actor.getSnapshot().context));
         } finally {
@@ -361,7 +397,9 @@ describe('scheduler model', () => {
     );
   });
 
-  it(`journaled actor: completions race with arrivals, stops and time (${RUNS} runs)`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
+  it(`journaled actor: completions race with arrivals, stops and time (${RUNS} runs)`, {
+    timeout: Math.max(120_000, RUNS * 100),
+  }, async () => {
     const commands = fc.commands(
       stepArbs.map((arb) => arb.map((step) => new AsyncStep(step))),
       { maxCommands: 30, size: 'medium', ...replayPath },

@@ -31,21 +31,32 @@ const given = (...messages: SchedulerMessage[]) => {
 
 const describeFact = (f: SchedulerFact): string => {
   switch (f.type) {
-    case 'InputQueued': return `Queued:${f.data.inputId}@L${f.data.level}`;
-    case 'InboxPumped': return `Pumped:${f.data.inputIds.join(',')}`;
-    case 'TaskStarted': return `Started:${f.data.taskId}`;
-    case 'TaskPreempted': return `Preempted:${f.data.taskId}>${f.data.by}`;
-    case 'TaskResumed': return `Resumed:${f.data.taskId}`;
-    case 'TaskCompleted': return `Completed:${f.data.taskId}`;
-    case 'StopRequested': return `Stop:[${f.data.cancelBudget.join(',')}]`;
-    case 'InputShortCircuited': return `ShortCircuited:${f.data.inputId}`;
-    case 'BacklogOffloaded': return `Offloaded:${f.data.inputIds.join(',')}`;
+    case 'InputQueued':
+      return `Queued:${f.data.inputId}@L${f.data.level}`;
+    case 'InboxPumped':
+      return `Pumped:${f.data.inputIds.join(',')}`;
+    case 'TaskStarted':
+      return `Started:${f.data.taskId}`;
+    case 'TaskPreempted':
+      return `Preempted:${f.data.taskId}>${f.data.by}`;
+    case 'TaskResumed':
+      return `Resumed:${f.data.taskId}`;
+    case 'TaskCompleted':
+      return `Completed:${f.data.taskId}`;
+    case 'StopRequested':
+      return `Stop:[${f.data.cancelBudget.join(',')}]`;
+    case 'InputShortCircuited':
+      return `ShortCircuited:${f.data.inputId}`;
+    case 'BacklogOffloaded':
+      return `Offloaded:${f.data.inputIds.join(',')}`;
   }
 };
 const trace = (facts: SchedulerFact[]) => facts.map(describeFact);
 
 const arrive = (at: number, id: string, input: Partial<InputDescriptor> = {}): SchedulerMessage => ({
-  type: 'input.arrive', at, input: { id, source: 'test', origin: 'user', kind: 'queued', ...input },
+  type: 'input.arrive',
+  at,
+  input: { id, source: 'test', origin: 'user', kind: 'queued', ...input },
 });
 const interrupt = (at: number, id: string, level?: number, origin: InputDescriptor['origin'] = 'user') =>
   arrive(at, id, { kind: 'interrupt', origin, ...(level === undefined ? {} : { level }) });
@@ -57,7 +68,14 @@ describe('scheduler rules', () => {
   it('queued inputs wait for the running task, then run in arrival order', () => {
     const { facts, view } = given(arrive(0, 'a'), arrive(1, 'b'), arrive(2, 'c'), finish(3, 'a'));
     expect(trace(facts)).toEqual([
-      'Queued:a@L0', 'Pumped:a', 'Started:a', 'Queued:b@L0', 'Queued:c@L0', 'Completed:a', 'Pumped:b,c', 'Started:b',
+      'Queued:a@L0',
+      'Pumped:a',
+      'Started:a',
+      'Queued:b@L0',
+      'Queued:c@L0',
+      'Completed:a',
+      'Pumped:b,c',
+      'Started:b',
     ]);
     expect(view).toMatchObject({ running: 'b', queue: ['c'], inbox: [] });
   });
@@ -81,9 +99,7 @@ describe('scheduler rules', () => {
 
   it('a preempted task resumes from the stack when the preempting work ends (LIFO)', () => {
     const { facts, view } = given(arrive(0, 'a'), interrupt(1, 'b', 1), interrupt(2, 'c', 2), finish(3, 'c'), finish(4, 'b'));
-    expect(trace(facts).filter((f) => /Preempted|Resumed/.test(f))).toEqual([
-      'Preempted:a>b', 'Preempted:b>c', 'Resumed:b', 'Resumed:a',
-    ]);
+    expect(trace(facts).filter((f) => /Preempted|Resumed/.test(f))).toEqual(['Preempted:a>b', 'Preempted:b>c', 'Resumed:b', 'Resumed:a']);
     expect(view).toMatchObject({ running: 'a', stack: [] });
   });
 
@@ -97,15 +113,25 @@ describe('scheduler rules', () => {
     const once = given(arrive(0, 'a'), interrupt(1, 'x', 1), finish(2, 'x'), interrupt(4_000, 'y', 1));
     expect(once.view).toMatchObject({ running: 'a', pending: ['y'] });
     // ...but an L2 can; after two preemptions nothing below L3 preempts it (0 + min(2, 2) = 2).
-    const twice = given(arrive(0, 'a'), interrupt(1, 'x', 1), finish(2, 'x'), interrupt(4_000, 'y', 2), finish(4_001, 'y'), interrupt(8_000, 'z', 2));
+    const twice = given(
+      arrive(0, 'a'),
+      interrupt(1, 'x', 1),
+      finish(2, 'x'),
+      interrupt(4_000, 'y', 2),
+      finish(4_001, 'y'),
+      interrupt(8_000, 'z', 2),
+    );
     expect(trace(twice.facts)).toContain('Preempted:a>y');
     expect(twice.view).toMatchObject({ running: 'a', pending: ['z'] });
     // Three preemptions still count as two: an L3 preempts it (0 + 2 < 3), where an uncapped count would block it.
     const thrice = given(
       arrive(0, 'a'),
-      interrupt(1, 'x', 1), finish(2, 'x'),
-      interrupt(4_000, 'y', 2), finish(4_001, 'y'),
-      interrupt(8_000, 'z', 3), finish(8_001, 'z'),
+      interrupt(1, 'x', 1),
+      finish(2, 'x'),
+      interrupt(4_000, 'y', 2),
+      finish(4_001, 'y'),
+      interrupt(8_000, 'z', 3),
+      finish(8_001, 'z'),
       interrupt(12_000, 'w', 3),
     );
     expect(trace(thrice.facts)).toContain('Preempted:a>w');
@@ -121,11 +147,16 @@ describe('scheduler rules', () => {
 
   it('stop cancels the running inference and short-circuits exactly the inputs waiting at that moment, inbox included', () => {
     const { facts, view } = given(
-      arrive(0, 'run'), arrive(1, 'q1'), arrive(2, 'q2'), finish(3, 'run'), // q2 now queued, q1 running
-      arrive(4, 'inbox1'), interrupt(5, 'low', 1, 'plugin'), // preempts q1? yes: L1 > 0
+      arrive(0, 'run'),
+      arrive(1, 'q1'),
+      arrive(2, 'q2'),
+      finish(3, 'run'), // q2 now queued, q1 running
+      arrive(4, 'inbox1'),
+      interrupt(5, 'low', 1, 'plugin'), // preempts q1? yes: L1 > 0
       stop(6),
       arrive(7, 'after'),
-      finish(8, 'low'), finish(9, 'q1'),
+      finish(8, 'low'),
+      finish(9, 'q1'),
     );
     expect(trace(facts)).toContain('Stop:[q2,inbox1]');
     expect(facts.find((f) => f.type === 'StopRequested')!.data).toMatchObject({ runningTaskId: 'low' });

@@ -19,7 +19,11 @@ const global = (id: string, plugin = `p-${id}`): HandlerRef => ({ id, plugin, sc
 const ownTools = (id: string, plugin: string): HandlerRef => ({ id, plugin, scope: 'own_tools' });
 
 const readCall = { id: 'call-1', name: 'files_read', args: { path: '/etc/passwd', limit: 10 } };
-const toolStage = (stage: 'before_toolcall' | 'after_toolcall', handlers: HandlerRef[], extra: Partial<StagePipelineInput> = {}): StagePipelineInput => ({
+const toolStage = (
+  stage: 'before_toolcall' | 'after_toolcall',
+  handlers: HandlerRef[],
+  extra: Partial<StagePipelineInput> = {},
+): StagePipelineInput => ({
   stage,
   context: createStageContext('read it', { toolCall: readCall, toolResult: stage === 'after_toolcall' ? 'user=root token=abc123' : null }),
   handlers,
@@ -27,7 +31,12 @@ const toolStage = (stage: 'before_toolcall' | 'after_toolcall', handlers: Handle
   scope: { toolName: 'files_read', ownerPlugin: 'files' },
   ...extra,
 });
-const onInput = (handlers: HandlerRef[]): StagePipelineInput => ({ stage: 'on_input', context: createStageContext('hello'), handlers, timeoutMs: 1_000 });
+const onInput = (handlers: HandlerRef[]): StagePipelineInput => ({
+  stage: 'on_input',
+  context: createStageContext('hello'),
+  handlers,
+  timeoutMs: 1_000,
+});
 
 describe('stagePipelineMachine', () => {
   it('names the seven stages in turn order', () => {
@@ -91,7 +100,10 @@ describe('stagePipelineMachine', () => {
     expect(run.actor.getSnapshot().output).toEqual(output);
     expect(output.context.input).toBe('quick');
     expect(run.facts).toEqual(factsAtTimeout);
-    expect(factsAtTimeout[1]).toEqual({ type: 'StageHandlerTimedOut', data: { stage: 'on_input', handlerId: 'slow', plugin: 'p-slow', timeoutMs: 1_000 } });
+    expect(factsAtTimeout[1]).toEqual({
+      type: 'StageHandlerTimedOut',
+      data: { stage: 'on_input', handlerId: 'slow', plugin: 'p-slow', timeoutMs: 1_000 },
+    });
   });
 
   it('short-circuits when a handler answers, and only then', async () => {
@@ -100,7 +112,10 @@ describe('stagePipelineMachine', () => {
     const output = await answered.output();
     expect(output.shortCircuit).toBe(true);
     expect(output.context.response).toBe('slow down');
-    expect(answered.facts.at(-1)).toEqual({ type: 'StageCompleted', data: { stage: 'on_input', shortCircuit: true, changedBy: ['rate-limit'] } });
+    expect(answered.facts.at(-1)).toEqual({
+      type: 'StageCompleted',
+      data: { stage: 'on_input', shortCircuit: true, changedBy: ['rate-limit'] },
+    });
 
     const quiet = runStage(onInput([global('rewrite')]));
     await quiet.settle(['rewrite', 'resolve', { set: { input: 'x' } }]);
@@ -136,7 +151,9 @@ describe('stagePipelineMachine', () => {
   });
 
   it('lets before_toolcall audit, rewrite arguments key by key, and deny with the first reason', async () => {
-    const run = runStage(toolStage('before_toolcall', [global('audit'), global('jail'), global('cap'), global('deny-1'), global('deny-2')]));
+    const run = runStage(
+      toolStage('before_toolcall', [global('audit'), global('jail'), global('cap'), global('deny-1'), global('deny-2')]),
+    );
     await run.settle(
       ['deny-2', 'resolve', { deny: { reason: 'second opinion' } }],
       ['cap', 'resolve', { rewriteArgs: { limit: 5 } }],
@@ -232,7 +249,10 @@ describe('stagePipelineMachine', () => {
   });
 
   it('runs as a child of a turn machine, which reads the output when the stage is done', async () => {
-    const turn = setup({ types: { context: {} as { ran: StagePipelineOutput | null } }, actors: { stage: stagePipelineMachine } }).createMachine({
+    const turn = setup({
+      types: { context: {} as { ran: StagePipelineOutput | null } },
+      actors: { stage: stagePipelineMachine },
+    }).createMachine({
       context: { ran: null },
       initial: 'onInput',
       states: {
@@ -247,7 +267,9 @@ describe('stagePipelineMachine', () => {
       },
     });
     const handler = fromPromise<HandlerResolution, HandlerInput>(async () => ({ response: 'answered' }));
-    const actor = createActor(turn.provide({ actors: { stage: stagePipelineMachine.provide({ actors: { handler } }) } }), { clock: new SimulatedClock() });
+    const actor = createActor(turn.provide({ actors: { stage: stagePipelineMachine.provide({ actors: { handler } }) } }), {
+      clock: new SimulatedClock(),
+    });
     actor.start();
     await toPromise(actor);
     expect(actor.getSnapshot().context.ran).toMatchObject({ stage: 'on_input', shortCircuit: true, context: { response: 'answered' } });

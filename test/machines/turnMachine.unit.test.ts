@@ -18,7 +18,16 @@ describe('turn machine', () => {
       { role: 'assistant', content: 'hello' },
     ]);
     expect(run.types()).toEqual([
-      'InputAccepted', 'StageRan', 'StageRan', 'LlmRequested', 'LlmResponded', 'StageRan', 'StageRan', 'OutputSent', 'StageRan', 'TurnCompleted',
+      'InputAccepted',
+      'StageRan',
+      'StageRan',
+      'LlmRequested',
+      'LlmResponded',
+      'StageRan',
+      'StageRan',
+      'OutputSent',
+      'StageRan',
+      'TurnCompleted',
     ]);
     expect(run.of('StageRan').map((f) => f.data.stage)).toEqual(['on_input', 'pre_action', 'post_action', 'before_output', 'after_output']);
     expect(run.llmCalls[0]!.tools.map((t) => t.name)).toEqual(['files_read', 'files_write', 'web_fetch']);
@@ -46,7 +55,10 @@ describe('turn machine', () => {
   });
 
   it('records in each LLM request only the messages the log does not hold yet', async () => {
-    const history: TurnMessage[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'earlier' }];
+    const history: TurnMessage[] = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'earlier' },
+    ];
     const run = runTurn(
       { input: 'read a', messages: history, tools },
       {
@@ -77,7 +89,8 @@ describe('turn machine', () => {
     const run = runTurn(
       { input: 'both', tools },
       {
-        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read', { path: 'a' }), call('c2', 'files_read', { path: 'b' })]) : answer('done')),
+        llm: (_, n) =>
+          n === 0 ? answer('', [call('c1', 'files_read', { path: 'a' }), call('c2', 'files_read', { path: 'b' })]) : answer('done'),
         tool: (inv) => (inv.callId === 'c1' ? first.promise : second.promise),
       },
     );
@@ -98,10 +111,15 @@ describe('turn machine', () => {
     const run = runTurn(
       { input: 'go', tools, handlers: { before_toolcall: [global('guard')] } },
       {
-        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_write', { path: '/etc/passwd' }), call('c2', 'files_read', { path: 'secret' })]) : answer('ok')),
+        llm: (_, n) =>
+          n === 0
+            ? answer('', [call('c1', 'files_write', { path: '/etc/passwd' }), call('c2', 'files_read', { path: 'secret' })])
+            : answer('ok'),
         tool: (inv) => ({ content: `read ${String(inv.args.path)}` }),
         handler: ({ context }) =>
-          context.toolCall?.name === 'files_write' ? { deny: { reason: 'writes outside the workspace' } } : { rewriteArgs: { path: 'public' } },
+          context.toolCall?.name === 'files_write'
+            ? { deny: { reason: 'writes outside the workspace' } }
+            : { rewriteArgs: { path: 'public' } },
       },
     );
     const out = await run.output();
@@ -110,12 +128,22 @@ describe('turn machine', () => {
       { role: 'tool', toolCallId: 'c1', content: 'Tool call denied: writes outside the workspace' },
       { role: 'tool', toolCallId: 'c2', content: 'read public' },
     ]);
-    expect(run.of('ToolCallDenied')[0]!.data).toEqual({ callId: 'c1', name: 'files_write', handlerId: 'guard', reason: 'writes outside the workspace' });
-    expect(run.of('ToolCallRewritten')[0]!.data).toEqual({ callId: 'c2', name: 'files_read', from: { path: 'secret' }, to: { path: 'public' } });
+    expect(run.of('ToolCallDenied')[0]!.data).toEqual({
+      callId: 'c1',
+      name: 'files_write',
+      handlerId: 'guard',
+      reason: 'writes outside the workspace',
+    });
+    expect(run.of('ToolCallRewritten')[0]!.data).toEqual({
+      callId: 'c2',
+      name: 'files_read',
+      from: { path: 'secret' },
+      to: { path: 'public' },
+    });
     expect(out).toMatchObject({ outcome: 'answered', reply: 'ok', rounds: 1 });
   });
 
-  it('gives before_toolcall the owner plugin as scope: an own_tools handler sees only its plugin\'s tools', async () => {
+  it("gives before_toolcall the owner plugin as scope: an own_tools handler sees only its plugin's tools", async () => {
     const run = runTurn(
       { input: 'go', tools, handlers: { before_toolcall: [{ id: 'web-audit', plugin: 'web', scope: 'own_tools' }] } },
       {
@@ -130,7 +158,10 @@ describe('turn machine', () => {
   it('ends the loop when every call of a round is denied', async () => {
     const run = runTurn(
       { input: 'go', tools, handlers: { before_toolcall: [global('guard')] } },
-      { llm: () => answer('', [call('c1', 'files_write'), call('c2', 'files_read')]), handler: () => ({ deny: { reason: 'read-only mode' } }) },
+      {
+        llm: () => answer('', [call('c1', 'files_write'), call('c2', 'files_read')]),
+        handler: () => ({ deny: { reason: 'read-only mode' } }),
+      },
     );
     const out = await run.output();
     expect(out.outcome).toBe('denied');
@@ -141,7 +172,10 @@ describe('turn machine', () => {
   });
 
   it('stops at the round limit with a clear reply', async () => {
-    const run = runTurn({ input: 'loop', tools, maxRounds: 2 }, { llm: (_, n) => answer('', [call(`c${n}`, 'files_read')]), tool: () => ({ content: 'again' }) });
+    const run = runTurn(
+      { input: 'loop', tools, maxRounds: 2 },
+      { llm: (_, n) => answer('', [call(`c${n}`, 'files_read')]), tool: () => ({ content: 'again' }) },
+    );
     const out = await run.output();
     expect(out).toMatchObject({ outcome: 'round_limit', rounds: 2 });
     expect(out.reply).toBe('I stopped after 2 tool rounds (the limit is 2) without reaching a final answer.');
@@ -183,7 +217,11 @@ describe('turn machine', () => {
       {
         llm: () => answer('raw', [call('c1', 'files_read')]),
         handler: ({ stage, context }) =>
-          stage === 'post_action' ? { set: { toolCalls: [], llmText: 'filtered' } } : stage === 'before_output' ? { set: { output: `**${context.output}**` } } : null,
+          stage === 'post_action'
+            ? { set: { toolCalls: [], llmText: 'filtered' } }
+            : stage === 'before_output'
+              ? { set: { output: `**${context.output}**` } }
+              : null,
       },
     );
     const out = await run.output();
@@ -195,7 +233,11 @@ describe('turn machine', () => {
   it('short-circuits from a tool stage: the answer of before_toolcall ends the turn', async () => {
     const run = runTurn(
       { input: 'x', tools, handlers: { before_toolcall: [global('guard')] } },
-      { llm: () => answer('', [call('c1', 'files_read')]), tool: () => ({ content: 'x' }), handler: () => ({ response: 'not allowed today' }) },
+      {
+        llm: () => answer('', [call('c1', 'files_read')]),
+        tool: () => ({ content: 'x' }),
+        handler: () => ({ response: 'not allowed today' }),
+      },
     );
     const out = await run.output();
     expect(out).toMatchObject({ outcome: 'short_circuited', reply: 'not allowed today' });
@@ -213,7 +255,10 @@ describe('turn machine', () => {
   });
 
   it('cancels on STOP during the LLM call: the llm signal aborts, only after_output still runs', async () => {
-    const run = runTurn({ input: 'hi', tools, handlers: { before_output: [global('fmt')], after_output: [global('stats')] } }, { llm: () => new Promise<never>(() => {}) });
+    const run = runTurn(
+      { input: 'hi', tools, handlers: { before_output: [global('fmt')], after_output: [global('stats')] } },
+      { llm: () => new Promise<never>(() => {}) },
+    );
     await flush();
     expect(run.llmSignals).toHaveLength(1);
     run.actor.send({ type: 'STOP' });
@@ -227,7 +272,10 @@ describe('turn machine', () => {
   });
 
   it('cancels on STOP during a tool call: the tool signal aborts', async () => {
-    const run = runTurn({ input: 'hi', tools }, { llm: () => answer('', [call('c1', 'files_read')]), tool: () => new Promise<never>(() => {}) });
+    const run = runTurn(
+      { input: 'hi', tools },
+      { llm: () => answer('', [call('c1', 'files_read')]), tool: () => new Promise<never>(() => {}) },
+    );
     await flush();
     expect(run.toolSignals).toHaveLength(1);
     run.actor.send({ type: 'STOP' });
@@ -236,7 +284,10 @@ describe('turn machine', () => {
   });
 
   it('feeds an unknown tool back to the model as an error result instead of crashing', async () => {
-    const run = runTurn({ input: 'x', tools }, { llm: (_, n) => (n === 0 ? answer('', [call('c1', 'no_such_tool')]) : answer('sorry')), tool: () => ({ content: 'x' }) });
+    const run = runTurn(
+      { input: 'x', tools },
+      { llm: (_, n) => (n === 0 ? answer('', [call('c1', 'no_such_tool')]) : answer('sorry')), tool: () => ({ content: 'x' }) },
+    );
     const out = await run.output();
     expect(out).toMatchObject({ outcome: 'answered', reply: 'sorry' });
     expect(run.invocations).toEqual([]);
@@ -249,7 +300,10 @@ describe('turn machine', () => {
   it('feeds a failing tool back as an error result', async () => {
     const run = runTurn(
       { input: 'x', tools },
-      { llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read')]) : answer('it failed')), tool: () => Promise.reject(new Error('ENOENT')) },
+      {
+        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read')]) : answer('it failed')),
+        tool: () => Promise.reject(new Error('ENOENT')),
+      },
     );
     await run.output();
     expect(run.llmCalls[1]!.messages.at(-1)!.content).toBe("Error: tool 'files_read' failed: ENOENT");

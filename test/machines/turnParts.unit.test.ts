@@ -9,12 +9,23 @@ import {
   type RegisteredTool,
 } from '../../machines/turn/index.ts';
 
-const tool = (name: string, owner: string): RegisteredTool => ({ name, owner, origin: 'plugin', description: `${name} tool`, parameters: {} });
+const tool = (name: string, owner: string): RegisteredTool => ({
+  name,
+  owner,
+  origin: 'plugin',
+  description: `${name} tool`,
+  parameters: {},
+});
 
 describe('token budget', () => {
   it('works in a band of 80 % of the window, a third of the free part for memory, two thirds for context', () => {
     expect(computeTokenBudget(128_000, 2_400)).toEqual({
-      window: 128_000, windowAssumed: false, target: 102_400, fixed: 2_400, memoryRecall: 33_333, contextEvents: 66_667,
+      window: 128_000,
+      windowAssumed: false,
+      target: 102_400,
+      fixed: 2_400,
+      memoryRecall: 33_333,
+      contextEvents: 66_667,
     });
   });
 
@@ -58,7 +69,12 @@ describe('tool registry', () => {
     const registry = ToolRegistry.empty().register(tool('b_two', 'b')).register(tool('a_one', 'a')).register(tool('b_one', 'b'));
     expect(registry.ownerOf('b_one')).toBe('b');
     expect(registry.list().map((t) => t.name)).toEqual(['a_one', 'b_one', 'b_two']);
-    expect(registry.withoutOwner('b').list().map((t) => t.name)).toEqual(['a_one']);
+    expect(
+      registry
+        .withoutOwner('b')
+        .list()
+        .map((t) => t.name),
+    ).toEqual(['a_one']);
     expect(registry.get('b_two')).toBeDefined(); // the registry is a value: removal made a new one
   });
 

@@ -25,7 +25,12 @@ describe('files plugin: reading, writing, listing inside the root', () => {
     const { api, root } = await given();
     expect([...api.tools.keys()]).toEqual(['files_read', 'files_write', 'files_list']);
     expect(existsSync(root)).toBe(true);
-    expect(filesPlugin.manifest).toMatchObject({ name: 'files', kind: 'builtin', entry: 'builtin:files', capabilities: ['tools', 'settings'] });
+    expect(filesPlugin.manifest).toMatchObject({
+      name: 'files',
+      kind: 'builtin',
+      entry: 'builtin:files',
+      capabilities: ['tools', 'settings'],
+    });
   });
 
   it('writes a file under missing parent directories and reads it back', async () => {
@@ -72,7 +77,10 @@ describe('files plugin: reading, writing, listing inside the root', () => {
 
   it('answers a missing file, a directory and bad arguments with an error result', async () => {
     const { call } = await given();
-    expect(await call('files_read', { path: 'nope.txt' })).toMatchObject({ isError: true, content: expect.stringContaining('does not exist') });
+    expect(await call('files_read', { path: 'nope.txt' })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('does not exist'),
+    });
     await call('files_write', { path: 'd/x.txt', content: '' });
     expect(await call('files_read', { path: 'd' })).toMatchObject({ isError: true, content: expect.stringContaining('is a directory') });
     expect(await call('files_read', {})).toMatchObject({ isError: true, content: expect.stringContaining("'path'") });
@@ -101,7 +109,10 @@ describe('files plugin: confinement to the roots', () => {
 
   it('refuses an absolute path outside the roots and allows one inside', async () => {
     const { call, root, outside } = await given();
-    expect(await call('files_read', { path: join(outside, 'secret.txt') })).toMatchObject({ isError: true, content: expect.stringContaining('absolute path') });
+    expect(await call('files_read', { path: join(outside, 'secret.txt') })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('absolute path'),
+    });
     expect((await call('files_write', { path: join(outside, 'new.txt'), content: 'x' })).isError).toBe(true);
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
     expect((await call('files_write', { path: join(root, 'abs.txt'), content: 'ok' })).isError).toBe(false);
@@ -160,7 +171,9 @@ describe('files plugin: confinement to the roots', () => {
   it('refuses to start on a roots setting that is not a non-empty list of paths', async () => {
     for (const roots of [[], 'files', [42]]) {
       const api = createFakePluginApi('files', { 'plugins.files.roots': roots });
-      await expect(filesPlugin.start(api, { dataDir: tempDir(), clock: new VirtualClock(), timers: createManualTimers() })).rejects.toBeInstanceOf(InvalidFilesRoots);
+      await expect(
+        filesPlugin.start(api, { dataDir: tempDir(), clock: new VirtualClock(), timers: createManualTimers() }),
+      ).rejects.toBeInstanceOf(InvalidFilesRoots);
     }
   });
 });

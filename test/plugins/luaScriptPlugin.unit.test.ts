@@ -108,7 +108,10 @@ describe('Lua script plugins', () => {
       name: 'luademo',
       script: `plugin.register_tool({ name = "boom", description = "Fails" }, function(args)\n  error("no such city: " .. args.city)\nend)`,
     });
-    expect(await call('boom', { city: 'Atlantis' })).toEqual({ content: expect.stringContaining('luademo:2: no such city: Atlantis'), isError: true });
+    expect(await call('boom', { city: 'Atlantis' })).toEqual({
+      content: expect.stringContaining('luademo:2: no such city: Atlantis'),
+      isError: true,
+    });
   });
 
   it('refuses to register tools after the script loaded', async () => {

@@ -167,14 +167,23 @@ describe('discoverPlugins', () => {
 
     const { found, invalid, skipped } = discoverPlugins(root);
 
-    expect(found.map((p) => [p.dir, p.manifest.name])).toEqual([[alpha, 'demo'], [local, 'local']]);
+    expect(found.map((p) => [p.dir, p.manifest.name])).toEqual([
+      [alpha, 'demo'],
+      [local, 'local'],
+    ]);
     expect(invalid.map((p) => p.dir)).toEqual([beta, broken]);
     const [duplicate, misspelled] = invalid;
     expect(duplicate?.error.message).toContain(alpha);
     expect(duplicate?.error.message).toContain(beta);
     expect(duplicate?.error.message).toContain('"demo" is already taken');
     expect(misspelled?.error.message).toContain('did you mean "llm"?');
-    expect(skipped).toEqual([{ dir: foreign, manifest: expect.objectContaining({ name: 'foreign' }), reason: `runs only on ${elsewhere}; this is ${process.platform}` }]);
+    expect(skipped).toEqual([
+      {
+        dir: foreign,
+        manifest: expect.objectContaining({ name: 'foreign' }),
+        reason: `runs only on ${elsewhere}; this is ${process.platform}`,
+      },
+    ]);
   });
 
   it('lets plugins for different platforms share a name', () => {

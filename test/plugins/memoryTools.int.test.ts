@@ -22,7 +22,11 @@ const DIGEST = 'ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12
 
 const setup = async (options: { protectRecent?: number; turnOf?: () => string } = {}) => {
   const clock = new VirtualClock(T0);
-  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+  const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
+    catalog: createDefaultCatalog(),
+    clock,
+    ids: new SequentialIds('e'),
+  });
   stores.push(store);
   const memory = await openMemory(store, {
     ids: new SequentialIds('m'),
@@ -31,7 +35,12 @@ const setup = async (options: { protectRecent?: number; turnOf?: () => string } 
     config: { prune: { protectRecent: options.protectRecent ?? 50, keepTopK: 0, budgetTokens: 10_000 } },
   });
   const api = createFakePluginApi('memory');
-  const plugin = memoryToolsPlugin(memory.service, { scopeOf: () => SCOPE, clock, ids: new SequentialIds('r'), ...(options.turnOf ? { turnOf: options.turnOf } : {}) });
+  const plugin = memoryToolsPlugin(memory.service, {
+    scopeOf: () => SCOPE,
+    clock,
+    ids: new SequentialIds('r'),
+    ...(options.turnOf ? { turnOf: options.turnOf } : {}),
+  });
   await plugin.start(api, { dataDir: tempDir(), clock, timers: { setTimer: () => 0, clearTimer: () => {} } });
   const tx = memory.service.readModels;
   /** Calls a tool; returns its reply and the memory events it appended. */
@@ -101,23 +110,53 @@ describe('memory_commit', () => {
     expect(reply.types).toEqual(['MemoryCommitted']);
     const data = dataOf(reply.appended[0]);
     expect(data).toMatchObject({ by: 'tool' });
-    expect(data['triples']).toEqual([
-      { relationId: 'r-1', subject: 'Ada', predicate: 'owns', object: 'red bicycle', confidence: 0.9, sentence: 'Ada keeps her red bicycle in the garage', blocks: [{ blockId: 'blk_media_ab12cd34ef56', kind: 'media' }] },
-      { relationId: 'r-2', subject: 'red bicycle', predicate: 'kept_in', object: 'garage', confidence: 1, sentence: 'Ada keeps her red bicycle in the garage' },
+    expect(data.triples).toEqual([
+      {
+        relationId: 'r-1',
+        subject: 'Ada',
+        predicate: 'owns',
+        object: 'red bicycle',
+        confidence: 0.9,
+        sentence: 'Ada keeps her red bicycle in the garage',
+        blocks: [{ blockId: 'blk_media_ab12cd34ef56', kind: 'media' }],
+      },
+      {
+        relationId: 'r-2',
+        subject: 'red bicycle',
+        predicate: 'kept_in',
+        object: 'garage',
+        confidence: 1,
+        sentence: 'Ada keeps her red bicycle in the garage',
+      },
     ]);
     expect(relations()).toEqual(['r-1: ada owns red bicycle', 'r-2: red bicycle kept_in garage']);
-    expect(tx.all('SELECT block_id, tier, holder FROM memory_blocks_holders')).toEqual([{ block_id: 'blk_media_ab12cd34ef56', tier: 'graph', holder: 'r-1' }]);
+    expect(tx.all('SELECT block_id, tier, holder FROM memory_blocks_holders')).toEqual([
+      { block_id: 'blk_media_ab12cd34ef56', tier: 'graph', holder: 'r-1' },
+    ]);
   });
 
   it('refuses media without a sentence, bad digests and bad triples, appending nothing', async () => {
     const { call } = await setup();
-    const noSentence = await call('memory_commit', { triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }], media_digests: [DIGEST] });
+    const noSentence = await call('memory_commit', {
+      triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }],
+      media_digests: [DIGEST],
+    });
     expect(noSentence).toMatchObject({ isError: true, types: [] });
     expect(noSentence.content).toMatch(/media_digests.*without 'sentence_text'.*sentence_text/);
-    const badDigest = await call('memory_commit', { triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }], sentence_text: 'a photo', media_digests: ['abc'] });
+    const badDigest = await call('memory_commit', {
+      triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }],
+      sentence_text: 'a photo',
+      media_digests: ['abc'],
+    });
     expect(badDigest).toMatchObject({ isError: true, types: [] });
     expect(badDigest.content).toContain('at least 12');
-    for (const triples of [undefined, [], [{ subject: 'Ada', predicate: '', object: 'x' }], [{ subject: 'Ada', predicate: 'p', object: 'x', confidence: 2 }], ['Ada likes tea']]) {
+    for (const triples of [
+      undefined,
+      [],
+      [{ subject: 'Ada', predicate: '', object: 'x' }],
+      [{ subject: 'Ada', predicate: 'p', object: 'x', confidence: 2 }],
+      ['Ada likes tea'],
+    ]) {
       expect(await call('memory_commit', { triples })).toMatchObject({ isError: true, types: [] });
     }
   });
@@ -126,7 +165,10 @@ describe('memory_commit', () => {
 describe('memory_recall', () => {
   it('returns numbered lines with tier and text, and marks the graph entities in them recalled for the turn (once)', async () => {
     const { call, tx, dataOf } = await setup({ turnOf: () => 'turn-1' });
-    await call('memory_commit', { triples: [{ subject: 'Ada', predicate: 'plays', object: 'piano' }], sentence_text: 'Ada plays the piano every evening' });
+    await call('memory_commit', {
+      triples: [{ subject: 'Ada', predicate: 'plays', object: 'piano' }],
+      sentence_text: 'Ada plays the piano every evening',
+    });
     const reply = await call('memory_recall', { query: 'who plays the piano', k: 3 });
     expect(reply.isError).toBe(false);
     expect(reply.content).toBe('1. [graph] Ada plays the piano every evening');
@@ -137,14 +179,18 @@ describe('memory_recall', () => {
     ]);
     expect([...recalledInTurn(tx, 'turn-1')].sort()).toEqual(['ada', 'piano']);
     expect((await call('memory_recall', { query: 'piano' })).types).toEqual([]); // already recalled in this turn
-    expect(await call('memory_recall', { query: 'submarine' })).toMatchObject({ isError: false, types: [], content: expect.stringContaining('Nothing') });
+    expect(await call('memory_recall', { query: 'submarine' })).toMatchObject({
+      isError: false,
+      types: [],
+      content: expect.stringContaining('Nothing'),
+    });
   });
 
   it('uses the call id as the turn key by default, and refuses a bad k', async () => {
     const { call, dataOf } = await setup();
     await call('memory_commit', { triples: [{ subject: 'Ada', predicate: 'plays', object: 'piano' }] });
     const reply = await call('memory_recall', { query: 'piano' });
-    expect(dataOf(reply.appended[0])['turn']).toBe('call-2');
+    expect(dataOf(reply.appended[0]).turn).toBe('call-2');
     expect(await call('memory_recall', { query: 'piano', k: 0 })).toMatchObject({ isError: true, types: [] });
     expect(await call('memory_recall', {})).toMatchObject({ isError: true, types: [] });
   });
@@ -178,17 +224,21 @@ describe('memory_purge', () => {
     await seedGraph(call);
     const byId = await call('memory_purge', { relation_ids: ['r-4'] });
     expect(byId).toMatchObject({ isError: false, types: ['MemoryPurged'] });
-    expect(dataOf(byId.appended[0])['relationIds']).toEqual(['r-4']);
+    expect(dataOf(byId.appended[0]).relationIds).toEqual(['r-4']);
     expect(byId.content).toContain('England');
     const byEntity = await call('memory_purge', { entity: 'ada lovelace' });
-    expect(dataOf(byEntity.appended[0])['relationIds']).toEqual(['r-1', 'r-2']);
+    expect(dataOf(byEntity.appended[0]).relationIds).toEqual(['r-1', 'r-2']);
     expect(relations()).toEqual(['r-3: bob likes chess']);
   });
 
   it('refuses unknown ids, unknown entities and an empty request', async () => {
     const { call } = await setup();
     await seedGraph(call);
-    expect(await call('memory_purge', { relation_ids: ['r-1', 'r-99'] })).toMatchObject({ isError: true, types: [], content: expect.stringContaining("'r-99'") });
+    expect(await call('memory_purge', { relation_ids: ['r-1', 'r-99'] })).toMatchObject({
+      isError: true,
+      types: [],
+      content: expect.stringContaining("'r-99'"),
+    });
     expect(await call('memory_purge', { entity: 'Zed' })).toMatchObject({ isError: true, types: [] });
     expect(await call('memory_purge', {})).toMatchObject({ isError: true, types: [] });
   });
@@ -246,7 +296,11 @@ describe('memory_introspect', () => {
     const { call, say, memory } = await setup();
     await say('hello there', T0);
     await memory.service.observe('chat:other', { role: 'user', text: 'hi', at: T0 + 1 });
-    await call('memory_commit', { triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }], sentence_text: 'Ada sent a photo', media_digests: [DIGEST] });
+    await call('memory_commit', {
+      triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }],
+      sentence_text: 'Ada sent a photo',
+      media_digests: [DIGEST],
+    });
     await call('coldcontext_commit', { text: 'a note' });
     const reply = await call('memory_introspect');
     expect(reply).toMatchObject({ isError: false, types: [] });
@@ -270,7 +324,7 @@ describe('coldcontext_query', () => {
     expect(reply.isError).toBe(false);
     expect(reply.content).toContain('1. [cold chat:test] Ada: My passport is in the blue drawer');
     expect(reply.types).toEqual(['ColdDocPeeked', 'ContextEventsRestored', 'ColdDocRemoved']);
-    expect(reply.appended.map((e) => dataOf(e)['docId'])).toEqual([doc.doc_id, doc.doc_id, doc.doc_id]);
+    expect(reply.appended.map((e) => dataOf(e).docId)).toEqual([doc.doc_id, doc.doc_id, doc.doc_id]);
     expect(coldDocs(tx).some((d) => d.doc_id === doc.doc_id)).toBe(false);
     expect(contextOf(tx, SCOPE)[0]).toMatchObject({ text: 'My passport is in the blue drawer', at: T0 });
     expect(await call('coldcontext_query', { query: 'submarine' })).toMatchObject({ isError: false, types: [] });
@@ -285,9 +339,16 @@ describe('coldcontext_commit', () => {
     const { call, tx, dataOf } = await setup();
     const reply = await call('coldcontext_commit', { text: 'The wifi password is on the fridge', media_digests: [DIGEST] });
     expect(reply).toMatchObject({ isError: false, types: ['ColdDocCommitted'] });
-    expect(dataOf(reply.appended[0])).toMatchObject({ scope: SCOPE, docId: 'r-1', text: 'The wifi password is on the fridge', blocks: [{ blockId: 'blk_media_ab12cd34ef56', kind: 'media' }] });
+    expect(dataOf(reply.appended[0])).toMatchObject({
+      scope: SCOPE,
+      docId: 'r-1',
+      text: 'The wifi password is on the fridge',
+      blocks: [{ blockId: 'blk_media_ab12cd34ef56', kind: 'media' }],
+    });
     expect(coldDocs(tx).map((d) => d.doc_id)).toEqual(['r-1']);
-    expect((await call('coldcontext_commit', { text: 'elsewhere', scope: 'chat:other' })).appended.map((e) => dataOf(e)['scope'])).toEqual(['chat:other']);
+    expect((await call('coldcontext_commit', { text: 'elsewhere', scope: 'chat:other' })).appended.map((e) => dataOf(e).scope)).toEqual([
+      'chat:other',
+    ]);
     expect(await call('coldcontext_commit', { text: '  ' })).toMatchObject({ isError: true, types: [] });
 
     const query = await call('coldcontext_query', { query: 'wifi password' });

@@ -63,13 +63,23 @@ describe('plugin host', () => {
     expect(await types()).toEqual(['PluginLoaded', 'PluginToolRegistered', 'PluginStageRegistered']);
     expect(await host.hub.callTool('lookup', { q: 'tea' }, { ...callInfo, name: 'lookup' })).toBe('looked up tea');
     const [handler] = host.hub.registry.handlers;
-    const context = { input: 'hi', injected: [], llmText: null, toolCalls: [], toolCall: { id: 'c1', name: 'lookup', args: { q: 'secret' } }, denial: null, toolResult: null, output: null, response: null };
+    const context = {
+      input: 'hi',
+      injected: [],
+      llmText: null,
+      toolCalls: [],
+      toolCall: { id: 'c1', name: 'lookup', args: { q: 'secret' } },
+      denial: null,
+      toolResult: null,
+      output: null,
+      response: null,
+    };
     expect(await host.hub.runStage(handler!.id, 'before_toolcall', context)).toEqual({ deny: { reason: 'secrets are not looked up' } });
     expect(host.list()[0]).toMatchObject({ name: 'gatekeeper', state: 'running', tools: ['lookup'], stages: ['before_toolcall'] });
     expect(failures).toEqual([]);
   });
 
-  it('detaches a crashed plugin\'s registrations, restarts it with backoff and gives up on the 4th crash', async () => {
+  it("detaches a crashed plugin's registrations, restarts it with backoff and gives up on the 4th crash", async () => {
     const { host, store, types } = await startHost(['crasher'], { supervisorConfig: { backoffMs: [20, 20, 20] } });
     await host.supervisor('crasher').until((s) => s === 'gaveUp');
     const registry = await types();
@@ -90,8 +100,12 @@ describe('plugin host', () => {
   it('answers garbage, unknown methods and withheld capabilities with errors, logs them, and keeps the plugin', async () => {
     const { host, store } = await startHost(['garbler']);
     await expect.poll(() => host.hub.registry.tools.has('garbler_outcomes')).toBe(true);
-    expect(await host.hub.callTool('garbler_outcomes', {}, callInfo)).toBe('kernel.format_disk: METHOD_NOT_FOUND\ninput.inject: CAPABILITY_WITHHELD');
-    const complaints = (await store.readStream(PLUGIN_REGISTRY_STREAM)).filter((e) => e.type === 'PluginMisbehaved').map((e) => (e.data as { code: string }).code);
+    expect(await host.hub.callTool('garbler_outcomes', {}, callInfo)).toBe(
+      'kernel.format_disk: METHOD_NOT_FOUND\ninput.inject: CAPABILITY_WITHHELD',
+    );
+    const complaints = (await store.readStream(PLUGIN_REGISTRY_STREAM))
+      .filter((e) => e.type === 'PluginMisbehaved')
+      .map((e) => (e.data as { code: string }).code);
     expect(complaints).toEqual(expect.arrayContaining(['MALFORMED_FRAME', 'UNKNOWN_MESSAGE_TYPE', 'METHOD_NOT_FOUND']));
     expect(host.supervisor('garbler').state).toBe('running');
   });

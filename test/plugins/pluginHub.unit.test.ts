@@ -64,29 +64,36 @@ describe('capabilities', () => {
   const withheld = [
     { capability: 'tools', act: (api: ReturnType<typeof attachLocalPlugin>) => api.registerTool(tool('a_echo'), reply('hi')) },
     { capability: 'stages', act: (api: ReturnType<typeof attachLocalPlugin>) => api.registerStage({ stage: 'on_input' }, () => null) },
-    { capability: 'channels', act: (api: ReturnType<typeof attachLocalPlugin>) => api.registerOutputChannel({ name: 'chat', capabilities: ['text'] }, async () => {}) },
+    {
+      capability: 'channels',
+      act: (api: ReturnType<typeof attachLocalPlugin>) =>
+        api.registerOutputChannel({ name: 'chat', capabilities: ['text'] }, async () => {}),
+    },
     { capability: 'subscribe', act: (api: ReturnType<typeof attachLocalPlugin>) => api.subscribe(['PluginEnabled'], () => {}) },
     { capability: 'input', act: (api: ReturnType<typeof attachLocalPlugin>) => api.injectInput({ text: 'hello' }) },
     { capability: 'interrupt', act: (api: ReturnType<typeof attachLocalPlugin>) => api.injectInterrupt({ text: 'hello' }, 2) },
   ] as const;
 
-  it.each(withheld)('a $capability call without the $capability capability is refused with CAPABILITY_WITHHELD and appends nothing', async ({ capability, act }) => {
-    const { store, plugin, submitted } = await given();
-    const others = ALL.filter((c) => c !== capability);
-    const api = plugin('a', others);
+  it.each(withheld)(
+    'a $capability call without the $capability capability is refused with CAPABILITY_WITHHELD and appends nothing',
+    async ({ capability, act }) => {
+      const { store, plugin, submitted } = await given();
+      const others = ALL.filter((c) => c !== capability);
+      const api = plugin('a', others);
 
-    let refusal: unknown;
-    try {
-      await act(api);
-    } catch (error) {
-      refusal = error;
-    }
+      let refusal: unknown;
+      try {
+        await act(api);
+      } catch (error) {
+        refusal = error;
+      }
 
-    expect(refusal).toMatchObject({ code: 'CAPABILITY_WITHHELD' });
-    expect((refusal as Error).message).toContain(`'${capability}'`);
-    expect(await store.headSeq()).toBe(0);
-    expect(submitted).toEqual([]);
-  });
+      expect(refusal).toMatchObject({ code: 'CAPABILITY_WITHHELD' });
+      expect((refusal as Error).message).toContain(`'${capability}'`);
+      expect(await store.headSeq()).toBe(0);
+      expect(submitted).toEqual([]);
+    },
+  );
 });
 
 describe('registrations refused', () => {
@@ -122,18 +129,25 @@ describe('registrations refused', () => {
     expect(await store.headSeq()).toBe(0);
   });
 
-  it.each(['Chat', 'chat-room', '', 'x'.repeat(41), 'chat_help'])('channel name %j is refused with a message saying what a name must be', async (name) => {
-    const { store, plugin } = await given();
-    await expect(plugin('a', ['channels']).registerOutputChannel({ name, capabilities: ['text'] }, async () => {})).rejects.toMatchObject({
-      code: 'REGISTRATION_REFUSED',
-      message: expect.stringContaining("must be 1–40 lowercase letters, digits or '_', not ending in '_help'"),
-    });
-    expect(await store.headSeq()).toBe(0);
-  });
+  it.each(['Chat', 'chat-room', '', 'x'.repeat(41), 'chat_help'])(
+    'channel name %j is refused with a message saying what a name must be',
+    async (name) => {
+      const { store, plugin } = await given();
+      await expect(plugin('a', ['channels']).registerOutputChannel({ name, capabilities: ['text'] }, async () => {})).rejects.toMatchObject(
+        {
+          code: 'REGISTRATION_REFUSED',
+          message: expect.stringContaining("must be 1–40 lowercase letters, digits or '_', not ending in '_help'"),
+        },
+      );
+      expect(await store.headSeq()).toBe(0);
+    },
+  );
 
   it('a channel capability that does not exist is refused with a message listing the capabilities', async () => {
     const { store, plugin } = await given();
-    await expect(plugin('a', ['channels']).registerOutputChannel({ name: 'chat', capabilities: ['text', 'video' as never] }, async () => {})).rejects.toMatchObject({
+    await expect(
+      plugin('a', ['channels']).registerOutputChannel({ name: 'chat', capabilities: ['text', 'video' as never] }, async () => {}),
+    ).rejects.toMatchObject({
       code: 'REGISTRATION_REFUSED',
       message: expect.stringContaining("channel capability 'video' is not one of text, file, image, audio, structured"),
     });
@@ -150,7 +164,14 @@ describe('injected inputs', () => {
     expect(receipt.level).toBe(3);
     const events = await registryEvents();
     expect(events.map((e) => e.type)).toEqual(['PluginInputInjected']);
-    expect(events[0]?.data).toMatchObject({ plugin: 'a', inputId: receipt.inputId, text: 'wake up', kind: 'interrupt', declaredLevel: 4, level: 3 });
+    expect(events[0]?.data).toMatchObject({
+      plugin: 'a',
+      inputId: receipt.inputId,
+      text: 'wake up',
+      kind: 'interrupt',
+      declaredLevel: 4,
+      level: 3,
+    });
     expect(submitted).toEqual([{ id: receipt.inputId, source: 'a', origin: 'plugin', kind: 'interrupt', level: 3 }]);
   });
 
@@ -231,7 +252,13 @@ describe('detach', () => {
 
     const appended = (await registryEvents()).slice(before);
     expect(appended.map((e) => e.type)).toEqual(['PluginRegistrationsDetached']);
-    expect(appended[0]?.data).toEqual({ plugin: 'a', reason: 'stopped', tools: ['a_echo', 'a_time'], handlers: [handlerId], channels: ['a_chat'] });
+    expect(appended[0]?.data).toEqual({
+      plugin: 'a',
+      reason: 'stopped',
+      tools: ['a_echo', 'a_time'],
+      handlers: [handlerId],
+      channels: ['a_chat'],
+    });
     expect([...hub.registry.tools.keys()]).toEqual([]);
     expect(hub.registry.handlers).toEqual([]);
     expect([...hub.registry.channels.keys()]).toEqual([]);
@@ -255,7 +282,7 @@ describe('detach', () => {
 
     const detached = (await registryEvents()).at(-1);
     expect(detached?.data).toMatchObject({ tools: ['a_echo'], channels: ['a_chat'] });
-    expect((detached?.data as { handlers: string[] }).handlers).toHaveLength(1);
+    expect((detached!.data as { handlers: string[] }).handlers).toHaveLength(1);
     expect([...hub.registry.tools.values()].map((t) => [t.name, t.plugin])).toEqual([['b_echo', 'b']]);
     expect(hub.registry.handlers.map((h) => h.plugin)).toEqual(['b']);
     expect([...hub.registry.channels.values()].map((c) => [c.name, c.owner])).toEqual([['b_chat', 'b']]);
@@ -284,7 +311,15 @@ describe('restore', () => {
     const events: NewEvent[] = [
       {
         type: 'PluginLoaded',
-        data: { plugin: 'a', version: '1.0.0', kind: 'builtin', entry: '', capabilities: ['tools', 'stages', 'channels'], autoStart: true, autoRestart: true },
+        data: {
+          plugin: 'a',
+          version: '1.0.0',
+          kind: 'builtin',
+          entry: '',
+          capabilities: ['tools', 'stages', 'channels'],
+          autoStart: true,
+          autoRestart: true,
+        },
       },
       { type: 'PluginToolRegistered', data: { plugin: 'a', name: 'a_echo', description: '', parameters: {} } },
       { type: 'PluginStageRegistered', data: { plugin: 'a', handlerId: 'a/on_input/1', stage: 'on_input', scope: 'global' } },
@@ -299,7 +334,13 @@ describe('restore', () => {
 
     const last = (await registryEvents()).at(-1);
     expect(last?.type).toBe('PluginRegistrationsDetached');
-    expect(last?.data).toEqual({ plugin: 'a', reason: 'the kernel restarted', tools: ['a_echo'], handlers: ['a/on_input/1'], channels: ['a_chat'] });
+    expect(last?.data).toEqual({
+      plugin: 'a',
+      reason: 'the kernel restarted',
+      tools: ['a_echo'],
+      handlers: ['a/on_input/1'],
+      channels: ['a_chat'],
+    });
     expect(hub.registry.tools.size + hub.registry.handlers.length + hub.registry.channels.size).toBe(0);
     expect(hub.registry.plugins.get('a')?.version).toBe('1.0.0');
   });
@@ -307,7 +348,10 @@ describe('restore', () => {
   it('appends nothing when the previous process detached everything', async () => {
     const store = await killedProcessLog();
     await store.append(PLUGIN_REGISTRY_STREAM, [
-      { type: 'PluginRegistrationsDetached', data: { plugin: 'a', reason: 'stopped', tools: ['a_echo'], handlers: ['a/on_input/1'], channels: ['a_chat'] } },
+      {
+        type: 'PluginRegistrationsDetached',
+        data: { plugin: 'a', reason: 'stopped', tools: ['a_echo'], handlers: ['a/on_input/1'], channels: ['a_chat'] },
+      },
     ]);
     const before = await store.headSeq();
 
@@ -341,7 +385,12 @@ describe('subscriptions', () => {
     const { store, hub } = await given();
     const reached: string[] = [];
     const unreachable = () => Promise.reject(new Error('not used'));
-    hub.attach('remote', ['subscribe'], { callTool: unreachable, runStage: unreachable, deliver: unreachable, event: (event) => reached.push(event.type) });
+    hub.attach('remote', ['subscribe'], {
+      callTool: unreachable,
+      runStage: unreachable,
+      deliver: unreachable,
+      event: (event) => reached.push(event.type),
+    });
     await hub.subscribe('remote', ['PluginEnabled']);
 
     await store.append('plugin-x:1', [{ type: 'PluginDisabled', data: { plugin: 'x', at: 5 } }]);
@@ -381,7 +430,10 @@ describe('calling tools', () => {
     const calling = hub.callTool('a_echo', {}, call('a_echo'));
 
     await expect(calling).rejects.toBeInstanceOf(PluginUnavailable);
-    await expect(calling).rejects.toMatchObject({ code: 'PLUGIN_UNAVAILABLE', message: expect.stringContaining("plugin 'a' is not running") });
+    await expect(calling).rejects.toMatchObject({
+      code: 'PLUGIN_UNAVAILABLE',
+      message: expect.stringContaining("plugin 'a' is not running"),
+    });
     await detaching;
   });
 
@@ -405,8 +457,12 @@ describe('memory and knowledge', () => {
     const inside = plugin('inside', ['memory']);
     const outside = plugin('outside', ['memory'], true);
     expect(await outside.memory.recall('tea')).toEqual([{ tier: 'cold', text: 'about tea', cites: ['D1:1'], score: 1 }]);
-    await expect(outside.memory.commit([{ subject: 'a', predicate: 'likes', object: 'tea' }])).rejects.toMatchObject({ code: 'CAPABILITY_WITHHELD' });
-    expect(await inside.memory.commit([{ subject: 'a', predicate: 'likes', object: 'tea' }], 'a likes tea')).toEqual({ relationIds: ['r0'] });
+    await expect(outside.memory.commit([{ subject: 'a', predicate: 'likes', object: 'tea' }])).rejects.toMatchObject({
+      code: 'CAPABILITY_WITHHELD',
+    });
+    expect(await inside.memory.commit([{ subject: 'a', predicate: 'likes', object: 'tea' }], 'a likes tea')).toEqual({
+      relationIds: ['r0'],
+    });
     expect(committed.map((c) => c.plugin)).toEqual(['inside']);
   });
 
@@ -414,6 +470,8 @@ describe('memory and knowledge', () => {
     const { plugin } = await given();
     expect(await plugin('reader', ['knowledge'], true).knowledge.query('Ada')).toMatchObject([{ subject: 'Ada', predicate: 'lives_in' }]);
     await expect(plugin('nosy', ['tools'], true).knowledge.query('Ada')).rejects.toMatchObject({ code: 'CAPABILITY_WITHHELD' });
-    await expect(plugin('bad', ['memory']).memory.commit([{ subject: '', predicate: 'x', object: 'y' }])).rejects.toMatchObject({ code: 'REGISTRATION_REFUSED' });
+    await expect(plugin('bad', ['memory']).memory.commit([{ subject: '', predicate: 'x', object: 'y' }])).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+    });
   });
 });

@@ -141,7 +141,10 @@ describe('PluginConnection over a PassThrough pair', () => {
     kernel.notify('bad', 2);
     kernel.notify('tick', 3);
     await flush();
-    expect(seen).toEqual([['tick', 1], ['tick', 3]]);
+    expect(seen).toEqual([
+      ['tick', 1],
+      ['tick', 3],
+    ]);
     expect(pluginErrors.map((e) => e.code)).toEqual(['NOTIFY_HANDLER_FAILED']);
   });
 
@@ -176,21 +179,30 @@ describe('PluginConnection over a PassThrough pair', () => {
     const { kernel, plugin, toKernel, kernelErrors, pluginErrors } = connectedPair({ maxFrameBytes: 1024 });
     plugin.onRequest((_m, params) => params);
     kernel.onRequest((_m, params) => params);
-    toKernel.write(frameBody(Buffer.from([0xc1])));                                   // not msgpack
-    toKernel.write(frameBody(Buffer.alloc(0)));                                       // empty frame
-    toKernel.write(frameBody(Buffer.from([0x92, 0x01])));                             // truncated array
-    toKernel.write(encodeFrame('just a string'));                                     // wrong shape
-    toKernel.write(encodeFrame({ type: 'request', id: 77, method: 5 }));              // bad request, answerable
-    toKernel.write(encodeFrame({ type: 'subscribe', id: 78 }));                       // unknown type, answerable
-    toKernel.write(frameBody(Buffer.alloc(2000)));                                    // oversized
-    toKernel.write(encodeFrame({ type: 'response', id: 999, result: 1 }));            // answers nothing
+    toKernel.write(frameBody(Buffer.from([0xc1]))); // not msgpack
+    toKernel.write(frameBody(Buffer.alloc(0))); // empty frame
+    toKernel.write(frameBody(Buffer.from([0x92, 0x01]))); // truncated array
+    toKernel.write(encodeFrame('just a string')); // wrong shape
+    toKernel.write(encodeFrame({ type: 'request', id: 77, method: 5 })); // bad request, answerable
+    toKernel.write(encodeFrame({ type: 'subscribe', id: 78 })); // unknown type, answerable
+    toKernel.write(frameBody(Buffer.alloc(2000))); // oversized
+    toKernel.write(encodeFrame({ type: 'response', id: 999, result: 1 })); // answers nothing
     await flush();
     expect(kernelErrors.map((e) => e.code)).toEqual([
-      'MALFORMED_FRAME', 'MALFORMED_FRAME', 'MALFORMED_FRAME', 'MALFORMED_FRAME', 'MALFORMED_FRAME',
-      'UNKNOWN_MESSAGE_TYPE', 'FRAME_TOO_LARGE', 'UNMATCHED_RESPONSE',
+      'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'UNKNOWN_MESSAGE_TYPE',
+      'FRAME_TOO_LARGE',
+      'UNMATCHED_RESPONSE',
     ]);
     // The two answerable frames were answered with error frames; the plugin has no such requests pending.
-    expect(pluginErrors.map((e) => [e.code, (e as { id?: number }).id])).toEqual([['UNMATCHED_RESPONSE', 77], ['UNMATCHED_RESPONSE', 78]]);
+    expect(pluginErrors.map((e) => [e.code, (e as { id?: number }).id])).toEqual([
+      ['UNMATCHED_RESPONSE', 77],
+      ['UNMATCHED_RESPONSE', 78],
+    ]);
     expect(kernel.closed).toBe(false);
     expect(await kernel.request('echo', 'still here')).toBe('still here');
     expect(await plugin.request('echo', 'both ways')).toBe('both ways');

@@ -43,7 +43,10 @@ describe('frames: 4-byte big-endian length + msgpack body', () => {
   it('refuses an oversized frame with FrameTooLarge, skips its bytes and carries on', () => {
     const decoder = new FrameDecoder(8);
     const big = frameBody(Buffer.alloc(20, 7));
-    const out = [...decoder.push(Buffer.concat([encodeFrame('a'), big.subarray(0, 10)])), ...decoder.push(Buffer.concat([big.subarray(10), encodeFrame('b')]))];
+    const out = [
+      ...decoder.push(Buffer.concat([encodeFrame('a'), big.subarray(0, 10)])),
+      ...decoder.push(Buffer.concat([big.subarray(10), encodeFrame('b')])),
+    ];
     expect(out).toHaveLength(3);
     expect(decodeBody(out[0] as Buffer)).toBe('a');
     expect(out[1]).toBeInstanceOf(FrameTooLarge);

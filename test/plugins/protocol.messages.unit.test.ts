@@ -25,7 +25,12 @@ describe('message validation', () => {
   });
 
   it('drops unknown fields and reads absent params/result as nil', () => {
-    expect(parseMessage({ type: 'request', id: 2, method: 'm', extra: true })).toEqual({ type: 'request', id: 2, method: 'm', params: null });
+    expect(parseMessage({ type: 'request', id: 2, method: 'm', extra: true })).toEqual({
+      type: 'request',
+      id: 2,
+      method: 'm',
+      params: null,
+    });
     expect(parseMessage({ type: 'response', id: 2 })).toEqual({ type: 'response', id: 2, result: null });
     expect(parseMessage({ type: 'bye' })).toEqual({ type: 'bye', reason: '' });
   });
@@ -71,10 +76,14 @@ describe('interop: bytes another msgpack library would write', () => {
     const str8 = (s: string) => Buffer.concat([Buffer.from([0xd9, s.length]), Buffer.from(s)]);
     const body = Buffer.concat([
       Buffer.from([0xde, 0x00, 0x04]), // map16 with 4 entries
-      str8('type'), str8('request'),
-      str8('id'), Buffer.from([0xce, 0x00, 0x01, 0x00, 0x00]), // uint32 65536
-      str8('method'), str8('echo'),
-      str8('params'), Buffer.from([0x92, 0xc3, 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]), // [true, 1.5 as float64]
+      str8('type'),
+      str8('request'),
+      str8('id'),
+      Buffer.from([0xce, 0x00, 0x01, 0x00, 0x00]), // uint32 65536
+      str8('method'),
+      str8('echo'),
+      str8('params'),
+      Buffer.from([0x92, 0xc3, 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]), // [true, 1.5 as float64]
     ]);
     const header = Buffer.alloc(4);
     header.writeUInt32BE(body.length);

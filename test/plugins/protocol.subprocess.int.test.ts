@@ -50,7 +50,11 @@ describe('a plugin subprocess', () => {
     });
     expect(hello.plugin).toBe('garbage');
     expect(plugin.errors.map((e) => e.code)).toEqual([
-      'MALFORMED_FRAME', 'MALFORMED_FRAME', 'MALFORMED_FRAME', 'UNKNOWN_MESSAGE_TYPE', 'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'MALFORMED_FRAME',
+      'UNKNOWN_MESSAGE_TYPE',
+      'MALFORMED_FRAME',
     ]);
     expect(await plugin.connection.request('echo', 'after the garbage', { timeoutMs: 10_000 })).toBe('after the garbage');
     plugin.connection.close('test done');

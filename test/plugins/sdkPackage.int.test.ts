@@ -49,7 +49,11 @@ describe('the packed plugin SDK', () => {
   it('is a package folder with the bundle, a filled-in package.json, the README and PROTOCOL.md', async () => {
     const out = await packSdk();
     for (const file of ['index.js', 'package.json', 'README.md', 'PROTOCOL.md']) expect(existsSync(join(out, file)), file).toBe(true);
-    const repoPkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string; license: string; dependencies: { msgpackr: string } };
+    const repoPkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      version: string;
+      license: string;
+      dependencies: { msgpackr: string };
+    };
     expect(JSON.parse(readFileSync(join(out, 'package.json'), 'utf8'))).toMatchObject({
       name: '@hologram/plugin-sdk',
       version: repoPkg.version,
@@ -100,9 +104,15 @@ describe('the packed plugin SDK', () => {
       { method: READY_NOTIFY, params: null },
     ]);
 
-    const answer = await connection.request(PluginMethod.callTool, { name: 'greeter_hello', args: { who: 'kernel' }, callId: 'c-1' }, { timeoutMs: 10_000 });
+    const answer = await connection.request(
+      PluginMethod.callTool,
+      { name: 'greeter_hello', args: { who: 'kernel' }, callId: 'c-1' },
+      { timeoutMs: 10_000 },
+    );
     expect(answer).toEqual({ content: 'hello kernel (c-1)' });
-    await expect(connection.request(PluginMethod.callTool, { name: 'nope', args: {}, callId: 'c-2' }, { timeoutMs: 10_000 })).rejects.toMatchObject({
+    await expect(
+      connection.request(PluginMethod.callTool, { name: 'nope', args: {}, callId: 'c-2' }, { timeoutMs: 10_000 }),
+    ).rejects.toMatchObject({
       remoteCode: 'NO_SUCH_TOOL',
     });
 

@@ -110,7 +110,9 @@ describe('timer plugin: durability', () => {
     const second = await startTimer(dataDir, T0 + 120_000); // down for two minutes
     expect(second.fired()).toEqual([]);
     second.tick(0);
-    expect(second.fired()).toEqual([['Timer t1 fired late: overdue (it was due 2030-01-01T00:01:00.000Z, 1m ago, while the daemon was down)', 3]]);
+    expect(second.fired()).toEqual([
+      ['Timer t1 fired late: overdue (it was due 2030-01-01T00:01:00.000Z, 1m ago, while the daemon was down)', 3],
+    ]);
     second.tick(479_999);
     expect(second.fired()).toHaveLength(1);
     second.tick(1);

@@ -30,7 +30,9 @@ const tiersOf = (tx: ReadModelTx) => {
     for (const e of JSON.parse(doc.events) as { eventId: string }[]) cold.set(e.eventId, doc.doc_id);
   }
   const graph = new Map<string, string>();
-  for (const rel of tx.all<{ relation_id: string; source_events: string; sentence: string | null }>('SELECT relation_id, source_events, sentence FROM memory_graph_relations')) {
+  for (const rel of tx.all<{ relation_id: string; source_events: string; sentence: string | null }>(
+    'SELECT relation_id, source_events, sentence FROM memory_graph_relations',
+  )) {
     if (rel.sentence) for (const id of JSON.parse(rel.source_events) as string[]) if (!graph.has(id)) graph.set(id, rel.relation_id);
   }
   return { context, cold, graph };
@@ -38,11 +40,15 @@ const tiersOf = (tx: ReadModelTx) => {
 
 const checkInvariants = (model: Model, real: Real) => {
   const { context, cold, graph } = tiersOf(real.tx);
-  const holders = real.tx.all<{ block_id: string; tier: string; holder: string }>('SELECT block_id, tier, holder FROM memory_blocks_holders');
+  const holders = real.tx.all<{ block_id: string; tier: string; holder: string }>(
+    'SELECT block_id, tier, holder FROM memory_blocks_holders',
+  );
   expect(new Set(holders.map((h) => h.block_id)).size).toBe(holders.length);
   const holderOf = new Map(holders.map((h) => [h.block_id, h]));
   for (const { eventId, blockId } of model.said) {
-    const places = [context.has(eventId), cold.has(eventId), graph.has(eventId) && !context.has(eventId) && !cold.has(eventId)].filter(Boolean);
+    const places = [context.has(eventId), cold.has(eventId), graph.has(eventId) && !context.has(eventId) && !cold.has(eventId)].filter(
+      Boolean,
+    );
     expect(places, `event ${eventId} must be in exactly one tier`).toHaveLength(1);
     if (context.has(eventId) && cold.has(eventId)) throw new Error(`event ${eventId} is in L1 and L2 at once`);
     if (!blockId) continue;
@@ -55,7 +61,10 @@ const checkInvariants = (model: Model, real: Real) => {
 };
 
 class Say implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly words: number[], readonly withBlock: boolean) {}
+  constructor(
+    readonly words: number[],
+    readonly withBlock: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real) {
     real.clock.set(real.clock.now() + 60_000);
@@ -79,7 +88,8 @@ class Peek implements fc.AsyncCommand<Model, Real> {
   constructor(readonly word: number) {}
   check = () => true;
   async run(model: Model, real: Real) {
-    const strip = () => real.tx.all<Record<string, unknown>>('SELECT doc_id, scope, text, cites, events, created_at FROM memory_cold_docs ORDER BY doc_id');
+    const strip = () =>
+      real.tx.all<Record<string, unknown>>('SELECT doc_id, scope, text, cites, events, created_at FROM memory_cold_docs ORDER BY doc_id');
     const before = strip();
     await real.memory.service.peekCold(WORDS[this.word]!, 3, real.clock.now());
     expect(strip()).toEqual(before);
@@ -112,11 +122,15 @@ class Idle implements fc.AsyncCommand<Model, Real> {
   toString = () => `idle(${this.hours} h)`;
 }
 
-const say = fc.tuple(fc.array(fc.integer({ min: 0, max: WORDS.length - 1 }), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([w, b]) => new Say(w, b));
+const say = fc
+  .tuple(fc.array(fc.integer({ min: 0, max: WORDS.length - 1 }), { minLength: 1, maxLength: 3 }), fc.boolean())
+  .map(([w, b]) => new Say(w, b));
 const commands = [
   say,
   say,
-  fc.tuple(fc.array(fc.integer({ min: 0, max: WORDS.length - 1 }), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([w, b]) => new Say(w, b)),
+  fc
+    .tuple(fc.array(fc.integer({ min: 0, max: WORDS.length - 1 }), { minLength: 1, maxLength: 3 }), fc.boolean())
+    .map(([w, b]) => new Say(w, b)),
   fc.integer({ min: 0, max: WORDS.length - 1 }).map((w) => new Peek(w)),
   fc.nat(20).map((p) => new Restore(p)),
   fc.constantFrom(1, 30, 80).map((h) => new Idle(h)),
@@ -128,9 +142,18 @@ describe('memory tiers (model-based)', () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: 'max' }), async (cmds) => {
         const dir = mkdtempSync(join(tmpdir(), 'hologram-memprop-'));
         const clock = new VirtualClock(1_700_000_000_000);
-        const store = SqliteEventStore.open(join(dir, 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+        const store = SqliteEventStore.open(join(dir, 'events.db'), {
+          catalog: createDefaultCatalog(),
+          clock,
+          ids: new SequentialIds('e'),
+        });
         try {
-          const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: { prune: { protectRecent: 2, keepTopK: 1, budgetTokens: 10_000 } } });
+          const memory = await openMemory(store, {
+            ids: new SequentialIds('m'),
+            clock,
+            startAt: clock.now(),
+            config: { prune: { protectRecent: 2, keepTopK: 1, budgetTokens: 10_000 } },
+          });
           await fc.asyncModelRun(() => ({ model: { said: [] }, real: { memory, tx: new SqliteReadModelTx(store.db), clock } }), cmds);
           memory.heartbeats.stop();
         } finally {

@@ -6,13 +6,23 @@ describe('holdingsOf', () => {
   it("lists a plugin's tools, its stages with own-tools handlers marked, and its channels, and nothing of another plugin's", () => {
     const events = [
       { type: 'PluginToolRegistered', data: { plugin: 'gate', name: 'lookup', description: '', parameters: {} } },
-      { type: 'PluginStageRegistered', data: { plugin: 'gate', handlerId: 'gate/before_toolcall/1', stage: 'before_toolcall', scope: 'global' } },
-      { type: 'PluginStageRegistered', data: { plugin: 'gate', handlerId: 'gate/after_toolcall/2', stage: 'after_toolcall', scope: 'own_tools' } },
+      {
+        type: 'PluginStageRegistered',
+        data: { plugin: 'gate', handlerId: 'gate/before_toolcall/1', stage: 'before_toolcall', scope: 'global' },
+      },
+      {
+        type: 'PluginStageRegistered',
+        data: { plugin: 'gate', handlerId: 'gate/after_toolcall/2', stage: 'after_toolcall', scope: 'own_tools' },
+      },
       { type: 'PluginChannelRegistered', data: { plugin: 'gate', name: 'chat', capabilities: 1, metaDoc: '' } },
       { type: 'PluginToolRegistered', data: { plugin: 'other', name: 'echo', description: '', parameters: {} } },
     ];
     const registry = events.reduce(foldPluginRegistry, emptyPluginRegistry());
-    expect(holdingsOf(registry, 'gate')).toEqual({ tools: ['lookup'], stages: ['before_toolcall', 'after_toolcall (own tools)'], channels: ['chat'] });
+    expect(holdingsOf(registry, 'gate')).toEqual({
+      tools: ['lookup'],
+      stages: ['before_toolcall', 'after_toolcall (own tools)'],
+      channels: ['chat'],
+    });
     expect(holdingsOf(registry, 'nobody')).toEqual({ tools: [], stages: [], channels: [] });
   });
 });

@@ -17,7 +17,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STAGES, TOOL_STAGES, type StageName } from '../../machines/stagePipeline/index.ts';
-import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry, type PluginState } from '../../projections/plugins/pluginRegistry.ts';
+import {
+  emptyPluginRegistry,
+  foldPluginRegistry,
+  registrationsOf,
+  type PluginRegistry,
+  type PluginState,
+} from '../../projections/plugins/pluginRegistry.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 300);
 const replay = {
@@ -121,7 +127,14 @@ const agree = (model: Model, real: Real): void => {
     'subscriptions',
   );
   same(
-    [...registry.plugins.values()].map((p) => ({ name: p.name, state: p.state, enabled: p.enabled, restarts: p.restarts, crashes: p.crashes, lastError: p.lastError })),
+    [...registry.plugins.values()].map((p) => ({
+      name: p.name,
+      state: p.state,
+      enabled: p.enabled,
+      restarts: p.restarts,
+      crashes: p.crashes,
+      lastError: p.lastError,
+    })),
     model.plugins,
     'plugin entries (state, enabled, restarts, crashes, last error)',
   );
@@ -137,13 +150,26 @@ const agree = (model: Model, real: Real): void => {
     same(flat.length, new Set(flat).size, 'a registration counted for two plugins');
     same([...flat].sort(), [...all].sort(), 'registrations held by no plugin');
   };
-  partition(held.map((h) => h.tools), [...registry.tools.keys()]);
-  partition(held.map((h) => h.handlers), registry.handlers.map((h) => h.id));
-  partition(held.map((h) => h.channels), [...registry.channels.keys()]);
+  partition(
+    held.map((h) => h.tools),
+    [...registry.tools.keys()],
+  );
+  partition(
+    held.map((h) => h.handlers),
+    registry.handlers.map((h) => h.id),
+  );
+  partition(
+    held.map((h) => h.channels),
+    [...registry.channels.keys()],
+  );
 
   // Handler ids were handed out in increasing order: the list is registration order.
   const counters = registry.handlers.map((h) => Number(h.id.split('/').at(-1)));
-  same(counters, [...counters].sort((x, y) => x - y), 'handlers out of registration order');
+  same(
+    counters,
+    [...counters].sort((x, y) => x - y),
+    'handlers out of registration order',
+  );
 };
 
 // ---------------------------------------------------------------- commands
@@ -161,7 +187,10 @@ class RegisterTool implements Cmd {
     expect(real.registry.tools.has(this.name), `is tool '${this.name}' taken`).toBe(taken);
     if (!taken) {
       model.tools.push({ plugin: this.plugin, name: this.name });
-      fold(real, { type: 'PluginToolRegistered', data: { plugin: this.plugin, name: this.name, description: `${this.name} tool`, parameters: { type: 'object' } } });
+      fold(real, {
+        type: 'PluginToolRegistered',
+        data: { plugin: this.plugin, name: this.name, description: `${this.name} tool`, parameters: { type: 'object' } },
+      });
     }
     agree(model, real);
   }
@@ -197,7 +226,10 @@ class RegisterChannel implements Cmd {
     expect(real.registry.channels.has(this.name), `is channel '${this.name}' taken`).toBe(taken);
     if (!taken) {
       model.channels.push({ plugin: this.plugin, name: this.name });
-      fold(real, { type: 'PluginChannelRegistered', data: { plugin: this.plugin, name: this.name, capabilities: this.capabilities, metaDoc: '' } });
+      fold(real, {
+        type: 'PluginChannelRegistered',
+        data: { plugin: this.plugin, name: this.name, capabilities: this.capabilities, metaDoc: '' },
+      });
       expect(real.registry.channels.get(this.name)?.capabilities).toBe(this.capabilities);
     }
     agree(model, real);
@@ -231,7 +263,9 @@ class Detach implements Cmd {
   run(model: Model, real: Real): void {
     const held = heldBy(model, this.plugin);
     same(registrationsOf(real.registry, this.plugin), held, `what ${this.plugin} holds before detaching`);
-    const others = PLUGINS.filter((p) => p !== this.plugin).map((p) => [p, registrationsOf(real.registry, p), real.registry.subscriptions.get(p)] as const);
+    const others = PLUGINS.filter((p) => p !== this.plugin).map(
+      (p) => [p, registrationsOf(real.registry, p), real.registry.subscriptions.get(p)] as const,
+    );
     const subscribed = model.subscriptions.some((s) => s.plugin === this.plugin);
     const eventsBefore = real.events.length;
 
@@ -279,7 +313,12 @@ class SupervisorFact implements Cmd {
         const { crash } = this.fact;
         entry.state = 'crashed';
         entry.crashes += 1;
-        entry.lastError = crash.error !== undefined ? crash.error : crash.signal !== undefined ? `exited with signal ${crash.signal}` : `exited with code ${crash.exitCode}`;
+        entry.lastError =
+          crash.error !== undefined
+            ? crash.error
+            : crash.signal !== undefined
+              ? `exited with signal ${crash.signal}`
+              : `exited with code ${crash.exitCode}`;
         data = { ...data, ...crash, crashCount: entry.crashes };
         break;
       }
@@ -300,7 +339,15 @@ class SupervisorFact implements Cmd {
         break;
       case 'PluginLoaded':
         if (entry.state === 'stopped') entry.state = 'loaded';
-        data = { plugin: this.plugin, version: '1.0.0', kind: 'builtin', entry: '', capabilities: ['tools'], autoStart: true, autoRestart: true };
+        data = {
+          plugin: this.plugin,
+          version: '1.0.0',
+          kind: 'builtin',
+          entry: '',
+          capabilities: ['tools'],
+          autoStart: true,
+          autoRestart: true,
+        };
         break;
     }
     const registrations = snapshot(real.registry);
@@ -309,7 +356,12 @@ class SupervisorFact implements Cmd {
     const after = snapshot(real.registry);
     same(
       { tools: after.tools, handlers: after.handlers, channels: after.channels, subscriptions: after.subscriptions },
-      { tools: registrations.tools, handlers: registrations.handlers, channels: registrations.channels, subscriptions: registrations.subscriptions },
+      {
+        tools: registrations.tools,
+        handlers: registrations.handlers,
+        channels: registrations.channels,
+        subscriptions: registrations.subscriptions,
+      },
       'a supervisor fact leaves registrations alone',
     );
   }
@@ -319,22 +371,33 @@ class SupervisorFact implements Cmd {
 const pluginArb = fc.constantFrom(...PLUGINS);
 const stageArb = fc
   .constantFrom(...STAGES)
-  .chain((stage) => fc.tuple(fc.constant(stage), TOOL_STAGES.includes(stage) ? fc.constantFrom<'global' | 'own_tools'>('global', 'own_tools') : fc.constant<'global'>('global')));
+  .chain((stage) =>
+    fc.tuple(
+      fc.constant(stage),
+      TOOL_STAGES.includes(stage) ? fc.constantFrom<'global' | 'own_tools'>('global', 'own_tools') : fc.constant<'global'>('global'),
+    ),
+  );
 const crashArb: fc.Arbitrary<Crash> = fc.oneof(
   fc.record({ exitCode: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ signal: fc.constantFrom('SIGKILL', 'SIGTERM', 'SIGSEGV') }),
   fc.record({ error: fc.constantFrom('spawn ENOENT', 'handshake timed out'), exitCode: fc.integer({ min: 0, max: 3 }) }),
 );
 const factArb: fc.Arbitrary<Fact> = fc.oneof(
-  fc.constantFrom('PluginStarted', 'PluginRestarting', 'PluginDisabled', 'PluginEnabled', 'PluginStopped', 'PluginLoaded').map((type) => ({ type })),
+  fc
+    .constantFrom('PluginStarted', 'PluginRestarting', 'PluginDisabled', 'PluginEnabled', 'PluginStopped', 'PluginLoaded')
+    .map((type) => ({ type })),
   crashArb.map((crash) => ({ type: 'PluginCrashed' as const, crash })),
 );
 
 const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.tuple(pluginArb, fc.constantFrom(...TOOL_NAMES)).map(([p, name]) => new RegisterTool(p, name)),
   fc.tuple(pluginArb, stageArb).map(([p, [stage, scope]]) => new RegisterStage(p, stage, scope)),
-  fc.tuple(pluginArb, fc.constantFrom(...CHANNEL_NAMES), fc.integer({ min: 1, max: 31 })).map(([p, name, caps]) => new RegisterChannel(p, name, caps)),
-  fc.tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES), { minLength: 1, maxLength: 3 })).map(([p, types]) => new Subscribe(p, types)),
+  fc
+    .tuple(pluginArb, fc.constantFrom(...CHANNEL_NAMES), fc.integer({ min: 1, max: 31 }))
+    .map(([p, name, caps]) => new RegisterChannel(p, name, caps)),
+  fc
+    .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES), { minLength: 1, maxLength: 3 }))
+    .map(([p, types]) => new Subscribe(p, types)),
   pluginArb.map((p) => new Detach(p)),
   fc.tuple(pluginArb, factArb).map(([p, fact]) => new SupervisorFact(p, fact)),
 ];
@@ -343,16 +406,32 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
 
 /** Any plugin event the fold knows (valid or not as the hub would judge), and events of other subsystems. */
 const eventArb: fc.Arbitrary<Event> = fc.oneof(
-  fc.tuple(pluginArb, fc.constantFrom(...TOOL_NAMES)).map(([plugin, name]) => ({ type: 'PluginToolRegistered', data: { plugin, name, description: '', parameters: {} } })),
-  fc.tuple(pluginArb, stageArb, fc.nat(20)).map(([plugin, [stage, scope], n]) => ({ type: 'PluginStageRegistered', data: { plugin, handlerId: `${plugin}/${stage}/${n}`, stage, scope } })),
-  fc.tuple(pluginArb, fc.constantFrom(...CHANNEL_NAMES)).map(([plugin, name]) => ({ type: 'PluginChannelRegistered', data: { plugin, name, capabilities: 1, metaDoc: '' } })),
-  fc.tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES))).map(([plugin, types]) => ({ type: 'PluginSubscribed', data: { plugin, types } })),
-  pluginArb.map((plugin) => ({ type: 'PluginRegistrationsDetached', data: { plugin, reason: 'stopped', tools: [], handlers: [], channels: [] } })),
-  fc.tuple(pluginArb, factArb).map(([plugin, fact]) => ({ type: fact.type, data: { plugin, at: 0, version: '1', kind: 'builtin', capabilities: [], ...('crash' in fact ? fact.crash : {}) } })),
+  fc
+    .tuple(pluginArb, fc.constantFrom(...TOOL_NAMES))
+    .map(([plugin, name]) => ({ type: 'PluginToolRegistered', data: { plugin, name, description: '', parameters: {} } })),
+  fc.tuple(pluginArb, stageArb, fc.nat(20)).map(([plugin, [stage, scope], n]) => ({
+    type: 'PluginStageRegistered',
+    data: { plugin, handlerId: `${plugin}/${stage}/${n}`, stage, scope },
+  })),
+  fc
+    .tuple(pluginArb, fc.constantFrom(...CHANNEL_NAMES))
+    .map(([plugin, name]) => ({ type: 'PluginChannelRegistered', data: { plugin, name, capabilities: 1, metaDoc: '' } })),
+  fc
+    .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES)))
+    .map(([plugin, types]) => ({ type: 'PluginSubscribed', data: { plugin, types } })),
+  pluginArb.map((plugin) => ({
+    type: 'PluginRegistrationsDetached',
+    data: { plugin, reason: 'stopped', tools: [], handlers: [], channels: [] },
+  })),
+  fc.tuple(pluginArb, factArb).map(([plugin, fact]) => ({
+    type: fact.type,
+    data: { plugin, at: 0, version: '1', kind: 'builtin', capabilities: [], ...('crash' in fact ? fact.crash : {}) },
+  })),
   fc.constantFrom('TurnStarted', 'InputQueued', 'PluginMisbehaved').map((type) => ({ type, data: { plugin: 'alpha', turnId: 't-1' } })),
 );
 
-const foldAll = (events: readonly Event[], from: PluginRegistry = emptyPluginRegistry()): PluginRegistry => events.reduce(foldPluginRegistry, from);
+const foldAll = (events: readonly Event[], from: PluginRegistry = emptyPluginRegistry()): PluginRegistry =>
+  events.reduce(foldPluginRegistry, from);
 
 describe('plugin registry fold', () => {
   it(`agrees with a plain model over random registrations, detachments and supervisor facts (${RUNS} runs)`, () => {

@@ -99,7 +99,12 @@ export const decideAppend = (
 };
 
 /** Records a stored batch, taking the ids the store chose for events that had none. */
-export const commitAppend = (model: EventLogModel, stream: string, events: readonly RecordedEvent[], storedIds: readonly string[]): void => {
+export const commitAppend = (
+  model: EventLogModel,
+  stream: string,
+  events: readonly RecordedEvent[],
+  storedIds: readonly string[],
+): void => {
   const withIds = events.map((e, i) => ({ ...e, id: storedIds[i]! }));
   model.all.push(...withIds);
   model.streams.set(stream, [...(model.streams.get(stream) ?? []), ...withIds]);

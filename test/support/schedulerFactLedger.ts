@@ -63,7 +63,9 @@ export class SchedulerFactLedger {
   }
 
   private fail(fact: LedgerFact | undefined, rule: string): never {
-    throw new FactRuleBroken(`fact #${this.count} ${fact ? `${fact.type} ${JSON.stringify(fact.data)}` : '(none)'}: breaks the rule that it ${rule}`);
+    throw new FactRuleBroken(
+      `fact #${this.count} ${fact ? `${fact.type} ${JSON.stringify(fact.data)}` : '(none)'}: breaks the rule that it ${rule}`,
+    );
   }
 
   private rule(ok: boolean, fact: LedgerFact | undefined, rule: string): void {
@@ -95,7 +97,11 @@ export class SchedulerFactLedger {
         this.rule(!this.entries.has(id), fact, 'queues an id never seen before (no input runs twice)');
         const kind = d.kind as 'queued' | 'interrupt';
         const level = d.level as number;
-        this.rule(kind === 'queued' ? level === 0 && d.where === 'inbox' : level >= 1 && level <= 4 && d.where === 'pending', fact, 'puts a queued input (L0) in the inbox and an interrupt (L1–L4) in pending');
+        this.rule(
+          kind === 'queued' ? level === 0 && d.where === 'inbox' : level >= 1 && level <= 4 && d.where === 'pending',
+          fact,
+          'puts a queued input (L0) in the inbox and an interrupt (L1–L4) in pending',
+        );
         this.rule(!(d.origin === 'plugin' && level === 4), fact, 'never gives a plugin input L4');
         this.entries.set(id, {
           id,
@@ -112,7 +118,10 @@ export class SchedulerFactLedger {
       }
       case 'InboxPumped': {
         const ids = d.inputIds as string[];
-        const inbox = this.waiting().filter((e) => e.status === 'inbox').sort((a, b) => a.order - b.order).map((e) => e.id);
+        const inbox = this.waiting()
+          .filter((e) => e.status === 'inbox')
+          .sort((a, b) => a.order - b.order)
+          .map((e) => e.id);
         this.rule(this.running === null, fact, 'happens only with nothing running');
         this.rule(JSON.stringify(ids) === JSON.stringify(inbox), fact, `moves the whole inbox [${inbox}] in arrival order`);
         for (const id of ids) this.entry(id).status = 'queue';
@@ -130,7 +139,9 @@ export class SchedulerFactLedger {
           this.rule(this.bestPending() === task, fact, 'starts the best waiting interrupt (higher level, then earlier)');
         } else {
           this.rule(this.bestPending() === undefined, fact, 'starts a queued input only when no interrupt waits');
-          const head = this.waiting().filter((e) => e.status === 'queue').sort((a, b) => a.order - b.order)[0];
+          const head = this.waiting()
+            .filter((e) => e.status === 'queue')
+            .sort((a, b) => a.order - b.order)[0];
           this.rule(head === task, fact, 'starts the head of the queue (first in, first out)');
         }
         task.status = 'running';
@@ -145,11 +156,19 @@ export class SchedulerFactLedger {
         this.rule(by.status === 'pending' && !by.budgeted, fact, 'is preempted by a waiting interrupt outside any cancel budget');
         const before = task.preemptedAt.length;
         const effective = Math.min(4, task.level + Math.min(before, 2));
-        this.rule(by.level > effective, fact, `is preempted only by a level above min(4, ${task.level} + min(${before}, 2)) = ${effective} (got L${by.level})`);
+        this.rule(
+          by.level > effective,
+          fact,
+          `is preempted only by a level above min(4, ${task.level} + min(${before}, 2)) = ${effective} (got L${by.level})`,
+        );
         this.rule(by.level !== task.level, fact, 'never lets the same level preempt the same level');
         this.rule(d.preemptCount === before + 1, fact, `counts preemptions (${before + 1})`);
         const last = task.preemptedAt[before - 1];
-        this.rule(last === undefined || (d.at as number) - last >= this.config.preemptCooldownMs, fact, `is not preempted within ${this.config.preemptCooldownMs} ms of the last preemption (at ${last})`);
+        this.rule(
+          last === undefined || (d.at as number) - last >= this.config.preemptCooldownMs,
+          fact,
+          `is not preempted within ${this.config.preemptCooldownMs} ms of the last preemption (at ${last})`,
+        );
         this.rule(d.stackDepth === this.stack.length + 1, fact, `reports the depth after the push (${this.stack.length + 1})`);
         task.preemptedAt.push(d.at as number);
         task.status = 'suspended';
@@ -175,7 +194,9 @@ export class SchedulerFactLedger {
         return;
       }
       case 'StopRequested': {
-        const waiting = this.waiting().map((e) => e.id).sort();
+        const waiting = this.waiting()
+          .map((e) => e.id)
+          .sort();
         const budget = [...(d.cancelBudget as string[])].sort();
         this.rule(JSON.stringify(budget) === JSON.stringify(waiting), fact, `budgets exactly the inputs waiting at the stop [${waiting}]`);
         this.rule((d.runningTaskId ?? null) === this.running, fact, `names the running task (${this.running})`);
@@ -196,8 +217,15 @@ export class SchedulerFactLedger {
         const ids = d.inputIds as string[];
         this.rule(this.running !== null && d.runningTaskId === this.running, fact, 'offloads only while a task runs, and names it');
         this.rule((d.busyForMs as number) >= this.config.offloadAfterMs, fact, `offloads only after ${this.config.offloadAfterMs} ms busy`);
-        const eligible = this.waiting().filter((e) => e.kind === 'queued' && !e.budgeted).map((e) => e.id).sort();
-        this.rule(JSON.stringify([...ids].sort()) === JSON.stringify(eligible), fact, `offloads every queued input outside a cancel budget [${eligible}]`);
+        const eligible = this.waiting()
+          .filter((e) => e.kind === 'queued' && !e.budgeted)
+          .map((e) => e.id)
+          .sort();
+        this.rule(
+          JSON.stringify([...ids].sort()) === JSON.stringify(eligible),
+          fact,
+          `offloads every queued input outside a cancel budget [${eligible}]`,
+        );
         for (const id of ids) this.entry(id).status = 'offloaded';
         return;
       }
@@ -211,12 +239,14 @@ export class SchedulerFactLedger {
     if (this.running === null) {
       if (this.stack.length > 0) throw new FactRuleBroken(`${where}: nothing runs but [${this.stack}] are suspended`);
       const waiting = this.waiting().map((e) => e.id);
-      if (waiting.length > 0) throw new FactRuleBroken(`${where}: nothing runs but [${waiting}] wait (the scheduler must not idle with work)`);
+      if (waiting.length > 0)
+        throw new FactRuleBroken(`${where}: nothing runs but [${waiting}] wait (the scheduler must not idle with work)`);
     }
     const chain = this.chain();
     if (this.stack.length > 4 || chain.length > 5) throw new FactRuleBroken(`${where}: chain too deep: ${JSON.stringify(chain)}`);
     for (let i = 1; i < chain.length; i++) {
-      if (chain[i]!.level <= chain[i - 1]!.level) throw new FactRuleBroken(`${where}: levels must strictly increase along the chain: ${JSON.stringify(chain)}`);
+      if (chain[i]!.level <= chain[i - 1]!.level)
+        throw new FactRuleBroken(`${where}: levels must strictly increase along the chain: ${JSON.stringify(chain)}`);
     }
   }
 

@@ -32,7 +32,11 @@ export type ModelInput = {
 };
 
 export type ModelMessage =
-  | Readonly<{ type: 'input.arrive'; at: number; input: Readonly<{ id: string; source: string; origin: ModelOrigin; kind: 'queued' | 'interrupt'; level?: number }> }>
+  | Readonly<{
+      type: 'input.arrive';
+      at: number;
+      input: Readonly<{ id: string; source: string; origin: ModelOrigin; kind: 'queued' | 'interrupt'; level?: number }>;
+    }>
   | Readonly<{ type: 'task.finish'; at: number; taskId: string; outcome: string }>
   | Readonly<{ type: 'stop'; at: number }>
   | Readonly<{ type: 'tick'; at: number }>;
@@ -258,7 +262,8 @@ export const decisionsAt = (model: SchedulerModel, at: number): string[] => {
   const changed: string[] = [];
   for (const [id, after] of copy.inputs) {
     const before = model.inputs.get(id)!.status;
-    if (before !== after.status && after.status !== 'short_circuited' && !(before === 'inbox' && after.status === 'queue')) changed.push(`${id}:${before}->${after.status}`);
+    if (before !== after.status && after.status !== 'short_circuited' && !(before === 'inbox' && after.status === 'queue'))
+      changed.push(`${id}:${before}->${after.status}`);
   }
   return changed;
 };

@@ -21,11 +21,21 @@ export type TurnScript = {
   handler?: (input: HandlerInput) => HandlerResolution | Promise<HandlerResolution>;
 };
 
-export const answer = (text: string, toolCalls: LlmToolCall[] = []): LlmAnswer => ({ text, toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop' });
+export const answer = (text: string, toolCalls: LlmToolCall[] = []): LlmAnswer => ({
+  text,
+  toolCalls,
+  finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+});
 
 export const call = (id: string, name: string, args: Record<string, unknown> = {}): LlmToolCall => ({ id, name, arguments: args });
 
-export const tool = (name: string, owner = 'files'): RegisteredTool => ({ name, owner, origin: 'plugin', description: `${name} tool`, parameters: { type: 'object' } });
+export const tool = (name: string, owner = 'files'): RegisteredTool => ({
+  name,
+  owner,
+  origin: 'plugin',
+  description: `${name} tool`,
+  parameters: { type: 'object' },
+});
 
 /** A promise the test settles by hand. */
 export const deferred = <T>() => {

@@ -42,7 +42,10 @@ export class Bm25Index {
     for (const t of doc.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [term, count] of tf) {
       let posting = this.postings.get(term);
-      if (posting === undefined) this.postings.set(term, (posting = new Map()));
+      if (posting === undefined) {
+        posting = new Map();
+        this.postings.set(term, posting);
+      }
       posting.set(doc.id, count);
     }
     this.docs.set(doc.id, { terms: [...tf.keys()], length: doc.tokens.length });

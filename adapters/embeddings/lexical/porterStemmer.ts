@@ -61,19 +61,58 @@ const applyRules = (w: string, rules: readonly Rule[], minMeasure: number): stri
 const byLengthDesc = (rules: readonly Rule[]): readonly Rule[] => [...rules].sort((a, b) => b[0].length - a[0].length);
 
 const STEP2: readonly Rule[] = byLengthDesc([
-  ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'],
-  ['abli', 'able'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'],
-  ['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate'], ['alism', 'al'], ['iveness', 'ive'],
-  ['fulness', 'ful'], ['ousness', 'ous'], ['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble'],
+  ['ational', 'ate'],
+  ['tional', 'tion'],
+  ['enci', 'ence'],
+  ['anci', 'ance'],
+  ['izer', 'ize'],
+  ['abli', 'able'],
+  ['alli', 'al'],
+  ['entli', 'ent'],
+  ['eli', 'e'],
+  ['ousli', 'ous'],
+  ['ization', 'ize'],
+  ['ation', 'ate'],
+  ['ator', 'ate'],
+  ['alism', 'al'],
+  ['iveness', 'ive'],
+  ['fulness', 'ful'],
+  ['ousness', 'ous'],
+  ['aliti', 'al'],
+  ['iviti', 'ive'],
+  ['biliti', 'ble'],
 ]);
 
 const STEP3: readonly Rule[] = byLengthDesc([
-  ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
+  ['icate', 'ic'],
+  ['ative', ''],
+  ['alize', 'al'],
+  ['iciti', 'ic'],
+  ['ical', 'ic'],
+  ['ful', ''],
+  ['ness', ''],
 ]);
 
 const STEP4_SUFFIXES: readonly string[] = [
-  'al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion',
-  'ou', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize',
+  'al',
+  'ance',
+  'ence',
+  'er',
+  'ic',
+  'able',
+  'ible',
+  'ant',
+  'ement',
+  'ment',
+  'ent',
+  'ion',
+  'ou',
+  'ism',
+  'ate',
+  'iti',
+  'ous',
+  'ive',
+  'ize',
 ].sort((a, b) => b.length - a.length);
 
 const step1a = (w: string): string => {
@@ -90,13 +129,13 @@ const step1b = (w: string): string => {
   if (w.endsWith('ed') && containsVowel(w.slice(0, -2))) stem = w.slice(0, -2);
   else if (w.endsWith('ing') && containsVowel(w.slice(0, -3))) stem = w.slice(0, -3);
   else return w;
-  if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return stem + 'e';
+  if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return `${stem}e`;
   if (endsDoubleConsonant(stem) && !/[lsz]$/.test(stem)) return stem.slice(0, -1);
-  if (measure(stem) === 1 && endsCvc(stem)) return stem + 'e';
+  if (measure(stem) === 1 && endsCvc(stem)) return `${stem}e`;
   return stem;
 };
 
-const step1c = (w: string): string => (w.endsWith('y') && containsVowel(w.slice(0, -1)) ? w.slice(0, -1) + 'i' : w);
+const step1c = (w: string): string => (w.endsWith('y') && containsVowel(w.slice(0, -1)) ? `${w.slice(0, -1)}i` : w);
 
 const step4 = (w: string): string => {
   for (const suffix of STEP4_SUFFIXES) {

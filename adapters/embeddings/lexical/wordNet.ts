@@ -9,9 +9,17 @@ import { openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGLISH_IRREGULAR_PLURALS } from './englishIrregulars.ts';
 
-
 /** WordNet's detachment rules for nouns, in its order. */
-const NOUN_SUFFIXES: readonly [string, string][] = [['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y'], ['s', '']];
+const NOUN_SUFFIXES: readonly [string, string][] = [
+  ['ses', 's'],
+  ['xes', 'x'],
+  ['zes', 'z'],
+  ['ches', 'ch'],
+  ['shes', 'sh'],
+  ['men', 'man'],
+  ['ies', 'y'],
+  ['s', ''],
+];
 
 export type WordNetOptions = Readonly<{
   /** Broader senses followed up from a word's sense (default 1: the direct hypernym). */
@@ -55,7 +63,9 @@ export class WordNet {
       const index = readFileSync(join(dictDir, 'index.noun'), 'latin1');
       return new WordNet(index, openSync(join(dictDir, 'data.noun'), 'r'), options);
     } catch (error) {
-      throw new WordNetError(`cannot read WordNet from ${dictDir} (${(error as Error).message}); it needs index.noun and data.noun of WordNet 3.x`);
+      throw new WordNetError(
+        `cannot read WordNet from ${dictDir} (${(error as Error).message}); it needs index.noun and data.noun of WordNet 3.x`,
+      );
     }
   }
 
@@ -130,10 +140,16 @@ export class WordNet {
     if (cached) return cached;
     const line = this.lineAt(offset);
     const fields = line.split(' ');
-    if (Number(fields[0]) !== offset) throw new WordNetError(`data.noun has no synset at offset ${offset}; the index and data files do not match`);
+    if (Number(fields[0]) !== offset)
+      throw new WordNetError(`data.noun has no synset at offset ${offset}; the index and data files do not match`);
     const wordCount = parseInt(fields[3]!, 16);
     const words: string[] = [];
-    for (let i = 0; i < wordCount; i++) words.push(fields[4 + i * 2]!.replace(/\(.*\)$/, '').replace(/_/g, ' ').toLowerCase());
+    for (let i = 0; i < wordCount; i++)
+      words.push(
+        fields[4 + i * 2]!.replace(/\(.*\)$/, '')
+          .replace(/_/g, ' ')
+          .toLowerCase(),
+      );
     const pointerAt = 4 + wordCount * 2;
     const pointerCount = Number(fields[pointerAt]);
     const broader: number[] = [];

@@ -36,7 +36,7 @@ interface Specials {
 const asObject = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
 const typeOf = (v: unknown): string => {
   const o = asObject(v);
-  return o === null ? 'none' : String(o['type']);
+  return o === null ? 'none' : String(o.type);
 };
 const bad = (what: string): OnnxEmbeddingError =>
   new OnnxEmbeddingError('ONNX_CONFIG_INVALID', `tokenizer.json: ${what}; re-export it with the tokenizers library`, what);
@@ -47,11 +47,11 @@ const buildNormalizer = (spec: unknown): Normalize => {
     case 'none':
       return (t) => t;
     case 'BertNormalizer': {
-      const lowercase = o!['lowercase'] !== false;
+      const lowercase = o!.lowercase !== false;
       const options: BertNormalizerOptions = {
-        cleanText: o!['clean_text'] !== false,
-        handleChineseChars: o!['handle_chinese_chars'] !== false,
-        stripAccents: typeof o!['strip_accents'] === 'boolean' ? (o!['strip_accents'] as boolean) : lowercase,
+        cleanText: o!.clean_text !== false,
+        handleChineseChars: o!.handle_chinese_chars !== false,
+        stripAccents: typeof o!.strip_accents === 'boolean' ? (o!.strip_accents as boolean) : lowercase,
         lowercase,
       };
       return (t) => bertNormalize(t, options);
@@ -68,7 +68,7 @@ const buildNormalizer = (spec: unknown): Normalize => {
       return (t) => t.normalize(form);
     }
     case 'Sequence': {
-      const parts = (Array.isArray(o!['normalizers']) ? o!['normalizers'] : []).map(buildNormalizer);
+      const parts = (Array.isArray(o!.normalizers) ? o!.normalizers : []).map(buildNormalizer);
       return (t) => parts.reduce((acc, f) => f(acc), t);
     }
     default:
@@ -85,7 +85,7 @@ const buildPreTokenizer = (spec: unknown): PreTokenize => {
     case 'BertPreTokenizer':
       return bertPreTokenize;
     case 'Sequence': {
-      const parts = (Array.isArray(o!['pretokenizers']) ? o!['pretokenizers'] : []).map(buildPreTokenizer);
+      const parts = (Array.isArray(o!.pretokenizers) ? o!.pretokenizers : []).map(buildPreTokenizer);
       return (t) => parts.reduce<string[]>((words, f) => words.flatMap(f), [t]);
     }
     default:
@@ -104,12 +104,13 @@ const buildSpecials = (spec: unknown, vocab: ReadonlyMap<string, number>): Speci
     case 'none':
       return { before: [], after: [] };
     case 'BertProcessing': {
-      const pair = (v: unknown): number => (Array.isArray(v) && typeof v[1] === 'number' ? v[1] : idOf(String(Array.isArray(v) ? v[0] : v)));
-      return { before: [pair(o!['cls'])], after: [pair(o!['sep'])] };
+      const pair = (v: unknown): number =>
+        Array.isArray(v) && typeof v[1] === 'number' ? v[1] : idOf(String(Array.isArray(v) ? v[0] : v));
+      return { before: [pair(o!.cls)], after: [pair(o!.sep)] };
     }
     case 'TemplateProcessing': {
-      const single = Array.isArray(o!['single']) ? (o!['single'] as unknown[]) : [];
-      const table = asObject(o!['special_tokens']) ?? {};
+      const single = Array.isArray(o!.single) ? (o!.single as unknown[]) : [];
+      const table = asObject(o!.special_tokens) ?? {};
       const before: number[] = [];
       const after: number[] = [];
       let seenSequence = false;
@@ -119,8 +120,8 @@ const buildSpecials = (spec: unknown, vocab: ReadonlyMap<string, number>): Speci
           seenSequence = true;
           continue;
         }
-        const name = String(asObject(p['SpecialToken'])?.['id']);
-        const ids = asObject(table[name])?.['ids'];
+        const name = String(asObject(p.SpecialToken)?.id);
+        const ids = asObject(table[name])?.ids;
         const resolved = Array.isArray(ids) ? ids.map(Number) : [idOf(name)];
         (seenSequence ? after : before).push(...resolved);
       }
@@ -174,35 +175,40 @@ export class HfTokenizer {
   static fromJson(json: unknown, options: { maxLength?: number } = {}): HfTokenizer {
     const root = asObject(json);
     if (root === null) throw bad('the top level is not an object');
-    const model = asObject(root['model']);
-    const modelType = model === null ? 'none' : String(model['type'] ?? 'none');
+    const model = asObject(root.model);
+    const modelType = model === null ? 'none' : String(model.type ?? 'none');
     if (model === null || modelType !== 'WordPiece') throw new UnsupportedTokenizer('model', modelType, SUPPORTED.model);
-    const vocabJson = asObject(model['vocab']);
+    const vocabJson = asObject(model.vocab);
     if (vocabJson === null) throw bad('model.vocab is not an object of token → id');
     const vocab = new Map<string, number>(Object.entries(vocabJson).map(([t, id]) => [t, Number(id)]));
-    for (const added of Array.isArray(root['added_tokens']) ? root['added_tokens'] : []) {
+    for (const added of Array.isArray(root.added_tokens) ? root.added_tokens : []) {
       const a = asObject(added);
-      if (a && typeof a['content'] === 'string' && typeof a['id'] === 'number') vocab.set(a['content'], a['id']);
+      if (a && typeof a.content === 'string' && typeof a.id === 'number') vocab.set(a.content, a.id);
     }
-    const unkToken = String(model['unk_token'] ?? '[UNK]');
+    const unkToken = String(model.unk_token ?? '[UNK]');
     const unkId = vocab.get(unkToken);
     if (unkId === undefined) throw bad(`unk_token '${unkToken}' is not in the vocabulary`);
-    const padding = asObject(root['padding']);
-    const padId = typeof padding?.['pad_id'] === 'number' ? (padding['pad_id'] as number) : (vocab.get('[PAD]') ?? 0);
-    const truncation = asObject(root['truncation']);
-    const maxLength = options.maxLength ?? (typeof truncation?.['max_length'] === 'number' ? (truncation['max_length'] as number) : DEFAULT_MAX_LENGTH);
-    const specials = buildSpecials(root['post_processor'], vocab);
+    const padding = asObject(root.padding);
+    const padId = typeof padding?.pad_id === 'number' ? (padding.pad_id as number) : (vocab.get('[PAD]') ?? 0);
+    const truncation = asObject(root.truncation);
+    const maxLength =
+      options.maxLength ?? (typeof truncation?.max_length === 'number' ? (truncation.max_length as number) : DEFAULT_MAX_LENGTH);
+    const specials = buildSpecials(root.post_processor, vocab);
     if (maxLength <= specials.before.length + specials.after.length) {
-      throw new OnnxEmbeddingError('ONNX_CONFIG_INVALID', `maxLength ${maxLength} leaves no room for text between the special tokens`, String(maxLength));
+      throw new OnnxEmbeddingError(
+        'ONNX_CONFIG_INVALID',
+        `maxLength ${maxLength} leaves no room for text between the special tokens`,
+        String(maxLength),
+      );
     }
     return new HfTokenizer(
       vocab,
-      buildNormalizer(root['normalizer']),
-      buildPreTokenizer(root['pre_tokenizer']),
+      buildNormalizer(root.normalizer),
+      buildPreTokenizer(root.pre_tokenizer),
       specials,
-      String(model['continuing_subword_prefix'] ?? '##'),
+      String(model.continuing_subword_prefix ?? '##'),
       unkId,
-      Number(model['max_input_chars_per_word'] ?? 100),
+      Number(model.max_input_chars_per_word ?? 100),
       padId,
       maxLength,
     );

@@ -27,7 +27,11 @@ export const DEFAULT_CONFIG: ModelConfig = {
 };
 
 const invalid = (path: string, field: string, value: unknown, allowed: string): OnnxEmbeddingError =>
-  new OnnxEmbeddingError('ONNX_CONFIG_INVALID', `${path}: "${field}" is ${JSON.stringify(value)}; expected ${allowed}`, `${field}=${JSON.stringify(value)}`);
+  new OnnxEmbeddingError(
+    'ONNX_CONFIG_INVALID',
+    `${path}: "${field}" is ${JSON.stringify(value)}; expected ${allowed}`,
+    `${field}=${JSON.stringify(value)}`,
+  );
 
 export const parseModelConfig = (raw: unknown, path: string): ModelConfig => {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid(path, '(top level)', raw, 'an object');
@@ -37,7 +41,10 @@ export const parseModelConfig = (raw: unknown, path: string): ModelConfig => {
     if (!ok(o[field])) throw invalid(path, field, o[field], allowed);
     return o[field];
   };
-  const oneOf = <T extends string>(values: readonly T[]) => (v: unknown): v is T => values.includes(v as T);
+  const oneOf =
+    <T extends string>(values: readonly T[]) =>
+    (v: unknown): v is T =>
+      values.includes(v as T);
   const triple = (v: unknown): v is number[] => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number');
   const positiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
   const dimensions = pick('dimensions', positiveInt, 'a positive integer', undefined as number | undefined);

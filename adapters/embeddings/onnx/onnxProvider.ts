@@ -27,7 +27,11 @@ const BERT_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
 const TEXT_OUTPUTS = ['sentence_embedding', 'text_embeds', 'last_hidden_state'];
 const IMAGE_OUTPUTS = ['image_embeds', 'last_hidden_state'];
 
-const exists = async (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+const exists = async (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 const missing = (path: string, what: string): OnnxEmbeddingError =>
   new OnnxEmbeddingError('ONNX_MODEL_FILE_MISSING', `model file '${path}' does not exist; it should hold ${what}`, path);
@@ -77,7 +81,8 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
     if (config.kind === 'clip' && (await exists(join(dir, 'text_model.onnx')))) textPath = join(dir, 'text_model.onnx');
     if (!(await exists(textPath))) throw missing(textPath, 'the ONNX text encoder (inputs input_ids, attention_mask, token_type_ids)');
     const visionPath = join(dir, 'vision_model.onnx');
-    if (config.kind === 'clip' && !(await exists(visionPath))) throw missing(visionPath, 'the ONNX CLIP image encoder (input pixel_values [batch, 3, H, W])');
+    if (config.kind === 'clip' && !(await exists(visionPath)))
+      throw missing(visionPath, 'the ONNX CLIP image encoder (input pixel_values [batch, 3, H, W])');
     const tokenizerPath = join(dir, 'tokenizer.json');
     if (!(await exists(tokenizerPath))) throw missing(tokenizerPath, "the model's Hugging Face tokenizer (tokenizers library JSON)");
 
@@ -107,7 +112,11 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
     const vision = config.kind === 'clip' ? await ort.InferenceSession.create(visionPath, sessionOptions) : null;
     if (vision && !vision.inputNames.includes('pixel_values')) {
       await Promise.all([text.release(), vision.release()]);
-      throw new OnnxEmbeddingError('ONNX_INPUTS_UNSUPPORTED', `'${visionPath}' declares inputs [${vision.inputNames.join(', ')}]; expected pixel_values`, vision.inputNames.join(','));
+      throw new OnnxEmbeddingError(
+        'ONNX_INPUTS_UNSUPPORTED',
+        `'${visionPath}' declares inputs [${vision.inputNames.join(', ')}]; expected pixel_values`,
+        vision.inputNames.join(','),
+      );
     }
 
     const provider = new OnnxEmbeddingProvider(fingerprint, config, tokenizer, text, vision, options.batchSize ?? 32);
@@ -165,7 +174,7 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
     const size = this.config.imageSize;
     const plane = 3 * size * size;
     const pixels = new Float32Array(images.length * plane);
-    images.forEach((img, i) => pixels.set(clipPixelValues(img, size, this.config.imageMean, this.config.imageStd), i * plane));
+    for (const [i, img] of images.entries()) pixels.set(clipPixelValues(img, size, this.config.imageMean, this.config.imageStd), i * plane);
     const name = pickOutput(vision, IMAGE_OUTPUTS);
     const result = (await vision.run({ pixel_values: new ort.Tensor('float32', pixels, [images.length, 3, size, size]) }, [name]))[name]!;
     return this.finish(poolOutput(result.data as Float32Array, result.dims, null, 'cls', name));
@@ -174,7 +183,11 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
   private finish(vectors: Float32Array[]): Float32Array[] {
     for (const v of vectors) {
       if (this.dims !== 0 && v.length !== this.dims) {
-        throw new OnnxEmbeddingError('ONNX_DIMENSION_MISMATCH', `model produced a ${v.length}-d vector in a ${this.dims}-d space (${this.fingerprint})`, String(v.length));
+        throw new OnnxEmbeddingError(
+          'ONNX_DIMENSION_MISMATCH',
+          `model produced a ${v.length}-d vector in a ${this.dims}-d space (${this.fingerprint})`,
+          String(v.length),
+        );
       }
     }
     return this.config.normalize ? vectors.map(l2Normalize) : vectors;
@@ -188,13 +201,22 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
       const size = this.config.imageSize;
       await this.runVision([{ width: size, height: size, rgb: new Uint8Array(size * size * 3).fill(128) }]).catch((e: unknown) => {
         if (e instanceof OnnxEmbeddingError && e.code === 'ONNX_DIMENSION_MISMATCH') {
-          throw new OnnxEmbeddingError('ONNX_DIMENSION_MISMATCH', `the image encoder's vectors are not ${this.dims}-d like the text encoder's; both must project into one space`, e.subject, { cause: e });
+          throw new OnnxEmbeddingError(
+            'ONNX_DIMENSION_MISMATCH',
+            `the image encoder's vectors are not ${this.dims}-d like the text encoder's; both must project into one space`,
+            e.subject,
+            { cause: e },
+          );
         }
         throw e;
       });
     }
     if (expected !== undefined && expected !== this.dims) {
-      throw new OnnxEmbeddingError('ONNX_DIMENSION_MISMATCH', `model produces ${this.dims}-d vectors but ${expected} were expected (hologram.json "dimensions" or options.expectedDimensions)`, String(this.dims));
+      throw new OnnxEmbeddingError(
+        'ONNX_DIMENSION_MISMATCH',
+        `model produces ${this.dims}-d vectors but ${expected} were expected (hologram.json "dimensions" or options.expectedDimensions)`,
+        String(this.dims),
+      );
     }
   }
 }

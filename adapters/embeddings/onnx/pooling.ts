@@ -19,7 +19,11 @@ export const poolOutput = (
     return Array.from({ length: batch }, (_, b) => data.slice(b * dim, (b + 1) * dim));
   }
   if (dims.length !== 3) {
-    throw new OnnxEmbeddingError('ONNX_OUTPUT_UNSUPPORTED', `output '${outputName}' has shape [${dims.join(', ')}]; expected [batch, dim] or [batch, sequence, dim]`, outputName);
+    throw new OnnxEmbeddingError(
+      'ONNX_OUTPUT_UNSUPPORTED',
+      `output '${outputName}' has shape [${dims.join(', ')}]; expected [batch, dim] or [batch, sequence, dim]`,
+      outputName,
+    );
   }
   const [batch, seq, dim] = dims as [number, number, number];
   return Array.from({ length: batch }, (_, b) => {

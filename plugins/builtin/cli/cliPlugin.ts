@@ -39,7 +39,10 @@ const manifest: PluginManifest = {
 const isListening = (path: string): Promise<boolean> =>
   new Promise((resolve) => {
     const probe = createConnection(path);
-    probe.once('connect', () => (probe.destroy(), resolve(true)));
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
     probe.once('error', () => resolve(false));
   });
 
@@ -47,7 +50,11 @@ const send = (socket: Socket, reply: CliReply): void => {
   if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
 };
 
-export const startCli = async (api: PluginApi, socketPath: string, control: KernelControl | undefined): Promise<{ stop(): Promise<void> }> => {
+export const startCli = async (
+  api: PluginApi,
+  socketPath: string,
+  control: KernelControl | undefined,
+): Promise<{ stop(): Promise<void> }> => {
   const sessions = new Map<string, Socket>();
   let nextSession = 1;
   await api.registerOutputChannel(
@@ -56,7 +63,14 @@ export const startCli = async (api: PluginApi, socketPath: string, control: Kern
       const targets = delivery.target ? [sessions.get(delivery.target)] : [...sessions.values()];
       for (const socket of targets) {
         if (!socket) continue;
-        send(socket, delivery.kind === 'chunk' ? { type: 'chunk', text: delivery.text } : delivery.kind === 'end' ? { type: 'end', text: delivery.text } : { type: 'message', text: delivery.text });
+        send(
+          socket,
+          delivery.kind === 'chunk'
+            ? { type: 'chunk', text: delivery.text }
+            : delivery.kind === 'end'
+              ? { type: 'end', text: delivery.text }
+              : { type: 'message', text: delivery.text },
+        );
       }
     },
   );
@@ -101,7 +115,10 @@ export const startCli = async (api: PluginApi, socketPath: string, control: Kern
   }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => (server.off('error', reject), resolve()));
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   api.log(`listening on ${socketPath}`);
   return {

@@ -65,11 +65,7 @@ export const confinePath = async (requested: string, roots: readonly string[]): 
 
   const lexical = isAbsolute(requested) ? resolve(requested) : resolve(first, requested);
   if (!absoluteRoots.some((root) => isInside(root, lexical))) {
-    throw new PathOutsideRoots(
-      requested,
-      roots,
-      isAbsolute(requested) ? 'is an absolute path' : `climbs out with '..' to '${lexical}'`,
-    );
+    throw new PathOutsideRoots(requested, roots, isAbsolute(requested) ? 'is an absolute path' : `climbs out with '..' to '${lexical}'`);
   }
 
   const real = await realpathDeep(lexical);

@@ -58,7 +58,11 @@ export const readText = (real: string, shownPath: string, window: ReadWindow): P
     try {
       const { size } = await handle.stat();
       if (window.offset > 0 && window.offset >= size) {
-        throw new FileOperationFailed(shownPath, `has ${size} bytes, so offset ${window.offset} is past its end`, 'read from a smaller offset');
+        throw new FileOperationFailed(
+          shownPath,
+          `has ${size} bytes, so offset ${window.offset} is past its end`,
+          'read from a smaller offset',
+        );
       }
       const wanted = Math.min(window.limit, MAX_READ_BYTES, Math.max(0, size - window.offset));
       const buffer = Buffer.alloc(wanted);
@@ -82,16 +86,16 @@ export const readText = (real: string, shownPath: string, window: ReadWindow): P
 export const writeText = (real: string, shownPath: string, content: string, append: boolean): Promise<string> =>
   explained(shownPath, async () => {
     await mkdir(dirname(real), { recursive: true });
-    const existing = append ? await readFile(real).catch((error: unknown) => {
-      if (errnoCode(error) === 'ENOENT') return Buffer.alloc(0);
-      throw error;
-    }) : Buffer.alloc(0);
+    const existing = append
+      ? await readFile(real).catch((error: unknown) => {
+          if (errnoCode(error) === 'ENOENT') return Buffer.alloc(0);
+          throw error;
+        })
+      : Buffer.alloc(0);
     const data = Buffer.concat([existing, Buffer.from(content, 'utf8')]);
     await writeFileAtomic(real, data);
     const added = Buffer.byteLength(content, 'utf8');
-    return append
-      ? `appended ${added} bytes to ${shownPath} (now ${data.length} bytes)`
-      : `wrote ${added} bytes to ${shownPath}`;
+    return append ? `appended ${added} bytes to ${shownPath} (now ${data.length} bytes)` : `wrote ${added} bytes to ${shownPath}`;
   });
 
 /** One line per entry, sorted by name: `name/` for a directory, `name@` for a symlink, `name  (N bytes)` for a file. */

@@ -67,7 +67,12 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
         properties: {
           path: { type: 'string', description: 'File to read.' },
           offset: { type: 'integer', minimum: 0, description: 'Byte to start at (default 0).' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_READ_BYTES, description: `Bytes to read (default and most ${MAX_READ_BYTES}).` },
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_READ_BYTES,
+            description: `Bytes to read (default and most ${MAX_READ_BYTES}).`,
+          },
         },
         required: ['path'],
       },
@@ -99,9 +104,9 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
     (args) =>
       replyOrRefuse(async () => {
         const path = stringArg('files_write', args, 'path');
-        const content = args['content'];
+        const content = args.content;
         if (typeof content !== 'string') throw new InvalidFilesArgument('files_write', 'content', 'a string');
-        const append = args['append'] ?? false;
+        const append = args.append ?? false;
         if (typeof append !== 'boolean') throw new InvalidFilesArgument('files_write', 'append', 'true or false');
         const { real, lexical } = await confinePath(path, roots);
         return writeText(real, lexical, content, append);
@@ -119,7 +124,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
     },
     (args) =>
       replyOrRefuse(async () => {
-        const path = args['path'] === undefined ? '.' : stringArg('files_list', args, 'path');
+        const path = args.path === undefined ? '.' : stringArg('files_list', args, 'path');
         const { real, lexical } = await confinePath(path, roots);
         return listDir(real, lexical);
       }),

@@ -6,7 +6,16 @@
 import type { NewEvent } from '../../../events/index.ts';
 import { entities, entityKey, type TripleData } from '../../../projections/index.ts';
 import { InvalidMemoryArgument, MediaWithoutSentence, UnknownEntity, UnknownRelation } from './errors.ts';
-import { confidenceArg, mediaBlocksArg, optionalTextArg, stringListArg, textArg, triplesArg, type Args, MAX_TRIPLES } from './memoryArgs.ts';
+import {
+  confidenceArg,
+  mediaBlocksArg,
+  optionalTextArg,
+  stringListArg,
+  textArg,
+  triplesArg,
+  type Args,
+  MAX_TRIPLES,
+} from './memoryArgs.ts';
 import { closeNames, findEntity, findRelation, relationsTouching, type EntityRow } from './memoryQueries.ts';
 import type { MemoryTool, MemoryToolContext } from './memoryTool.ts';
 
@@ -52,7 +61,11 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
             },
           },
           sentence_text: { type: 'string', description: 'The sentence the triples state, kept with them.' },
-          media_digests: { type: 'array', items: { type: 'string' }, description: 'Hex content digests (≥ 12 characters) of media the sentence refers to; needs sentence_text.' },
+          media_digests: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Hex content digests (≥ 12 characters) of media the sentence refers to; needs sentence_text.',
+          },
         },
         required: ['triples'],
       },
@@ -83,7 +96,10 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
       description: "Merge two entities that name the same thing: every relation of 'from' moves to 'into', and 'from' is gone.",
       parameters: {
         type: 'object',
-        properties: { into: { type: 'string', description: 'Entity that stays.' }, from: { type: 'string', description: 'Entity merged into it.' } },
+        properties: {
+          into: { type: 'string', description: 'Entity that stays.' },
+          from: { type: 'string', description: 'Entity merged into it.' },
+        },
         required: ['into', 'from'],
       },
     },
@@ -91,7 +107,8 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
       const tool = 'memory_merge';
       const into = entityArg(tool, args, 'into');
       const from = entityArg(tool, args, 'from');
-      if (into.entity === from.entity) throw new InvalidMemoryArgument(tool, 'from', `'into' and 'from' are the same entity '${into.name}'`);
+      if (into.entity === from.entity)
+        throw new InvalidMemoryArgument(tool, 'from', `'into' and 'from' are the same entity '${into.name}'`);
       await record((at) => ({ type: 'EntitiesMerged', data: { into: into.name, from: from.name, by: 'tool', at } }));
       return `Merged '${from.name}' into '${into.name}': it now has ${relationsTouching(tx, into.entity).length} relation(s).`;
     },
@@ -100,7 +117,8 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
   const purge: MemoryTool = {
     spec: {
       name: 'memory_purge',
-      description: 'Remove relations from memory: the ones listed, and/or every relation of an entity. Entities left without relations are removed too.',
+      description:
+        'Remove relations from memory: the ones listed, and/or every relation of an entity. Entities left without relations are removed too.',
       parameters: {
         type: 'object',
         properties: {
@@ -112,8 +130,9 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
     async run(args) {
       const tool = 'memory_purge';
       const given = stringListArg(tool, args, 'relation_ids') ?? [];
-      const entity = args['entity'] === undefined || args['entity'] === null ? undefined : entityArg(tool, args, 'entity');
-      if (given.length === 0 && !entity) throw new InvalidMemoryArgument(tool, 'relation_ids', "give 'relation_ids' (a non-empty list) or 'entity'");
+      const entity = args.entity === undefined || args.entity === null ? undefined : entityArg(tool, args, 'entity');
+      if (given.length === 0 && !entity)
+        throw new InvalidMemoryArgument(tool, 'relation_ids', "give 'relation_ids' (a non-empty list) or 'entity'");
       const unknown = given.filter((id) => !findRelation(tx, id));
       if (unknown.length > 0) throw new UnknownRelation(tool, unknown);
       const relationIds = [...new Set([...given, ...(entity ? relationsTouching(tx, entity.entity) : [])])];
@@ -147,30 +166,55 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
       const has = (field: string) => args[field] !== undefined && args[field] !== null;
       const entityFields = ['rename_to', 'kind'].filter(has);
       const relationFields = ['predicate', 'object', 'confidence'].filter(has);
-      if (has('entity') === has('relation_id')) throw new InvalidMemoryArgument(tool, 'entity', "give exactly one of 'entity' or 'relation_id'");
+      if (has('entity') === has('relation_id'))
+        throw new InvalidMemoryArgument(tool, 'entity', "give exactly one of 'entity' or 'relation_id'");
       if (has('entity')) {
-        if (relationFields.length > 0) throw new InvalidMemoryArgument(tool, relationFields[0]!, `'${relationFields.join("', '")}' edit a relation: give 'relation_id', not 'entity'`);
+        if (relationFields.length > 0)
+          throw new InvalidMemoryArgument(
+            tool,
+            relationFields[0]!,
+            `'${relationFields.join("', '")}' edit a relation: give 'relation_id', not 'entity'`,
+          );
         if (entityFields.length === 0) throw new InvalidMemoryArgument(tool, 'rename_to', "an entity edit needs 'rename_to' or 'kind'");
         const entity = entityArg(tool, args, 'entity');
         const renameTo = optionalTextArg(tool, args, 'rename_to');
         const kind = optionalTextArg(tool, args, 'kind');
         const clash = renameTo === undefined ? undefined : findEntity(tx, renameTo);
         if (clash && clash.entity !== entity.entity) {
-          throw new InvalidMemoryArgument(tool, 'rename_to', `an entity '${clash.name}' already exists; to join the two use memory_merge {into: '${clash.name}', from: '${entity.name}'}`);
+          throw new InvalidMemoryArgument(
+            tool,
+            'rename_to',
+            `an entity '${clash.name}' already exists; to join the two use memory_merge {into: '${clash.name}', from: '${entity.name}'}`,
+          );
         }
-        await record((at) => ({ type: 'EntityEdited', data: { entity: entity.name, ...(renameTo ? { renameTo } : {}), ...(kind ? { kind } : {}), at } }));
+        await record((at) => ({
+          type: 'EntityEdited',
+          data: { entity: entity.name, ...(renameTo ? { renameTo } : {}), ...(kind ? { kind } : {}), at },
+        }));
         return `Edited entity '${entity.name}'${renameTo ? `: renamed to '${renameTo}'` : ''}${kind ? `${renameTo ? ',' : ':'} kind ${kind}` : ''}.`;
       }
-      if (entityFields.length > 0) throw new InvalidMemoryArgument(tool, entityFields[0]!, `'${entityFields.join("', '")}' edit an entity: give 'entity', not 'relation_id'`);
-      if (relationFields.length === 0) throw new InvalidMemoryArgument(tool, 'predicate', "a relation edit needs 'predicate', 'object' or 'confidence'");
+      if (entityFields.length > 0)
+        throw new InvalidMemoryArgument(
+          tool,
+          entityFields[0]!,
+          `'${entityFields.join("', '")}' edit an entity: give 'entity', not 'relation_id'`,
+        );
+      if (relationFields.length === 0)
+        throw new InvalidMemoryArgument(tool, 'predicate', "a relation edit needs 'predicate', 'object' or 'confidence'");
       const relationId = textArg(tool, args, 'relation_id');
       if (!findRelation(tx, relationId)) throw new UnknownRelation(tool, [relationId]);
       const predicate = optionalTextArg(tool, args, 'predicate');
       const object = optionalTextArg(tool, args, 'object');
-      const confidence = confidenceArg(tool, args['confidence'], 'confidence');
+      const confidence = confidenceArg(tool, args.confidence, 'confidence');
       await record((at) => ({
         type: 'RelationEdited',
-        data: { relationId, ...(predicate ? { predicate } : {}), ...(object ? { object } : {}), ...(confidence !== undefined ? { confidence } : {}), at },
+        data: {
+          relationId,
+          ...(predicate ? { predicate } : {}),
+          ...(object ? { object } : {}),
+          ...(confidence !== undefined ? { confidence } : {}),
+          at,
+        },
       }));
       const now = findRelation(tx, relationId)!;
       return `Edited relation ${relationId}: ${now.subject} ${now.predicate} ${now.object} (confidence ${now.confidence}).`;

@@ -17,7 +17,8 @@ const shown = (value: unknown): string => (value === undefined ? 'nothing' : JSO
 /** A non-empty string (trimmed). */
 export const textArg = (tool: string, args: Args, field: string): string => {
   const value = args[field];
-  if (typeof value !== 'string' || value.trim() === '') throw new InvalidMemoryArgument(tool, field, `'${field}' must be a non-empty string; got ${shown(value)}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new InvalidMemoryArgument(tool, field, `'${field}' must be a non-empty string; got ${shown(value)}`);
   return value.trim();
 };
 
@@ -51,26 +52,35 @@ export const stringListArg = (tool: string, args: Args, field: string): string[]
 };
 
 export const triplesArg = (tool: string, args: Args): TripleInput[] => {
-  const value = args['triples'];
+  const value = args.triples;
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_TRIPLES) {
-    throw new InvalidMemoryArgument(tool, 'triples', `'triples' must be an array of 1 to ${MAX_TRIPLES} {subject, predicate, object, confidence?} objects; got ${shown(value)}`);
+    throw new InvalidMemoryArgument(
+      tool,
+      'triples',
+      `'triples' must be an array of 1 to ${MAX_TRIPLES} {subject, predicate, object, confidence?} objects; got ${shown(value)}`,
+    );
   }
   return value.map((item: unknown, i) => {
     const field = `triples[${i}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      throw new InvalidMemoryArgument(tool, 'triples', `'${field}' must be an object {subject, predicate, object, confidence?}; got ${shown(item)}`);
+      throw new InvalidMemoryArgument(
+        tool,
+        'triples',
+        `'${field}' must be an object {subject, predicate, object, confidence?}; got ${shown(item)}`,
+      );
     }
     const triple = item as Args;
     const part = (name: string) => {
       const v = triple[name];
-      if (typeof v !== 'string' || v.trim() === '') throw new InvalidMemoryArgument(tool, 'triples', `'${field}.${name}' must be a non-empty string; got ${shown(v)}`);
+      if (typeof v !== 'string' || v.trim() === '')
+        throw new InvalidMemoryArgument(tool, 'triples', `'${field}.${name}' must be a non-empty string; got ${shown(v)}`);
       return v.trim();
     };
     return {
       subject: part('subject'),
       predicate: part('predicate'),
       object: part('object'),
-      confidence: confidenceArg(tool, triple['confidence'], `${field}.confidence`) ?? DEFAULT_CONFIDENCE,
+      confidence: confidenceArg(tool, triple.confidence, `${field}.confidence`) ?? DEFAULT_CONFIDENCE,
     };
   });
 };
@@ -81,7 +91,11 @@ export const mediaBlocksArg = (tool: string, args: Args): BlockRef[] => {
   const blocks = new Map<string, BlockRef>();
   for (const digest of digests) {
     if (!DIGEST.test(digest)) {
-      throw new InvalidMemoryArgument(tool, 'media_digests', `'media_digests' entries must be hex content digests of at least 12 characters; got ${shown(digest)}`);
+      throw new InvalidMemoryArgument(
+        tool,
+        'media_digests',
+        `'media_digests' entries must be hex content digests of at least 12 characters; got ${shown(digest)}`,
+      );
     }
     const blockId = `blk_media_${digest.slice(0, 12).toLowerCase()}`;
     blocks.set(blockId, { blockId, kind: 'media' });

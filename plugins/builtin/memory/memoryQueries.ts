@@ -15,7 +15,10 @@ export const findRelation = (tx: ReadModelTx, relationId: string): RelationRow |
 /** Every relation with the entity as subject or object, by id. */
 export const relationsTouching = (tx: ReadModelTx, entity: string): string[] =>
   tx
-    .all<{ relation_id: string }>('SELECT relation_id FROM memory_graph_relations WHERE subject = ? OR object = ? ORDER BY relation_id', [entity, entity])
+    .all<{ relation_id: string }>('SELECT relation_id FROM memory_graph_relations WHERE subject = ? OR object = ? ORDER BY relation_id', [
+      entity,
+      entity,
+    ])
     .map((r) => r.relation_id);
 
 const editDistance = (a: string, b: string): number => {
@@ -40,7 +43,14 @@ export const closeNames = (tx: ReadModelTx, name: string, limit = 5): string[] =
     .map((e) => e.name);
 };
 
-export type ColdDocContent = Readonly<{ scope: string; text: string; cites: string[]; events: unknown[]; createdAt: number; blocks: BlockRef[] }>;
+export type ColdDocContent = Readonly<{
+  scope: string;
+  text: string;
+  cites: string[];
+  events: unknown[];
+  createdAt: number;
+  blocks: BlockRef[];
+}>;
 
 /** A cold doc as it stands in L2, with the blocks it holds. */
 export const coldDocContent = (tx: ReadModelTx, docId: string): ColdDocContent | undefined => {
@@ -55,7 +65,14 @@ export const coldDocContent = (tx: ReadModelTx, docId: string): ColdDocContent |
       [docId],
     )
     .map((b): BlockRef => ({ blockId: b.block_id, kind: b.kind, ...(b.mime ? { mime: b.mime } : {}) }));
-  return { scope: row.scope, text: row.text, cites: JSON.parse(row.cites) as string[], events: JSON.parse(row.events) as unknown[], createdAt: row.created_at, blocks };
+  return {
+    scope: row.scope,
+    text: row.text,
+    cites: JSON.parse(row.cites) as string[],
+    events: JSON.parse(row.events) as unknown[],
+    createdAt: row.created_at,
+    blocks,
+  };
 };
 
 export type MemoryCounts = Readonly<{
@@ -68,7 +85,9 @@ export type MemoryCounts = Readonly<{
 }>;
 
 export const memoryCounts = (tx: ReadModelTx): MemoryCounts => {
-  const cold = tx.get<{ docs: number; accesses: number }>('SELECT count(*) AS docs, coalesce(sum(accesses), 0) AS accesses FROM memory_cold_docs');
+  const cold = tx.get<{ docs: number; accesses: number }>(
+    'SELECT count(*) AS docs, coalesce(sum(accesses), 0) AS accesses FROM memory_cold_docs',
+  );
   const count = (table: string) => tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0;
   return {
     contextByScope: tx.all('SELECT scope, count(*) AS events FROM memory_context_events GROUP BY scope ORDER BY scope'),

@@ -24,7 +24,10 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
       description: 'Search memory (working context, cold context and the knowledge graph) for what relates to a query.',
       parameters: {
         type: 'object',
-        properties: { query: { type: 'string' }, k: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 5).' } },
+        properties: {
+          query: { type: 'string' },
+          k: { type: 'integer', minimum: 1, maximum: 50, description: 'Most results (default 5).' },
+        },
         required: ['query'],
       },
     },
@@ -41,7 +44,10 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
         if (relation) for (const entity of [relation.subject, relation.object]) if (!already.has(entity)) named.add(entity);
       }
       const at = clock.now();
-      await memory.record([...named].map((entity): NewEvent => ({ type: 'EntityRecalled', data: { entity, turn, at } })), at);
+      await memory.record(
+        [...named].map((entity): NewEvent => ({ type: 'EntityRecalled', data: { entity, turn, at } })),
+        at,
+      );
       return numbered(hits.map((h) => ({ label: h.tier, text: h.text })));
     },
   };
@@ -99,7 +105,11 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
         properties: {
           text: { type: 'string' },
           scope: { type: 'string', description: 'Conversation it belongs to (default: the current one).' },
-          media_digests: { type: 'array', items: { type: 'string' }, description: 'Hex content digests (≥ 12 characters) of media the text refers to.' },
+          media_digests: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Hex content digests (≥ 12 characters) of media the text refers to.',
+          },
         },
         required: ['text'],
       },

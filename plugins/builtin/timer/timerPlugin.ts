@@ -62,11 +62,14 @@ export const timerPlugin: BuiltinPlugin = {
 
     const armIn = (id: string, ms: number, late: boolean): void => {
       disarm(id);
-      if (!stopped) handles.set(id, env.timers.setTimer(() => fire(id, late), ms));
+      if (!stopped)
+        handles.set(
+          id,
+          env.timers.setTimer(() => fire(id, late), ms),
+        );
     };
 
-    const arm = (timer: StoredTimer): void =>
-      armIn(timer.id, Math.min(MAX_WAIT_MS, Math.max(0, timer.dueAt - env.clock.now())), false);
+    const arm = (timer: StoredTimer): void => armIn(timer.id, Math.min(MAX_WAIT_MS, Math.max(0, timer.dueAt - env.clock.now())), false);
 
     const fire = (id: string, late: boolean): void => {
       handles.delete(id);
@@ -89,7 +92,9 @@ export const timerPlugin: BuiltinPlugin = {
             armIn(id, RETRY_MS, late);
           },
         )
-        .catch((error: unknown) => api.log(`timer: ${id} fired but the store could not be saved (${String(error)}); it may fire again after a restart`))
+        .catch((error: unknown) =>
+          api.log(`timer: ${id} fired but the store could not be saved (${String(error)}); it may fire again after a restart`),
+        )
         .finally(() => inFlight.delete(job));
       inFlight.add(job);
     };
@@ -141,7 +146,9 @@ export const timerPlugin: BuiltinPlugin = {
           const now = env.clock.now();
           return [...timers.values()]
             .sort((a, b) => a.dueAt - b.dueAt || a.setAt - b.setAt)
-            .map((t) => `${t.id}  due ${iso(t.dueAt)} (${t.dueAt > now ? `in ${describeDuration(t.dueAt - now)}` : 'firing now'})  ${t.note}`)
+            .map(
+              (t) => `${t.id}  due ${iso(t.dueAt)} (${t.dueAt > now ? `in ${describeDuration(t.dueAt - now)}` : 'firing now'})  ${t.note}`,
+            )
             .join('\n');
         }),
     );
@@ -154,8 +161,9 @@ export const timerPlugin: BuiltinPlugin = {
       },
       (args) =>
         replyOrRefuse(async () => {
-          const id = args['id'];
-          if (typeof id !== 'string' || id === '') throw new InvalidTimerArgument('timer_cancel', 'id', "'id' must be a timer id string like \"t1\"");
+          const id = args.id;
+          if (typeof id !== 'string' || id === '')
+            throw new InvalidTimerArgument('timer_cancel', 'id', '\'id\' must be a timer id string like "t1"');
           const timer = timers.get(id);
           if (timer === undefined) throw new UnknownTimer(id);
           timers.delete(id);

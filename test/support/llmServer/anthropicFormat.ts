@@ -61,7 +61,9 @@ export const anthropicFormat: WireFormat = {
       index += 1;
     }
     reply.toolCalls.forEach((call, i) => {
-      frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: toolUseId(reply, i), name: call.name, input: {} } }));
+      frames.push(
+        event('content_block_start', { index, content_block: { type: 'tool_use', id: toolUseId(reply, i), name: call.name, input: {} } }),
+      );
       for (const partial_json of ['', ...splitPieces(JSON.stringify(call.arguments))]) {
         frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }));
       }
@@ -69,7 +71,10 @@ export const anthropicFormat: WireFormat = {
       index += 1;
     });
     frames.push(
-      event('message_delta', { delta: { stop_reason: stopReasons[reply.finishReason], stop_sequence: null }, usage: { output_tokens: reply.outputTokens } }),
+      event('message_delta', {
+        delta: { stop_reason: stopReasons[reply.finishReason], stop_sequence: null },
+        usage: { output_tokens: reply.outputTokens },
+      }),
       event('message_stop', {}),
     );
     return frames;

@@ -7,7 +7,10 @@ const CREATED_AT = '2023-11-14T22:13:20.000Z';
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
 const toolCalls = (reply: ResolvedReply) =>
-  reply.toolCalls.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), function: { name: call.name, arguments: call.arguments } }));
+  reply.toolCalls.map((call) => ({
+    ...(call.id === undefined ? {} : { id: call.id }),
+    function: { name: call.name, arguments: call.arguments },
+  }));
 
 const doneFields = (reply: ResolvedReply) => ({
   done: true,

@@ -63,15 +63,26 @@ export const openAiFormat: WireFormat = {
     const frames = [chunk({ role: 'assistant', content: '' })];
     for (const piece of splitWords(reply.text)) frames.push(chunk({ content: piece }));
     reply.toolCalls.forEach((call, index) => {
-      frames.push(chunk({ tool_calls: [{ index, id: toolCallId(reply, index), type: 'function', function: { name: call.name, arguments: '' } }] }));
+      frames.push(
+        chunk({ tool_calls: [{ index, id: toolCallId(reply, index), type: 'function', function: { name: call.name, arguments: '' } }] }),
+      );
       for (const piece of splitPieces(JSON.stringify(call.arguments))) {
         frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
       }
     });
     frames.push(chunk({}, reply.finishReason));
-    const options = reply.requestBody['stream_options'] as { include_usage?: unknown } | undefined;
+    const options = reply.requestBody.stream_options as { include_usage?: unknown } | undefined;
     if (options?.include_usage === true) {
-      frames.push(sse({ id: `chatcmpl-test-${reply.seq}`, object: 'chat.completion.chunk', created: CREATED_SECONDS, model: reply.model, choices: [], usage: usage(reply) }));
+      frames.push(
+        sse({
+          id: `chatcmpl-test-${reply.seq}`,
+          object: 'chat.completion.chunk',
+          created: CREATED_SECONDS,
+          model: reply.model,
+          choices: [],
+          usage: usage(reply),
+        }),
+      );
     }
     frames.push(sse('[DONE]'));
     return frames;

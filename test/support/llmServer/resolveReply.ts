@@ -26,7 +26,7 @@ export const resolveReply = (reply: ScriptedCompletion, requestBody: unknown, ra
   const replyChars = text.length + toolCalls.reduce((sum, call) => sum + call.name.length + JSON.stringify(call.arguments).length, 0);
   return {
     seq,
-    model: typeof body['model'] === 'string' ? body['model'] : 'test-model',
+    model: typeof body.model === 'string' ? body.model : 'test-model',
     text,
     toolCalls,
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),

@@ -10,7 +10,16 @@ import { ollamaFormat } from './ollamaFormat.ts';
 import { openAiFormat } from './openAiFormat.ts';
 import { resolveReply } from './resolveReply.ts';
 import { ScriptQueue } from './scriptQueue.ts';
-import type { LlmServer, LlmServerOptions, Protocol, RecordedRequest, RequestOutcome, Script, ScriptedCompletion, ScriptedError } from './types.ts';
+import type {
+  LlmServer,
+  LlmServerOptions,
+  Protocol,
+  RecordedRequest,
+  RequestOutcome,
+  Script,
+  ScriptedCompletion,
+  ScriptedError,
+} from './types.ts';
 import type { WireFormat } from './wireFormat.ts';
 
 const defaultErrorMessages: Record<number, string> = {
@@ -69,7 +78,14 @@ export const startLlmServer = async (script: Script = [], options: LlmServerOpti
       check();
     });
 
-  const finish = (record: RecordedRequest, res: ServerResponse, outcome: RequestOutcome, status: number, json?: unknown, headers: Readonly<Record<string, string>> = {}) => {
+  const finish = (
+    record: RecordedRequest,
+    res: ServerResponse,
+    outcome: RequestOutcome,
+    status: number,
+    json?: unknown,
+    headers: Readonly<Record<string, string>> = {},
+  ) => {
     record.status = status;
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(json === undefined ? undefined : JSON.stringify(json), () => {
