@@ -3,18 +3,28 @@
  * (same DDL, same pragmas, payload msgpack-encoded inside the timed part on both sides).
  */
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
-import { encodePayload, type NewEvent } from '../events/index.ts';
+import { encodePayload, type NewEventOf } from '../events/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { measurePair, type TimedRun } from './measure.ts';
-import { BENCH_AT, BENCH_STREAMS, BENCH_TYPE, benchStream, noteEvent, notePayload, openRawEventLog, openStore } from './workload.ts';
+import {
+  BENCH_AT,
+  BENCH_STREAMS,
+  BENCH_TYPE,
+  type BenchEvent,
+  benchStream,
+  noteEvent,
+  notePayload,
+  openRawEventLog,
+  openStore,
+} from './workload.ts';
 
 const BATCH = 1_000;
 const CONCURRENT_CHUNK = 100;
 
 /** Opens a fresh store, times `body`, checks every event landed, removes the file. */
 const timedStore =
-  (ctx: BenchContext, label: string, expected: number, body: (store: SqliteEventStore) => Promise<void>): TimedRun =>
+  (ctx: BenchContext, label: string, expected: number, body: (store: SqliteEventStore<BenchEvent>) => Promise<void>): TimedRun =>
   async () => {
     const path = ctx.temp.file(label);
     const store = openStore(path);
@@ -94,7 +104,7 @@ export const appendConcurrent = async (ctx: BenchContext): Promise<Figure> => {
   });
 };
 
-type Batch = Readonly<{ stream: string; firstSeq: number; firstVersion: number; events: NewEvent[] }>;
+type Batch = Readonly<{ stream: string; firstSeq: number; firstVersion: number; events: NewEventOf<BenchEvent>[] }>;
 
 /** `n` notes cut into batches of `BATCH`, batch k going to stream k mod BENCH_STREAMS. */
 const buildBatches = (n: number): Batch[] => {
@@ -102,7 +112,7 @@ const buildBatches = (n: number): Batch[] => {
   const batches: Batch[] = [];
   for (let from = 0, k = 0; from < n; from += BATCH, k++) {
     const stream = benchStream(k);
-    const events: NewEvent[] = [];
+    const events: NewEventOf<BenchEvent>[] = [];
     for (let i = from; i < Math.min(n, from + BATCH); i++) events.push(noteEvent(i));
     const version = versions.get(stream) ?? 0;
     versions.set(stream, version + events.length);

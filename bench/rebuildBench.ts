@@ -9,12 +9,12 @@ import { allProjections } from '../projections/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { log, measurePair, progress, type TimedRun } from './measure.ts';
-import { mixedLog, openStore } from './workload.ts';
+import { type BenchEvent, mixedLog, openStore } from './workload.ts';
 
 const POPULATE_CHUNK = 1_000;
 
 /** Writes the mixed log through the store, one append per event, group-committed per chunk. */
-const populate = async (store: SqliteEventStore, total: number): Promise<void> => {
+const populate = async (store: SqliteEventStore<BenchEvent>, total: number): Promise<void> => {
   const report = progress(`writing a mixed log of ${total} events`);
   let pending: Promise<unknown>[] = [];
   let written = 0;

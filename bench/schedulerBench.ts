@@ -12,7 +12,7 @@ import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { measurePair, type TimedRun } from './measure.ts';
 import { schedulerMessages } from './schedulerWorkload.ts';
-import { openStore } from './workload.ts';
+import { openHologramStore } from './workload.ts';
 
 const config = { preemptCooldownMs: 2_000, offloadAfterMs: 5 * 60_000 };
 
@@ -66,7 +66,7 @@ export const schedulerJournaling = async (ctx: BenchContext): Promise<Figure[]> 
   let appended = 0;
   const journaledRun: TimedRun = async () => {
     const path = ctx.temp.file('scheduler-journal');
-    const store = openStore(path);
+    const store = openHologramStore(path);
     const actor = new JournaledActor({ store, stream: SCHEDULER_STREAM, logic: schedulerMachine, input: { config } });
     const messages = schedulerMessages(n, () => actor.snapshot.context.running?.id ?? null);
     const t0 = performance.now();

@@ -13,7 +13,7 @@ import { provideTurn, type LlmAnswer, type LlmCall, type TurnMessage } from '../
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { log } from './measure.ts';
-import { openStore } from './workload.ts';
+import { openHologramStore } from './workload.ts';
 
 const CONTEXT_MESSAGES = 10_000;
 const ANSWER: CompletionResponse = { text: 'Noted.', toolCalls: [], finishReason: 'stop' };
@@ -41,7 +41,7 @@ export const turnOverhead = async (ctx: BenchContext): Promise<Figure[]> => {
   const turns = Math.max(20, Math.min(200, Math.floor(ctx.appends / 10)));
   const context = history();
   const path = ctx.temp.file('turns');
-  const store = openStore(path);
+  const store = openHologramStore(path);
   const chain = new ProviderChain([instantModel]);
   const bare = provideTurn({
     llm: fromPromise<LlmAnswer, LlmCall>(async () => ANSWER),

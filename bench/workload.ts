@@ -14,14 +14,19 @@ import {
   SequentialIds,
   VirtualClock,
   type EventCatalog,
-  type NewEvent,
+  type EventOf,
+  type HologramEvent,
+  type NewEventOf,
 } from '../events/index.ts';
 
-export const BENCH_TYPE = 'BenchNoted';
+export const BENCH_TYPE = 'BenchNoted' as const;
 export const BENCH_STREAMS = 100;
 export const BENCH_AT = 1_700_000_000_000;
 
 export const benchNoted = defineEvent(BENCH_TYPE, s.object({ text: s.string(), n: s.integer() }));
+
+/** What the bench's log holds: the build's events and the bench's own. */
+export type BenchEvent = HologramEvent | EventOf<typeof benchNoted>;
 
 export const benchCatalog = (): EventCatalog => createDefaultCatalog().add(benchNoted);
 
@@ -29,10 +34,14 @@ export const benchStream = (i: number): string => `bench-${i % BENCH_STREAMS}`;
 
 export const notePayload = (i: number): { text: string; n: number } => ({ text: `note ${i}: the quick brown fox`, n: i });
 
-export const noteEvent = (i: number): NewEvent => ({ type: BENCH_TYPE, data: notePayload(i) });
+export const noteEvent = (i: number): NewEventOf<BenchEvent> => ({ type: BENCH_TYPE, data: notePayload(i) });
 
-export const openStore = (path: string): SqliteEventStore =>
+/** A store of the build's events only, for the figures that run the daemon's actors. */
+export const openHologramStore = (path: string): SqliteEventStore =>
   SqliteEventStore.open(path, { catalog: benchCatalog(), clock: new VirtualClock(BENCH_AT), ids: new SequentialIds('bench') });
+
+export const openStore = (path: string): SqliteEventStore<BenchEvent> =>
+  SqliteEventStore.open<BenchEvent>(path, { catalog: benchCatalog(), clock: new VirtualClock(BENCH_AT), ids: new SequentialIds('bench') });
 
 /** A bare events table opened like the store opens it, with the raw INSERT the baselines use. */
 export type RawEventLog = Readonly<{ db: SqliteDatabase; insert: Statement }>;
@@ -48,13 +57,19 @@ export const openRawEventLog = (path: string): RawEventLog => {
 };
 
 /** One kernel "run": boot, modules up (one fails), modules down, stop. 23 events. */
-const kernelRun = (run: number): NewEvent[] => {
+const kernelRun = (run: number): NewEventOf<BenchEvent>[] => {
   const modules = Array.from({ length: 10 }, (_, j) => `module-${j}`);
   return [
     { type: 'KernelStarted', data: { pid: 1000 + run, layers: [modules.slice(0, 5), modules.slice(5)], dataDir: '/var/lib/hologram' } },
-    ...modules.map((module, j) => ({ type: 'ModuleStarted', data: { module, layer: j < 5 ? 0 : 1, provides: [`facility-${j}`] } })),
+    ...modules.map((module, j) => ({
+      type: 'ModuleStarted' as const,
+      data: { module, layer: j < 5 ? 0 : 1, provides: [`facility-${j}`] },
+    })),
     { type: 'ModuleFailed', data: { module: 'module-flaky', layer: 1, error: 'boot timed out', code: 'TIMEOUT' } },
-    ...modules.map((module, j) => ({ type: 'ModuleStopped', data: j === 3 ? { module, error: 'stopped with pending work' } : { module } })),
+    ...modules.map((module, j) => ({
+      type: 'ModuleStopped' as const,
+      data: j === 3 ? { module, error: 'stopped with pending work' } : { module },
+    })),
     { type: 'KernelStopped', data: { reason: `run ${run} over` } },
   ];
 };
@@ -63,9 +78,9 @@ const kernelRun = (run: number): NewEvent[] => {
 const KERNEL_EVERY = 33;
 
 /** The mixed log in order: notes round-robin over the bench streams, kernel runs interleaved. */
-export function* mixedLog(total: number): Generator<{ stream: string; event: NewEvent }> {
+export function* mixedLog(total: number): Generator<{ stream: string; event: NewEventOf<BenchEvent> }> {
   let note = 0;
-  let kernel: NewEvent[] = [];
+  let kernel: NewEventOf<BenchEvent>[] = [];
   let run = 0;
   for (let i = 1; i <= total; i++) {
     if (i % KERNEL_EVERY === 0) {

@@ -33,3 +33,7 @@ export type EventOf<D> = D extends EventDefinition<infer T, infer S> ? Readonly<
 
 /** The union of events declared by a record of definitions. */
 export type EventUnion<R extends Record<string, EventDefinition>> = EventOf<R[keyof R]>;
+
+/** The type names of a record of definitions, typed. */
+export const typesOf = <R extends Record<string, EventDefinition>>(definitions: R): Extract<keyof R, string>[] =>
+  Object.keys(definitions) as Extract<keyof R, string>[];

@@ -20,6 +20,18 @@ export type NewEvent<T extends string = string, D = unknown> = Readonly<{
   correlation?: string;
 }>;
 
+/** Any event: what generic code (stores, codecs, replay) handles without knowing the type. */
+export type AnyEvent = Readonly<{ type: string; data: unknown }>;
+
+/** The events of a union as a caller appends them (one `NewEvent` per member, so type and data agree). */
+export type NewEventOf<E extends AnyEvent> = E extends AnyEvent ? NewEvent<E['type'], E['data']> : never;
+
+/** The events of a union as the log returns them. */
+export type RecordedEventOf<E extends AnyEvent> = E extends AnyEvent ? RecordedEvent<E['type'], E['data']> : never;
+
+/** The type and data of a recorded event without its envelope, still typed as the member of its union. */
+export const bareEvent = <E extends AnyEvent>(event: RecordedEventOf<E>): E => ({ type: event.type, data: event.data }) as unknown as E;
+
 /** An event as the log stores and returns it. */
 export type RecordedEvent<T extends string = string, D = unknown> = Readonly<{
   seq: number;

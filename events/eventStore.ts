@@ -6,7 +6,8 @@
  * - An append that resolved is durable.
  * - Re-appending events whose ids are already stored, at the same place, is a no-op.
  */
-import type { NewEvent, RecordedEvent } from './envelope.ts';
+import type { HologramEvent } from './catalog/index.ts';
+import type { AnyEvent, NewEventOf, RecordedEventOf } from './envelope.ts';
 import type { ExpectedVersion } from './errors.ts';
 
 export type AppendOptions = Readonly<{
@@ -14,32 +15,32 @@ export type AppendOptions = Readonly<{
   expectedVersion?: ExpectedVersion;
 }>;
 
-export type AppendResult = Readonly<{
+export type AppendResult<E extends AnyEvent = HologramEvent> = Readonly<{
   /** The stream's version after the append. */
   nextVersion: number;
   /** Global sequence of the last event of this append. */
   lastSeq: number;
   /** The events as stored (for a no-op re-append, the originals). */
-  events: readonly RecordedEvent[];
+  events: readonly RecordedEventOf<E>[];
   /** True when every event was already stored (an idempotent retry). */
   alreadyStored: boolean;
 }>;
 
 export type ReadStreamOptions = Readonly<{ fromVersion?: number; maxCount?: number }>;
 
-export type ReadAllOptions = Readonly<{
+export type ReadAllOptions<T extends string = string> = Readonly<{
   /** First sequence to return (inclusive); default 1. */
   fromSeq?: number;
   /** Last sequence to return (inclusive). */
   toSeq?: number;
   maxCount?: number;
   /** Only these event types. */
-  types?: readonly string[];
+  types?: readonly T[];
   /** Only this stream. */
   stream?: string;
 }>;
 
-export type SubscriptionHandler = (events: readonly RecordedEvent[]) => void | Promise<void>;
+export type SubscriptionHandler<E extends AnyEvent = HologramEvent> = (events: readonly RecordedEventOf<E>[]) => void | Promise<void>;
 
 export interface Subscription {
   /** Sequence of the last event the handler has finished. */
@@ -49,24 +50,28 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-export type SubscribeOptions = Readonly<{
+export type SubscribeOptions<E extends AnyEvent = HologramEvent> = Readonly<{
   /** Last sequence already handled (the checkpoint); delivery starts after it. */
   afterSeq: number;
-  handler: SubscriptionHandler;
+  handler: SubscriptionHandler<E>;
   batchSize?: number;
   /** Called when the handler throws; the subscription stops at the failing batch. */
   onError?: (error: unknown) => void;
 }>;
 
-export interface EventStore {
-  append(stream: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
-  readStream(stream: string, options?: ReadStreamOptions): Promise<readonly RecordedEvent[]>;
-  readAll(options?: ReadAllOptions): Promise<readonly RecordedEvent[]>;
+/**
+ * A log of the events of union `E` (by default every event this build declares): appends are
+ * typed by event type, and reads narrowed to the types asked for.
+ */
+export interface EventStore<E extends AnyEvent = HologramEvent> {
+  append(stream: string, events: readonly NewEventOf<E>[], options?: AppendOptions): Promise<AppendResult<E>>;
+  readStream(stream: string, options?: ReadStreamOptions): Promise<readonly RecordedEventOf<E>[]>;
+  readAll<T extends E['type'] = E['type']>(options?: ReadAllOptions<T>): Promise<readonly RecordedEventOf<Extract<E, { type: T }>>[]>;
   /** Sequence of the newest event (0 for an empty log). */
   headSeq(): Promise<number>;
   /** Current version of a stream (0 when it does not exist). */
   streamVersion(stream: string): Promise<number>;
   /** Tails the log from a checkpoint: catches up first, then follows new appends. */
-  subscribe(options: SubscribeOptions): Subscription;
+  subscribe(options: SubscribeOptions<E>): Subscription;
   close(): Promise<void>;
 }

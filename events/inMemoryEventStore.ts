@@ -4,7 +4,8 @@
  */
 import { assertExpectedVersion, assertStreamName, matchReappend, prepareEvents } from './appendRules.ts';
 import type { Clock, IdSource } from './clock.ts';
-import type { NewEvent, RecordedEvent } from './envelope.ts';
+import type { HologramEvent } from './catalog/index.ts';
+import type { AnyEvent, NewEventOf, RecordedEvent, RecordedEventOf } from './envelope.ts';
 import type { EventCatalog } from './eventCatalog.ts';
 import type {
   AppendOptions,
@@ -18,7 +19,7 @@ import type {
 import { DuplicateEventId, EventStoreClosed } from './errors.ts';
 import { startTailSubscription } from './tailSubscription.ts';
 
-export class InMemoryEventStore implements EventStore {
+export class InMemoryEventStore<E extends AnyEvent = HologramEvent> implements EventStore<E> {
   private readonly log: RecordedEvent[] = [];
   private readonly byId = new Map<string, RecordedEvent>();
   private readonly streams = new Map<string, RecordedEvent[]>();
@@ -32,7 +33,7 @@ export class InMemoryEventStore implements EventStore {
     private readonly ids: IdSource,
   ) {}
 
-  async append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+  async append(stream: string, events: readonly NewEventOf<E>[], options: AppendOptions = {}): Promise<AppendResult<E>> {
     this.assertOpen();
     assertStreamName(stream);
     if (events.length === 0) throw new RangeError(`append to '${stream}' needs at least one event`);
@@ -41,7 +42,12 @@ export class InMemoryEventStore implements EventStore {
     const retry = matchReappend(stream, events, stored);
     const streamEvents = this.streams.get(stream) ?? [];
     if (retry) {
-      return { nextVersion: streamEvents.length, lastSeq: retry[retry.length - 1]!.seq, events: retry, alreadyStored: true };
+      return {
+        nextVersion: streamEvents.length,
+        lastSeq: retry[retry.length - 1]!.seq,
+        events: retry as RecordedEventOf<E>[],
+        alreadyStored: true,
+      };
     }
     assertExpectedVersion(stream, options.expectedVersion ?? 'any', streamEvents.length);
     const clash = stored.find((e) => e !== undefined);
@@ -65,23 +71,25 @@ export class InMemoryEventStore implements EventStore {
     return {
       nextVersion: streamEvents.length,
       lastSeq: this.log.length,
-      events: recorded,
+      events: recorded as RecordedEventOf<E>[],
       alreadyStored: false,
     };
   }
 
-  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEventOf<E>[]> {
     this.assertOpen();
     const from = Math.max(1, options.fromVersion ?? 1);
     const events = (this.streams.get(stream) ?? []).slice(from - 1);
-    return options.maxCount === undefined ? events : events.slice(0, options.maxCount);
+    return (options.maxCount === undefined ? events : events.slice(0, options.maxCount)) as RecordedEventOf<E>[];
   }
 
-  async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
+  async readAll<T extends E['type'] = E['type']>(
+    options: ReadAllOptions<T> = {},
+  ): Promise<readonly RecordedEventOf<Extract<E, { type: T }>>[]> {
     this.assertOpen();
     const from = Math.max(1, options.fromSeq ?? 1);
     const to = options.toSeq ?? Infinity;
-    const types = options.types ? new Set(options.types) : undefined;
+    const types = options.types ? new Set<string>(options.types) : undefined;
     const result: RecordedEvent[] = [];
     for (let i = from - 1; i < this.log.length && result.length < (options.maxCount ?? Infinity); i++) {
       const event = this.log[i]!;
@@ -90,7 +98,7 @@ export class InMemoryEventStore implements EventStore {
       if (options.stream !== undefined && event.stream !== options.stream) continue;
       result.push(event);
     }
-    return result;
+    return result as RecordedEventOf<Extract<E, { type: T }>>[];
   }
 
   async headSeq(): Promise<number> {
@@ -101,11 +109,11 @@ export class InMemoryEventStore implements EventStore {
     return this.streams.get(stream)?.length ?? 0;
   }
 
-  subscribe(options: SubscribeOptions): Subscription {
+  subscribe(options: SubscribeOptions<E>): Subscription {
     this.assertOpen();
     const subscription = startTailSubscription(
       {
-        read: (afterSeq, maxCount) => this.readAll({ fromSeq: afterSeq + 1, maxCount }),
+        read: (afterSeq, maxCount) => this.readAll({ fromSeq: afterSeq + 1, maxCount }) as Promise<readonly RecordedEventOf<E>[]>,
         waitForAppend: () => new Promise<void>((resolve) => this.wake.push(resolve)),
       },
       options,

@@ -39,10 +39,21 @@ export const unknown = (): Schema<unknown> => leaf('any value', () => true);
 export const literal = <L extends string | number | boolean>(...values: L[]): Schema<L> =>
   leaf(values.map((v) => JSON.stringify(v)).join(' | '), (v) => (values as unknown[]).includes(v));
 
-export const optional = <T>(inner: Schema<T>): Schema<T | undefined> => ({
-  describe: `${inner.describe} (optional)`,
-  check: (value, path) => (value === undefined || value === null ? undefined : inner.check(value, path)),
-});
+/** A field that may be left out. `null` is a value, not an absence: declare it with `nullable`. */
+export const optional = <T>(inner: Schema<T>): Schema<T | undefined> => {
+  const describe = `${inner.describe} (optional)`;
+  return { describe, check: (value, path) => (value === undefined ? undefined : described(inner.check(value, path), path, describe)) };
+};
+
+/** A field that is present and may be `null`. */
+export const nullable = <T>(inner: Schema<T>): Schema<T | null> => {
+  const describe = `${inner.describe} or null`;
+  return { describe, check: (value, path) => (value === null ? undefined : described(inner.check(value, path), path, describe)) };
+};
+
+/** A mismatch of the field itself names what the wrapper accepts; one deeper inside keeps its own. */
+const described = (issue: SchemaIssue | undefined, path: string, describe: string): SchemaIssue | undefined =>
+  issue && issue.path === path ? { ...issue, expected: describe } : issue;
 
 export const array = <T>(item: Schema<T>): Schema<readonly T[]> => ({
   describe: `array of ${item.describe}`,

@@ -3,16 +3,17 @@
  * from the log (never from a buffer), so a subscriber that falls behind catches up and
  * never misses an event. New appends only wake it.
  */
-import type { RecordedEvent } from './envelope.ts';
+import type { HologramEvent } from './catalog/index.ts';
+import type { AnyEvent, RecordedEventOf } from './envelope.ts';
 import type { SubscribeOptions, Subscription } from './eventStore.ts';
 
-export type TailSource = Readonly<{
-  read(afterSeq: number, maxCount: number): Promise<readonly RecordedEvent[]>;
+export type TailSource<E extends AnyEvent = HologramEvent> = Readonly<{
+  read(afterSeq: number, maxCount: number): Promise<readonly RecordedEventOf<E>[]>;
   /** Resolves at the next append (or after a poll interval, for appends by other processes). */
   waitForAppend(): Promise<void>;
 }>;
 
-export const startTailSubscription = (source: TailSource, options: SubscribeOptions): Subscription => {
+export const startTailSubscription = <E extends AnyEvent>(source: TailSource<E>, options: SubscribeOptions<E>): Subscription => {
   const batchSize = options.batchSize ?? 500;
   let position = options.afterSeq;
   let stopped = false;
@@ -34,7 +35,7 @@ export const startTailSubscription = (source: TailSource, options: SubscribeOpti
 
   const loop = (async () => {
     while (!stopped) {
-      let batch: readonly RecordedEvent[];
+      let batch: readonly RecordedEventOf<E>[];
       try {
         batch = await source.read(position, batchSize);
         if (batch.length > 0) {

@@ -4,7 +4,7 @@
  * the transaction that also moves the projection's checkpoint; it never reads a clock,
  * a random source or anything outside its tables and the event.
  */
-import type { RecordedEvent } from '../events/index.ts';
+import type { HologramEventType, Recorded, RecordedEvent } from '../events/index.ts';
 
 export type SqlValue = string | number | bigint | Uint8Array | null;
 
@@ -21,19 +21,23 @@ export type ReadModelTable = Readonly<{
   ddl: string;
 }>;
 
-export type Projection = Readonly<{
+/** A recorded event of type `T`: typed by the catalog when the build declares `T` (tests fold types of their own). */
+export type FoldedEvent<T extends string> = T extends HologramEventType ? Recorded<T> : RecordedEvent<T>;
+
+/** A fold of the event types `T`: `evolve` sees only those, typed by the catalog. */
+export type Projection<T extends string = HologramEventType> = Readonly<{
   name: string;
   /** Bump when the fold or the tables change: the read model is then rebuilt on start. */
   version: number;
   /** Event types the fold handles, or `'all'`. Other events only move the checkpoint. */
-  handles: readonly string[] | 'all';
+  handles: readonly T[] | 'all';
   tables: readonly ReadModelTable[];
-  evolve(tx: ReadModelTx, event: RecordedEvent): void;
+  evolve(tx: ReadModelTx, event: FoldedEvent<T>): void;
   /** What the read model means, for people: printed by `homed replay --until` next to the tables. */
   view?: (tx: ReadModelTx) => unknown;
 }>;
 
-export const defineProjection = (projection: Projection): Projection => {
+export const defineProjection = <T extends string>(projection: Projection<T>): Projection<T> => {
   if (!/^[a-z][a-z0-9_]*$/.test(projection.name)) {
     throw new Error(`projection name '${projection.name}' must be lower_snake_case (it prefixes table names)`);
   }
@@ -45,5 +49,5 @@ export const defineProjection = (projection: Projection): Projection => {
   return projection;
 };
 
-export const projectionHandles = (projection: Projection, type: string): boolean =>
-  projection.handles === 'all' || projection.handles.includes(type);
+export const projectionHandles = (projection: Projection<string>, type: string): boolean =>
+  projection.handles === 'all' || (projection.handles as readonly string[]).includes(type);

@@ -1,6 +1,6 @@
 /** `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import type { ReadAllOptions } from '../../events/index.ts';
+import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
@@ -16,9 +16,25 @@ Prints the events of a data dir's log as JSON lines, oldest first.
   --limit N    print at most N events
   --raw        print rows as stored (payload as base64, type not checked): for damaged logs
   --follow     keep printing new events as they are appended (Ctrl-C to stop)
+  --list-types print every event type this build declares, one per line
 `;
 
 const PAGE = 1_000;
+
+/** `--type` names checked against the catalog: a typo is an error naming the nearest types, not an empty listing. */
+const declaredTypes = (names: readonly string[]): HologramEventType[] => {
+  const catalog = createDefaultCatalog();
+  for (const name of names) {
+    if (catalog.has(name)) continue;
+    const near = catalog
+      .types()
+      .filter((t) => t.toLowerCase().includes(name.toLowerCase()) || name.toLowerCase().includes(t.toLowerCase()));
+    throw new UsageError(
+      `--type ${name}: no event type of that name is declared${near.length > 0 ? `; did you mean ${near.slice(0, 5).join(', ')}?` : ''} (every type: homed log --list-types)`,
+    );
+  }
+  return names as HologramEventType[];
+};
 
 export const logCommand = async (args: string[], write: (line: string) => void): Promise<number> => {
   const { values } = parse(args, {
@@ -30,10 +46,15 @@ export const logCommand = async (args: string[], write: (line: string) => void):
     limit: { type: 'string' },
     raw: { type: 'boolean' },
     follow: { type: 'boolean' },
+    'list-types': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     write(LOG_HELP);
+    return 0;
+  }
+  if (values['list-types']) {
+    for (const type of createDefaultCatalog().types()) write(type);
     return 0;
   }
   const from = positiveInteger('from', values.from) ?? 1;
@@ -42,13 +63,14 @@ export const logCommand = async (args: string[], write: (line: string) => void):
   if (to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`);
   if (values.follow && values.raw) throw new UsageError('--follow and --raw cannot be combined');
   if (values.follow && to !== undefined) throw new UsageError('--follow and --to cannot be combined');
+  const types = values.type === undefined ? undefined : declaredTypes(values.type);
   const store = openEventLog(existingLogPath(values.data ?? defaultDataDir()));
   try {
     // With --follow, print up to the head seen now, then tail from exactly there.
     const until = values.follow ? await store.headSeq() : to;
-    const filter: ReadAllOptions = {
+    const filter: ReadAllOptions<HologramEventType> = {
       ...(values.stream !== undefined ? { stream: values.stream } : {}),
-      ...(values.type !== undefined ? { types: values.type } : {}),
+      ...(types !== undefined ? { types } : {}),
     };
     let printed = 0;
     let next = from;
@@ -73,7 +95,7 @@ export const logCommand = async (args: string[], write: (line: string) => void):
 };
 
 /** A page of events; when one cannot be read, prints those before it, then throws its error. */
-const readPageUpToDamage = async (store: SqliteEventStore, page: ReadAllOptions, write: (line: string) => void) => {
+const readPageUpToDamage = async (store: SqliteEventStore, page: ReadAllOptions<HologramEventType>, write: (line: string) => void) => {
   try {
     return await store.readAll(page);
   } catch (error) {

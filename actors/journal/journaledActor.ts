@@ -12,9 +12,10 @@ import {
   type Observer,
   type SnapshotFrom,
 } from 'xstate';
-import { HologramError, type EventStore } from '../../events/index.ts';
+import { HologramError, type EventStore, type HologramEvent } from '../../events/index.ts';
 
-export type Fact = Readonly<{ type: string; data: unknown }>;
+/** What an actor concludes: an event the catalog declares. */
+export type Fact = HologramEvent;
 export type TimedMessage = Readonly<{ type: string; at: number }>;
 
 export class JournalBroken extends HologramError {
@@ -90,7 +91,7 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
     try {
       await this.options.store.append(this.options.stream, [
         { type: 'InputDelivered', data: { to: this.options.stream, message }, at: message.at },
-        ...facts.map((fact) => ({ type: fact.type, data: fact.data, at: message.at })),
+        ...facts.map((fact) => ({ ...fact, at: message.at })),
       ]);
     } catch (error) {
       this.broken = new JournalBroken(this.options.stream, error);

@@ -5,13 +5,13 @@
  * nondeterminism).
  */
 import { createActor, type AnyStateMachine, type InputFrom } from 'xstate';
-import { encodePayload, type EventStore, type RecordedEvent } from '../../events/index.ts';
-import type { Fact, JournaledActorOptions, TimedMessage } from './journaledActor.ts';
+import { encodePayload, type AnyEvent, type EventStore, type RecordedEvent } from '../../events/index.ts';
+import type { JournaledActorOptions, TimedMessage } from './journaledActor.ts';
 
 export type ReplayDivergence = Readonly<{
   seq: number;
-  expected: Fact | null;
-  actual: Fact | null;
+  expected: AnyEvent | null;
+  actual: AnyEvent | null;
 }>;
 
 export type JournalReplay<TLogic extends AnyStateMachine> = Readonly<{
@@ -21,7 +21,7 @@ export type JournalReplay<TLogic extends AnyStateMachine> = Readonly<{
   snapshot: ReturnType<ReturnType<typeof createActor<TLogic>>['getSnapshot']>;
 }>;
 
-const sameFact = (a: Fact, b: Fact) => a.type === b.type && encodePayload(a.data).equals(encodePayload(b.data));
+const sameFact = (a: AnyEvent, b: AnyEvent) => a.type === b.type && encodePayload(a.data).equals(encodePayload(b.data));
 
 /**
  * The first place where what a replay produced differs from what the log recorded, byte for
@@ -30,7 +30,7 @@ const sameFact = (a: Fact, b: Fact) => a.type === b.type && encodePayload(a.data
  */
 export const firstDifference = (
   recorded: readonly RecordedEvent[],
-  produced: readonly Fact[],
+  produced: readonly AnyEvent[],
   afterSeq = recorded.at(-1)?.seq ?? 0,
 ): ReplayDivergence | null => {
   for (let i = 0; i < Math.max(recorded.length, produced.length); i++) {
@@ -60,8 +60,8 @@ export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
   const recorded = await options.store.readStream(options.stream);
   const events = recorded.filter((e) => options.untilSeq === undefined || e.seq <= options.untilSeq);
   const actor = createActor(options.logic, { input: options.input, ...(options.clock ? { clock: options.clock } : {}) });
-  let emitted: Fact[] = [];
-  actor.on('*', (fact: Fact) => emitted.push(fact));
+  let emitted: AnyEvent[] = [];
+  actor.on('*', (fact: AnyEvent) => emitted.push(fact));
   actor.start();
   const messages: TimedMessage[] = [];
   let divergence: ReplayDivergence | null = null;

@@ -59,7 +59,7 @@ export const startKernel = async (options: StartKernelOptions): Promise<KernelHa
 
   const appends: Promise<unknown>[] = [];
   actor.on('*', (fact: KernelFact) => {
-    appends.push(options.store.append(KERNEL_STREAM, [{ type: fact.type, data: fact.data, causation: bootId, correlation: bootId }]));
+    appends.push(options.store.append(KERNEL_STREAM, [{ ...fact, causation: bootId, correlation: bootId }]));
   });
 
   const ready = new Promise<void>((resolve, reject) => {

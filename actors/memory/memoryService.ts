@@ -6,7 +6,7 @@
  * and the benchmark use. Every change is an event on the `memory` stream; the read models are
  * the memory projections (run inline), and the recall index is a cache rebuilt from them.
  */
-import { MEMORY_STREAM, type Clock, type EventStore, type IdSource, type NewEvent } from '../../events/index.ts';
+import { MEMORY_STREAM, type Clock, type EventStore, type IdSource, type NewHologramEvent } from '../../events/index.ts';
 import { decideSink, DEFAULT_PRUNE_CONFIG, type PruneConfig } from '../../machines/memory/contextPruning.ts';
 import { distillPersonalFacts } from '../../machines/memory/ruleDistiller.ts';
 import { proposeMerges } from '../../machines/memory/mergeProposals.ts';
@@ -104,7 +104,7 @@ const distinctHits = (ranked: readonly RecallHit[], k: number): RecallHit[] => {
   return out;
 };
 
-const SCENE_DECISIONS = ['SceneCandidateNoted', 'SceneCreated', 'SceneJoined'];
+const SCENE_DECISIONS = ['SceneCandidateNoted', 'SceneCreated', 'SceneJoined'] as const;
 
 /** The situation an input happens in: what a scene is made of. */
 export type Situation = Readonly<{ channel?: string; peer?: string; tools?: readonly string[]; text: string; at: number }>;
@@ -190,12 +190,12 @@ export class MemoryService {
       at,
     };
     // The situation goes in the log first: replay decides the scene again from it.
-    const input: NewEvent = {
+    const input: NewHologramEvent = {
       type: 'SituationObserved',
       data: { situation: observed, ...(declaredKey ? { declaredKey } : {}), ...(eventId ? { eventId } : {}), at },
     };
     await this.append(
-      [input, ...decisions.map((d) => ({ type: d.type, data: { ...d.data, ...(eventId ? { eventId } : {}) } }))],
+      [input, ...decisions.map((d) => ({ ...d, data: { ...d.data, ...(eventId ? { eventId } : {}) } }) as NewHologramEvent)],
       situation.at,
     );
     this.sceneState = state;
@@ -269,7 +269,7 @@ export class MemoryService {
     );
     if (decision.sink.length === 0) return [];
     const sinking = new Set(decision.sink);
-    const events: NewEvent[] = rows
+    const events: NewHologramEvent[] = rows
       .filter((r) => sinking.has(r.event_id))
       .map((r) => ({
         type: 'ContextEventsSunk',
@@ -317,7 +317,7 @@ export class MemoryService {
   /** Archive heartbeat: idle, rarely read cold docs become triples (personal facts, and what was said). */
   async archive(at: number): Promise<number> {
     const docs = coldDocsToArchive(this.options.tx, at - this.config.archiveIdleMs, this.config.archiveMaxAccesses);
-    const events: NewEvent[] = docs.map((doc) => {
+    const events: NewHologramEvent[] = docs.map((doc) => {
       const sources = JSON.parse(doc.events) as ContextEventData[];
       const cites = JSON.parse(doc.cites) as string[];
       const speaker = sources[0]?.speaker ?? doc.scope;
@@ -386,7 +386,7 @@ export class MemoryService {
     );
     for (const p of fresh) {
       this.consideredPairs.add(`${p.a}|${p.b}`);
-      const proposed: NewEvent = { type: 'MergeProposed', data: { a: p.a, b: p.b, similarity: p.similarity, at } };
+      const proposed: NewHologramEvent = { type: 'MergeProposed', data: { a: p.a, b: p.b, similarity: p.similarity, at } };
       if (!judge) {
         await this.append([proposed], at);
         continue;
@@ -400,7 +400,9 @@ export class MemoryService {
         [
           proposed,
           { type: 'MergeDecided', data: { a: p.a, b: p.b, decision: verdict.decision, reason: verdict.reason, at } },
-          ...(verdict.decision === 'merge' ? [{ type: 'EntitiesMerged', data: { into: p.a, from: p.b, by: 'llm', at } }] : []),
+          ...(verdict.decision === 'merge'
+            ? [{ type: 'EntitiesMerged' as const, data: { into: p.a, from: p.b, by: 'llm' as const, at } }]
+            : []),
         ],
         at,
       );
@@ -496,7 +498,7 @@ export class MemoryService {
   }
 
   /** Appends memory events (stamped `at`) and keeps the recall index in step: the one way memory changes. */
-  record(events: readonly NewEvent[], at: number): Promise<void> {
+  record(events: readonly NewHologramEvent[], at: number): Promise<void> {
     return this.append(events, at);
   }
 
@@ -505,7 +507,7 @@ export class MemoryService {
     return this.options.tx;
   }
 
-  private async append(events: readonly NewEvent[], at: number): Promise<void> {
+  private async append(events: readonly NewHologramEvent[], at: number): Promise<void> {
     if (events.length === 0) return;
     const result = await this.options.store.append(
       MEMORY_STREAM,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import {
+  bareEvent,
   createDefaultCatalog,
   MEMORY_STREAM,
   SequentialIds,
@@ -158,17 +159,14 @@ export const replayMemory = async (
           );
         }
       } else {
-        await memory.service.record([{ type: event.type, data: event.data }], event.at);
+        await memory.service.record([bareEvent(event)], event.at);
       }
     }
     memory.heartbeats.stop();
     heartbeats.stop();
     const replayed = await fresh.readStream(MEMORY_STREAM);
     const decisions = decided.filter(Boolean).length;
-    const divergence = firstDifference(
-      recorded,
-      replayed.map((e) => ({ type: e.type, data: e.data })),
-    );
+    const divergence = firstDifference(recorded, replayed.map(bareEvent));
     return { inputs, decisions, divergence };
   } finally {
     await fresh.close();

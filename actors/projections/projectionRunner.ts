@@ -6,7 +6,7 @@
  */
 import type { SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import type { EventStore, RecordedEvent, Subscription } from '../../events/index.ts';
+import type { AnyEvent, EventStore, Recorded, RecordedEvent, Subscription } from '../../events/index.ts';
 import { projectionHandles, type Projection } from '../../projections/index.ts';
 import { PROJECTION_BOOKKEEPING_DDL, type CheckpointRow, type TrailRow } from './projectionTables.ts';
 import { readModelChecksum, sortedRows } from './readModelChecksum.ts';
@@ -45,7 +45,7 @@ export class ProjectionRunner {
 
   constructor(
     readonly db: SqliteDatabase,
-    readonly projections: readonly Projection[],
+    readonly projections: readonly Projection<string>[],
     private readonly options: RunnerOptions = {},
   ) {
     const names = new Set<string>();
@@ -84,7 +84,7 @@ export class ProjectionRunner {
   }
 
   /** Drops and recreates a projection's tables and puts its checkpoint at 0. */
-  private recreate(projection: Projection): void {
+  private recreate(projection: Projection<string>): void {
     for (const table of projection.tables) this.db.exec(`DROP TABLE IF EXISTS "${table.name}"`);
     for (const table of projection.tables) this.db.exec(table.ddl);
     this.db.prepare('DELETE FROM projection_trail WHERE name = ?').run(projection.name);
@@ -120,7 +120,7 @@ export class ProjectionRunner {
     })();
   }
 
-  private applyTo(projection: Projection, events: readonly RecordedEvent[]): void {
+  private applyTo(projection: Projection<string>, events: readonly RecordedEvent[]): void {
     const from = this.positionOf(projection.name);
     const last = events[events.length - 1]!.seq;
     if (last <= from) return;
@@ -134,7 +134,8 @@ export class ProjectionRunner {
       if (event.seq <= from || !projectionHandles(projection, event.type)) continue;
       try {
         if (this.options.trail) this.tx.beginDigest();
-        projection.evolve(this.tx, event);
+        // The runner hands a projection only the types it handles, each validated at append.
+        projection.evolve(this.tx, event as Recorded & RecordedEvent<string>);
         if (this.options.trail) this.statements.trail.run(projection.name, event.seq, this.tx.endDigest());
       } catch (error) {
         throw new ProjectionFailed(projection.name, event.seq, event.type, error);
@@ -144,7 +145,7 @@ export class ProjectionRunner {
   }
 
   /** Applies every event after the lowest checkpoint (up to `toSeq`), in batches. */
-  async catchUp(store: EventStore, options: CatchUpOptions = {}): Promise<number> {
+  async catchUp<E extends AnyEvent>(store: EventStore<E>, options: CatchUpOptions = {}): Promise<number> {
     const batchSize = options.batchSize ?? 2_000;
     const head = Math.min(await store.headSeq(), options.toSeq ?? Infinity);
     let position = this.position();
@@ -162,7 +163,7 @@ export class ProjectionRunner {
    * Inline mode: catches up synchronously, then moves the projections inside every append
    * transaction of `store`. Nothing can be appended between the two steps.
    */
-  attachInline(store: SqliteEventStore): void {
+  attachInline<E extends AnyEvent>(store: SqliteEventStore<E>): void {
     if (store.db !== this.db) throw new Error('inline projections must live in the event log database');
     for (;;) {
       const events = store.readRangeSync({ fromSeq: this.position() + 1, maxCount: 2_000 });
@@ -173,7 +174,7 @@ export class ProjectionRunner {
   }
 
   /** Async mode: tail the log from the lowest checkpoint. */
-  follow(store: EventStore, onError: (error: unknown) => void): Subscription {
+  follow<E extends AnyEvent>(store: EventStore<E>, onError: (error: unknown) => void): Subscription {
     return store.subscribe({ afterSeq: this.position(), handler: (events) => this.apply(events), onError });
   }
 
@@ -196,7 +197,7 @@ export class ProjectionRunner {
     return projection.view ? { view: projection.view(this.tx), ...tables } : tables;
   }
 
-  private projection(name: string): Projection {
+  private projection(name: string): Projection<string> {
     const projection = this.projections.find((p) => p.name === name);
     if (!projection) throw new Error(`no projection named '${name}'; known: ${this.projections.map((p) => p.name).join(', ')}`);
     return projection;

@@ -18,7 +18,7 @@ export const sortedRows = (db: SqliteDatabase, table: string): Record<string, un
   return db.prepare(`SELECT * FROM ${quote(table)} ORDER BY ${columns}`).all() as Record<string, unknown>[];
 };
 
-export const readModelChecksum = (db: SqliteDatabase, projection: Projection): string => {
+export const readModelChecksum = (db: SqliteDatabase, projection: Projection<string>): string => {
   const hash = createHash('sha256');
   for (const table of [...projection.tables].sort((a, b) => a.name.localeCompare(b.name))) {
     hash.update(table.name);

@@ -3,7 +3,7 @@
  * sequences to look at the read models there (checksums, dumps).
  */
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
-import type { EventStore } from '../../events/index.ts';
+import type { AnyEvent, EventStore } from '../../events/index.ts';
 import type { Projection } from '../../projections/index.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 
@@ -22,7 +22,11 @@ export type Rebuild = Readonly<{
   close(): void;
 }>;
 
-export const startRebuild = (store: EventStore, projections: readonly Projection[], options: RebuildOptions = {}): Rebuild => {
+export const startRebuild = <E extends AnyEvent>(
+  store: EventStore<E>,
+  projections: readonly Projection<string>[],
+  options: RebuildOptions = {},
+): Rebuild => {
   const db = openDatabase(options.targetPath ?? ':memory:', { durability: 'rebuildable' });
   const runner = new ProjectionRunner(db, projections, { trail: options.trail ?? false });
   runner.resetAll();

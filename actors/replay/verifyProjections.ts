@@ -4,7 +4,7 @@
  * event's writes): the first sequence whose writes differ is the first divergence.
  */
 import type { SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
-import type { EventStore } from '../../events/index.ts';
+import type { AnyEvent, EventStore } from '../../events/index.ts';
 import type { Projection } from '../../projections/index.ts';
 import type { CheckpointRow, TrailRow } from '../projections/projectionTables.ts';
 import { readModelChecksum } from '../projections/readModelChecksum.ts';
@@ -38,14 +38,14 @@ export const firstTrailDifference = (expected: readonly TrailRow[], actual: read
   return null;
 };
 
-export const verifyProjections = async (
-  store: EventStore,
+export const verifyProjections = async <E extends AnyEvent>(
+  store: EventStore<E>,
   live: SqliteDatabase,
-  projections: readonly Projection[],
+  projections: readonly Projection<string>[],
   onProgress?: (position: number, head: number) => void,
 ): Promise<ProjectionVerdict[]> => {
   const verdicts = new Map<string, ProjectionVerdict>();
-  const comparable: { projection: Projection; position: number }[] = [];
+  const comparable: { projection: Projection<string>; position: number }[] = [];
   for (const projection of projections) {
     const checkpoint = liveCheckpoint(live, projection.name);
     if (!checkpoint) {

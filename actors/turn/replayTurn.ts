@@ -84,7 +84,7 @@ export const replayTurn = async (store: EventStore, stream: string): Promise<Rep
     if (!recorded) throw new MissingRecording(`the log holds no result for tool call ${call.callId} (${call.name})`);
     return recorded;
   });
-  const recordedFacts = events.filter((e) => !TURN_INPUT_TYPES.includes(e.type));
+  const recordedFacts = events.filter((e) => !(TURN_INPUT_TYPES as readonly string[]).includes(e.type));
   let round = 0;
   const llm = fromPromise<LlmAnswer, LlmCall>(async () => {
     const thisRound = round++;

@@ -201,7 +201,7 @@ export const runTurn = async (options: RunTurnOptions): Promise<TurnRun> => {
     },
   });
   const appends: Promise<unknown>[] = [];
-  actor.on('*', (fact: TurnFact) => appends.push(store.append(stream, [{ type: fact.type, data: fact.data }])));
+  actor.on('*', (fact: TurnFact) => appends.push(store.append(stream, [fact])));
   options.signal?.addEventListener('abort', () => actor.send({ type: 'STOP' }), { once: true });
   actor.start();
   const output = await toPromise(actor);

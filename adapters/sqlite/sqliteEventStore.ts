@@ -17,13 +17,16 @@ import {
   matchReappend,
   prepareEvents,
   startTailSubscription,
+  type AnyEvent,
   type AppendOptions,
   type AppendResult,
+  type HologramEvent,
+  type NewEventOf,
+  type RecordedEventOf,
   type Clock,
   type EventCatalog,
   type EventStore,
   type IdSource,
-  type NewEvent,
   type PreparedEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -36,7 +39,7 @@ import { EVENT_LOG_DDL, type EventLogSchema } from './eventTables.ts';
 import { openDatabase, type SqliteDatabase } from './openDatabase.ts';
 
 /** Runs inside the append transaction, after the events are inserted (inline projections). */
-export type InlineHandler = (events: readonly RecordedEvent[]) => void;
+export type InlineHandler<E extends AnyEvent = HologramEvent> = (events: readonly RecordedEventOf<E>[]) => void;
 
 export type SqliteEventStoreOptions = Readonly<{
   catalog: EventCatalog;
@@ -48,17 +51,17 @@ export type SqliteEventStoreOptions = Readonly<{
 
 type PendingAppend = {
   stream: string;
-  events: readonly NewEvent[];
+  events: readonly NewEventOf<AnyEvent>[];
   prepared: PreparedEvent[];
   options: AppendOptions;
-  resolve: (result: AppendResult) => void;
+  resolve: (result: AppendResult<AnyEvent>) => void;
   reject: (error: unknown) => void;
 };
 
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore<E extends AnyEvent = HologramEvent> implements EventStore<E> {
   readonly db: SqliteDatabase;
   private readonly kysely: Kysely<EventLogSchema>;
-  private readonly inline: InlineHandler[] = [];
+  private readonly inline: InlineHandler<AnyEvent>[] = [];
   private readonly subscriptions = new Set<Subscription>();
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
@@ -66,8 +69,8 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly statements;
 
-  static open(path: string, options: SqliteEventStoreOptions): SqliteEventStore {
-    return new SqliteEventStore(openDatabase(path), options);
+  static open<E extends AnyEvent = HologramEvent>(path: string, options: SqliteEventStoreOptions): SqliteEventStore<E> {
+    return new SqliteEventStore<E>(openDatabase(path), options);
   }
 
   constructor(
@@ -95,18 +98,18 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Registers a handler run inside every append transaction (inline projections). */
-  addInlineHandler(handler: InlineHandler): void {
-    this.inline.push(handler);
+  addInlineHandler(handler: InlineHandler<E>): void {
+    this.inline.push(handler as InlineHandler<AnyEvent>);
   }
 
-  append(stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+  append(stream: string, events: readonly NewEventOf<E>[], options: AppendOptions = {}): Promise<AppendResult<E>> {
     try {
       this.assertOpen();
       assertStreamName(stream);
       if (events.length === 0) throw new RangeError(`append to '${stream}' needs at least one event`);
       const prepared = prepareEvents(this.options.catalog, events, this.options.clock, this.options.ids);
-      return new Promise((resolve, reject) => {
-        this.pending.push({ stream, events, prepared, options, resolve, reject });
+      return new Promise<AppendResult<E>>((resolve, reject) => {
+        this.pending.push({ stream, events, prepared, options, resolve: resolve as (result: AppendResult<AnyEvent>) => void, reject });
         if (!this.flushScheduled) {
           this.flushScheduled = true;
           queueMicrotask(() => this.flush());
@@ -122,7 +125,7 @@ export class SqliteEventStore implements EventStore {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] = [];
+    const outcomes: ({ ok: true; result: AppendResult<AnyEvent> } | { ok: false; error: unknown })[] = [];
     const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
     const commitGroup = this.db.transaction(() => {
       for (const item of batch) {
@@ -147,7 +150,7 @@ export class SqliteEventStore implements EventStore {
     for (const resolve of this.wake.splice(0)) resolve();
   }
 
-  private appendInTransaction(item: PendingAppend): AppendResult {
+  private appendInTransaction(item: PendingAppend): AppendResult<AnyEvent> {
     const { stream, prepared } = item;
     const current = this.statements.streamVersion.get(stream)?.version ?? 0;
     // Only the first id decides a retry (matchReappend); a later stored id trips the unique
@@ -224,7 +227,7 @@ export class SqliteEventStore implements EventStore {
     return { nextVersion: current + prepared.length, lastSeq: head + prepared.length, events: recorded, alreadyStored: false };
   }
 
-  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEvent[]> {
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<readonly RecordedEventOf<E>[]> {
     this.assertOpen();
     let query = this.kysely
       .selectFrom('events')
@@ -234,24 +237,29 @@ export class SqliteEventStore implements EventStore {
       .orderBy('version');
     if (options.maxCount !== undefined) query = query.limit(options.maxCount);
     const rows = (await this.damageChecked(() => query.execute())) as EventRow[];
-    return rows.map((row) => rowToEvent(row, this.options.catalog));
+    return rows.map((row) => rowToEvent(row, this.options.catalog)) as RecordedEventOf<E>[];
   }
 
-  async readAll(options: ReadAllOptions = {}): Promise<readonly RecordedEvent[]> {
-    if (options.types === undefined && options.stream === undefined) return this.readRangeSync(options);
-    return (await this.readAllRows(options)).map((row) => rowToEvent(row, this.options.catalog));
+  async readAll<T extends E['type'] = E['type']>(
+    options: ReadAllOptions<T> = {},
+  ): Promise<readonly RecordedEventOf<Extract<E, { type: T }>>[]> {
+    const events =
+      options.types === undefined && options.stream === undefined
+        ? this.readRangeSync(options)
+        : (await this.readAllRows(options)).map((row) => rowToEvent(row, this.options.catalog));
+    return events as RecordedEventOf<Extract<E, { type: T }>>[];
   }
 
   /**
    * The hot path of catch-up and replay: one prepared statement, rows as arrays. Synchronous,
    * so a caller can catch up and attach an inline handler with no append in between.
    */
-  readRangeSync(options: Pick<ReadAllOptions, 'fromSeq' | 'toSeq' | 'maxCount'> = {}): RecordedEvent[] {
+  readRangeSync(options: Pick<ReadAllOptions, 'fromSeq' | 'toSeq' | 'maxCount'> = {}): RecordedEventOf<E>[] {
     this.assertOpen();
     const rows = this.damageChecked(() =>
       this.statements.range.all(options.fromSeq ?? 1, options.toSeq ?? MAX_POSITION, options.maxCount ?? -1),
     );
-    return rows.map((row) => rawRowToEvent(row, this.options.catalog));
+    return rows.map((row) => rawRowToEvent(row, this.options.catalog)) as RecordedEventOf<E>[];
   }
 
   /** Rows as stored, payload undecoded: for `homed log --raw` and for diagnosing damage. */
@@ -282,12 +290,12 @@ export class SqliteEventStore implements EventStore {
     return this.statements.streamVersion.get(stream)?.version ?? 0;
   }
 
-  subscribe(options: SubscribeOptions): Subscription {
+  subscribe(options: SubscribeOptions<E>): Subscription {
     this.assertOpen();
     const pollMs = this.options.pollIntervalMs ?? 250;
     const subscription = startTailSubscription(
       {
-        read: (afterSeq, maxCount) => this.readAll({ fromSeq: afterSeq + 1, maxCount }),
+        read: (afterSeq, maxCount) => Promise.resolve(this.readRangeSync({ fromSeq: afterSeq + 1, maxCount })),
         waitForAppend: () =>
           new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs);

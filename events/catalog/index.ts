@@ -1,4 +1,5 @@
 /** Every event type this build declares, one union per subsystem. */
+import type { NewEventOf, RecordedEventOf } from '../envelope.ts';
 import { EventCatalog } from '../eventCatalog.ts';
 import { journalEvents, type JournalEvent } from './journalEvents.ts';
 import { kernelEvents, type KernelEvent } from './kernelEvents.ts';
@@ -10,7 +11,16 @@ import { turnEvents, type TurnEvent } from './turnEvents.ts';
 export { kernelEvents, KERNEL_STREAM, type KernelEvent } from './kernelEvents.ts';
 export { journalEvents, type JournalEvent } from './journalEvents.ts';
 export { schedulerEvents, SCHEDULER_STREAM, type SchedulerEvent } from './schedulerEvents.ts';
-export { memoryEvents, MEMORY_STREAM, type MemoryEvent } from './memoryEvents.ts';
+export {
+  memoryEvents,
+  MEMORY_STREAM,
+  type MemoryEvent,
+  type BlockRef,
+  type ContextEventData,
+  type TripleData,
+  type SceneFeatures,
+  type Situation,
+} from './memoryEvents.ts';
 export {
   pluginEvents,
   pluginSupervisorStream,
@@ -20,8 +30,21 @@ export {
   type PluginEvent,
 } from './pluginEvents.ts';
 export { turnEvents, TURN_STREAM_PREFIX, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
+export * from './turnParts.ts';
 
 export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent | MemoryEvent;
+
+/** The name of an event type this build declares. */
+export type HologramEventType = HologramEvent['type'];
+
+/** A declared event by its type name. */
+export type EventNamed<T extends HologramEventType> = Extract<HologramEvent, { type: T }>;
+
+/** A recorded event of the given type(s), as the log returns it. */
+export type Recorded<T extends HologramEventType = HologramEventType> = RecordedEventOf<EventNamed<T>>;
+
+/** A declared event as a caller appends it. */
+export type NewHologramEvent = NewEventOf<HologramEvent>;
 
 /** The catalog of every declared event type; a fresh copy so callers may extend it in tests. */
 export const createDefaultCatalog = (): EventCatalog =>

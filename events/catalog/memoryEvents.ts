@@ -10,14 +10,14 @@
  * media with a content-derived id; exactly one thing holds a block at any time.
  */
 import { defineEvent, type EventUnion } from '../defineEvent.ts';
-import { array, integer, literal, nonEmptyString, number, object, optional, string, unknown } from '../schema.ts';
+import { array, integer, literal, nonEmptyString, number, object, optional, string, type Infer } from '../schema.ts';
 
 export const MEMORY_STREAM = 'memory';
 
-const block = () =>
+export const block = () =>
   object({ blockId: nonEmptyString(), kind: literal('text', 'media'), mime: optional(string()), text: optional(string()) });
 
-const contextEvent = () =>
+export const contextEvent = () =>
   object({
     eventId: nonEmptyString(),
     role: literal('user', 'agent', 'cold_storage', 'system'),
@@ -28,7 +28,7 @@ const contextEvent = () =>
     blocks: optional(array(block())),
   });
 
-const triple = () =>
+export const triple = () =>
   object({
     relationId: nonEmptyString(),
     subject: nonEmptyString(),
@@ -43,6 +43,19 @@ const triple = () =>
     /** When what it stands for was said (its first source event's time). */
     happenedAt: optional(number()),
   });
+
+/** Features of a scene or of the situation an input happened in. */
+export const sceneFeatures = () =>
+  object({
+    channel: optional(string()),
+    peer: optional(string()),
+    tools: array(string()),
+    topic: array(string()),
+    timeOfDay: optional(literal('night', 'morning', 'afternoon', 'evening')),
+  });
+
+export const situation = () =>
+  object({ channel: optional(string()), peer: optional(string()), tools: optional(array(string())), text: string(), at: number() });
 
 export const memoryEvents = {
   ContextEventAppended: defineEvent('ContextEventAppended', object({ scope: nonEmptyString(), event: contextEvent() })),
@@ -131,13 +144,7 @@ export const memoryEvents = {
   SituationObserved: defineEvent(
     'SituationObserved',
     object({
-      situation: object({
-        channel: optional(string()),
-        peer: optional(string()),
-        tools: optional(array(string())),
-        text: string(),
-        at: number(),
-      }),
+      situation: situation(),
       declaredKey: optional(string()),
       eventId: optional(string()),
       at: number(),
@@ -147,7 +154,7 @@ export const memoryEvents = {
     'SceneCandidateNoted',
     object({
       candidateId: nonEmptyString(),
-      fingerprint: unknown(),
+      fingerprint: sceneFeatures(),
       at: number(),
       droppedCandidate: optional(string()),
       eventId: optional(string()),
@@ -159,7 +166,7 @@ export const memoryEvents = {
       sceneId: nonEmptyString(),
       kind: literal('declared', 'emergent'),
       key: optional(string()),
-      features: unknown(),
+      features: sceneFeatures(),
       strength: number(),
       at: number(),
       fromCandidate: optional(string()),
@@ -173,7 +180,7 @@ export const memoryEvents = {
       sceneId: nonEmptyString(),
       similarity: number(),
       strength: number(),
-      features: unknown(),
+      features: sceneFeatures(),
       at: number(),
       eventId: optional(string()),
     }),
@@ -181,8 +188,19 @@ export const memoryEvents = {
   /** `since`: the loop's previous firing (the rule distiller reads what was said after it). */
   HeartbeatFired: defineEvent(
     'HeartbeatFired',
-    object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number(), since: optional(number()) }),
+    object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number(), since: number() }),
+    // v1 recorded firings before `since` existed: such a firing covered what came before it.
+    {
+      schemaVersion: 2,
+      upcasters: [{ from: 1, up: (v1: { loop: string; at: number; since?: number }) => ({ ...v1, since: v1.since ?? v1.at }) }],
+    },
   ),
 } as const;
 
 export type MemoryEvent = EventUnion<typeof memoryEvents>;
+
+export type BlockRef = Infer<ReturnType<typeof block>>;
+export type ContextEventData = Infer<ReturnType<typeof contextEvent>>;
+export type TripleData = Infer<ReturnType<typeof triple>>;
+export type SceneFeatures = Infer<ReturnType<typeof sceneFeatures>>;
+export type Situation = Infer<ReturnType<typeof situation>>;

@@ -4,8 +4,21 @@
  * plugin does to the kernel — registrations, their detachment, injected inputs, protocol
  * complaints — goes to the one `plugins` stream, in the order it happened.
  */
-import { defineEvent, type EventUnion } from '../defineEvent.ts';
-import { array, boolean, integer, literal, nonEmptyString, number, object, optional, string, unknown } from '../schema.ts';
+import { defineEvent, typesOf, type EventUnion } from '../defineEvent.ts';
+import {
+  array,
+  boolean,
+  integer,
+  literal,
+  nonEmptyString,
+  nullable,
+  number,
+  object,
+  optional,
+  record,
+  string,
+  unknown,
+} from '../schema.ts';
 
 export const PLUGIN_REGISTRY_STREAM = 'plugins';
 export const PLUGIN_SUPERVISOR_STREAM_PREFIX = 'plugin-';
@@ -24,8 +37,8 @@ export const pluginEvents = {
     'PluginCrashed',
     object({
       plugin: plugin(),
-      exitCode: optional(integer()),
-      signal: optional(string()),
+      exitCode: nullable(integer()),
+      signal: nullable(string()),
       error: optional(string()),
       crashCount: integer(),
       at: at(),
@@ -53,7 +66,7 @@ export const pluginEvents = {
   ),
   PluginToolRegistered: defineEvent(
     'PluginToolRegistered',
-    object({ plugin: plugin(), name: nonEmptyString(), description: string(), parameters: unknown() }),
+    object({ plugin: plugin(), name: nonEmptyString(), description: string(), parameters: record(unknown()) }),
   ),
   PluginStageRegistered: defineEvent(
     'PluginStageRegistered',
@@ -76,11 +89,11 @@ export const pluginEvents = {
       inputId: nonEmptyString(),
       text: string(),
       kind: literal('queued', 'interrupt'),
-      declaredLevel: optional(integer()),
+      declaredLevel: nullable(integer()),
       level: integer(),
-      replyChannel: optional(string()),
-      replyTarget: optional(string()),
-      conversation: optional(string()),
+      replyChannel: nullable(string()),
+      replyTarget: nullable(string()),
+      conversation: nullable(string()),
     }),
   ),
   /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */
@@ -90,4 +103,4 @@ export const pluginEvents = {
 export type PluginEvent = EventUnion<typeof pluginEvents>;
 
 /** Every plugin event type: what the plugin registry folds, so readers need not scan the whole log. */
-export const PLUGIN_EVENT_TYPES: readonly string[] = Object.keys(pluginEvents);
+export const PLUGIN_EVENT_TYPES: readonly PluginEvent['type'][] = typesOf(pluginEvents);

@@ -1,6 +1,6 @@
 /** The input scheduler's decisions. Stream: `scheduler`. */
 import { defineEvent, type EventUnion } from '../defineEvent.ts';
-import { array, integer, literal, nonEmptyString, number, object, optional, string } from '../schema.ts';
+import { array, integer, literal, nonEmptyString, nullable, number, object, string } from '../schema.ts';
 
 export const SCHEDULER_STREAM = 'scheduler';
 
@@ -15,7 +15,7 @@ export const schedulerEvents = {
       source: string(),
       origin: literal('user', 'plugin', 'kernel'),
       kind: literal('queued', 'interrupt'),
-      declaredLevel: optional(number()),
+      declaredLevel: nullable(number()),
       level: level(),
       where: literal('inbox', 'pending'),
       at: at(),
@@ -32,7 +32,7 @@ export const schedulerEvents = {
     'TaskCompleted',
     object({ taskId: nonEmptyString(), outcome: literal('done', 'failed', 'cancelled', 'abandoned'), at: at() }),
   ),
-  StopRequested: defineEvent('StopRequested', object({ runningTaskId: optional(string()), cancelBudget: array(string()), at: at() })),
+  StopRequested: defineEvent('StopRequested', object({ runningTaskId: nullable(string()), cancelBudget: array(string()), at: at() })),
   InputShortCircuited: defineEvent('InputShortCircuited', object({ inputId: nonEmptyString(), at: at() })),
   BacklogOffloaded: defineEvent(
     'BacklogOffloaded',

@@ -5,7 +5,19 @@
  * conversation are kept as plain data (`unknown` here; the machine's types describe them).
  */
 import { defineEvent, type EventUnion } from '../defineEvent.ts';
-import { boolean, integer, literal, nonEmptyString, object, optional, string, unknown } from '../schema.ts';
+import { array, boolean, integer, literal, nonEmptyString, object, optional, record, string, unknown } from '../schema.ts';
+import {
+  finishReason,
+  handlerOutcome,
+  llmAnswer,
+  llmToolCall,
+  llmToolDefinition,
+  outputChannel,
+  registeredTool,
+  stageHandlers,
+  stageName,
+  turnMessage,
+} from './turnParts.ts';
 
 export const TURN_STREAM_PREFIX = 'turn-';
 
@@ -20,19 +32,28 @@ export const turnEvents = {
       model: string(),
       maxRounds: integer(),
       systemPrompt: optional(string()),
-      history: optional(unknown()),
-      channels: optional(unknown()),
+      history: optional(array(turnMessage())),
+      channels: optional(array(outputChannel())),
       /** Tools from plugins this turn could use, and the stage handlers it ran (for replay). */
-      tools: optional(unknown()),
-      handlers: optional(unknown()),
+      tools: optional(array(registeredTool())),
+      handlers: optional(stageHandlers()),
     }),
   ),
   InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
-  StageRan: defineEvent('StageRan', object({ stage: string(), shortCircuit: boolean(), callId: optional(string()), outcomes: unknown() })),
+  StageRan: defineEvent(
+    'StageRan',
+    object({ stage: stageName(), shortCircuit: boolean(), callId: optional(string()), outcomes: array(handlerOutcome()) }),
+  ),
   /** v2 records only the messages added since the log last held the conversation (v1 held all of it, every round). */
   LlmRequested: defineEvent(
     'LlmRequested',
-    object({ round: integer(), from: integer(), added: unknown(), total: integer(), tools: optional(unknown()) }),
+    object({
+      round: integer(),
+      from: integer(),
+      added: array(turnMessage()),
+      total: integer(),
+      tools: optional(array(llmToolDefinition())),
+    }),
     {
       schemaVersion: 2,
       upcasters: [
@@ -51,7 +72,7 @@ export const turnEvents = {
   ),
   LlmAnswerRecorded: defineEvent(
     'LlmAnswerRecorded',
-    object({ round: integer(), source: optional(string()), answer: optional(unknown()), error: optional(string()) }),
+    object({ round: integer(), source: optional(string()), answer: optional(llmAnswer()), error: optional(string()) }),
   ),
   /** A piece of a streamed answer, recorded before it was shown; the whole answer follows as LlmAnswerRecorded. */
   LlmChunkRecorded: defineEvent('LlmChunkRecorded', object({ round: integer(), index: integer(), text: string() })),
@@ -62,13 +83,19 @@ export const turnEvents = {
   /** What a stage handler answered (a change, nothing, or an error), before the stage saw it. */
   HandlerResultRecorded: defineEvent(
     'HandlerResultRecorded',
-    object({ handlerId: string(), stage: string(), occurrence: integer(), change: optional(unknown()), error: optional(string()) }),
+    object({ handlerId: string(), stage: stageName(), occurrence: integer(), change: optional(unknown()), error: optional(string()) }),
   ),
-  LlmResponded: defineEvent('LlmResponded', object({ round: integer(), text: string(), toolCalls: unknown(), finishReason: string() })),
+  LlmResponded: defineEvent(
+    'LlmResponded',
+    object({ round: integer(), text: string(), toolCalls: array(llmToolCall()), finishReason: finishReason() }),
+  ),
   LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
   ToolCallDenied: defineEvent('ToolCallDenied', object({ callId: string(), name: string(), handlerId: string(), reason: string() })),
-  ToolCallRewritten: defineEvent('ToolCallRewritten', object({ callId: string(), name: string(), from: unknown(), to: unknown() })),
-  ToolCalled: defineEvent('ToolCalled', object({ callId: string(), name: string(), owner: string(), args: unknown() })),
+  ToolCallRewritten: defineEvent(
+    'ToolCallRewritten',
+    object({ callId: string(), name: string(), from: record(unknown()), to: record(unknown()) }),
+  ),
+  ToolCalled: defineEvent('ToolCalled', object({ callId: string(), name: string(), owner: string(), args: record(unknown()) })),
   ToolCompleted: defineEvent('ToolCompleted', object({ callId: string(), name: string(), result: string(), error: optional(string()) })),
   OutputSent: defineEvent('OutputSent', object({ text: string() })),
   TurnCancelled: defineEvent('TurnCancelled', object({ during: string() })),
@@ -76,7 +103,7 @@ export const turnEvents = {
 } as const;
 
 /** Recorded effect results and the request: inputs of a turn, not facts it decided. */
-export const TURN_INPUT_TYPES: readonly string[] = [
+export const TURN_INPUT_TYPES: readonly TurnEvent['type'][] = [
   'TurnRequested',
   'LlmChunkRecorded',
   'LlmAnswerRecorded',

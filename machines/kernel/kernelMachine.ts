@@ -5,6 +5,7 @@
  * emitted as events for the log. Pure: modules are provided as the `module` actor logic.
  */
 import { and, assign, emit, enqueueActions, fromCallback, setup } from 'xstate';
+import type { EventNamed } from '../../events/index.ts';
 import type { ModuleLayers } from './planLayers.ts';
 import type { ModuleDeclaration } from './moduleDeclaration.ts';
 
@@ -22,11 +23,7 @@ export type ModuleCommand = Readonly<{ type: 'STOP' }>;
 export type KernelCommand = ModuleReport | Readonly<{ type: 'STOP'; reason: string }>;
 
 /** Facts the kernel emits; the runtime appends each to the `kernel` stream. */
-export type KernelFact =
-  | Readonly<{ type: 'ModuleStarted'; data: { module: string; layer: number; provides: string[] } }>
-  | Readonly<{ type: 'ModuleFailed'; data: { module: string; layer: number; error: string; code?: string } }>
-  | Readonly<{ type: 'ModuleStopped'; data: { module: string; error?: string } }>
-  | Readonly<{ type: 'KernelStopped'; data: { reason: string } }>;
+export type KernelFact = EventNamed<'ModuleStarted' | 'ModuleFailed' | 'ModuleStopped' | 'KernelStopped'>;
 
 export type KernelInput = Readonly<{ modules: readonly ModuleDeclaration[]; layers: ModuleLayers; given: readonly string[] }>;
 

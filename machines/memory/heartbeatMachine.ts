@@ -8,6 +8,7 @@
  * it left off rather than from the restart.
  */
 import { enqueueActions, setup } from 'xstate';
+import type { EventNamed } from '../../events/index.ts';
 
 export type HeartbeatLoop = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
 
@@ -24,7 +25,7 @@ export type HeartbeatInput = Readonly<{ loop: HeartbeatLoop; intervalMs: number;
 /** `since`: the previous firing, or the start; the next firing covers what happened after it. */
 export type HeartbeatContext = Readonly<{ loop: HeartbeatLoop; intervalMs: number; dueAt: number; since: number }>;
 export type HeartbeatMessage = Readonly<{ type: 'CLOCK'; at: number }>;
-export type HeartbeatFact = Readonly<{ type: 'HeartbeatFired'; data: { loop: HeartbeatLoop; at: number; since: number } }>;
+export type HeartbeatFact = EventNamed<'HeartbeatFired'>;
 
 export const heartbeatMachine = setup({
   types: {

@@ -1,4 +1,5 @@
 /** The plugin supervisor's vocabulary: its configuration, the messages it takes and the facts it emits. */
+import type { EventNamed } from '../../events/index.ts';
 
 export type PluginSupervisorConfig = Readonly<{
   /** Restart after a crash; when off a crash ends in `stopped`. */
@@ -36,21 +37,18 @@ export type PluginSupervisorMessage =
 
 export type PluginStopReason = 'requested' | 'disabled' | 'crashed';
 
-/** Facts the supervisor emits for the log. */
-export type PluginSupervisorFact =
-  | Readonly<{ type: 'PluginStarting'; data: { plugin: string; attempt: number; at: number } }>
-  | Readonly<{ type: 'PluginStarted'; data: { plugin: string; at: number } }>
-  | Readonly<{
-      type: 'PluginCrashed';
-      data: { plugin: string; exitCode: number | null; signal: string | null; error?: string; crashCount: number; at: number };
-    }>
-  | Readonly<{ type: 'PluginRestarting'; data: { plugin: string; attempt: number; delayMs: number; at: number } }>
-  | Readonly<{ type: 'PluginGaveUp'; data: { plugin: string; crashes: number; firstCrashAt: number; at: number } }>
-  | Readonly<{ type: 'PluginStopped'; data: { plugin: string; reason: PluginStopReason; at: number } }>
-  /** The process ran for the stable uptime: earlier crashes no longer count toward giving up. */
-  | Readonly<{ type: 'PluginCrashHistoryCleared'; data: { plugin: string; forgotten: number; at: number } }>
-  | Readonly<{ type: 'PluginEnabled'; data: { plugin: string; at: number } }>
-  | Readonly<{ type: 'PluginDisabled'; data: { plugin: string; at: number } }>;
+/** Facts the supervisor emits for the log (declared in the event catalog). */
+export type PluginSupervisorFact = EventNamed<
+  | 'PluginStarting'
+  | 'PluginStarted'
+  | 'PluginCrashed'
+  | 'PluginRestarting'
+  | 'PluginGaveUp'
+  | 'PluginStopped'
+  | 'PluginCrashHistoryCleared'
+  | 'PluginEnabled'
+  | 'PluginDisabled'
+>;
 
 export type PluginSupervisorContext = Readonly<{
   plugin: string;

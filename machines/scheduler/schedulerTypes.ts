@@ -1,4 +1,5 @@
 /** The scheduler's vocabulary: tasks, its state, the messages it takes and the facts it emits. */
+import type { SchedulerEvent } from '../../events/index.ts';
 
 /** 0 = a queued task; 1–4 = interrupt levels (L4 is kernel-only). */
 export type Level = 0 | 1 | 2 | 3 | 4;
@@ -59,26 +60,5 @@ export type SchedulerMessage =
   | Readonly<{ type: 'stop'; at: number }>
   | Readonly<{ type: 'tick'; at: number }>;
 
-/** Facts the scheduler emits: its decisions, appended to the log. */
-export type SchedulerFact =
-  | Readonly<{
-      type: 'InputQueued';
-      data: {
-        inputId: string;
-        source: string;
-        origin: Origin;
-        kind: 'queued' | 'interrupt';
-        declaredLevel: number | null;
-        level: Level;
-        where: 'inbox' | 'pending';
-        at: number;
-      };
-    }>
-  | Readonly<{ type: 'InboxPumped'; data: { inputIds: string[]; at: number } }>
-  | Readonly<{ type: 'TaskStarted'; data: { taskId: string; at: number } }>
-  | Readonly<{ type: 'TaskPreempted'; data: { taskId: string; by: string; preemptCount: number; stackDepth: number; at: number } }>
-  | Readonly<{ type: 'TaskResumed'; data: { taskId: string; stackDepth: number; at: number } }>
-  | Readonly<{ type: 'TaskCompleted'; data: { taskId: string; outcome: 'done' | 'failed' | 'cancelled' | 'abandoned'; at: number } }>
-  | Readonly<{ type: 'StopRequested'; data: { runningTaskId: string | null; cancelBudget: string[]; at: number } }>
-  | Readonly<{ type: 'InputShortCircuited'; data: { inputId: string; at: number } }>
-  | Readonly<{ type: 'BacklogOffloaded'; data: { inputIds: string[]; runningTaskId: string; busyForMs: number; at: number } }>;
+/** Facts the scheduler emits: its decisions, appended to the log (declared in the event catalog). */
+export type SchedulerFact = SchedulerEvent;

@@ -1,22 +1,12 @@
 /** The stage pipeline's vocabulary: stages, the shared stage context, handler changes, outcomes and facts. Plain data only. */
 
-/** The seven hook stages, in the order a turn passes them. */
-export const STAGES = [
-  'on_input',
-  'pre_action',
-  'post_action',
-  'before_toolcall',
-  'after_toolcall',
-  'before_output',
-  'after_output',
-] as const;
+import type { HandlerOutcome, HandlerRef, StageChange, StageName, ToolCall } from '../../events/index.ts';
 
-export type StageName = (typeof STAGES)[number];
+export { STAGES } from '../../events/index.ts';
+export type { HandlerOutcome, HandlerRef, StageChange, StageName, ToolCall };
 
 /** Stages that run around one tool call, where `own_tools` handlers may apply. */
 export const TOOL_STAGES: readonly StageName[] = ['before_toolcall', 'after_toolcall'];
-
-export type ToolCall = Readonly<{ id: string; name: string; args: Readonly<Record<string, unknown>> }>;
 
 /** What every handler of a stage sees; the turn carries it from stage to stage. */
 export type StageContext = Readonly<{
@@ -45,29 +35,7 @@ export type SettableFields = Readonly<Partial<Pick<StageContext, 'input' | 'llmT
 
 export type Redaction = Readonly<{ find: string; replaceWith: string }>;
 
-/**
- * What one handler asks to change. Handlers run in parallel on the same context, so a change
- * is a patch, never a new context; `mergeChanges` applies the patches of a stage in handler
- * order. An empty change (or none) is an audit: the handler looked and changed nothing.
- */
-export type StageChange = Readonly<{
-  set?: SettableFields;
-  /** System messages to add (pre_action). */
-  inject?: readonly string[];
-  /** Answer now; the turn short-circuits to after_output. */
-  response?: string;
-  /** Refuse the tool call (before_toolcall). */
-  deny?: Readonly<{ reason: string }>;
-  /** Arguments to overwrite on the tool call, key by key (before_toolcall). */
-  rewriteArgs?: Readonly<Record<string, unknown>>;
-  /** Literal replacements in the tool result, applied after every `set` (after_toolcall). */
-  redact?: readonly Redaction[];
-}>;
-
 export type ChangeKey = keyof StageChange;
-
-/** A registered handler: `own_tools` handlers see only the tool stages of their plugin's tools. */
-export type HandlerRef = Readonly<{ id: string; plugin: string; scope: 'global' | 'own_tools' }>;
 
 /** The tool a tool stage runs around, and the plugin that registered it. */
 export type ToolScope = Readonly<{ toolName: string; ownerPlugin: string }>;
@@ -85,19 +53,7 @@ export type StagePipelineInput = Readonly<{
 /** What the `handler` actor receives. */
 export type HandlerInput = Readonly<{ handlerId: string; stage: StageName; context: StageContext }>;
 
-export type HandlerStatus = 'changed' | 'unchanged' | 'failed' | 'timed_out' | 'skipped';
-
-export type HandlerOutcome = Readonly<{
-  handlerId: string;
-  plugin: string;
-  status: HandlerStatus;
-  /** With `changed`: the change as applied. */
-  change?: StageChange;
-  /** With `failed`: what went wrong. */
-  error?: string;
-  /** With `skipped`: why the handler did not run. */
-  reason?: string;
-}>;
+export type HandlerStatus = HandlerOutcome['status'];
 
 export type StagePipelineOutput = Readonly<{
   stage: StageName;

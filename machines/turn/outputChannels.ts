@@ -3,20 +3,13 @@
  * `output_send__{name}` (payload, meta, type) and `output_send__{name}_help` (its meta format
  * and types). What a channel can carry is a set of capability flags. Pure.
  */
-import type { RegisteredTool } from './toolRegistry.ts';
+import type { OutputChannel, RegisteredTool } from '../../events/index.ts';
 
 export const Capability = { text: 1, file: 2, image: 4, audio: 8, structured: 16 } as const;
 export type CapabilityName = keyof typeof Capability;
 
-export type OutputChannel = Readonly<{
-  name: string;
-  /** The plugin that delivers to this channel. */
-  owner: string;
-  /** Bitwise OR of `Capability` flags. */
-  capabilities: number;
-  /** How `meta` routes a message on this channel (e.g. which group or user). */
-  metaDoc: string;
-}>;
+/** `owner` delivers the channel; `capabilities` is a bitwise OR of `Capability` flags; `metaDoc` says how `meta` routes. */
+export type { OutputChannel };
 
 export const OUTPUT_SEND_PREFIX = 'output_send__';
 

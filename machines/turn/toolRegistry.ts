@@ -3,17 +3,10 @@
  * registered once; each tool knows its owner plugin, and a plugin's tools leave together.
  * Pure (a value type; registrations arrive as events and are folded here).
  */
-import { HologramError } from '../../events/index.ts';
+import { HologramError, type RegisteredTool } from '../../events/index.ts';
 
-export type ToolOrigin = 'plugin' | 'builtin' | 'memory';
-
-export type RegisteredTool = Readonly<{
-  name: string;
-  description: string;
-  parameters: Readonly<Record<string, unknown>>;
-  owner: string;
-  origin: ToolOrigin;
-}>;
+export type { RegisteredTool };
+export type ToolOrigin = RegisteredTool['origin'];
 
 export class DuplicateTool extends HologramError {
   readonly code = 'DUPLICATE_TOOL';

@@ -12,7 +12,7 @@ import {
   type Clock,
   type EventStore,
   type IdSource,
-  type NewEvent,
+  type NewHologramEvent,
   type RecordedEvent,
   type Subscription,
 } from '../../events/index.ts';
@@ -379,12 +379,12 @@ export class PluginHub {
     return { inputId, level };
   }
 
-  private append(event: NewEvent): Promise<void> {
+  private append(event: NewHologramEvent): Promise<void> {
     return this.appendDecided(() => event);
   }
 
   /** Appends (and folds) what `decide` returns when its turn in the queue comes; null appends nothing. */
-  private appendDecided(decide: () => NewEvent | null): Promise<void> {
+  private appendDecided(decide: () => NewHologramEvent | null): Promise<void> {
     const run = this.tail.then(async () => {
       const event = decide();
       if (!event) return;

@@ -28,8 +28,7 @@ export const replayPluginSupervisors = async (
     for (const e of events) {
       if (e.seq >= seq) break;
       registry = foldPluginRegistry(registry, e);
-      if (e.type === 'PluginLoaded' && (e.data as { plugin: string }).plugin === plugin)
-        autoRestart = (e.data as { autoRestart: boolean }).autoRestart;
+      if (e.type === 'PluginLoaded' && e.data.plugin === plugin) autoRestart = e.data.autoRestart;
     }
     const enabled = registry.plugins.get(plugin)?.enabled ?? true;
     const replay = await replayJournal({

@@ -1,5 +1,5 @@
 /** The kernel's modules as the log last saw them: status, layer, facilities, last error. */
-import { kernelEvents, type KernelEvent, type RecordedEvent } from '../../events/index.ts';
+import { kernelEvents, typesOf } from '../../events/index.ts';
 import { defineProjection } from '../projection.ts';
 
 export type ModuleStatus = 'started' | 'failed' | 'stopped';
@@ -7,7 +7,7 @@ export type ModuleStatus = 'started' | 'failed' | 'stopped';
 export const modulesProjection = defineProjection({
   name: 'kernel',
   version: 1,
-  handles: Object.keys(kernelEvents),
+  handles: typesOf(kernelEvents),
   tables: [
     {
       name: 'kernel_modules',
@@ -24,12 +24,11 @@ export const modulesProjection = defineProjection({
       )`,
     },
   ],
-  evolve(tx, recorded) {
-    const event = recorded as RecordedEvent & KernelEvent;
-    const at = recorded.at;
+  evolve(tx, event) {
+    const at = event.at;
     switch (event.type) {
       case 'KernelStarted':
-        tx.run('INSERT INTO kernel_runs (started_seq, pid, started_at) VALUES (?, ?, ?)', [recorded.seq, event.data.pid, at]);
+        tx.run('INSERT INTO kernel_runs (started_seq, pid, started_at) VALUES (?, ?, ?)', [event.seq, event.data.pid, at]);
         return;
       case 'KernelStopped':
         tx.run('UPDATE kernel_runs SET stopped_at = ?, stop_reason = ? WHERE started_seq = (SELECT max(started_seq) FROM kernel_runs)', [
@@ -43,7 +42,7 @@ export const modulesProjection = defineProjection({
            VALUES (?, 'started', ?, ?, NULL, ?, ?)
            ON CONFLICT (module) DO UPDATE SET status = 'started', layer = excluded.layer,
              provides = excluded.provides, error = NULL, changed_seq = excluded.changed_seq, changed_at = excluded.changed_at`,
-          [event.data.module, event.data.layer, event.data.provides.join(','), recorded.seq, at],
+          [event.data.module, event.data.layer, event.data.provides.join(','), event.seq, at],
         );
         return;
       case 'ModuleFailed':
@@ -52,13 +51,13 @@ export const modulesProjection = defineProjection({
            VALUES (?, 'failed', ?, '', ?, ?, ?)
            ON CONFLICT (module) DO UPDATE SET status = 'failed', layer = excluded.layer, error = excluded.error,
              changed_seq = excluded.changed_seq, changed_at = excluded.changed_at`,
-          [event.data.module, event.data.layer, event.data.error, recorded.seq, at],
+          [event.data.module, event.data.layer, event.data.error, event.seq, at],
         );
         return;
       case 'ModuleStopped':
         tx.run(`UPDATE kernel_modules SET status = 'stopped', error = ?, changed_seq = ?, changed_at = ? WHERE module = ?`, [
           event.data.error ?? null,
-          recorded.seq,
+          event.seq,
           at,
           event.data.module,
         ]);

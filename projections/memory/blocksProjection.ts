@@ -3,9 +3,8 @@
  * in L2, or a relation in L3. Every move names the new holder, so a block has exactly one
  * holder at any time; a block whose holder leaves without a successor is gone with it.
  */
-import type { RecordedEvent } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
-import type { BlockRef, ContextEventData, TripleData } from './memoryRows.ts';
+import type { BlockRef } from './memoryRows.ts';
 
 export type HolderTier = 'context' | 'cold' | 'graph';
 
@@ -39,37 +38,36 @@ export const blocksProjection = defineProjection({
       CREATE INDEX memory_blocks_holders_holder ON memory_blocks_holders (holder)`,
     },
   ],
-  evolve(tx, event: RecordedEvent) {
-    const d = event.data as Record<string, unknown>;
+  evolve(tx, event) {
     const seq = event.seq;
     switch (event.type) {
       case 'ContextEventAppended': {
-        const e = d.event as ContextEventData;
+        const e = event.data.event;
         for (const b of e.blocks ?? []) hold(tx, b, 'context', e.eventId, seq);
         return;
       }
       case 'ContextEventsRestored':
-        for (const e of d.events as ContextEventData[]) for (const b of e.blocks ?? []) hold(tx, b, 'context', e.eventId, seq);
+        for (const e of event.data.events) for (const b of e.blocks ?? []) hold(tx, b, 'context', e.eventId, seq);
         return;
       case 'ContextEventsSunk':
-        for (const e of d.events as ContextEventData[]) for (const b of e.blocks ?? []) hold(tx, b, 'cold', d.docId as string, seq);
+        for (const e of event.data.events) for (const b of e.blocks ?? []) hold(tx, b, 'cold', event.data.docId, seq);
         return;
       case 'ColdDocCommitted':
-        for (const b of (d.blocks as BlockRef[] | undefined) ?? []) hold(tx, b, 'cold', d.docId as string, seq);
+        for (const b of event.data.blocks ?? []) hold(tx, b, 'cold', event.data.docId, seq);
         return;
       case 'ColdDocDistilled':
-        for (const t of d.triples as TripleData[]) for (const b of t.blocks ?? []) hold(tx, b, 'graph', t.relationId, seq);
-        tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'cold' AND holder = ?`, [d.docId as string]);
+        for (const t of event.data.triples) for (const b of t.blocks ?? []) hold(tx, b, 'graph', t.relationId, seq);
+        tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'cold' AND holder = ?`, [event.data.docId]);
         return;
       case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) for (const b of t.blocks ?? []) hold(tx, b, 'graph', t.relationId, seq);
+        for (const t of event.data.triples) for (const b of t.blocks ?? []) hold(tx, b, 'graph', t.relationId, seq);
         return;
       case 'ColdDocRemoved':
-        tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'cold' AND holder = ?`, [d.docId as string]);
+        tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'cold' AND holder = ?`, [event.data.docId]);
         return;
       case 'MemoryPurged':
       case 'EntityDeleted':
-        for (const id of d.relationIds as string[]) tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'graph' AND holder = ?`, [id]);
+        for (const id of event.data.relationIds) tx.run(`DELETE FROM memory_blocks_holders WHERE tier = 'graph' AND holder = ?`, [id]);
         return;
     }
   },

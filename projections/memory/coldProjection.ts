@@ -3,7 +3,6 @@
  * A peek only counts an access; the doc leaves when it is recalled (after its events are back
  * in L1), distilled into the graph, or purged.
  */
-import type { RecordedEvent } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
 import { json, utteranceText, type ContextEventData } from './memoryRows.ts';
 
@@ -23,52 +22,44 @@ export const coldProjection = defineProjection({
       CREATE INDEX memory_cold_docs_idle ON memory_cold_docs (last_access_at)`,
     },
   ],
-  evolve(tx, event: RecordedEvent) {
-    const d = event.data as Record<string, unknown>;
+  evolve(tx, event) {
     switch (event.type) {
       case 'ContextEventsSunk': {
-        const events = d.events as ContextEventData[];
-        const at = Math.max(...events.map((e) => e.at));
+        const { docId, scope, events, at } = event.data;
+        const firstAt = Math.max(...events.map((e) => e.at));
         tx.run(
           'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [
-            d.docId as string,
-            d.scope as string,
-            docText(events),
-            json(events.flatMap((e) => e.cites ?? [])),
-            JSON.stringify(events),
-            at,
-            d.at as number,
-          ],
+          [docId, scope, docText(events), json(events.flatMap((e) => e.cites ?? [])), JSON.stringify(events), firstAt, at],
         );
         return;
       }
       case 'ColdDocCommitted': {
+        const { docId, scope, text, cites, blocks, at } = event.data;
         // A committed doc came from no context event: it is one cold_storage event, which is
         // what a recall puts back into L1 (with its blocks).
-        const event: ContextEventData = {
-          eventId: d.docId as string,
+        const held: ContextEventData = {
+          eventId: docId,
           role: 'cold_storage',
-          text: d.text as string,
-          at: d.at as number,
-          ...((d.cites as string[] | undefined)?.length ? { cites: d.cites as string[] } : {}),
-          ...((d.blocks as ContextEventData['blocks'])?.length ? { blocks: d.blocks as ContextEventData['blocks'] } : {}),
+          text,
+          at,
+          ...(cites?.length ? { cites } : {}),
+          ...(blocks?.length ? { blocks } : {}),
         };
         tx.run(
           'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [d.docId as string, d.scope as string, d.text as string, json(d.cites), JSON.stringify([event]), d.at as number, d.at as number],
+          [docId, scope, text, json(cites), JSON.stringify([held]), at, at],
         );
         return;
       }
       case 'ColdDocPeeked':
         tx.run('UPDATE memory_cold_docs SET accesses = accesses + 1, last_access_at = max(last_access_at, ?) WHERE doc_id = ?', [
-          d.at as number,
-          d.docId as string,
+          event.data.at,
+          event.data.docId,
         ]);
         return;
       case 'ColdDocRemoved':
       case 'ColdDocDistilled':
-        tx.run('DELETE FROM memory_cold_docs WHERE doc_id = ?', [d.docId as string]);
+        tx.run('DELETE FROM memory_cold_docs WHERE doc_id = ?', [event.data.docId]);
         return;
     }
   },

@@ -2,7 +2,6 @@
  * L1, the working context: the events of each scope in time order. Appended events enter;
  * sunk events leave (to a cold doc); restored events come back at their original times.
  */
-import type { RecordedEvent } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
 import { json, type ContextEventData } from './memoryRows.ts';
 
@@ -27,17 +26,16 @@ export const contextProjection = defineProjection({
       CREATE INDEX memory_context_events_scope ON memory_context_events (scope, at, event_id)`,
     },
   ],
-  evolve(tx, event: RecordedEvent) {
-    const d = event.data as { scope: string; event?: ContextEventData; events?: readonly ContextEventData[] };
+  evolve(tx, event) {
     switch (event.type) {
       case 'ContextEventAppended':
-        insert(tx, d.scope, d.event!, event.seq);
+        insert(tx, event.data.scope, event.data.event, event.seq);
         return;
       case 'ContextEventsRestored':
-        for (const e of d.events!) insert(tx, d.scope, e, event.seq);
+        for (const e of event.data.events) insert(tx, event.data.scope, e, event.seq);
         return;
       case 'ContextEventsSunk':
-        for (const e of d.events!) tx.run('DELETE FROM memory_context_events WHERE event_id = ?', [e.eventId]);
+        for (const e of event.data.events) tx.run('DELETE FROM memory_context_events WHERE event_id = ?', [e.eventId]);
         return;
     }
   },

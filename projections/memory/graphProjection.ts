@@ -2,7 +2,6 @@
  * L3, the graph: entities, relations with confidence, and each relation's sentence and the
  * context events (and their cites) it came from. Entities exist while a relation names them.
  */
-import type { RecordedEvent } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
 import { entityKey, json, type TripleData } from './memoryRows.ts';
 
@@ -73,24 +72,23 @@ export const graphProjection = defineProjection({
       ddl: 'CREATE TABLE memory_graph_recalled (entity TEXT NOT NULL, turn TEXT NOT NULL, PRIMARY KEY (entity, turn)) WITHOUT ROWID',
     },
   ],
-  evolve(tx, event: RecordedEvent) {
-    const d = event.data as Record<string, unknown>;
+  evolve(tx, event) {
     switch (event.type) {
       case 'MemoryCommitted':
-        for (const t of d.triples as TripleData[]) addTriple(tx, t, d.by as string, event.seq, d.at as number);
+        for (const t of event.data.triples) addTriple(tx, t, event.data.by, event.seq, event.data.at);
         return;
       case 'ColdDocDistilled':
-        for (const t of d.triples as TripleData[]) addTriple(tx, t, `doc:${d.docId as string}`, event.seq, d.at as number);
+        for (const t of event.data.triples) addTriple(tx, t, `doc:${event.data.docId}`, event.seq, event.data.at);
         return;
       case 'EntitiesMerged': {
-        const into = entityKey(d.into as string);
-        const from = entityKey(d.from as string);
+        const into = entityKey(event.data.into);
+        const from = entityKey(event.data.from);
         if (into === from) return;
         tx.run('UPDATE memory_graph_relations SET subject = ? WHERE subject = ?', [into, from]);
         tx.run('UPDATE memory_graph_relations SET object = ? WHERE object = ?', [into, from]);
         tx.run('INSERT INTO memory_graph_entities (entity, name, since_seq) VALUES (?, ?, ?) ON CONFLICT (entity) DO NOTHING', [
           into,
-          (d.into as string).trim(),
+          event.data.into.trim(),
           event.seq,
         ]);
         tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [from]);
@@ -99,10 +97,9 @@ export const graphProjection = defineProjection({
         return;
       }
       case 'EntityEdited': {
-        const entity = entityKey(d.entity as string);
-        if (d.kind !== undefined && d.kind !== null)
-          tx.run('UPDATE memory_graph_entities SET kind = ? WHERE entity = ?', [d.kind as string, entity]);
-        const rename = d.renameTo as string | undefined;
+        const entity = entityKey(event.data.entity);
+        if (event.data.kind !== undefined) tx.run('UPDATE memory_graph_entities SET kind = ? WHERE entity = ?', [event.data.kind, entity]);
+        const rename = event.data.renameTo;
         if (rename) {
           const to = entityKey(rename);
           if (to === entity) {
@@ -119,36 +116,30 @@ export const graphProjection = defineProjection({
         }
         return;
       }
-      case 'RelationEdited':
+      case 'RelationEdited': {
+        const { predicate, object, confidence, relationId } = event.data;
         tx.run(
           'UPDATE memory_graph_relations SET predicate = coalesce(?, predicate), object = coalesce(?, object), confidence = coalesce(?, confidence) WHERE relation_id = ?',
-          [
-            (d.predicate as string) ?? null,
-            d.object ? entityKey(d.object as string) : null,
-            (d.confidence as number) ?? null,
-            d.relationId as string,
-          ],
+          [predicate ?? null, object ? entityKey(object) : null, confidence ?? null, relationId],
         );
-        if (d.object) touchEntity(tx, d.object as string, event.seq);
+        if (object) touchEntity(tx, object, event.seq);
         dropOrphans(tx);
         return;
+      }
       case 'EntityDeleted': {
-        const entity = entityKey(d.entity as string);
-        for (const id of d.relationIds as string[]) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
+        const entity = entityKey(event.data.entity);
+        for (const id of event.data.relationIds) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
         tx.run('DELETE FROM memory_graph_entities WHERE entity = ?', [entity]);
         tx.run('DELETE FROM memory_graph_recalled WHERE entity = ?', [entity]);
         dropOrphans(tx);
         return;
       }
       case 'MemoryPurged':
-        for (const id of d.relationIds as string[]) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
+        for (const id of event.data.relationIds) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
         dropOrphans(tx);
         return;
       case 'EntityRecalled':
-        tx.run('INSERT OR IGNORE INTO memory_graph_recalled (entity, turn) VALUES (?, ?)', [
-          entityKey(d.entity as string),
-          d.turn as string,
-        ]);
+        tx.run('INSERT OR IGNORE INTO memory_graph_recalled (entity, turn) VALUES (?, ?)', [entityKey(event.data.entity), event.data.turn]);
         return;
     }
   },

@@ -1,30 +1,7 @@
-/** Shapes of the memory events' parts, as the folds read them. */
+/** Shapes of the memory events' parts (declared in the event catalog), as the folds read them. */
+import type { BlockRef, ContextEventData, TripleData } from '../../events/index.ts';
 
-export type BlockRef = Readonly<{ blockId: string; kind: 'text' | 'media'; mime?: string; text?: string }>;
-
-export type ContextEventData = Readonly<{
-  eventId: string;
-  role: 'user' | 'agent' | 'cold_storage' | 'system';
-  speaker?: string;
-  text: string;
-  at: number;
-  cites?: readonly string[];
-  blocks?: readonly BlockRef[];
-}>;
-
-export type TripleData = Readonly<{
-  relationId: string;
-  subject: string;
-  predicate: string;
-  object: string;
-  confidence: number;
-  sentence?: string;
-  sourceEventIds?: readonly string[];
-  cites?: readonly string[];
-  blocks?: readonly BlockRef[];
-  /** When what it stands for was said (its first source event's time). */
-  happenedAt?: number;
-}>;
+export type { BlockRef, ContextEventData, TripleData };
 
 /** An utterance as it reads in a doc or a recall: its speaker's name first, so the name is one of its words. */
 export const utteranceText = (e: Pick<ContextEventData, 'speaker' | 'text'>): string => (e.speaker ? `${e.speaker}: ${e.text}` : e.text);

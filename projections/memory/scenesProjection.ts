@@ -3,7 +3,6 @@
  * time of day), with their strength and the context events that took place in each. It applies
  * the scene actor's decisions; it never re-decides.
  */
-import type { RecordedEvent } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
 
 export const scenesProjection = defineProjection({
@@ -23,20 +22,12 @@ export const scenesProjection = defineProjection({
       ddl: 'CREATE TABLE memory_scenes_members (scene_id TEXT NOT NULL, event_id TEXT NOT NULL, PRIMARY KEY (scene_id, event_id)) WITHOUT ROWID',
     },
   ],
-  evolve(tx, event: RecordedEvent) {
-    const d = event.data as {
-      sceneId: string;
-      kind?: string;
-      key?: string;
-      features: unknown;
-      strength: number;
-      at: number;
-      eventId?: string;
-    };
+  evolve(tx, event) {
+    const d = event.data;
     if (event.type === 'SceneCreated') {
       tx.run(
         'INSERT INTO memory_scenes_scenes (scene_id, kind, key, features, strength, created_at, last_seen, occurrences) VALUES (?, ?, ?, ?, ?, ?, ?, 1)',
-        [d.sceneId, d.kind ?? 'emergent', d.key ?? null, JSON.stringify(d.features), d.strength, d.at, d.at],
+        [d.sceneId, event.data.kind, event.data.key ?? null, JSON.stringify(d.features), d.strength, d.at, d.at],
       );
     } else {
       tx.run(

@@ -3,6 +3,7 @@
  * state, and the tools, stage handlers, output channels and subscriptions each one holds
  * now. The host folds events as it appends them; `homed plugins` folds the log.
  */
+import { PLUGIN_EVENT_TYPES, type AnyEvent, type PluginEvent } from '../../events/index.ts';
 
 export type PluginState = 'loaded' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gave_up' | 'stopped';
 
@@ -40,10 +41,9 @@ export const emptyPluginRegistry = (): PluginRegistry => ({
   subscriptions: new Map(),
 });
 
-type Event = Readonly<{ type: string; data: unknown }>;
-type D = Record<string, unknown>;
+const isPluginEvent = (event: AnyEvent): event is PluginEvent => (PLUGIN_EVENT_TYPES as readonly string[]).includes(event.type);
 
-const STATE_OF: Readonly<Record<string, PluginState>> = {
+const STATE_OF: Readonly<Partial<Record<PluginEvent['type'], PluginState>>> = {
   PluginStarting: 'starting',
   PluginStarted: 'running',
   PluginCrashed: 'crashed',
@@ -71,9 +71,10 @@ const without = <V>(map: ReadonlyMap<string, V>, keep: (value: V) => boolean): M
   new Map([...map].filter(([, value]) => keep(value)));
 
 /** Applies one event; events of other subsystems leave the registry as it is. */
-export const foldPluginRegistry = (registry: PluginRegistry, event: Event): PluginRegistry => {
-  const d = event.data as D;
-  const name = d?.plugin as string;
+export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): PluginRegistry => {
+  if (!isPluginEvent(any)) return registry;
+  const event = any;
+  const name = event.data.plugin;
   const state = STATE_OF[event.type];
   if (state) {
     return withPlugin(registry, name, (entry) => ({
@@ -81,55 +82,44 @@ export const foldPluginRegistry = (registry: PluginRegistry, event: Event): Plug
       state,
       restarts: entry.restarts + (event.type === 'PluginRestarting' ? 1 : 0),
       crashes: entry.crashes + (event.type === 'PluginCrashed' ? 1 : 0),
-      lastError:
-        event.type === 'PluginCrashed'
-          ? ((d.error as string | undefined) ?? `exited with ${d.signal ? `signal ${String(d.signal)}` : `code ${String(d.exitCode)}`}`)
-          : entry.lastError,
+      lastError: event.type === 'PluginCrashed' ? crashReason(event.data) : entry.lastError,
     }));
   }
   switch (event.type) {
-    case 'PluginLoaded':
+    case 'PluginLoaded': {
+      const { version, kind, capabilities } = event.data;
       return withPlugin(registry, name, (entry) => ({
         ...entry,
-        version: d.version as string,
-        kind: d.kind as string,
-        capabilities: d.capabilities as string[],
+        version,
+        kind,
+        capabilities,
         state: entry.state === 'loaded' || entry.state === 'stopped' ? 'loaded' : entry.state,
       }));
+    }
     case 'PluginEnabled':
     case 'PluginDisabled':
       return withPlugin(registry, name, (entry) => ({ ...entry, enabled: event.type === 'PluginEnabled' }));
-    case 'PluginToolRegistered':
+    case 'PluginToolRegistered': {
+      const { description, parameters } = event.data;
       return {
         ...registry,
-        tools: new Map(registry.tools).set(d.name as string, {
-          name: d.name as string,
-          plugin: name,
-          description: d.description as string,
-          parameters: (d.parameters ?? {}) as Record<string, unknown>,
-        }),
+        tools: new Map(registry.tools).set(event.data.name, { name: event.data.name, plugin: name, description, parameters }),
       };
-    case 'PluginStageRegistered':
+    }
+    case 'PluginStageRegistered': {
+      const { handlerId, scope, stage } = event.data;
+      return { ...registry, handlers: [...registry.handlers, { id: handlerId, plugin: name, scope, stage }] };
+    }
+    case 'PluginChannelRegistered': {
+      const { capabilities, metaDoc } = event.data;
       return {
         ...registry,
-        handlers: [
-          ...registry.handlers,
-          { id: d.handlerId as string, plugin: name, scope: d.scope as HandlerEntry['scope'], stage: d.stage as string },
-        ],
+        channels: new Map(registry.channels).set(event.data.name, { name: event.data.name, owner: name, capabilities, metaDoc }),
       };
-    case 'PluginChannelRegistered':
-      return {
-        ...registry,
-        channels: new Map(registry.channels).set(d.name as string, {
-          name: d.name as string,
-          owner: name,
-          capabilities: d.capabilities as number,
-          metaDoc: d.metaDoc as string,
-        }),
-      };
+    }
     case 'PluginSubscribed': {
       const before = registry.subscriptions.get(name) ?? [];
-      const types = [...new Set([...before, ...(d.types as string[])])];
+      const types = [...new Set([...before, ...event.data.types])];
       return { ...registry, subscriptions: new Map(registry.subscriptions).set(name, types) };
     }
     case 'PluginRegistrationsDetached': {
@@ -147,6 +137,9 @@ export const foldPluginRegistry = (registry: PluginRegistry, event: Event): Plug
       return registry;
   }
 };
+
+const crashReason = (crash: Extract<PluginEvent, { type: 'PluginCrashed' }>['data']): string =>
+  crash.error ?? `exited with ${crash.signal ? `signal ${crash.signal}` : `code ${String(crash.exitCode)}`}`;
 
 /** What a plugin holds now, as `PluginRegistrationsDetached` lists it. */
 export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({

@@ -3,7 +3,7 @@
  * running, suspended on the stack, or how it ended). It applies the scheduler's decisions;
  * it never re-decides.
  */
-import { schedulerEvents, type RecordedEvent, type SchedulerEvent } from '../../events/index.ts';
+import { schedulerEvents, typesOf } from '../../events/index.ts';
 import { defineProjection } from '../projection.ts';
 import { pendingInputs, readSchedulerView } from './schedulerView.ts';
 
@@ -18,7 +18,7 @@ export const schedulerProjection = defineProjection({
     const view = readSchedulerView(tx);
     return { pendingInputs: pendingInputs(view), ...view };
   },
-  handles: Object.keys(schedulerEvents),
+  handles: typesOf(schedulerEvents),
   tables: [
     {
       name: 'scheduler_inputs',
@@ -31,9 +31,8 @@ export const schedulerProjection = defineProjection({
       CREATE INDEX scheduler_inputs_status ON scheduler_inputs (status, queued_seq)`,
     },
   ],
-  evolve(tx, recorded) {
-    const event = recorded as RecordedEvent & SchedulerEvent;
-    const seq = recorded.seq;
+  evolve(tx, event) {
+    const seq = event.seq;
     switch (event.type) {
       case 'InputQueued': {
         const d = event.data;

@@ -3,9 +3,10 @@
  * Counts by type are left to the log itself (`homed log --type`): a second table written on
  * every event doubled the cost of the one projection that sees them all.
  */
+import type { HologramEventType } from '../../events/index.ts';
 import { defineProjection } from '../projection.ts';
 
-export const streamsProjection = defineProjection({
+export const streamsProjection = defineProjection<HologramEventType>({
   name: 'streams',
   version: 2,
   handles: 'all',

@@ -4,7 +4,7 @@ import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { ProjectionFailed, ProjectionRunner } from '../../actors/projections/projectionRunner.ts';
 import { startRebuild } from '../../actors/replay/rebuildProjections.ts';
 import { verifyProjections } from '../../actors/replay/verifyProjections.ts';
-import { SequentialIds, VirtualClock } from '../../events/index.ts';
+import { SequentialIds, VirtualClock, type AnyEvent } from '../../events/index.ts';
 import { defineProjection, type Projection } from '../../projections/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { createTestCatalog, noted } from '../support/testCatalog.ts';
@@ -12,10 +12,15 @@ import { createTestCatalog, noted } from '../support/testCatalog.ts';
 const tempDir = useTempDir();
 
 const openStore = (path = join(tempDir(), 'events.db')) =>
-  SqliteEventStore.open(path, { catalog: createTestCatalog(), clock: new VirtualClock(5), ids: new SequentialIds(), pollIntervalMs: 10 });
+  SqliteEventStore.open<AnyEvent>(path, {
+    catalog: createTestCatalog(),
+    clock: new VirtualClock(5),
+    ids: new SequentialIds(),
+    pollIntervalMs: 10,
+  });
 
 /** Sums `n` per stream; version 2 sums n*2 (a changed fold). */
-const sums = (version = 1, factor = 1): Projection =>
+const sums = (version = 1, factor = 1): Projection<'TestNoted'> =>
   defineProjection({
     name: 'sums',
     version,
@@ -32,7 +37,7 @@ const sums = (version = 1, factor = 1): Projection =>
 
 const totals = (runner: ProjectionRunner) => runner.dump('sums').sums_by_stream as { stream: string; total: number }[];
 
-const appendMany = async (store: SqliteEventStore, count: number, offset = 0) => {
+const appendMany = async (store: SqliteEventStore<AnyEvent>, count: number, offset = 0) => {
   for (let i = 0; i < count; i++) await store.append(`s-${i % 3}`, [noted(offset + i)]);
 };
 

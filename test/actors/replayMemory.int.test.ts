@@ -6,7 +6,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import { createDefaultCatalog, InMemoryEventStore, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
+import {
+  createDefaultCatalog,
+  InMemoryEventStore,
+  MEMORY_STREAM,
+  SequentialIds,
+  VirtualClock,
+  type NewHologramEvent,
+} from '../../events/index.ts';
 import { openMemory } from '../../actors/memory/openMemory.ts';
 import { replayMemory } from '../../actors/memory/replayMemory.ts';
 import { useOpenStores, useTempDir } from '../support/tempDir.ts';
@@ -84,7 +91,8 @@ describe('memory replay', () => {
     const joined = events.find((e) => e.type === 'SceneJoined')!;
     const copy = async (change: (e: (typeof events)[number]) => unknown, keep = (_: (typeof events)[number]) => true) => {
       const log = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
-      for (const e of events.filter(keep)) await log.append(MEMORY_STREAM, [{ type: e.type, data: change(e), at: e.at }]);
+      for (const e of events.filter(keep))
+        await log.append(MEMORY_STREAM, [{ type: e.type, data: change(e), at: e.at } as NewHologramEvent]);
       return log;
     };
     const tampered = await copy((e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data));
@@ -113,7 +121,7 @@ describe('memory replay', () => {
     const tampered = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
     for (const e of events) {
       const data = e.seq === second.seq ? { ...(e.data as object), at: since + 60_000 } : e.data;
-      await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at }]);
+      await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at } as NewHologramEvent]);
     }
     const replay = await replayMemory(tampered, CONFIG);
     expect(replay.divergence).toMatchObject({ expected: { type: 'HeartbeatFired', data: { loop: 'rules', at: since + 60_000 } } });
@@ -132,7 +140,7 @@ describe('memory replay', () => {
     const tampered = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
     for (const e of events) {
       const data = e.seq === sunk.seq ? { ...(e.data as object), reason: 'a different rule' } : e.data;
-      await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at }]);
+      await tampered.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at } as NewHologramEvent]);
     }
     const replay = await replayMemory(tampered, CONFIG);
     expect(replay.divergence).toMatchObject({

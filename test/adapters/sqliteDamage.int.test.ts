@@ -19,6 +19,7 @@ import {
   UnknownEventType,
   VirtualClock,
   type EventCatalog,
+  type AnyEvent,
 } from '../../events/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { createTestCatalog, noted } from '../support/testCatalog.ts';
@@ -26,7 +27,7 @@ import { createTestCatalog, noted } from '../support/testCatalog.ts';
 const tempDir = useTempDir();
 
 const openStore = (file: string, catalog: EventCatalog = createTestCatalog()) =>
-  SqliteEventStore.open(file, { catalog, clock: new VirtualClock(1_000), ids: new SequentialIds() });
+  SqliteEventStore.open<AnyEvent>(file, { catalog, clock: new VirtualClock(1_000), ids: new SequentialIds() });
 
 /** A store with events n=1..5 on streams 'a' (seqs 1, 2, 4, 5) and 'b' (seq 3). */
 const storeWithFiveEvents = async () => {
@@ -109,7 +110,7 @@ describe('a row of a type this build does not declare', () => {
         expect((error as Error).message).toContain("'NoLongerDeclared'");
         expect((error as Error).message).toContain('seq 6');
       }
-      expect((await store.readAll({ types: ['TestNoted'] })).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 7]);
+      expect((await store.readAll({ types: ['TestNoted'] as string[] })).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 7]);
     } finally {
       await store.close();
     }

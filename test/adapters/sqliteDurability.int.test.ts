@@ -15,6 +15,7 @@ import {
   SequentialIds,
   VirtualClock,
   type EventCatalog,
+  type AnyEvent,
 } from '../../events/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { createTestCatalog, noted, TestNoted } from '../support/testCatalog.ts';
@@ -23,11 +24,11 @@ const tempDir = useTempDir();
 
 /** `idPrefix` differs per opening: sequential ids restart at 1 and would collide with stored ones. */
 const openStore = (file: string, catalog: EventCatalog = createTestCatalog(), idPrefix = 'evt') =>
-  SqliteEventStore.open(file, { catalog, clock: new VirtualClock(5_000), ids: new SequentialIds(idPrefix) });
+  SqliteEventStore.open<AnyEvent>(file, { catalog, clock: new VirtualClock(5_000), ids: new SequentialIds(idPrefix) });
 
 /** Writes a row as an older build would have: bypasses validation, encodes the raw payload. */
 const insertRaw = (
-  store: SqliteEventStore,
+  store: SqliteEventStore<AnyEvent>,
   row: { seq: number; stream: string; version: number; type: string; schemaVersion: number; data: unknown },
 ) =>
   store.db

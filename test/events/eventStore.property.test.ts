@@ -29,6 +29,7 @@ import {
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
+  type AnyEvent,
 } from '../../events/index.ts';
 import {
   commitAppend,
@@ -51,7 +52,7 @@ const replay = {
 const replayPath = process.env.FC_REPLAY_PATH ? { replayPath: process.env.FC_REPLAY_PATH } : {};
 
 const STREAMS = ['a', 'b', 'c', 'd'] as const;
-type Cmd = fc.AsyncCommand<EventLogModel, EventStore>;
+type Cmd = fc.AsyncCommand<EventLogModel, EventStore<AnyEvent>>;
 
 // ---------------------------------------------------------------- what commands are made of
 
@@ -120,7 +121,7 @@ const optionsFor = (expected: ExpectedVersion | undefined): AppendOptions => (ex
 // ---------------------------------------------------------------- checks shared by commands
 
 /** Invariants of the whole log, checked after every command. */
-const checkInvariants = async (model: EventLogModel, real: EventStore): Promise<void> => {
+const checkInvariants = async (model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> => {
   const all = await real.readAll();
   expect(all).toEqual(model.all);
   expect(all.map((e) => e.seq)).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
@@ -142,7 +143,7 @@ const checkAppend = (
   stream: string,
   batch: readonly NewEvent[],
   expected: ExpectedVersion | undefined,
-  settled: PromiseSettledResult<AppendResult>,
+  settled: PromiseSettledResult<AppendResult<AnyEvent>>,
 ): void => {
   const outcome = decideAppend(model, stream, batch, expected ?? 'any');
   switch (outcome.kind) {
@@ -190,7 +191,7 @@ class Append implements Cmd {
     readonly expected: ExpectedSpec,
   ) {}
   check = () => true;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     const batch = this.specs.map((spec) => toNewEvent(model, spec));
     const expected = resolveExpected(this.expected, streamVersion(model, this.stream));
     const [settled] = await Promise.allSettled([real.append(this.stream, batch, optionsFor(expected))]);
@@ -207,7 +208,7 @@ class Reappend implements Cmd {
     readonly expected: ExpectedSpec,
   ) {}
   check = (model: Readonly<EventLogModel>) => model.batches.length > 0;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     const { stream, events } = model.batches[this.pick % model.batches.length]!;
     const originals = events.map((e) => model.all.find((r) => r.id === e.id)!);
     const expected = resolveExpected(this.expected, streamVersion(model, stream));
@@ -233,7 +234,7 @@ class ReuseIdElsewhere implements Cmd {
     readonly expected: ExpectedSpec,
   ) {}
   check = (model: Readonly<EventLogModel>) => model.all.length > 0;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     const original = model.all[this.pick % model.all.length]!;
     const same: NewEvent = { type: original.type, data: original.data, id: original.id };
     const fresh = { ...toNewEvent(model, this.filler), id: freshId(model) };
@@ -279,7 +280,7 @@ class AppendInvalid implements Cmd {
     readonly extraKey: string,
   ) {}
   check = () => true;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     const data =
       this.bad === 'nNotInteger'
         ? { n: 1.5 }
@@ -298,7 +299,7 @@ class AppendInvalid implements Cmd {
 class AppendEmpty implements Cmd {
   constructor(readonly stream: string) {}
   check = () => true;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     await expect(real.append(this.stream, [])).rejects.toThrow(RangeError);
     await checkInvariants(model, real);
   }
@@ -320,7 +321,7 @@ type ConcurrentItem = Readonly<
 class ConcurrentAppends implements Cmd {
   constructor(readonly items: readonly ConcurrentItem[]) {}
   check = () => true;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     const issued: { stream: string; batch: readonly NewEvent[]; expected: ExpectedVersion | undefined; valid: boolean }[] = [];
     for (const item of this.items) {
       if (item.kind === 'invalid') {
@@ -372,7 +373,7 @@ class ReadStream implements Cmd {
     readonly options: ReadStreamOptions,
   ) {}
   check = () => true;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     expect(await real.readStream(this.stream, this.options)).toEqual(modelReadStream(model, this.stream, this.options));
   }
   toString = () => `ReadStream(${this.stream}, ${JSON.stringify(this.options)})`;
@@ -381,7 +382,7 @@ class ReadStream implements Cmd {
 class ReadAll implements Cmd {
   constructor(readonly options: ReadAllOptions) {}
   check = () => true;
-  async run(model: EventLogModel, real: EventStore): Promise<void> {
+  async run(model: EventLogModel, real: EventStore<AnyEvent>): Promise<void> {
     expect(await real.readAll(this.options)).toEqual(modelReadAll(model, this.options));
   }
   toString = () => `ReadAll(${JSON.stringify(this.options)})`;
@@ -446,7 +447,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
 
 // ---------------------------------------------------------------- dialects
 
-type Opened = { store: EventStore; cleanup?: () => void };
+type Opened = { store: EventStore<AnyEvent>; cleanup?: () => void };
 const storeOptions = () => ({ catalog: createTestCatalog(), clock: new VirtualClock(MODEL_CLOCK_MS), ids: new SequentialIds() });
 
 const dialects: { name: string; runs: number; open: () => Opened }[] = [
@@ -455,13 +456,13 @@ const dialects: { name: string; runs: number; open: () => Opened }[] = [
     runs: RUNS,
     open: () => {
       const { catalog, clock, ids } = storeOptions();
-      return { store: new InMemoryEventStore(catalog, clock, ids) };
+      return { store: new InMemoryEventStore<AnyEvent>(catalog, clock, ids) };
     },
   },
   {
     name: 'sqlite :memory:',
     runs: RUNS,
-    open: () => ({ store: new SqliteEventStore(openDatabase(':memory:'), storeOptions()) }),
+    open: () => ({ store: new SqliteEventStore<AnyEvent>(openDatabase(':memory:'), storeOptions()) }),
   },
   {
     name: 'sqlite file',
@@ -469,7 +470,7 @@ const dialects: { name: string; runs: number; open: () => Opened }[] = [
     open: () => {
       const dir = mkdtempSync(join(tmpdir(), 'hologram-prop-'));
       return {
-        store: SqliteEventStore.open(join(dir, 'events.db'), storeOptions()),
+        store: SqliteEventStore.open<AnyEvent>(join(dir, 'events.db'), storeOptions()),
         cleanup: () => rmSync(dir, { recursive: true, force: true }),
       };
     },

@@ -11,16 +11,17 @@ import {
   UnknownEventType,
   type EventStore,
   type RecordedEvent,
+  type AnyEvent,
 } from '../../events/index.ts';
 import { noted } from '../support/testCatalog.ts';
 
-export type StoreFactory = () => Promise<{ store: EventStore; cleanup?: () => Promise<void> | void }>;
+export type StoreFactory = () => Promise<{ store: EventStore<AnyEvent>; cleanup?: () => Promise<void> | void }>;
 
 const seqs = (events: readonly RecordedEvent[]) => events.map((e) => e.seq);
 
 export const describeEventStoreContract = (dialect: string, factory: StoreFactory): void => {
   describe(`EventStore contract: ${dialect}`, () => {
-    const withStore = (body: (store: EventStore) => Promise<void>) => async () => {
+    const withStore = (body: (store: EventStore<AnyEvent>) => Promise<void>) => async () => {
       const { store, cleanup } = await factory();
       try {
         await body(store);

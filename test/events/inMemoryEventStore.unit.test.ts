@@ -1,7 +1,7 @@
-import { InMemoryEventStore, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { InMemoryEventStore, SequentialIds, VirtualClock, type AnyEvent } from '../../events/index.ts';
 import { createTestCatalog } from '../support/testCatalog.ts';
 import { describeEventStoreContract } from './eventStoreContract.ts';
 
 describeEventStoreContract('in-memory', async () => ({
-  store: new InMemoryEventStore(createTestCatalog(), new VirtualClock(1_000), new SequentialIds()),
+  store: new InMemoryEventStore<AnyEvent>(createTestCatalog(), new VirtualClock(1_000), new SequentialIds()),
 }));

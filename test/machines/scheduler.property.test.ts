@@ -183,7 +183,7 @@ const checkJournal = async (harness: Harness, store: EventStore, append: boolean
       SCHEDULER_STREAM,
       harness.journal.flatMap(({ message, facts }) => [
         { type: 'InputDelivered', data: { to: SCHEDULER_STREAM, message }, at: message.at },
-        ...facts.map((fact) => ({ type: fact.type, data: fact.data, at: message.at })),
+        ...facts.map((fact) => ({ ...fact, at: message.at })),
       ]),
     );
   }

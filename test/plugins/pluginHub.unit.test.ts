@@ -10,7 +10,7 @@ import {
   PLUGIN_REGISTRY_STREAM,
   SequentialIds,
   VirtualClock,
-  type NewEvent,
+  type NewHologramEvent,
   type RecordedEvent,
 } from '../../events/index.ts';
 import { STAGES } from '../../machines/stagePipeline/index.ts';
@@ -308,7 +308,7 @@ describe('restore', () => {
   /** What a killed process left: a loaded plugin with registrations and no detachment. */
   const killedProcessLog = async () => {
     const store = newStore();
-    const events: NewEvent[] = [
+    const events: NewHologramEvent[] = [
       {
         type: 'PluginLoaded',
         data: {

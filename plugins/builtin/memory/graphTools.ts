@@ -3,7 +3,7 @@
  * memory_delete_entity. Each validates, looks the names up in the read models, decides the
  * event (listing the relations it removes) and appends it with `memory.record`; none edits a table.
  */
-import type { NewEvent } from '../../../events/index.ts';
+import type { NewHologramEvent } from '../../../events/index.ts';
 import { entities, entityKey, type TripleData } from '../../../projections/index.ts';
 import { InvalidMemoryArgument, MediaWithoutSentence, UnknownEntity, UnknownRelation } from './errors.ts';
 import {
@@ -32,7 +32,7 @@ export const graphTools = (ctx: MemoryToolContext): MemoryTool[] => {
     return found;
   };
 
-  const record = async (event: (at: number) => NewEvent): Promise<void> => {
+  const record = async (event: (at: number) => NewHologramEvent): Promise<void> => {
     const at = clock.now();
     await memory.record([event(at)], at);
   };

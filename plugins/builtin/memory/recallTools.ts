@@ -3,7 +3,7 @@
  * returned as recalled this turn), memory_introspect, coldcontext_query (Peek, then Restore
  * before Remove for each doc: never delete-then-inject) and coldcontext_commit.
  */
-import type { NewEvent } from '../../../events/index.ts';
+import type { NewHologramEvent } from '../../../events/index.ts';
 import { recalledInTurn } from '../../../projections/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
 import { countArg, mediaBlocksArg, optionalTextArg, textArg } from './memoryArgs.ts';
@@ -45,7 +45,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
       }
       const at = clock.now();
       await memory.record(
-        [...named].map((entity): NewEvent => ({ type: 'EntityRecalled', data: { entity, turn, at } })),
+        [...named].map((entity): NewHologramEvent => ({ type: 'EntityRecalled', data: { entity, turn, at } })),
         at,
       );
       return numbered(hits.map((h) => ({ label: h.tier, text: h.text })));
