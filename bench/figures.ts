@@ -41,20 +41,17 @@ const status = (f: Figure): string => {
 };
 
 const count = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const small = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+// Rates are whole numbers; a value under 100 (ms, events per turn) keeps three digits so a sub-ms time is not 0.
+const isSmall = (v: number): boolean => Math.abs(v) < 100;
+const fmtValue = (v: number): string => (isSmall(v) ? small.format(v) : count.format(v));
+const roundValue = (v: number): number => (isSmall(v) ? Number(v.toPrecision(3)) : Math.round(v));
 const fmtRatio = (r: number): string => (r >= 10 ? r.toFixed(1) : r.toFixed(2));
 
 /** A plain-text table, one row per figure, with targets and misses spelled out. */
 export const formatTable = (figures: readonly Figure[]): string => {
   const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'unit', 'status'];
-  const rows = figures.map((f) => [
-    f.name,
-    count.format(f.value),
-    count.format(f.baseline),
-    fmtRatio(f.ratio),
-    targetText(f),
-    f.unit,
-    status(f),
-  ]);
+  const rows = figures.map((f) => [f.name, fmtValue(f.value), fmtValue(f.baseline), fmtRatio(f.ratio), targetText(f), f.unit, status(f)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const numeric = new Set([1, 2, 3]);
   const line = (cells: readonly string[]): string =>
@@ -81,6 +78,6 @@ export const toJson = (figures: readonly Figure[]): Record<string, { value: numb
   Object.fromEntries(
     figures.map((f) => [
       f.name,
-      { value: Math.round(f.value), baseline: Math.round(f.baseline), ratio: Number(f.ratio.toFixed(4)), unit: f.unit },
+      { value: roundValue(f.value), baseline: roundValue(f.baseline), ratio: Number(f.ratio.toFixed(4)), unit: f.unit },
     ]),
   );
