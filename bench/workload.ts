@@ -31,6 +31,10 @@ export const notePayload = (i: number): { text: string; n: number } => ({ text: 
 
 export const noteEvent = (i: number): NewEvent => ({ type: BENCH_TYPE, data: notePayload(i) });
 
+/** Appends note `i` alone to its stream: one awaited, durable commit. */
+export const appendNote = (store: SqliteEventStore, i: number): Promise<unknown> =>
+  store.append(benchStream(i), [noteEvent(i)], { expectedVersion: Math.floor(i / BENCH_STREAMS) });
+
 export const openStore = (path: string): SqliteEventStore =>
   SqliteEventStore.open(path, { catalog: benchCatalog(), clock: new VirtualClock(BENCH_AT), ids: new SequentialIds('bench') });
 
