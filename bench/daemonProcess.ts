@@ -16,8 +16,11 @@ const KEPT_OUTPUT = 4_000;
 
 export type Daemon = Readonly<{
   pid: number;
-  /** SIGINT, then waits for the exit; throws when it exits with an error or does not stop in time. */
-  stop(): Promise<void>;
+  /**
+   * SIGINT, then waits for the exit (SIGKILL after STOP_TIMEOUT_MS). Never throws, so a caller's
+   * own error is not hidden; resolves with what went wrong when the exit was not clean.
+   */
+  stop(): Promise<Error | undefined>;
 }>;
 
 type Exit = Readonly<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -73,9 +76,9 @@ export const startDaemon = async (dataDir: string, nodeArgs: readonly string[] =
       if (exit === 'late') {
         child.kill('SIGKILL');
         await exited;
-        throw failure(`did not stop within ${STOP_TIMEOUT_MS} ms of SIGINT; killed`);
+        return failure(`did not stop within ${STOP_TIMEOUT_MS} ms of SIGINT; killed`);
       }
-      if (exit.code !== 0) throw failure(`stopped with code ${exit.code}, signal ${exit.signal}`);
+      return exit.code === 0 ? undefined : failure(`stopped with code ${exit.code}, signal ${exit.signal}`);
     },
   };
 };

@@ -52,44 +52,57 @@ const ask = async (session: CliSession, i: number): Promise<void> => {
     throw new Error(`daemon.turn: turn ${i} replied ${JSON.stringify(reply)}, not the model's ${JSON.stringify(ANSWER)}`);
 };
 
-/** Starts the model and homed on a fresh data dir, talks `turns` turns after a warm-up, stops both. `nodeArgs` go to homed's node. */
+type LogMark = Readonly<{ head: number; file: number; pages: number }>;
+
+const markLog = async (logPath: string): Promise<LogMark> => ({
+  head: await settledHeadSeq(logPath),
+  file: fileBytes(logPath),
+  pages: pageBytes(logPath),
+});
+
+/** The warm-up turns, then `turns` timed ones, with the log marked before and after the timed ones. */
+const talk = async (dataDir: string, turns: number): Promise<{ times: number[]; before: LogMark; after: LogMark }> => {
+  const logPath = join(dataDir, EVENT_LOG_FILE);
+  const session = await CliSession.connect(dataDir);
+  try {
+    for (let i = 0; i < WARM_UP_TURNS; i++) await ask(session, i);
+    const before = await markLog(logPath);
+    const times: number[] = [];
+    for (let i = 0; i < turns; i++) {
+      const t0 = performance.now();
+      await ask(session, WARM_UP_TURNS + i);
+      times.push(performance.now() - t0);
+      if ((i + 1) % 50 === 0) log(`daemon.turn: ${i + 1}/${turns} turns`);
+    }
+    return { times, before, after: await markLog(logPath) };
+  } finally {
+    session.close();
+  }
+};
+
+/** Starts the model and homed on a fresh data dir, talks, stops both. `nodeArgs` go to homed's node (e.g. --cpu-prof). */
 export const driveDaemonTurns = async (temp: TempFiles, turns: number, nodeArgs: readonly string[] = []): Promise<DaemonTurns> => {
   const server = await startLlmServer([{ when: () => true, reply: { text: ANSWER }, repeat: true }]);
   try {
     const dataDir = temp.directory('daemon');
-    const logPath = join(dataDir, EVENT_LOG_FILE);
     writeSettings(dataDir, server.baseUrl('openai'));
     const daemon = await startDaemon(dataDir, nodeArgs);
     log(`daemon.turn: homed pid ${daemon.pid} ready on ${dataDir}`);
-    const times: number[] = [];
-    let before: { head: number; file: number; pages: number };
-    let after: typeof before;
+    let talked: Awaited<ReturnType<typeof talk>>;
+    let stopped: Error | undefined;
     try {
-      const session = await CliSession.connect(dataDir);
-      try {
-        for (let i = 0; i < WARM_UP_TURNS; i++) await ask(session, i);
-        const headBefore = await settledHeadSeq(logPath);
-        before = { head: headBefore, file: fileBytes(logPath), pages: pageBytes(logPath) };
-        for (let i = 0; i < turns; i++) {
-          const t0 = performance.now();
-          await ask(session, WARM_UP_TURNS + i);
-          times.push(performance.now() - t0);
-          if ((i + 1) % 50 === 0) log(`daemon.turn: ${i + 1}/${turns} turns`);
-        }
-        const headAfter = await settledHeadSeq(logPath);
-        after = { head: headAfter, file: fileBytes(logPath), pages: pageBytes(logPath) };
-      } finally {
-        session.close();
-      }
+      talked = await talk(dataDir, turns);
     } finally {
-      await daemon.stop();
+      stopped = await daemon.stop();
     }
-    const rows = appendedRowBytes(logPath, before.head, after.head);
+    if (stopped) throw stopped;
+    const { times, before, after } = talked;
     return {
       turns,
       times,
       events: after.head - before.head,
-      rowBytes: rows.bytes,
+      // Read once homed has stopped: every row it acknowledged is in the file.
+      rowBytes: appendedRowBytes(join(dataDir, EVENT_LOG_FILE), before.head, after.head),
       fileGrowth: after.file - before.file,
       pageGrowth: after.pages - before.pages,
     };

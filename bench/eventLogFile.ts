@@ -39,17 +39,17 @@ export const settledHeadSeq = async (path: string): Promise<number> => {
  * Stored bytes of the rows after `afterSeq` up to `toSeq`: the payload blob and the id, stream,
  * type, causation and correlation strings as UTF-8; the integer columns and indexes are not counted.
  */
-export const appendedRowBytes = (path: string, afterSeq: number, toSeq: number): { rows: number; bytes: number } =>
-  query(
+export const appendedRowBytes = (path: string, afterSeq: number, toSeq: number): number =>
+  query<{ bytes: number }>(
     path,
-    `SELECT count(*) AS rows, coalesce(sum(
+    `SELECT coalesce(sum(
        length(data) + length(CAST(id AS BLOB)) + length(CAST(stream AS BLOB)) + length(CAST(type AS BLOB))
        + coalesce(length(CAST(causation AS BLOB)), 0) + coalesce(length(CAST(correlation AS BLOB)), 0)
      ), 0) AS bytes
      FROM events WHERE seq > ? AND seq <= ?`,
     afterSeq,
     toSeq,
-  );
+  ).bytes;
 
 /** Bytes of the database's pages as a reader sees them (WAL included): what the file holds after a checkpoint. */
 export const pageBytes = (path: string): number =>
