@@ -27,7 +27,7 @@ const WARM_UP_TURNS = 5;
 const COMMITS = 200;
 const FROM = 'bench';
 
-export const turnsFor = (appends: number): number => Math.max(30, Math.min(300, Math.floor(appends / 10)));
+const turnsFor = (appends: number): number => Math.max(30, Math.min(300, Math.floor(appends / 10)));
 
 export type DaemonTurns = Readonly<{
   turns: number;
@@ -134,7 +134,7 @@ export const daemonTurns = async (ctx: BenchContext): Promise<Figure[]> => {
       targetMax: 8192,
       note:
         'stored size of those rows (payload blob + id, stream, type, causation, correlation strings; not the integer columns or indexes); ' +
-        `events.db + -wal files grew ${Math.round(perTurn(run.fileGrowth))} B/turn, its pages ${Math.round(perTurn(run.pageGrowth))} B/turn`,
+        `events.db + -wal on disk grew ${Math.round(perTurn(run.fileGrowth))} B/turn (its pages, WAL folded in: ${Math.round(perTurn(run.pageGrowth))} B/turn)`,
     }),
   ];
 };
