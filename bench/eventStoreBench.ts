@@ -6,8 +6,9 @@ import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { encodePayload, type NewEventOf } from '../events/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
-import { measurePair, type TimedRun } from './measure.ts';
+import { measurePair, median, type TimedRun } from './measure.ts';
 import {
+  appendNote,
   BENCH_AT,
   BENCH_STREAMS,
   BENCH_TYPE,
@@ -74,15 +75,31 @@ const rawAutocommit =
 export const appendSingle = async (ctx: BenchContext): Promise<Figure> => {
   const n = ctx.appends;
   const value = timedStore(ctx, 'single', n, async (store) => {
-    for (let i = 0; i < n; i++) {
-      await store.append(benchStream(i), [noteEvent(i)], { expectedVersion: Math.floor(i / BENCH_STREAMS) });
-    }
+    for (let i = 0; i < n; i++) await appendNote(store, i);
   });
   const result = await measurePair('eventStore.append.single', n, ctx.reps, { baseline: rawAutocommit(ctx, n), value });
   return makeFigure('eventStore.append.single', 'events/s', result.value, result.baseline, {
     ratio: result.ratio,
     note: `${n} awaited appends of 1 event vs ${n} autocommit INSERTs; median of ${ctx.reps}`,
   });
+};
+
+/** Milliseconds of one durable commit: the median time of `n` awaited single-event appends to a fresh store. */
+export const durableCommitMs = async (ctx: BenchContext, n: number): Promise<number> => {
+  const path = ctx.temp.file('commit');
+  const store = openStore(path);
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await appendNote(store, i);
+      times.push(performance.now() - t0);
+    }
+    return median(times);
+  } finally {
+    await store.close();
+    ctx.temp.remove(path);
+  }
 };
 
 /** Figure 3: single-event appends issued in chunks without awaiting each: group commit. */
@@ -92,7 +109,7 @@ export const appendConcurrent = async (ctx: BenchContext): Promise<Figure> => {
     for (let from = 0; from < n; from += CONCURRENT_CHUNK) {
       const pending: Promise<unknown>[] = [];
       for (let i = from; i < Math.min(n, from + CONCURRENT_CHUNK); i++) {
-        pending.push(store.append(benchStream(i), [noteEvent(i)], { expectedVersion: Math.floor(i / BENCH_STREAMS) }));
+        pending.push(appendNote(store, i));
       }
       await Promise.all(pending);
     }

@@ -12,6 +12,12 @@ export const median = (xs: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/** The nearest-rank percentile `p` (0-100) of `xs`. */
+export const percentile = (xs: readonly number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+
 export const log = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
 };

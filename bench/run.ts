@@ -27,10 +27,15 @@
  *   plugin.throughput.calls       the same calls with 64 in flight, msgpack vs NDJSON (calls/s).
  *   plugin.throughput.bytes       1 MiB echoed each way, 4 in flight, in MB/s: msgpack bin vs the
  *                                 same bytes as base64 in an NDJSON string (encode/decode timed).
+ *   daemon.turn.p50 / .p99        ms per short turn through a running homed (child process, cli
+ *                                 socket, a local scripted model over HTTP) vs ms of one durable
+ *                                 commit: a turn in commits' worth; lower is better. Target <= 25.
+ *   daemon.turn.events            events appended per turn vs 1. Target <= 15.
+ *   daemon.turn.bytes             stored bytes of those events per turn vs 1. Target <= 8192.
  *
  * Rates are events per second unless the unit says otherwise; higher ratios are better unless
  * the unit says lower is better. A missed target is reported, never an exit code. Databases
- * live in a temp dir under os.tmpdir(), removed at the end; the plugin children are stopped.
+ * live in a temp dir under os.tmpdir(), removed at the end; the plugin children and homed are stopped.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -38,6 +43,7 @@ import type { BenchContext } from './context.ts';
 import { appendBatched, appendConcurrent, appendSingle } from './eventStoreBench.ts';
 import { formatTable, toJson, type Figure } from './figures.ts';
 import { log } from './measure.ts';
+import { daemonTurns } from './daemonTurnBench.ts';
 import { pluginTransport } from './pluginTransportBench.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
@@ -54,19 +60,21 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'scheduler.journaled', run: schedulerJournaling },
   { name: 'turn.overhead', run: turnOverhead },
   { name: 'plugin.transport', run: pluginTransport },
+  { name: 'daemon.turn', run: daemonTurns },
 ];
 
 const HELP = `usage: npm run bench [-- options]
 
-Measures the event store, the projection rebuild, the scheduler, the turn and the plugin
-transport against baselines and prints a table (value, baseline, ratio = value/baseline,
-target). Progress goes to stderr.
+Measures the event store, the projection rebuild, the scheduler, the turn, the plugin
+transport and turns through the running daemon against baselines and prints a table (value,
+baseline, ratio = value/baseline, target). Progress goes to stderr.
 
 options:
   --json FILE     also write { "<figure>": { value, baseline, ratio, unit } } to FILE
   --events N      events of the batched-append and rebuild figures, messages of scheduler.decide (default 100000)
   --appends N     appends of the single and concurrent figures, messages of scheduler.journaled,
-                  calls per latency round of plugin.transport (default 2000)
+                  calls per latency round of plugin.transport (default 2000); a tenth of it,
+                  30 to 300, is the turns of daemon.turn
   --reps N        timed repetitions of each side, median kept (default 5)
   --only NAMES    comma-separated figures to run (default all):
                   ${FIGURES.map((f) => f.name).join(', ')}

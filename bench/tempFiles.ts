@@ -1,5 +1,5 @@
-/** Database files for the bench, all in one directory under os.tmpdir(), removed at the end. */
-import { mkdtempSync, rmSync } from 'node:fs';
+/** Database files and data dirs for the bench, all in one directory under os.tmpdir(), removed at the end. */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,6 +11,14 @@ export class TempFiles {
   file(label: string): string {
     this.counter += 1;
     return join(this.dir, `${label}-${this.counter}.db`);
+  }
+
+  /** A fresh, empty directory (a daemon's data dir). */
+  directory(label: string): string {
+    this.counter += 1;
+    const path = join(this.dir, `${label}-${this.counter}`);
+    mkdirSync(path);
+    return path;
   }
 
   /** Removes a database file with its WAL and shared-memory files. */

@@ -12,7 +12,7 @@ import { noHandlers, noTools, runTurn, turnMessages } from '../actors/turn/runTu
 import { provideTurn, type LlmAnswer, type LlmCall, type TurnMessage } from '../machines/turn/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
-import { log } from './measure.ts';
+import { log, percentile } from './measure.ts';
 import { openHologramStore } from './workload.ts';
 
 const CONTEXT_MESSAGES = 10_000;
@@ -29,11 +29,6 @@ const instantModel: Provider = {
   contextWindow: 1_000_000,
   credentialFingerprint: 'none',
   complete: async (_request: CompletionRequest) => ANSWER,
-};
-
-const percentile = (values: readonly number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 
 /** Figures turn.overhead.p50 and turn.overhead.p99 (ms per turn; lower is better). */

@@ -36,6 +36,10 @@ export const notePayload = (i: number): { text: string; n: number } => ({ text: 
 
 export const noteEvent = (i: number): NewEventOf<BenchEvent> => ({ type: BENCH_TYPE, data: notePayload(i) });
 
+/** Appends note `i` alone to its stream: one awaited, durable commit. */
+export const appendNote = (store: SqliteEventStore<BenchEvent>, i: number): Promise<unknown> =>
+  store.append(benchStream(i), [noteEvent(i)], { expectedVersion: Math.floor(i / BENCH_STREAMS) });
+
 /** A store of the build's events only, for the figures that run the daemon's actors. */
 export const openHologramStore = (path: string): SqliteEventStore =>
   SqliteEventStore.open(path, { catalog: benchCatalog(), clock: new VirtualClock(BENCH_AT), ids: new SequentialIds('bench') });
