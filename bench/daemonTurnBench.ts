@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVENT_LOG_FILE } from '../actors/cli/dataDir.ts';
+import { EVENT_LOG_FILE } from '../cli/dataDir.ts';
 import { startLlmServer } from '../test/support/llmServer/index.ts';
 import { CliSession } from './cliSession.ts';
 import type { BenchContext } from './context.ts';

@@ -1,22 +1,20 @@
 /**
  * Turn figures: the kernel's own time per turn (everything but the model's), with a 10,000-
- * message context, journaled into a durable SQLite log (runTurn) against the same turn with
+ * message context, journaled into a durable SQLite log (a TurnActor) against the same turn with
  * journaling disabled (the bare turn machine). The model answers at once, in process, so
  * what is measured is the kernel. Reported as p50 and p99 milliseconds per turn.
  */
-import { createActor, fromPromise, toPromise } from 'xstate';
-import type { CompletionRequest, CompletionResponse } from '../adapters/llm/llmTypes.ts';
-import type { Provider } from '../adapters/llm/provider.ts';
-import { ProviderChain } from '../actors/llm/providerChain.ts';
-import { noHandlers, noTools, runTurn, turnMessages } from '../actors/turn/runTurn.ts';
-import { provideTurn, type LlmAnswer, type LlmCall, type TurnMessage } from '../machines/turn/index.ts';
+import { createActor } from 'xstate';
+import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
+import { TurnActor, type TurnEffects } from '../actors/turn/turnActor.ts';
+import { EMPTY_TOOLSET, turnMachine, type LlmAnswer, type TurnMessage } from '../machines/turn/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { log, percentile } from './measure.ts';
 import { openHologramStore } from './workload.ts';
 
 const CONTEXT_MESSAGES = 10_000;
-const ANSWER: CompletionResponse = { text: 'Noted.', toolCalls: [], finishReason: 'stop' };
+const ANSWER: LlmAnswer = { text: 'Noted.', toolCalls: [], finishReason: 'stop' };
 
 const history = (): TurnMessage[] =>
   Array.from({ length: CONTEXT_MESSAGES }, (_, i) => ({
@@ -24,11 +22,22 @@ const history = (): TurnMessage[] =>
     content: `message ${i}: a line of conversation about the weather, the garden and the week ahead`,
   }));
 
-const instantModel: Provider = {
-  name: 'instant',
-  contextWindow: 1_000_000,
-  credentialFingerprint: 'none',
-  complete: async (_request: CompletionRequest) => ANSWER,
+const instantModel: TurnEffects = {
+  complete: async () => ANSWER,
+  callTool: async () => ({ content: '' }),
+  runHandler: async () => null,
+};
+
+/** The same turn decided by the bare machine: the model's answer handed to it at once, nothing journaled. */
+const bareTurn = (input: string, history: readonly TurnMessage[]): void => {
+  const actor = createActor(turnMachine, { input: { toolset: EMPTY_TOOLSET } }).start();
+  actor.send({
+    type: 'TurnRequested',
+    data: { turnId: 'bare', input, model: 'instant', maxRounds: 8, history: [...history], toolset: 'bench' },
+    at: 0,
+  });
+  actor.send({ type: 'LlmAnswerRecorded', data: { round: 0, answer: ANSWER }, at: 0 });
+  if (actor.getSnapshot().status !== 'done') throw new Error('the bare turn did not finish');
 };
 
 /** Figures turn.overhead.p50 and turn.overhead.p99 (ms per turn; lower is better). */
@@ -37,22 +46,26 @@ export const turnOverhead = async (ctx: BenchContext): Promise<Figure[]> => {
   const context = history();
   const path = ctx.temp.file('turns');
   const store = openHologramStore(path);
-  const chain = new ProviderChain([instantModel]);
-  const bare = provideTurn({
-    llm: fromPromise<LlmAnswer, LlmCall>(async () => ANSWER),
-    tool: noTools,
-    handler: noHandlers,
-  });
   const journaled: number[] = [];
   const unjournaled: number[] = [];
   try {
     for (let i = -2; i < turns; i++) {
       let t0 = performance.now();
-      const actor = createActor(bare, { input: { input: `turn ${i}`, messages: turnMessages(undefined, context) } }).start();
-      await toPromise(actor);
+      bareTurn(`turn ${i}`, context);
       const bareMs = performance.now() - t0;
       t0 = performance.now();
-      await runTurn({ store, chain, model: 'instant', input: `turn ${i}`, history: context });
+      const turnId = randomIds.next();
+      const turn = new TurnActor({
+        store,
+        stream: `turn-${turnId}`,
+        toolset: EMPTY_TOOLSET,
+        effects: instantModel,
+        clock: systemClock,
+        timers: systemTimers,
+      });
+      await turn.start({ turnId, input: `turn ${i}`, model: 'instant', maxRounds: 8, history: context, toolset: 'bench' });
+      await turn.done;
+      await turn.settled();
       const journaledMs = performance.now() - t0;
       if (i >= 0) {
         unjournaled.push(bareMs);
@@ -64,7 +77,7 @@ export const turnOverhead = async (ctx: BenchContext): Promise<Figure[]> => {
     await store.close();
     ctx.temp.remove(path);
   }
-  const note = `${turns} turns with a ${CONTEXT_MESSAGES}-message context, model answering in process; value journaled (runTurn on a durable log), baseline the bare turn machine`;
+  const note = `${turns} turns with a ${CONTEXT_MESSAGES}-message context, model answering in process; value journaled (a TurnActor on a durable log), baseline the bare turn machine`;
   return [50, 99].map((p) => {
     const value = percentile(journaled, p);
     const baseline = percentile(unjournaled, p);

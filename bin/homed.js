@@ -3,4 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../actors/cli/homed.ts');
+await import('../cli/homed.ts');

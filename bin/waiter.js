@@ -2,4 +2,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../actors/cli/waiter.ts');
+await import('../cli/waiter.ts');

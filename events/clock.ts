@@ -13,6 +13,12 @@ export interface IdSource {
   next(): string;
 }
 
+/** Timers the running system arms; tests and replay pass manual ones, so nothing waits on the wall clock. */
+export interface Timers {
+  setTimer(fire: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
 /** A clock that moves only when told to: tests and replay advance it explicitly. */
 export class VirtualClock implements Clock {
   constructor(private current = 0) {}

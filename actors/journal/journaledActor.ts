@@ -1,7 +1,10 @@
 /**
- * Journals an XState actor at its boundary: each message is appended as `InputDelivered`
- * together with the facts the actor emitted while processing it (one atomic append), and
- * only then are the facts handed to the effects. Messages are processed one at a time.
+ * The one journal every deciding actor runs through: each message is appended together with
+ * the facts the actor emitted while processing it (one atomic append), and only then are the
+ * facts handed to the effects. Messages are processed one at a time, in the order delivered.
+ * A message is recorded as `InputDelivered` or, for actors whose messages are declared event
+ * types (the turn), as itself. A message that changes neither the actor's state nor emits a
+ * fact is not recorded: replaying without it gives the same state, so nothing is lost.
  */
 import {
   createActor,
@@ -12,11 +15,14 @@ import {
   type Observer,
   type SnapshotFrom,
 } from 'xstate';
-import { HologramError, type EventStore, type HologramEvent } from '../../events/index.ts';
+import { HologramError, type EventStore, type HologramEvent, type NewHologramEvent } from '../../events/index.ts';
 
 /** What an actor concludes: an event the catalog declares. */
 export type Fact = HologramEvent;
 export type TimedMessage = Readonly<{ type: string; at: number }>;
+
+/** How an actor's messages enter its stream. */
+export type MessageRecording = 'InputDelivered' | 'as-event';
 
 export class JournalBroken extends HologramError {
   readonly code = 'JOURNAL_BROKEN';
@@ -35,6 +41,8 @@ export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
   stream: string;
   logic: TLogic;
   input: InputFrom<TLogic>;
+  /** `as-event`: each message is a declared event (`{ type, data, at }`) and is recorded as it is. Default `InputDelivered`. */
+  recording?: MessageRecording;
   /** Runs after the facts of a message are in the log (the effects). */
   onFacts?: (facts: readonly Fact[], message: TimedMessage) => void | Promise<void>;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
@@ -50,6 +58,16 @@ export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
 /** A clock whose timers never fire: delays happen only when their event is delivered as a message. */
 type MachineClock = NonNullable<ActorOptions<AnyStateMachine>['clock']>;
 export const inertClock: MachineClock = { setTimeout: () => 0, clearTimeout: () => undefined };
+
+/** The event a message is recorded as. */
+export const recordedMessage = (stream: string, recording: MessageRecording, message: TimedMessage): NewHologramEvent =>
+  recording === 'as-event'
+    ? ({ type: message.type, data: (message as TimedMessage & { data: unknown }).data, at: message.at } as NewHologramEvent)
+    : { type: 'InputDelivered', data: { to: stream, message }, at: message.at };
+
+type MachineSnapshot = Readonly<{ context: unknown; value: unknown; status: string }>;
+
+const sameValue = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 export class JournaledActor<TLogic extends AnyStateMachine> {
   private readonly actor;
@@ -72,15 +90,21 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
     return this.actor.getSnapshot() as SnapshotFrom<TLogic>;
   }
 
-  /** Journals and processes a message; resolves with its facts once they are in the log. */
+  /** Journals and processes a message; resolves with its facts once they are in the log (none for a message that changed nothing). */
   deliver(message: TimedMessage): Promise<readonly Fact[]> {
     const run = this.tail.then(() => this.process(message));
     this.tail = run.catch(() => undefined);
     return run;
   }
 
+  /** Resolves when every message delivered so far has been processed. */
+  settled(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+
   private async process(message: TimedMessage): Promise<readonly Fact[]> {
     if (this.broken) throw this.broken;
+    const before = this.actor.getSnapshot() as MachineSnapshot;
     const facts: Fact[] = [];
     this.collecting = facts;
     try {
@@ -88,13 +112,18 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
     } finally {
       this.collecting = undefined;
     }
+    const after = this.actor.getSnapshot() as MachineSnapshot;
+    if (facts.length === 0 && after.context === before.context && sameValue(after.value, before.value) && after.status === before.status) {
+      return facts;
+    }
+    const { stream, recording = 'InputDelivered' } = this.options;
     try {
-      await this.options.store.append(this.options.stream, [
-        { type: 'InputDelivered', data: { to: this.options.stream, message }, at: message.at },
+      await this.options.store.append(stream, [
+        recordedMessage(stream, recording, message),
         ...facts.map((fact) => ({ ...fact, at: message.at })),
       ]);
     } catch (error) {
-      this.broken = new JournalBroken(this.options.stream, error);
+      this.broken = new JournalBroken(stream, error);
       this.actor.stop();
       throw this.broken;
     }

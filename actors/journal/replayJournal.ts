@@ -47,18 +47,26 @@ export const firstDifference = (
   return null;
 };
 
-export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
-  store: EventStore;
-  stream: string;
+/** The message a recorded event stands for, or undefined when it is a fact. */
+export const messageOf = (event: RecordedEvent, inputTypes: readonly string[] | undefined): TimedMessage | undefined => {
+  if (event.type === 'InputDelivered') return (event.data as { message: TimedMessage }).message;
+  if (inputTypes?.includes(event.type)) return { type: event.type, data: event.data, at: event.at } as TimedMessage;
+  return undefined;
+};
+
+/**
+ * Re-delivers a journal's recorded messages to a fresh actor and compares the facts it emits
+ * after each with the facts recorded after it. `inputTypes`: the declared event types that are
+ * messages of this actor (recorded `as-event`); `InputDelivered` always is one.
+ */
+export const replayEvents = <TLogic extends AnyStateMachine>(options: {
+  events: readonly RecordedEvent[];
   logic: TLogic;
   input: InputFrom<TLogic>;
-  /** Stop after this global sequence number. */
-  untilSeq?: number;
-  /** The clock of the machine's delays; `inertClock` when their firings are journaled messages. */
+  inputTypes?: readonly string[];
   clock?: JournaledActorOptions<TLogic>['clock'];
-}): Promise<JournalReplay<TLogic>> => {
-  const recorded = await options.store.readStream(options.stream);
-  const events = recorded.filter((e) => options.untilSeq === undefined || e.seq <= options.untilSeq);
+}): JournalReplay<TLogic> => {
+  const { events, inputTypes } = options;
   const actor = createActor(options.logic, { input: options.input, ...(options.clock ? { clock: options.clock } : {}) });
   let emitted: AnyEvent[] = [];
   actor.on('*', (fact: AnyEvent) => emitted.push(fact));
@@ -68,13 +76,13 @@ export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
 
   for (let i = 0; i < events.length && !divergence; ) {
     const input = events[i]!;
-    if (input.type !== 'InputDelivered') {
+    const message = messageOf(input, inputTypes);
+    if (!message) {
       divergence = { seq: input.seq, expected: { type: input.type, data: input.data }, actual: null };
       break;
     }
     let j = i + 1;
-    while (j < events.length && events[j]!.type !== 'InputDelivered') j++;
-    const message = (input.data as { message: TimedMessage }).message;
+    while (j < events.length && !messageOf(events[j]!, inputTypes)) j++;
     messages.push(message);
     emitted = [];
     actor.send(message as never);
@@ -84,4 +92,20 @@ export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
   const snapshot = actor.getSnapshot();
   actor.stop();
   return { messages, divergence, snapshot };
+};
+
+export const replayJournal = async <TLogic extends AnyStateMachine>(options: {
+  store: EventStore;
+  stream: string;
+  logic: TLogic;
+  input: InputFrom<TLogic>;
+  inputTypes?: readonly string[];
+  /** Stop after this global sequence number. */
+  untilSeq?: number;
+  /** The clock of the machine's delays; `inertClock` when their firings are journaled messages. */
+  clock?: JournaledActorOptions<TLogic>['clock'];
+}): Promise<JournalReplay<TLogic>> => {
+  const recorded = await options.store.readStream(options.stream);
+  const events = recorded.filter((e) => options.untilSeq === undefined || e.seq <= options.untilSeq);
+  return replayEvents({ ...options, events });
 };

@@ -1,11 +1,25 @@
 /**
- * Facility names: the contract between kernel modules (and, later, the plugin SDK, which
- * re-exports these constants so a misspelled name is a compile error, not a silent no-start).
+ * Facility names and what each one is: the contract between kernel modules (and the plugin
+ * host, which reads them through the actors' public surface). A module reads a facility as the
+ * type its name stands for, so a misspelled name or a wrong type is a compile error.
  */
+import type { InspectionEvent, Observer } from 'xstate';
+import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import type { Clock, IdSource, Timers } from '../../events/index.ts';
+import type { LlmFacility } from '../llm/llmFacility.ts';
+import type { Memory } from '../memory/openMemory.ts';
+import type { Settings } from '../modules/config.ts';
+import type { ProjectionsFacility } from '../modules/projectionsModule.ts';
+import type { SchedulerFacility } from '../modules/schedulerModule.ts';
+import type { PluginsFacility } from './pluginsFacility.ts';
+import type { TurnRunner } from '../turn/turnRunner.ts';
+
 export const Facility = {
-  /** Group 0: opened before assembly. */
+  /** Group 0: given before assembly. */
   eventLog: 'event-log',
   clock: 'clock',
+  timers: 'timers',
+  ids: 'ids',
   dataDir: 'data-dir',
   /** Produced by modules. */
   config: 'config',
@@ -15,12 +29,39 @@ export const Facility = {
   plugins: 'plugins',
   turns: 'turns',
   memory: 'memory',
+  output: 'output',
 } as const;
 
 export type FacilityName = (typeof Facility)[keyof typeof Facility];
 
-/** Facilities that exist before any module starts (the spec's "group 0"). */
-export const GIVEN_FACILITIES: readonly FacilityName[] = [Facility.eventLog, Facility.clock, Facility.dataDir];
-
 /** Given when the daemon runs with --inspect: the XState inspection observer. */
 export const INSPECT_FACILITY = 'inspect';
+
+export type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** What each facility is. */
+export type FacilityTypes = {
+  'event-log': SqliteEventStore;
+  clock: Clock;
+  timers: Timers;
+  ids: IdSource;
+  'data-dir': string;
+  config: Settings;
+  projections: ProjectionsFacility;
+  scheduler: SchedulerFacility;
+  llm: LlmFacility;
+  plugins: PluginsFacility;
+  turns: TurnRunner;
+  memory: Memory;
+  output: Readonly<{ caughtUp(seq?: number): Promise<void> }>;
+  inspect: Inspector;
+};
+
+/** Facilities that exist before any module starts (the spec's "group 0"). */
+export const GIVEN_FACILITIES: readonly FacilityName[] = [
+  Facility.eventLog,
+  Facility.clock,
+  Facility.timers,
+  Facility.ids,
+  Facility.dataDir,
+];

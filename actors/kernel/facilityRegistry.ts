@@ -2,6 +2,7 @@
  * The kernel's shared state: facilities by name. A module reads only what it declared in
  * `requires` and writes only what it declared in `provides`.
  */
+import type { FacilityTypes } from './facilities.ts';
 import type { KernelModule, ModuleContext } from './kernelModule.ts';
 
 export class FacilityRegistry {
@@ -26,14 +27,15 @@ export class FacilityRegistry {
 
   contextFor(module: KernelModule, log: (line: string) => void, fail: (error: unknown) => void): ModuleContext {
     return {
-      require: <T>(facility: string): T => {
+      require: <K extends keyof FacilityTypes>(facility: K): FacilityTypes[K] => {
         if (!module.requires.includes(facility)) {
           throw new Error(`module '${module.name}' reads facility '${facility}' without declaring it in requires`);
         }
-        return this.get<T>(facility);
+        return this.get<FacilityTypes[K]>(facility);
       },
       // Only given facilities can be optional: a module-produced one must be declared in requires.
-      optional: <T>(facility: string): T | undefined => (this.given.has(facility) ? (this.values.get(facility) as T) : undefined),
+      optional: <K extends keyof FacilityTypes>(facility: K): FacilityTypes[K] | undefined =>
+        this.given.has(facility) ? (this.values.get(facility) as FacilityTypes[K]) : undefined,
       provide: (facility, value) => {
         if (!module.provides.includes(facility)) {
           throw new Error(`module '${module.name}' provides '${facility}' without declaring it in provides`);

@@ -1,13 +1,14 @@
 /** A kernel module: a node of the assembly graph with its start and stop. */
 import type { ModuleDeclaration } from '../../machines/kernel/index.ts';
+import type { FacilityTypes } from './facilities.ts';
 
 export interface ModuleContext {
-  /** A facility this module declared in `requires`. */
-  require<T>(facility: string): T;
+  /** A facility this module declared in `requires`, as what it is. */
+  require<K extends keyof FacilityTypes>(facility: K): FacilityTypes[K];
   /** A facility given before assembly that may be absent (e.g. the inspector). */
-  optional<T>(facility: string): T | undefined;
+  optional<K extends keyof FacilityTypes>(facility: K): FacilityTypes[K] | undefined;
   /** Publishes a facility this module declared in `provides`. */
-  provide(facility: string, value: unknown): void;
+  provide<K extends keyof FacilityTypes>(facility: K, value: FacilityTypes[K]): void;
   /** A line for the daemon's console. */
   log(line: string): void;
   /** Reports that the running module broke; the kernel then stops in order. */
@@ -15,6 +16,8 @@ export interface ModuleContext {
 }
 
 export interface KernelModule extends ModuleDeclaration {
+  readonly requires: readonly (keyof FacilityTypes)[];
+  readonly provides: readonly (keyof FacilityTypes)[];
   init(context: ModuleContext): void | Promise<void>;
   stop?(): void | Promise<void>;
 }

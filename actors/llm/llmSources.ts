@@ -7,6 +7,7 @@ import { HttpProvider } from '../../adapters/llm/httpProvider.ts';
 import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
 import { HologramError } from '../../events/index.ts';
 import { setting, type Settings } from '../modules/config.ts';
+import { missingLlm, type LlmFacility } from './llmFacility.ts';
 import { ProviderChain } from './providerChain.ts';
 
 export class InvalidLlmSource extends HologramError {
@@ -88,13 +89,13 @@ export const providerFor = (source: SourceSpec, modelOverride: string | undefine
 };
 
 /**
- * The chain of settings.json's `llm.sources` (model: `llm.model`, else the first source's), or
- * why there is none, said so the user knows what to add.
+ * The `llm` facility from settings.json's `llm.sources` (model: `llm.model`, else the first
+ * source's), or why there is none, said so the user knows what to add.
  */
-export const turnModelFrom = (settings: Settings): Readonly<{ chain: ProviderChain; model: string }> | Readonly<{ missing: string }> => {
+export const llmFacilityFrom = (settings: Settings): LlmFacility => {
   const specs = sourcesFromSettings(settings);
   if (specs.length === 0) {
-    return { missing: "no LLM source is configured: add llm.sources to the data dir's settings.json (see the README), then restart homed" };
+    return missingLlm("no LLM source is configured: add llm.sources to the data dir's settings.json (see the README), then restart homed");
   }
   const override = setting<string | undefined>(settings, 'llm.model', undefined);
   const sources = specs.map((spec) => providerFor(spec, override));

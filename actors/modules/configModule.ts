@@ -8,6 +8,6 @@ export const configModule = (): KernelModule => ({
   requires: [Facility.dataDir],
   provides: [Facility.config],
   init(context) {
-    context.provide(Facility.config, loadSettings(context.require<string>(Facility.dataDir)));
+    context.provide(Facility.config, loadSettings(context.require(Facility.dataDir)));
   },
 });

@@ -1,13 +1,3 @@
-/**
- * The memory as a kernel module: the memory service over the inline memory read models, and
- * its heartbeats ticked once a minute with the daemon's clock (each firing is recorded).
- * Settings: `memory.protectRecent`, `memory.keepTopK`, `memory.budgetTokens`,
- * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`, `memory.lexicon` ("wordnet",
- * the default, or "none"), and `memory.embedding.onnxDir` (a model directory: recall becomes
- * dense + keyword; vectors are cached in `vectors.db`, which can be deleted at any time).
- */
-import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import type { Clock } from '../../events/index.ts';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import { DEFAULT_PRUNE_CONFIG } from '../../machines/memory/contextPruning.ts';
 import { randomIds } from '../clock/systemClock.ts';
@@ -15,7 +5,6 @@ import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
-import { turnModelFrom } from '../llm/llmSources.ts';
 import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
 import {
   DEFAULT_MEMORY_CONFIG,
@@ -65,13 +54,13 @@ export const memoryModule = (): KernelModule => {
   let vectorDb: SqliteDatabase | undefined;
   return {
     name: 'memory',
-    requires: [Facility.eventLog, Facility.clock, Facility.config, Facility.dataDir, Facility.projections],
+    requires: [Facility.eventLog, Facility.clock, Facility.config, Facility.dataDir, Facility.projections, Facility.llm],
     provides: [Facility.memory],
     async init(context) {
-      const store = context.require<SqliteEventStore>(Facility.eventLog);
-      const clock = context.require<Clock>(Facility.clock);
-      const settings = context.require<Settings>(Facility.config);
-      const dataDir = context.require<string>(Facility.dataDir);
+      const store = context.require(Facility.eventLog);
+      const clock = context.require(Facility.clock);
+      const settings = context.require(Facility.config);
+      const dataDir = context.require(Facility.dataDir);
       const intervals = heartbeatIntervalsFrom(settings);
       const onnxDir = setting<string | undefined>(settings, 'memory.embedding.onnxDir', undefined);
       let dense: DenseRecall | undefined;
@@ -84,7 +73,7 @@ export const memoryModule = (): KernelModule => {
         dense = { provider, cache };
         context.log(`memory: dense recall with ${provider.fingerprint} (${provider.dimensions}-d), vectors cached in ${VECTOR_CACHE_FILE}`);
       }
-      const llm = turnModelFrom(settings);
+      const llm = context.require(Facility.llm);
       memory = await createMemory(store, new SqliteReadModelTx(store.db), {
         ...('chain' in llm
           ? { mergeJudge: llmMergeJudge(llm.chain, llm.model), relationJudge: llmRelationJudge(llm.chain, llm.model) }

@@ -1,15 +1,9 @@
-/**
- * Keeps the read models current: inline projections move inside each append transaction,
- * async ones tail the log. On start both catch up from their checkpoints, which heals a
- * crash between an append and an async projection update.
- */
-import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import type { Subscription } from '../../events/index.ts';
 import { allProjections, memoryProjections, type Projection } from '../../projections/index.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
-import { setting, type Settings } from './config.ts';
+import { setting } from './config.ts';
 
 export type ProjectionsFacility = Readonly<{ inline: ProjectionRunner; async: ProjectionRunner; subscription: Subscription }>;
 
@@ -29,9 +23,9 @@ export const projectionsModule = (projections: readonly Projection[] = allProjec
     requires: [Facility.eventLog, Facility.config],
     provides: [Facility.projections],
     async init(context) {
-      const store = context.require<SqliteEventStore>(Facility.eventLog);
+      const store = context.require(Facility.eventLog);
       const inlineNames = [
-        ...setting(context.require<Settings>(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS),
+        ...setting(context.require(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS),
         ...ALWAYS_INLINE_PROJECTIONS,
       ];
       const inline = new ProjectionRunner(

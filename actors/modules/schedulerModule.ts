@@ -1,17 +1,10 @@
-/**
- * Runs the input scheduler as a journaled actor. On start it replays its journal (a
- * divergence stops the boot with the first differing seq), restores its state, and marks
- * tasks left running by a previous process as abandoned. It ticks itself at the deadlines
- * the machine announces (cooldown end, backlog offload); the tick is journaled like any
- * other message.
- */
-import type { createActor } from 'xstate';
-import { HologramError, SCHEDULER_STREAM, type Clock, type EventStore } from '../../events/index.ts';
+import { HologramError, SCHEDULER_STREAM } from '../../events/index.ts';
 import {
   DEFAULT_SCHEDULER_CONFIG,
   nextWakeAt,
   schedulerMachine,
   type InputDescriptor,
+  type InputPayload,
   type SchedulerConfig,
   type SchedulerFact,
   type SchedulerMessage,
@@ -46,6 +39,8 @@ export type SchedulerFacility = Readonly<{
   finish(taskId: string, outcome: 'done' | 'failed' | 'cancelled'): Promise<readonly Fact[]>;
   stop(): Promise<readonly Fact[]>;
   state(): SchedulerState;
+  /** What an input that has not ended says, and where its reply goes. */
+  inputOf(inputId: string): InputPayload | undefined;
   /** Called with every batch of facts once they are in the log (task runners, the stop button). */
   onFacts(listener: (facts: readonly SchedulerFact[]) => void): () => void;
 }>;
@@ -63,9 +58,9 @@ export const schedulerModule = (): KernelModule => {
     requires: [Facility.eventLog, Facility.config, Facility.clock],
     provides: [Facility.scheduler],
     async init(context: ModuleContext) {
-      const store = context.require<EventStore>(Facility.eventLog);
-      const clock = context.require<Clock>(Facility.clock);
-      const input = { config: schedulerConfigFrom(context.require<Settings>(Facility.config)) };
+      const store = context.require(Facility.eventLog);
+      const clock = context.require(Facility.clock);
+      const input = { config: schedulerConfigFrom(context.require(Facility.config)) };
       const replay = await replayJournal({ store, stream: SCHEDULER_STREAM, logic: schedulerMachine, input });
       if (replay.divergence) {
         const { seq, expected, actual } = replay.divergence;
@@ -74,12 +69,26 @@ export const schedulerModule = (): KernelModule => {
       const listeners = new Set<(facts: readonly SchedulerFact[]) => void>();
       // Ids are unique for the scheduler's whole life: the machine forgets ended inputs, so a
       // re-submitted id is refused here, before it could run a second time.
+      const payloads = new Map<string, InputPayload>();
+      const notePayloads = (facts: readonly SchedulerFact[]) => {
+        for (const fact of facts) {
+          if (fact.type === 'TaskCompleted') payloads.delete(fact.data.taskId);
+          else if (fact.type === 'InputShortCircuited') payloads.delete(fact.data.inputId);
+        }
+      };
+      // Only inputs the restored scheduler still holds can run; the others ended.
+      const { running, stack, queue, inbox, pending } = replay.snapshot.context as SchedulerState;
+      const held = new Set([running, ...stack, ...queue, ...inbox, ...pending].filter((t) => t !== null).map((t) => t.id));
+      for (const message of replay.messages as SchedulerMessage[]) {
+        if (message.type === 'input.arrive' && message.input.payload && held.has(message.input.id))
+          payloads.set(message.input.id, message.input.payload);
+      }
       const submitted = new Set(
         replay.messages.flatMap((m) =>
           (m as SchedulerMessage).type === 'input.arrive' ? [(m as Extract<SchedulerMessage, { type: 'input.arrive' }>).input.id] : [],
         ),
       );
-      const inspect = context.optional<NonNullable<Parameters<typeof createActor>[1]>['inspect']>(INSPECT_FACILITY);
+      const inspect = context.optional(INSPECT_FACILITY);
       const journaled = new JournaledActor({
         store,
         stream: SCHEDULER_STREAM,
@@ -88,6 +97,7 @@ export const schedulerModule = (): KernelModule => {
         history: replay.messages,
         ...(inspect ? { inspect } : {}),
         onFacts: (facts) => {
+          notePayloads(facts as readonly SchedulerFact[]);
           armTimer();
           for (const listener of listeners) listener(facts as readonly SchedulerFact[]);
         },
@@ -117,11 +127,13 @@ export const schedulerModule = (): KernelModule => {
         submit: (descriptor) => {
           if (submitted.has(descriptor.id)) return Promise.reject(new DuplicateInput(descriptor.id));
           submitted.add(descriptor.id);
+          if (descriptor.payload) payloads.set(descriptor.id, descriptor.payload);
           return deliver({ type: 'input.arrive', at: clock.now(), input: descriptor });
         },
         finish: (taskId, outcome) => deliver({ type: 'task.finish', at: clock.now(), taskId, outcome }),
         stop: () => deliver({ type: 'stop', at: clock.now() }),
         state: () => journaled.snapshot.context,
+        inputOf: (inputId) => payloads.get(inputId),
         onFacts: (listener) => {
           listeners.add(listener);
           return () => listeners.delete(listener);

@@ -1,41 +1,58 @@
 /**
- * Runs the agent's turns inside the daemon: each task the scheduler starts becomes a turn
- * with the plugins' tools and stage handlers, asking the LLM sources of settings.json
- * (`llm.sources`, optional `llm.model`, `llm.systemPrompt`, `llm.maxRounds`). Without a source
- * the daemon still runs, and each input is answered with what to configure.
+ * Runs the agent's turns inside the daemon: each task the scheduler starts becomes a turn with
+ * the plugins' tools and stage handlers, asking the `llm` facility (settings: `llm.systemPrompt`,
+ * `llm.maxRounds`). Without a model source the daemon still runs, and each input is answered
+ * with a failure saying what to configure.
  */
-import type { Clock, EventStore } from '../../events/index.ts';
-import type { Memory } from '../memory/openMemory.ts';
-import { turnMemoryOf } from '../memory/turnMemory.ts';
+import { TURN_STREAM_PREFIX } from '../../events/index.ts';
+import { openStreams } from '../../projections/index.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
-import { turnModelFrom } from '../llm/llmSources.ts';
-import { TurnRunner, type TurnSource } from '../turn/turnRunner.ts';
-import { setting, type Settings } from './config.ts';
-import type { SchedulerFacility } from './schedulerModule.ts';
+import { turnMemoryOf } from '../memory/turnMemory.ts';
+import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
+import { TurnRunner } from '../turn/turnRunner.ts';
+import { setting } from './config.ts';
 
 export const turnsModule = (): KernelModule => {
   let runner: TurnRunner | undefined;
   return {
     name: 'turns',
-    requires: [Facility.eventLog, Facility.config, Facility.clock, Facility.scheduler, Facility.plugins, Facility.memory],
+    requires: [
+      Facility.eventLog,
+      Facility.config,
+      Facility.clock,
+      Facility.timers,
+      Facility.ids,
+      Facility.projections,
+      Facility.scheduler,
+      Facility.plugins,
+      Facility.memory,
+      Facility.llm,
+      Facility.output,
+    ],
     provides: [Facility.turns],
     async init(context) {
-      const settings = context.require<Settings>(Facility.config);
-      const model = turnModelFrom(settings);
-      if ('missing' in model) context.log(`turns: ${model.missing}`);
+      const settings = context.require(Facility.config);
+      const store = context.require(Facility.eventLog);
       const systemPrompt = setting<string | undefined>(settings, 'llm.systemPrompt', undefined);
       const maxRounds = setting<number | undefined>(settings, 'llm.maxRounds', undefined);
+      const projections = context.require(Facility.projections);
       runner = new TurnRunner({
-        store: context.require<EventStore>(Facility.eventLog),
-        tasks: context.require<SchedulerFacility>(Facility.scheduler),
-        source: context.require<{ turns: TurnSource }>(Facility.plugins).turns,
-        model,
+        store,
+        scheduler: context.require(Facility.scheduler),
+        plugins: context.require(Facility.plugins).turns,
+        llm: context.require(Facility.llm),
         ...(systemPrompt ? { systemPrompt } : {}),
         ...(maxRounds ? { maxRounds } : {}),
         log: (line) => context.log(line),
-        memory: turnMemoryOf(context.require<Memory>(Facility.memory)),
-        clock: context.require<Clock>(Facility.clock),
+        memory: turnMemoryOf(context.require(Facility.memory)),
+        clock: context.require(Facility.clock),
+        timers: context.require(Facility.timers),
+        ids: context.require(Facility.ids),
+        openTurns: async () => {
+          await projections.subscription.caughtUp(await store.headSeq());
+          return openStreams(new SqliteReadModelTx(store.db), TURN_STREAM_PREFIX, 'TurnCompleted');
+        },
       });
       await runner.start();
       context.provide(Facility.turns, runner);

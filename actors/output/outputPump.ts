@@ -5,39 +5,41 @@
  * reported, never silent; `close` drains what is queued before it resolves.
  */
 
-export type OutputDevice = Readonly<{ send(chunk: string): void | Promise<void> }>;
+export type OutputDevice<T = string> = Readonly<{ send(item: T): void | Promise<void> }>;
 
 export type PumpReport =
   | Readonly<{ type: 'dropped'; channel: string; chunk: string; reason: 'queue full' }>
   | Readonly<{ type: 'no-device'; channel: string; chunk: string }>
   | Readonly<{ type: 'send-failed'; channel: string; chunk: string; error: string }>;
 
-export type OutputPumpOptions = Readonly<{
+export type OutputPumpOptions<T> = Readonly<{
   channel: string;
-  resolveDevice: (channel: string) => OutputDevice | undefined;
+  resolveDevice: (channel: string) => OutputDevice<T> | undefined;
   report: (report: PumpReport) => void;
   capacity?: number;
+  /** The text a report shows for an item (default: the item itself). */
+  textOf?: (item: T) => string;
 }>;
 
 export const DEFAULT_PUMP_CAPACITY = 64;
 
-export class OutputPump {
-  private readonly queue: string[] = [];
+export class OutputPump<T = string> {
+  private readonly queue: T[] = [];
   private readonly capacity: number;
   private draining: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly options: OutputPumpOptions) {
+  constructor(private readonly options: OutputPumpOptions<T>) {
     this.capacity = options.capacity ?? DEFAULT_PUMP_CAPACITY;
     if (!(this.capacity >= 1)) throw new RangeError(`an output pump needs a capacity of at least 1; got ${this.capacity}`);
   }
 
   /** Queues a chunk; when the queue is full the oldest queued chunk is dropped (and reported). */
-  push(chunk: string): void {
+  push(chunk: T): void {
     if (this.closed) throw new Error(`the output pump of channel '${this.options.channel}' is closed`);
     if (this.queue.length >= this.capacity) {
       const dropped = this.queue.shift()!;
-      this.options.report({ type: 'dropped', channel: this.options.channel, chunk: dropped, reason: 'queue full' });
+      this.options.report({ type: 'dropped', channel: this.options.channel, chunk: this.text(dropped), reason: 'queue full' });
     }
     this.queue.push(chunk);
     this.draining ??= this.drain();
@@ -53,6 +55,10 @@ export class OutputPump {
     await this.draining;
   }
 
+  private text(item: T): string {
+    return this.options.textOf ? this.options.textOf(item) : String(item);
+  }
+
   private async drain(): Promise<void> {
     // Yield first, so `draining` is assigned before this can finish and clear it.
     await null;
@@ -61,13 +67,13 @@ export class OutputPump {
         const { channel } = this.options;
         const device = this.options.resolveDevice(channel);
         if (!device) {
-          this.options.report({ type: 'no-device', channel, chunk });
+          this.options.report({ type: 'no-device', channel, chunk: this.text(chunk) });
           continue;
         }
         try {
           await device.send(chunk);
         } catch (error) {
-          this.options.report({ type: 'send-failed', channel, chunk, error: (error as Error).message ?? String(error) });
+          this.options.report({ type: 'send-failed', channel, chunk: this.text(chunk), error: (error as Error).message ?? String(error) });
         }
       }
     } finally {

@@ -1,58 +1,52 @@
 /**
- * Runs a turn for each task the scheduler starts: the input's text (recorded when a plugin
- * injected it) goes through `runTurn` with the plugins' tools and stage handlers, the reply
- * streams to the channel and target the input named, and the task is finished with the
- * turn's outcome. A stop aborts the running turn (its HTTP request included); a preempted
- * turn is aborted too and runs again from its input when the task resumes.
+ * Runs a turn for each task the scheduler starts or resumes: the input enters memory once, the
+ * turn is built from the conversation, related memory and what plugins offer now, and runs as a
+ * TurnActor; when it completes, what the user received enters memory and the task is finished
+ * with the turn's outcome. A stop or a preemption is a message to the running turn; a shutdown
+ * stops every turn and leaves their tasks to the next start. On start, turns a killed daemon
+ * left open are closed as abandoned, and a task the scheduler started before this module was
+ * listening is run.
  */
-import type { Clock, EventStore, RecordedEvent } from '../../events/index.ts';
+import {
+  TURN_INPUT_TYPES,
+  TURN_STREAM_PREFIX,
+  type Clock,
+  type EventStore,
+  type IdSource,
+  type Recorded,
+  type Timers,
+} from '../../events/index.ts';
+import type { InputPayload, SchedulerFact } from '../../machines/scheduler/index.ts';
+import {
+  assembleSystemPrompt,
+  DEFAULT_MAX_ROUNDS,
+  runtimeBlock,
+  type TurnInputMessage,
+  type TurnOutcome,
+  type TurnStopReason,
+} from '../../machines/turn/index.ts';
+import type { LlmFacility } from '../llm/llmFacility.ts';
 import type { TurnMemory } from '../memory/turnMemory.ts';
-import type { SchedulerFact } from '../../machines/scheduler/index.ts';
-import { assembleSystemPrompt, runtimeBlock, type OutputChannel, type TurnOutcome } from '../../machines/turn/index.ts';
-import type { ProviderChain } from '../llm/providerChain.ts';
-import { OutputPump } from '../output/outputPump.ts';
-import { runTurn, type ChannelBinding, type TurnPlugins } from './runTurn.ts';
-
-export type TurnInputRecord = Readonly<{
-  inputId: string;
-  text: string;
-  replyChannel: string | null;
-  replyTarget: string | null;
-  conversation: string | null;
-}>;
-
-export type OutputDelivery = Readonly<{ channel: string; target: string | null; kind: 'chunk' | 'end' | 'message'; text: string }>;
-
-/** What the turn runner needs of the plugins (the plugin host's facility has this shape). */
-export type TurnSource = Readonly<{
-  onInput(listener: (input: TurnInputRecord) => void): () => void;
-  turnPlugins(): TurnPlugins;
-  channels(): readonly OutputChannel[];
-  deliver(delivery: OutputDelivery): Promise<void>;
-}>;
-
-export type TaskSink = Readonly<{
-  finish(taskId: string, outcome: 'done' | 'failed' | 'cancelled'): Promise<unknown>;
-  onFacts(listener: (facts: readonly SchedulerFact[]) => void): () => void;
-}>;
-
-/** The model to ask, or why there is none. */
-export type TurnModel = Readonly<{ chain: ProviderChain; model: string }> | Readonly<{ missing: string }>;
+import type { SchedulerFacility } from '../modules/schedulerModule.ts';
+import { TurnActor } from './turnActor.ts';
+import { modelEffects, type TurnPlugins } from './turnEffects.ts';
+import { ToolsetLedger } from './toolsets.ts';
 
 export type TurnRunnerOptions = Readonly<{
   store: EventStore;
-  tasks: TaskSink;
-  source: TurnSource;
-  model: TurnModel;
+  scheduler: SchedulerFacility;
+  plugins: TurnPlugins;
+  llm: LlmFacility;
   systemPrompt?: string;
   maxRounds?: number;
-  log: (line: string) => void;
-  /** The memory: the conversation comes from its L1 context, related items from its colder tiers. */
   memory: TurnMemory;
   clock: Clock;
+  timers: Timers;
+  ids: IdSource;
+  log: (line: string) => void;
+  /** Streams the turns still open (a killed daemon's), for closing them at start. */
+  openTurns?: () => Promise<readonly string[]>;
 }>;
-
-type Running = { controller: AbortController; why: 'running' | 'preempted' | 'stopped'; done: Promise<void> };
 
 const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'>> = {
   answered: 'done',
@@ -63,61 +57,55 @@ const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'
   failed: 'failed',
 };
 
+type Running = { taskId: string; turn: TurnActor; stopping: TurnStopReason | null };
+
 export class TurnRunner {
-  private readonly inputs = new Map<string, TurnInputRecord>();
   private readonly running = new Map<string, Running>();
-  private readonly unsubscribe: (() => void)[] = [];
+  /** Inputs already in memory (a resumed task runs again, but its input entered memory once). */
+  private readonly observed = new Map<string, string>();
+  private readonly toolsets: ToolsetLedger;
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
 
-  constructor(private readonly options: TurnRunnerOptions) {}
+  constructor(private readonly options: TurnRunnerOptions) {
+    this.toolsets = new ToolsetLedger(options.store);
+  }
 
-  /** Learns the inputs already in the log, then follows new ones and the scheduler's decisions. */
   async start(): Promise<void> {
-    for (const event of await this.options.store.readAll({ types: ['PluginInputInjected'] })) this.remember(event);
-    this.unsubscribe.push(this.options.source.onInput((input) => this.inputs.set(input.inputId, input)));
-    this.unsubscribe.push(this.options.tasks.onFacts((facts) => this.onFacts(facts)));
+    await this.closeAbandoned();
+    this.unsubscribe = this.options.scheduler.onFacts((facts) => this.onFacts(facts));
+    const running = this.options.scheduler.state().running;
+    if (running && !this.running.has(running.id)) this.begin(running.id);
   }
 
+  /** Stops every running turn (recorded as a shutdown) and waits until each is done. */
   async stop(): Promise<void> {
-    for (const off of this.unsubscribe.splice(0)) off();
-    for (const run of this.running.values()) {
-      run.why = 'stopped';
-      run.controller.abort();
-    }
-    await Promise.all([...this.running.values()].map((r) => r.done));
-  }
-
-  private remember(event: RecordedEvent): void {
-    const d = event.data as {
-      inputId: string;
-      text: string;
-      replyChannel?: string | null;
-      replyTarget?: string | null;
-      conversation?: string | null;
-    };
-    this.inputs.set(d.inputId, {
-      inputId: d.inputId,
-      text: d.text,
-      replyChannel: d.replyChannel ?? null,
-      replyTarget: d.replyTarget ?? null,
-      conversation: d.conversation ?? null,
-    });
+    this.stopped = true;
+    this.unsubscribe?.();
+    const all = [...this.running.values()];
+    await Promise.all(
+      all.map(async (run) => {
+        run.stopping = 'shutdown';
+        await run.turn.stop('shutdown').catch(() => undefined);
+        await run.turn.done;
+        await run.turn.settled();
+        run.turn.close();
+      }),
+    );
   }
 
   private onFacts(facts: readonly SchedulerFact[]): void {
     for (const fact of facts) {
       switch (fact.type) {
-        case 'TaskPreempted':
-          this.abort(fact.data.taskId, 'preempted');
-          break;
-        case 'StopRequested':
-          if (fact.data.runningTaskId) this.abort(fact.data.runningTaskId, 'running');
-          break;
         case 'TaskStarted':
         case 'TaskResumed':
           this.begin(fact.data.taskId);
           break;
-        case 'InputShortCircuited':
-          this.reply(fact.data.inputId, 'end', 'stopped before it started');
+        case 'TaskPreempted':
+          this.stopTurn(fact.data.taskId, 'preempted');
+          break;
+        case 'StopRequested':
+          if (fact.data.runningTaskId) this.stopTurn(fact.data.runningTaskId, 'stop');
           break;
         default:
           break;
@@ -125,97 +113,124 @@ export class TurnRunner {
     }
   }
 
-  private abort(taskId: string, why: Running['why']): void {
+  private stopTurn(taskId: string, reason: TurnStopReason): void {
     const run = this.running.get(taskId);
-    if (!run) return;
-    run.why = why;
-    run.controller.abort();
-  }
-
-  private reply(inputId: string, kind: OutputDelivery['kind'], text: string): void {
-    const input = this.inputs.get(inputId);
-    if (!input?.replyChannel) return;
-    this.options.source
-      .deliver({ channel: input.replyChannel, target: input.replyTarget, kind, text })
-      .catch((error: unknown) => this.options.log(`turns: reply to ${input.replyChannel} failed: ${(error as Error).message}`));
+    if (!run || run.stopping) return;
+    run.stopping = reason;
+    run.turn
+      .stop(reason)
+      .catch((error: unknown) => this.options.log(`turns: could not stop the turn of task ${taskId}: ${(error as Error).message}`));
   }
 
   private begin(taskId: string): void {
-    const input = this.inputs.get(taskId);
-    const controller = new AbortController();
-    const run: Running = { controller, why: 'running', done: Promise.resolve() };
-    this.running.set(taskId, run);
-    run.done = this.execute(taskId, input, controller.signal)
-      .then(
-        async (outcome) => {
-          if (run.why === 'preempted' || run.why === 'stopped') return;
-          await this.options.tasks.finish(taskId, outcome);
-        },
-        async (error: unknown) => {
-          this.options.log(`turns: task ${taskId} failed: ${(error as Error).message}`);
-          this.reply(taskId, 'end', `the turn failed: ${(error as Error).message}`);
-          if (run.why === 'running') await this.options.tasks.finish(taskId, 'failed');
-        },
-      )
-      .catch((error: unknown) => this.options.log(`turns: could not finish task ${taskId}: ${(error as Error).message}`))
-      .finally(() => {
-        if (this.running.get(taskId) === run) this.running.delete(taskId);
-      });
+    if (this.stopped || this.running.has(taskId)) return;
+    const payload = this.options.scheduler.inputOf(taskId);
+    if (!payload) {
+      this.options.log(`turns: task ${taskId} has no recorded input; finishing it as failed`);
+      void this.finish(taskId, 'failed');
+      return;
+    }
+    this.launch(taskId, payload).catch(async (error: unknown) => {
+      this.options.log(`turns: task ${taskId} could not start: ${(error as Error).message}`);
+      this.running.delete(taskId);
+      await this.finish(taskId, 'failed');
+    });
   }
 
-  private async execute(taskId: string, input: TurnInputRecord | undefined, signal: AbortSignal): Promise<'done' | 'failed' | 'cancelled'> {
-    if (!input) {
-      this.options.log(`turns: task ${taskId} has no recorded input text; finishing it as failed`);
-      return 'failed';
-    }
-    const { model } = this.options;
-    if ('missing' in model) {
-      this.reply(taskId, 'end', model.missing);
-      return 'failed';
-    }
-    const conversation = input.conversation ?? `${input.replyChannel ?? '-'}/${input.replyTarget ?? '-'}`;
-    const { memory, clock } = this.options;
+  private async launch(taskId: string, input: InputPayload): Promise<void> {
+    const { memory, clock, plugins } = this.options;
+    const conversation = input.conversation ?? `${input.replyChannel ?? '-'}:${input.replyTarget ?? '-'}`;
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
-    const inputEventId = await memory.observe(conversation, 'user', input.text, clock.now(), where);
+    let inputEventId = this.observed.get(taskId);
+    if (inputEventId === undefined) {
+      inputEventId = await memory.observe(conversation, 'user', input.text, clock.now(), where);
+      this.observed.set(taskId, inputEventId);
+    }
     const history = memory.history(conversation, inputEventId);
     const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: clock.now() });
-    const channelsNow = this.options.source.channels();
-    // Prompt layers in their fixed order; no tool usage instructions, only what the kernel does.
+    const toolset = plugins.toolset();
     const systemPrompt = assembleSystemPrompt({
       ...(this.options.systemPrompt ? { persona: this.options.systemPrompt } : {}),
       ...related,
-      runtime: runtimeBlock({ outputChannels: channelsNow.map((c) => c.name), parallelToolCalls: true }),
+      runtime: runtimeBlock({ outputChannels: toolset.channels.map((c) => c.name), parallelToolCalls: true }),
     });
-    const channels: ChannelBinding[] = channelsNow.map((channel) => ({
-      channel,
-      device: { send: (text: string) => this.options.source.deliver({ channel: channel.name, target: null, kind: 'message', text }) },
-    }));
-    const replyTo = input.replyChannel;
-    const pump = new OutputPump({
-      channel: replyTo ?? '(none)',
-      resolveDevice: () =>
-        replyTo
-          ? { send: (text) => this.options.source.deliver({ channel: replyTo, target: input.replyTarget, kind: 'chunk', text }) }
-          : undefined,
-      report: (report) =>
-        this.options.log(`turns: reply ${report.type} on ${report.channel}${'error' in report ? `: ${report.error}` : ''}`),
-    });
-    const { output } = await runTurn({
+    const toolsetId = await this.toolsets.record(toolset);
+    const turnId = this.options.ids.next();
+    const turn = new TurnActor({
       store: this.options.store,
-      chain: model.chain,
-      model: model.model,
+      stream: `${TURN_STREAM_PREFIX}${turnId}`,
+      toolset,
+      effects: { ...modelEffects(this.options.llm), callTool: plugins.callTool, runHandler: plugins.runHandler },
+      clock,
+      timers: this.options.timers,
+    });
+    const run: Running = { taskId, turn, stopping: null };
+    this.running.set(taskId, run);
+    void turn.done.then((outcome) => this.completed(run, outcome, conversation));
+    await turn.start({
+      turnId,
+      taskId,
       input: input.text,
+      model: this.options.llm.model,
+      maxRounds: this.options.maxRounds ?? DEFAULT_MAX_ROUNDS,
       ...(systemPrompt ? { systemPrompt } : {}),
-      history,
-      ...(this.options.maxRounds ? { maxRounds: this.options.maxRounds } : {}),
-      channels,
-      plugins: this.options.source.turnPlugins(),
-      signal,
-      onText: (text) => replyTo && pump.push(text),
-      onPumpReport: (report) => this.options.log(`turns: output ${report.type} on ${report.channel}`),
-    }).finally(() => pump.close());
-    if (output.reply) await memory.observe(conversation, 'agent', output.reply, clock.now());
-    this.reply(taskId, 'end', output.outcome === 'answered' ? '' : `(${output.outcome.replace('_', ' ')})`);
-    return TASK_OUTCOME[output.outcome];
+      ...(history.length ? { history } : {}),
+      toolset: toolsetId,
+    });
+  }
+
+  private async completed(run: Running, outcome: TurnOutcome, conversation: string): Promise<void> {
+    await run.turn.settled();
+    if (this.running.get(run.taskId) === run) this.running.delete(run.taskId);
+    // A preempted task runs again when resumed; a shut-down one is left to the next start.
+    if (run.stopping === 'preempted' || run.stopping === 'shutdown') return;
+    const sent = run.turn.state.output;
+    try {
+      if (sent && (sent.kind === 'answer' || sent.kind === 'handler') && sent.text) {
+        await this.options.memory.observe(conversation, 'agent', sent.text, this.options.clock.now());
+      }
+    } catch (error) {
+      this.options.log(`turns: the reply of task ${run.taskId} did not enter memory: ${(error as Error).message}`);
+    }
+    this.observed.delete(run.taskId);
+    await this.finish(run.taskId, TASK_OUTCOME[outcome]);
+  }
+
+  private async finish(taskId: string, outcome: 'done' | 'failed' | 'cancelled'): Promise<void> {
+    await this.options.scheduler
+      .finish(taskId, outcome)
+      .then(() => undefined)
+      .catch((error: unknown) => this.options.log(`turns: could not finish task ${taskId}: ${(error as Error).message}`));
+  }
+
+  /** Turns a killed daemon left open get a recorded end: stopped as abandoned. */
+  private async closeAbandoned(): Promise<void> {
+    for (const stream of (await this.options.openTurns?.()) ?? []) {
+      const events = await this.options.store.readStream(stream);
+      const request = events[0];
+      if (request?.type !== 'TurnRequested' || request.schemaVersion < 2) continue;
+      const toolset = await this.toolsets.get(request.data.toolset);
+      if (!toolset) continue;
+      const history = events.filter((e) => (TURN_INPUT_TYPES as readonly string[]).includes(e.type)).map(asMessage);
+      const turn = new TurnActor({
+        store: this.options.store,
+        stream,
+        toolset,
+        effects: {
+          ...modelEffects(this.options.llm),
+          callTool: this.options.plugins.callTool,
+          runHandler: this.options.plugins.runHandler,
+        },
+        clock: this.options.clock,
+        timers: this.options.timers,
+        history,
+      });
+      await turn.stop('abandoned');
+      await turn.done; // only after_output is left, bounded by its stage timeout
+      await turn.settled();
+      turn.close();
+    }
   }
 }
+
+const asMessage = (event: Recorded): TurnInputMessage => ({ type: event.type, data: event.data, at: event.at }) as TurnInputMessage;

@@ -29,7 +29,7 @@ export {
   PLUGIN_SUPERVISOR_STREAM_PREFIX,
   type PluginEvent,
 } from './pluginEvents.ts';
-export { turnEvents, TURN_STREAM_PREFIX, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
+export { turnEvents, TURN_STREAM_PREFIX, TOOLSET_STREAM, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
 export * from './turnParts.ts';
 
 export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent | MemoryEvent;

@@ -1,8 +1,10 @@
 /**
- * One turn of the agent: the request that started it, the facts the turn machine emitted,
- * and the results of its effects (LLM answers), recorded so that replay feeds them back
- * instead of calling the model. Stream: `turn-<id>`. Payload parts that mirror the model's
- * conversation are kept as plain data (`unknown` here; the machine's types describe them).
+ * One turn of the agent, journaled in its own stream (`turn-<id>`): the messages the turn
+ * machine got (the request, streamed pieces and answers of the model, tool results, stage
+ * handler results, a stage's timeout, a stop) and, after each, the facts it decided (what to
+ * ask the model, which tools to call, what the stages did, what was sent to the user). Replay
+ * re-delivers the messages and expects the same facts. What the plugins offered a turn (tools,
+ * stage handlers, output channels) is recorded once per distinct set, in `toolsets`.
  */
 import { defineEvent, type EventUnion } from '../defineEvent.ts';
 import { array, boolean, integer, literal, nonEmptyString, object, optional, record, string, unknown } from '../schema.ts';
@@ -11,7 +13,6 @@ import {
   handlerOutcome,
   llmAnswer,
   llmToolCall,
-  llmToolDefinition,
   outputChannel,
   registeredTool,
   stageHandlers,
@@ -20,74 +21,115 @@ import {
 } from './turnParts.ts';
 
 export const TURN_STREAM_PREFIX = 'turn-';
+export const TOOLSET_STREAM = 'toolsets';
 
 const outcome = () => literal('answered', 'short_circuited', 'denied', 'round_limit', 'cancelled', 'failed');
 
+/** What the user receives at the end of a turn, marked as what it is: only an `answer` is the model's words. */
+export const outputKind = () => literal('answer', 'handler', 'denied', 'round_limit', 'failed', 'cancelled', 'preempted');
+
+/** Why a turn was stopped from outside: the stop button, an interrupt, the daemon stopping, or a daemon that died. */
+export const stopReason = () => literal('stop', 'preempted', 'shutdown', 'abandoned');
+
 export const turnEvents = {
+  // ── messages: what reached the turn ────────────────────────────────────────────────
+  /** The turn's start: its input, the conversation so far, the system prompt, and the toolset it may use. */
   TurnRequested: defineEvent(
     'TurnRequested',
     object({
       turnId: nonEmptyString(),
+      /** The scheduler's task this turn runs (absent for `homed chat`). */
+      taskId: optional(string()),
       input: string(),
       model: string(),
       maxRounds: integer(),
+      stageTimeoutMs: optional(integer()),
       systemPrompt: optional(string()),
       history: optional(array(turnMessage())),
-      channels: optional(array(outputChannel())),
-      /** Tools from plugins this turn could use, and the stage handlers it ran (for replay). */
-      tools: optional(array(registeredTool())),
-      handlers: optional(stageHandlers()),
-    }),
-  ),
-  InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
-  StageRan: defineEvent(
-    'StageRan',
-    object({ stage: stageName(), shortCircuit: boolean(), callId: optional(string()), outcomes: array(handlerOutcome()) }),
-  ),
-  /** v2 records only the messages added since the log last held the conversation (v1 held all of it, every round). */
-  LlmRequested: defineEvent(
-    'LlmRequested',
-    object({
-      round: integer(),
-      from: integer(),
-      added: array(turnMessage()),
-      total: integer(),
-      tools: optional(array(llmToolDefinition())),
+      /** The `ToolsetRecorded` this turn's tools, stage handlers and channels come from. */
+      toolset: string(),
     }),
     {
       schemaVersion: 2,
+      // v1 carried its tools inline and is not re-decided by this build (see replayTurn).
       upcasters: [
         {
           from: 1,
-          up: (v1: { round: number; messages: unknown[]; tools: unknown }) => ({
-            round: v1.round,
-            from: 0,
-            added: v1.messages,
-            total: v1.messages.length,
-            tools: v1.tools,
+          up: (v1: { turnId: string; input: string; model: string; maxRounds: number; systemPrompt?: string; history?: unknown[] }) => ({
+            turnId: v1.turnId,
+            input: v1.input,
+            model: v1.model,
+            maxRounds: v1.maxRounds,
+            ...(v1.systemPrompt !== undefined ? { systemPrompt: v1.systemPrompt } : {}),
+            ...(v1.history ? { history: v1.history } : {}),
+            toolset: '',
           }),
         },
       ],
     },
   ),
+  /** A piece of a streamed answer, recorded before anyone sees it. */
+  LlmChunkRecorded: defineEvent('LlmChunkRecorded', object({ round: integer(), index: integer(), text: string() })),
+  /** The model's whole answer to a round (the streamed pieces are a prefix of its text), or why there is none. */
   LlmAnswerRecorded: defineEvent(
     'LlmAnswerRecorded',
     object({ round: integer(), source: optional(string()), answer: optional(llmAnswer()), error: optional(string()) }),
   ),
-  /** A piece of a streamed answer, recorded before it was shown; the whole answer follows as LlmAnswerRecorded. */
-  LlmChunkRecorded: defineEvent('LlmChunkRecorded', object({ round: integer(), index: integer(), text: string() })),
   ToolResultRecorded: defineEvent(
     'ToolResultRecorded',
     object({ callId: string(), name: string(), content: string(), isError: optional(boolean()) }),
   ),
-  /** What a stage handler answered (a change, nothing, or an error), before the stage saw it. */
+  /** What a stage handler of stage run `run` answered (a change, nothing, or an error), before the stage saw it. */
   HandlerResultRecorded: defineEvent(
     'HandlerResultRecorded',
-    object({ handlerId: string(), stage: stageName(), occurrence: integer(), change: optional(unknown()), error: optional(string()) }),
+    object({ run: integer(), handlerId: string(), change: optional(unknown()), error: optional(string()) }),
+    {
+      schemaVersion: 2,
+      upcasters: [{ from: 1, up: (v1: { handlerId: string; change?: unknown; error?: string }) => ({ ...v1, run: -1 }) }],
+    },
   ),
-  LlmResponded: defineEvent(
-    'LlmResponded',
-    object({ round: integer(), text: string(), toolCalls: array(llmToolCall()), finishReason: finishReason() }),
+  /** Stage run `run` waited its timeout: handlers that did not answer count as timed out. */
+  StageTimedOut: defineEvent('StageTimedOut', object({ run: integer() })),
+  TurnStopRequested: defineEvent('TurnStopRequested', object({ reason: stopReason() })),
+
+  // ── facts: what the turn decided ───────────────────────────────────────────────────
+  /** A stage with handlers to ask began: they are called, and the stage times out after `stageTimeoutMs`. */
+  StageStarted: defineEvent(
+    'StageStarted',
+    object({ run: integer(), stage: stageName(), callId: optional(string()), handlers: array(string()) }),
+  ),
+  StageRan: defineEvent(
+    'StageRan',
+    object({ run: integer(), stage: stageName(), shortCircuit: boolean(), callId: optional(string()), outcomes: array(handlerOutcome()) }),
+    { schemaVersion: 2, upcasters: [{ from: 1, up: (v1: object) => ({ ...v1, run: -1 }) }] },
+  ),
+  /**
+   * One LLM call. `added` are the messages after the first `from` (which the log already holds:
+   * the turn's history, then earlier requests); `total` = from + added.length. With `stream`,
+   * the round's pieces reach the user as they are recorded (no handler may change them first).
+   */
+  LlmRequested: defineEvent(
+    'LlmRequested',
+    object({ round: integer(), from: integer(), added: array(turnMessage()), total: integer(), stream: boolean() }),
+    {
+      schemaVersion: 3,
+      upcasters: [
+        {
+          from: 1,
+          up: (v1: { round: number; messages: unknown[] }) => ({ round: v1.round, from: 0, added: v1.messages, total: v1.messages.length }),
+        },
+        {
+          from: 2,
+          up: (v2: { round: number; from: number; added: unknown[]; total: number }) => ({
+            round: v2.round,
+            from: v2.from,
+            added: v2.added,
+            total: v2.total,
+            stream: true,
+          }),
+        },
+      ],
+    },
   ),
   LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
   ToolCallDenied: defineEvent('ToolCallDenied', object({ callId: string(), name: string(), handlerId: string(), reason: string() })),
@@ -95,20 +137,46 @@ export const turnEvents = {
     'ToolCallRewritten',
     object({ callId: string(), name: string(), from: record(unknown()), to: record(unknown()) }),
   ),
+  /** A tool call is to run now, with these arguments (an output channel's send is delivered by the output actor). */
   ToolCalled: defineEvent('ToolCalled', object({ callId: string(), name: string(), owner: string(), args: record(unknown()) })),
   ToolCompleted: defineEvent('ToolCompleted', object({ callId: string(), name: string(), result: string(), error: optional(string()) })),
-  OutputSent: defineEvent('OutputSent', object({ text: string() })),
-  TurnCancelled: defineEvent('TurnCancelled', object({ during: string() })),
+  /**
+   * What the user receives as the turn's reply, and what it is. `streamed`: the text already
+   * reached the user as the model's recorded pieces; otherwise it is delivered whole now.
+   */
+  OutputSent: defineEvent('OutputSent', object({ text: string(), kind: outputKind(), streamed: boolean() }), {
+    schemaVersion: 2,
+    upcasters: [{ from: 1, up: (v1: { text: string }) => ({ text: v1.text, kind: 'answer', streamed: false }) }],
+  }),
+  TurnCancelled: defineEvent('TurnCancelled', object({ during: string(), reason: stopReason() }), {
+    schemaVersion: 2,
+    upcasters: [{ from: 1, up: (v1: { during: string }) => ({ during: v1.during, reason: 'stop' }) }],
+  }),
   TurnCompleted: defineEvent('TurnCompleted', object({ outcome: outcome(), rounds: integer() })),
+
+  /** The tools, stage handlers and output channels plugins offered, recorded once per distinct set (stream `toolsets`). */
+  ToolsetRecorded: defineEvent(
+    'ToolsetRecorded',
+    object({ toolset: nonEmptyString(), tools: array(registeredTool()), handlers: stageHandlers(), channels: array(outputChannel()) }),
+  ),
+
+  // ── recorded by builds before 2026-12-01, no longer decided (kept so old logs read) ──
+  InputAccepted: defineEvent('InputAccepted', object({ input: string() })),
+  LlmResponded: defineEvent(
+    'LlmResponded',
+    object({ round: integer(), text: string(), toolCalls: array(llmToolCall()), finishReason: finishReason() }),
+  ),
 } as const;
 
-/** Recorded effect results and the request: inputs of a turn, not facts it decided. */
-export const TURN_INPUT_TYPES: readonly TurnEvent['type'][] = [
+/** The messages of a turn's journal: what reached it, not what it decided. */
+export const TURN_INPUT_TYPES = [
   'TurnRequested',
   'LlmChunkRecorded',
   'LlmAnswerRecorded',
   'ToolResultRecorded',
   'HandlerResultRecorded',
-];
+  'StageTimedOut',
+  'TurnStopRequested',
+] as const satisfies readonly (keyof typeof turnEvents)[];
 
 export type TurnEvent = EventUnion<typeof turnEvents>;

@@ -51,6 +51,17 @@ export type InputDescriptor = Readonly<{
   kind: 'queued' | 'interrupt';
   /** The level the source declared, for an interrupt; absent means L1. */
   level?: number;
+  /** What the input says and where its reply goes: journaled with it, never read by the decisions. */
+  payload?: InputPayload;
+}>;
+
+export type InputPayload = Readonly<{
+  text: string;
+  /** The channel (and target on it) the reply goes to; null when nobody waits for one. */
+  replyChannel: string | null;
+  replyTarget: string | null;
+  /** The memory scope the input belongs to (`<channel>:<peer>`). */
+  conversation: string | null;
 }>;
 
 /** Messages the scheduler takes. Each carries the time it happened. */

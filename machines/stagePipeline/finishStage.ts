@@ -1,10 +1,10 @@
 /**
- * Ends a stage: from what each handler did, in handler order, the outcomes, the merged
- * context and the facts to journal. Pure; completion order never reaches it.
+ * Ends a stage: from what each handler did, in handler order, the outcomes and the merged
+ * context. Pure; completion order never reaches it.
  */
 import { checkChange } from './checkChange.ts';
 import { mergeChanges, shortCircuits, type AppliedChange } from './mergeChanges.ts';
-import type { HandlerOutcome, StageFact, StagePipelineInput, StagePipelineOutput } from './stageTypes.ts';
+import type { HandlerOutcome, StagePipelineInput, StagePipelineOutput } from './stageTypes.ts';
 
 /** Where one handler stands; `pending` at the end of a stage means it timed out. */
 export type HandlerResult =
@@ -35,43 +35,15 @@ const outcomeOf = (input: StagePipelineInput, index: number, result: HandlerResu
   }
 };
 
-const factOf = (input: StagePipelineInput, outcome: HandlerOutcome): StageFact => {
-  const data = { stage: input.stage, handlerId: outcome.handlerId, plugin: outcome.plugin };
-  switch (outcome.status) {
-    case 'changed':
-      return { type: 'StageHandlerChanged', data: { ...data, change: outcome.change! } };
-    case 'unchanged':
-      return { type: 'StageHandlerUnchanged', data };
-    case 'failed':
-      return { type: 'StageHandlerFailed', data: { ...data, error: outcome.error ?? 'failed' } };
-    case 'timed_out':
-      return { type: 'StageHandlerTimedOut', data: { ...data, timeoutMs: input.timeoutMs } };
-    case 'skipped':
-      return { type: 'StageHandlerSkipped', data: { ...data, reason: outcome.reason ?? 'skipped' } };
-    default: {
-      const unhandled: never = outcome.status;
-      throw new Error(`stage pipeline: unknown handler status ${String(unhandled)}`);
-    }
-  }
-};
-
 /**
- * The stage's output and its facts (one per handler, in handler order, then `StageCompleted`).
+ * The stage's output: one outcome per handler, in handler order, and the context with every
+ * admitted change merged in that order.
  * @example finishStage(input, input.handlers.map(() => ({ kind: 'pending' }))) // every handler timed out
  */
-export const finishStage = (
-  input: StagePipelineInput,
-  results: readonly HandlerResult[],
-): Readonly<{ output: StagePipelineOutput; facts: StageFact[] }> => {
+export const finishStage = (input: StagePipelineInput, results: readonly HandlerResult[]): StagePipelineOutput => {
   const outcomes = input.handlers.map((_, i) => outcomeOf(input, i, results[i] ?? { kind: 'pending' }));
   const applied: AppliedChange[] = outcomes.flatMap((o) =>
     o.status === 'changed' && o.change ? [{ handlerId: o.handlerId, change: o.change }] : [],
   );
-  const shortCircuit = shortCircuits(applied);
-  const output: StagePipelineOutput = { stage: input.stage, context: mergeChanges(input.context, applied), shortCircuit, outcomes };
-  const completed: StageFact = {
-    type: 'StageCompleted',
-    data: { stage: input.stage, shortCircuit, changedBy: applied.map((a) => a.handlerId) },
-  };
-  return { output, facts: [...outcomes.map((o) => factOf(input, o)), completed] };
+  return { stage: input.stage, context: mergeChanges(input.context, applied), shortCircuit: shortCircuits(applied), outcomes };
 };

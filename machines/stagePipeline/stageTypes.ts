@@ -1,4 +1,4 @@
-/** The stage pipeline's vocabulary: stages, the shared stage context, handler changes, outcomes and facts. Plain data only. */
+/** The stage pipeline's vocabulary: stages, the shared stage context, handler changes and outcomes. Plain data only. */
 
 import type { HandlerOutcome, HandlerRef, StageChange, StageName, ToolCall } from '../../events/index.ts';
 
@@ -50,7 +50,7 @@ export type StagePipelineInput = Readonly<{
   scope?: ToolScope;
 }>;
 
-/** What the `handler` actor receives. */
+/** What a handler is asked: the stage, and the context it sees (its own copy). */
 export type HandlerInput = Readonly<{ handlerId: string; stage: StageName; context: StageContext }>;
 
 export type HandlerStatus = HandlerOutcome['status'];
@@ -64,17 +64,6 @@ export type StagePipelineOutput = Readonly<{
   /** One per handler, in handler order. */
   outcomes: readonly HandlerOutcome[];
 }>;
-
-type HandlerFactData = { stage: StageName; handlerId: string; plugin: string };
-
-/** Facts the pipeline emits for the log: one per handler outcome, then `StageCompleted`. */
-export type StageFact =
-  | Readonly<{ type: 'StageHandlerChanged'; data: HandlerFactData & { change: StageChange } }>
-  | Readonly<{ type: 'StageHandlerUnchanged'; data: HandlerFactData }>
-  | Readonly<{ type: 'StageHandlerFailed'; data: HandlerFactData & { error: string } }>
-  | Readonly<{ type: 'StageHandlerTimedOut'; data: HandlerFactData & { timeoutMs: number } }>
-  | Readonly<{ type: 'StageHandlerSkipped'; data: HandlerFactData & { reason: string } }>
-  | Readonly<{ type: 'StageCompleted'; data: { stage: StageName; shortCircuit: boolean; changedBy: string[] } }>;
 
 /**
  * A stage context with nothing set but the input.
@@ -92,3 +81,6 @@ export const createStageContext = (input: string, fields: Partial<StageContext> 
   response: null,
   ...fields,
 });
+
+/** What a handler answers: a change, or nothing for an audit. Checked against the stage when it arrives. */
+export type HandlerResolution = StageChange | null | undefined;

@@ -1,10 +1,10 @@
-/** The turn: budget, prompt assembly, the tool registry, the tool batch and the turn machine. */
+/** The turn: budget, prompt assembly, the tool registry, the turn's state, its decider and its machine. */
 export * from './tokenBudget.ts';
 export * from './systemPrompt.ts';
 export * from './toolRegistry.ts';
 export * from './outputChannels.ts';
 export * from './turnTypes.ts';
-export * from './toolCallStep.ts';
-export * from './toolBatch.ts';
+export * from './turnState.ts';
+export * from './toolCalls.ts';
+export * from './decideTurn.ts';
 export * from './turnMachine.ts';
-export * from './provideTurn.ts';

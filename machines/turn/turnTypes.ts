@@ -1,62 +1,65 @@
 /**
  * The turn's vocabulary: the LLM-facing shapes it needs (structurally compatible with
- * `adapters/llm/llmTypes.ts`, which machines may not import), tool invocations, the turn's
- * input and output, and the facts it emits. Plain data only.
+ * `adapters/llm/llmTypes.ts`, which machines may not import), tool invocations, the messages
+ * a turn takes and the facts it emits (both declared in the event catalog). Plain data only.
  */
 import type {
   EventNamed,
-  StageHandlers,
   LlmAnswer,
   LlmToolCall,
   LlmToolDefinition,
+  OutputChannel,
   RegisteredTool,
+  StageHandlers,
   TurnMessage,
 } from '../../events/index.ts';
 
-export type { LlmAnswer, LlmToolCall, LlmToolDefinition, TurnMessage };
+export type { LlmAnswer, LlmToolCall, LlmToolDefinition, StageHandlers, TurnMessage };
 
 export type TurnRole = TurnMessage['role'];
 
 export type LlmFinishReason = LlmAnswer['finishReason'];
 
-/** What the `llm` actor receives; the runtime adds model, stream and limits to make a CompletionRequest. */
+/** What the model is asked: the runtime adds model, stream and limits to make a CompletionRequest. */
 export type LlmCall = Readonly<{ messages: readonly TurnMessage[]; tools: readonly LlmToolDefinition[] }>;
 
-/** What the `tool` actor receives: one call, with the args as before_toolcall left them. */
+/** One tool call to run, with the args as before_toolcall left them. */
 export type ToolInvocation = Readonly<{ callId: string; name: string; owner: string; args: Readonly<Record<string, unknown>> }>;
 
-/** What the `tool` actor resolves with. `isError` marks a result that reports a failure to the model. */
+/** A tool's result. `isError` marks a result that reports a failure to the model. */
 export type ToolResult = Readonly<{ content: string; isError?: boolean }>;
 
-export type TurnOutcome = 'answered' | 'short_circuited' | 'denied' | 'round_limit' | 'cancelled' | 'failed';
+export type TurnOutcome = EventNamed<'TurnCompleted'>['data']['outcome'];
+export type OutputKind = EventNamed<'OutputSent'>['data']['kind'];
+export type TurnStopReason = EventNamed<'TurnStopRequested'>['data']['reason'];
 
 export const DEFAULT_MAX_ROUNDS = 8;
 export const DEFAULT_STAGE_TIMEOUT_MS = 5_000;
 
-/** Handlers per stage, in registration order (the stage pipeline merges in this order). */
-export type { StageHandlers };
+/** What plugins offered a turn: their tools, stage handlers in registration order, and output channels. */
+export type Toolset = Readonly<{ tools: readonly RegisteredTool[]; handlers: StageHandlers; channels: readonly OutputChannel[] }>;
 
-export type TurnInput = Readonly<{
-  /** The input text as it arrived. */
-  input: string;
-  /** The conversation before this input (system prompt, context events), already assembled. */
-  messages?: readonly TurnMessage[];
-  /** The tools this turn may use (`ToolRegistry.list()`): definitions for the model, owners for scopes. */
-  tools?: readonly RegisteredTool[];
-  handlers?: StageHandlers;
-  stageTimeoutMs?: number;
-  /** Tool rounds before the turn gives up with 'round_limit'. */
-  maxRounds?: number;
-}>;
+export const EMPTY_TOOLSET: Toolset = { tools: [], handlers: {}, channels: [] };
 
-export type TurnOutput = Readonly<{ outcome: TurnOutcome; reply: string; rounds: number; messages: readonly TurnMessage[] }>;
+/** The messages a turn takes, as the catalog declares them. */
+export type TurnInputEvent = EventNamed<
+  | 'TurnRequested'
+  | 'LlmChunkRecorded'
+  | 'LlmAnswerRecorded'
+  | 'ToolResultRecorded'
+  | 'HandlerResultRecorded'
+  | 'StageTimedOut'
+  | 'TurnStopRequested'
+>;
 
-/** Facts the turn emits for the log (declared in the event catalog). No time: the runtime stamps them. */
+/** A turn's message, stamped with the time it was recorded. */
+export type TurnInputMessage = TurnInputEvent & Readonly<{ at: number }>;
+
+/** Facts the turn emits for the log. No time: the runtime stamps them with their message's. */
 export type TurnFact = EventNamed<
-  | 'InputAccepted'
+  | 'StageStarted'
   | 'StageRan'
   | 'LlmRequested'
-  | 'LlmResponded'
   | 'LlmFailed'
   | 'ToolCallDenied'
   | 'ToolCallRewritten'

@@ -1,7 +1,7 @@
 /** The daemon's memory as plugins reach it through the hub: recall, commit (built-ins only), knowledge queries. */
 import type { Clock, IdSource } from '../../events/index.ts';
-import type { Memory } from '../../actors/memory/openMemory.ts';
-import { graphNeighbourhood, type TripleData } from '../../projections/index.ts';
+import type { Memory } from '../../actors/index.ts';
+import { graphNeighbourhood, type TripleData } from '../../actors/index.ts';
 import type { HubMemory } from './pluginHub.ts';
 
 export const hubMemoryOf = (memory: Memory, clock: Clock, ids: IdSource): HubMemory => ({

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
-import { Facility } from '../../actors/kernel/facilities.ts';
+import { Facility } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import type { PluginKind, PluginManifest } from '../sdk/manifestTypes.ts';
 import { PLUGIN_CAPABILITIES, type PluginCapability } from '../sdk/wireMethods.ts';

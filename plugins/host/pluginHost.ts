@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource } from '../../events/index.ts';
-import { holdingsOf } from '../../projections/plugins/pluginRegistry.ts';
+import { holdingsOf } from '../../actors/index.ts';
 import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary, PluginTimers } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
@@ -16,7 +16,7 @@ import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
 import { builtinStarter, luaStarter, subprocessStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
-import type { PluginSupervisorConfig } from '../../machines/pluginSupervisor/index.ts';
+import type { PluginSupervisorConfig } from '../../actors/index.ts';
 
 export const PLUGINS_DIR = 'plugins';
 

@@ -16,9 +16,9 @@ import {
   type RecordedEvent,
   type Subscription,
 } from '../../events/index.ts';
-import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../machines/stagePipeline/index.ts';
-import { Capability, type CapabilityName } from '../../machines/turn/index.ts';
-import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
+import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
+import { Capability, type CapabilityName } from '../../actors/index.ts';
+import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import type {
   ChannelDelivery,
@@ -46,16 +46,14 @@ export type PluginEndpoint = Readonly<{
 
 /** Where injected inputs go (the scheduler facility has this shape). */
 export type InputSink = Readonly<{
-  submit(input: { id: string; source: string; origin: 'plugin'; kind: 'queued' | 'interrupt'; level?: number }): Promise<unknown>;
-}>;
-
-export type InjectedInputRecord = Readonly<{
-  inputId: string;
-  plugin: string;
-  text: string;
-  replyChannel: string | null;
-  replyTarget: string | null;
-  conversation: string | null;
+  submit(input: {
+    id: string;
+    source: string;
+    origin: 'plugin';
+    kind: 'queued' | 'interrupt';
+    level?: number;
+    payload: Readonly<{ text: string; replyChannel: string | null; replyTarget: string | null; conversation: string | null }>;
+  }): Promise<unknown>;
 }>;
 
 export class CapabilityWithheld extends HologramError {
@@ -103,7 +101,6 @@ export class PluginHub {
   private readonly endpoints = new Map<string, PluginEndpoint>();
   private readonly granted = new Map<string, readonly PluginCapability[]>();
   private readonly external = new Set<string>();
-  private readonly inputListeners = new Set<(input: InjectedInputRecord) => void>();
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
@@ -187,11 +184,6 @@ export class PluginHub {
   misbehaved(plugin: string, code: string, message: string): Promise<void> {
     this.options.log?.(`plugin ${plugin}: ${code}: ${message}`);
     return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: message.slice(0, 4_000) } });
-  }
-
-  onInput(listener: (input: InjectedInputRecord) => void): () => void {
-    this.inputListeners.add(listener);
-    return () => this.inputListeners.delete(listener);
   }
 
   // ── what a plugin asks ────────────────────────────────────────────────────────────────
@@ -369,13 +361,15 @@ export class PluginHub {
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
     const replyTarget = input.replyTo?.target ?? null;
     const conversation = typeof input.conversation === 'string' && input.conversation ? input.conversation : null;
-    await this.append({
-      type: 'PluginInputInjected',
-      data: { plugin, inputId, text: input.text, kind, declaredLevel: declared ?? null, level, replyChannel, replyTarget, conversation },
+    // The input is recorded once, in the scheduler's journal: what it says travels with it.
+    await this.options.inputs?.submit({
+      id: inputId,
+      source: plugin,
+      origin: 'plugin',
+      kind,
+      ...(kind === 'interrupt' ? { level } : {}),
+      payload: { text: input.text, replyChannel, replyTarget, conversation },
     });
-    const record: InjectedInputRecord = { inputId, plugin, text: input.text, replyChannel, replyTarget, conversation };
-    for (const listener of this.inputListeners) listener(record);
-    await this.options.inputs?.submit({ id: inputId, source: plugin, origin: 'plugin', kind, ...(kind === 'interrupt' ? { level } : {}) });
     return { inputId, level };
   }
 

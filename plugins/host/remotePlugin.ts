@@ -3,7 +3,7 @@
  * (and so events), and the hub reaches it through an endpoint that sends requests back.
  * Whatever the plugin sends, the kernel answers or logs it; nothing it sends can throw here.
  */
-import { DEFAULT_STAGE_TIMEOUT_MS } from '../../machines/turn/turnTypes.ts';
+import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
 import type { PluginConnection, PluginProtocolError } from '../protocol/index.ts';
 import { MethodNotFound } from '../protocol/index.ts';
 import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec, Triple } from '../sdk/pluginApi.ts';

@@ -4,10 +4,16 @@
  * manifest loaded then. Timers fired as journaled messages, so the machine runs on an inert clock.
  */
 import { PLUGIN_EVENT_TYPES, PLUGIN_SUPERVISOR_STREAM_PREFIX, type EventStore } from '../../events/index.ts';
-import { inertClock } from '../../actors/journal/journaledActor.ts';
-import { replayJournal, type ReplayDivergence } from '../../actors/journal/replayJournal.ts';
-import { pluginSupervisorMachine, type PluginSupervisorConfig } from '../../machines/pluginSupervisor/index.ts';
-import { emptyPluginRegistry, foldPluginRegistry } from '../../projections/plugins/pluginRegistry.ts';
+import {
+  emptyPluginRegistry,
+  foldPluginRegistry,
+  inertClock,
+  pluginSupervisorMachine,
+  replayJournal,
+  type PluginSupervisorConfig,
+  type ReplayDivergence,
+  type Replayer,
+} from '../../actors/index.ts';
 
 export type SupervisorReplay = Readonly<{ stream: string; messages: number; divergence: ReplayDivergence | null }>;
 
@@ -41,4 +47,17 @@ export const replayPluginSupervisors = async (
     results.push({ stream, messages: replay.messages.length, divergence: replay.divergence });
   }
   return results;
+};
+
+/** The plugin supervisors' journals, for `homed replay --verify`. */
+export const supervisorsReplayer: Replayer = {
+  name: 'plugin supervisors',
+  replay: async (store) => {
+    const replays = await replayPluginSupervisors(store);
+    return {
+      name: 'plugin supervisors',
+      verdicts: replays.map((r) => ({ journal: r.stream, divergence: r.divergence })),
+      messages: replays.reduce((n, r) => n + r.messages, 0),
+    };
+  },
 };

@@ -13,8 +13,8 @@ import {
   STABLE_UPTIME_EVENT,
   type PluginSupervisorConfig,
   type PluginSupervisorMessage,
-} from '../../machines/pluginSupervisor/index.ts';
-import { inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/journal/journaledActor.ts';
+} from '../../actors/index.ts';
+import { inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/index.ts';
 import type { PluginHub } from './pluginHub.ts';
 import type { PluginStarter, RunningInstance } from './pluginStarters.ts';
 

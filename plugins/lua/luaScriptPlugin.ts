@@ -10,8 +10,8 @@
  *   an object schema without properties. The function returns a string, or a table sent as JSON.
  * - `plugin.log(...)`: a line for the daemon's log.
  */
-import { DEFAULT_INSTRUCTION_BUDGET, LuaVm, type LuaLogLevel } from '../../adapters/llm/luaVm.ts';
-import { isLuaAdapterError, type LuaAdapterError } from '../../adapters/llm/luaAdapterError.ts';
+import { DEFAULT_INSTRUCTION_BUDGET, LuaVm, type LuaLogLevel } from '../../actors/index.ts';
+import { isLuaAdapterError, type LuaAdapterError } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import type { RunningPlugin } from '../sdk/builtinPlugin.ts';
 import type { PluginApi, ToolReply, ToolSpec } from '../sdk/pluginApi.ts';

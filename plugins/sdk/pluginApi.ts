@@ -3,7 +3,7 @@
  * `runPlugin`) and a built-in one (in-process, handed to it by the host). Plain shapes only,
  * so a plugin author needs nothing else of the kernel.
  */
-import type { StageChange, StageContext, StageName } from '../../machines/stagePipeline/stageTypes.ts';
+import type { StageChange, StageContext, StageName } from '../../actors/index.ts';
 
 export type { StageChange, StageContext, StageName };
 
@@ -54,6 +54,8 @@ export type ChannelDelivery = Readonly<{
   target: string | null;
   kind: 'chunk' | 'end' | 'message';
   text: string;
+  /** With `end`: what the reply was (`answer`; `handler`, `denied`, `round_limit` from the kernel; `failed`; `cancelled`). */
+  outcome?: string;
   meta?: Readonly<Record<string, unknown>>;
 }>;
 

@@ -4,7 +4,7 @@
  * every event doubled the cost of the one projection that sees them all.
  */
 import type { HologramEventType } from '../../events/index.ts';
-import { defineProjection } from '../projection.ts';
+import { defineProjection, type ReadModelTx } from '../projection.ts';
 
 export const streamsProjection = defineProjection<HologramEventType>({
   name: 'streams',
@@ -28,3 +28,13 @@ export const streamsProjection = defineProjection<HologramEventType>({
     );
   },
 });
+
+/** Streams named `prefix…` whose latest event is not `endType`: work a stopped process left open. */
+export const openStreams = (tx: ReadModelTx, prefix: string, endType: string): string[] =>
+  tx
+    .all<{ stream: string }>('SELECT stream FROM streams_catalog WHERE stream >= ? AND stream < ? AND last_type != ? ORDER BY first_seq', [
+      prefix,
+      `${prefix}\uffff`,
+      endType,
+    ])
+    .map((r) => r.stream);

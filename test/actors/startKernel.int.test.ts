@@ -7,28 +7,33 @@ const newStore = () => new InMemoryEventStore(createTestCatalog(), new VirtualCl
 
 type Trace = string[];
 
-const module = (
-  name: string,
-  requires: string[],
-  provides: string[],
-  trace: Trace,
-  behaviour: Partial<KernelModule> = {},
-): KernelModule => ({
-  name,
-  requires,
-  provides,
-  async init(context) {
-    trace.push(`init ${name}`);
-    for (const facility of requires) context.require(facility);
-    await new Promise((resolve) => setImmediate(resolve));
-    for (const facility of provides) context.provide(facility, `${facility}-value`);
-    trace.push(`ready ${name}`);
-  },
-  stop() {
-    trace.push(`stop ${name}`);
-  },
-  ...behaviour,
-});
+/** The kernel assembles any facility graph; these tests name facilities of their own, outside the daemon's. */
+type AnyModule = Readonly<{
+  name: string;
+  requires: readonly string[];
+  provides: readonly string[];
+  init(context: { require(f: string): unknown; provide(f: string, value: unknown): void; fail(e: unknown): void }): void | Promise<void>;
+  stop?(): void | Promise<void>;
+}>;
+const asModule = (m: AnyModule): KernelModule => m as unknown as KernelModule;
+
+const module = (name: string, requires: string[], provides: string[], trace: Trace, behaviour: Partial<AnyModule> = {}): KernelModule =>
+  asModule({
+    name,
+    requires,
+    provides,
+    async init(context) {
+      trace.push(`init ${name}`);
+      for (const facility of requires) context.require(facility);
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const facility of provides) context.provide(facility, `${facility}-value`);
+      trace.push(`ready ${name}`);
+    },
+    stop() {
+      trace.push(`stop ${name}`);
+    },
+    ...behaviour,
+  });
 
 const lifecycle = (events: readonly RecordedEvent[]) =>
   events.map((e) => `${e.type}${'module' in (e.data as object) ? ` ${(e.data as { module: string }).module}` : ''}`);
@@ -115,7 +120,7 @@ describe('startKernel', () => {
     const store = newStore();
     const kernel = await startKernel({
       store,
-      modules: [{ name: 'config', requires: [], provides: ['config'], init: () => undefined }],
+      modules: [asModule({ name: 'config', requires: [], provides: ['config'], init: () => undefined })],
       given: {},
       pid: 1,
       dataDir: 'd',
@@ -128,8 +133,8 @@ describe('startKernel', () => {
     const kernel = await startKernel({
       store,
       modules: [
-        { name: 'a', requires: [], provides: ['a'], init: (c) => c.provide('a', 1) },
-        { name: 'b', requires: [], provides: ['b'], init: (c) => void c.require('a') },
+        asModule({ name: 'a', requires: [], provides: ['a'], init: (c) => c.provide('a', 1) }),
+        asModule({ name: 'b', requires: [], provides: ['b'], init: (c) => void c.require('a') }),
       ],
       given: {},
       pid: 1,
@@ -144,7 +149,7 @@ describe('startKernel', () => {
     const kernel = await startKernel({
       store,
       modules: [
-        {
+        asModule({
           name: 'worker',
           requires: [],
           provides: ['w'],
@@ -152,7 +157,7 @@ describe('startKernel', () => {
             c.provide('w', 1);
             fail = c.fail;
           },
-        },
+        }),
       ],
       given: {},
       pid: 1,

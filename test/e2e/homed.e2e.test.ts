@@ -21,7 +21,7 @@ describe('homed', () => {
       const done = finished(daemon);
       const output = await waitForLine(daemon, /ready, log at seq \d+/);
       expect(output).toContain('layer 0  config');
-      expect(output).toContain('layer 1  projections, scheduler');
+      expect(output).toContain('layer 1  llm, projections, scheduler');
       daemon.kill(signal);
       const result = await done;
       expect(result.code).toBe(0);
@@ -31,8 +31,8 @@ describe('homed', () => {
       expect(log.code).toBe(0);
       expect(typesOf(log.stdout)).toEqual([
         'KernelStarted',
-        ...Array(6).fill('ModuleStarted'),
-        ...Array(6).fill('ModuleStopped'),
+        ...Array(8).fill('ModuleStarted'),
+        ...Array(8).fill('ModuleStopped'),
         'KernelStopped',
       ]);
       expect(log.stdout).toContain(`"reason":"received ${signal}"`);
@@ -70,7 +70,7 @@ describe('homed', () => {
 
   it('prints the module layers and a help that names every command', async () => {
     const graph = await runHomed(['graph']);
-    expect(graph.stdout).toMatch(/^layer 0 {2}config\nlayer 1 {2}projections, scheduler\n/);
+    expect(graph.stdout).toMatch(/^layer 0 {2}config\nlayer 1 {2}llm, projections, scheduler\n/);
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);

@@ -60,7 +60,9 @@ describe('memory through homed', () => {
     await stop(daemon);
     const verify = await runHomed(['replay', '--data', dir, '--verify']);
     expect(verify.stdout).toContain('memory_context: match');
-    expect(verify.stdout).toMatch(/memory: match \(\d+ inputs re-delivered, \d+ decisions re-decided byte for byte\)/);
+    expect(verify.stdout).toMatch(
+      /memory: 1 of 1 journals match \(\d+ messages re-delivered, same facts byte for byte\); \d+ decisions re-decided/,
+    );
     expect(verify.code).toBe(0);
   });
 

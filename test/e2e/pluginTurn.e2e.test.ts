@@ -114,7 +114,7 @@ describe('a turn through homed with a plugin', () => {
     const log = lines((await runHomed(['log', '--data', dir])).stdout);
     const types = log.map((e) => e.type);
     expect(types).toEqual(
-      expect.arrayContaining(['PluginToolRegistered', 'PluginStageRegistered', 'PluginInputInjected', 'TaskStarted', 'TaskCompleted']),
+      expect.arrayContaining(['PluginToolRegistered', 'PluginStageRegistered', 'InputQueued', 'TaskStarted', 'TaskCompleted']),
     );
     expect(log.find((e) => e.type === 'ToolCallDenied')!.data).toMatchObject({ callId: 'call_a', reason: 'secrets are not looked up' });
     expect(log.find((e) => e.type === 'ToolCallRewritten')!.data).toMatchObject({
@@ -126,7 +126,7 @@ describe('a turn through homed with a plugin', () => {
 
     await server.close();
     const verify = await runHomed(['replay', '--data', dir, '--verify']);
-    expect(verify.stdout).toContain('turns: 2 of 2 replayed to the same facts without the model');
+    expect(verify.stdout).toContain('turns: 2 of 2 journals match');
     expect(verify.code).toBe(0);
   });
 

@@ -2,6 +2,9 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ChatMessage, CompletionResponse, ToolDefinition } from '../../adapters/llm/llmTypes.ts';
 import type { HandlerRef } from '../../machines/stagePipeline/index.ts';
 import type { LlmAnswer, LlmToolDefinition, TurnMessage } from '../../machines/turn/index.ts';
+import { TURN_INPUT_TYPES } from '../../events/index.ts';
+import { replayJournal } from '../../actors/journal/replayJournal.ts';
+import { turnMachine } from '../../machines/turn/index.ts';
 import { answer, call, deferred, flush, runTurn, tool } from '../support/turnHarness.ts';
 
 const global = (id: string, plugin = 'guard'): HandlerRef => ({ id, plugin, scope: 'global' });
@@ -17,19 +20,9 @@ describe('turn machine', () => {
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: 'hello' },
     ]);
-    expect(run.types()).toEqual([
-      'InputAccepted',
-      'StageRan',
-      'StageRan',
-      'LlmRequested',
-      'LlmResponded',
-      'StageRan',
-      'StageRan',
-      'OutputSent',
-      'StageRan',
-      'TurnCompleted',
-    ]);
-    expect(run.of('StageRan').map((f) => f.data.stage)).toEqual(['on_input', 'pre_action', 'post_action', 'before_output', 'after_output']);
+    // No handler is registered, so no stage is asked anything and none leaves a fact.
+    expect(run.types()).toEqual(['LlmRequested', 'OutputSent', 'TurnCompleted']);
+    expect(run.of('OutputSent')[0]!.data).toEqual({ text: 'hello', kind: 'answer', streamed: true });
     expect(run.llmCalls[0]!.tools.map((t) => t.name)).toEqual(['files_read', 'files_write', 'web_fetch']);
     expect(run.of('TurnCompleted')[0]!.data).toEqual({ outcome: 'answered', rounds: 0 });
     expect(JSON.parse(JSON.stringify(run.facts))).toEqual(run.facts); // plain JSON
@@ -68,8 +61,7 @@ describe('turn machine', () => {
     );
     await run.output();
     const [first, second] = run.of('LlmRequested').map((f) => f.data);
-    expect(first).toMatchObject({ round: 0, from: 2, added: [{ role: 'user', content: 'read a' }], total: 3 });
-    expect(first!.tools!.map((t) => t.name)).toEqual(['files_read', 'files_write', 'web_fetch']);
+    expect(first).toEqual({ round: 0, from: 2, added: [{ role: 'user', content: 'read a' }], total: 3, stream: true });
     expect(second).toEqual({
       round: 1,
       from: 3,
@@ -78,12 +70,13 @@ describe('turn machine', () => {
         { role: 'tool', toolCallId: 'c1', content: 'contents of a' },
       ],
       total: 5,
+      stream: true,
     });
     // What was recorded, put together, is exactly what the model was sent.
     expect([...history, ...first!.added, ...second!.added]).toEqual(run.llmCalls[1]!.messages);
   });
 
-  it('runs the calls of a round in parallel and lands results in call order when the second finishes first', async () => {
+  it('runs the calls of a round in parallel: results land in the conversation in call order, in the log as they came', async () => {
     const first = deferred<{ content: string }>();
     const second = deferred<{ content: string }>();
     const run = runTurn(
@@ -104,7 +97,7 @@ describe('turn machine', () => {
       { role: 'tool', toolCallId: 'c1', content: 'A' },
       { role: 'tool', toolCallId: 'c2', content: 'B' },
     ]);
-    expect(run.of('ToolCompleted').map((f) => f.data.callId)).toEqual(['c1', 'c2']);
+    expect(run.of('ToolCompleted').map((f) => f.data.callId)).toEqual(['c2', 'c1']);
   });
 
   it('denies one call and rewrites another in the same round', async () => {
@@ -192,8 +185,9 @@ describe('turn machine', () => {
     const out = await run.output();
     expect(out).toMatchObject({ outcome: 'short_circuited', reply: 'you are blocked', rounds: 0 });
     expect(run.llmCalls).toEqual([]);
-    expect(run.types()).toEqual(['InputAccepted', 'StageRan', 'OutputSent', 'StageRan', 'TurnCompleted']);
+    expect(run.types()).toEqual(['StageStarted', 'StageRan', 'OutputSent', 'StageStarted', 'StageRan', 'TurnCompleted']);
     expect(run.of('StageRan').map((f) => f.data.stage)).toEqual(['on_input', 'after_output']);
+    expect(run.of('OutputSent')[0]!.data).toEqual({ text: 'you are blocked', kind: 'handler', streamed: false });
     expect(run.handled.find((h) => h.stage === 'after_output')?.context.output).toBe('you are blocked');
   });
 
@@ -250,35 +244,35 @@ describe('turn machine', () => {
     const out = await run.output();
     expect(out).toMatchObject({ outcome: 'failed', reply: 'The model could not answer: all providers failed: 401 from openai' });
     expect(run.of('LlmFailed')[0]!.data.error).toBe('all providers failed: 401 from openai');
-    expect(run.of('OutputSent')[0]!.data.text).toBe(out.reply);
+    expect(run.of('OutputSent')[0]!.data).toEqual({ text: out.reply, kind: 'failed', streamed: false });
     expect(run.of('TurnCompleted')[0]!.data.outcome).toBe('failed');
   });
 
-  it('cancels on STOP during the LLM call: the llm signal aborts, only after_output still runs', async () => {
+  it('cancels on a stop during the LLM call: the llm signal aborts, the user gets a cancellation, only after_output still runs', async () => {
     const run = runTurn(
       { input: 'hi', tools, handlers: { before_output: [global('fmt')], after_output: [global('stats')] } },
       { llm: () => new Promise<never>(() => {}) },
     );
     await flush();
     expect(run.llmSignals).toHaveLength(1);
-    run.actor.send({ type: 'STOP' });
+    await run.turn.stop('stop');
     const out = await run.output();
     expect(out.outcome).toBe('cancelled');
     expect(run.llmSignals[0]!.aborted).toBe(true);
-    expect(run.types().slice(-3)).toEqual(['TurnCancelled', 'StageRan', 'TurnCompleted']);
-    expect(run.of('TurnCancelled')[0]!.data).toEqual({ during: 'llm' });
-    expect(run.types()).not.toContain('OutputSent');
+    expect(run.types().slice(-5)).toEqual(['TurnCancelled', 'OutputSent', 'StageStarted', 'StageRan', 'TurnCompleted']);
+    expect(run.of('TurnCancelled')[0]!.data).toEqual({ during: 'llm', reason: 'stop' });
+    expect(run.of('OutputSent')[0]!.data).toEqual({ text: '', kind: 'cancelled', streamed: false });
     expect(run.handled.map((h) => h.stage)).toEqual(['after_output']);
   });
 
-  it('cancels on STOP during a tool call: the tool signal aborts', async () => {
+  it('cancels on a stop during a tool call: the tool signal aborts', async () => {
     const run = runTurn(
       { input: 'hi', tools },
       { llm: () => answer('', [call('c1', 'files_read')]), tool: () => new Promise<never>(() => {}) },
     );
     await flush();
     expect(run.toolSignals).toHaveLength(1);
-    run.actor.send({ type: 'STOP' });
+    await run.turn.stop('stop');
     expect((await run.output()).outcome).toBe('cancelled');
     expect(run.toolSignals[0]!.aborted).toBe(true);
   });
@@ -307,6 +301,128 @@ describe('turn machine', () => {
     );
     await run.output();
     expect(run.llmCalls[1]!.messages.at(-1)!.content).toBe("Error: tool 'files_read' failed: ENOENT");
+  });
+
+  it("streams the model's pieces to the user only when no post_action or before_output handler could change them", async () => {
+    const open = runTurn({ input: 'hi', tools }, { llm: () => answer('hello') });
+    await open.output();
+    expect(open.of('LlmRequested')[0]!.data.stream).toBe(true);
+    const held = runTurn(
+      { input: 'hi', tools, handlers: { before_output: [global('redact')] } },
+      { llm: () => answer('secret word'), handler: ({ context }) => ({ set: { output: context.output!.replace('secret', '***') } }) },
+    );
+    const out = await held.output();
+    expect(held.of('LlmRequested')[0]!.data.stream).toBe(false);
+    expect(held.of('OutputSent')[0]!.data).toEqual({ text: '*** word', kind: 'answer', streamed: false });
+    expect(out.reply).toBe('*** word');
+  });
+
+  it('records streamed pieces before the answer; pieces that arrive during a commit go out together', async () => {
+    const run = runTurn(
+      { input: 'hi', tools },
+      {
+        llm: async (_c, _n, _s, onDelta) => {
+          onDelta('one ');
+          onDelta('two ');
+          onDelta('three');
+          await flush();
+          return answer('one two three');
+        },
+      },
+    );
+    await run.output();
+    const events = await run.store.readStream(run.stream);
+    const chunks = events.filter((e) => e.type === 'LlmChunkRecorded').map((e) => e.data as { index: number; text: string });
+    expect(chunks).toEqual([
+      { round: 0, index: 0, text: 'one ' },
+      { round: 0, index: 1, text: 'two three' },
+    ]);
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('LlmAnswerRecorded')).toBeGreaterThan(types.lastIndexOf('LlmChunkRecorded'));
+  });
+
+  it('times a stage out when the timer it armed fires, and journals no late answer', async () => {
+    const late = deferred<null>();
+    const run = runTurn(
+      { input: 'hi', tools, handlers: { on_input: [global('slow')] }, stageTimeoutMs: 1_000 },
+      { llm: () => answer('hello'), handler: () => late.promise },
+    );
+    await flush();
+    expect(run.timers.armed).toBe(1);
+    run.timers.advance(999);
+    await flush();
+    expect(run.types()).toEqual(['StageStarted']);
+    run.timers.advance(1);
+    const out = await run.output();
+    expect(out.reply).toBe('hello');
+    expect(run.of('StageRan')[0]!.data.outcomes).toEqual([
+      { handlerId: 'slow', plugin: 'guard', status: 'timed_out', error: 'no result within 1000 ms' },
+    ]);
+    const before = (await run.store.readStream(run.stream)).length;
+    late.resolve(null);
+    await flush();
+    expect((await run.store.readStream(run.stream)).length).toBe(before);
+  });
+
+  it('answers a preemption with a preempted output (the task runs again later), not a cancellation', async () => {
+    const run = runTurn({ input: 'hi', tools }, { llm: () => new Promise<never>(() => {}) });
+    await flush();
+    await run.turn.stop('preempted');
+    expect((await run.output()).outcome).toBe('cancelled');
+    expect(run.of('OutputSent')[0]!.data.kind).toBe('preempted');
+    expect(run.of('TurnCancelled')[0]!.data.reason).toBe('preempted');
+  });
+
+  it("decides an output channel's send itself: checked, recorded as called and completed, never run as a plugin tool", async () => {
+    const cli = { name: 'cli', owner: 'cli', capabilities: 1, metaDoc: '' };
+    const run = runTurn(
+      { input: 'tell them', tools, channels: [cli] },
+      {
+        llm: (_, n) =>
+          n === 0
+            ? answer('', [
+                call('c1', 'output_send__cli', { payload: 'hi there', type: 'text' }),
+                call('c2', 'output_send__cli', { payload: 3, type: 'text' }),
+              ])
+            : answer('sent'),
+      },
+    );
+    await run.output();
+    expect(run.invocations).toEqual([]);
+    expect(run.of('ToolCalled').map((f) => f.data.callId)).toEqual(['c1']);
+    expect(run.of('ToolCompleted').map((f) => [f.data.callId, f.data.result])).toEqual([
+      ['c1', "sent to 'cli'"],
+      ['c2', 'payload must be a string'],
+    ]);
+  });
+
+  it('replays from its journal alone: the same messages give the same facts, byte for byte', async () => {
+    const run = runTurn(
+      { input: 'go', tools, handlers: { before_toolcall: [global('guard')], after_output: [global('stats')] } },
+      {
+        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read', { path: 'a' }), call('c2', 'files_write')]) : answer('ok')),
+        tool: () => ({ content: 'contents' }),
+        handler: ({ context }) => (context.toolCall?.name === 'files_write' ? { deny: { reason: 'no' } } : null),
+      },
+    );
+    await run.output();
+    const replay = await replayJournal({
+      store: run.store,
+      stream: run.stream,
+      logic: turnMachine,
+      input: { toolset: run.toolset },
+      inputTypes: TURN_INPUT_TYPES,
+    });
+    expect(replay.divergence).toBeNull();
+    expect(replay.snapshot.status).toBe('done');
+    const other = await replayJournal({
+      store: run.store,
+      stream: run.stream,
+      logic: turnMachine,
+      input: { toolset: { ...run.toolset, handlers: {} } },
+      inputTypes: TURN_INPUT_TYPES,
+    });
+    expect(other.divergence).not.toBeNull();
   });
 
   it('uses LLM-facing types compatible with adapters/llm', () => {

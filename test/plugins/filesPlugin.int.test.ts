@@ -5,7 +5,7 @@ import { VirtualClock } from '../../events/index.ts';
 import { confinePath, filesPlugin, InvalidFilesRoots, PathOutsideRoots } from '../../plugins/builtin/files/index.ts';
 import { createFakePluginApi, replyOf } from '../support/fakePluginApi.ts';
 import { useTempDir } from '../support/tempDir.ts';
-import { createManualTimers } from './manualTimers.ts';
+import { createManualTimers } from '../support/manualTimers.ts';
 
 const tempDir = useTempDir();
 

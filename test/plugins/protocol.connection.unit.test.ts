@@ -10,7 +10,7 @@ import {
   decodeBody,
   type ByeMessage,
 } from '../../plugins/protocol/index.ts';
-import { createManualTimers } from './manualTimers.ts';
+import { createManualTimers } from '../support/manualTimers.ts';
 import { connectedPair, flush, rawPeer } from './pair.ts';
 
 describe('PluginConnection over a PassThrough pair', () => {

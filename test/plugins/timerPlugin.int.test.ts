@@ -6,7 +6,7 @@ import type { RunningPlugin } from '../../plugins/sdk/builtinPlugin.ts';
 import { TimerStoreCorrupt, timerPlugin } from '../../plugins/builtin/timer/index.ts';
 import { createFakePluginApi, replyOf } from '../support/fakePluginApi.ts';
 import { useTempDir } from '../support/tempDir.ts';
-import { createManualTimers } from './manualTimers.ts';
+import { createManualTimers } from '../support/manualTimers.ts';
 
 const tempDir = useTempDir();
 const T0 = Date.parse('2030-01-01T00:00:00Z');

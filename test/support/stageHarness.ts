@@ -1,53 +1,56 @@
-/** Runs one stage with handlers the test settles by hand, on a simulated clock: nothing settles or times out unless the test says so. */
-import { SimulatedClock, createActor, fromPromise, toPromise } from 'xstate';
+/**
+ * Runs one stage the way a turn does, from the pure stage run: handlers are "asked" when the
+ * run starts, the test settles them by hand in the order it likes, and time moves only when
+ * the test advances it (the stage times out when its timeout has passed).
+ */
 import {
-  stagePipelineMachine,
+  awaitedHandlers,
+  finishStageRun,
+  isSettled,
+  settleHandler,
+  startStageRun,
   type HandlerInput,
-  type HandlerResolution,
-  type StageFact,
   type StagePipelineInput,
+  type StagePipelineOutput,
+  type StageRun,
 } from '../../machines/stagePipeline/index.ts';
 
-type Settle = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
-
-/** Lets pending promise callbacks and the actor's reactions to them run. */
-export const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 export const runStage = (input: StagePipelineInput) => {
-  const settlers = new Map<string, Settle>();
-  const started: string[] = [];
-  const seen: HandlerInput[] = [];
-  const handler = fromPromise<HandlerResolution, HandlerInput>(
-    ({ input: handlerInput }) =>
-      new Promise((resolve, reject) => {
-        started.push(handlerInput.handlerId);
-        seen.push(handlerInput);
-        settlers.set(handlerInput.handlerId, { resolve: (v) => resolve(v as HandlerResolution), reject });
-      }),
-  );
-  const clock = new SimulatedClock();
-  const actor = createActor(stagePipelineMachine.provide({ actors: { handler } }), { input, clock });
-  const facts: StageFact[] = [];
-  actor.on('*', (fact) => facts.push(fact));
-  actor.start();
-  const settler = (id: string) => {
-    const s = settlers.get(id);
-    if (!s) throw new Error(`handler '${id}' was never started (started: ${started.join(', ') || 'none'})`);
-    return s;
+  let run: StageRun = startStageRun(0, input);
+  const seen: HandlerInput[] = awaitedHandlers(run).map((h) => ({
+    handlerId: h.id,
+    stage: input.stage,
+    context: structuredClone(input.context),
+  }));
+  const started = seen.map((s) => s.handlerId);
+  let elapsed = 0;
+  let output: StagePipelineOutput | null = isSettled(run) ? finishStageRun(run) : null;
+  const settleOne = (id: string, how: 'resolve' | 'reject', value?: unknown) => {
+    if (!started.includes(id)) throw new Error(`handler '${id}' was never started (started: ${started.join(', ') || 'none'})`);
+    if (output) return; // a late answer: the stage has finished
+    run = settleHandler(
+      run,
+      id,
+      how === 'resolve' ? { kind: 'resolved', value } : { kind: 'rejected', error: value instanceof Error ? value.message : String(value) },
+    );
+    if (isSettled(run)) output = finishStageRun(run);
   };
   return {
-    actor,
-    clock,
     started,
     seen,
-    facts,
-    /** Settles handlers one at a time, letting the actor react after each, in the order given. */
-    async settle(...steps: [id: string, how: 'resolve' | 'reject', value?: unknown][]) {
-      for (const [id, how, value] of steps) {
-        settler(id)[how](value);
-        await flush();
-      }
+    /** Settles handlers one at a time, in the order given. */
+    settle(...steps: [id: string, how: 'resolve' | 'reject', value?: unknown][]) {
+      for (const [id, how, value] of steps) settleOne(id, how, value);
     },
-    output: () => toPromise(actor),
+    /** Moves time on; at the timeout the stage finishes with what it has. */
+    advance(ms: number) {
+      elapsed += ms;
+      if (!output && elapsed >= input.timeoutMs) output = finishStageRun(run);
+    },
+    done: () => output !== null,
+    output: (): StagePipelineOutput => {
+      if (!output) throw new Error('the stage has not finished: settle its handlers or advance time past its timeout');
+      return output;
+    },
   };
 };

@@ -1,25 +1,51 @@
-/** Runs one turn with scripted llm, tool and stage-handler fakes on a simulated clock, collecting facts and what each fake was asked. */
-import { SimulatedClock, createActor, fromPromise, toPromise } from 'xstate';
+/**
+ * Runs one turn the way the daemon does (a TurnActor journaling into a log) with scripted
+ * model, tool and stage-handler fakes, an in-memory log and manual timers: facts, what each fake
+ * was asked and the signals it got are collected; nothing waits on the wall clock.
+ */
+import {
+  InMemoryEventStore,
+  SequentialIds,
+  TURN_STREAM_PREFIX,
+  VirtualClock,
+  createDefaultCatalog,
+  type OutputChannel,
+} from '../../events/index.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import {
-  provideTurn,
+  DEFAULT_MAX_ROUNDS,
   type LlmAnswer,
   type LlmCall,
   type LlmToolCall,
   type RegisteredTool,
+  type StageHandlers,
   type ToolInvocation,
   type ToolResult,
   type TurnFact,
-  type TurnInput,
+  type TurnMessage,
+  type TurnOutcome,
 } from '../../machines/turn/index.ts';
+import { TurnActor } from '../../actors/turn/turnActor.ts';
+import { createManualTimers } from './manualTimers.ts';
 
 export type TurnScript = {
-  /** The model's answer to its n-th call (0-based). */
-  llm: (call: LlmCall, n: number, signal: AbortSignal) => LlmAnswer | Promise<LlmAnswer>;
+  /** The model's answer to its n-th call (0-based); `onDelta` streams pieces before it. */
+  llm: (call: LlmCall, n: number, signal: AbortSignal, onDelta: (text: string) => void) => LlmAnswer | Promise<LlmAnswer>;
   tool?: (invocation: ToolInvocation, signal: AbortSignal) => ToolResult | Promise<ToolResult>;
   /** A handler's change; handler ids are global, the stage comes in the input. */
   handler?: (input: HandlerInput) => HandlerResolution | Promise<HandlerResolution>;
 };
+
+export type TurnSetup = Readonly<{
+  input: string;
+  /** The conversation before this input (a system prompt may lead it). */
+  messages?: readonly TurnMessage[];
+  tools?: readonly RegisteredTool[];
+  handlers?: StageHandlers;
+  channels?: readonly OutputChannel[];
+  maxRounds?: number;
+  stageTimeoutMs?: number;
+}>;
 
 export const answer = (text: string, toolCalls: LlmToolCall[] = []): LlmAnswer => ({
   text,
@@ -48,48 +74,78 @@ export const deferred = <T>() => {
   return { promise, resolve, reject };
 };
 
-/** Lets pending promise callbacks and the actors' reactions to them run. */
-export const flush = async (times = 5): Promise<void> => {
+/** Lets pending promise callbacks, journal appends and the actor's reactions to them run. */
+export const flush = async (times = 10): Promise<void> => {
   for (let i = 0; i < times; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-export const runTurn = (input: TurnInput, script: TurnScript) => {
+export type TurnRunOutput = Readonly<{ outcome: TurnOutcome; reply: string; rounds: number; messages: readonly TurnMessage[] }>;
+
+export const runTurn = (setup: TurnSetup, script: TurnScript) => {
   const llmCalls: LlmCall[] = [];
   const llmSignals: AbortSignal[] = [];
   const invocations: ToolInvocation[] = [];
   const toolSignals: AbortSignal[] = [];
   const handled: HandlerInput[] = [];
-  const llm = fromPromise<LlmAnswer, LlmCall>(async ({ input: request, signal }) => {
-    llmCalls.push(structuredClone(request));
-    llmSignals.push(signal);
-    return script.llm(request, llmCalls.length - 1, signal);
-  });
-  const toolLogic = fromPromise<ToolResult, ToolInvocation>(async ({ input: invocation, signal }) => {
-    invocations.push(invocation);
-    toolSignals.push(signal);
-    if (!script.tool) throw new Error('no tool scripted');
-    return script.tool(invocation, signal);
-  });
-  const handler = fromPromise<HandlerResolution, HandlerInput>(async ({ input: handlerInput }) => {
-    handled.push(handlerInput);
-    return script.handler ? script.handler(handlerInput) : null;
-  });
-  const clock = new SimulatedClock();
-  const actor = createActor(provideTurn({ llm, tool: toolLogic, handler }), { input, clock });
   const facts: TurnFact[] = [];
-  actor.on('*', (fact) => facts.push(fact));
-  const done = toPromise(actor);
-  actor.start();
-  return {
-    actor,
+  const timers = createManualTimers();
+  const clock = new VirtualClock(1_000);
+  const store = new InMemoryEventStore(createDefaultCatalog(), clock, new SequentialIds('t'));
+  const stream = `${TURN_STREAM_PREFIX}test`;
+  const toolset = { tools: setup.tools ?? [], handlers: setup.handlers ?? {}, channels: setup.channels ?? [] };
+  const turn = new TurnActor({
+    store,
+    stream,
+    toolset,
     clock,
+    timers,
+    onFacts: (batch) => facts.push(...batch),
+    effects: {
+      complete: async (request, { signal, onDelta }) => {
+        llmCalls.push(structuredClone(request));
+        llmSignals.push(signal);
+        return script.llm(request, llmCalls.length - 1, signal, onDelta);
+      },
+      callTool: async (invocation, signal) => {
+        invocations.push(invocation);
+        toolSignals.push(signal);
+        if (!script.tool) throw new Error('no tool scripted');
+        return script.tool(invocation, signal);
+      },
+      runHandler: async (input) => {
+        handled.push(input);
+        return script.handler ? script.handler(input) : null;
+      },
+    },
+  });
+  void turn.start({
+    turnId: 'test',
+    input: setup.input,
+    model: 'test-model',
+    maxRounds: setup.maxRounds ?? DEFAULT_MAX_ROUNDS,
+    ...(setup.stageTimeoutMs !== undefined ? { stageTimeoutMs: setup.stageTimeoutMs } : {}),
+    ...(setup.messages?.length ? { history: [...setup.messages] } : {}),
+    toolset: 'test',
+  });
+  const output = async (): Promise<TurnRunOutput> => {
+    const outcome = await turn.done;
+    await turn.settled();
+    const sent = facts.find((f): f is Extract<TurnFact, { type: 'OutputSent' }> => f.type === 'OutputSent');
+    return { outcome, reply: sent?.data.text ?? '', rounds: turn.state.rounds, messages: turn.state.messages };
+  };
+  return {
+    turn,
+    store,
+    stream,
+    toolset,
+    timers,
     facts,
     llmCalls,
     llmSignals,
     invocations,
     toolSignals,
     handled,
-    output: () => done,
+    output,
     types: () => facts.map((f) => f.type),
     of: <T extends TurnFact['type']>(type: T) => facts.filter((f): f is Extract<TurnFact, { type: T }> => f.type === type),
   };

@@ -68,7 +68,7 @@ export const startCli = async (
           delivery.kind === 'chunk'
             ? { type: 'chunk', text: delivery.text }
             : delivery.kind === 'end'
-              ? { type: 'end', text: delivery.text }
+              ? { type: 'end', text: delivery.text, ...(delivery.outcome ? { outcome: delivery.outcome } : {}) }
               : { type: 'message', text: delivery.text },
         );
       }
@@ -102,7 +102,9 @@ export const startCli = async (
     sessions.set(session, socket);
     socket.on('error', () => undefined);
     socket.on('close', () => sessions.delete(session));
-    createInterface({ input: socket }).on('line', (line) => {
+    const lines = createInterface({ input: socket });
+    lines.on('error', () => socket.destroy()); // a client gone mid-write (EPIPE, ECONNRESET) ends its session, never the daemon
+    lines.on('line', (line) => {
       if (!line.trim()) return;
       const request = parseCliRequest(line);
       if ('error' in request) return send(socket, { type: 'error', message: request.error });

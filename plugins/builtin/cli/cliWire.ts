@@ -19,11 +19,10 @@ export type CliReply =
   | Readonly<{ type: 'accepted'; inputId: string }>
   /** A piece of the streamed reply to this session's message. */
   | Readonly<{ type: 'chunk'; text: string }>
-  /** The reply is complete; `text` says why when it did not end with an answer. */
-  | Readonly<{ type: 'end'; text: string }>
+  /** The reply is complete; `outcome` says what it was (`failed`: `text` says why; `cancelled`: stopped). */
+  | Readonly<{ type: 'end'; text: string; outcome?: string }>
   /** Something the model sent to the cli channel with output_send__cli. */
-  /** `from` names who is talking (waiter sends the OS user): their conversation continues across sessions. */
-  | Readonly<{ type: 'message'; text: string; from?: string }>
+  | Readonly<{ type: 'message'; text: string }>
   | Readonly<{ type: 'stopped' }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>

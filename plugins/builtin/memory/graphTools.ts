@@ -4,7 +4,7 @@
  * event (listing the relations it removes) and appends it with `memory.record`; none edits a table.
  */
 import type { NewHologramEvent } from '../../../events/index.ts';
-import { entities, entityKey, type TripleData } from '../../../projections/index.ts';
+import { entities, entityKey, type TripleData } from '../../../actors/index.ts';
 import { InvalidMemoryArgument, MediaWithoutSentence, UnknownEntity, UnknownRelation } from './errors.ts';
 import {
   confidenceArg,

@@ -1,5 +1,5 @@
 /** Validation of the memory tools' arguments. Pure: each function returns the value or throws `InvalidMemoryArgument`. */
-import type { BlockRef } from '../../../projections/index.ts';
+import type { BlockRef } from '../../../actors/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
 
 export type Args = Readonly<Record<string, unknown>>;

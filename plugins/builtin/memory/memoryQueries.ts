@@ -1,5 +1,5 @@
 /** Read-only lookups the memory tools make on the memory read models before deciding what to append. */
-import { entities, entityKey, type BlockRef, type ReadModelTx, type RelationRow } from '../../../projections/index.ts';
+import { entities, entityKey, type BlockRef, type ReadModelTx, type RelationRow } from '../../../actors/index.ts';
 
 export type EntityRow = Readonly<{ entity: string; name: string }>;
 

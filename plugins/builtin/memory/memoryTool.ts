@@ -1,5 +1,5 @@
 /** What every memory tool is made of: its spec, and a body that decides events and appends them through the service. */
-import type { MemoryService } from '../../../actors/memory/memoryService.ts';
+import type { MemoryService } from '../../../actors/index.ts';
 import type { Clock, IdSource } from '../../../events/index.ts';
 import type { Args } from './memoryArgs.ts';
 import type { ToolCallInfo, ToolSpec } from '../../sdk/pluginApi.ts';

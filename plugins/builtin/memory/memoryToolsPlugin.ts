@@ -3,7 +3,7 @@
  * change is an event appended through the service (`record`, `peekCold`, `restoreCold`); the
  * tools only read the read models to decide. A bad argument comes back as an isError reply.
  */
-import type { MemoryService } from '../../../actors/memory/memoryService.ts';
+import type { MemoryService } from '../../../actors/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import { graphTools } from './graphTools.ts';

@@ -4,7 +4,7 @@
  * before Remove for each doc: never delete-then-inject) and coldcontext_commit.
  */
 import type { NewHologramEvent } from '../../../events/index.ts';
-import { recalledInTurn } from '../../../projections/index.ts';
+import { recalledInTurn } from '../../../actors/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
 import { countArg, mediaBlocksArg, optionalTextArg, textArg } from './memoryArgs.ts';
 import { coldDocContent, findRelation, memoryCounts } from './memoryQueries.ts';

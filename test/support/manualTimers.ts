@@ -1,5 +1,5 @@
 /** Timers that fire only when the test advances them: timeouts without sleeping. */
-import type { Timers } from '../../plugins/protocol/index.ts';
+import type { Timers } from '../../events/index.ts';
 
 export type ManualTimers = Timers & { advance: (ms: number) => void; readonly armed: number };
 

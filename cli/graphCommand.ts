@@ -1,6 +1,6 @@
 /** `homed graph`: prints the kernel's module layers and each module's facilities. */
-import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
-import { GIVEN_FACILITIES } from '../kernel/index.ts';
+import { formatLayers, planLayers } from '../machines/kernel/index.ts';
+import { GIVEN_FACILITIES } from '../actors/kernel/index.ts';
 import { daemonModules } from './daemonModules.ts';
 
 export const GRAPH_HELP = `Usage: homed graph

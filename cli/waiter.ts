@@ -5,12 +5,13 @@
  */
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
+import { HologramError } from '../events/index.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { reportError, UsageError } from './cliErrors.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { formatPlugins } from './pluginsCommand.ts';
-import type { CliReply } from '../../plugins/builtin/cli/cliWire.ts';
+import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
        waiter [--data DIR] --stop | --tools | --plugins
@@ -25,7 +26,7 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
   --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
   -h, --help                  this help
 
-Exit status: 0 done, 1 the daemon refused or is not running, 2 bad usage.
+Exit status: 0 done, 1 the reply failed (the reason goes to stderr), the daemon refused or is not running, 2 bad usage.
 `;
 
 const out = (text: string) => process.stdout.write(text);
@@ -35,7 +36,11 @@ const printTools = (tools: readonly { name: string; plugin: string; description:
   for (const t of tools) out(`${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}\n`);
 };
 
-/** Sends one message and streams its reply until the end. */
+export class ReplyFailed extends HologramError {
+  readonly code = 'REPLY_FAILED';
+}
+
+/** Sends one message and streams its reply until the end; a failed turn rejects with why. */
 const converse = (client: CliClient, text: string): Promise<void> =>
   new Promise((resolve, reject) => {
     let streamed = false;
@@ -46,6 +51,11 @@ const converse = (client: CliClient, text: string): Promise<void> =>
       } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
       else if (reply.type === 'end') {
         off();
+        if (reply.outcome === 'failed') {
+          if (streamed) out('\n');
+          reject(new ReplyFailed(reply.text));
+          return;
+        }
         out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
         resolve();
       } else if (reply.type === 'error') {
@@ -66,7 +76,12 @@ const interactive = async (client: CliClient): Promise<void> => {
     if (text === '/stop') client.send({ type: 'stop' });
     else if (text === '/tools') printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
     else if (text === '/plugins') out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
-    else await converse(client, text);
+    else {
+      await converse(client, text).catch((error: unknown) => {
+        if (!(error instanceof ReplyFailed)) throw error;
+        process.stderr.write(`waiter: ${error.message}\n`);
+      });
+    }
   }
 };
 

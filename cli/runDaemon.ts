@@ -4,18 +4,20 @@
  * reverse order and closes the log, with every acknowledged event on disk.
  */
 import { join } from 'node:path';
-import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../kernel/index.ts';
-import { startInspector } from '../inspect/startInspector.ts';
+import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../actors/kernel/index.ts';
+import { startInspector } from '../actors/inspect/startInspector.ts';
 import { daemonModules } from './daemonModules.ts';
-import { formatLayers, planLayers } from '../../machines/kernel/index.ts';
-import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import { systemClock } from '../clock/systemClock.ts';
+import { formatLayers, planLayers } from '../machines/kernel/index.ts';
+import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
+import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 
 /** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
 export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
   [Facility.eventLog]: store,
   [Facility.clock]: systemClock,
+  [Facility.timers]: systemTimers,
+  [Facility.ids]: randomIds,
   [Facility.dataDir]: dataDir,
 });
 

@@ -4,13 +4,13 @@
  * stops one in the running daemon.
  */
 import { join } from 'node:path';
-import { emptyPluginRegistry, foldPluginRegistry, holdingsOf } from '../../projections/plugins/pluginRegistry.ts';
-import type { PluginSummary } from '../../plugins/sdk/builtinPlugin.ts';
+import { emptyPluginRegistry, foldPluginRegistry, holdingsOf } from '../projections/plugins/pluginRegistry.ts';
+import type { PluginSummary } from '../plugins/sdk/builtinPlugin.ts';
 import { parse } from './args.ts';
 import { CliClient, DaemonNotRunning, replyOfType } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
-import { PLUGIN_EVENT_TYPES } from '../../events/index.ts';
+import { PLUGIN_EVENT_TYPES } from '../events/index.ts';
 
 export const PLUGINS_HELP = `Usage: homed plugins [--data DIR]
        homed plugins enable|disable|reload|start|stop NAME [--data DIR]

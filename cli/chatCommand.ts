@@ -3,11 +3,17 @@
  * reply to stdout, and journals the turn in the data dir's log (it replays like any other).
  */
 import { join } from 'node:path';
-import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
-import { InvalidLlmSource, providerFor, sourceFromFlag, sourcesFromSettings } from '../llm/llmSources.ts';
-import { ProviderChain } from '../llm/providerChain.ts';
-import { loadSettings, SETTINGS_FILE } from '../modules/config.ts';
-import { runTurn } from '../turn/runTurn.ts';
+import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
+import { InvalidLlmSource, providerFor, sourceFromFlag, sourcesFromSettings } from '../actors/llm/llmSources.ts';
+import { ProviderChain } from '../actors/llm/providerChain.ts';
+import { loadSettings, SETTINGS_FILE } from '../actors/modules/config.ts';
+import { TURN_STREAM_PREFIX } from '../events/index.ts';
+import { DEFAULT_MAX_ROUNDS, EMPTY_TOOLSET } from '../machines/turn/index.ts';
+import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
+import { emptyOutputState, foldOutput, type Delivery } from '../actors/output/outputDeliveries.ts';
+import { TurnActor } from '../actors/turn/turnActor.ts';
+import { modelEffects } from '../actors/turn/turnEffects.ts';
+import { ToolsetLedger } from '../actors/turn/toolsets.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
@@ -29,7 +35,7 @@ turn is journaled in the data dir's log (homed replay --verify replays it withou
   --model NAME       the model to ask (overrides each source's "model")
   --system TEXT      a system prompt
   --max-rounds N     tool rounds before the turn gives up (default 8)
-Ctrl-C stops the turn: the HTTP request is aborted at once.
+Ctrl-C stops the turn (recorded as a stop): the HTTP request is aborted at once.
 `;
 
 export const chatCommand = async (args: string[], write: (line: string) => void): Promise<number> => {
@@ -65,37 +71,65 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
   }
   const sources = specs.map((spec) => providerFor(spec, values.model));
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
-  const stop = new AbortController();
-  const onSigint = () => stop.abort();
+  const stream = `${TURN_STREAM_PREFIX}${randomIds.next()}`;
+  const output = emptyOutputState();
+  output.streamRoutes.set(stream, { channel: 'stdout', target: null });
+  let ended: Delivery | undefined;
+  let printed = false;
+  // What is printed comes from the log, as a channel would get it.
+  const subscription = store.subscribe({
+    afterSeq: await store.headSeq(),
+    handler: (events) => {
+      for (const event of events) {
+        for (const delivery of foldOutput(output, event)) {
+          if (delivery.kind === 'chunk') {
+            printed = true;
+            process.stdout.write(delivery.text);
+          } else if (delivery.kind === 'end') ended = delivery;
+        }
+      }
+    },
+  });
+  const turn = new TurnActor({
+    store,
+    stream,
+    toolset: EMPTY_TOOLSET,
+    effects: {
+      ...modelEffects({ chain: new ProviderChain(sources), model: values.model ?? sources[0]!.model }),
+      callTool: async (call) => ({ content: `tool '${call.name}' is not available in homed chat`, isError: true }),
+      runHandler: async () => null,
+    },
+    clock: systemClock,
+    timers: systemTimers,
+  });
+  const onSigint = () => void turn.stop('stop').catch(() => undefined);
   process.once('SIGINT', onSigint);
   try {
-    let streamed = false;
-    const { output } = await runTurn({
-      store,
-      chain: new ProviderChain(sources),
-      model: values.model ?? sources[0]!.model,
+    await turn.start({
+      turnId: stream.slice(TURN_STREAM_PREFIX.length),
       input: positionals[0]!,
+      model: values.model ?? sources[0]!.model,
+      maxRounds: maxRounds ?? DEFAULT_MAX_ROUNDS,
       ...(values.system ? { systemPrompt: values.system } : {}),
-      ...(maxRounds !== undefined ? { maxRounds } : {}),
-      signal: stop.signal,
-      onText: (text) => {
-        streamed = true;
-        process.stdout.write(text);
-      },
+      toolset: await new ToolsetLedger(store).record(EMPTY_TOOLSET),
     });
-    if (output.outcome === 'failed') {
-      process.stderr.write(`homed: ${output.reply}\n`);
+    const outcome = await turn.done;
+    await turn.settled();
+    await subscription.caughtUp(await store.headSeq());
+    if (outcome === 'failed') {
+      process.stderr.write(`${printed ? '\n' : ''}homed: ${ended?.text ?? 'the turn failed'}\n`);
       return 1;
     }
-    if (output.outcome === 'cancelled') {
+    if (outcome === 'cancelled') {
       process.stderr.write('\nhomed: stopped\n');
       return 130;
     }
-    // The streamed text is what the model said; the reply is what the turn sent (stages may change it).
-    if (!streamed || output.reply !== '') process.stdout.write(streamed ? '\n' : `${output.reply}\n`);
+    if (printed) process.stdout.write('\n');
     return 0;
   } finally {
     process.off('SIGINT', onSigint);
+    turn.close();
+    await subscription.stop();
     await store.close();
   }
 };

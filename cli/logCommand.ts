@@ -1,6 +1,6 @@
 /** `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. */
-import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../../events/index.ts';
+import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
+import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';

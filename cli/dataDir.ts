@@ -5,9 +5,9 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import { createDefaultCatalog, EventLogUnavailable } from '../../events/index.ts';
-import { randomIds, systemClock } from '../clock/systemClock.ts';
+import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
+import { createDefaultCatalog, EventLogUnavailable } from '../events/index.ts';
+import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

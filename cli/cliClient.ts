@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { HologramError } from '../../events/index.ts';
-import { CLI_SOCKET_FILE, type CliReply, type CliRequest } from '../../plugins/builtin/cli/cliWire.ts';
+import { HologramError } from '../events/index.ts';
+import { CLI_SOCKET_FILE, type CliReply, type CliRequest } from '../plugins/builtin/cli/cliWire.ts';
 
 export class DaemonNotRunning extends HologramError {
   readonly code = 'DAEMON_NOT_RUNNING';

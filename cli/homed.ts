@@ -1,6 +1,6 @@
 /** `homed`: the Hologram daemon and its maintenance commands. */
 import { parse, positiveInteger } from './args.ts';
-import { DEFAULT_INSPECT_PORT } from '../inspect/startInspector.ts';
+import { DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
 import { reportError, UsageError } from './cliErrors.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { CHAT_HELP, chatCommand } from './chatCommand.ts';

@@ -1,0 +1,56 @@
+/**
+ * The actors' public surface: the one module plugins import from the running system (the
+ * plugin host, the SDK's built-ins and the built-in plugins). What a plugin may touch of the
+ * kernel is listed here; everything else under actors/ is internal.
+ */
+export { Facility, INSPECT_FACILITY, type FacilityTypes, type Inspector } from './kernel/facilities.ts';
+export type { KernelModule, ModuleContext } from './kernel/kernelModule.ts';
+export type { PluginListing, PluginsFacility } from './kernel/pluginsFacility.ts';
+export { setting, type Settings } from './modules/config.ts';
+export type { SchedulerFacility } from './modules/schedulerModule.ts';
+export { inertClock, JournaledActor, type Fact, type TimedMessage } from './journal/journaledActor.ts';
+export { replayJournal, type ReplayDivergence } from './journal/replayJournal.ts';
+export type { Replayer, ReplayReport } from './replay/replayer.ts';
+export type { TurnPlugins } from './turn/turnEffects.ts';
+export type { Delivery } from './output/outputDeliveries.ts';
+export type { Memory } from './memory/openMemory.ts';
+export type { MemoryService } from './memory/memoryService.ts';
+
+// The core's vocabulary plugins speak: stages, tools, channels, the supervisor, the registry fold.
+export {
+  STAGES,
+  TOOL_STAGES,
+  type StageChange,
+  type StageContext,
+  type StageName,
+  type HandlerInput,
+  type HandlerResolution,
+} from '../machines/stagePipeline/index.ts';
+export { Capability, DEFAULT_STAGE_TIMEOUT_MS, type CapabilityName, type StageHandlers } from '../machines/turn/index.ts';
+export {
+  pluginSupervisorMachine,
+  RESTART_DUE_EVENT,
+  STABLE_UPTIME_EVENT,
+  type PluginSupervisorConfig,
+  type PluginSupervisorMessage,
+} from '../machines/pluginSupervisor/index.ts';
+export {
+  emptyPluginRegistry,
+  foldPluginRegistry,
+  holdingsOf,
+  registrationsOf,
+  type PluginRegistry,
+} from '../projections/plugins/pluginRegistry.ts';
+export {
+  entities,
+  entityKey,
+  graphNeighbourhood,
+  recalledInTurn,
+  type BlockRef,
+  type ReadModelTx,
+  type RelationRow,
+  type TripleData,
+} from '../projections/index.ts';
+// Lua script plugins run in the same sandboxed VM as the LLM adapters.
+export { DEFAULT_INSTRUCTION_BUDGET, LuaVm, type LuaLogLevel } from '../adapters/llm/luaVm.ts';
+export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdapterError.ts';

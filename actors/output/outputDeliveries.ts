@@ -1,0 +1,118 @@
+/**
+ * What the user receives, folded from committed events: an input's reply route comes from the
+ * scheduler's journal, a turn streams the recorded pieces of rounds it decided to stream (and the
+ * rest of an answer that came before its last piece was committed), sends a held reply whole,
+ * ends each reply with what it was, and delivers output-channel sends. Pure: the same events give
+ * the same deliveries; nothing here reads anything but the events.
+ */
+import { TURN_STREAM_PREFIX, type AnyEvent, type OutputChannel, type Recorded } from '../../events/index.ts';
+import type { SchedulerMessage } from '../../machines/scheduler/index.ts';
+import { OUTPUT_SEND_PREFIX, parseChannelTool, type OutputKind } from '../../machines/turn/index.ts';
+
+export type Route = Readonly<{ channel: string; target: string | null }>;
+
+export type Delivery = Readonly<{ route: Route; kind: 'chunk' | 'end' | 'message'; text: string; outcome?: OutputKind }>;
+
+type TurnOutput = { route: Route | null; streamingRound: number | null; sent: string };
+
+export type OutputState = {
+  /** Reply routes of inputs that have not ended. */
+  routes: Map<string, Route>;
+  /** Turns in progress, by stream. */
+  turns: Map<string, TurnOutput>;
+  /** Each output channel's tools are known from the toolsets turns use. */
+  channels: Map<string, OutputChannel>;
+  toolsets: Map<string, readonly OutputChannel[]>;
+  /** Where the reply of a turn with no task goes (`homed chat` prints it), by stream. */
+  streamRoutes: Map<string, Route>;
+};
+
+export const emptyOutputState = (): OutputState => ({
+  routes: new Map(),
+  turns: new Map(),
+  channels: new Map(),
+  toolsets: new Map(),
+  streamRoutes: new Map(),
+});
+
+/** The words that end a reply that is not the model's answer, as the user reads them. */
+export const OUTCOME_NOTES: Readonly<Record<OutputKind, string>> = {
+  answer: '',
+  handler: '',
+  denied: '',
+  round_limit: '',
+  failed: '',
+  cancelled: '(cancelled)',
+  preempted: '',
+};
+
+const turnOf = (state: OutputState, event: AnyEvent & { stream: string }): TurnOutput | undefined =>
+  event.stream.startsWith(TURN_STREAM_PREFIX) ? state.turns.get(event.stream) : undefined;
+
+/** Applies one committed event; returns what to deliver now, in order. */
+export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
+  switch (event.type) {
+    case 'InputDelivered': {
+      const message = event.data.message as SchedulerMessage | undefined;
+      if (message?.type === 'input.arrive' && message.input.payload?.replyChannel) {
+        const { replyChannel, replyTarget } = message.input.payload;
+        state.routes.set(message.input.id, { channel: replyChannel, target: replyTarget });
+      }
+      return [];
+    }
+    case 'InputShortCircuited': {
+      const route = state.routes.get(event.data.inputId);
+      state.routes.delete(event.data.inputId);
+      return route ? [{ route, kind: 'end', text: 'stopped before it started', outcome: 'cancelled' }] : [];
+    }
+    case 'TaskCompleted':
+      state.routes.delete(event.data.taskId);
+      return [];
+    case 'ToolsetRecorded':
+      state.toolsets.set(event.data.toolset, event.data.channels);
+      return [];
+    case 'TurnRequested': {
+      const route = (event.data.taskId ? state.routes.get(event.data.taskId) : state.streamRoutes.get(event.stream)) ?? null;
+      state.turns.set(event.stream, { route, streamingRound: null, sent: '' });
+      for (const channel of state.toolsets.get(event.data.toolset) ?? []) state.channels.set(channel.name, channel);
+      return [];
+    }
+    case 'LlmRequested': {
+      const turn = turnOf(state, event);
+      if (turn) Object.assign(turn, { streamingRound: event.data.stream ? event.data.round : null, sent: '' });
+      return [];
+    }
+    case 'LlmChunkRecorded': {
+      const turn = turnOf(state, event);
+      if (!turn?.route || turn.streamingRound !== event.data.round) return [];
+      turn.sent += event.data.text;
+      return [{ route: turn.route, kind: 'chunk', text: event.data.text }];
+    }
+    case 'LlmAnswerRecorded': {
+      const turn = turnOf(state, event);
+      const text = event.data.answer?.text ?? '';
+      if (!turn?.route || turn.streamingRound !== event.data.round || !text.startsWith(turn.sent) || text === turn.sent) return [];
+      const rest = text.slice(turn.sent.length);
+      turn.sent = text;
+      return [{ route: turn.route, kind: 'chunk', text: rest }];
+    }
+    case 'ToolCalled': {
+      const parsed = event.data.name.startsWith(OUTPUT_SEND_PREFIX) ? parseChannelTool(event.data.name) : undefined;
+      if (parsed?.kind !== 'send' || !state.channels.has(parsed.channel)) return [];
+      return [{ route: { channel: parsed.channel, target: null }, kind: 'message', text: String(event.data.args.payload ?? '') }];
+    }
+    case 'OutputSent': {
+      const turn = turnOf(state, event);
+      if (!turn?.route) return [];
+      const { text, kind, streamed } = event.data;
+      if (kind === 'preempted') return []; // the task runs again from its input; its reply is still to come
+      const whole: Delivery[] = !streamed && text !== '' && kind !== 'failed' ? [{ route: turn.route, kind: 'chunk', text }] : [];
+      return [...whole, { route: turn.route, kind: 'end', text: kind === 'failed' ? text : OUTCOME_NOTES[kind], outcome: kind }];
+    }
+    case 'TurnCompleted':
+      state.turns.delete(event.stream);
+      return [];
+    default:
+      return [];
+  }
+};

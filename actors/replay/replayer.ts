@@ -1,0 +1,39 @@
+/**
+ * What `homed replay --verify` runs for each kind of actor: a replayer re-delivers the recorded
+ * messages of its journals to fresh machines and reports, per journal, the first difference
+ * between what this build decides and what the log holds. One report shape for every actor.
+ */
+import type { EventStore } from '../../events/index.ts';
+import type { ReplayDivergence } from '../journal/replayJournal.ts';
+import type { Settings } from '../modules/config.ts';
+
+export type JournalVerdict = Readonly<{ journal: string; divergence: ReplayDivergence | null }>;
+
+export type ReplayReport = Readonly<{
+  /** The actors, as a person calls them (`scheduler`, `turns`, `plugin supervisors`, `memory`). */
+  name: string;
+  verdicts: readonly JournalVerdict[];
+  /** Messages re-delivered, over every journal. */
+  messages: number;
+  /** What the replay did not re-decide, and why (journals an earlier build wrote, say). */
+  notes?: readonly string[];
+}>;
+
+export type Replayer = Readonly<{ name: string; replay(store: EventStore, settings: Settings): Promise<ReplayReport> }>;
+
+/** The lines a report prints: each divergence, then how many journals match. */
+export const reportLines = (report: ReplayReport): string[] => {
+  const diverged = report.verdicts.filter((v) => v.divergence);
+  const lines = diverged.map(({ journal, divergence }) => {
+    const { seq, expected, actual } = divergence!;
+    return `${journal}: DIVERGED at seq ${seq}: recorded ${JSON.stringify(expected)}, this build decides ${JSON.stringify(actual)}`;
+  });
+  const total = report.verdicts.length;
+  if (total > 0 || report.notes?.length) {
+    const notes = report.notes?.length ? `; ${report.notes.join('; ')}` : '';
+    lines.push(
+      `${report.name}: ${total - diverged.length} of ${total} journals match (${report.messages} messages re-delivered, same facts byte for byte)${notes}`,
+    );
+  }
+  return lines;
+};

@@ -1,0 +1,53 @@
+/**
+ * What plugins offer a turn (tools, stage handlers, output channels), recorded once per
+ * distinct set in the `toolsets` stream under a content-derived id. A turn names the id instead
+ * of carrying the set, so the log holds each set once however many turns use it.
+ */
+import { createHash } from 'node:crypto';
+import { TOOLSET_STREAM, type EventStore } from '../../events/index.ts';
+import type { Toolset } from '../../machines/turn/index.ts';
+
+export const toolsetId = (toolset: Toolset): string =>
+  createHash('sha256')
+    .update(JSON.stringify([toolset.tools, toolset.handlers, toolset.channels]))
+    .digest('hex')
+    .slice(0, 16);
+
+export class ToolsetLedger {
+  private readonly known = new Map<string, Toolset>();
+  private loaded: Promise<void> | undefined;
+
+  constructor(private readonly store: EventStore) {}
+
+  private load(): Promise<void> {
+    this.loaded ??= (async () => {
+      for (const { data } of await this.store.readAll({ types: ['ToolsetRecorded'] })) {
+        this.known.set(data.toolset, { tools: data.tools, handlers: data.handlers, channels: data.channels });
+      }
+    })();
+    return this.loaded;
+  }
+
+  /** The id of `toolset`, recorded first if the log does not hold it yet. */
+  async record(toolset: Toolset): Promise<string> {
+    await this.load();
+    const id = toolsetId(toolset);
+    if (this.known.has(id)) return id;
+    // The id is the event's id too: two recordings of one set at once are one event.
+    await this.store.append(TOOLSET_STREAM, [
+      {
+        id: `toolset-${id}`,
+        type: 'ToolsetRecorded',
+        data: { toolset: id, tools: [...toolset.tools], handlers: toolset.handlers, channels: [...toolset.channels] },
+      },
+    ]);
+    this.known.set(id, toolset);
+    return id;
+  }
+
+  /** A recorded toolset by id. */
+  async get(id: string): Promise<Toolset | undefined> {
+    await this.load();
+    return this.known.get(id);
+  }
+}

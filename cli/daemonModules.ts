@@ -1,0 +1,17 @@
+/** Every module homed assembles: the kernel's own, the model sources, memory, the plugin host, the output, and the turns that use them. */
+import type { KernelModule } from '../actors/kernel/kernelModule.ts';
+import { defaultModules } from '../actors/modules/index.ts';
+import { llmModule } from '../actors/modules/llmModule.ts';
+import { memoryModule } from '../actors/modules/memoryModule.ts';
+import { outputModule } from '../actors/modules/outputModule.ts';
+import { turnsModule } from '../actors/modules/turnsModule.ts';
+import { pluginsModule } from '../plugins/host/pluginsModule.ts';
+
+export const daemonModules = (): KernelModule[] => [
+  ...defaultModules(),
+  llmModule(),
+  memoryModule(),
+  pluginsModule(),
+  outputModule(),
+  turnsModule(),
+];

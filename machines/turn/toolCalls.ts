@@ -1,0 +1,86 @@
+/**
+ * One tool call's way through a round, as pure steps: an unknown tool ends at once; a known
+ * one passes before_toolcall (which may answer, deny or rewrite it), then runs: a plugin's tool
+ * as a `ToolCalled` the runtime performs, an output channel's send or help decided here (the
+ * output actor delivers the committed send); then after_toolcall. The tool messages the model
+ * sees come out in call order.
+ */
+import type { OutputChannel } from '../../events/index.ts';
+import type { StagePipelineOutput, ToolCall } from '../stagePipeline/index.ts';
+import { channelHelp, channelTypes, parseChannelTool } from './outputChannels.ts';
+import type { RegisteredTool } from './toolRegistry.ts';
+import type { CallState } from './turnState.ts';
+import type { LlmToolCall, TurnFact, TurnMessage } from './turnTypes.ts';
+
+export type CallStep = Readonly<{ state: CallState; facts: TurnFact[] }>;
+
+export const toStageCall = (call: LlmToolCall): ToolCall => ({ id: call.id, name: call.name, args: call.arguments });
+
+/** A call's first step: an unknown tool ends at once with an error result; a known one waits for before_toolcall. */
+export const startCall = (call: ToolCall, tools: readonly RegisteredTool[]): CallStep => {
+  const owner = tools.find((t) => t.name === call.name)?.owner ?? null;
+  const state: CallState = { call, owner, phase: 'before', denied: false, result: '', response: null };
+  if (owner !== null) return { state, facts: [] };
+  const error = `unknown tool '${call.name}' (known: ${tools.map((t) => t.name).join(', ') || 'none'})`;
+  return {
+    state: { ...state, phase: 'done', result: `Error: ${error}` },
+    facts: [{ type: 'ToolCompleted', data: { callId: call.id, name: call.name, result: `Error: ${error}`, error } }],
+  };
+};
+
+/** What an output channel's tool gives back: the result the model sees, and whether it was sent. */
+const channelResult = (call: ToolCall, channels: readonly OutputChannel[]): { content: string; error?: string } | undefined => {
+  const parsed = parseChannelTool(call.name);
+  const channel = parsed && channels.find((c) => c.name === parsed.channel);
+  if (!parsed || !channel) return undefined;
+  if (parsed.kind === 'help') return { content: channelHelp(channel) };
+  const { payload, type } = call.args as { payload?: unknown; type?: unknown };
+  if (typeof payload !== 'string') return { content: 'payload must be a string', error: 'payload must be a string' };
+  if (typeof type !== 'string' || !channelTypes(channel).includes(type as never)) {
+    const error = `type must be one of ${channelTypes(channel).join(', ')} on channel '${channel.name}'`;
+    return { content: error, error };
+  }
+  return { content: `sent to '${channel.name}'` };
+};
+
+/** After before_toolcall: answered, denied, or run (rewritten first if a handler changed its arguments). */
+export const callOutcome = (state: CallState, before: StagePipelineOutput, channels: readonly OutputChannel[]): CallStep => {
+  const { id, name } = state.call;
+  if (before.shortCircuit) {
+    return {
+      state: {
+        ...state,
+        phase: 'done',
+        result: 'Not run: a before_toolcall handler answered the turn.',
+        response: before.context.response ?? '',
+      },
+      facts: [],
+    };
+  }
+  const denial = before.context.denial;
+  if (denial) {
+    return {
+      state: { ...state, phase: 'done', denied: true, result: `Tool call denied: ${denial.reason}` },
+      facts: [{ type: 'ToolCallDenied', data: { callId: id, name, handlerId: denial.handlerId, reason: denial.reason } }],
+    };
+  }
+  const call = before.context.toolCall ?? state.call;
+  const facts: TurnFact[] = [];
+  if (JSON.stringify(call.args) !== JSON.stringify(state.call.args)) {
+    facts.push({ type: 'ToolCallRewritten', data: { callId: id, name, from: { ...state.call.args }, to: { ...call.args } } });
+  }
+  const channel = channelResult(call, channels);
+  if (channel?.error !== undefined) {
+    facts.push({ type: 'ToolCompleted', data: { callId: id, name, result: channel.content, error: channel.error } });
+    return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
+  }
+  facts.push({ type: 'ToolCalled', data: { callId: id, name, owner: state.owner!, args: { ...call.args } } });
+  if (channel) {
+    facts.push({ type: 'ToolCompleted', data: { callId: id, name, result: channel.content } });
+    return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
+  }
+  return { state: { ...state, call, phase: 'running' }, facts };
+};
+
+/** The tool message a call leaves in the conversation. */
+export const toolMessage = (state: CallState): TurnMessage => ({ role: 'tool', toolCallId: state.call.id, content: state.result });

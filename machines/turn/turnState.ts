@@ -1,0 +1,98 @@
+/**
+ * Where a turn stands between two messages: its phase, the conversation it has built, the stage
+ * runs it waits for, the tool calls of the current round, and what it will send. Plain data,
+ * so a snapshot of it can be inspected and compared. Pure.
+ */
+import { createStageContext, type StageContext, type StageRun, type ToolCall } from '../stagePipeline/index.ts';
+import { channelTools } from './outputChannels.ts';
+import type { LlmAnswer, OutputKind, Toolset, TurnMessage, TurnOutcome, TurnStopReason } from './turnTypes.ts';
+import type { RegisteredTool } from './toolRegistry.ts';
+
+export const TURN_PHASES = [
+  'waiting',
+  'on_input',
+  'pre_action',
+  'llm',
+  'post_action',
+  'tools',
+  'before_output',
+  'after_output',
+  'done',
+] as const;
+
+export type TurnPhase = (typeof TURN_PHASES)[number];
+
+/** Who waits for a stage run: the turn itself, or one tool call's before/after stage. */
+export type RunOwner = Readonly<{ kind: 'turn' }> | Readonly<{ kind: 'call'; index: number; side: 'before' | 'after' }>;
+
+export type OpenRun = Readonly<{ run: StageRun; owner: RunOwner }>;
+
+export type CallPhase = 'before' | 'running' | 'after' | 'done';
+
+export type CallState = Readonly<{
+  call: ToolCall;
+  owner: string | null;
+  phase: CallPhase;
+  denied: boolean;
+  /** The text the model will see. */
+  result: string;
+  /** A handler answered in a tool stage: the turn short-circuits with this. */
+  response: string | null;
+}>;
+
+export type TurnRequest = Readonly<{
+  turnId: string;
+  taskId?: string;
+  input: string;
+  model: string;
+  maxRounds: number;
+  stageTimeoutMs: number;
+}>;
+
+export type TurnState = Readonly<{
+  phase: TurnPhase;
+  request: TurnRequest | null;
+  toolset: Toolset;
+  /** The plugins' tools and each channel's two tools: what the model may call. */
+  tools: readonly RegisteredTool[];
+  /** What the stages saw last and changed. */
+  stage: StageContext;
+  messages: readonly TurnMessage[];
+  /** Messages the log already holds (the history in TurnRequested, then each LlmRequested's). */
+  recordedCount: number;
+  /** The model's answer of this round, as post_action left it. */
+  answer: LlmAnswer | null;
+  /** Text of this round's recorded pieces. */
+  streamed: string;
+  /** No post_action or before_output handler can change the model's text: its pieces go to the user as recorded. */
+  streaming: boolean;
+  /** Tool rounds run so far. */
+  rounds: number;
+  nextRun: number;
+  runs: readonly OpenRun[];
+  calls: readonly CallState[];
+  outcome: TurnOutcome | null;
+  /** What the turn will send (its kind is known before before_output may rewrite the text). */
+  output: Readonly<{ text: string; kind: OutputKind }> | null;
+  stopped: TurnStopReason | null;
+}>;
+
+export const initialTurnState = (toolset: Toolset): TurnState => ({
+  phase: 'waiting',
+  request: null,
+  toolset,
+  tools: [...channelTools(toolset.channels), ...toolset.tools],
+  stage: createStageContext(''),
+  messages: [],
+  recordedCount: 0,
+  answer: null,
+  streamed: '',
+  streaming: !(toolset.handlers.post_action?.length || toolset.handlers.before_output?.length),
+  rounds: 0,
+  nextRun: 0,
+  runs: [],
+  calls: [],
+  outcome: null,
+  output: null,
+  stopped: null,
+});

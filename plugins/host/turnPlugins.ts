@@ -1,0 +1,31 @@
+/** The plugins as a turn sees them: what they offer now (tools, stage handlers, channels), and how to reach each. */
+import type { StageHandlers, TurnPlugins } from '../../actors/index.ts';
+import type { PluginHub } from './pluginHub.ts';
+
+export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
+  toolset: () => {
+    const { registry } = hub;
+    const handlers: Record<string, { id: string; plugin: string; scope: 'global' | 'own_tools' }[]> = {};
+    for (const h of registry.handlers) {
+      handlers[h.stage] ??= [];
+      handlers[h.stage]!.push({ id: h.id, plugin: h.plugin, scope: h.scope });
+    }
+    return {
+      tools: [...registry.tools.values()].map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        owner: t.plugin,
+        origin: 'plugin' as const,
+      })),
+      handlers: handlers as StageHandlers,
+      channels: [...registry.channels.values()],
+    };
+  },
+  callTool: async (call) => {
+    const reply = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name });
+    if (typeof reply === 'string') return { content: reply };
+    return { content: String(reply?.content ?? ''), ...(reply?.isError ? { isError: true } : {}) };
+  },
+  runHandler: (input) => hub.runStage(input.handlerId, input.stage, input.context),
+});
