@@ -15,3 +15,8 @@ export const systemTimers: Timers = {
   },
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
+
+/** Runs `fn` after the I/O already waiting has been handled: pieces arriving together are handled together. */
+export const afterPendingIo = (fn: () => void): void => {
+  setImmediate(fn);
+};

@@ -23,6 +23,7 @@ import {
   type TurnState,
   type TurnStopReason,
 } from '../../machines/turn/index.ts';
+import { afterPendingIo } from '../clock/systemClock.ts';
 import { JournaledActor, type Fact } from '../journal/journaledActor.ts';
 
 /** How a turn reaches the world: the model, the plugins' tools and stage handlers. */
@@ -161,9 +162,11 @@ export class TurnActor {
     let pending = '';
     let recording: Promise<unknown> = Promise.resolve();
     let inFlight = false;
-    // Pieces arriving while one is being committed go out together with the next commit.
+    let answered = false;
+    // Pieces that arrive together, or while one is being committed, go out in one message; an
+    // answer that arrives with its pieces carries them itself.
     const flush = (): void => {
-      if (inFlight || pending === '' || controller.signal.aborted) return;
+      if (inFlight || answered || pending === '' || controller.signal.aborted) return;
       const text = pending;
       pending = '';
       inFlight = true;
@@ -176,12 +179,14 @@ export class TurnActor {
       .complete(call, {
         signal: controller.signal,
         onDelta: (text) => {
+          const first = pending === '';
           pending += text;
-          flush();
+          if (first) afterPendingIo(flush);
         },
       })
       .then(
         async ({ source, ...answer }) => {
+          answered = true;
           await recording.catch(() => undefined);
           while (inFlight) await recording.catch(() => undefined);
           if (!this.untrack(controller)) return;
@@ -189,6 +194,7 @@ export class TurnActor {
           this.deliver({ type: 'LlmAnswerRecorded', data: { round, ...(source ? { source } : {}), answer: recorded } });
         },
         async (error: unknown) => {
+          answered = true;
           await recording.catch(() => undefined);
           if (!this.untrack(controller)) return;
           this.deliver({ type: 'LlmAnswerRecorded', data: { round, error: messageOf(error) } });

@@ -4,6 +4,7 @@ import type { HandlerRef } from '../../machines/stagePipeline/index.ts';
 import type { LlmAnswer, LlmToolDefinition, TurnMessage } from '../../machines/turn/index.ts';
 import { TURN_INPUT_TYPES } from '../../events/index.ts';
 import { replayJournal } from '../../actors/journal/replayJournal.ts';
+import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
 import { turnMachine } from '../../machines/turn/index.ts';
 import { answer, call, deferred, flush, runTurn, tool } from '../support/turnHarness.ts';
 
@@ -317,28 +318,34 @@ describe('turn machine', () => {
     expect(out.reply).toBe('*** word');
   });
 
-  it('records streamed pieces before the answer; pieces that arrive during a commit go out together', async () => {
+  it('records streamed pieces before the answer: pieces that arrive together are one message, an answer carries its last ones', async () => {
     const run = runTurn(
       { input: 'hi', tools },
       {
         llm: async (_c, _n, _s, onDelta) => {
           onDelta('one ');
           onDelta('two ');
-          onDelta('three');
           await flush();
+          onDelta('three');
           return answer('one two three');
         },
       },
     );
     await run.output();
     const events = await run.store.readStream(run.stream);
-    const chunks = events.filter((e) => e.type === 'LlmChunkRecorded').map((e) => e.data as { index: number; text: string });
-    expect(chunks).toEqual([
-      { round: 0, index: 0, text: 'one ' },
-      { round: 0, index: 1, text: 'two three' },
-    ]);
+    const chunks = events.filter((e) => e.type === 'LlmChunkRecorded').map((e) => e.data);
+    expect(chunks).toEqual([{ round: 0, index: 0, text: 'one two ' }]);
     const types = events.map((e) => e.type);
-    expect(types.indexOf('LlmAnswerRecorded')).toBeGreaterThan(types.lastIndexOf('LlmChunkRecorded'));
+    expect(types.indexOf('LlmAnswerRecorded')).toBeGreaterThan(types.indexOf('LlmChunkRecorded'));
+    // What the user receives: the recorded piece, then the rest of the answer.
+    const output = emptyOutputState();
+    output.streamRoutes.set(run.stream, { channel: 'cli', target: null });
+    const received = events.flatMap((e) => foldOutput(output, e));
+    expect(received.map((d) => [d.kind, d.text])).toEqual([
+      ['chunk', 'one two '],
+      ['chunk', 'three'],
+      ['end', ''],
+    ]);
   });
 
   it('times a stage out when the timer it armed fires, and journals no late answer', async () => {

@@ -1,0 +1,242 @@
+/**
+ * The turn's journal through homed, as a user meets it: a plugin that rewrites every reply and
+ * one that answers an input itself (the user gets exactly what the log says was sent, and memory
+ * keeps that), and the ordinary ways a turn ends early — the stop button, a daemon shut down, an
+ * interrupt, a SIGKILL with inputs waiting — after each of which `homed replay --verify` passes
+ * and the daemon goes on answering.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptEntry } from '../support/llmServer/index.ts';
+import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
+const logOf = async (dir: string, ...args: string[]): Promise<Line[]> =>
+  (await runHomed(['log', '--data', dir, ...args])).stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
+
+/** The text of the last user message of a request: what a scripted reply answers. */
+const asked = (request: RecordedRequest): string => {
+  const messages = (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+  const last = [...messages].reverse().find((m) => m.role === 'user');
+  return typeof last?.content === 'string' ? last.content : '';
+};
+const when = (text: string, reply: ScriptEntry & object): ScriptEntry => ({ when: (r) => asked(r) === text, reply: reply as never });
+
+const prepare = (server: LlmServer, plugins: string[] = []) => {
+  const dir = join(tempDir(), 'data');
+  mkdirSync(join(dir, 'plugins'), { recursive: true });
+  for (const plugin of plugins) symlinkSync(join(REPO, 'test/fixtures/plugins/host', plugin), join(dir, 'plugins', plugin));
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }] } }));
+  return dir;
+};
+
+const startDaemon = async (dir: string): Promise<ChildProcess> => {
+  const daemon = spawnNode([HOMED, 'run', '--data', dir]);
+  cleanups.push(async () => {
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      daemon.kill('SIGKILL');
+      await finished(daemon).catch(() => undefined);
+    }
+  });
+  await waitForLine(daemon, /homed: ready/);
+  return daemon;
+};
+
+type Reply = { type: string; text?: string; outcome?: string };
+
+/** Speaks the cli wire directly: every reply line of one message, until its end. */
+const ask = (dir: string, text: string, onReply?: (reply: Reply) => void): Promise<Reply[]> =>
+  new Promise((resolve, reject) => {
+    const socket = createConnection(join(dir, 'homed.sock'));
+    const replies: Reply[] = [];
+    createInterface({ input: socket }).on('line', (line) => {
+      const reply = JSON.parse(line) as Reply;
+      replies.push(reply);
+      onReply?.(reply);
+      if (reply.type === 'end' || reply.type === 'error') {
+        socket.end();
+        resolve(replies);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(replies));
+    socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
+  });
+
+const verify = async (dir: string) => {
+  const result = await runHomed(['replay', '--data', dir, '--verify']);
+  expect(result.stdout).not.toContain('DIVERGED');
+  expect(result.code).toBe(0);
+  return result.stdout;
+};
+
+const SLOW = { chunkDelayMs: 250 };
+
+describe('what leaves a turn comes from its journal', () => {
+  it("sends exactly the plugin's rewrite and the plugin's own answer, and memory keeps what was sent", async () => {
+    const server = await startLlmServer([when('tell me the secret', { text: 'The secret is out.' })]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server, ['redactor']);
+    await startDaemon(dir);
+
+    const rewritten = await ask(dir, 'tell me the secret');
+    expect(rewritten).toEqual([
+      expect.objectContaining({ type: 'accepted' }),
+      { type: 'chunk', text: 'The [redacted] is out.' },
+      { type: 'end', text: '', outcome: 'answer' },
+    ]);
+    const answered = await ask(dir, 'ping');
+    expect(answered.slice(1)).toEqual([
+      { type: 'chunk', text: 'pong from the plugin' },
+      { type: 'end', text: '', outcome: 'handler' },
+    ]);
+    expect(server.requests).toHaveLength(1); // the plugin answered ping without the model
+
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'ping']));
+    expect(waiter.stdout).toBe('pong from the plugin\n');
+    const agent = (await logOf(dir, '--type', 'ContextEventAppended'))
+      .map((e) => e.data.event as { role: string; text: string })
+      .filter((e) => e.role === 'agent')
+      .map((e) => e.text);
+    expect(agent).toEqual(['The [redacted] is out.', 'pong from the plugin', 'pong from the plugin']);
+    expect(JSON.stringify(await logOf(dir, '--type', 'ContextEventAppended'))).not.toContain('The secret is out');
+    await server.close();
+    await verify(dir);
+  });
+
+  it('a stop pressed mid-stream is recorded, answered as a cancellation, and replays', async () => {
+    const server = await startLlmServer([{ text: 'one two three four five six seven eight nine ten', slow: SLOW }, { text: 'After the stop.' }]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server);
+    await startDaemon(dir);
+    let streaming!: () => void;
+    const started = new Promise<void>((resolve) => (streaming = resolve));
+    const replies = ask(dir, 'count slowly', (r) => r.type === 'chunk' && streaming());
+    await started;
+    expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped\n');
+    expect((await replies).at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled' });
+    const turn = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted', '--type', 'TaskCompleted');
+    expect(turn.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
+      ['TurnStopRequested', 'stop'],
+      ['TurnCompleted', 'cancelled'],
+      ['TaskCompleted', 'cancelled'],
+    ]);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'and now?']))).stdout).toBe('After the stop.\n');
+    await server.close();
+    await verify(dir);
+  });
+
+  it('a shutdown mid-stream stops the turn as a recorded message; the next start leaves nothing open and replays', async () => {
+    const server = await startLlmServer([{ text: 'a long answer that streams for a while, word by word', slow: SLOW }, { text: 'Back again.' }]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server);
+    const daemon = await startDaemon(dir);
+    let streaming!: () => void;
+    const started = new Promise<void>((resolve) => (streaming = resolve));
+    const replies = ask(dir, 'talk', (r) => r.type === 'chunk' && streaming());
+    await started;
+    daemon.kill('SIGINT');
+    expect((await finished(daemon)).code).toBe(0);
+    await replies;
+    const stops = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted');
+    expect(stops.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
+      ['TurnStopRequested', 'shutdown'],
+      ['TurnCompleted', 'cancelled'],
+    ]);
+    await verify(dir);
+    await startDaemon(dir);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'hello']))).stdout).toBe('Back again.\n');
+    await server.close();
+    await verify(dir);
+  });
+
+  it('an interrupt preempts a streaming turn, is answered, and the preempted input runs again and is answered', async () => {
+    const server = await startLlmServer([
+      when('write a poem', { text: 'Roses are red, violets are blue, this poem is long', slow: SLOW }),
+      when('urgent: the kettle boils', { text: 'Kettle handled.' }),
+      when('write a poem', { text: 'A short poem.' }),
+    ]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server, ['interrupter']);
+    await startDaemon(dir);
+    const replies = await ask(dir, 'write a poem');
+    expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer' });
+    expect(
+      replies
+        .filter((r) => r.type === 'chunk')
+        .map((r) => r.text)
+        .join(''),
+    ).toMatch(/A short poem\.$/);
+    const scheduler = await logOf(dir, '--stream', 'scheduler', '--type', 'TaskPreempted', '--type', 'TaskResumed', '--type', 'TaskCompleted');
+    expect(scheduler.map((e) => e.type)).toEqual(['TaskPreempted', 'TaskCompleted', 'TaskResumed', 'TaskCompleted']);
+    const outputs = await logOf(dir, '--type', 'OutputSent');
+    expect(outputs.map((e) => [e.data.kind, e.data.text])).toEqual([
+      ['preempted', ''],
+      ['answer', 'Kettle handled.'],
+      ['answer', 'A short poem.'],
+    ]);
+    await server.close();
+    await verify(dir);
+  });
+
+  it('after a SIGKILL mid-turn with two inputs waiting, the restarted daemon closes the turn, answers both, then a new one', async () => {
+    const server = await startLlmServer([
+      when('first', { text: 'this answer never finishes because the daemon dies while it streams', slow: { chunkDelayMs: 400 } }),
+      when('second', { text: 'Second answered.' }),
+      when('third', { text: 'Third answered.' }),
+      when('fourth', { text: 'Fourth answered.' }),
+    ]);
+    cleanups.push(() => server.close());
+    const dir = prepare(server);
+    const daemon = await startDaemon(dir);
+    let streaming!: () => void;
+    const started = new Promise<void>((resolve) => (streaming = resolve));
+    void ask(dir, 'first', (r) => r.type === 'chunk' && streaming()).catch(() => undefined);
+    await started;
+    const accepted = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = createConnection(join(dir, 'homed.sock'));
+        createInterface({ input: socket }).on('line', (line) => {
+          if ((JSON.parse(line) as Reply).type === 'accepted') resolve();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => reject(new Error(`${text} was not accepted`)));
+        socket.write(`${JSON.stringify({ type: 'message', text, from: 'someone' })}\n`);
+      });
+    await accepted('second');
+    await accepted('third');
+    daemon.kill('SIGKILL');
+    await finished(daemon);
+
+    await startDaemon(dir);
+    await expect
+      .poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).map((e) => e.data.outcome), { timeout: 20_000 })
+      .toEqual(['abandoned', 'done', 'done']);
+    expect((await logOf(dir, '--type', 'TurnStopRequested')).map((e) => e.data.reason)).toEqual(['abandoned']);
+    const answers = (await logOf(dir, '--type', 'OutputSent')).map((e) => [e.data.kind, e.data.text]);
+    expect(answers).toEqual([
+      ['cancelled', ''],
+      ['answer', 'Second answered.'],
+      ['answer', 'Third answered.'],
+    ]);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'fourth']))).stdout).toBe('Fourth answered.\n');
+    await server.close();
+    await verify(dir);
+  });
+});
