@@ -14,7 +14,7 @@ export type { Replayer, ReplayReport } from './replay/replayer.ts';
 export type { TurnPlugins } from './turn/turnEffects.ts';
 export type { Delivery } from './output/outputDeliveries.ts';
 export type { Memory } from './memory/openMemory.ts';
-export type { MemoryService } from './memory/memoryService.ts';
+export type { Fact as MemoryFact } from './journal/journal.ts';
 
 // The core's vocabulary plugins speak: stages, tools, channels, the supervisor, the registry fold.
 export {
@@ -41,11 +41,22 @@ export {
   registrationsOf,
   type PluginRegistry,
 } from '../projections/plugins/pluginRegistry.ts';
+// The memory read models' queries, for the memory tools.
 export {
+  blockCounts,
+  blocksHeldBy,
+  closeEntityNames,
+  coldCounts,
+  coldDocById,
+  contextCounts,
   entities,
   entityKey,
+  entityNamed,
+  graphCounts,
   graphNeighbourhood,
   recalledInTurn,
+  relationById,
+  relationsTouching,
   type BlockRef,
   type ReadModelTx,
   type RelationRow,

@@ -15,25 +15,10 @@ import {
   type Observer,
   type SnapshotFrom,
 } from 'xstate';
-import { HologramError, type EventStore, type HologramEvent, type NewHologramEvent } from '../../events/index.ts';
+import type { EventStore } from '../../events/index.ts';
+import { Journal, type Fact, type MessageRecording, type TimedMessage } from './journal.ts';
 
-/** What an actor concludes: an event the catalog declares. */
-export type Fact = HologramEvent;
-export type TimedMessage = Readonly<{ type: string; at: number }>;
-
-/** How an actor's messages enter its stream. */
-export type MessageRecording = 'InputDelivered' | 'as-event';
-
-export class JournalBroken extends HologramError {
-  readonly code = 'JOURNAL_BROKEN';
-  constructor(actor: string, cause: unknown) {
-    super(
-      `actor '${actor}' could not journal a message (${(cause as Error)?.message ?? cause}) and stopped taking messages, ` +
-        `so its state never runs ahead of the log; restart the daemon to restore it from the log`,
-      { cause },
-    );
-  }
-}
+export { JournalBroken, recordedMessage, type Fact, type MessageRecording, type TimedMessage } from './journal.ts';
 
 export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
   store: EventStore;
@@ -59,23 +44,17 @@ export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
 type MachineClock = NonNullable<ActorOptions<AnyStateMachine>['clock']>;
 export const inertClock: MachineClock = { setTimeout: () => 0, clearTimeout: () => undefined };
 
-/** The event a message is recorded as. */
-export const recordedMessage = (stream: string, recording: MessageRecording, message: TimedMessage): NewHologramEvent =>
-  recording === 'as-event'
-    ? ({ type: message.type, data: (message as TimedMessage & { data: unknown }).data, at: message.at } as NewHologramEvent)
-    : { type: 'InputDelivered', data: { to: stream, message }, at: message.at };
-
 type MachineSnapshot = Readonly<{ context: unknown; value: unknown; status: string }>;
 
 const sameValue = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 export class JournaledActor<TLogic extends AnyStateMachine> {
   private readonly actor;
-  private tail: Promise<unknown> = Promise.resolve();
-  private broken: JournalBroken | undefined;
+  private readonly journal: Journal;
   private collecting: Fact[] | undefined;
 
   constructor(private readonly options: JournaledActorOptions<TLogic>) {
+    this.journal = new Journal(options.store, options.stream, options.recording);
     this.actor = createActor(options.logic, {
       input: options.input,
       ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -92,18 +71,16 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
 
   /** Journals and processes a message; resolves with its facts once they are in the log (none for a message that changed nothing). */
   deliver(message: TimedMessage): Promise<readonly Fact[]> {
-    const run = this.tail.then(() => this.process(message));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.journal.serially(() => this.process(message));
   }
 
   /** Resolves when every message delivered so far has been processed. */
   settled(): Promise<void> {
-    return this.tail.then(() => undefined);
+    return this.journal.settled();
   }
 
   private async process(message: TimedMessage): Promise<readonly Fact[]> {
-    if (this.broken) throw this.broken;
+    this.journal.assertWhole();
     const before = this.actor.getSnapshot() as MachineSnapshot;
     const facts: Fact[] = [];
     this.collecting = facts;
@@ -116,16 +93,11 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
     if (facts.length === 0 && after.context === before.context && sameValue(after.value, before.value) && after.status === before.status) {
       return facts;
     }
-    const { stream, recording = 'InputDelivered' } = this.options;
     try {
-      await this.options.store.append(stream, [
-        recordedMessage(stream, recording, message),
-        ...facts.map((fact) => ({ ...fact, at: message.at })),
-      ]);
+      await this.journal.record(message, facts);
     } catch (error) {
-      this.broken = new JournalBroken(stream, error);
       this.actor.stop();
-      throw this.broken;
+      throw error;
     }
     await this.options.onFacts?.(facts, message);
     return facts;

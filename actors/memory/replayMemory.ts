@@ -1,11 +1,10 @@
 /**
- * Replays the memory's decisions: a fresh memory gets the recorded inputs again (context events
- * as they were observed, the times the heartbeats fired, and what tools and models did, which
- * are recorded facts), and the decisions it makes itself — whether a loop was due then and what
- * span it covers, what sinks, what is archived into the graph, which facts the rule distiller
- * reads, which merges it proposes, which scene an input's situation joins — must equal the
- * recorded ones, event by event. Scene decisions of logs written before situations were
- * recorded are re-applied as recorded. The first difference is reported with its seq.
+ * Replays the memory's journal: a fresh memory on a scratch log gets every recorded message
+ * again (each utterance as it entered, each heartbeat firing, what tools decided, each peek and
+ * restore, each model verdict, each start), and the decisions it makes for each must equal the
+ * decisions recorded after it, byte for byte. Nothing is inferred: the journal says which event
+ * is a message. What an earlier build recorded before this journal began (before the first
+ * `memory.start`) is applied as recorded and not re-decided.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,79 +17,21 @@ import {
   SequentialIds,
   VirtualClock,
   type EventStore,
-  type IdSource,
-  type RecordedEvent,
+  type Recorded,
 } from '../../events/index.ts';
-import type { ContextEventData } from '../../projections/index.ts';
-import { firstDifference, type ReplayDivergence } from '../journal/replayJournal.ts';
-import { HeartbeatLoopActor, runHeartbeatWork } from './memoryHeartbeats.ts';
-import type { MergeJudge, RelationJudge } from './mergeJudge.ts';
-import { openMemory } from './openMemory.ts';
-import type { MemoryConfig, Situation } from './memoryService.ts';
-import type { HeartbeatFact, HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
+import type { HeartbeatLoop } from '../../machines/memory/index.ts';
+import { MemoryIndex, memoryProjections } from '../../projections/index.ts';
+import { firstDifference, messageOf, type ReplayDivergence } from '../journal/replayJournal.ts';
+import { ProjectionRunner } from '../projections/projectionRunner.ts';
+import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
+import { bundledWordNetRelated, tokenize } from './lexicon.ts';
+import { MEMORY_INPUT_TYPES, MemoryActor, type MemoryMessage } from './memoryActor.ts';
+import { memoryConfigOf, type MemoryConfig } from './openMemory.ts';
 
-/** Decisions the memory makes itself: replay must produce them, never copy them. */
-const DECIDED = new Set(['ContextEventsSunk', 'ColdDocDistilled', 'MergeProposed', 'MergeDecided', 'RelationReviewed']);
+export type MemoryReplay = Readonly<{ messages: number; decisions: number; earlier: number; divergence: ReplayDivergence | null }>;
 
-/** Ids in recorded mode: the next id is the one the log says was used. */
-class RecordedIds implements IdSource {
-  private readonly queue: string[] = [];
-  push(id: string): void {
-    this.queue.push(id);
-  }
-  next(): string {
-    const id = this.queue.shift();
-    if (id === undefined) throw new Error('replay asked for an id the log does not hold');
-    return id;
-  }
-}
-
-const SCENE_DECISIONS = new Set(['SceneCandidateNoted', 'SceneCreated', 'SceneJoined']);
-
-const isDecided = (e: RecordedEvent, previous: RecordedEvent | undefined, afterSituation: boolean): boolean =>
-  DECIDED.has(e.type) ||
-  (SCENE_DECISIONS.has(e.type) && afterSituation) ||
-  (e.type === 'MemoryCommitted' && (e.data as { by: string }).by === 'rule') ||
-  (e.type === 'EntitiesMerged' && (e.data as { by: string }).by === 'llm') ||
-  // The review loop applies its verdict right after recording it.
-  (previous?.type === 'RelationReviewed' && (e.type === 'RelationEdited' || e.type === 'MemoryPurged'));
-
-/** Which recorded events the memory decided itself (scene decisions only after their recorded situation). */
-const decidedFlags = (recorded: readonly RecordedEvent[]): boolean[] => {
-  let afterSituation = false;
-  return recorded.map((e, i) => {
-    if (e.type === 'SituationObserved') afterSituation = true;
-    else if (!SCENE_DECISIONS.has(e.type)) afterSituation = false;
-    return isDecided(e, recorded[i - 1], afterSituation);
-  });
-};
-
-export type MemoryReplay = Readonly<{ inputs: number; decisions: number; divergence: ReplayDivergence | null }>;
-
-/**
- * The heartbeat loops, re-run on the recorded firing times: a loop starts from its first
- * recorded firing's `since` (the memory's start is not in the log), then must fire at each
- * recorded time, covering the span since its previous firing.
- */
-class ReplayedHeartbeats {
-  private readonly loops = new Map<HeartbeatLoop, HeartbeatLoopActor>();
-
-  constructor(private readonly intervals: Partial<Record<HeartbeatLoop, number>>) {}
-
-  /** The firing the loop decides at `at`, if it is due. */
-  clock(loop: HeartbeatLoop, at: number, firstSince: number): HeartbeatFact['data'] | undefined {
-    let actor = this.loops.get(loop);
-    if (!actor) {
-      actor = new HeartbeatLoopActor(loop, this.intervals, firstSince);
-      this.loops.set(loop, actor);
-    }
-    return actor.clock(at);
-  }
-
-  stop(): void {
-    for (const actor of this.loops.values()) actor.stop();
-  }
-}
+const isStart = (event: Recorded): boolean =>
+  event.type === 'InputDelivered' && (event.data.message as { type?: string } | undefined)?.type === 'memory.start';
 
 export const replayMemory = async (
   store: EventStore,
@@ -99,77 +40,55 @@ export const replayMemory = async (
   intervals: Partial<Record<HeartbeatLoop, number>> = {},
 ): Promise<MemoryReplay> => {
   const recorded = await store.readStream(MEMORY_STREAM);
+  const begin = recorded.findIndex(isStart);
+  const start = begin < 0 ? recorded.length : begin;
   const dir = mkdtempSync(join(tmpdir(), 'hologram-memory-replay-'));
   const clock = new VirtualClock(0);
-  const fresh = SqliteEventStore.open(join(dir, 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('replay') });
+  const scratch = SqliteEventStore.open(join(dir, 'events.db'), {
+    catalog: createDefaultCatalog(),
+    clock,
+    ids: new SequentialIds('replay'),
+  });
   try {
-    const ids = new RecordedIds();
-    const memory = await openMemory(fresh, { ids, clock, startAt: 0, ...(config ? { config } : {}) });
-    const verdicts = recorded.filter((e) => e.type === 'MergeDecided' || e.type === 'RelationReviewed');
-    const judge: MergeJudge = async (a, b) => {
-      const d = verdicts.find((e) => e.type === 'MergeDecided' && (e.data as { a: string }).a === a && (e.data as { b: string }).b === b)
-        ?.data as { decision: 'merge' | 'keep'; reason: string } | undefined;
-      if (!d) throw new Error(`the log holds no verdict on merging '${a}' and '${b}'`);
-      return { decision: d.decision, reason: d.reason };
-    };
-    const reviewer: RelationJudge = async ({ relationId }) => {
-      const d = verdicts.find((e) => e.type === 'RelationReviewed' && (e.data as { relationId: string }).relationId === relationId)?.data as
-        | { verdict: 'keep' | 'drop'; reason: string }
-        | undefined;
-      if (!d) throw new Error(`the log holds no review of relation '${relationId}'`);
-      return { verdict: d.verdict, reason: d.reason };
-    };
-    const reviewsRecorded = verdicts.some((e) => e.type === 'RelationReviewed');
-    const mergesJudged = verdicts.some((e) => e.type === 'MergeDecided');
-    const heartbeats = new ReplayedHeartbeats(intervals);
-    const decided = decidedFlags(recorded);
-    let inputs = 0;
-    for (let i = 0; i < recorded.length; i++) {
-      const event = recorded[i]!;
-      if (decided[i]) continue;
-      inputs++;
-      const d = event.data as Record<string, unknown>;
-      if (event.type === 'ContextEventAppended') {
-        const e = d.event as ContextEventData;
-        ids.push(e.eventId);
-        await memory.service.observe(d.scope as string, {
-          role: e.role,
-          ...(e.speaker ? { speaker: e.speaker } : {}),
-          text: e.text,
-          at: e.at,
-          ...(e.cites ? { cites: e.cites } : {}),
-          ...(e.blocks ? { blocks: e.blocks } : {}),
-        });
-      } else if (event.type === 'SituationObserved') {
-        const { situation, declaredKey, eventId } = d as { situation: Situation; declaredKey?: string; eventId?: string };
-        await memory.service.observeScene({ ...situation, ...(declaredKey ? { declaredKey } : {}) }, eventId);
-      } else if (event.type === 'HeartbeatFired') {
-        // The recorded time is the input; whether the loop was due then, and since when, the machine decides again.
-        const { loop, at, since } = d as { loop: HeartbeatLoop; at: number; since?: number };
-        const fired = heartbeats.clock(loop, at, since ?? at);
-        if (fired) {
-          await fresh.append(MEMORY_STREAM, [{ type: 'HeartbeatFired', data: fired, at: event.at }]);
-          await runHeartbeatWork(
-            memory.service,
-            loop,
-            fired.since,
-            at,
-            mergesJudged ? judge : undefined,
-            reviewsRecorded ? reviewer : undefined,
-          );
-        }
-      } else {
-        await memory.service.record([bareEvent(event)], event.at);
+    const runner = new ProjectionRunner(scratch.db, memoryProjections(), { trail: false });
+    runner.prepare();
+    runner.attachInline(scratch);
+    for (let i = 0; i < start; i += 500)
+      await scratch.append(
+        MEMORY_STREAM,
+        recorded.slice(i, Math.min(start, i + 500)).map((e) => ({ ...bareEvent(e), at: e.at })),
+      );
+    const tx = new SqliteReadModelTx(scratch.db);
+    const settings = memoryConfigOf(config);
+    const index = new MemoryIndex(tx, { tokenize, ...(settings.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}) });
+    for (const event of recorded.slice(0, start))
+      if (event.type === 'ContextEventAppended') index.noteUtterance(event.data.scope, event.data.event);
+    index.rebuild();
+    const memory = new MemoryActor({ store: scratch, tx, index, config: settings, intervals, now: () => 0 });
+    let messages = 0;
+    let decisions = 0;
+    let divergence: ReplayDivergence | null = null;
+    for (let i = start; i < recorded.length && !divergence; ) {
+      const message = messageOf(recorded[i]!, MEMORY_INPUT_TYPES) as MemoryMessage | undefined;
+      if (!message) {
+        const { type, data } = recorded[i]!;
+        divergence = { seq: recorded[i]!.seq, expected: { type, data }, actual: null };
+        break;
       }
+      let j = i + 1;
+      while (j < recorded.length && !messageOf(recorded[j]!, MEMORY_INPUT_TYPES)) j++;
+      const facts = recorded.slice(i + 1, j);
+      messages++;
+      decisions += facts.length;
+      const produced = await memory
+        .deliver(message)
+        .catch((error: unknown) => [{ type: 'DecisionFailed', data: (error as Error).message }]);
+      divergence = firstDifference(facts, produced, recorded[j - 1]!.seq);
+      i = j;
     }
-    memory.heartbeats.stop();
-    heartbeats.stop();
-    const replayed = await fresh.readStream(MEMORY_STREAM);
-    const decisions = decided.filter(Boolean).length;
-    const divergence = firstDifference(recorded, replayed.map(bareEvent));
-    return { inputs, decisions, divergence };
+    return { messages, decisions, earlier: start, divergence };
   } finally {
-    await fresh.close();
+    await scratch.close();
     rmSync(dir, { recursive: true, force: true });
   }
 };

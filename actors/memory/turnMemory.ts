@@ -6,7 +6,7 @@
 import { contextOf } from '../../projections/index.ts';
 import type { TurnMessage } from '../../machines/turn/index.ts';
 import type { Memory } from './openMemory.ts';
-import type { Situation } from './memoryService.ts';
+import type { Situation } from '../../events/index.ts';
 
 export type TurnMemory = Readonly<{
   /** Records an utterance of the conversation (the input before the turn, the reply after). */
@@ -27,19 +27,18 @@ export const RELATED_MEMORY_ITEMS = 5;
 
 export const turnMemoryOf = (memory: Memory): TurnMemory => ({
   observe: async (scope, role, text, at, where) => {
-    const { eventId } = await memory.service.observe(scope, { role, text, at });
-    // An input is a situation: it joins (or starts) a scene.
-    if (role === 'user') await memory.service.observeScene({ ...where, text, at }, eventId);
+    // An input comes with its situation: the scene it joins (or starts) is decided with it.
+    const { eventId } = await memory.observe(scope, { role, text, at }, role === 'user' ? { ...where } : undefined);
     return eventId;
   },
   history: (scope, exceptEventId) =>
-    contextOf(memory.service.readModels, scope)
+    contextOf(memory.readModels, scope)
       .filter((row) => row.event_id !== exceptEventId)
       .map(
         (row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text }),
       ),
   related: async (query, scope, situation) => {
-    const hits = await memory.service.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
+    const hits = await memory.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
     const lines = (tier: 'cold' | 'graph') =>
       hits
         .filter((h) => h.tier === tier)

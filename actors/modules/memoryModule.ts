@@ -1,24 +1,25 @@
+/**
+ * The memory as a kernel module: the journaled memory over the inline memory read models, its
+ * heartbeat loops fired by a timer armed for the time the next one is due (each firing is a
+ * recorded message), and its judges asking the `llm` facility.
+ * Settings: `memory.protectRecent`, `memory.keepTopK`, `memory.budgetTokens`,
+ * `memory.heartbeats.{distill,archive,merge,review,rules}Minutes`, `memory.lexicon` ("wordnet",
+ * the default, or "none"), and `memory.embedding.onnxDir` (a model directory: recall becomes
+ * dense + keyword; vectors are cached in `vectors.db`, which can be deleted at any time).
+ */
+import type { Timers } from '../../events/index.ts';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import { DEFAULT_PRUNE_CONFIG } from '../../machines/memory/contextPruning.ts';
-import { randomIds } from '../clock/systemClock.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
-import {
-  DEFAULT_MEMORY_CONFIG,
-  MEMORY_LEXICONS,
-  type DenseRecall,
-  type MemoryConfig,
-  type MemoryLexicon,
-} from '../memory/memoryService.ts';
+import { DEFAULT_MEMORY_CONFIG, MEMORY_LEXICONS, type DenseRecall, type MemoryConfig, type MemoryLexicon } from '../memory/openMemory.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { join, resolve } from 'node:path';
 import { InvalidSettings, setting, type Settings } from './config.ts';
-
-const TICK_MS = 60_000;
 
 /** The memory settings of settings.json (the daemon and `homed replay --verify` read the same). */
 export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => {
@@ -49,12 +50,23 @@ export const heartbeatIntervalsFrom = (settings: Settings): Record<HeartbeatLoop
 export const VECTOR_CACHE_FILE = 'vectors.db';
 
 export const memoryModule = (): KernelModule => {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
+  let stopped = false;
+  let timersOf: Timers | undefined;
   let memory: Memory | undefined;
   let vectorDb: SqliteDatabase | undefined;
   return {
     name: 'memory',
-    requires: [Facility.eventLog, Facility.clock, Facility.config, Facility.dataDir, Facility.projections, Facility.llm],
+    requires: [
+      Facility.eventLog,
+      Facility.clock,
+      Facility.timers,
+      Facility.ids,
+      Facility.config,
+      Facility.dataDir,
+      Facility.projections,
+      Facility.llm,
+    ],
     provides: [Facility.memory],
     async init(context) {
       const store = context.require(Facility.eventLog);
@@ -79,20 +91,34 @@ export const memoryModule = (): KernelModule => {
           ? { mergeJudge: llmMergeJudge(llm.chain, llm.model), relationJudge: llmRelationJudge(llm.chain, llm.model) }
           : {}),
         ...(dense ? { dense } : {}),
-        ids: randomIds,
+        ids: context.require(Facility.ids),
         clock,
+        log: (line) => context.log(line),
         startAt: clock.now(),
         intervals,
         config: memoryConfigFrom(settings),
       });
-      const tick = () => memory!.heartbeats.tick(clock.now()).catch((error: unknown) => context.fail(error));
-      timer = setInterval(tick, TICK_MS);
-      timer.unref();
+      // The next firing is a timer at the time the loops are due; each firing is a journaled message.
+      const timers = context.require(Facility.timers);
+      timersOf = timers;
+      const arm = () => {
+        const due = memory!.nextDueAt();
+        if (due === null || stopped) return;
+        timer = timers.setTimer(() => {
+          timer = undefined;
+          memory!
+            .tick(clock.now())
+            .then(arm)
+            .catch((error: unknown) => context.fail(error));
+        }, due - clock.now());
+      };
+      arm();
       context.provide(Facility.memory, memory);
     },
-    stop() {
-      if (timer) clearInterval(timer);
-      memory?.heartbeats.stop();
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) timersOf?.clearTimer(timer);
+      await memory?.settled();
       vectorDb?.close();
     },
   };

@@ -1,3 +1,8 @@
+/**
+ * Keeps the read models current: inline projections move inside each append transaction,
+ * async ones tail the log. On start both catch up from their checkpoints, which heals a
+ * crash between an append and an async projection update.
+ */
 import type { Subscription } from '../../events/index.ts';
 import { allProjections, memoryProjections, type Projection } from '../../projections/index.ts';
 import { Facility } from '../kernel/facilities.ts';

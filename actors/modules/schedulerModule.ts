@@ -1,3 +1,10 @@
+/**
+ * Runs the input scheduler as a journaled actor. On start it replays its journal (a
+ * divergence stops the boot with the first differing seq), restores its state, and marks
+ * tasks left running by a previous process as abandoned. It ticks itself at the deadlines
+ * the machine announces (cooldown end, backlog offload); the tick is journaled like any
+ * other message.
+ */
 import { HologramError, SCHEDULER_STREAM } from '../../events/index.ts';
 import {
   DEFAULT_SCHEDULER_CONFIG,

@@ -47,11 +47,15 @@ export const memoryReplayer: Replayer = {
   name: 'memory',
   replay: async (store, settings) => {
     const replay = await replayMemory(store, memoryConfigFrom(settings), heartbeatIntervalsFrom(settings));
+    const notes = [
+      ...(replay.messages > 0 ? [`${replay.decisions} decisions re-decided`] : []),
+      ...(replay.earlier > 0 ? [`${replay.earlier} events an earlier build recorded before this journal began, applied as recorded`] : []),
+    ];
     return {
       name: 'memory',
-      verdicts: replay.inputs > 0 ? [{ journal: 'memory', divergence: replay.divergence }] : [],
-      messages: replay.inputs,
-      notes: replay.inputs > 0 ? [`${replay.decisions} decisions re-decided`] : [],
+      verdicts: replay.messages > 0 ? [{ journal: 'memory', divergence: replay.divergence }] : [],
+      messages: replay.messages,
+      notes,
     };
   },
 };

@@ -1,9 +1,8 @@
 /**
  * Public surface of the embedding layer: one provider interface whose fingerprint names a
- * vector space, the offline lexical provider and BM25 index, and the SQLite vector cache.
+ * vector space, the offline lexical provider, jieba and WordNet, and the SQLite vector cache.
  */
 export {
-  cosine,
   isModalityNotCovered,
   ModalityNotCovered,
   requireModality,

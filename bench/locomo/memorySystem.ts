@@ -24,28 +24,25 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
       memory ??= await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: turn.at });
       clock.set(Math.max(clock.now(), turn.at));
       const text = turn.imageCaption ? `${turn.text} [image: ${turn.imageCaption}]` : turn.text;
-      await memory.heartbeats.tick(turn.at);
-      const { eventId } = await memory.service.observe(scope, {
-        role: 'user',
-        speaker: turn.speaker,
-        text,
-        at: turn.at,
-        cites: [turn.diaId],
-      });
-      await memory.service.observeScene({ channel: 'locomo', peer: turn.speaker, text, at: turn.at }, eventId);
+      await memory.tick(turn.at);
+      await memory.observe(
+        scope,
+        { role: 'user', speaker: turn.speaker, text, at: turn.at, cites: [turn.diaId] },
+        { channel: 'locomo', peer: turn.speaker },
+      );
     },
     async finishIngest(at) {
-      await memory?.heartbeats.tick(at);
+      await memory?.tick(at);
     },
     async recall(question, k) {
-      return ((await memory?.service.recall(question, k, scope)) ?? []).map((hit) => ({
+      return ((await memory?.recall(question, k, scope)) ?? []).map((hit) => ({
         text: hit.text,
         cites: hit.cites,
         score: hit.score,
       }));
     },
     async close() {
-      memory?.heartbeats.stop();
+      await memory?.settled();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

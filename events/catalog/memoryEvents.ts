@@ -58,7 +58,14 @@ export const situation = () =>
   object({ channel: optional(string()), peer: optional(string()), tools: optional(array(string())), text: string(), at: number() });
 
 export const memoryEvents = {
-  ContextEventAppended: defineEvent('ContextEventAppended', object({ scope: nonEmptyString(), event: contextEvent() })),
+  /**
+   * An utterance enters L1: the memory's input. An input (not a reply) comes with the situation
+   * it happened in, which the scene actor decides from; `declaredKey` names a plugin's declared scene.
+   */
+  ContextEventAppended: defineEvent(
+    'ContextEventAppended',
+    object({ scope: nonEmptyString(), event: contextEvent(), situation: optional(situation()), declaredKey: optional(string()) }),
+  ),
   /** The context actor's decision: these events sink into a new cold doc (L1 → L2), their blocks with them. */
   ContextEventsSunk: defineEvent(
     'ContextEventsSunk',
@@ -137,10 +144,7 @@ export const memoryEvents = {
     'RelationReviewed',
     object({ relationId: nonEmptyString(), verdict: literal('keep', 'drop'), reason: string(), at: number() }),
   ),
-  /**
-   * Scenes: the situation an input happened in (what the scene actor decides from), then the
-   * scene actor's decisions for it; `eventId` is the context event the input became.
-   */
+  /** Recorded by builds before 2026-12-01 (the situation now comes with ContextEventAppended); kept so old logs read. */
   SituationObserved: defineEvent(
     'SituationObserved',
     object({

@@ -8,3 +8,4 @@ export * from './sceneFingerprint.ts';
 export * from './sceneLifecycle.ts';
 export * from './contextPruning.ts';
 export * from './heartbeatMachine.ts';
+export * from './memoryDecisions.ts';

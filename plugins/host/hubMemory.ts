@@ -5,8 +5,7 @@ import { graphNeighbourhood, type TripleData } from '../../actors/index.ts';
 import type { HubMemory } from './pluginHub.ts';
 
 export const hubMemoryOf = (memory: Memory, clock: Clock, ids: IdSource): HubMemory => ({
-  recall: async (query, k) =>
-    (await memory.service.recall(query, k)).map((h) => ({ tier: h.tier, text: h.text, cites: h.cites, score: h.score })),
+  recall: async (query, k) => (await memory.recall(query, k)).map((h) => ({ tier: h.tier, text: h.text, cites: h.cites, score: h.score })),
   commit: async (_plugin, triples, sentence) => {
     const data: TripleData[] = triples.map((t) => ({
       relationId: ids.next(),
@@ -17,11 +16,11 @@ export const hubMemoryOf = (memory: Memory, clock: Clock, ids: IdSource): HubMem
       ...(sentence ? { sentence } : {}),
     }));
     const at = clock.now();
-    await memory.service.record([{ type: 'MemoryCommitted', data: { triples: data, by: 'tool', at } }], at);
+    await memory.record([{ type: 'MemoryCommitted', data: { triples: data, by: 'tool', at } }], at);
     return data.map((t) => t.relationId);
   },
   knowledge: (entity, depth) =>
-    graphNeighbourhood(memory.service.readModels, [entity], depth).map(({ relation, hops }) => ({
+    graphNeighbourhood(memory.readModels, [entity], depth).map(({ relation, hops }) => ({
       subject: relation.subject,
       predicate: relation.predicate,
       object: relation.object,

@@ -53,7 +53,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         builtins: [
           ...builtins,
           // Notes the model commits to cold context land in one shared scope until a tool call knows its conversation.
-          memoryToolsPlugin(memory.service, { clock, ids: ids, scopeOf: () => MEMORY_NOTES_SCOPE }),
+          memoryToolsPlugin(memory, { clock, ids: ids, scopeOf: () => MEMORY_NOTES_SCOPE }),
         ],
         control,
         inputs: scheduler,

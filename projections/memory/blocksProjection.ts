@@ -76,3 +76,15 @@ export const blocksProjection = defineProjection({
 
 export const holderOf = (tx: ReadModelTx, blockId: string): { tier: HolderTier; holder: string } | undefined =>
   tx.get('SELECT tier, holder FROM memory_blocks_holders WHERE block_id = ?', [blockId]);
+
+/** The blocks a holder (a context event, a cold doc or a relation) holds now. */
+export const blocksHeldBy = (tx: ReadModelTx, tier: HolderTier, holder: string): BlockRef[] =>
+  tx
+    .all<{ block_id: string; kind: 'text' | 'media'; mime: string | null }>(
+      'SELECT block_id, kind, mime FROM memory_blocks_holders WHERE tier = ? AND holder = ? ORDER BY block_id',
+      [tier, holder],
+    )
+    .map((b): BlockRef => ({ blockId: b.block_id, kind: b.kind, ...(b.mime ? { mime: b.mime } : {}) }));
+
+export const blockCounts = (tx: ReadModelTx): { tier: string; blocks: number }[] =>
+  tx.all('SELECT tier, count(*) AS blocks FROM memory_blocks_holders GROUP BY tier ORDER BY tier');

@@ -94,3 +94,9 @@ export const coldDocsToArchive = (tx: ReadModelTx, idleSince: number, maxAccesse
     'SELECT doc_id, scope, text, cites, events, created_at, accesses, last_access_at FROM memory_cold_docs WHERE accesses <= ? AND last_access_at <= ? ORDER BY doc_id',
     [maxAccesses, idleSince],
   );
+
+export const coldCounts = (tx: ReadModelTx): { docs: number; accesses: number } =>
+  tx.get<{ docs: number; accesses: number }>('SELECT count(*) AS docs, coalesce(sum(accesses), 0) AS accesses FROM memory_cold_docs') ?? {
+    docs: 0,
+    accesses: 0,
+  };

@@ -14,7 +14,7 @@ const insert = (tx: ReadModelTx, scope: string, e: ContextEventData, seq: number
 
 export const contextProjection = defineProjection({
   name: 'memory_context',
-  version: 1,
+  version: 2,
   handles: ['ContextEventAppended', 'ContextEventsSunk', 'ContextEventsRestored'],
   tables: [
     {
@@ -25,11 +25,21 @@ export const contextProjection = defineProjection({
       ) WITHOUT ROWID;
       CREATE INDEX memory_context_events_scope ON memory_context_events (scope, at, event_id)`,
     },
+    {
+      name: 'memory_context_inputs',
+      ddl: 'CREATE TABLE memory_context_inputs (scope TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID',
+    },
   ],
   evolve(tx, event) {
     switch (event.type) {
       case 'ContextEventAppended':
         insert(tx, event.data.scope, event.data.event, event.seq);
+        if (event.data.event.role === 'user') {
+          tx.run('INSERT INTO memory_context_inputs (scope, text) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET text = excluded.text', [
+            event.data.scope,
+            event.data.event.text,
+          ]);
+        }
         return;
       case 'ContextEventsRestored':
         for (const e of event.data.events) insert(tx, event.data.scope, e, event.seq);
@@ -59,3 +69,22 @@ export const contextOf = (tx: ReadModelTx, scope: string): ContextRow[] =>
     'SELECT event_id, scope, role, speaker, text, at, cites, blocks FROM memory_context_events WHERE scope = ? ORDER BY at, event_id',
     [scope],
   );
+
+/** Every scope's latest input (what the distill loop prunes against), by scope. */
+export const latestInputs = (tx: ReadModelTx): { scope: string; text: string }[] =>
+  tx.all('SELECT scope, text FROM memory_context_inputs ORDER BY scope');
+
+/** Every scope that has context now. */
+export const contextScopes = (tx: ReadModelTx): string[] =>
+  tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope').map((r) => r.scope);
+
+/** Context events said after `since` and up to `until` (what the rule distiller reads), in time order. */
+export const contextSaidBetween = (tx: ReadModelTx, since: number, until: number): ContextRow[] =>
+  tx.all<ContextRow>(
+    'SELECT event_id, scope, role, speaker, text, at, cites, blocks FROM memory_context_events WHERE at > ? AND at <= ? ORDER BY at, event_id',
+    [since, until],
+  );
+
+/** Events per scope, for a count of what memory holds. */
+export const contextCounts = (tx: ReadModelTx): { scope: string; events: number }[] =>
+  tx.all('SELECT scope, count(*) AS events FROM memory_context_events GROUP BY scope ORDER BY scope');

@@ -42,7 +42,7 @@ const addTriple = (tx: ReadModelTx, t: TripleData, source: string, seq: number, 
 
 export const graphProjection = defineProjection({
   name: 'memory_graph',
-  version: 2,
+  version: 3,
   handles: [
     'MemoryCommitted',
     'ColdDocDistilled',
@@ -52,6 +52,8 @@ export const graphProjection = defineProjection({
     'EntityDeleted',
     'MemoryPurged',
     'EntityRecalled',
+    'MergeProposed',
+    'RelationReviewed',
   ],
   tables: [
     {
@@ -66,6 +68,14 @@ export const graphProjection = defineProjection({
       ) WITHOUT ROWID;
       CREATE INDEX memory_graph_relations_subject ON memory_graph_relations (subject);
       CREATE INDEX memory_graph_relations_object ON memory_graph_relations (object)`,
+    },
+    {
+      name: 'memory_graph_merge_pairs',
+      ddl: 'CREATE TABLE memory_graph_merge_pairs (a TEXT NOT NULL, b TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID',
+    },
+    {
+      name: 'memory_graph_reviewed',
+      ddl: 'CREATE TABLE memory_graph_reviewed (relation_id TEXT PRIMARY KEY) WITHOUT ROWID',
     },
     {
       name: 'memory_graph_recalled',
@@ -137,6 +147,12 @@ export const graphProjection = defineProjection({
       case 'MemoryPurged':
         for (const id of event.data.relationIds) tx.run('DELETE FROM memory_graph_relations WHERE relation_id = ?', [id]);
         dropOrphans(tx);
+        return;
+      case 'MergeProposed':
+        tx.run('INSERT OR IGNORE INTO memory_graph_merge_pairs (a, b) VALUES (?, ?)', [event.data.a, event.data.b]);
+        return;
+      case 'RelationReviewed':
+        tx.run('INSERT OR IGNORE INTO memory_graph_reviewed (relation_id) VALUES (?)', [event.data.relationId]);
         return;
       case 'EntityRecalled':
         tx.run('INSERT OR IGNORE INTO memory_graph_recalled (entity, turn) VALUES (?, ?)', [entityKey(event.data.entity), event.data.turn]);
@@ -210,3 +226,54 @@ export const entities = (tx: ReadModelTx): { entity: string; name: string }[] =>
 
 export const recalledInTurn = (tx: ReadModelTx, turn: string): Set<string> =>
   new Set(tx.all<{ entity: string }>('SELECT entity FROM memory_graph_recalled WHERE turn = ?', [turn]).map((r) => r.entity));
+
+/** Entity pairs proposed for merging before (each pair is considered once), as `a|b`. */
+export const consideredMergePairs = (tx: ReadModelTx): Set<string> =>
+  new Set(tx.all<{ a: string; b: string }>('SELECT a, b FROM memory_graph_merge_pairs').map((r) => `${r.a}|${r.b}`));
+
+/** Relations the review loop has read (each is read once). */
+export const reviewedRelations = (tx: ReadModelTx): Set<string> =>
+  new Set(tx.all<{ relation_id: string }>('SELECT relation_id FROM memory_graph_reviewed').map((r) => r.relation_id));
+
+/** An entity by any of its spellings (matched on its key). */
+export const entityNamed = (tx: ReadModelTx, name: string): { entity: string; name: string } | undefined =>
+  tx.get('SELECT entity, name FROM memory_graph_entities WHERE entity = ?', [entityKey(name)]);
+
+/** One relation by id. */
+export const relationById = (tx: ReadModelTx, relationId: string): RelationRow | undefined => relationsById(tx, [relationId])[0];
+
+/** Every relation with the entity as subject or object, by id. */
+export const relationsTouching = (tx: ReadModelTx, entity: string): string[] =>
+  tx
+    .all<{ relation_id: string }>('SELECT relation_id FROM memory_graph_relations WHERE subject = ? OR object = ? ORDER BY relation_id', [
+      entity,
+      entity,
+    ])
+    .map((r) => r.relation_id);
+
+export const graphCounts = (tx: ReadModelTx): { entities: number; relations: number } => ({
+  entities: tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_graph_entities')?.n ?? 0,
+  relations: tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_graph_relations')?.n ?? 0,
+});
+
+const editDistance = (a: string, b: string): number => {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    row = next;
+  }
+  return row[b.length]!;
+};
+
+/** Stored entity names near `name` (containing it, contained in it, or a few edits away), nearest first. */
+export const closeEntityNames = (tx: ReadModelTx, name: string, limit = 5): string[] => {
+  const key = entityKey(name);
+  const threshold = Math.max(2, Math.floor(key.length / 3));
+  return entities(tx)
+    .map((e) => ({ name: e.name, distance: e.entity.includes(key) || key.includes(e.entity) ? 0 : editDistance(key, e.entity) }))
+    .filter((e) => e.distance <= threshold)
+    .sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((e) => e.name);
+};

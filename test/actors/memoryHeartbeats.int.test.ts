@@ -20,7 +20,7 @@ describe('memory heartbeats', () => {
     const path = join(tempDir(), 'events.db');
     const MIN = 60_000;
     const facts = async (memory: OpenMemory) =>
-      memory.service.readModels
+      memory.readModels
         .all<{ object: string }>("SELECT object FROM memory_graph_relations WHERE predicate != 'said' ORDER BY object")
         .map((r) => r.object);
     // An hour between firings: longer than the default 10 minutes the first firing used to look back.
@@ -37,11 +37,11 @@ describe('memory heartbeats', () => {
         intervals: { rules: 60 * MIN },
       },
     );
-    await first.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I live in Lisbon', at: START + 5 * MIN, cites: ['D1:1'] });
-    await first.heartbeats.tick(START + 60 * MIN);
-    await first.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I like sailing', at: START + 65 * MIN, cites: ['D1:2'] });
+    await first.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I live in Lisbon', at: START + 5 * MIN, cites: ['D1:1'] });
+    await first.tick(START + 60 * MIN);
+    await first.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I like sailing', at: START + 65 * MIN, cites: ['D1:2'] });
     expect(await facts(first)).toEqual(['lisbon']);
-    first.heartbeats.stop();
+    await first.settled();
     await stores.pop()!.close();
     // The daemon comes back two hours later: the loop is overdue from its last firing and reads from there.
     const second = await openMemory(
@@ -57,8 +57,8 @@ describe('memory heartbeats', () => {
         intervals: { rules: 60 * MIN },
       },
     );
-    expect(await second.heartbeats.tick(START + 181 * MIN)).toContain('rules');
+    expect(await second.tick(START + 181 * MIN)).toContain('rules');
     expect(await facts(second)).toEqual(['lisbon', 'sailing']);
-    second.heartbeats.stop();
+    await second.settled();
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
-import type { MemoryConfig } from '../../actors/memory/memoryService.ts';
+import type { MemoryConfig } from '../../actors/memory/openMemory.ts';
 import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -28,7 +28,8 @@ const open = async (path: string, config: Partial<MemoryConfig> = {}): Promise<O
   return openMemory(store, {
     ids: new SequentialIds('m'),
     clock,
-    startAt: START,
+    // Just before the first utterance: a loop's first firing reads what was said after the start.
+    startAt: START - 1,
     config: { prune: { protectRecent: 1000, keepTopK: 1000, budgetTokens: 1_000_000 }, ...config },
   });
 };
@@ -36,11 +37,11 @@ const open = async (path: string, config: Partial<MemoryConfig> = {}): Promise<O
 /** Each line is said at `at` + its index in seconds and cites `D<day>:<n>`. */
 const converse = async (memory: OpenMemory, lines: readonly Line[], at = START, day = 1) => {
   for (const [i, [speaker, text]] of lines.entries()) {
-    await memory.service.observe(SCOPE, { role: 'user', speaker, text, at: at + i * 1000, cites: [`D${day}:${i + 1}`] });
+    await memory.observe(SCOPE, { role: 'user', speaker, text, at: at + i * 1000, cites: [`D${day}:${i + 1}`] });
   }
 };
 
-const citesOf = async (memory: OpenMemory, query: string, k = 3) => (await memory.service.recall(query, k, SCOPE)).flatMap((h) => h.cites);
+const citesOf = async (memory: OpenMemory, query: string, k = 3) => (await memory.recall(query, k, SCOPE)).flatMap((h) => h.cites);
 
 describe('recall', () => {
   it('prefers what the person a question names said, over more matching words said by another', async () => {
@@ -76,8 +77,7 @@ describe('recall', () => {
     const memory = await open(join(tempDir(), 'events.db'));
     await converse(memory, [['Ada', 'I baked bread.']], START, 1);
     await converse(memory, [['Ada', 'I baked bread again.']], START + 3 * DAY, 2);
-    const asked = (at: number) =>
-      memory.service.recall('What did Ada bake yesterday?', 1, SCOPE, { text: 'What did Ada bake yesterday?', at });
+    const asked = (at: number) => memory.recall('What did Ada bake yesterday?', 1, SCOPE, { text: 'What did Ada bake yesterday?', at });
     expect((await asked(START + DAY))[0]!.cites).toEqual(['D1:1']);
     expect((await asked(START + 4 * DAY))[0]!.cites).toEqual(['D2:1']);
   });
@@ -118,7 +118,7 @@ describe('recall', () => {
       confidence: 1,
       sentence,
     });
-    await memory.service.record(
+    await memory.record(
       [
         {
           type: 'MemoryCommitted',
@@ -137,12 +137,12 @@ describe('recall', () => {
       ],
       START,
     );
-    const texts = (await memory.service.recall('Where does Ada live?', 10, SCOPE)).map((h) => h.text);
+    const texts = (await memory.recall('Where does Ada live?', 10, SCOPE)).map((h) => h.text);
     expect(texts[0]).toBe('Ada lives in London');
     expect(texts).toEqual(expect.arrayContaining(['London is the capital of England', 'England is part of Europe']));
     expect(texts).not.toContain('Europe is on Earth');
     // An entity is named only by all of its words, not by letters inside another word.
-    expect((await memory.service.recall('When did the start happen?', 10, SCOPE)).map((h) => h.text)).not.toContain('Art is long');
+    expect((await memory.recall('When did the start happen?', 10, SCOPE)).map((h) => h.text)).not.toContain('Art is long');
   });
 
   it('gives one hit per utterance: a fact distilled from it does not take a second place', async () => {
@@ -151,8 +151,8 @@ describe('recall', () => {
       ['Ada', 'I live in Lisbon and I love the sea.'],
       ['Ada', 'Lisbon has the best pastries.'],
     ]);
-    await memory.service.distillRules(START - 1, START + 10_000);
-    const hits = await memory.service.recall('Lisbon', 5, SCOPE);
+    expect(await memory.tick(START + 10 * 60_000)).toEqual(['rules']);
+    const hits = await memory.recall('Lisbon', 5, SCOPE);
     const sources = hits.flatMap((h) => h.sources ?? []);
     expect(new Set(sources).size).toBe(sources.length);
     expect(hits.flatMap((h) => h.cites).sort()).toEqual(['D1:1', 'D1:2']);
@@ -167,13 +167,13 @@ describe('recall', () => {
       ['Caroline', 'The support group was inspiring.'],
     ]);
     // Everything sinks (nothing protected); months later the idle docs are distilled into graph sentences.
-    await first.service.archive(START + 90 * DAY);
+    expect(await first.tick(START + 90 * DAY)).toContain('archive');
     const questions = ['When did Caroline go to the support group?', 'What did Melanie do on 1 May, 2023?'];
-    const before = await Promise.all(questions.map((q) => first.service.recall(q, 3, SCOPE)));
+    const before = await Promise.all(questions.map((q) => first.recall(q, 3, SCOPE)));
     expect(before.flat().every((h) => h.tier === 'graph')).toBe(true);
     await stores.pop()!.close();
     const second = await open(path, { prune: { protectRecent: 0, keepTopK: 0, budgetTokens: 1_000_000 } });
-    const after = await Promise.all(questions.map((q) => second.service.recall(q, 3, SCOPE)));
+    const after = await Promise.all(questions.map((q) => second.recall(q, 3, SCOPE)));
     expect(after.map((hits) => hits.map((h) => [h.cites, h.score]))).toEqual(before.map((hits) => hits.map((h) => [h.cites, h.score])));
     // Distilled sentences keep who said them and when, so the person and the day still count.
     expect(after[1]![0]!.cites).toEqual(['D1:2']);

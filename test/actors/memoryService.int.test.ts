@@ -16,7 +16,7 @@ import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
-import type { DenseRecall } from '../../actors/memory/memoryService.ts';
+import type { DenseRecall, MemoryOptions } from '../../actors/memory/openMemory.ts';
 import { parseVerdict, type MergeJudge, type RelationJudge } from '../../actors/memory/mergeJudge.ts';
 
 const tempDir = useTempDir();
@@ -46,7 +46,7 @@ const synonymProvider = () => {
   return { provider, calls };
 };
 
-const setup = async (protectRecent = 3, dense?: DenseRecall) => {
+const setup = async (protectRecent = 3, dense?: DenseRecall, judges: Pick<MemoryOptions, 'mergeJudge' | 'relationJudge'> = {}) => {
   const clock = new VirtualClock(1_000_000);
   const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
     catalog: createDefaultCatalog(),
@@ -60,15 +60,15 @@ const setup = async (protectRecent = 3, dense?: DenseRecall) => {
     startAt: clock.now(),
     config: { prune: { protectRecent, keepTopK: 1, budgetTokens: 10_000 } },
     ...(dense ? { dense } : {}),
+    ...judges,
   });
   const tx = new SqliteReadModelTx(store.db);
-  const say = (text: string, at: number, cite: string) =>
-    memory.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at, cites: [cite] });
+  const say = (text: string, at: number, cite: string) => memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at, cites: [cite] });
   const types = async () => (await store.readStream(MEMORY_STREAM)).map((e) => e.type);
   return { clock, store, memory, tx, say, types };
 };
 
-describe('memory service', () => {
+describe('the memory', () => {
   it('keeps the protected recent events and the most relevant older one in L1, and sinks the rest to cold docs', async () => {
     const { tx, say } = await setup(3);
     const lines = ['I bought a red bicycle', 'The weather was grey', 'My sister plays chess', 'Lunch was soup', 'Where is my bicycle?'];
@@ -84,12 +84,12 @@ describe('memory service', () => {
     await say('My passport is in the blue drawer', 1_000_000, 'D1:1');
     for (let i = 0; i < 4; i++) await say(`filler line number ${i}`, 1_001_000 + i, `D1:${i + 2}`);
     const before = coldDocs(tx);
-    const [hit] = await memory.service.peekCold('passport drawer', 1, 1_002_000);
+    const [hit] = await memory.peekCold('passport drawer', 1, 1_002_000);
     expect(hit!.cites).toEqual(['D1:1']);
     expect(coldDocs(tx).map(({ accesses: _a, last_access_at: _l, ...rest }) => rest)).toEqual(
       before.map(({ accesses: _a, last_access_at: _l, ...rest }) => rest),
     );
-    await memory.service.restoreCold(hit!.id.slice(4), 1_003_000);
+    await memory.restoreCold(hit!.id.slice(4), 1_003_000);
     expect(coldDocs(tx).some((d) => d.doc_id === hit!.id.slice(4))).toBe(false);
     const restored = contextOf(tx, SCOPE).find((r) => r.text.includes('passport'))!;
     expect(restored.at).toBe(1_000_000);
@@ -107,16 +107,16 @@ describe('memory service', () => {
     await say('ada lovelace wrote notes', 1_000_300, 'D1:4');
     await say('An unrelated remark', 1_000_400, 'D1:5');
     await say('Another remark', 1_000_500, 'D1:6');
-    const [hit] = await memory.service.peekCold('mathematics', 1, 1_000_600);
-    await memory.service.restoreCold(hit!.id.slice(4), 1_000_700);
-    await memory.heartbeats.tick(1_000_700 + 80 * HOUR);
-    expect(await memory.service.archive(1_000_700 + 80 * HOUR)).toBe(0); // the heartbeat already did it
+    const [hit] = await memory.peekCold('mathematics', 1, 1_000_600);
+    await memory.restoreCold(hit!.id.slice(4), 1_000_700);
+    expect(await memory.tick(1_000_700 + 80 * HOUR)).toContain('archive');
+    expect(await memory.tick(1_000_700 + 80 * HOUR)).toEqual([]); // each loop fired once: none is due again
     const relations = tx.all<{ predicate: string; cites: string }>(
       'SELECT predicate, cites FROM memory_graph_relations ORDER BY relation_id',
     );
     expect(relations.some((r) => r.predicate === 'lives_in' && r.cites === '["D1:1"]')).toBe(true);
     expect(relations.filter((r) => r.predicate === 'said').length).toBeGreaterThan(0);
-    const recalled = await memory.service.recall('Where does Ada live?', 5, SCOPE);
+    const recalled = await memory.recall('Where does Ada live?', 5, SCOPE);
     expect(recalled.flatMap((h) => h.cites)).toContain('D1:1');
 
     const verdicts = await verifyProjections(store, store.db, memoryProjections());
@@ -126,6 +126,7 @@ describe('memory service', () => {
       ['memory_graph', 'match'],
       ['memory_blocks', 'match'],
       ['memory_scenes', 'match'],
+      ['memory_heartbeats', 'match'],
     ]);
   });
 
@@ -136,33 +137,40 @@ describe('memory service', () => {
     await say('I drove my automobile to the coast', 1_000_000, 'D1:1');
     await say('Soup for lunch again', 1_000_100, 'D1:2');
     await say('The weather turned grey', 1_000_200, 'D1:3');
-    const hits = await memory.service.recall('Where did I take the car?', 1, SCOPE);
+    const hits = await memory.recall('Where did I take the car?', 1, SCOPE);
     expect(hits[0]!.cites).toEqual(['D1:1']); // no shared keyword: found through the dense space
     const embedded = calls.flat().length;
-    await memory.service.recall('Where did I take the car?', 1, SCOPE);
+    await memory.recall('Where did I take the car?', 1, SCOPE);
     expect(calls.flat().length - embedded).toBe(0); // the query's vector came from the cache
   });
 
   it('records scenes: a situation is a candidate first, a scene on its second occurrence, joined after; a restart continues', async () => {
-    const { store, memory, tx, clock } = await setup(10);
-    const situation = (text: string, at: number) => memory.service.observeScene({ channel: 'cli', peer: 'cli:ada', text, at });
-    expect((await situation('plan the garden beds', 1_000_000)).map((d) => d.type)).toEqual(['SceneCandidateNoted']);
-    expect((await situation('plan the garden paths', 1_000_100)).map((d) => d.type)).toEqual(['SceneCreated']);
-    expect((await situation('garden beds again', 1_000_200)).map((d) => d.type)).toEqual(['SceneJoined']);
+    const { store, memory, tx, clock, types } = await setup(10);
+    const decided = async (on: typeof memory, text: string, at: number) => {
+      const before = (await types()).length;
+      await on.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at }, { channel: 'cli', peer: 'cli:ada' });
+      return (await types()).slice(before).filter((t) => t.startsWith('Scene'));
+    };
+    expect(await decided(memory, 'plan the garden beds', 1_000_000)).toEqual(['SceneCandidateNoted']);
+    expect(await decided(memory, 'plan the garden paths', 1_000_100)).toEqual(['SceneCreated']);
+    expect(await decided(memory, 'garden beds again', 1_000_200)).toEqual(['SceneJoined']);
     expect(tx.all('SELECT scene_id, occurrences FROM memory_scenes_scenes')).toEqual([{ scene_id: 'scene:2', occurrences: 2 }]);
 
     const again = await openMemory(store, { ids: new SequentialIds('m2'), clock, startAt: clock.now() });
-    expect(
-      (await again.service.observeScene({ channel: 'cli', peer: 'cli:ada', text: 'garden plan', at: 1_000_300 })).map((d) => d.type),
-    ).toEqual(['SceneJoined']);
+    expect(await decided(again, 'garden plan', 1_000_300)).toEqual(['SceneJoined']);
     const verdicts = await verifyProjections(store, store.db, memoryProjections());
     expect(verdicts.find((v) => v.projection === 'memory_scenes')?.status).toBe('match');
   });
 
   it("applies a model's merge verdict as recorded events, and considers each proposed pair once", async () => {
-    const { memory, tx, types } = await setup(10);
+    const asked: string[] = [];
+    const judge: MergeJudge = async (a, b) => {
+      asked.push(`${a}|${b}`);
+      return { decision: 'merge', reason: 'merge: same person' };
+    };
+    const { memory, tx, types } = await setup(10, undefined, { mergeJudge: judge });
     const commit = (subject: string, object: string) =>
-      memory.service.record(
+      memory.record(
         [
           {
             type: 'MemoryCommitted',
@@ -178,20 +186,18 @@ describe('memory service', () => {
     await commit('Ada Lovelace', 'tea');
     await commit('Ada Lovelace.', 'chess');
     await commit('Bob', 'coffee');
-    const asked: string[] = [];
-    const judge: MergeJudge = async (a, b) => {
-      asked.push(`${a}|${b}`);
-      return { decision: 'merge', reason: 'merge: same person' };
-    };
-    expect(await memory.service.proposeEntityMerges(2, judge)).toBe(1);
+    expect(await memory.tick(1_000_000 + 2 * HOUR)).toContain('merge');
+    await memory.settled();
     expect(asked).toEqual(['ada lovelace|ada lovelace.']);
-    expect((await types()).slice(-3)).toEqual(['MergeProposed', 'MergeDecided', 'EntitiesMerged']);
+    const merging = new Set(['MergeProposed', 'MergeDecided', 'EntitiesMerged']);
+    expect((await types()).filter((t) => merging.has(t))).toEqual(['MergeProposed', 'MergeDecided', 'EntitiesMerged']);
     expect(tx.all('SELECT subject, object FROM memory_graph_relations ORDER BY object')).toEqual([
       { subject: 'ada lovelace', object: 'chess' },
       { subject: 'bob', object: 'coffee' },
       { subject: 'ada lovelace', object: 'tea' },
     ]);
-    expect(await memory.service.proposeEntityMerges(3, judge)).toBe(0);
+    expect(await memory.tick(1_000_000 + 4 * HOUR)).toContain('merge');
+    await memory.settled();
     expect(asked).toHaveLength(1);
   });
 
@@ -202,7 +208,12 @@ describe('memory service', () => {
   });
 
   it('reviews uncertain relations against their sentences once each: keep raises confidence, drop purges', async () => {
-    const { memory, tx, types } = await setup(10);
+    const asked: string[] = [];
+    const judge: RelationJudge = async (r) => {
+      asked.push(r.relationId);
+      return r.object === 'chess' ? { verdict: 'drop', reason: 'drop: says hate' } : { verdict: 'keep', reason: 'keep' };
+    };
+    const { memory, tx, types } = await setup(10, undefined, { relationJudge: judge });
     const triple = (relationId: string, object: string, sentence: string) => ({
       relationId,
       subject: 'ada',
@@ -211,7 +222,7 @@ describe('memory service', () => {
       confidence: 0.7,
       sentence,
     });
-    await memory.service.record(
+    await memory.record(
       [
         {
           type: 'MemoryCommitted',
@@ -220,26 +231,27 @@ describe('memory service', () => {
       ],
       1,
     );
-    const judge: RelationJudge = async (r) =>
-      r.object === 'chess' ? { verdict: 'drop', reason: 'drop: says hate' } : { verdict: 'keep', reason: 'keep' };
-    expect(await memory.service.reviewRelations(2, judge)).toBe(2);
+    expect(await memory.tick(1_000_000 + 2 * HOUR)).toContain('review');
+    await memory.settled();
+    expect(asked).toEqual(['r1', 'r2']);
     expect(tx.all('SELECT relation_id, confidence FROM memory_graph_relations')).toEqual([{ relation_id: 'r1', confidence: 1 }]);
     expect((await types()).filter((t) => t === 'RelationReviewed')).toHaveLength(2);
-    expect(await memory.service.reviewRelations(3, judge)).toBe(0);
+    expect(await memory.tick(1_000_000 + 4 * HOUR)).toContain('review');
+    await memory.settled();
+    expect(asked).toHaveLength(2);
   });
 
   it("weighs items from the scenes a situation recalls: the scene's members score 25% more, others do not change", async () => {
     const { memory } = await setup(10);
     const said = async (peer: string, text: string, at: number) => {
-      const { eventId } = await memory.service.observe(SCOPE, { role: 'user', speaker: peer, text, at });
-      await memory.service.observeScene({ channel: 'cli', peer, text, at }, eventId);
+      const { eventId } = await memory.observe(SCOPE, { role: 'user', speaker: peer, text, at }, { channel: 'cli', peer });
       return eventId;
     };
     await said('alice', 'planting the garden beds', 1_000_000); // a candidate: the scene starts with the next one
     const alice2 = await said('alice', 'planting the garden paths', 1_000_100);
     const bob = await said('bob', 'garden tools are rusty', 1_000_200);
-    const plain = await memory.service.recall('garden', 3, SCOPE);
-    const inScene = await memory.service.recall('garden', 3, SCOPE, {
+    const plain = await memory.recall('garden', 3, SCOPE);
+    const inScene = await memory.recall('garden', 3, SCOPE, {
       channel: 'cli',
       peer: 'alice',
       text: 'planting the garden',

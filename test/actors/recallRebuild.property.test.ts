@@ -36,7 +36,7 @@ class Say implements fc.AsyncCommand<Model, Real> {
     real.clock.set(real.clock.now() + 60_000);
     model.said++;
     const text = `${this.words.map((w) => WORDS[w]).join(' ')}${this.when ? ' yesterday' : ''}${this.words.length > 2 ? '?' : '.'}`;
-    await real.memory.service.observe(SCOPE, {
+    await real.memory.observe(SCOPE, {
       role: 'user',
       speaker: PEOPLE[this.person]!,
       text,
@@ -51,8 +51,8 @@ class Restore implements fc.AsyncCommand<Model, Real> {
   constructor(readonly word: number) {}
   check = () => true;
   async run(_: Model, real: Real) {
-    const [hit] = await real.memory.service.peekCold(WORDS[this.word]!, 1, real.clock.now());
-    if (hit) await real.memory.service.restoreCold(hit.id.slice('doc:'.length), real.clock.now());
+    const [hit] = await real.memory.peekCold(WORDS[this.word]!, 1, real.clock.now());
+    if (hit) await real.memory.restoreCold(hit.id.slice('doc:'.length), real.clock.now());
   }
   toString = () => `restore(${WORDS[this.word]})`;
 }
@@ -62,7 +62,7 @@ class Idle implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(_: Model, real: Real) {
     real.clock.set(real.clock.now() + this.hours * 3_600_000);
-    await real.memory.heartbeats.tick(real.clock.now());
+    await real.memory.tick(real.clock.now());
   }
   toString = () => `idle(${this.hours} h)`;
 }
@@ -84,7 +84,7 @@ class Commit implements fc.AsyncCommand<Model, Real> {
       confidence: 1,
       sentence: `${subject} likes ${WORDS[this.word]}`,
     };
-    await real.memory.service.record(
+    await real.memory.record(
       [{ type: 'MemoryCommitted', data: { triples: [triple], by: 'tool', at: real.clock.now() } }],
       real.clock.now(),
     );
@@ -98,7 +98,7 @@ class ColdCommit implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     const docId = `note-${++model.notes}`;
     const text = this.words.map((w) => WORDS[w]).join(' ');
-    await real.memory.service.record(
+    await real.memory.record(
       [{ type: 'ColdDocCommitted', data: { scope: SCOPE, docId, text, cites: [`N${model.said}`], at: real.clock.now() } }],
       real.clock.now(),
     );
@@ -113,7 +113,7 @@ class Merge implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => this.from !== this.into;
   async run(_: Model, real: Real) {
-    await real.memory.service.record(
+    await real.memory.record(
       [{ type: 'EntitiesMerged', data: { from: WORDS[this.from]!, into: WORDS[this.into]!, by: 'tool', at: real.clock.now() } }],
       real.clock.now(),
     );
@@ -126,7 +126,7 @@ class Rename implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(_: Model, real: Real) {
     const entity = PEOPLE[this.person]!;
-    await real.memory.service.record(
+    await real.memory.record(
       [{ type: 'EntityEdited', data: { entity, renameTo: `${entity} Smith`, at: real.clock.now() } }],
       real.clock.now(),
     );
@@ -159,7 +159,7 @@ const QUERIES = [
 const recallAll = (memory: OpenMemory) =>
   Promise.all(
     QUERIES.map(async (q) =>
-      (await memory.service.recall(q, 5, SCOPE)).map((h) => ({
+      (await memory.recall(q, 5, SCOPE)).map((h) => ({
         tier: h.tier,
         cites: h.cites,
         text: h.text,
@@ -183,12 +183,12 @@ describe('recall index rebuilt at start (model-based)', () => {
         try {
           const live = await open();
           await fc.asyncModelRun(() => ({ model: { said: 0, notes: 0 }, real: { memory: live.memory, clock: live.clock } }), cmds);
-          live.memory.heartbeats.stop();
+          await live.memory.settled();
           const before = await recallAll(live.memory);
           await live.store.close();
           const restarted = await open();
           const after = await recallAll(restarted.memory);
-          restarted.memory.heartbeats.stop();
+          await restarted.memory.settled();
           await restarted.store.close();
           expect(after).toEqual(before);
         } finally {

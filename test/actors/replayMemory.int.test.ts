@@ -49,15 +49,14 @@ const recordSession = async () => {
   for (const [i, text] of lines.entries()) {
     const at = clock.now() + (i === 6 ? 20 * HOUR : 15 * 60_000);
     clock.set(at);
-    await memory.heartbeats.tick(at);
-    const { eventId } = await memory.service.observe('chat:ada', { role: 'user', speaker: 'Ada', text, at, cites: [`D1:${i + 1}`] });
-    await memory.service.observeScene({ channel: 'cli', peer: 'ada', text, at }, eventId);
+    await memory.tick(at);
+    await memory.observe('chat:ada', { role: 'user', speaker: 'Ada', text, at, cites: [`D1:${i + 1}`] }, { channel: 'cli', peer: 'ada' });
   }
-  const [hit] = await memory.service.peekCold('engine cards', 1, clock.now());
-  if (hit) await memory.service.restoreCold(hit.id.slice(4), clock.now());
+  const [hit] = await memory.peekCold('engine cards', 1, clock.now());
+  if (hit) await memory.restoreCold(hit.id.slice(4), clock.now());
   // What a tool wrote: two spellings of one name, for the merge loop to propose.
   const triple = (relationId: string, subject: string) => ({ relationId, subject, predicate: 'visited', object: 'London', confidence: 1 });
-  await memory.service.record(
+  await memory.record(
     [
       {
         type: 'MemoryCommitted',
@@ -67,8 +66,8 @@ const recordSession = async () => {
     clock.now(),
   );
   clock.set(clock.now() + 80 * HOUR);
-  await memory.heartbeats.tick(clock.now());
-  memory.heartbeats.stop();
+  await memory.tick(clock.now());
+  await memory.settled();
   return store;
 };
 
@@ -87,7 +86,7 @@ describe('memory replay', () => {
   it("re-decides each input's scene from its recorded situation, and reports a scene decision it would not make", async () => {
     const store = await recordSession();
     const events = await store.readStream(MEMORY_STREAM);
-    expect(events.filter((e) => e.type === 'SituationObserved')).toHaveLength(10);
+    expect(events.filter((e) => e.type === 'ContextEventAppended' && e.data.situation)).toHaveLength(10);
     const joined = events.find((e) => e.type === 'SceneJoined')!;
     const copy = async (change: (e: (typeof events)[number]) => unknown, keep = (_: (typeof events)[number]) => true) => {
       const log = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
@@ -102,12 +101,14 @@ describe('memory replay', () => {
       actual: { type: 'SceneJoined' },
     });
     expect(replay.divergence!.seq).toBe(events.indexOf(joined) + 1);
-    // A log from before situations were recorded: its scene decisions are taken as recorded.
+    // A log an earlier build wrote (no memory journal began): its decisions are taken as recorded.
     const older = await copy(
       (e) => (e.seq === joined.seq ? { ...(e.data as object), similarity: 0.51 } : e.data),
-      (e) => e.type !== 'SituationObserved',
+      (e) => !(e.type === 'InputDelivered' && (e.data.message as { type: string }).type === 'memory.start'),
     );
-    expect((await replayMemory(older, CONFIG)).divergence).toBeNull();
+    const applied = await replayMemory(older, CONFIG);
+    expect(applied.divergence).toBeNull();
+    expect(applied.earlier).toBe(events.length - 1);
   });
 
   it('re-decides when each heartbeat loop fires: a firing before the loop was due is reported, as are other intervals than the recorded ones', async () => {

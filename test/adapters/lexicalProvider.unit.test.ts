@@ -1,8 +1,8 @@
 /** The offline lexical provider: hashed TF-IDF vectors, fingerprints, refusal of images. */
 import { describe, expect, it } from 'vitest';
-import { TOKENIZER_VERSION } from '../../adapters/embeddings/lexical/tokenize.ts';
+import { memoryTokenizer } from '../../actors/memory/lexicon.ts';
+import { cosine, TOKENIZER_VERSION } from '../../projections/index.ts';
 import {
-  cosine,
   isModalityNotCovered,
   LexicalProvider,
   ModalityNotCovered,
@@ -30,11 +30,11 @@ describe('cosine', () => {
 });
 
 describe('LexicalProvider', () => {
-  const provider = new LexicalProvider();
+  const provider = new LexicalProvider({ tokenizer: memoryTokenizer });
 
   it('gives the same text the same unit vector, across calls and instances', async () => {
     const [v1] = await provider.embedTexts(['Caroline went to the LGBTQ support group']);
-    const [v2] = await new LexicalProvider().embedTexts(['Caroline went to the LGBTQ support group']);
+    const [v2] = await new LexicalProvider({ tokenizer: memoryTokenizer }).embedTexts(['Caroline went to the LGBTQ support group']);
     expect(v1).toHaveLength(4096);
     expect(v2).toEqual(v1);
     expect(norm(v1!)).toBeCloseTo(1, 5);
@@ -53,7 +53,7 @@ describe('LexicalProvider', () => {
   });
 
   it('uses signed hashing: buckets can be negative, vectors stay normalised in small spaces', () => {
-    const small = new LexicalProvider({ dimensions: 8 });
+    const small = new LexicalProvider({ tokenizer: memoryTokenizer, dimensions: 8 });
     const v = small.embedText('one two three four five six seven eight nine ten eleven twelve');
     expect(v).toHaveLength(8);
     expect([...v].some((x) => x < 0)).toBe(true);
@@ -85,7 +85,7 @@ describe('LexicalProvider', () => {
   });
 
   it('a fit down-weights common terms, changing the vectors', () => {
-    const fitted = new LexicalProvider().fit([...CORPUS, 'park', 'park', 'park']);
+    const fitted = new LexicalProvider({ tokenizer: memoryTokenizer }).fit([...CORPUS, 'park', 'park', 'park']);
     const before = cosine(provider.embedText('park cake'), provider.embedText('park hiking'));
     const after = cosine(fitted.embedText('park cake'), fitted.embedText('park hiking'));
     expect(after).toBeLessThan(before);
@@ -95,20 +95,20 @@ describe('LexicalProvider', () => {
     expect(provider.fingerprint).toMatch(new RegExp(`^lexical-tfidf-v1:d4096:s0:${TOKENIZER_VERSION}:idf-none$`));
     const fingerprints = [
       provider.fingerprint,
-      new LexicalProvider({ dimensions: 1024 }).fingerprint,
-      new LexicalProvider({ seed: 7 }).fingerprint,
+      new LexicalProvider({ tokenizer: memoryTokenizer, dimensions: 1024 }).fingerprint,
+      new LexicalProvider({ tokenizer: memoryTokenizer, seed: 7 }).fingerprint,
       provider.fit(CORPUS).fingerprint,
       provider.fit(CORPUS.slice(1)).fingerprint,
-      new LexicalProvider({ dimensions: 1024 }).fit(CORPUS).fingerprint,
+      new LexicalProvider({ tokenizer: memoryTokenizer, dimensions: 1024 }).fit(CORPUS).fingerprint,
     ];
     expect(new Set(fingerprints).size).toBe(fingerprints.length);
-    expect(new LexicalProvider().fingerprint).toBe(provider.fingerprint);
-    expect(provider.fit(CORPUS).fingerprint).toBe(new LexicalProvider().fit([...CORPUS]).fingerprint);
+    expect(new LexicalProvider({ tokenizer: memoryTokenizer }).fingerprint).toBe(provider.fingerprint);
+    expect(provider.fit(CORPUS).fingerprint).toBe(new LexicalProvider({ tokenizer: memoryTokenizer }).fit([...CORPUS]).fingerprint);
   });
 
   it('a different seed is a different space', () => {
     const a = provider.embedText('pottery class on Tuesday');
-    const b = new LexicalProvider({ seed: 7 }).embedText('pottery class on Tuesday');
+    const b = new LexicalProvider({ tokenizer: memoryTokenizer, seed: 7 }).embedText('pottery class on Tuesday');
     expect(cosine(a, b)).toBeLessThan(0.9);
   });
 

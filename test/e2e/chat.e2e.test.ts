@@ -22,7 +22,8 @@ const lines = (stdout: string): Line[] =>
 
 describe('homed chat', () => {
   it('streams the reply, journals the turn, and replays it without the model; a changed answer is caught at its seq', async () => {
-    const server = await startLlmServer([{ text: 'Paris is sunny today.' }]);
+    // Pieces that arrive apart are recorded apart (pieces that arrive together are one).
+    const server = await startLlmServer([{ text: 'Paris is sunny today.', slow: { chunkDelayMs: 30 } }]);
     servers.push(server);
     const dir = join(tempDir(), 'data');
     const chat = await finished(

@@ -82,7 +82,7 @@ describe('a turn through homed with a plugin', () => {
         ],
       },
       { text: 'The secret stays secret, and the final word is in.' },
-      { text: 'Second answer, streamed in pieces for the raw client.' },
+      { text: 'Second answer, streamed in pieces for the raw client.', slow: { chunkDelayMs: 30 } },
     ]);
     cleanups.push(() => server.close());
     const dir = prepare(server);

@@ -35,25 +35,26 @@ const setup = async (options: { protectRecent?: number; turnOf?: () => string } 
     config: { prune: { protectRecent: options.protectRecent ?? 50, keepTopK: 0, budgetTokens: 10_000 } },
   });
   const api = createFakePluginApi('memory');
-  const plugin = memoryToolsPlugin(memory.service, {
+  const plugin = memoryToolsPlugin(memory, {
     scopeOf: () => SCOPE,
     clock,
     ids: new SequentialIds('r'),
     ...(options.turnOf ? { turnOf: options.turnOf } : {}),
   });
   await plugin.start(api, { dataDir: tempDir(), clock, timers: { setTimer: () => 0, clearTimer: () => {} } });
-  const tx = memory.service.readModels;
+  const tx = memory.readModels;
   /** Calls a tool; returns its reply and the memory events it appended. */
   const call = async (tool: string, args: Record<string, unknown> = {}) => {
     const before = (await store.readStream(MEMORY_STREAM)).length;
     clock.advance(1000);
     const reply = replyOf(await api.call(tool, args));
-    const appended: RecordedEvent[] = (await store.readStream(MEMORY_STREAM)).slice(before);
+    // What the memory decided for the tool's message (the message itself is the journal's InputDelivered).
+    const appended: RecordedEvent[] = (await store.readStream(MEMORY_STREAM)).slice(before).filter((e) => e.type !== 'InputDelivered');
     return { ...reply, appended, types: appended.map((e) => e.type) };
   };
   const dataOf = (e: RecordedEvent | undefined) => e?.data as Record<string, unknown>;
   const relations = () => allRelations(tx).map((r) => `${r.relation_id}: ${r.subject} ${r.predicate} ${r.object}`);
-  const say = (text: string, at: number) => memory.service.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at });
+  const say = (text: string, at: number) => memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text, at });
   return { clock, store, memory, api, tx, call, dataOf, relations, say };
 };
 
@@ -295,7 +296,7 @@ describe('memory_introspect', () => {
   it('counts context events per scope, cold docs, entities, relations and blocks by tier', async () => {
     const { call, say, memory } = await setup();
     await say('hello there', T0);
-    await memory.service.observe('chat:other', { role: 'user', text: 'hi', at: T0 + 1 });
+    await memory.observe('chat:other', { role: 'user', text: 'hi', at: T0 + 1 });
     await call('memory_commit', {
       triples: [{ subject: 'Ada', predicate: 'sent', object: 'photo' }],
       sentence_text: 'Ada sent a photo',

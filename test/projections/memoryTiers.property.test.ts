@@ -70,7 +70,7 @@ class Say implements fc.AsyncCommand<Model, Real> {
     real.clock.set(real.clock.now() + 60_000);
     const n = model.said.length;
     const blockId = this.withBlock ? `blk_media_${n}` : null;
-    const { eventId } = await real.memory.service.observe(SCOPE, {
+    const { eventId } = await real.memory.observe(SCOPE, {
       role: 'user',
       speaker: 'Ada',
       text: this.words.map((w) => WORDS[w]).join(' '),
@@ -91,7 +91,7 @@ class Peek implements fc.AsyncCommand<Model, Real> {
     const strip = () =>
       real.tx.all<Record<string, unknown>>('SELECT doc_id, scope, text, cites, events, created_at FROM memory_cold_docs ORDER BY doc_id');
     const before = strip();
-    await real.memory.service.peekCold(WORDS[this.word]!, 3, real.clock.now());
+    await real.memory.peekCold(WORDS[this.word]!, 3, real.clock.now());
     expect(strip()).toEqual(before);
     checkInvariants(model, real);
   }
@@ -105,7 +105,7 @@ class Restore implements fc.AsyncCommand<Model, Real> {
     const docs = real.tx.all<{ doc_id: string }>('SELECT doc_id FROM memory_cold_docs ORDER BY doc_id');
     if (docs.length === 0) return;
     real.clock.set(real.clock.now() + 1_000);
-    await real.memory.service.restoreCold(docs[this.pick % docs.length]!.doc_id, real.clock.now());
+    await real.memory.restoreCold(docs[this.pick % docs.length]!.doc_id, real.clock.now());
     checkInvariants(model, real);
   }
   toString = () => `restore(#${this.pick})`;
@@ -116,7 +116,7 @@ class Idle implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(model: Model, real: Real) {
     real.clock.set(real.clock.now() + this.hours * 3_600_000);
-    await real.memory.heartbeats.tick(real.clock.now());
+    await real.memory.tick(real.clock.now());
     checkInvariants(model, real);
   }
   toString = () => `idle(${this.hours} h)`;
@@ -155,7 +155,7 @@ describe('memory tiers (model-based)', () => {
             config: { prune: { protectRecent: 2, keepTopK: 1, budgetTokens: 10_000 } },
           });
           await fc.asyncModelRun(() => ({ model: { said: [] }, real: { memory, tx: new SqliteReadModelTx(store.db), clock } }), cmds);
-          memory.heartbeats.stop();
+          await memory.settled();
         } finally {
           await store.close();
           rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,6 @@
-/** Public surface of the lexical layer: tokenizer, Porter stemmer, BM25 index, hashed TF-IDF provider. */
-export { tokenize, TOKENIZER_VERSION } from './tokenize.ts';
-export { porterStem } from './porterStemmer.ts';
-export { ENGLISH_STOP_WORDS } from './englishStopWords.ts';
-export { CHINESE_STOP_WORDS } from './chineseStopWords.ts';
-export { Bm25Index, DEFAULT_BM25, type Bm25Document, type Bm25Hit, type Bm25Options } from './bm25Index.ts';
+/** Public surface of the lexical adapters: jieba as the Chinese segmenter, the WordNet reader, the hashed TF-IDF provider. */
+export { segmentHan } from './jiebaSegmenter.ts';
+export { WordNet, WordNetError, type WordNetOptions } from './wordNet.ts';
 export {
   LexicalProvider,
   LEXICAL_VERSION,

@@ -1,12 +1,11 @@
 /**
  * A text-only embedding provider that needs no model and works offline: hashed TF-IDF.
- * Tokens (see tokenize.ts) are feature-hashed with a sign into `dimensions` buckets, weighted by
+ * Tokens (of the tokenizer given: the memory's, see actors/memory/lexicon.ts) are feature-hashed with a sign into `dimensions` buckets, weighted by
  * sublinear tf (1 + ln tf) × idf, and L2-normalised. Deterministic; the fingerprint encodes
  * everything that shapes a vector (version, dimensions, seed, tokenizer, fitted idf).
  */
 import { ModalityNotCovered, type EmbeddingProvider, type Modality } from '../embeddingProvider.ts';
 import { hash64Hex, hashFeature } from './featureHash.ts';
-import { TOKENIZER_VERSION, tokenize } from './tokenize.ts';
 
 /** Bump when the vector construction here changes. */
 export const LEXICAL_VERSION = 'lexical-tfidf-v1';
@@ -15,6 +14,8 @@ export const LEXICAL_VERSION = 'lexical-tfidf-v1';
 export type IdfTable = Readonly<{ documents: number; df: ReadonlyMap<string, number> }>;
 
 export type LexicalProviderOptions = Readonly<{
+  /** Splits text into terms; its version goes into the fingerprint. */
+  tokenizer: Readonly<{ tokenize: (text: string) => readonly string[]; version: string }>;
   /** Number of hash buckets (vector length); default 4096. */
   dimensions?: number;
   /** Hash seed; different seeds give unrelated spaces. Default 0. */
@@ -37,8 +38,10 @@ export class LexicalProvider implements EmbeddingProvider {
   readonly modalities: readonly Modality[] = ['text'];
   readonly fingerprint: string;
   private readonly idfTable: IdfTable | undefined;
+  private readonly tokenize: (text: string) => readonly string[];
 
-  constructor(options: LexicalProviderOptions = {}) {
+  constructor(private readonly options: LexicalProviderOptions) {
+    this.tokenize = options.tokenizer.tokenize;
     this.dimensions = options.dimensions ?? DEFAULT_LEXICAL_DIMENSIONS;
     this.seed = options.seed ?? 0;
     if (!Number.isInteger(this.dimensions) || this.dimensions < 1) {
@@ -46,18 +49,18 @@ export class LexicalProvider implements EmbeddingProvider {
     }
     if (!Number.isInteger(this.seed)) throw new RangeError(`lexical provider seed must be an integer, got ${this.seed}`);
     this.idfTable = options.idf;
-    this.fingerprint = `${LEXICAL_VERSION}:d${this.dimensions}:s${this.seed}:${TOKENIZER_VERSION}:${idfFingerprint(options.idf)}`;
+    this.fingerprint = `${LEXICAL_VERSION}:d${this.dimensions}:s${this.seed}:${options.tokenizer.version}:${idfFingerprint(options.idf)}`;
   }
 
   /**
    * A new provider with idf fitted on `texts` (same dimensions and seed; a new fingerprint).
    *
-   * @example const provider = new LexicalProvider().fit(corpus)
+   * @example const provider = new LexicalProvider({ tokenizer }).fit(corpus)
    */
   fit(texts: readonly string[]): LexicalProvider {
     const df = new Map<string, number>();
-    for (const text of texts) for (const term of new Set(tokenize(text))) df.set(term, (df.get(term) ?? 0) + 1);
-    return new LexicalProvider({ dimensions: this.dimensions, seed: this.seed, idf: { documents: texts.length, df } });
+    for (const text of texts) for (const term of new Set(this.tokenize(text))) df.set(term, (df.get(term) ?? 0) + 1);
+    return new LexicalProvider({ ...this.options, idf: { documents: texts.length, df } });
   }
 
   /** Smoothed idf, ln((1 + N) / (1 + df)) + 1; 1 when not fitted. */
@@ -70,7 +73,7 @@ export class LexicalProvider implements EmbeddingProvider {
   /** The vector of one text; all zeros when the text has no tokens. */
   embedText(text: string): Float32Array {
     const tf = new Map<string, number>();
-    for (const t of tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const t of this.tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
     const acc = new Map<number, number>(); // sparse: bucket → weight
     for (const [term, count] of tf) {
       const { bucket, sign } = hashFeature(term, this.dimensions, this.seed);

@@ -7,7 +7,6 @@
  */
 import { openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENGLISH_IRREGULAR_PLURALS } from './englishIrregulars.ts';
 
 /** WordNet's detachment rules for nouns, in its order. */
 const NOUN_SUFFIXES: readonly [string, string][] = [
@@ -26,6 +25,8 @@ export type WordNetOptions = Readonly<{
   depth?: number;
   /** Broader senses this close to the root ("entity" is 0, "artifact" 4) are too general to tell anything (default 5). */
   minDepth?: number;
+  /** Irregular English plurals → their singular (men → man): looked up before the suffix rules. */
+  irregularPlurals?: ReadonlyMap<string, string>;
 }>;
 
 export class WordNetError extends Error {
@@ -41,11 +42,13 @@ export class WordNet {
   private readonly expansions = new Map<string, readonly string[]>();
   private readonly depth: number;
   private readonly minDepth: number;
+  private readonly irregularPlurals: ReadonlyMap<string, string>;
 
   private constructor(index: string, dataFd: number, options: WordNetOptions) {
     this.dataFd = dataFd;
     this.depth = options.depth ?? 1;
     this.minDepth = options.minDepth ?? 5;
+    this.irregularPlurals = options.irregularPlurals ?? new Map();
     for (const line of index.split('\n')) {
       if (line === '' || line.startsWith(' ')) continue;
       const fields = line.split(' ');
@@ -73,7 +76,7 @@ export class WordNet {
   lemmaOf(word: string): string | undefined {
     const w = word.toLowerCase();
     if (this.firstSense.has(w)) return w;
-    const irregular = ENGLISH_IRREGULAR_PLURALS.get(w);
+    const irregular = this.irregularPlurals.get(w);
     if (irregular && this.firstSense.has(irregular)) return irregular;
     for (const [suffix, replacement] of NOUN_SUFFIXES) {
       if (w.endsWith(suffix) && w.length > suffix.length + 1) {

@@ -1,5 +1,5 @@
-/** What every memory tool is made of: its spec, and a body that decides events and appends them through the service. */
-import type { MemoryService } from '../../../actors/index.ts';
+/** What every memory tool is made of: its spec, and a body that decides events and appends them through the memory. */
+import type { Memory } from '../../../actors/index.ts';
 import type { Clock, IdSource } from '../../../events/index.ts';
 import type { Args } from './memoryArgs.ts';
 import type { ToolCallInfo, ToolSpec } from '../../sdk/pluginApi.ts';
@@ -14,7 +14,7 @@ export type MemoryToolsOptions = Readonly<{
   ids: IdSource;
 }>;
 
-export type MemoryToolContext = MemoryToolsOptions & Readonly<{ memory: MemoryService }>;
+export type MemoryToolContext = MemoryToolsOptions & Readonly<{ memory: Memory }>;
 
 /** A tool body returns the text for the model, or throws a HologramError that becomes an isError reply. */
 export type MemoryTool = Readonly<{ spec: ToolSpec; run: (args: Args, call: ToolCallInfo) => Promise<string> }>;

@@ -1,9 +1,9 @@
 /**
- * The `memory` built-in plugin: the nine LLM-callable memory tools on a MemoryService. Every
- * change is an event appended through the service (`record`, `peekCold`, `restoreCold`); the
+ * The `memory` built-in plugin: the nine LLM-callable memory tools on the memory. Every
+ * change is an event recorded through the memory (`record`, `peekCold`, `restoreCold`); the
  * tools only read the read models to decide. A bad argument comes back as an isError reply.
  */
-import type { MemoryService } from '../../../actors/index.ts';
+import type { Memory } from '../../../actors/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import { graphTools } from './graphTools.ts';
@@ -24,7 +24,7 @@ export const memoryManifest: PluginManifest = {
   description: 'Memory tools: recall, commit, merge, purge, edit and delete in the knowledge graph; query and commit cold context.',
 };
 
-export const memoryToolsPlugin = (memory: MemoryService, options: MemoryToolsOptions): BuiltinPlugin => ({
+export const memoryToolsPlugin = (memory: Memory, options: MemoryToolsOptions): BuiltinPlugin => ({
   manifest: memoryManifest,
   async start(api) {
     const context = { ...options, memory };

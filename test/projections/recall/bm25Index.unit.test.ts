@@ -1,7 +1,7 @@
 /** The incremental BM25 index: Okapi scoring, idf, removal, deterministic ties. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index, type Bm25Document } from '../../adapters/embeddings/lexical/bm25Index.ts';
+import { Bm25Index, type Bm25Document } from '../../../projections/memory/recall/bm25Index.ts';
 
 const indexOf = (docs: readonly Bm25Document[], options?: { k1?: number; b?: number }): Bm25Index => {
   const index = new Bm25Index(options);

@@ -1,6 +1,6 @@
 /** The lexical tokenizer: jieba for Chinese runs, lowercase + stop words + Porter for the rest. */
 import { describe, expect, it } from 'vitest';
-import { tokenize } from '../../adapters/embeddings/lexical/tokenize.ts';
+import { tokenize } from '../../../actors/memory/lexicon.ts';
 
 describe('tokenize', () => {
   it('cuts Chinese into words and drops Chinese function words', () => {

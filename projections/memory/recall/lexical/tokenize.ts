@@ -1,17 +1,16 @@
 /**
  * Lexical tokenizer for mixed Chinese/English text. Deterministic: the same text always gives
  * the same tokens, so `TOKENIZER_VERSION` must change whenever the output for some text would.
+ * Pure: the word segmenter for Chinese is given (jieba, from adapters/).
  *
- * - Chinese (Han) runs are segmented by jieba in search mode with HMM on: each word, plus the
- *   dictionary words inside a long word (吃火锅 → 火锅, 吃火锅), so a query for a part finds the
- *   whole. Chinese stop words are dropped.
+ * - Chinese (Han) runs are segmented by the segmenter (jieba in search mode with HMM on: each
+ *   word, plus the dictionary words inside a long word (吃火锅 → 火锅, 吃火锅), so a query for a
+ *   part finds the whole). Chinese stop words are dropped.
  * - Other letter/digit runs are lowercased; English stop words are dropped, irregular forms
  *   become their base form (bought → buy, children → child) and a–z words are Porter-stemmed.
  *   Numbers and mixed tokens (gpt4) are kept as they are.
  * - Everything else (spaces, punctuation, symbols) separates tokens.
  */
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict.js';
 import { CHINESE_STOP_WORDS } from './chineseStopWords.ts';
 import { ENGLISH_STOP_WORDS } from './englishStopWords.ts';
 import { ENGLISH_IRREGULAR_BASE } from './englishIrregulars.ts';
@@ -24,15 +23,11 @@ export const TOKENIZER_VERSION = 'tok2-jieba2search-irregular1-porter1980';
 const RUN = /(\p{Script=Han}+)|((?:(?!\p{Script=Han})[\p{L}\p{M}\p{N}])+)/gu;
 const ASCII_WORD = /^[a-z]+$/;
 
-let jieba: Jieba | undefined;
-/** Loading the dictionary takes ~0.5 s, so it happens on first use, once per process. */
-const segmenter = (): Jieba => (jieba ??= Jieba.withDict(dict));
+/** Splits a run of Han characters into words. */
+export type HanSegmenter = (run: string) => readonly string[];
 
-const pushChinese = (run: string, out: string[]): void => {
-  for (const word of segmenter().cutForSearch(run, true)) {
-    if (!CHINESE_STOP_WORDS.has(word)) out.push(word);
-  }
-};
+/** Splits text into index terms. */
+export type Tokenizer = (text: string) => string[];
 
 const pushLatin = (run: string, out: string[]): void => {
   const word = run.toLowerCase();
@@ -42,16 +37,23 @@ const pushLatin = (run: string, out: string[]): void => {
 };
 
 /**
- * Splits text into index terms.
+ * The tokenizer over a Chinese segmenter.
  *
- * @example tokenize('The runners were running quickly') // ['runner', 'run', 'quickli']
- * @example tokenize('我住在北京') // ['住', '北京']
+ * @example createTokenizer(jieba)('The runners were running quickly') // ['runner', 'run', 'quickli']
+ * @example createTokenizer(jieba)('我住在北京') // ['住', '北京']
  */
-export const tokenize = (text: string): string[] => {
-  const out: string[] = [];
-  for (const match of text.normalize('NFKC').matchAll(RUN)) {
-    if (match[1] !== undefined) pushChinese(match[1], out);
-    else if (match[2] !== undefined) pushLatin(match[2], out);
-  }
-  return out;
+export const createTokenizer = (segmentHan: HanSegmenter): Tokenizer => {
+  const pushChinese = (run: string, out: string[]): void => {
+    for (const word of segmentHan(run)) {
+      if (!CHINESE_STOP_WORDS.has(word)) out.push(word);
+    }
+  };
+  return (text) => {
+    const out: string[] = [];
+    for (const match of text.normalize('NFKC').matchAll(RUN)) {
+      if (match[1] !== undefined) pushChinese(match[1], out);
+      else if (match[2] !== undefined) pushLatin(match[2], out);
+    }
+    return out;
+  };
 };

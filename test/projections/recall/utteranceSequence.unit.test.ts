@@ -1,6 +1,6 @@
 /** Neighbours of an utterance in its scope: what came before weighs more than what came after. */
 import { describe, expect, it } from 'vitest';
-import { NEIGHBOUR_WEIGHTS, UtteranceSequence } from '../../actors/memory/utteranceSequence.ts';
+import { NEIGHBOUR_WEIGHTS, UtteranceSequence } from '../../../projections/memory/recall/utteranceSequence.ts';
 
 describe('UtteranceSequence', () => {
   const sequence = new UtteranceSequence();

@@ -1,7 +1,7 @@
 /** How much an item counts in a recall beyond its words: scope, the person asked about, named days, when-questions, scenes. */
 import { describe, expect, it } from 'vitest';
-import type { RecallItem } from '../../actors/memory/recallIndex.ts';
-import { focusOf, PERSON_BOOST, SCENE_BOOST, TIME_BOOST, weighFor, WHEN_BOOST } from '../../actors/memory/recallWeights.ts';
+import type { RecallItem } from '../../../projections/memory/recall/recallIndex.ts';
+import { focusOf, PERSON_BOOST, SCENE_BOOST, TIME_BOOST, weighFor, WHEN_BOOST } from '../../../projections/memory/recall/recallWeights.ts';
 
 const AT = Date.UTC(2023, 4, 8, 13);
 const item = (over: Partial<RecallItem> = {}): RecallItem => ({

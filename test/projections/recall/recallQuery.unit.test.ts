@@ -1,6 +1,6 @@
 /** What a recall query names besides its words: days and months as UTC windows, and known people. */
 import { describe, expect, it } from 'vitest';
-import { personsNamedIn, timeWindowsOf } from '../../actors/memory/recallQuery.ts';
+import { personsNamedIn, timeWindowsOf } from '../../../projections/memory/recall/recallQuery.ts';
 
 const DAY = 86_400_000;
 const day = (y: number, m: number, d: number) => ({ from: Date.UTC(y, m - 1, d), to: Date.UTC(y, m - 1, d) + DAY });

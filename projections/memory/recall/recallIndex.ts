@@ -5,8 +5,9 @@
  * of truth. Scoring is BM25 over lexical tokens; each context item also carries its
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
-import { Bm25Index, tokenize } from '../../adapters/embeddings/lexical/index.ts';
-import { cosine } from '../../adapters/embeddings/embeddingProvider.ts';
+import { Bm25Index } from './bm25Index.ts';
+import type { Tokenizer } from './lexical/tokenize.ts';
+import { cosine } from './vectors.ts';
 
 export type RecallTier = 'context' | 'cold' | 'graph';
 
@@ -46,7 +47,7 @@ export type NeighbourText = Readonly<{ text: string; weight: number }>;
 /** A lexicon: the words related to a word (its synonyms and broader terms), none when it does not know it. */
 export type RelatedWords = (word: string) => readonly string[];
 
-export type RecallIndexOptions = Readonly<{ related?: RelatedWords }>;
+export type RecallIndexOptions = Readonly<{ tokenize: Tokenizer; related?: RelatedWords }>;
 
 export class RecallIndex {
   private readonly bm25 = new Bm25Index();
@@ -60,7 +61,7 @@ export class RecallIndex {
   /** Items indexed since the last `drainUnembedded`, which need a vector. */
   private readonly unembedded = new Set<string>();
 
-  constructor(private readonly options: RecallIndexOptions = {}) {}
+  constructor(private readonly options: RecallIndexOptions) {}
 
   get size(): number {
     return this.items.size;
@@ -138,7 +139,7 @@ export class RecallIndex {
   }
 
   search(query: string, k: number, weigh?: RecallWeight): RecallHit[] {
-    const terms = tokenize(query);
+    const terms = this.options.tokenize(query);
     if (terms.length === 0) return [];
     const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)));
     return hits.map((hit) => this.hit(hit.id, hit.score));
@@ -184,7 +185,7 @@ export class RecallIndex {
       if (word.toLowerCase() === person) continue;
       let tokens = this.relatedCache.get(word);
       if (!tokens) {
-        tokens = [...new Set(lookup(word).flatMap((w) => tokenize(w)))];
+        tokens = [...new Set(lookup(word).flatMap((w) => this.options.tokenize(w)))];
         this.relatedCache.set(word, tokens);
       }
       for (const t of tokens) out.add(t);
@@ -200,7 +201,7 @@ export class RecallIndex {
   private tokens(text: string): string[] {
     let tokens = this.tokenCache.get(text);
     if (!tokens) {
-      tokens = tokenize(text);
+      tokens = this.options.tokenize(text);
       if (this.tokenCache.size > 50_000) this.tokenCache.clear();
       this.tokenCache.set(text, tokens);
     }

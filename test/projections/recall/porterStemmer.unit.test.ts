@@ -3,7 +3,7 @@
  * words are the paper's own examples (steps 1a–5b), run through the whole algorithm.
  */
 import { describe, expect, it } from 'vitest';
-import { measure, porterStem } from '../../adapters/embeddings/lexical/porterStemmer.ts';
+import { measure, porterStem } from '../../../projections/memory/recall/lexical/porterStemmer.ts';
 
 // word → stem after all five steps. Comments give the rule chain for the less obvious ones.
 const TABLE: ReadonlyArray<readonly [string, string]> = [

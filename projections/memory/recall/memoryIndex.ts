@@ -5,22 +5,13 @@
  * the memory has heard (the speakers), whom a query can be about. A cache, never a source of
  * truth.
  */
-import type { RecordedEvent } from '../../events/index.ts';
-import {
-  allRelations,
-  coldDocById,
-  coldDocs,
-  contextOf,
-  utteranceText,
-  type ColdDocRow,
-  graphNeighbourhood,
-  relationsById,
-  type ContextEventData,
-  type ContextRow,
-  type ReadModelTx,
-  type RelationRow,
-  type TripleData,
-} from '../../projections/index.ts';
+import type { Recorded } from '../../../events/index.ts';
+import type { ReadModelTx } from '../../projection.ts';
+import { coldDocById, coldDocs, type ColdDocRow } from '../coldProjection.ts';
+import { contextOf, contextScopes, type ContextRow } from '../contextProjection.ts';
+import { allRelations, graphNeighbourhood, relationsById, type RelationRow } from '../graphProjection.ts';
+import { utteranceText, type ContextEventData } from '../memoryRows.ts';
+import type { Tokenizer } from './lexical/tokenize.ts';
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
 import { UtteranceSequence } from './utteranceSequence.ts';
 
@@ -81,13 +72,29 @@ export class MemoryIndex {
   /** The order utterances entered each scope in: where an item's neighbours come from. */
   private readonly utterances = new UtteranceSequence();
   private readonly speakers = new Set<string>();
+  private readonly nameWords = new Map<string, readonly string[]>();
 
   /** `tx` reads the memory read models, which the inline projections have updated before `apply` sees an event. */
   constructor(
     private readonly tx: ReadModelTx,
-    options: RecallIndexOptions = {},
+    private readonly options: RecallIndexOptions,
   ) {
     this.items = new RecallIndex(options);
+  }
+
+  /** The tokenizer the index ranks with. */
+  get tokenize(): Tokenizer {
+    return this.options.tokenize;
+  }
+
+  /** An entity name's words, tokenized once: every recall reads every name. */
+  wordsOfName(name: string): readonly string[] {
+    let words = this.nameWords.get(name);
+    if (!words) {
+      words = this.options.tokenize(name);
+      this.nameWords.set(name, words);
+    }
+    return words;
   }
 
   /** The speakers heard: the people a recall query can be about. */
@@ -98,8 +105,7 @@ export class MemoryIndex {
   /** Rebuilds the items from the read models; every utterance must have been noted first (`noteUtterance`). */
   rebuild(): void {
     const { tx } = this;
-    const scopes = tx.all<{ scope: string }>('SELECT DISTINCT scope FROM memory_context_events ORDER BY scope');
-    for (const { scope } of scopes) {
+    for (const scope of contextScopes(tx)) {
       for (const row of contextOf(tx, scope)) {
         this.putContext(scope, rowEvent(row));
       }
@@ -109,23 +115,22 @@ export class MemoryIndex {
   }
 
   /** Keeps the index in step with an appended memory event. */
-  apply(event: RecordedEvent): void {
-    const d = event.data as Record<string, unknown>;
+  apply(event: Recorded): void {
     switch (event.type) {
       case 'ContextEventAppended': {
-        const e = d.event as ContextEventData;
-        const text = this.noteUtterance(d.scope as string, e);
-        this.putContext(d.scope as string, e);
+        const { scope, event: e } = event.data;
+        const text = this.noteUtterance(scope, e);
+        this.putContext(scope, e);
         for (const earlier of this.utterances.earlierNeighbours(e.eventId))
           this.items.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
         return;
       }
       case 'ContextEventsRestored':
-        for (const e of d.events as ContextEventData[]) this.putContext(d.scope as string, e);
+        for (const e of event.data.events) this.putContext(event.data.scope, e);
         return;
       case 'ContextEventsSunk': {
-        const events = d.events as ContextEventData[];
-        const doc = coldDocById(this.tx, d.docId as string)!;
+        const { events, docId } = event.data;
+        const doc = coldDocById(this.tx, docId)!;
         // One utterance keeps its item (its neighbours' words and its vector) under the doc's id.
         if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, coldDocItem(doc));
         else {
@@ -135,17 +140,17 @@ export class MemoryIndex {
         return;
       }
       case 'ColdDocCommitted':
-        this.putColdDoc(coldDocById(this.tx, d.docId as string)!);
+        this.putColdDoc(coldDocById(this.tx, event.data.docId)!);
         return;
       case 'ColdDocRemoved':
-        this.items.remove(`doc:${d.docId as string}`);
+        this.items.remove(`doc:${event.data.docId}`);
         return;
       case 'ColdDocDistilled': {
         // The doc's utterance lives on as a 'said' sentence: moved, so neighbours said later still find it.
-        const docId = `doc:${d.docId as string}`;
+        const docId = `doc:${event.data.docId}`;
         for (const rel of relationsById(
           this.tx,
-          (d.triples as TripleData[]).map((t) => t.relationId),
+          event.data.triples.map((t) => t.relationId),
         )) {
           if (rel.predicate === 'said' && this.items.has(docId)) this.items.move(docId, relationItem(rel));
           else this.putRelation(rel);
@@ -154,20 +159,20 @@ export class MemoryIndex {
         return;
       }
       case 'MemoryCommitted':
-        this.putRelations((d.triples as TripleData[]).map((t) => t.relationId));
+        this.putRelations(event.data.triples.map((t) => t.relationId));
         return;
       case 'RelationEdited':
-        this.putRelations([d.relationId as string]);
+        this.putRelations([event.data.relationId]);
         return;
       case 'EntitiesMerged':
-        this.putRelationsOf(d.into as string);
+        this.putRelationsOf(event.data.into);
         return;
       case 'EntityEdited':
-        if (d.renameTo) this.putRelationsOf(d.renameTo as string);
+        if (event.data.renameTo) this.putRelationsOf(event.data.renameTo);
         return;
       case 'MemoryPurged':
       case 'EntityDeleted':
-        for (const id of d.relationIds as string[]) this.items.remove(`rel:${id}`);
+        for (const id of event.data.relationIds) this.items.remove(`rel:${id}`);
         return;
       default:
         return;
