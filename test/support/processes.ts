@@ -18,8 +18,18 @@ export const finished = (child: ChildProcess): Promise<Finished> =>
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 
-export const spawnNode = (args: string[], options: SpawnOptions = {}): ChildProcess =>
-  spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+const running = new Set<ChildProcess>();
+// A test that fails before its own cleanup must not leave a daemon running after the worker is gone.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export const spawnNode = (args: string[], options: SpawnOptions = {}): ChildProcess => {
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+};
 
 /** Runs `homed ARGS` to completion. */
 export const runHomed = (args: string[], options: SpawnOptions = {}): Promise<Finished> => finished(spawnNode([HOMED, ...args], options));
