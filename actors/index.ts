@@ -3,7 +3,7 @@
  * plugin host, the SDK's built-ins and the built-in plugins). What a plugin may touch of the
  * kernel is listed here; everything else under actors/ is internal.
  */
-export { Facility, INSPECT_FACILITY, type FacilityTypes, type Inspector } from './kernel/facilities.ts';
+export { Facility, INSPECT_FACILITY, type FacilityName, type FacilityTypes, type Inspector } from './kernel/facilities.ts';
 export type { KernelModule, ModuleContext } from './kernel/kernelModule.ts';
 export type { PluginListing, PluginsFacility } from './kernel/pluginsFacility.ts';
 export { setting, type Settings } from './modules/config.ts';

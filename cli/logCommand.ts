@@ -1,5 +1,6 @@
 /** `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. */
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
+import { keepProcessAlive } from '../actors/clock/systemClock.ts';
 import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
@@ -125,9 +126,9 @@ const follow = (store: SqliteEventStore, afterSeq: number, filter: ReadAllOption
       },
       onError: reject,
     });
-    const keepAlive = setInterval(() => undefined, 1 << 30);
+    const release = keepProcessAlive();
     process.once('SIGINT', () => {
-      clearInterval(keepAlive);
+      release();
       void subscription.stop().then(resolve);
     });
   });

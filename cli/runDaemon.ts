@@ -9,7 +9,7 @@ import { startInspector } from '../actors/inspect/startInspector.ts';
 import { daemonModules } from './daemonModules.ts';
 import { formatLayers, planLayers } from '../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
-import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
+import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 
 /** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
@@ -62,9 +62,9 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   }
   out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
 
-  const keepAlive = setInterval(() => undefined, 1 << 30);
+  const release = keepProcessAlive();
   const signal = await Promise.race([signalled, kernel.done.then(() => 'module-failure' as const)]);
-  clearInterval(keepAlive);
+  release();
   out(`homed: stopping (${signal})`);
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : `received ${signal}`);
   await store.close();

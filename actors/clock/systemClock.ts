@@ -16,6 +16,17 @@ export const systemTimers: Timers = {
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/**
+ * Holds the process open until the returned function is called: a long-running command (the
+ * daemon, `homed log --follow`) decides its own lifetime, since the timers above are unref'd
+ * and waiting for a signal keeps nothing alive. Not a timer of the system's behaviour: nothing
+ * is ever due.
+ */
+export const keepProcessAlive = (): (() => void) => {
+  const hold = setInterval(() => undefined, 2 ** 30);
+  return () => clearInterval(hold);
+};
+
 /** Runs `fn` after the I/O already waiting has been handled: pieces arriving together are handled together. */
 export const afterPendingIo = (fn: () => void): void => {
   setImmediate(fn);

@@ -5,7 +5,7 @@
  * the machine announces (cooldown end, backlog offload); the tick is journaled like any
  * other message.
  */
-import { HologramError, SCHEDULER_STREAM } from '../../events/index.ts';
+import { HologramError, SCHEDULER_STREAM, type Timers } from '../../events/index.ts';
 import {
   DEFAULT_SCHEDULER_CONFIG,
   nextWakeAt,
@@ -59,14 +59,17 @@ export const schedulerConfigFrom = (settings: Settings): Partial<SchedulerConfig
 
 export const schedulerModule = (): KernelModule => {
   let actor: JournaledActor<typeof schedulerMachine> | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
+  let timers: Timers | undefined;
   return {
     name: 'scheduler',
-    requires: [Facility.eventLog, Facility.config, Facility.clock],
+    requires: [Facility.eventLog, Facility.config, Facility.clock, Facility.timers],
     provides: [Facility.scheduler],
     async init(context: ModuleContext) {
       const store = context.require(Facility.eventLog);
       const clock = context.require(Facility.clock);
+      const wakeTimers = context.require(Facility.timers);
+      timers = wakeTimers;
       const input = { config: schedulerConfigFrom(context.require(Facility.config)) };
       const replay = await replayJournal({ store, stream: SCHEDULER_STREAM, logic: schedulerMachine, input });
       if (replay.divergence) {
@@ -112,11 +115,13 @@ export const schedulerModule = (): KernelModule => {
       actor = journaled;
       const deliver = (message: SchedulerMessage) => journaled.deliver(message);
       const armTimer = () => {
-        if (timer) clearTimeout(timer);
+        if (timer !== undefined) wakeTimers.clearTimer(timer);
+        timer = undefined;
         const wakeAt = nextWakeAt(journaled.snapshot.context);
         if (wakeAt === null) return;
-        timer = setTimeout(
+        timer = wakeTimers.setTimer(
           () => {
+            timer = undefined;
             deliver({ type: 'tick', at: clock.now() }).catch((error: unknown) => context.fail(error));
           },
           Math.max(0, wakeAt - clock.now()),
@@ -148,7 +153,8 @@ export const schedulerModule = (): KernelModule => {
       } satisfies SchedulerFacility);
     },
     stop() {
-      if (timer) clearTimeout(timer);
+      if (timer !== undefined) timers?.clearTimer(timer);
+      timer = undefined;
       actor?.stop();
     },
   };

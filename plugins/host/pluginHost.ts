@@ -5,9 +5,9 @@
  * every plugin (and its process group) when the kernel stops.
  */
 import { join } from 'node:path';
-import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource } from '../../events/index.ts';
+import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
 import { holdingsOf } from '../../actors/index.ts';
-import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary, PluginTimers } from '../sdk/builtinPlugin.ts';
+import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
@@ -40,7 +40,8 @@ export type PluginHostOptions = Readonly<{
   settings?: (key: string) => unknown;
   log: (line: string) => void;
   fail: (error: unknown) => void;
-  timers?: PluginTimers;
+  /** Every timer the host arms (backoff, stable uptime, handshake, requests, kill grace): the kernel's, or manual ones in tests. */
+  timers: Timers;
   supervisorConfig?: Partial<PluginSupervisorConfig>;
   /** Where external plugins live (default `<dataDir>/plugins`). */
   pluginsDir?: string;
@@ -50,11 +51,6 @@ export type PluginHostOptions = Readonly<{
 }>;
 
 type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
-
-const realTimers: PluginTimers = {
-  setTimer: (fire, ms) => setTimeout(fire, ms),
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 export class PluginHost {
   readonly hub: PluginHub;
@@ -79,7 +75,7 @@ export class PluginHost {
     const env: HostEnv = {
       dataDir: options.dataDir,
       clock: options.clock,
-      timers: options.timers ?? realTimers,
+      timers: options.timers,
       log: options.log,
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
@@ -112,7 +108,7 @@ export class PluginHost {
         start,
         enabled,
         config: { ...options.supervisorConfig, autoRestart: manifest.auto_restart },
-        ...(options.timers ? { timers: options.timers } : {}),
+        timers: options.timers,
         log: options.log,
         fail: options.fail,
         ...(options.inspect ? { inspect: options.inspect } : {}),

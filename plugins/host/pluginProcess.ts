@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { HologramError } from '../../events/index.ts';
+import { HologramError, type Timers } from '../../events/index.ts';
 
 export type ProcessExit = Readonly<{ exitCode: number | null; signal: string | null }>;
 
@@ -29,6 +29,8 @@ export type PluginProcessOptions = Readonly<{
   env?: NodeJS.ProcessEnv;
   /** Each line the plugin writes to stderr. */
   onStderr: (line: string) => void;
+  /** Arms the grace timer of `stop`. */
+  timers: Timers;
 }>;
 
 const liveGroups = new Set<number>();
@@ -52,9 +54,11 @@ export class PluginProcess {
   /** Resolves once, when the child process has exited (its group is killed right after). */
   readonly exited: Promise<ProcessExit>;
   private ended = false;
+  private readonly timers: Timers;
 
   private constructor(child: ChildProcess, options: PluginProcessOptions) {
     this.child = child;
+    this.timers = options.timers;
     const pgid = child.pid!;
     liveGroups.add(pgid);
     this.exited = new Promise<ProcessExit>((resolve) => {
@@ -109,9 +113,9 @@ export class PluginProcess {
   async stop(graceMs = 2_000): Promise<ProcessExit> {
     if (this.ended) return this.exited;
     this.child.stdin?.end();
-    const timer = setTimeout(() => killGroup(this.pid, 'SIGKILL'), graceMs);
+    const timer = this.timers.setTimer(() => killGroup(this.pid, 'SIGKILL'), graceMs);
     const exit = await this.exited;
-    clearTimeout(timer);
+    this.timers.clearTimer(timer);
     return exit;
   }
 

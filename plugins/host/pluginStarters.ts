@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HologramError } from '../../events/index.ts';
+import { HologramError, type Timers } from '../../events/index.ts';
 import { PluginConnection } from '../protocol/index.ts';
 import type { BuiltinEnv, BuiltinPlugin } from '../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
@@ -57,9 +57,9 @@ const localInstance = (stopPlugin: () => Promise<void>): RunningInstance => {
   };
 };
 
-const untilReady = (ready: Promise<void>, child: PluginProcess, name: string, timeoutMs: number): Promise<void> =>
+const untilReady = (ready: Promise<void>, child: PluginProcess, name: string, timeoutMs: number, timers: Timers): Promise<void> =>
   new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
+    const timer = timers.setTimer(
       () =>
         reject(
           new PluginHandshakeFailed(
@@ -69,7 +69,7 @@ const untilReady = (ready: Promise<void>, child: PluginProcess, name: string, ti
       timeoutMs,
     );
     const settle = (fn: () => void) => () => {
-      clearTimeout(timer);
+      timers.clearTimer(timer);
       fn();
     };
     ready.then(settle(resolve));
@@ -87,8 +87,9 @@ export const subprocessStarter =
       args,
       cwd: dir,
       onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`),
+      timers: env.timers,
     });
-    const connection = new PluginConnection(child.child.stdout!, child.child.stdin!);
+    const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
     const { ready } = servePlugin(hub, name, connection, env.log);
     child.exited.then(() => connection.close('the plugin process exited'));
     const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
@@ -101,7 +102,7 @@ export const subprocessStarter =
       hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS), {
         external: true,
       });
-      await untilReady(ready, child, name, timeoutMs);
+      await untilReady(ready, child, name, timeoutMs, env.timers);
     } catch (error) {
       connection.close(`handshake failed: ${(error as Error).message}`);
       child.kill('SIGKILL');

@@ -6,7 +6,7 @@
  * instance spawns one, `stopping` stops it, `backoff` and `running` arm the timer whose firing
  * comes back as a journaled message.
  */
-import type { Clock, EventStore } from '../../events/index.ts';
+import type { Clock, EventStore, Timers } from '../../events/index.ts';
 import {
   pluginSupervisorMachine,
   RESTART_DUE_EVENT,
@@ -27,7 +27,7 @@ export type SupervisedPluginOptions = Readonly<{
   start: PluginStarter;
   enabled: boolean;
   config?: Partial<PluginSupervisorConfig>;
-  timers?: Readonly<{ setTimer: (fire: () => void, ms: number) => unknown; clearTimer: (handle: unknown) => void }>;
+  timers: Timers;
   log: (line: string) => void;
   /** Journaling broke: the daemon must stop. */
   fail: (error: unknown) => void;
@@ -36,21 +36,14 @@ export type SupervisedPluginOptions = Readonly<{
 
 type StateName = 'stopped' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gaveUp' | 'stopping';
 
-const defaultTimers = {
-  setTimer: (fire: () => void, ms: number) => setTimeout(fire, ms),
-  clearTimer: (handle: unknown) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 export class SupervisedPlugin {
   private readonly actor: JournaledActor<typeof pluginSupervisorMachine>;
   private instance: RunningInstance | undefined;
   private launching = false;
   private timer: unknown;
-  private readonly timers;
   private settledListeners = new Set<() => void>();
 
   constructor(private readonly options: SupervisedPluginOptions) {
-    this.timers = options.timers ?? defaultTimers;
     this.actor = new JournaledActor({
       store: options.store,
       stream: options.stream,
@@ -160,7 +153,7 @@ export class SupervisedPlugin {
   }
 
   private arm(type: string, inMs: number): void {
-    this.timer = this.timers.setTimer(
+    this.timer = this.options.timers.setTimer(
       () => {
         this.timer = undefined;
         void this.deliver({ type, at: this.options.clock.now() }).catch(() => undefined);
@@ -170,7 +163,7 @@ export class SupervisedPlugin {
   }
 
   private disarm(): void {
-    if (this.timer !== undefined) this.timers.clearTimer(this.timer);
+    if (this.timer !== undefined) this.options.timers.clearTimer(this.timer);
     this.timer = undefined;
   }
 }

@@ -5,6 +5,7 @@
  * when it carried a request id), and every pending request settles exactly once.
  */
 import type { Readable, Writable } from 'node:stream';
+import type { Timers } from '../../events/index.ts';
 import { decodeBody } from './codec.ts';
 import {
   ConnectionClosed,
@@ -24,11 +25,12 @@ import {
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './framing.ts';
 import { parseMessage, PROTOCOL_VERSION, WIRE_ERROR_CODES, type HelloMessage, type Message, type WelcomeMessage } from './messages.ts';
 
-/** Where timeouts come from; tests pass a manual pair instead of the global timers. */
-export type Timers = Readonly<{
-  setTimer: (fire: () => void, ms: number) => unknown;
-  clearTimer: (handle: unknown) => void;
-}>;
+/**
+ * Where timeouts come from: the kernel's own `Timers` (the host passes the kernel's; tests pass
+ * manual ones). The protocol ships standalone in the plugin SDK, so a plugin process that gives
+ * none gets the global timers.
+ */
+export type { Timers };
 
 export const globalTimers: Timers = {
   setTimer: (fire, ms) => setTimeout(fire, ms),

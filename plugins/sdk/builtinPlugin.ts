@@ -2,15 +2,9 @@
  * A built-in plugin: runs in the kernel's process on the same `PluginApi` a subprocess plugin
  * gets over the wire, plus the few process-local things it needs to do I/O well.
  */
-import type { Clock } from '../../events/index.ts';
+import type { Clock, Timers } from '../../events/index.ts';
 import type { PluginManifest } from './manifestTypes.ts';
 import type { PluginApi } from './pluginApi.ts';
-
-/** Timers a plugin arms; tests pass manual ones so nothing waits on the wall clock. */
-export type PluginTimers = Readonly<{
-  setTimer: (fire: () => void, ms: number) => unknown;
-  clearTimer: (handle: unknown) => void;
-}>;
 
 /** A plugin as `homed plugins` and the cli list it. */
 export type PluginSummary = Readonly<{
@@ -41,7 +35,8 @@ export type BuiltinEnv = Readonly<{
   /** The daemon's data dir (absolute). A plugin keeps its files under `<dataDir>/plugins/<name>/`. */
   dataDir: string;
   clock: Clock;
-  timers: PluginTimers;
+  /** The kernel's timers; tests pass manual ones so nothing waits on the wall clock. */
+  timers: Timers;
   /** Kernel controls, given to built-in plugins (the cli uses them); never to subprocess or Lua plugins. */
   control?: KernelControl;
 }>;

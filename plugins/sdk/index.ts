@@ -8,4 +8,4 @@ export * from './wireMethods.ts';
 export * from './manifestTypes.ts';
 export * from './builtinPlugin.ts';
 export { connectPlugin, runPlugin, type PluginIdentity } from './runPlugin.ts';
-export { Facility, type FacilityName } from '../../actors/kernel/facilities.ts';
+export { Facility, type FacilityName } from '../../actors/index.ts';

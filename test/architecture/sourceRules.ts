@@ -1,4 +1,4 @@
-/** Static rules for the deterministic core, as a function over source text so it can be tested itself. */
+/** Static rules over source text (the deterministic core, raw timers, layers), as functions so each can be tested itself. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -33,14 +33,19 @@ const IO_MODULES = [
 ];
 
 const importPattern =
-  /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+  /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|\bimport\s+['"]([^'"]+)['"]/g;
 
-export const importsOf = (source: string): string[] => [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+/** Every module a source names: static and dynamic imports, re-exports, side-effect imports, require. */
+export const importsOf = (source: string): string[] => [...source.matchAll(importPattern)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!);
+
+/** The source without block comments and whole-line `//` comments (lines kept, so findings can name them): what the rules read. */
+export const codeOf = (source: string): string =>
+  source.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, '')).replace(/^\s*\/\/.*$/gm, '');
 
 /** Findings for one file of the deterministic core. */
 export const checkPureSource = (source: string, forbiddenPrefixes: readonly string[]): string[] => {
   const findings: string[] = [];
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const code = codeOf(source);
   for (const [pattern, why] of NONDETERMINISM) if (pattern.test(code)) findings.push(why);
   for (const specifier of importsOf(code)) {
     const bare = specifier.replace(/^node:/, '');
@@ -52,13 +57,38 @@ export const checkPureSource = (source: string, forbiddenPrefixes: readonly stri
   return findings;
 };
 
-export const sourceFiles = (root: string, dir: string): string[] => {
+// A timer or an id the running system makes itself is one the tests and replay cannot control.
+const RAW_TIMERS_AND_IDS: readonly [RegExp, string][] = [
+  ...(['setTimeout', 'setInterval', 'setImmediate'] as const).map((name): [RegExp, string] => [
+    // A call or a reference, not a property of that name (`{ setTimeout: ... }`) or a method on an injected clock.
+    new RegExp(`(?:(?<![\\w$.])|\\bglobal(?:This)?\\.)${name}\\b(?!\\s*\\??:)`),
+    `arms a raw timer (${name}); take Facility.timers (or actors/clock) instead`,
+  ]),
+  [/\brandomUUID\b/, 'makes a raw id (randomUUID); take Facility.ids (or actors/clock) instead'],
+];
+
+const TIMER_MODULES = ['timers', 'timers/promises'];
+
+/** Findings for one file that must take its timers and ids as facilities, each with its line. */
+export const checkNoRawTimers = (source: string): string[] => {
+  const code = codeOf(source);
+  const findings = code
+    .split('\n')
+    .flatMap((line, at) => RAW_TIMERS_AND_IDS.filter(([pattern]) => pattern.test(line)).map(([, why]) => `line ${at + 1}: ${why}`));
+  for (const specifier of importsOf(code)) {
+    if (TIMER_MODULES.includes(specifier.replace(/^node:/, ''))) findings.push(`imports the timer module '${specifier}'`);
+  }
+  return findings;
+};
+
+/** The .ts files under `dir` (relative to `root`), without tests unless asked. */
+export const sourceFiles = (root: string, dir: string, options: Readonly<{ withTests?: boolean }> = {}): string[] => {
   const out: string[] = [];
   const walk = (path: string) => {
     for (const entry of readdirSync(path)) {
       const full = join(path, entry);
       if (statSync(full).isDirectory()) walk(full);
-      else if (full.endsWith('.ts') && !full.endsWith('.test.ts')) out.push(relative(root, full));
+      else if (full.endsWith('.ts') && (options.withTests || !full.endsWith('.test.ts'))) out.push(relative(root, full));
     }
   };
   walk(join(root, dir));

@@ -8,10 +8,11 @@ import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds } from '../../events/index.ts';
-import { systemClock } from '../../actors/clock/systemClock.ts';
+import { systemClock, systemTimers } from '../../actors/clock/systemClock.ts';
 import { PluginHost } from '../../plugins/host/pluginHost.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
 import { REPO } from '../support/processes.ts';
+import { createManualTimers } from '../support/manualTimers.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const FIXTURES = join(REPO, 'test/fixtures/plugins/host');
@@ -34,6 +35,7 @@ const startHost = async (plugins: string[], options: Partial<ConstructorParamete
     store,
     clock: systemClock,
     ids: new SequentialIds(),
+    timers: systemTimers,
     builtins: [],
     log: (line) => lines.push(line),
     fail: (error) => failures.push(error),
@@ -114,6 +116,21 @@ describe('plugin host', () => {
     const { host } = await startHost(['mute'], { remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
     await expect(host.hub.callTool('mute_wait', {}, callInfo)).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT' });
     expect(host.supervisor('mute').state).toBe('running');
+  });
+
+  it("times a plugin's requests on the host's timers, not the wall clock", async () => {
+    const timers = createManualTimers();
+    const { host } = await startHost(['mute'], { timers, remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
+    expect(host.supervisor('mute').state).toBe('running');
+    expect(timers.armed).toBe(0); // the handshake's timeouts were disarmed once it said ready
+    let outcome: unknown;
+    void host.hub.callTool('mute_wait', {}, callInfo).catch((error: unknown) => (outcome = error));
+    await expect.poll(() => timers.armed).toBe(1);
+    timers.advance(199);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome).toBeUndefined();
+    timers.advance(1);
+    await expect.poll(() => outcome).toMatchObject({ code: 'REQUEST_TIMED_OUT' });
   });
 
   it('notices a plugin that dies while a grandchild holds its stdout, and kills the grandchild', async () => {

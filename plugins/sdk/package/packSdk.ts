@@ -9,7 +9,7 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SDK_PACKAGE = join(REPO, 'plugins/sdk/package');
@@ -41,6 +41,25 @@ export const sdkPackageJson = (template: PackageJson, repo: PackageJson): Packag
   return { ...template, version: repo.version, license: repo.license, dependencies: { ...template.dependencies, msgpackr } };
 };
 
+/**
+ * The SDK reaches the kernel's names through the actors' public surface (`actors/index.ts`),
+ * which re-exports machines and projections a plugin never uses. Our sources only declare
+ * things at their top level, so the bundle may drop every module it does not use; without
+ * this, esbuild keeps them (and xstate) in case they had side effects.
+ */
+const repoSourcesArePure: Plugin = {
+  name: 'repo-sources-are-pure',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^\.{1,2}\// }, async ({ path, kind, resolveDir, importer, pluginData }) => {
+      if (pluginData === repoSourcesArePure) return undefined;
+      const resolved = await bundle.resolve(path, { kind, resolveDir, importer, pluginData: repoSourcesArePure });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      const ours = resolved.path.startsWith(REPO) && !resolved.path.includes('/node_modules/');
+      return { path: resolved.path, ...(ours ? { sideEffects: false } : {}) };
+    });
+  },
+};
+
 /** Builds the package into `outDir`; returns the files written. */
 export const packSdk = async (outDir: string): Promise<string[]> => {
   rmSync(outDir, { recursive: true, force: true });
@@ -55,6 +74,7 @@ export const packSdk = async (outDir: string): Promise<string[]> => {
     external: ['msgpackr'],
     legalComments: 'none',
     logLevel: 'warning',
+    plugins: [repoSourcesArePure],
   });
   const pkg = sdkPackageJson(readJson(join(SDK_PACKAGE, 'package.template.json')), readJson(join(REPO, 'package.json')));
   writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
