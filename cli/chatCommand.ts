@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
 import { InvalidLlmSource, providerFor, sourceFromFlag, sourcesFromSettings } from '../actors/llm/llmSources.ts';
 import { ProviderChain } from '../actors/llm/providerChain.ts';
+import { openRefusalJournal } from '../actors/llm/refusalJournal.ts';
 import { loadSettings, SETTINGS_FILE } from '../actors/modules/config.ts';
 import { TURN_STREAM_PREFIX } from '../events/index.ts';
 import { DEFAULT_MAX_ROUNDS, EMPTY_TOOLSET } from '../machines/turn/index.ts';
@@ -95,7 +96,7 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
     stream,
     toolset: EMPTY_TOOLSET,
     effects: {
-      ...modelEffects({ chain: new ProviderChain(sources), model: values.model ?? sources[0]!.model }),
+      ...modelEffects({ chain: new ProviderChain(sources, await openRefusalJournal(store)), model: values.model ?? sources[0]!.model }),
       callTool: async (call) => ({ content: `tool '${call.name}' is not available in homed chat`, isError: true }),
       runHandler: async () => null,
     },

@@ -8,7 +8,7 @@ import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
 import { HologramError } from '../../events/index.ts';
 import { setting, type Settings } from '../modules/config.ts';
 import { missingLlm, type LlmFacility } from './llmFacility.ts';
-import { ProviderChain } from './providerChain.ts';
+import { ProviderChain, type RefusalJournal } from './providerChain.ts';
 
 export class InvalidLlmSource extends HologramError {
   readonly code = 'INVALID_LLM_SOURCE';
@@ -90,14 +90,14 @@ export const providerFor = (source: SourceSpec, modelOverride: string | undefine
 
 /**
  * The `llm` facility from settings.json's `llm.sources` (model: `llm.model`, else the first
- * source's), or why there is none, said so the user knows what to add.
+ * source's), or why there is none, said so the user knows what to add. Refusals go to `refusals`.
  */
-export const llmFacilityFrom = (settings: Settings): LlmFacility => {
+export const llmFacilityFrom = (settings: Settings, refusals?: RefusalJournal): LlmFacility => {
   const specs = sourcesFromSettings(settings);
   if (specs.length === 0) {
     return missingLlm("no LLM source is configured: add llm.sources to the data dir's settings.json (see the README), then restart homed");
   }
   const override = setting<string | undefined>(settings, 'llm.model', undefined);
   const sources = specs.map((spec) => providerFor(spec, override));
-  return { chain: new ProviderChain(sources), model: override ?? sources[0]!.model };
+  return { chain: new ProviderChain(sources, refusals), model: override ?? sources[0]!.model };
 };

@@ -1,14 +1,22 @@
-/** The `llm` facility as a kernel module: one provider chain from settings.json, shared by every caller. */
+/**
+ * The `llm` facility as a kernel module: one provider chain from settings.json, shared by every
+ * caller. Its refusals are journaled and restored at start, so a key refused before a restart
+ * is not tried again until it changes.
+ */
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { llmFacilityFrom } from '../llm/llmSources.ts';
+import { openRefusalJournal } from '../llm/refusalJournal.ts';
 
 export const llmModule = (): KernelModule => ({
   name: 'llm',
-  requires: [Facility.config],
+  requires: [Facility.config, Facility.eventLog],
   provides: [Facility.llm],
-  init(context) {
-    const llm = llmFacilityFrom(context.require(Facility.config));
+  async init(context) {
+    const refusals = await openRefusalJournal(context.require(Facility.eventLog), (refusal) =>
+      context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
+    );
+    const llm = llmFacilityFrom(context.require(Facility.config), refusals);
     if ('missing' in llm) context.log(`llm: ${llm.missing}`);
     context.provide(Facility.llm, llm);
   },

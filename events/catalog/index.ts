@@ -3,6 +3,7 @@ import type { NewEventOf, RecordedEventOf } from '../envelope.ts';
 import { EventCatalog } from '../eventCatalog.ts';
 import { journalEvents, type JournalEvent } from './journalEvents.ts';
 import { kernelEvents, type KernelEvent } from './kernelEvents.ts';
+import { llmEvents, type LlmEvent } from './llmEvents.ts';
 import { memoryEvents, type MemoryEvent } from './memoryEvents.ts';
 import { pluginEvents, type PluginEvent } from './pluginEvents.ts';
 import { schedulerEvents, type SchedulerEvent } from './schedulerEvents.ts';
@@ -10,6 +11,7 @@ import { turnEvents, type TurnEvent } from './turnEvents.ts';
 
 export { kernelEvents, KERNEL_STREAM, type KernelEvent } from './kernelEvents.ts';
 export { journalEvents, type JournalEvent } from './journalEvents.ts';
+export { llmEvents, LLM_SOURCES_STREAM, type LlmEvent } from './llmEvents.ts';
 export { schedulerEvents, SCHEDULER_STREAM, type SchedulerEvent } from './schedulerEvents.ts';
 export {
   memoryEvents,
@@ -32,7 +34,7 @@ export {
 export { turnEvents, TURN_STREAM_PREFIX, TOOLSET_STREAM, TURN_INPUT_TYPES, type TurnEvent } from './turnEvents.ts';
 export * from './turnParts.ts';
 
-export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent | MemoryEvent;
+export type HologramEvent = KernelEvent | JournalEvent | SchedulerEvent | TurnEvent | PluginEvent | MemoryEvent | LlmEvent;
 
 /** The name of an event type this build declares. */
 export type HologramEventType = HologramEvent['type'];
@@ -55,4 +57,5 @@ export const createDefaultCatalog = (): EventCatalog =>
     ...Object.values(turnEvents),
     ...Object.values(pluginEvents),
     ...Object.values(memoryEvents),
+    ...Object.values(llmEvents),
   ]);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AllProvidersFailed, ProviderChain, type ChainAttempt } from '../../actors/llm/providerChain.ts';
+import { AllProvidersFailed, ProviderChain, type ChainAttempt, type SourceRefusal } from '../../actors/llm/providerChain.ts';
+import { openRefusalJournal } from '../../actors/llm/refusalJournal.ts';
+import { createDefaultCatalog, InMemoryEventStore, LLM_SOURCES_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import type { CompletionRequest, CompletionResponse } from '../../adapters/llm/llmTypes.ts';
 import {
   ProviderCallAborted,
@@ -81,5 +83,35 @@ describe('ProviderChain', () => {
 
   it('with no source at all, says how to configure one', async () => {
     await expect(new ProviderChain([]).complete(request)).rejects.toThrow(/settings.json \(llm.sources\) or pass --llm/);
+  });
+
+  it('records a refusal before asking the next source, and a chain restored from the log skips it', async () => {
+    const store = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
+    const order: string[] = [];
+    const a = source('a', [new ProviderHttpError('a', 401, 'bad key'), answer('a again')], 'fp-1');
+    const b = source('b', [answer('b1'), answer('b2')]);
+    const journal = await openRefusalJournal(store, (refusal) => order.push(`recorded ${refusal.source}`));
+    const first = new ProviderChain([a, b], journal);
+    const result = await first.complete(request, { onAttempt: (x) => order.push(`${x.source}:${x.outcome}`) });
+    expect(result.source).toBe('b');
+    expect(order).toEqual(['recorded a', 'a:failed', 'b:answered']);
+    const recorded = await store.readStream(LLM_SOURCES_STREAM);
+    expect(recorded.map((event) => event.data as SourceRefusal)).toEqual([
+      { source: 'a', fingerprint: 'fp-1', reason: expect.stringContaining('401') },
+    ]);
+
+    const restarted = new ProviderChain([a, b], await openRefusalJournal(store));
+    expect((await restarted.complete(request)).source).toBe('b');
+    expect(a.calls).toBe(1);
+    a.credentialFingerprint = 'fp-2';
+    expect((await new ProviderChain([a, b], await openRefusalJournal(store)).complete(request)).source).toBe('a');
+  });
+
+  it('does not go on to the next source when the refusal cannot be recorded', async () => {
+    const a = source('a', [new ProviderHttpError('a', 403, 'forbidden')]);
+    const b = source('b', [answer('b')]);
+    const journal = { refused: new Map<string, string>(), record: () => Promise.reject(new Error('disk full')) };
+    await expect(new ProviderChain([a, b], journal).complete(request)).rejects.toThrow('disk full');
+    expect(b.calls).toBe(0);
   });
 });
