@@ -2,9 +2,10 @@
  * The provider chain: sources in configured order. A 401/403 marks a source unavailable
  * until its credentials change; any other failure falls through to the next source; a
  * cancelled call is not retried and goes no further; when every source fails the error
- * names each one and why (never a key).
+ * names each one and why (never a key). A refusal is a fact: it is recorded before the chain
+ * moves on, and a chain restored from the recorded refusals skips the same sources.
  */
-import { HologramError } from '../../events/index.ts';
+import { HologramError, type EventNamed } from '../../events/index.ts';
 import { ProviderCallAborted, ProviderHttpError, type CallOptions, type Provider } from '../../adapters/llm/provider.ts';
 import type { CompletionRequest, CompletionResponse } from '../../adapters/llm/llmTypes.ts';
 
@@ -21,11 +22,28 @@ export class AllProvidersFailed extends HologramError {
 
 export type ChainAttempt = Readonly<{ source: string; outcome: 'answered' | 'failed' | 'skipped' | 'aborted'; reason?: string }>;
 
+export type SourceRefusal = EventNamed<'LlmSourceRefused'>['data'];
+
+/** Where refusals are recorded, and those recorded before (source name → refused fingerprint). */
+export type RefusalJournal = Readonly<{
+  refused: ReadonlyMap<string, string>;
+  record(refusal: SourceRefusal): Promise<void>;
+}>;
+
+/** The refusals in effect after `events`, in log order: the last one per source. */
+export const refusalsFrom = (events: readonly Readonly<{ data: SourceRefusal }>[]): Map<string, string> =>
+  new Map(events.map((event) => [event.data.source, event.data.fingerprint]));
+
 export class ProviderChain {
   /** Sources refused for their credentials, by name → the fingerprint that was refused. */
-  private readonly refused = new Map<string, string>();
+  private readonly refused: Map<string, string>;
 
-  constructor(private readonly sources: readonly Provider[]) {}
+  constructor(
+    private readonly sources: readonly Provider[],
+    private readonly journal?: RefusalJournal,
+  ) {
+    this.refused = new Map(journal?.refused);
+  }
 
   /** The first source that is not marked unavailable (for its context window). */
   primary(): Provider | undefined {
@@ -57,8 +75,11 @@ export class ProviderChain {
           options.onAttempt?.({ source: source.name, outcome: 'aborted' });
           throw error instanceof ProviderCallAborted ? error : new ProviderCallAborted(source.name);
         }
-        if (error instanceof ProviderHttpError && error.isAuthFailure) this.refused.set(source.name, source.credentialFingerprint);
         const reason = (error as Error).message ?? String(error);
+        if (error instanceof ProviderHttpError && error.isAuthFailure) {
+          await this.journal?.record({ source: source.name, fingerprint: source.credentialFingerprint, reason });
+          this.refused.set(source.name, source.credentialFingerprint);
+        }
         failures.push({ source: source.name, reason });
         options.onAttempt?.({ source: source.name, outcome: 'failed', reason });
       }

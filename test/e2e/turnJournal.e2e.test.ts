@@ -5,30 +5,17 @@
  * interrupt, a SIGKILL with inputs waiting — after each of which `homed replay --verify` passes
  * and the daemon goes on answering.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startLlmServer, type LlmServer, type RecordedRequest, type ScriptEntry } from '../support/llmServer/index.ts';
-import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine, WAITER } from '../support/processes.ts';
+import { describe, expect, it } from 'vitest';
+import { askSocket, logOf, testDataDir, useDaemons, verifyReplay, type CliReply } from '../support/homedSession.ts';
+import { startLlmServer, type RecordedRequest, type ScriptEntry } from '../support/llmServer/index.ts';
+import { finished, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const cleanups: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
-const logOf = async (dir: string, ...args: string[]): Promise<Line[]> =>
-  (await runHomed(['log', '--data', dir, ...args])).stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line);
+const daemons = useDaemons();
 
 /** The text of the last user message of a request: what a scripted reply answers. */
 const asked = (request: RecordedRequest): string => {
@@ -38,73 +25,22 @@ const asked = (request: RecordedRequest): string => {
 };
 const when = (text: string, reply: ScriptEntry & object): ScriptEntry => ({ when: (r) => asked(r) === text, reply: reply as never });
 
-const prepare = (server: LlmServer, plugins: string[] = []) => {
-  const dir = join(tempDir(), 'data');
-  mkdirSync(join(dir, 'plugins'), { recursive: true });
-  for (const plugin of plugins) symlinkSync(join(REPO, 'test/fixtures/plugins/host', plugin), join(dir, 'plugins', plugin));
-  writeFileSync(
-    join(dir, 'settings.json'),
-    JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }] } }),
-  );
-  return dir;
-};
-
-const startDaemon = async (dir: string): Promise<ChildProcess> => {
-  const daemon = spawnNode([HOMED, 'run', '--data', dir]);
-  cleanups.push(async () => {
-    if (daemon.exitCode === null && daemon.signalCode === null) {
-      daemon.kill('SIGKILL');
-      await finished(daemon).catch(() => undefined);
-    }
-  });
-  await waitForLine(daemon, /homed: ready/);
-  return daemon;
-};
-
-type Reply = { type: string; text?: string; outcome?: string };
-
-/** Speaks the cli wire directly: every reply line of one message, until its end. */
-const ask = (dir: string, text: string, onReply?: (reply: Reply) => void): Promise<Reply[]> =>
-  new Promise((resolve, reject) => {
-    const socket = createConnection(join(dir, 'homed.sock'));
-    const replies: Reply[] = [];
-    createInterface({ input: socket }).on('line', (line) => {
-      const reply = JSON.parse(line) as Reply;
-      replies.push(reply);
-      onReply?.(reply);
-      if (reply.type === 'end' || reply.type === 'error') {
-        socket.end();
-        resolve(replies);
-      }
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve(replies));
-    socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
-  });
-
-const verify = async (dir: string) => {
-  const result = await runHomed(['replay', '--data', dir, '--verify']);
-  expect(result.stdout).not.toContain('DIVERGED');
-  expect(result.code).toBe(0);
-  return result.stdout;
-};
-
 const SLOW = { chunkDelayMs: 250 };
 
 describe('what leaves a turn comes from its journal', () => {
   it("sends exactly the plugin's rewrite and the plugin's own answer, and memory keeps what was sent", async () => {
     const server = await startLlmServer([when('tell me the secret', { text: 'The secret is out.' })]);
-    cleanups.push(() => server.close());
-    const dir = prepare(server, ['redactor']);
-    await startDaemon(dir);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['redactor'] });
+    await daemons.start(dir);
 
-    const rewritten = await ask(dir, 'tell me the secret');
+    const rewritten = await askSocket(dir, 'tell me the secret');
     expect(rewritten).toEqual([
       expect.objectContaining({ type: 'accepted' }),
       { type: 'chunk', text: 'The [redacted] is out.' },
       { type: 'end', text: '', outcome: 'answer' },
     ]);
-    const answered = await ask(dir, 'ping');
+    const answered = await askSocket(dir, 'ping');
     expect(answered.slice(1)).toEqual([
       { type: 'chunk', text: 'pong from the plugin' },
       { type: 'end', text: '', outcome: 'handler' },
@@ -120,7 +56,7 @@ describe('what leaves a turn comes from its journal', () => {
     expect(agent).toEqual(['The [redacted] is out.', 'pong from the plugin', 'pong from the plugin']);
     expect(JSON.stringify(await logOf(dir, '--type', 'ContextEventAppended'))).not.toContain('The secret is out');
     await server.close();
-    await verify(dir);
+    await verifyReplay(dir);
   });
 
   it('a stop pressed mid-stream is recorded, answered as a cancellation, and replays', async () => {
@@ -128,12 +64,12 @@ describe('what leaves a turn comes from its journal', () => {
       { text: 'one two three four five six seven eight nine ten', slow: SLOW },
       { text: 'After the stop.' },
     ]);
-    cleanups.push(() => server.close());
-    const dir = prepare(server);
-    await startDaemon(dir);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    await daemons.start(dir);
     let streaming!: () => void;
     const started = new Promise<void>((resolve) => (streaming = resolve));
-    const replies = ask(dir, 'count slowly', (r) => r.type === 'chunk' && streaming());
+    const replies = askSocket(dir, 'count slowly', (r) => r.type === 'chunk' && streaming());
     await started;
     expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped\n');
     expect((await replies).at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled' });
@@ -145,7 +81,7 @@ describe('what leaves a turn comes from its journal', () => {
     ]);
     expect((await finished(spawnNode([WAITER, '--data', dir, 'and now?']))).stdout).toBe('After the stop.\n');
     await server.close();
-    await verify(dir);
+    await verifyReplay(dir);
   });
 
   it('a shutdown mid-stream stops the turn as a recorded message; the next start leaves nothing open and replays', async () => {
@@ -153,26 +89,26 @@ describe('what leaves a turn comes from its journal', () => {
       { text: 'a long answer that streams for a while, word by word', slow: SLOW },
       { text: 'Back again.' },
     ]);
-    cleanups.push(() => server.close());
-    const dir = prepare(server);
-    const daemon = await startDaemon(dir);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
     let streaming!: () => void;
     const started = new Promise<void>((resolve) => (streaming = resolve));
-    const replies = ask(dir, 'talk', (r) => r.type === 'chunk' && streaming());
+    const replies = askSocket(dir, 'talk', (r) => r.type === 'chunk' && streaming());
     await started;
-    daemon.kill('SIGINT');
-    expect((await finished(daemon)).code).toBe(0);
+    daemon.process.kill('SIGINT');
+    expect((await daemon.exited).code).toBe(0);
     await replies;
     const stops = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted');
     expect(stops.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
       ['TurnStopRequested', 'shutdown'],
       ['TurnCompleted', 'cancelled'],
     ]);
-    await verify(dir);
-    await startDaemon(dir);
+    await verifyReplay(dir);
+    await daemons.start(dir);
     expect((await finished(spawnNode([WAITER, '--data', dir, 'hello']))).stdout).toBe('Back again.\n');
     await server.close();
-    await verify(dir);
+    await verifyReplay(dir);
   });
 
   it('an interrupt preempts a streaming turn, is answered, and the preempted input runs again and is answered', async () => {
@@ -181,10 +117,10 @@ describe('what leaves a turn comes from its journal', () => {
       when('urgent: the kettle boils', { text: 'Kettle handled.' }),
       when('write a poem', { text: 'A short poem.' }),
     ]);
-    cleanups.push(() => server.close());
-    const dir = prepare(server, ['interrupter']);
-    await startDaemon(dir);
-    const replies = await ask(dir, 'write a poem');
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['interrupter'] });
+    await daemons.start(dir);
+    const replies = await askSocket(dir, 'write a poem');
     expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer' });
     expect(
       replies
@@ -211,7 +147,7 @@ describe('what leaves a turn comes from its journal', () => {
       ['answer', 'A short poem.'],
     ]);
     await server.close();
-    await verify(dir);
+    await verifyReplay(dir);
   });
 
   it('after a SIGKILL mid-turn with two inputs waiting, the restarted daemon closes the turn, answers both, then a new one', async () => {
@@ -221,18 +157,18 @@ describe('what leaves a turn comes from its journal', () => {
       when('third', { text: 'Third answered.' }),
       when('fourth', { text: 'Fourth answered.' }),
     ]);
-    cleanups.push(() => server.close());
-    const dir = prepare(server);
-    const daemon = await startDaemon(dir);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
     let streaming!: () => void;
     const started = new Promise<void>((resolve) => (streaming = resolve));
-    void ask(dir, 'first', (r) => r.type === 'chunk' && streaming()).catch(() => undefined);
+    void askSocket(dir, 'first', (r) => r.type === 'chunk' && streaming()).catch(() => undefined);
     await started;
     const accepted = (text: string) =>
       new Promise<void>((resolve, reject) => {
         const socket = createConnection(join(dir, 'homed.sock'));
         createInterface({ input: socket }).on('line', (line) => {
-          if ((JSON.parse(line) as Reply).type === 'accepted') resolve();
+          if ((JSON.parse(line) as CliReply).type === 'accepted') resolve();
         });
         socket.on('error', () => undefined);
         socket.on('close', () => reject(new Error(`${text} was not accepted`)));
@@ -240,10 +176,10 @@ describe('what leaves a turn comes from its journal', () => {
       });
     await accepted('second');
     await accepted('third');
-    daemon.kill('SIGKILL');
-    await finished(daemon);
+    daemon.process.kill('SIGKILL');
+    await daemon.exited;
 
-    await startDaemon(dir);
+    await daemons.start(dir);
     await expect
       .poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).map((e) => e.data.outcome), { timeout: 20_000 })
       .toEqual(['abandoned', 'done', 'done']);
@@ -256,6 +192,6 @@ describe('what leaves a turn comes from its journal', () => {
     ]);
     expect((await finished(spawnNode([WAITER, '--data', dir, 'fourth']))).stdout).toBe('Fourth answered.\n');
     await server.close();
-    await verify(dir);
+    await verifyReplay(dir);
   });
 });
