@@ -4,42 +4,16 @@
  * disabled plugin stays disabled across a restart; killing the daemon with SIGKILL leaves no
  * plugin process behind.
  */
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
-import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine } from '../support/processes.ts';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { testDataDir, useDaemons } from '../support/homedSession.ts';
+import { runHomed } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-const daemons: ChildProcess[] = [];
-afterEach(async () => {
-  for (const daemon of daemons.splice(0)) {
-    if (daemon.exitCode === null && daemon.signalCode === null) {
-      daemon.kill('SIGINT');
-      await finished(daemon);
-    }
-  }
-});
+const daemons = useDaemons();
 
-const dataDirWith = (plugins: string[]): string => {
-  const dir = join(tempDir(), 'data');
-  mkdirSync(join(dir, 'plugins'), { recursive: true });
-  for (const name of plugins) symlinkSync(join(REPO, 'test/fixtures/plugins/host', name), join(dir, 'plugins', name));
-  return dir;
-};
-
-const startDaemon = async (dir: string): Promise<ChildProcess> => {
-  const daemon = spawnNode([HOMED, 'run', '--data', dir]);
-  daemons.push(daemon);
-  await waitForLine(daemon, /homed: ready/);
-  return daemon;
-};
-
-const stopDaemon = async (daemon: ChildProcess): Promise<void> => {
-  daemon.kill('SIGINT');
-  expect((await finished(daemon)).code).toBe(0);
-};
+const dataDirWith = (plugins: string[]): string => testDataDir(tempDir(), { plugins });
 
 /** 'gone' once the process no longer runs (an unreaped zombie counts as gone). */
 const processState = (pid: number): 'alive' | 'gone' => {
@@ -55,18 +29,18 @@ const pluginLine = (listing: string, name: string): string => listing.split('\n'
 describe('plugin processes through homed', () => {
   it('leaves no plugin process alive 2 s after the daemon is killed with SIGKILL', async () => {
     const dir = dataDirWith(['gatekeeper']);
-    const daemon = await startDaemon(dir);
+    const daemon = await daemons.start(dir);
     const listing = await runHomed(['plugins', '--data', dir]);
     const pid = Number(pluginLine(listing.stdout, 'gatekeeper').match(/pid (\d+)/)?.[1]);
     expect(processState(pid)).toBe('alive');
-    daemon.kill('SIGKILL');
-    await finished(daemon);
+    daemon.process.kill('SIGKILL');
+    await daemon.exited;
     await expect.poll(() => processState(pid), { timeout: 2_000, interval: 50 }).toBe('gone');
   });
 
   it('lists plugins live and from the log, and keeps a disabled plugin disabled across a restart', async () => {
     const dir = dataDirWith(['gatekeeper']);
-    let daemon = await startDaemon(dir);
+    let daemon = await daemons.start(dir);
     const live = await runHomed(['plugins', '--data', dir]);
     expect(pluginLine(live.stdout, 'gatekeeper')).toMatch(/^gatekeeper\s+subprocess\s+running\s+restarts 0 pid \d+$/);
     expect(live.stdout).toContain('tools: lookup');
@@ -75,13 +49,13 @@ describe('plugin processes through homed', () => {
     const disabled = await runHomed(['plugins', 'disable', 'gatekeeper', '--data', dir]);
     expect(disabled.stdout).toMatch(/^gatekeeper\s+subprocess\s+stopped\s+\(disabled\)/);
     expect(disabled.stdout).not.toContain('tools: lookup');
-    await stopDaemon(daemon);
+    await daemons.stop(daemon);
 
     const recorded = await runHomed(['plugins', '--data', dir]);
     expect(recorded.stdout).toContain('homed is not running');
     expect(pluginLine(recorded.stdout, 'gatekeeper')).toMatch(/stopped\s+\(disabled\)/);
 
-    daemon = await startDaemon(dir);
+    daemon = await daemons.start(dir);
     expect(pluginLine((await runHomed(['plugins', '--data', dir])).stdout, 'gatekeeper')).toMatch(/stopped\s+\(disabled\)/);
     const enabled = await runHomed(['plugins', 'enable', 'gatekeeper', '--data', dir]);
     expect(enabled.stdout).toMatch(/^gatekeeper\s+subprocess\s+running\s/);
@@ -93,7 +67,7 @@ describe('plugin processes through homed', () => {
     const unknown = await runHomed(['plugins', 'reload', 'nosuch', '--data', dir]);
     expect(unknown.stderr).toContain("there is no plugin 'nosuch'; the plugins are: cli, timer, files, memory, gatekeeper");
     expect(unknown.code).toBe(1);
-    await stopDaemon(daemon);
+    await daemons.stop(daemon);
 
     const noDaemon = await runHomed(['plugins', 'reload', 'gatekeeper', '--data', dir]);
     expect(noDaemon.stderr).toContain('no homed is running on');

@@ -5,72 +5,21 @@
  * model answers, and the reply streams back to waiter in chunks. Then the LLM server is gone
  * and `homed replay --verify` reproduces the turn from the log alone.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { join } from 'node:path';
-import { userInfo } from 'node:os';
-import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { askSocket, logOf, testDataDir, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer, type LlmServer } from '../support/llmServer/index.ts';
-import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine, WAITER } from '../support/processes.ts';
+import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
-import type { ChildProcess } from 'node:child_process';
 
 const tempDir = useTempDir();
-const cleanups: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
-const lines = (stdout: string): Line[] =>
-  stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line);
-
-const startDaemon = async (dir: string): Promise<ChildProcess> => {
-  const daemon = spawnNode([HOMED, 'run', '--data', dir]);
-  cleanups.push(async () => {
-    if (daemon.exitCode === null) {
-      daemon.kill('SIGINT');
-      await finished(daemon);
-    }
-  });
-  await waitForLine(daemon, /homed: ready/);
-  return daemon;
-};
-
-/** Speaks the cli wire directly, to see the reply's chunks one by one. */
-const askRaw = (dir: string, text: string): Promise<{ type: string; text?: string }[]> =>
-  new Promise((resolve, reject) => {
-    const socket = createConnection(join(dir, 'homed.sock'));
-    const replies: { type: string; text?: string }[] = [];
-    createInterface({ input: socket }).on('line', (line) => {
-      const reply = JSON.parse(line) as { type: string; text?: string };
-      replies.push(reply);
-      if (reply.type === 'end' || reply.type === 'error') {
-        socket.end();
-        resolve(replies);
-      }
-    });
-    socket.on('error', reject);
-    socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
-  });
+const daemons = useDaemons();
 
 const prepare = (
   server: LlmServer,
   sources: readonly Record<string, unknown>[] = [
     { name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'test-model' },
   ],
-) => {
-  const dir = join(tempDir(), 'data');
-  mkdirSync(join(dir, 'plugins'), { recursive: true });
-  symlinkSync(join(REPO, 'test/fixtures/plugins/host/gatekeeper'), join(dir, 'plugins/gatekeeper'));
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources } }));
-  return dir;
-};
+) => testDataDir(tempDir(), { sources, plugins: ['gatekeeper'] });
 
 describe('a turn through homed with a plugin', () => {
   it("denies and rewrites tool calls in the plugin's before_toolcall, streams the answer to waiter, and replays without the model", async () => {
@@ -84,9 +33,9 @@ describe('a turn through homed with a plugin', () => {
       { text: 'The secret stays secret, and the final word is in.' },
       { text: 'Second answer, streamed in pieces for the raw client.', slow: { chunkDelayMs: 30 } },
     ]);
-    cleanups.push(() => server.close());
+    daemons.onCleanup(() => server.close());
     const dir = prepare(server);
-    await startDaemon(dir);
+    await daemons.start(dir);
 
     const tools = await finished(spawnNode([WAITER, '--data', dir, '--tools']));
     expect(tools.stdout).toMatch(/^lookup\s+gatekeeper\s+Looks a word up$/m);
@@ -102,7 +51,7 @@ describe('a turn through homed with a plugin', () => {
     expect(second).toContain('looked up final');
     expect(second).not.toContain('looked up draft');
 
-    const replies = await askRaw(dir, 'again');
+    const replies = await askSocket(dir, 'again');
     // The same person's conversation goes on: the earlier exchange is in the context the model gets.
     const third = JSON.stringify(server.requests[2]!.body);
     expect(third).toContain('Look up the secret and the draft');
@@ -111,7 +60,7 @@ describe('a turn through homed with a plugin', () => {
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((c) => c.text).join('')).toBe('Second answer, streamed in pieces for the raw client.');
 
-    const log = lines((await runHomed(['log', '--data', dir])).stdout);
+    const log = await logOf(dir);
     const types = log.map((e) => e.type);
     expect(types).toEqual(
       expect.arrayContaining(['PluginToolRegistered', 'PluginStageRegistered', 'InputQueued', 'TaskStarted', 'TaskCompleted']),
@@ -134,9 +83,9 @@ describe('a turn through homed with a plugin', () => {
     const server = await startLlmServer([
       { text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } },
     ]);
-    cleanups.push(() => server.close());
+    daemons.onCleanup(() => server.close());
     const dir = prepare(server);
-    await startDaemon(dir);
+    await daemons.start(dir);
     const waiter = spawnNode([WAITER, '--data', dir, 'count slowly']);
     const conversation = finished(waiter);
     await new Promise<void>((resolve) => waiter.stdout!.once('data', () => resolve())); // streaming has begun
@@ -144,7 +93,7 @@ describe('a turn through homed with a plugin', () => {
     expect(stop.stdout).toBe('stopped\n');
     const record = await server.settled(0);
     expect(record.outcome).toBe('aborted');
-    const log = lines((await runHomed(['log', '--data', dir])).stdout);
+    const log = await logOf(dir);
     const stopEvent = log.find((e) => e.type === 'StopRequested')!;
     const abortedAtWallClock = performance.timeOrigin + record.abortedAt!;
     expect(abortedAtWallClock - (stopEvent.data.at as number)).toBeLessThan(100);
@@ -152,26 +101,24 @@ describe('a turn through homed with a plugin', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('(cancelled)');
     expect(log.filter((e) => e.type === 'TurnCompleted').map((e) => e.data.outcome)).toEqual(['cancelled']);
-    await expect
-      .poll(async () => lines((await runHomed(['log', '--data', dir, '--type', 'TaskCompleted'])).stdout).map((e) => e.data.outcome))
-      .toEqual(['cancelled']);
+    await expect.poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).map((e) => e.data.outcome)).toEqual(['cancelled']);
   });
 
   it('falls through a source that answers 401 to the next one', async () => {
     const server = await startLlmServer([{ status: 401, message: 'bad key' }, { text: 'From the second source.' }]);
-    cleanups.push(() => server.close());
+    daemons.onCleanup(() => server.close());
     const dir = prepare(server, [
       { name: 'first', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm', apiKey: 'sk-wrong' },
       { name: 'second', adapter: 'ollama', baseUrl: server.baseUrl('ollama'), model: 'm' },
     ]);
-    await startDaemon(dir);
+    await daemons.start(dir);
     const waiter = await finished(spawnNode([WAITER, '--data', dir, 'hello']));
     expect(waiter.stdout).toBe('From the second source.\n');
     expect(server.requests.map((r) => [r.protocol, r.status])).toEqual([
       ['openai', 401],
       ['ollama', 200],
     ]);
-    const log = lines((await runHomed(['log', '--data', dir, '--type', 'LlmAnswerRecorded'])).stdout);
+    const log = await logOf(dir, '--type', 'LlmAnswerRecorded');
     expect(log[0]!.data.source).toBe('second');
     expect(JSON.stringify(log)).not.toContain('sk-wrong');
   });
