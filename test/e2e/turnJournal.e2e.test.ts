@@ -42,7 +42,10 @@ const prepare = (server: LlmServer, plugins: string[] = []) => {
   const dir = join(tempDir(), 'data');
   mkdirSync(join(dir, 'plugins'), { recursive: true });
   for (const plugin of plugins) symlinkSync(join(REPO, 'test/fixtures/plugins/host', plugin), join(dir, 'plugins', plugin));
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }] } }));
+  writeFileSync(
+    join(dir, 'settings.json'),
+    JSON.stringify({ llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm' }] } }),
+  );
   return dir;
 };
 
@@ -121,7 +124,10 @@ describe('what leaves a turn comes from its journal', () => {
   });
 
   it('a stop pressed mid-stream is recorded, answered as a cancellation, and replays', async () => {
-    const server = await startLlmServer([{ text: 'one two three four five six seven eight nine ten', slow: SLOW }, { text: 'After the stop.' }]);
+    const server = await startLlmServer([
+      { text: 'one two three four five six seven eight nine ten', slow: SLOW },
+      { text: 'After the stop.' },
+    ]);
     cleanups.push(() => server.close());
     const dir = prepare(server);
     await startDaemon(dir);
@@ -143,7 +149,10 @@ describe('what leaves a turn comes from its journal', () => {
   });
 
   it('a shutdown mid-stream stops the turn as a recorded message; the next start leaves nothing open and replays', async () => {
-    const server = await startLlmServer([{ text: 'a long answer that streams for a while, word by word', slow: SLOW }, { text: 'Back again.' }]);
+    const server = await startLlmServer([
+      { text: 'a long answer that streams for a while, word by word', slow: SLOW },
+      { text: 'Back again.' },
+    ]);
     cleanups.push(() => server.close());
     const dir = prepare(server);
     const daemon = await startDaemon(dir);
@@ -183,7 +192,17 @@ describe('what leaves a turn comes from its journal', () => {
         .map((r) => r.text)
         .join(''),
     ).toMatch(/A short poem\.$/);
-    const scheduler = await logOf(dir, '--stream', 'scheduler', '--type', 'TaskPreempted', '--type', 'TaskResumed', '--type', 'TaskCompleted');
+    const scheduler = await logOf(
+      dir,
+      '--stream',
+      'scheduler',
+      '--type',
+      'TaskPreempted',
+      '--type',
+      'TaskResumed',
+      '--type',
+      'TaskCompleted',
+    );
     expect(scheduler.map((e) => e.type)).toEqual(['TaskPreempted', 'TaskCompleted', 'TaskResumed', 'TaskCompleted']);
     const outputs = await logOf(dir, '--type', 'OutputSent');
     expect(outputs.map((e) => [e.data.kind, e.data.text])).toEqual([
