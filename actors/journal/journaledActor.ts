@@ -4,7 +4,8 @@
  * facts handed to the effects. Messages are processed one at a time, in the order delivered.
  * A message is recorded as `InputDelivered` or, for actors whose messages are declared event
  * types (the turn), as itself. A message that changes neither the actor's state nor emits a
- * fact is not recorded: replaying without it gives the same state, so nothing is lost.
+ * fact is not recorded: replaying without it gives the same state, so nothing is lost; nor is
+ * a message to an actor that reached its final state.
  */
 import {
   createActor,
@@ -15,7 +16,7 @@ import {
   type Observer,
   type SnapshotFrom,
 } from 'xstate';
-import { HologramError, type EventStore, type HologramEvent, type NewHologramEvent } from '../../events/index.ts';
+import { HologramError, type EventStore, type HologramEvent, type IdSource, type NewHologramEvent } from '../../events/index.ts';
 
 /** What an actor concludes: an event the catalog declares. */
 export type Fact = HologramEvent;
@@ -53,6 +54,10 @@ export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
   clock?: MachineClock;
   /** Messages already in the log, re-delivered (without effects) to restore the state. */
   history?: readonly TimedMessage[];
+  /** Ids for the recorded messages: with them, each fact names the message that caused it (`causation`). */
+  ids?: IdSource;
+  /** Shared by every event the actor appends: the one piece of work it is (a boot, a turn). */
+  correlation?: string;
 }>;
 
 /** A clock whose timers never fire: delays happen only when their event is delivered as a message. */
@@ -105,6 +110,7 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
   private async process(message: TimedMessage): Promise<readonly Fact[]> {
     if (this.broken) throw this.broken;
     const before = this.actor.getSnapshot() as MachineSnapshot;
+    if (before.status !== 'active') return [];
     const facts: Fact[] = [];
     this.collecting = facts;
     try {
@@ -116,11 +122,13 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
     if (facts.length === 0 && after.context === before.context && sameValue(after.value, before.value) && after.status === before.status) {
       return facts;
     }
-    const { stream, recording = 'InputDelivered' } = this.options;
+    const { stream, recording = 'InputDelivered', correlation } = this.options;
+    const id = this.options.ids?.next();
+    const envelope = correlation === undefined ? {} : { correlation };
     try {
       await this.options.store.append(stream, [
-        recordedMessage(stream, recording, message),
-        ...facts.map((fact) => ({ ...fact, at: message.at })),
+        { ...recordedMessage(stream, recording, message), ...envelope, ...(id === undefined ? {} : { id }) },
+        ...facts.map((fact) => ({ ...fact, at: message.at, ...envelope, ...(id === undefined ? {} : { causation: id }) })),
       ]);
     } catch (error) {
       this.broken = new JournalBroken(stream, error);
