@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KernelBootFailed, replayKernel, startKernel, type KernelModule } from '../../actors/kernel/index.ts';
 import { InMemoryEventStore, SequentialIds, VirtualClock } from '../../events/index.ts';
-import { asModule, factLines, journalLines, tracedModule as module } from '../support/kernelJournal.ts';
+import { asModule, factLines, journalLine, journalLines, tracedModule as module } from '../support/kernelJournal.ts';
 import { createTestCatalog } from '../support/testCatalog.ts';
 
 const newStore = () => new InMemoryEventStore(createTestCatalog(), new VirtualClock(0), new SequentialIds());
@@ -75,6 +75,32 @@ describe('startKernel', () => {
       if (event.type === 'InputDelivered') message = event.id;
       else expect(event.causation).toBe(message);
     }
+  });
+
+  it("runs a layer's inits and a module's stop only once the fact asking for them is in the log", async () => {
+    const store = newStore();
+    const trace: string[] = [];
+    const append = store.append.bind(store);
+    store.append = async (stream, events, options) => {
+      const result = await append(stream, events, options);
+      for (const event of result.events) if (event.type.endsWith('Requested')) trace.push(`committed ${journalLine(event)}`);
+      return result;
+    };
+    const kernel = await boot(store, [module('config', [], ['config'], trace), module('llm', ['config'], ['llm'], trace)]);
+    await kernel.ready;
+    await kernel.stop('over');
+    expect(trace).toEqual([
+      'committed LayerStartRequested 0: config',
+      'init config',
+      'ready config',
+      'committed LayerStartRequested 1: llm',
+      'init llm',
+      'ready llm',
+      'committed ModuleStopRequested llm',
+      'stop llm',
+      'committed ModuleStopRequested config',
+      'stop config',
+    ]);
   });
 
   it('stops what started, in reverse order, when a module fails to init, and records why', async () => {
