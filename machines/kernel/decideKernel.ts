@@ -34,21 +34,14 @@ const planProblem = (boot: BootMessage): string | null => {
 /** Starts layer `index`, or refuses it (each module lacking a facility fails) and stops. */
 const startLayer = (d: Decision, index: number): Decision => {
   const modules = d.state.layers?.[index] ?? [];
-  let next = d;
-  for (const name of modules) {
+  const refusals = modules.flatMap((name): KernelFact[] => {
     const needs = (d.state.modules.find((m) => m.name === name)?.requires ?? []).filter((f) => !d.state.provided.includes(f));
-    if (needs.length === 0) continue;
-    next = record(next, {
-      type: 'ModuleFailed',
-      data: {
-        module: name,
-        layer: index,
-        error: `facilities not produced before layer ${index}: ${name} needs ${needs.map((f) => `'${f}'`).join(', ')}`,
-        code: 'MISSING_FACILITY',
-      },
-    });
-  }
-  return next === d ? advance(record(d, { type: 'LayerStartRequested', data: { layer: index, modules: [...modules] } })) : advance(next);
+    if (needs.length === 0) return [];
+    const error = `facilities not produced before layer ${index}: ${name} needs ${needs.map((f) => `'${f}'`).join(', ')}`;
+    return [{ type: 'ModuleFailed', data: { module: name, layer: index, error, code: 'MISSING_FACILITY' } }];
+  });
+  if (refusals.length > 0) return advance(refusals.reduce(record, d));
+  return advance(record(d, { type: 'LayerStartRequested', data: { layer: index, modules: [...modules] } }));
 };
 
 /** What follows from where the kernel stands: the next layer, the next stop, or the end. */
@@ -71,14 +64,10 @@ const advance = (d: Decision): Decision => {
 
 const boot = (d: Decision, message: BootMessage): Decision => {
   const { pid, dataDir, given, modules, layers } = message;
-  const declared = { ...d.state, modules, given, provided: [...given] };
-  const started = record(
-    { state: declared, facts: [] },
-    { type: 'KernelStarted', data: { pid, layers: layers.map((l) => [...l]), dataDir } },
-  );
   const problem = planProblem(message);
-  if (problem) started.state = { ...started.state, stopReason: `the boot's layer plan cannot run: ${problem}` };
-  return advance(started);
+  const stopReason = problem ? `the boot's layer plan cannot run: ${problem}` : null;
+  const declared: Decision = { state: { ...d.state, modules, given, provided: [...given], stopReason }, facts: [] };
+  return advance(record(declared, { type: 'KernelStarted', data: { pid, layers: layers.map((l) => [...l]), dataDir } }));
 };
 
 export const decideKernel = (state: KernelState, message: KernelMessage): KernelDecision => {

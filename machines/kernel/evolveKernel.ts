@@ -1,6 +1,6 @@
 /**
- * Applies one kernel fact to the state. Pure; the machine folds every fact it decides with this,
- * so the state never says more than the log.
+ * Applies one kernel fact to the state. Pure; the decider folds every fact it records with this,
+ * so the state never says more than the log (the facts, and the messages that caused them).
  */
 import type { KernelFact, KernelState } from './kernelTypes.ts';
 
