@@ -20,10 +20,10 @@ Rebuilds every projection from the event log into a fresh database (the live one
 touched) and prints each read model's checksum.
   --until SEQ  stop after event SEQ and print the state of every projection there (JSON)
   --verify     compare the rebuilt read models with the live ones, and re-deliver every
-               actor's journal (the scheduler, each turn with its recorded model answers and
-               tool results, each plugin supervisor, the memory) to fresh machines, comparing
-               their facts byte for byte; nothing is called. Exits 1 and names the first
-               diverging projection or journal and sequence
+               actor's journal (each kernel boot, the scheduler, each turn with its recorded
+               model answers and tool results, each plugin supervisor, the memory) to fresh
+               machines, comparing their facts byte for byte; nothing is called. Exits 1 and
+               names the first diverging projection or journal and sequence
   --out FILE   write the rebuilt read models to FILE (default: in memory, discarded)
 Progress goes to stderr on long logs.
 `;

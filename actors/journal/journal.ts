@@ -4,7 +4,14 @@
  * the actor's state may now be ahead of the log, so it takes no more messages until the daemon
  * restores it from the log. Every deciding actor records through this, one message at a time.
  */
-import { HologramError, type EventStore, type HologramEvent, type NewHologramEvent, type Recorded } from '../../events/index.ts';
+import {
+  HologramError,
+  type EventStore,
+  type HologramEvent,
+  type IdSource,
+  type NewHologramEvent,
+  type Recorded,
+} from '../../events/index.ts';
 
 /** What an actor concludes: an event the catalog declares. */
 export type Fact = HologramEvent;
@@ -30,6 +37,13 @@ export const recordedMessage = (stream: string, recording: MessageRecording, mes
     ? ({ type: message.type, data: (message as TimedMessage & { data: unknown }).data, at: message.at } as NewHologramEvent)
     : { type: 'InputDelivered', data: { to: stream, message }, at: message.at };
 
+export type JournalEnvelope = Readonly<{
+  /** Ids for the recorded messages: with them, each fact names the message that caused it (`causation`). */
+  ids?: IdSource;
+  /** Shared by every event the journal appends: the one piece of work it is (a boot). */
+  correlation?: string;
+}>;
+
 export class Journal {
   private broken: JournalBroken | undefined;
   private tail: Promise<unknown> = Promise.resolve();
@@ -38,6 +52,7 @@ export class Journal {
     private readonly store: EventStore,
     readonly stream: string,
     private readonly recording: MessageRecording | ((message: TimedMessage) => MessageRecording) = 'InputDelivered',
+    private readonly envelope: JournalEnvelope = {},
   ) {}
 
   /** Runs `step` after every step queued before it: an actor handles one message at a time. */
@@ -55,10 +70,17 @@ export class Journal {
   /** Appends the message and its facts as one; resolves with them as recorded. */
   async record(message: TimedMessage, facts: readonly Fact[]): Promise<readonly Recorded[]> {
     if (this.broken) throw this.broken;
+    const id = this.envelope.ids?.next();
+    const { correlation } = this.envelope;
+    const shared = correlation === undefined ? {} : { correlation };
     try {
       const result = await this.store.append(this.stream, [
-        recordedMessage(this.stream, typeof this.recording === 'function' ? this.recording(message) : this.recording, message),
-        ...facts.map((fact) => ({ ...fact, at: message.at })),
+        {
+          ...recordedMessage(this.stream, typeof this.recording === 'function' ? this.recording(message) : this.recording, message),
+          ...shared,
+          ...(id === undefined ? {} : { id }),
+        },
+        ...facts.map((fact) => ({ ...fact, at: message.at, ...shared, ...(id === undefined ? {} : { causation: id }) })),
       ]);
       return result.events;
     } catch (error) {

@@ -4,7 +4,8 @@
  * facts handed to the effects. Messages are processed one at a time, in the order delivered.
  * A message is recorded as `InputDelivered` or, for actors whose messages are declared event
  * types (the turn), as itself. A message that changes neither the actor's state nor emits a
- * fact is not recorded: replaying without it gives the same state, so nothing is lost.
+ * fact is not recorded: replaying without it gives the same state, so nothing is lost; nor is
+ * a message to an actor that reached its final state.
  */
 import {
   createActor,
@@ -15,7 +16,7 @@ import {
   type Observer,
   type SnapshotFrom,
 } from 'xstate';
-import type { EventStore } from '../../events/index.ts';
+import type { EventStore, IdSource } from '../../events/index.ts';
 import { Journal, type Fact, type MessageRecording, type TimedMessage } from './journal.ts';
 
 export { JournalBroken, recordedMessage, type Fact, type MessageRecording, type TimedMessage } from './journal.ts';
@@ -38,6 +39,10 @@ export type JournaledActorOptions<TLogic extends AnyStateMachine> = Readonly<{
   clock?: MachineClock;
   /** Messages already in the log, re-delivered (without effects) to restore the state. */
   history?: readonly TimedMessage[];
+  /** Ids for the recorded messages: with them, each fact names the message that caused it (`causation`). */
+  ids?: IdSource;
+  /** Shared by every event the actor appends: the one piece of work it is (a boot, a turn). */
+  correlation?: string;
 }>;
 
 /** A clock whose timers never fire: delays happen only when their event is delivered as a message. */
@@ -54,7 +59,10 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
   private collecting: Fact[] | undefined;
 
   constructor(private readonly options: JournaledActorOptions<TLogic>) {
-    this.journal = new Journal(options.store, options.stream, options.recording);
+    this.journal = new Journal(options.store, options.stream, options.recording, {
+      ...(options.ids ? { ids: options.ids } : {}),
+      ...(options.correlation !== undefined ? { correlation: options.correlation } : {}),
+    });
     this.actor = createActor(options.logic, {
       input: options.input,
       ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -82,6 +90,7 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
   private async process(message: TimedMessage): Promise<readonly Fact[]> {
     this.journal.assertWhole();
     const before = this.actor.getSnapshot() as MachineSnapshot;
+    if (before.status !== 'active') return [];
     const facts: Fact[] = [];
     this.collecting = facts;
     try {

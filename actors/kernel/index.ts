@@ -1,5 +1,7 @@
-/** The running kernel: facilities, modules, and assembly. */
+/** The running kernel: facilities, modules, assembly, and the replay of its boots. */
 export * from './facilities.ts';
 export * from './kernelModule.ts';
 export * from './facilityRegistry.ts';
+export * from './kernelErrors.ts';
 export * from './startKernel.ts';
+export * from './replayKernel.ts';

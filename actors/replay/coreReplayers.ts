@@ -1,13 +1,29 @@
-/** The replayers of the actors under actors/: the scheduler, every turn, and the memory. */
+/** The replayers of the actors under actors/: the kernel's boots, the scheduler, every turn, and the memory. */
 import { SCHEDULER_STREAM } from '../../events/index.ts';
 import { schedulerMachine } from '../../machines/scheduler/index.ts';
 import { replayJournal } from '../journal/replayJournal.ts';
+import { replayKernel } from '../kernel/replayKernel.ts';
 import { replayMemory } from '../memory/replayMemory.ts';
 import { heartbeatIntervalsFrom, memoryConfigFrom } from '../modules/memoryModule.ts';
 import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
 import { replayTurn, turnStreams } from '../turn/replayTurn.ts';
 import { ToolsetLedger } from '../turn/toolsets.ts';
 import type { Replayer } from './replayer.ts';
+
+export const kernelReplayer: Replayer = {
+  name: 'kernel',
+  replay: async (store) => {
+    const boots = await replayKernel(store);
+    const current = boots.filter((b) => !b.earlierFormat);
+    const earlier = boots.length - current.length;
+    return {
+      name: 'kernel',
+      verdicts: current.map((b) => ({ journal: b.journal, divergence: b.divergence })),
+      messages: current.reduce((n, b) => n + b.messages, 0),
+      ...(earlier > 0 ? { notes: [`${earlier} boot(s) recorded by an earlier build's format, not re-decided`] } : {}),
+    };
+  },
+};
 
 export const schedulerReplayer: Replayer = {
   name: 'scheduler',

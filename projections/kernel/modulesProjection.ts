@@ -1,5 +1,7 @@
-/** The kernel's modules as the log last saw them: status, layer, facilities, last error. */
-import { kernelEvents, typesOf } from '../../events/index.ts';
+/**
+ * The kernel's modules as the log last saw them: status, layer, facilities, last error; and each
+ * boot (run). The effects the kernel asks for (a layer to start, a module to stop) change nothing here.
+ */
 import { defineProjection } from '../projection.ts';
 
 export type ModuleStatus = 'started' | 'failed' | 'stopped';
@@ -7,7 +9,7 @@ export type ModuleStatus = 'started' | 'failed' | 'stopped';
 export const modulesProjection = defineProjection({
   name: 'kernel',
   version: 1,
-  handles: typesOf(kernelEvents),
+  handles: ['KernelStarted', 'ModuleStarted', 'ModuleFailed', 'ModuleStopped', 'KernelStopped'],
   tables: [
     {
       name: 'kernel_modules',

@@ -1,47 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { startKernel, KernelBootFailed, type KernelModule } from '../../actors/kernel/index.ts';
-import { InMemoryEventStore, SequentialIds, VirtualClock, type RecordedEvent } from '../../events/index.ts';
+import { KernelBootFailed, replayKernel, startKernel, type KernelModule } from '../../actors/kernel/index.ts';
+import { InMemoryEventStore, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { asModule, factLines, journalLine, journalLines, tracedModule as module } from '../support/kernelJournal.ts';
 import { createTestCatalog } from '../support/testCatalog.ts';
 
 const newStore = () => new InMemoryEventStore(createTestCatalog(), new VirtualClock(0), new SequentialIds());
 
-type Trace = string[];
-
-/** The kernel assembles any facility graph; these tests name facilities of their own, outside the daemon's. */
-type AnyModule = Readonly<{
-  name: string;
-  requires: readonly string[];
-  provides: readonly string[];
-  init(context: { require(f: string): unknown; provide(f: string, value: unknown): void; fail(e: unknown): void }): void | Promise<void>;
-  stop?(): void | Promise<void>;
-}>;
-const asModule = (m: AnyModule): KernelModule => m as unknown as KernelModule;
-
-const module = (name: string, requires: string[], provides: string[], trace: Trace, behaviour: Partial<AnyModule> = {}): KernelModule =>
-  asModule({
-    name,
-    requires,
-    provides,
-    async init(context) {
-      trace.push(`init ${name}`);
-      for (const facility of requires) context.require(facility);
-      await new Promise((resolve) => setImmediate(resolve));
-      for (const facility of provides) context.provide(facility, `${facility}-value`);
-      trace.push(`ready ${name}`);
-    },
-    stop() {
-      trace.push(`stop ${name}`);
-    },
-    ...behaviour,
-  });
-
-const lifecycle = (events: readonly RecordedEvent[]) =>
-  events.map((e) => `${e.type}${'module' in (e.data as object) ? ` ${(e.data as { module: string }).module}` : ''}`);
+const boot = (store: InMemoryEventStore, modules: readonly KernelModule[], ids = new SequentialIds('k')) =>
+  startKernel({ store, modules, given: {}, pid: 1, dataDir: 'd', clock: new VirtualClock(1_000), ids });
 
 describe('startKernel', () => {
-  it('starts modules layer by layer, in parallel within a layer, and journals each lifecycle change', async () => {
+  it('starts modules layer by layer, in parallel within a layer, stops them in reverse once, and journals each message with its facts', async () => {
     const store = newStore();
-    const trace: Trace = [];
+    const trace: string[] = [];
     const kernel = await startKernel({
       store,
       modules: [
@@ -53,6 +24,7 @@ describe('startKernel', () => {
       given: { 'data-dir': '/tmp/x' },
       pid: 42,
       dataDir: '/tmp/x',
+      ids: new SequentialIds('k'),
     });
     await kernel.ready;
     expect(kernel.layers).toEqual([['config'], ['llm', 'memory'], ['agent']]);
@@ -62,117 +34,215 @@ describe('startKernel', () => {
 
     const output = await kernel.stop('test over');
     expect(output.failure).toBeNull();
-    expect(trace.slice(-4)).toEqual(['stop agent', 'stop memory', 'stop llm', 'stop config']);
+    expect(await kernel.stop('again')).toEqual(output);
+    expect(trace.filter((t) => t.startsWith('stop'))).toEqual(['stop agent', 'stop memory', 'stop llm', 'stop config']);
     const events = await store.readStream('kernel');
-    expect(lifecycle(events)).toEqual([
+    expect(journalLines(events)).toEqual([
+      '> boot',
       'KernelStarted',
+      'LayerStartRequested 0: config',
+      '> module.ready config',
       'ModuleStarted config',
+      'LayerStartRequested 1: llm, memory',
+      '> module.ready llm',
       'ModuleStarted llm',
+      '> module.ready memory',
       'ModuleStarted memory',
+      'LayerStartRequested 2: agent',
+      '> module.ready agent',
       'ModuleStarted agent',
+      '> stop',
+      'ModuleStopRequested agent',
+      '> module.stopped agent',
       'ModuleStopped agent',
+      'ModuleStopRequested memory',
+      '> module.stopped memory',
       'ModuleStopped memory',
+      'ModuleStopRequested llm',
+      '> module.stopped llm',
       'ModuleStopped llm',
+      'ModuleStopRequested config',
+      '> module.stopped config',
       'ModuleStopped config',
       'KernelStopped',
     ]);
-    expect(events[0]!.data).toEqual({ pid: 42, layers: [['config'], ['llm', 'memory'], ['agent']], dataDir: '/tmp/x' });
-    expect(events.slice(1).every((e) => e.correlation === events[0]!.id && e.causation === events[0]!.id)).toBe(true);
+    expect(events[1]!.data).toEqual({ pid: 42, layers: [['config'], ['llm', 'memory'], ['agent']], dataDir: '/tmp/x' });
     expect(events.at(-1)!.data).toEqual({ reason: 'test over' });
+    // One boot is one piece of work; each fact names the message that caused it.
+    expect(new Set(events.map((e) => e.correlation))).toEqual(new Set([events[0]!.correlation]));
+    let message = '';
+    for (const event of events) {
+      if (event.type === 'InputDelivered') message = event.id;
+      else expect(event.causation).toBe(message);
+    }
+  });
+
+  it("runs a layer's inits and a module's stop only once the fact asking for them is in the log", async () => {
+    const store = newStore();
+    const trace: string[] = [];
+    const append = store.append.bind(store);
+    store.append = async (stream, events, options) => {
+      const result = await append(stream, events, options);
+      for (const event of result.events) if (event.type.endsWith('Requested')) trace.push(`committed ${journalLine(event)}`);
+      return result;
+    };
+    const kernel = await boot(store, [module('config', [], ['config'], trace), module('llm', ['config'], ['llm'], trace)]);
+    await kernel.ready;
+    await kernel.stop('over');
+    expect(trace).toEqual([
+      'committed LayerStartRequested 0: config',
+      'init config',
+      'ready config',
+      'committed LayerStartRequested 1: llm',
+      'init llm',
+      'ready llm',
+      'committed ModuleStopRequested llm',
+      'stop llm',
+      'committed ModuleStopRequested config',
+      'stop config',
+    ]);
   });
 
   it('stops what started, in reverse order, when a module fails to init, and records why', async () => {
     const store = newStore();
-    const trace: Trace = [];
-    const kernel = await startKernel({
-      store,
-      modules: [
-        module('config', [], ['config'], trace),
-        module('llm', ['config'], ['llm'], trace, {
-          init: () => {
-            throw Object.assign(new Error('no provider configured'), { code: 'NO_PROVIDER' });
-          },
-        }),
-        module('agent', ['llm'], ['agent'], trace),
-      ],
-      given: {},
-      pid: 1,
-      dataDir: 'd',
-    });
+    const trace: string[] = [];
+    const kernel = await boot(store, [
+      module('config', [], ['config'], trace),
+      module('llm', ['config'], ['llm'], trace, {
+        init: () => {
+          throw Object.assign(new Error('no provider configured'), { code: 'NO_PROVIDER' });
+        },
+      }),
+      module('agent', ['llm'], ['agent'], trace),
+    ]);
     await expect(kernel.ready).rejects.toThrow(KernelBootFailed);
     const output = await kernel.done;
     expect(output.failure).toEqual({ module: 'llm', error: 'no provider configured' });
     expect(trace).not.toContain('init agent');
+    // llm's init failed, so its stop is not run; it is still asked, in order, and reports stopped.
+    expect(trace.filter((t) => t.startsWith('stop'))).toEqual(['stop config']);
     const events = await store.readStream('kernel');
-    expect(lifecycle(events)).toEqual([
+    expect(factLines(events)).toEqual([
       'KernelStarted',
+      'LayerStartRequested 0: config',
       'ModuleStarted config',
+      'LayerStartRequested 1: llm',
       'ModuleFailed llm',
+      'ModuleStopRequested llm',
       'ModuleStopped llm',
+      'ModuleStopRequested config',
       'ModuleStopped config',
       'KernelStopped',
     ]);
-    expect(events[2]!.data).toEqual({ module: 'llm', layer: 1, error: 'no provider configured', code: 'NO_PROVIDER' });
+    expect(events.find((e) => e.type === 'ModuleFailed')!.data).toEqual({
+      module: 'llm',
+      layer: 1,
+      error: 'no provider configured',
+      code: 'NO_PROVIDER',
+    });
     expect((events.at(-1)!.data as { reason: string }).reason).toContain('no provider configured');
   });
 
   it('fails a module that finishes init without producing a facility it declared', async () => {
-    const store = newStore();
-    const kernel = await startKernel({
-      store,
-      modules: [asModule({ name: 'config', requires: [], provides: ['config'], init: () => undefined })],
-      given: {},
-      pid: 1,
-      dataDir: 'd',
-    });
+    const kernel = await boot(newStore(), [asModule({ name: 'config', requires: [], provides: ['config'], init: () => undefined })]);
     await expect(kernel.ready).rejects.toThrow("init finished without producing 'config'");
   });
 
   it('refuses a module that reads a facility it did not declare', async () => {
-    const store = newStore();
-    const kernel = await startKernel({
-      store,
-      modules: [
-        asModule({ name: 'a', requires: [], provides: ['a'], init: (c) => c.provide('a', 1) }),
-        asModule({ name: 'b', requires: [], provides: ['b'], init: (c) => void c.require('a') }),
-      ],
-      given: {},
-      pid: 1,
-      dataDir: 'd',
-    });
+    const kernel = await boot(newStore(), [
+      asModule({ name: 'a', requires: [], provides: ['a'], init: (c) => c.provide('a', 1) }),
+      asModule({ name: 'b', requires: [], provides: ['b'], init: (c) => void c.require('a') }),
+    ]);
     await expect(kernel.ready).rejects.toThrow("reads facility 'a' without declaring it");
   });
 
   it('stops in order when a running module reports a failure', async () => {
     const store = newStore();
     let fail: ((e: unknown) => void) | undefined;
-    const kernel = await startKernel({
-      store,
-      modules: [
-        asModule({
-          name: 'worker',
-          requires: [],
-          provides: ['w'],
-          init: (c) => {
-            c.provide('w', 1);
-            fail = c.fail;
-          },
-        }),
-      ],
-      given: {},
-      pid: 1,
-      dataDir: 'd',
-    });
+    const kernel = await boot(store, [
+      asModule({
+        name: 'worker',
+        requires: [],
+        provides: ['w'],
+        init: (c) => {
+          c.provide('w', 1);
+          fail = c.fail;
+        },
+      }),
+    ]);
     await kernel.ready;
     fail!(new Error('tailing broke'));
+    fail!(new Error('and again'));
     const output = await kernel.done;
     expect(output.failure).toEqual({ module: 'worker', error: 'tailing broke' });
-    expect(lifecycle(await store.readStream('kernel'))).toEqual([
+    expect(factLines(await store.readStream('kernel'))).toEqual([
       'KernelStarted',
+      'LayerStartRequested 0: worker',
       'ModuleStarted worker',
       'ModuleFailed worker',
+      'ModuleStopRequested worker',
       'ModuleStopped worker',
       'KernelStopped',
     ]);
   });
+
+  it('stops a module whose init is still running only after the init settled', async () => {
+    const store = newStore();
+    const trace: string[] = [];
+    let release!: () => void;
+    const kernel = await boot(store, [
+      module('slow', [], ['slow'], trace, {
+        init: async (c) => {
+          trace.push('init slow');
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          c.provide('slow', 1);
+          trace.push('ready slow');
+        },
+      }),
+    ]);
+    const stopped = kernel.stop('early');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(trace).toEqual(['init slow']);
+    release();
+    expect((await stopped).reason).toBe('early');
+    await expect(kernel.ready).rejects.toThrow('the kernel stopped before every layer started (early)');
+    expect(trace).toEqual(['init slow', 'ready slow', 'stop slow']);
+    expect(factLines(await store.readStream('kernel')).slice(-4)).toEqual([
+      'ModuleStopRequested slow',
+      'ModuleStarted slow',
+      'ModuleStopped slow',
+      'KernelStopped',
+    ]);
+  });
+
+  for (const when of ['mid-boot', 'mid-run'] as const) {
+    it(`boots again after a daemon was killed ${when}, and both boots replay`, async () => {
+      const store = newStore();
+      const trace: string[] = [];
+      const hang = { init: () => new Promise<void>(() => undefined) };
+      // The first kernel is never stopped: its process "died" with the journal where it was.
+      const first = await boot(store, [
+        module('config', [], ['config'], trace),
+        module('llm', ['config'], ['llm'], trace, when === 'mid-boot' ? hang : {}),
+      ]);
+      if (when === 'mid-run') await first.ready;
+      else await new Promise((resolve) => setImmediate(resolve));
+      const killedAt = await store.readStream('kernel');
+      expect(factLines(killedAt)).not.toContain('KernelStopped');
+
+      const second = await boot(
+        store,
+        [module('config', [], ['config'], trace), module('llm', ['config'], ['llm'], trace)],
+        new SequentialIds('second-boot'),
+      );
+      await second.ready;
+      expect((await second.stop('bye')).failure).toBeNull();
+      const replays = await replayKernel(store);
+      expect(replays.map((r) => r.journal)).toEqual([`kernel@1`, `kernel@${killedAt.at(-1)!.seq + 1}`]);
+      expect(replays.map((r) => r.divergence)).toEqual([null, null]);
+      expect(replays[0]!.messages).toBe(when === 'mid-run' ? 3 : 2);
+    });
+  }
 });

@@ -29,16 +29,24 @@ describe('homed', () => {
 
       const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
       expect(log.code).toBe(0);
-      expect(typesOf(log.stdout)).toEqual([
+      const types = typesOf(log.stdout);
+      // Layers of 1, 3, 1, 1, 1 and 1 modules: each but the last is followed by the next one's start.
+      const starts = [1, 3, 1, 1, 1, 1].flatMap((n, i) => [...Array(n).fill('ModuleStarted'), ...(i < 5 ? ['LayerStartRequested'] : [])]);
+      expect(types.filter((t) => t !== 'InputDelivered')).toEqual([
         'KernelStarted',
-        ...Array(8).fill('ModuleStarted'),
-        ...Array(8).fill('ModuleStopped'),
+        'LayerStartRequested',
+        ...starts,
+        ...Array(8).fill(['ModuleStopRequested', 'ModuleStopped']).flat(),
         'KernelStopped',
       ]);
+      // Every message is journaled with the facts it caused: the boot, 8 readies, the stop, 8 stops.
+      expect(types.filter((t) => t === 'InputDelivered')).toHaveLength(18);
+      expect(types[0]).toBe('InputDelivered');
       expect(log.stdout).toContain(`"reason":"received ${signal}"`);
 
       const verify = await runHomed(['replay', '--data', dir, '--verify']);
       expect(verify.stdout).toContain('kernel: match');
+      expect(verify.stdout).toContain('kernel: 1 of 1 journals match');
       expect(verify.code).toBe(0);
     });
   }
@@ -66,6 +74,25 @@ describe('homed', () => {
     const dump = JSON.parse(state.stdout) as { seq: number; projections: { kernel: { kernel_runs: unknown[] } } };
     expect(dump.seq).toBe(secondStart);
     expect(dump.projections.kernel.kernel_runs).toHaveLength(2);
+  });
+
+  it('boots again after SIGKILL left a boot without KernelStopped, and replays both boots', async () => {
+    const dir = join(tempDir(), 'data');
+    const killed = spawnNode([HOMED, '--data', dir]);
+    const killedExit = finished(killed);
+    await waitForLine(killed, /ready/);
+    killed.kill('SIGKILL');
+    expect((await killedExit).signal).toBe('SIGKILL');
+    const daemon = spawnNode([HOMED, '--data', dir]);
+    const done = finished(daemon);
+    await waitForLine(daemon, /ready/);
+    daemon.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+    const log = await runHomed(['log', '--data', dir, '--stream', 'kernel', '--type', 'KernelStarted', '--type', 'KernelStopped']);
+    expect(typesOf(log.stdout)).toEqual(['KernelStarted', 'KernelStarted', 'KernelStopped']);
+    const verify = await runHomed(['replay', '--data', dir, '--verify']);
+    expect(verify.stdout).toContain('kernel: 2 of 2 journals match');
+    expect(verify.code).toBe(0);
   });
 
   it('prints the module layers and a help that names every command', async () => {
