@@ -96,7 +96,10 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
     stream,
     toolset: EMPTY_TOOLSET,
     effects: {
-      ...modelEffects({ chain: new ProviderChain(sources, await openRefusalJournal(store)), model: values.model ?? sources[0]!.model }),
+      ...modelEffects({
+        chain: new ProviderChain(sources, await openRefusalJournal(store, systemClock)),
+        model: values.model ?? sources[0]!.model,
+      }),
       callTool: async (call) => ({ content: `tool '${call.name}' is not available in homed chat`, isError: true }),
       runHandler: async () => null,
     },

@@ -10,10 +10,10 @@ import { openRefusalJournal } from '../llm/refusalJournal.ts';
 
 export const llmModule = (): KernelModule => ({
   name: 'llm',
-  requires: [Facility.config, Facility.eventLog],
+  requires: [Facility.config, Facility.eventLog, Facility.clock],
   provides: [Facility.llm],
   async init(context) {
-    const refusals = await openRefusalJournal(context.require(Facility.eventLog), (refusal) =>
+    const refusals = await openRefusalJournal(context.require(Facility.eventLog), context.require(Facility.clock), (refusal) =>
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
     const llm = llmFacilityFrom(context.require(Facility.config), refusals);

@@ -90,7 +90,7 @@ describe('ProviderChain', () => {
     const order: string[] = [];
     const a = source('a', [new ProviderHttpError('a', 401, 'bad key'), answer('a again')], 'fp-1');
     const b = source('b', [answer('b1'), answer('b2')]);
-    const journal = await openRefusalJournal(store, (refusal) => order.push(`recorded ${refusal.source}`));
+    const journal = await openRefusalJournal(store, new VirtualClock(0), (refusal) => order.push(`recorded ${refusal.source}`));
     const first = new ProviderChain([a, b], journal);
     const result = await first.complete(request, { onAttempt: (x) => order.push(`${x.source}:${x.outcome}`) });
     expect(result.source).toBe('b');
@@ -100,11 +100,11 @@ describe('ProviderChain', () => {
       { source: 'a', fingerprint: 'fp-1', reason: expect.stringContaining('401') },
     ]);
 
-    const restarted = new ProviderChain([a, b], await openRefusalJournal(store));
+    const restarted = new ProviderChain([a, b], await openRefusalJournal(store, new VirtualClock(0)));
     expect((await restarted.complete(request)).source).toBe('b');
     expect(a.calls).toBe(1);
     a.credentialFingerprint = 'fp-2';
-    expect((await new ProviderChain([a, b], await openRefusalJournal(store)).complete(request)).source).toBe('a');
+    expect((await new ProviderChain([a, b], await openRefusalJournal(store, new VirtualClock(0))).complete(request)).source).toBe('a');
   });
 
   it('does not go on to the next source when the refusal cannot be recorded', async () => {
