@@ -26,8 +26,3 @@ export const keepProcessAlive = (): (() => void) => {
   const hold = setInterval(() => undefined, 2 ** 30);
   return () => clearInterval(hold);
 };
-
-/** Runs `fn` after the I/O already waiting has been handled: pieces arriving together are handled together. */
-export const afterPendingIo = (fn: () => void): void => {
-  setImmediate(fn);
-};

@@ -148,7 +148,7 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
       });
       return {
         eventId: event.eventId,
-        sunk: facts.flatMap((f) => (f.type === 'ContextEventsSunk' ? f.data.events.map((e) => e.eventId) : [])),
+        sunk: facts.flatMap((f) => (f.type === 'ContextEventsSunk' ? f.data.docs.flatMap((d) => d.events.map((e) => e.eventId)) : [])),
       };
     },
     record: async (events, at) => {

@@ -41,7 +41,7 @@ export const projectionsModule = (projections: readonly Projection[] = allProjec
       const tailing = new ProjectionRunner(
         store.db,
         projections.filter((p) => !inlineNames.includes(p.name)),
-        { trail: true },
+        { trail: true, durability: 'rebuildable' },
       );
       for (const name of [...inline.prepare(), ...tailing.prepare()]) {
         context.log(`projection ${name}: version changed, rebuilding from the log`);

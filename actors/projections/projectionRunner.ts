@@ -15,6 +15,12 @@ import { SqliteReadModelTx } from './sqliteReadModelTx.ts';
 export type RunnerOptions = Readonly<{
   /** Record a digest of each event's writes (`projection_trail`), for `replay --verify`. */
   trail?: boolean;
+  /**
+   * `rebuildable`: the runner's own transactions skip the fsync (synchronous=NORMAL). A power
+   * cut may lose the last of them, never the log: the read model is then behind its events and
+   * catching up from its checkpoint heals it. The next durable append syncs them anyway.
+   */
+  durability?: 'durable' | 'rebuildable';
 }>;
 
 export type CatchUpOptions = Readonly<{
@@ -115,9 +121,20 @@ export class ProjectionRunner {
   /** Applies events in order, in one transaction (a savepoint when already inside one). */
   apply(events: readonly RecordedEvent[]): void {
     if (events.length === 0) return;
-    this.db.transaction(() => {
+    const transaction = this.db.transaction(() => {
       for (const projection of this.projections) this.applyTo(projection, events);
-    })();
+    });
+    if (this.options.durability !== 'rebuildable' || this.db.inTransaction) {
+      transaction();
+      return;
+    }
+    const synchronous = this.db.pragma('synchronous', { simple: true }) as number;
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      transaction();
+    } finally {
+      this.db.pragma(`synchronous = ${synchronous}`);
+    }
   }
 
   private applyTo(projection: Projection<string>, events: readonly RecordedEvent[]): void {

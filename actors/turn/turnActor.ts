@@ -1,7 +1,7 @@
 /**
  * One running turn: the turn machine journaled into its own stream, and the effects its
  * committed facts ask for. `LlmRequested` asks the model (its streamed pieces come back as
- * `LlmChunkRecorded`, coalesced while a commit is in flight, then the whole answer);
+ * `LlmChunkRecorded`, one per frame of streaming, then the whole answer);
  * `StageStarted` asks the stage's handlers and arms the stage's timeout; `ToolCalled` runs a
  * plugin's tool; `TurnCancelled` aborts whatever is in flight. Every result comes back as a
  * message journaled like any other, so the log alone reproduces the turn.
@@ -23,7 +23,6 @@ import {
   type TurnState,
   type TurnStopReason,
 } from '../../machines/turn/index.ts';
-import { afterPendingIo } from '../clock/systemClock.ts';
 import { JournaledActor, type Fact } from '../journal/journaledActor.ts';
 
 /** How a turn reaches the world: the model, the plugins' tools and stage handlers. */
@@ -33,6 +32,13 @@ export type TurnEffects = Readonly<{
   callTool(invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResult>;
   runHandler(input: HandlerInput, signal: AbortSignal): Promise<HandlerResolution>;
 }>;
+
+/**
+ * Streamed pieces are journaled at most once per frame (and never while a commit is in flight):
+ * a model that streams a token a millisecond costs one commit a frame, and an answer that comes
+ * within the frame of its pieces carries them itself. 20 ms is below what a reader notices.
+ */
+export const CHUNK_FRAME_MS = 20;
 
 export type TurnActorOptions = Readonly<{
   store: EventStore;
@@ -46,6 +52,8 @@ export type TurnActorOptions = Readonly<{
   /** Every batch of facts once it is in the log. */
   onFacts?: (facts: readonly TurnFact[]) => void;
   inspect?: ConstructorParameters<typeof JournaledActor>[0]['inspect'];
+  /** How long streamed pieces gather before they are journaled; default CHUNK_FRAME_MS. */
+  chunkFrameMs?: number;
 }>;
 
 export class TurnActor {
@@ -163,8 +171,8 @@ export class TurnActor {
     let recording: Promise<unknown> = Promise.resolve();
     let inFlight = false;
     let answered = false;
-    // Pieces that arrive together, or while one is being committed, go out in one message; an
-    // answer that arrives with its pieces carries them itself.
+    // Pieces of one frame, or that arrive while one is being committed, go out in one message;
+    // an answer that arrives within their frame carries them itself.
     const flush = (): void => {
       if (inFlight || answered || pending === '' || controller.signal.aborted) return;
       const text = pending;
@@ -181,7 +189,7 @@ export class TurnActor {
         onDelta: (text) => {
           const first = pending === '';
           pending += text;
-          if (first) afterPendingIo(flush);
+          if (first && !inFlight) this.options.timers.setTimer(flush, this.options.chunkFrameMs ?? CHUNK_FRAME_MS);
         },
       })
       .then(

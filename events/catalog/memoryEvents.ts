@@ -66,18 +66,31 @@ export const memoryEvents = {
     'ContextEventAppended',
     object({ scope: nonEmptyString(), event: contextEvent(), situation: optional(situation()), declaredKey: optional(string()) }),
   ),
-  /** The context actor's decision: these events sink into a new cold doc (L1 → L2), their blocks with them. */
+  /** The context actor's decision: these events sink into new cold docs (L1 → L2), their blocks with them. */
   ContextEventsSunk: defineEvent(
     'ContextEventsSunk',
     object({
       scope: nonEmptyString(),
-      docId: nonEmptyString(),
-      events: array(contextEvent()),
+      /** Each new doc and the events it holds, in time order. */
+      docs: array(object({ docId: nonEmptyString(), events: array(contextEvent()) })),
       /** How many recent events were protected, and the budget that bounded it. */
       protectedCount: integer(),
       reason: string(),
       at: number(),
     }),
+    // v1 recorded one event per doc.
+    {
+      schemaVersion: 2,
+      upcasters: [
+        {
+          from: 1,
+          up: ({ docId, events, ...v1 }: { docId: string; events: unknown[]; [key: string]: unknown }) => ({
+            ...v1,
+            docs: [{ docId, events }],
+          }),
+        },
+      ],
+    },
   ),
   /** A doc written directly to cold context (coldcontext_commit). */
   ColdDocCommitted: defineEvent(

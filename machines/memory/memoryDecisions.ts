@@ -15,7 +15,7 @@ const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4
 /** A scope's context row: the event, and its relevance to the input it is pruned against. */
 export type ScoredContextEvent = Readonly<{ event: ContextEventData; score: number }>;
 
-/** The events that sink (one cold doc each), from the scope's context in time order. */
+/** The events that sink (one cold doc each), as one decision, from the scope's context in time order. */
 export const decidePrune = (
   scope: string,
   context: readonly ScoredContextEvent[],
@@ -28,19 +28,20 @@ export const decidePrune = (
     config,
   );
   const sinking = new Set(decision.sink);
-  return context
-    .filter((c) => sinking.has(c.event.eventId))
-    .map((c) => ({
+  const docs = context.filter((c) => sinking.has(c.event.eventId)).map((c) => ({ docId: `d-${c.event.eventId}`, events: [c.event] }));
+  if (docs.length === 0) return [];
+  return [
+    {
       type: 'ContextEventsSunk',
       data: {
         scope,
-        docId: `d-${c.event.eventId}`,
-        events: [c.event],
+        docs,
         protectedCount: decision.protectedCount,
         reason: 'low relevance to the input, outside the protected recent events',
         at,
       },
-    }));
+    },
+  ];
 };
 
 /** A cold doc as the archive reads it. */

@@ -50,7 +50,8 @@ export const blocksProjection = defineProjection({
         for (const e of event.data.events) for (const b of e.blocks ?? []) hold(tx, b, 'context', e.eventId, seq);
         return;
       case 'ContextEventsSunk':
-        for (const e of event.data.events) for (const b of e.blocks ?? []) hold(tx, b, 'cold', event.data.docId, seq);
+        for (const { docId, events } of event.data.docs)
+          for (const e of events) for (const b of e.blocks ?? []) hold(tx, b, 'cold', docId, seq);
         return;
       case 'ColdDocCommitted':
         for (const b of event.data.blocks ?? []) hold(tx, b, 'cold', event.data.docId, seq);

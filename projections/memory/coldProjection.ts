@@ -25,12 +25,14 @@ export const coldProjection = defineProjection({
   evolve(tx, event) {
     switch (event.type) {
       case 'ContextEventsSunk': {
-        const { docId, scope, events, at } = event.data;
-        const firstAt = Math.max(...events.map((e) => e.at));
-        tx.run(
-          'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [docId, scope, docText(events), json(events.flatMap((e) => e.cites ?? [])), JSON.stringify(events), firstAt, at],
-        );
+        const { scope, docs, at } = event.data;
+        for (const { docId, events } of docs) {
+          const firstAt = Math.max(...events.map((e) => e.at));
+          tx.run(
+            'INSERT INTO memory_cold_docs (doc_id, scope, text, cites, events, created_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            [docId, scope, docText(events), json(events.flatMap((e) => e.cites ?? [])), JSON.stringify(events), firstAt, at],
+          );
+        }
         return;
       }
       case 'ColdDocCommitted': {

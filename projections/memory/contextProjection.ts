@@ -45,7 +45,8 @@ export const contextProjection = defineProjection({
         for (const e of event.data.events) insert(tx, event.data.scope, e, event.seq);
         return;
       case 'ContextEventsSunk':
-        for (const e of event.data.events) tx.run('DELETE FROM memory_context_events WHERE event_id = ?', [e.eventId]);
+        for (const { events } of event.data.docs)
+          for (const e of events) tx.run('DELETE FROM memory_context_events WHERE event_id = ?', [e.eventId]);
         return;
     }
   },

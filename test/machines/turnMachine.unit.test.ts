@@ -5,6 +5,7 @@ import type { LlmAnswer, LlmToolDefinition, TurnMessage } from '../../machines/t
 import { TURN_INPUT_TYPES } from '../../events/index.ts';
 import { replayJournal } from '../../actors/journal/replayJournal.ts';
 import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
+import { CHUNK_FRAME_MS } from '../../actors/turn/turnActor.ts';
 import { turnMachine } from '../../machines/turn/index.ts';
 import { answer, call, deferred, flush, runTurn, tool } from '../support/turnHarness.ts';
 
@@ -318,13 +319,16 @@ describe('turn machine', () => {
     expect(out.reply).toBe('*** word');
   });
 
-  it('records streamed pieces before the answer: pieces that arrive together are one message, an answer carries its last ones', async () => {
-    const run = runTurn(
+  it('records streamed pieces before the answer: the pieces of one frame are one message, an answer carries its last ones', async () => {
+    const run: ReturnType<typeof runTurn> = runTurn(
       { input: 'hi', tools },
       {
         llm: async (_c, _n, _s, onDelta) => {
           onDelta('one ');
           onDelta('two ');
+          await flush();
+          expect(run.timers.armed).toBe(1);
+          run.timers.advance(CHUNK_FRAME_MS);
           await flush();
           onDelta('three');
           return answer('one two three');

@@ -13,10 +13,15 @@ export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
 export class Bm25Index {
   readonly k1: number;
   readonly b: number;
-  /** term → (doc id → term frequency) */
-  private readonly postings = new Map<string, Map<string, number>>();
-  /** doc id → its distinct terms and length */
-  private readonly docs = new Map<string, { terms: readonly string[]; length: number }>();
+  /** term → (doc slot → term frequency) */
+  private readonly postings = new Map<string, Map<number, number>>();
+  /** doc id → its slot, distinct terms and length */
+  private readonly docs = new Map<string, { slot: number; terms: readonly string[]; length: number }>();
+  /** slot → doc id and length, for scoring without a lookup by id; freed slots are reused. */
+  private readonly ids: (string | undefined)[] = [];
+  private readonly lengths: number[] = [];
+  private readonly freeSlots: number[] = [];
+  private scores = new Float64Array(0);
   private totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
@@ -38,6 +43,7 @@ export class Bm25Index {
   /** Adds a document; adding an id that is already indexed replaces it. */
   add(doc: Bm25Document): void {
     this.remove(doc.id);
+    const slot = this.freeSlots.pop() ?? this.ids.length;
     const tf = new Map<string, number>();
     for (const t of doc.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [term, count] of tf) {
@@ -46,9 +52,11 @@ export class Bm25Index {
         posting = new Map();
         this.postings.set(term, posting);
       }
-      posting.set(doc.id, count);
+      posting.set(slot, count);
     }
-    this.docs.set(doc.id, { terms: [...tf.keys()], length: doc.tokens.length });
+    this.docs.set(doc.id, { slot, terms: [...tf.keys()], length: doc.tokens.length });
+    this.ids[slot] = doc.id;
+    this.lengths[slot] = doc.tokens.length;
     this.totalLength += doc.tokens.length;
   }
 
@@ -58,10 +66,12 @@ export class Bm25Index {
     if (doc === undefined) return false;
     for (const term of doc.terms) {
       const posting = this.postings.get(term);
-      posting?.delete(id);
+      posting?.delete(doc.slot);
       if (posting?.size === 0) this.postings.delete(term);
     }
     this.docs.delete(id);
+    this.ids[doc.slot] = undefined;
+    this.freeSlots.push(doc.slot);
     this.totalLength -= doc.length;
     return true;
   }
@@ -90,19 +100,25 @@ export class Bm25Index {
     const queryCounts = new Map<string, number>();
     for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
     const avgLength = this.totalLength / this.docs.size || 1;
-    const scores = new Map<string, number>();
+    if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
+    const scores = this.scores;
+    const touched: number[] = [];
+    const { k1, b, lengths } = this;
     for (const [term, times] of queryCounts) {
       const posting = this.postings.get(term);
       if (posting === undefined) continue;
       const idf = this.idf(term);
-      for (const [id, tf] of posting) {
-        const length = this.docs.get(id)!.length;
-        const norm = tf + this.k1 * (1 - this.b + (this.b * length) / avgLength);
-        scores.set(id, (scores.get(id) ?? 0) + times * idf * ((tf * (this.k1 + 1)) / norm));
+      for (const [slot, tf] of posting) {
+        const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += times * idf * ((tf * (k1 + 1)) / norm);
       }
     }
     const hits: Bm25Hit[] = [];
-    for (const [id, score] of scores) {
+    for (const slot of touched) {
+      const id = this.ids[slot]!;
+      const score = scores[slot]!;
+      scores[slot] = 0;
       const weight = weigh ? weigh(id) : 1;
       if (weight > 0) hits.push({ id, score: score * weight });
     }

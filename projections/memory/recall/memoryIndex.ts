@@ -129,13 +129,14 @@ export class MemoryIndex {
         for (const e of event.data.events) this.putContext(event.data.scope, e);
         return;
       case 'ContextEventsSunk': {
-        const { events, docId } = event.data;
-        const doc = coldDocById(this.tx, docId)!;
-        // One utterance keeps its item (its neighbours' words and its vector) under the doc's id.
-        if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, coldDocItem(doc));
-        else {
-          for (const e of events) this.items.remove(`ctx:${e.eventId}`);
-          this.putColdDoc(doc);
+        for (const { events, docId } of event.data.docs) {
+          const doc = coldDocById(this.tx, docId)!;
+          // One utterance keeps its item (its neighbours' words and its vector) under the doc's id.
+          if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, coldDocItem(doc));
+          else {
+            for (const e of events) this.items.remove(`ctx:${e.eventId}`);
+            this.putColdDoc(doc);
+          }
         }
         return;
       }
