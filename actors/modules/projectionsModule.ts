@@ -23,12 +23,14 @@ export const ALWAYS_INLINE_PROJECTIONS = memoryProjections().map((p) => p.name);
 
 export const projectionsModule = (projections: readonly Projection[] = allProjections()): KernelModule => {
   let subscription: Subscription | undefined;
+  let headSeq: (() => Promise<number>) | undefined;
   return {
     name: 'projections',
     requires: [Facility.eventLog, Facility.config],
     provides: [Facility.projections],
     async init(context) {
       const store = context.require(Facility.eventLog);
+      headSeq = () => store.headSeq();
       const inlineNames = [
         ...setting(context.require(Facility.config), 'projections.inline', DEFAULT_INLINE_PROJECTIONS),
         ...ALWAYS_INLINE_PROJECTIONS,
@@ -57,7 +59,11 @@ export const projectionsModule = (projections: readonly Projection[] = allProjec
       context.provide(Facility.projections, { inline, async: tailing, subscription } satisfies ProjectionsFacility);
     },
     async stop() {
-      await subscription?.stop();
+      if (!subscription) return;
+      // A clean stop leaves the tailing read models at the head, so the next start has nothing to catch up.
+      // A subscription that failed has reported it through context.fail already; stopping is all that is left.
+      await subscription.caughtUp(await headSeq!()).catch(() => undefined);
+      await subscription.stop();
     },
   };
 };

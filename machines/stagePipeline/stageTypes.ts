@@ -33,8 +33,6 @@ export type StageContext = Readonly<{
 /** Fields a handler may replace wholesale (which ones, depends on the stage). */
 export type SettableFields = Readonly<Partial<Pick<StageContext, 'input' | 'llmText' | 'toolCalls' | 'toolResult' | 'output'>>>;
 
-export type Redaction = Readonly<{ find: string; replaceWith: string }>;
-
 export type ChangeKey = keyof StageChange;
 
 /** The tool a tool stage runs around, and the plugin that registered it. */
@@ -52,8 +50,6 @@ export type StagePipelineInput = Readonly<{
 
 /** What a handler is asked: the stage, and the context it sees (its own copy). */
 export type HandlerInput = Readonly<{ handlerId: string; stage: StageName; context: StageContext }>;
-
-export type HandlerStatus = HandlerOutcome['status'];
 
 export type StagePipelineOutput = Readonly<{
   stage: StageName;

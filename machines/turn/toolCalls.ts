@@ -8,13 +8,11 @@
 import type { OutputChannel } from '../../events/index.ts';
 import type { StagePipelineOutput, ToolCall } from '../stagePipeline/index.ts';
 import { channelHelp, channelTypes, parseChannelTool } from './outputChannels.ts';
-import type { RegisteredTool } from './toolRegistry.ts';
+import type { RegisteredTool } from '../../events/index.ts';
 import type { CallState } from './turnState.ts';
-import type { LlmToolCall, TurnFact, TurnMessage } from './turnTypes.ts';
+import type { TurnFact, TurnMessage } from './turnTypes.ts';
 
 export type CallStep = Readonly<{ state: CallState; facts: TurnFact[] }>;
-
-export const toStageCall = (call: LlmToolCall): ToolCall => ({ id: call.id, name: call.name, args: call.arguments });
 
 /** A call's first step: an unknown tool ends at once with an error result; a known one waits for before_toolcall. */
 export const startCall = (call: ToolCall, tools: readonly RegisteredTool[]): CallStep => {

@@ -4,7 +4,7 @@
  * its facts are emitted for the log; a message that changes nothing leaves the context as it
  * was. Pure: effects are facts the runtime performs, time is not read here.
  */
-import { enqueueActions, setup, type ActorRefFrom } from 'xstate';
+import { enqueueActions, setup } from 'xstate';
 import { decideTurn } from './decideTurn.ts';
 import { initialTurnState, TURN_PHASES, type TurnPhase, type TurnState } from './turnState.ts';
 import { EMPTY_TOOLSET, type Toolset, type TurnFact, type TurnInputMessage } from './turnTypes.ts';
@@ -41,5 +41,3 @@ export const turnMachine = setup({
   initial: 'waiting',
   states: Object.fromEntries(TURN_PHASES.map((phase) => [phase, phaseState(phase)])) as Record<TurnPhase, ReturnType<typeof phaseState>>,
 });
-
-export type TurnActorRef = ActorRefFrom<typeof turnMachine>;

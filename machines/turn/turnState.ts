@@ -6,7 +6,7 @@
 import { createStageContext, type StageContext, type StageRun, type ToolCall } from '../stagePipeline/index.ts';
 import { channelTools } from './outputChannels.ts';
 import type { LlmAnswer, OutputKind, Toolset, TurnMessage, TurnOutcome, TurnStopReason } from './turnTypes.ts';
-import type { RegisteredTool } from './toolRegistry.ts';
+import type { RegisteredTool } from '../../events/index.ts';
 
 export const TURN_PHASES = [
   'waiting',

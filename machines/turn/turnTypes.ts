@@ -16,10 +16,6 @@ import type {
 
 export type { LlmAnswer, LlmToolCall, LlmToolDefinition, StageHandlers, TurnMessage };
 
-export type TurnRole = TurnMessage['role'];
-
-export type LlmFinishReason = LlmAnswer['finishReason'];
-
 /** What the model is asked: the runtime adds model, stream and limits to make a CompletionRequest. */
 export type LlmCall = Readonly<{ messages: readonly TurnMessage[]; tools: readonly LlmToolDefinition[] }>;
 
@@ -69,5 +65,3 @@ export type TurnFact = EventNamed<
   | 'TurnCancelled'
   | 'TurnCompleted'
 >;
-
-export type TurnFactType = TurnFact['type'];

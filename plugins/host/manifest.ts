@@ -30,8 +30,6 @@ export class ManifestInvalid extends HologramError {
   }
 }
 
-export const isManifestInvalid = (error: unknown): error is ManifestInvalid => error instanceof ManifestInvalid;
-
 const NAME_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
 
 const KNOWN_KEYS = [

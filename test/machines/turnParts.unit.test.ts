@@ -1,21 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assembleSystemPrompt,
-  computeTokenBudget,
-  DuplicateTool,
-  FALLBACK_CONTEXT_WINDOW,
-  runtimeBlock,
-  ToolRegistry,
-  type RegisteredTool,
-} from '../../machines/turn/index.ts';
-
-const tool = (name: string, owner: string): RegisteredTool => ({
-  name,
-  owner,
-  origin: 'plugin',
-  description: `${name} tool`,
-  parameters: {},
-});
+import { assembleSystemPrompt, computeTokenBudget, FALLBACK_CONTEXT_WINDOW, runtimeBlock } from '../../machines/turn/index.ts';
 
 describe('token budget', () => {
   it('works in a band of 80 % of the window, a third of the free part for memory, two thirds for context', () => {
@@ -55,30 +39,5 @@ describe('system prompt', () => {
     expect(block).toContain('output_send__qq, output_send__cli');
     expect(block).toContain('run in parallel');
     expect(runtimeBlock({ outputChannels: [], parallelToolCalls: false })).not.toContain('output_send__');
-  });
-});
-
-describe('tool registry', () => {
-  it('refuses a duplicate name, naming both owners', () => {
-    const registry = ToolRegistry.empty().register(tool('files_read', 'files'));
-    expect(() => registry.register(tool('files_read', 'evil'))).toThrow(DuplicateTool);
-    expect(() => registry.register(tool('files_read', 'evil'))).toThrow(/registered by 'files'; 'evil'/);
-  });
-
-  it('knows each tool’s owner and removes a plugin’s tools together', () => {
-    const registry = ToolRegistry.empty().register(tool('b_two', 'b')).register(tool('a_one', 'a')).register(tool('b_one', 'b'));
-    expect(registry.ownerOf('b_one')).toBe('b');
-    expect(registry.list().map((t) => t.name)).toEqual(['a_one', 'b_one', 'b_two']);
-    expect(
-      registry
-        .withoutOwner('b')
-        .list()
-        .map((t) => t.name),
-    ).toEqual(['a_one']);
-    expect(registry.get('b_two')).toBeDefined(); // the registry is a value: removal made a new one
-  });
-
-  it('refuses names providers would reject', () => {
-    expect(() => ToolRegistry.empty().register(tool('has space', 'p'))).toThrow(/letters, digits/);
   });
 });

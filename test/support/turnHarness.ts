@@ -10,6 +10,7 @@ import {
   VirtualClock,
   createDefaultCatalog,
   type OutputChannel,
+  type RegisteredTool,
 } from '../../events/index.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import {
@@ -17,7 +18,6 @@ import {
   type LlmAnswer,
   type LlmCall,
   type LlmToolCall,
-  type RegisteredTool,
   type StageHandlers,
   type ToolInvocation,
   type ToolResult,
