@@ -43,6 +43,25 @@ const isId = (value: unknown): value is number => typeof value === 'number' && N
 const kind = (value: unknown): string =>
   value === null ? 'nil' : Array.isArray(value) ? 'array' : Buffer.isBuffer(value) ? 'binary' : typeof value;
 
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isMethod = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
+const isStringArray = (v: unknown): boolean => Array.isArray(v) && v.every(isString);
+
+/** The message's `field` passes `test`, or the frame is malformed. (Module-level so a hot call makes no closures.) */
+const need = (
+  m: Fields,
+  id: number | undefined,
+  inReplyTo: number | undefined,
+  field: string,
+  test: (v: unknown) => boolean,
+  what: string,
+): void => {
+  if (!test(m[field])) {
+    const reason = `'${String(m.type)}' needs '${field}' as ${what}, got ${kind(m[field])}`;
+    throw new MalformedFrame(reason, id, { inReplyTo });
+  }
+};
+
 /**
  * Checks a decoded frame body and returns the message it is (only its known fields).
  * @throws MalformedFrame or UnknownMessageType, carrying the frame's request id when it had a readable one.
@@ -57,38 +76,30 @@ export const parseMessage = (value: unknown): Message => {
   const answers = m.type === 'response' || m.type === 'error';
   const id = isId(m.id) && !answers ? m.id : undefined;
   const inReplyTo = isId(m.id) && answers ? m.id : undefined;
-  const need = (field: string, test: (v: unknown) => boolean, what: string): void => {
-    if (!test(m[field])) {
-      const reason = `'${String(m.type)}' needs '${field}' as ${what}, got ${kind(m[field])}`;
-      throw new MalformedFrame(reason, id, { inReplyTo });
-    }
-  };
-  const isString = (v: unknown) => typeof v === 'string';
-  const isMethod = (v: unknown) => typeof v === 'string' && v.length > 0;
   switch (m.type) {
     case 'hello':
-      need('protocol', isId, 'a non-negative integer');
-      need('plugin', isMethod, 'a non-empty string');
-      need('version', isString, 'a string');
+      need(m, id, inReplyTo, 'protocol', isId, 'a non-negative integer');
+      need(m, id, inReplyTo, 'plugin', isMethod, 'a non-empty string');
+      need(m, id, inReplyTo, 'version', isString, 'a string');
       return { type: 'hello', protocol: m.protocol as number, plugin: m.plugin as string, version: m.version as string };
     case 'welcome':
-      need('protocol', isId, 'a non-negative integer');
-      need('capabilities', (v) => Array.isArray(v) && v.every(isString), 'an array of strings');
+      need(m, id, inReplyTo, 'protocol', isId, 'a non-negative integer');
+      need(m, id, inReplyTo, 'capabilities', isStringArray, 'an array of strings');
       return { type: 'welcome', protocol: m.protocol as number, capabilities: m.capabilities as string[] };
     case 'request':
-      need('id', isId, 'a non-negative integer');
-      need('method', isMethod, 'a non-empty string');
+      need(m, id, inReplyTo, 'id', isId, 'a non-negative integer');
+      need(m, id, inReplyTo, 'method', isMethod, 'a non-empty string');
       return { type: 'request', id: m.id as number, method: m.method as string, params: m.params ?? null };
     case 'response':
-      need('id', isId, 'a non-negative integer');
+      need(m, id, inReplyTo, 'id', isId, 'a non-negative integer');
       return { type: 'response', id: m.id as number, result: m.result ?? null };
     case 'error':
-      need('id', isId, 'a non-negative integer');
-      need('code', isMethod, 'a non-empty string');
-      need('message', isString, 'a string');
+      need(m, id, inReplyTo, 'id', isId, 'a non-negative integer');
+      need(m, id, inReplyTo, 'code', isMethod, 'a non-empty string');
+      need(m, id, inReplyTo, 'message', isString, 'a string');
       return { type: 'error', id: m.id as number, code: m.code as string, message: m.message as string };
     case 'notify':
-      need('method', isMethod, 'a non-empty string');
+      need(m, id, inReplyTo, 'method', isMethod, 'a non-empty string');
       return { type: 'notify', method: m.method as string, params: m.params ?? null };
     case 'bye':
       return { type: 'bye', reason: typeof m.reason === 'string' ? m.reason : '' };
