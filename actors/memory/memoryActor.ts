@@ -23,6 +23,7 @@ import {
   decideRules,
   decideScene,
   mergeVerdictFacts,
+  nothingCanSink,
   reviewCandidates,
   reviewVerdictFacts,
   type HeartbeatLoop,
@@ -243,7 +244,7 @@ export class MemoryActor {
   /** Scores the scope's context against `query` and sinks what the decision says. */
   private prune(scope: string, query: string, at: number, arriving?: ContextEventData): EventNamed<'ContextEventsSunk'>[] {
     const context = [...contextOf(this.options.tx, scope).map(rowEvent), ...(arriving ? [arriving] : [])];
-    if (context.length <= this.options.config.prune.protectRecent) return [];
+    if (nothingCanSink(context, this.options.config.prune)) return [];
     const relevance = new Map(
       this.options.index.items
         .search(query, context.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0))

@@ -12,6 +12,14 @@ import { distillPersonalFacts } from './ruleDistiller.ts';
 
 const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
+/**
+ * Nothing can sink: every event is protected (no more of them than `protectRecent`, and all
+ * together within the budget, so the budget bound protects them all too). Lets the actor skip
+ * scoring; any larger or longer context is decided in full, whatever its size.
+ */
+export const nothingCanSink = (events: readonly ContextEventData[], config: PruneConfig): boolean =>
+  events.length <= config.protectRecent && events.reduce((n, e) => n + tokensOf(e.text), 0) <= config.budgetTokens;
+
 /** A scope's context row: the event, and its relevance to the input it is pruned against. */
 export type ScoredContextEvent = Readonly<{ event: ContextEventData; score: number }>;
 
@@ -22,7 +30,7 @@ export const decidePrune = (
   config: PruneConfig,
   at: number,
 ): EventNamed<'ContextEventsSunk'>[] => {
-  if (context.length <= config.protectRecent) return [];
+  if (nothingCanSink(context.map((c) => c.event), config)) return [];
   const decision = decideSink(
     context.map((c) => ({ eventId: c.event.eventId, tokens: tokensOf(c.event.text), score: c.score })),
     config,
