@@ -13,10 +13,11 @@ type Loop = { actor: Actor<typeof heartbeatMachine>; fired: HeartbeatFact['data'
 export class HeartbeatLoops {
   private loops = new Map<HeartbeatLoop, Loop>();
 
-  constructor(private readonly intervals: Partial<Record<HeartbeatLoop, number>>) {}
+  constructor(private intervals: Partial<Record<HeartbeatLoop, number>>) {}
 
-  /** Starts every loop at `startAt`, or from its last firing when it fired before. */
-  restart(startAt: number, lastFired: Readonly<Record<string, number>>): void {
+  /** Starts every loop at `startAt`, or from its last firing when it fired before; `intervals` replace the ones given before. */
+  restart(startAt: number, lastFired: Readonly<Record<string, number>>, intervals = this.intervals): void {
+    this.intervals = intervals;
     for (const { actor } of this.loops.values()) actor.stop();
     this.loops = new Map(
       HEARTBEAT_LOOPS.map((loop) => {

@@ -62,7 +62,7 @@ export type MemoryDecisionConfig = Readonly<{
 
 /** The messages of the memory's journal that are not declared events themselves (recorded in `InputDelivered`). */
 export type MemoryCommand =
-  | Readonly<{ type: 'memory.start'; at: number }>
+  | Readonly<{ type: 'memory.start'; at: number; run?: MemoryRun }>
   | Readonly<{ type: 'memory.heartbeat'; at: number; loop: HeartbeatLoop }>
   | Readonly<{ type: 'memory.record'; at: number; events: readonly Fact[] }>
   | Readonly<{ type: 'memory.peek'; at: number; query: string; k: number }>
@@ -86,6 +86,12 @@ const TOOL_DECIDED: ReadonlySet<string> = new Set([
 ]);
 
 export class MemoryCommandRefused extends Error {}
+
+/**
+ * What a boot's decisions depend on besides the log: recorded in its `memory.start`, so a
+ * replay decides with what the daemon decided with, whatever settings.json says later.
+ */
+export type MemoryRun = Readonly<{ prune: MemoryDecisionConfig['prune']; intervals: Partial<Record<HeartbeatLoop, number>> }>;
 
 export type MemoryActorOptions = Readonly<{
   store: EventStore;
@@ -130,17 +136,20 @@ export class MemoryActor {
   private readonly journal: Journal;
   private readonly loops: HeartbeatLoops;
   private readonly effects = new Set<Promise<unknown>>();
+  /** The prune bounds of this boot: the options' until a `memory.start` says otherwise. */
+  private pruneConfig: MemoryDecisionConfig['prune'];
 
   constructor(private readonly options: MemoryActorOptions) {
     this.journal = new Journal(options.store, MEMORY_STREAM, (message) =>
       (MEMORY_INPUT_TYPES as readonly string[]).includes(message.type) ? 'as-event' : 'InputDelivered',
     );
     this.loops = new HeartbeatLoops(options.intervals);
+    this.pruneConfig = options.config.prune;
   }
 
   /** The memory starts (each boot): recorded, so a replay starts its heartbeats at the same time. */
   start(at: number): Promise<readonly Fact[]> {
-    return this.deliver({ type: 'memory.start', at });
+    return this.deliver({ type: 'memory.start', at, run: { prune: this.options.config.prune, intervals: this.options.intervals } });
   }
 
   /** When the next heartbeat loop is due, for the runtime's timer. */
@@ -186,7 +195,8 @@ export class MemoryActor {
     const { tx } = this.options;
     switch (message.type) {
       case 'memory.start':
-        this.loops.restart(message.at, lastFirings(tx));
+        if (message.run) this.pruneConfig = message.run.prune;
+        this.loops.restart(message.at, lastFirings(tx), message.run?.intervals);
         return [];
       case 'ContextEventAppended':
         return this.observed(message);
@@ -244,7 +254,7 @@ export class MemoryActor {
   /** Scores the scope's context against `query` and sinks what the decision says. */
   private prune(scope: string, query: string, at: number, arriving?: ContextEventData): EventNamed<'ContextEventsSunk'>[] {
     const context = [...contextOf(this.options.tx, scope).map(rowEvent), ...(arriving ? [arriving] : [])];
-    if (nothingCanSink(context, this.options.config.prune)) return [];
+    if (nothingCanSink(context, this.pruneConfig)) return [];
     const relevance = new Map(
       this.options.index.items
         .search(query, context.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0))
@@ -253,7 +263,7 @@ export class MemoryActor {
     return decidePrune(
       scope,
       context.map((event) => ({ event, score: relevance.get(`ctx:${event.eventId}`) ?? 0 })),
-      this.options.config.prune,
+      this.pruneConfig,
       at,
     );
   }

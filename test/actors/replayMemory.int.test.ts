@@ -83,6 +83,17 @@ describe('memory replay', () => {
     expect(replay.decisions).toBeGreaterThan(5);
   });
 
+  it('decides with the bounds the boot recorded, whatever the settings say when it is replayed', async () => {
+    const store = await recordSession();
+    const start = (await store.readStream(MEMORY_STREAM)).find(
+      (e) => e.type === 'InputDelivered' && (e.data.message as { type: string }).type === 'memory.start',
+    )!;
+    expect(((start.data as { message?: { run?: unknown } }).message as { run?: unknown }).run).toMatchObject({ prune: CONFIG.prune });
+    const edited = { prune: { protectRecent: 10, keepTopK: 20, budgetTokens: 24_000 } };
+    const replay = await replayMemory(store, edited, { rules: 1, distill: 1 });
+    expect(replay.divergence).toBeNull();
+  });
+
   it("re-decides each input's scene from its recorded situation, and reports a scene decision it would not make", async () => {
     const store = await recordSession();
     const events = await store.readStream(MEMORY_STREAM);
@@ -111,7 +122,7 @@ describe('memory replay', () => {
     expect(applied.earlier).toBe(events.length - 1);
   });
 
-  it('re-decides when each heartbeat loop fires: a firing before the loop was due is reported, as are other intervals than the recorded ones', async () => {
+  it('re-decides when each heartbeat loop fires: a firing before the loop was due is reported, and the recorded intervals decide', async () => {
     const store = await recordSession();
     const events = await store.readStream(MEMORY_STREAM);
     const rules = events.filter((e) => e.type === 'HeartbeatFired' && (e.data as { loop: string }).loop === 'rules');
@@ -127,8 +138,22 @@ describe('memory replay', () => {
     const replay = await replayMemory(tampered, CONFIG);
     expect(replay.divergence).toMatchObject({ expected: { type: 'HeartbeatFired', data: { loop: 'rules', at: since + 60_000 } } });
     expect(replay.divergence!.seq).toBe(events.indexOf(second) + 1);
-    // The untampered log replayed with a longer rule interval than it ran with differs too.
-    expect((await replayMemory(store, CONFIG, { rules: 3_600_000 })).divergence).toMatchObject({
+    // The intervals the boot recorded decide, not the replayer's settings...
+    expect((await replayMemory(store, CONFIG, { rules: 3_600_000 })).divergence).toBeNull();
+    // ...so a boot that says it ran with an hourly rule loop cannot have fired it every ten minutes.
+    const hourly = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('t'));
+    for (const e of events) {
+      const message = (e.data as { message?: unknown }).message as { type?: string; run?: { intervals: object } } | undefined;
+      const data =
+        message?.type === 'memory.start'
+          ? {
+              ...(e.data as object),
+              message: { ...message, run: { ...message.run, intervals: { ...message.run!.intervals, rules: 3_600_000 } } },
+            }
+          : e.data;
+      await hourly.append(MEMORY_STREAM, [{ type: e.type, data, at: e.at } as NewHologramEvent]);
+    }
+    expect((await replayMemory(hourly, CONFIG)).divergence).toMatchObject({
       expected: { type: 'HeartbeatFired', data: { loop: 'rules' } },
     });
   });
