@@ -30,7 +30,8 @@ export const decidePrune = (
   config: PruneConfig,
   at: number,
 ): EventNamed<'ContextEventsSunk'>[] => {
-  if (nothingCanSink(context.map((c) => c.event), config)) return [];
+  const events = context.map((c) => c.event);
+  if (nothingCanSink(events, config)) return [];
   const decision = decideSink(
     context.map((c) => ({ eventId: c.event.eventId, tokens: tokensOf(c.event.text), score: c.score })),
     config,
