@@ -19,8 +19,8 @@ export type TurnMemory = Readonly<{
   ): Promise<string>;
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
-  /** What the colder tiers hold about `query`: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
-  related(query: string, scope: string, situation?: Situation): Promise<Readonly<{ memory?: string; knowledge?: string }>>;
+  /** What the colder tiers hold about `query`, best first: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
+  related(query: string, scope: string, situation?: Situation): Promise<Readonly<{ memory: string[]; knowledge: string[] }>>;
 }>;
 
 export const RELATED_MEMORY_ITEMS = 5;
@@ -40,12 +40,7 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
   related: async (query, scope, situation) => {
     const hits = await memory.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
     const lines = (tier: 'cold' | 'graph') =>
-      hits
-        .filter((h) => h.tier === tier)
-        .map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`)
-        .join('\n');
-    const cold = lines('cold');
-    const graph = lines('graph');
-    return { ...(cold ? { memory: cold } : {}), ...(graph ? { knowledge: graph } : {}) };
+      hits.filter((h) => h.tier === tier).map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`);
+    return { memory: lines('cold'), knowledge: lines('graph') };
   },
 });

@@ -10,6 +10,7 @@
 import type { Timers } from '../../events/index.ts';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import { DEFAULT_PRUNE_CONFIG } from '../../machines/memory/contextPruning.ts';
+import { computeTokenBudget, TYPICAL_FIXED_TOKENS } from '../../machines/turn/index.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
@@ -21,8 +22,12 @@ import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDat
 import { join, resolve } from 'node:path';
 import { InvalidSettings, setting, type Settings } from './config.ts';
 
-/** The memory settings of settings.json (the daemon and `homed replay --verify` read the same). */
-export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => {
+/**
+ * The memory settings of settings.json (the daemon and `homed replay --verify` read the same).
+ * Unless `memory.budgetTokens` is set, L1 holds what one prompt of the model's window can carry
+ * (`contextWindow`, else the fallback window), so nothing stays in L1 that the turn cannot send.
+ */
+export const memoryConfigFrom = (settings: Settings, contextWindow?: number): Partial<MemoryConfig> => {
   const lexicon = setting<unknown>(settings, 'memory.lexicon', DEFAULT_MEMORY_CONFIG.lexicon);
   if (!MEMORY_LEXICONS.includes(lexicon as MemoryLexicon)) {
     throw new InvalidSettings(
@@ -33,7 +38,7 @@ export const memoryConfigFrom = (settings: Settings): Partial<MemoryConfig> => {
     prune: {
       protectRecent: setting(settings, 'memory.protectRecent', DEFAULT_PRUNE_CONFIG.protectRecent),
       keepTopK: setting(settings, 'memory.keepTopK', DEFAULT_PRUNE_CONFIG.keepTopK),
-      budgetTokens: setting(settings, 'memory.budgetTokens', DEFAULT_PRUNE_CONFIG.budgetTokens),
+      budgetTokens: setting(settings, 'memory.budgetTokens', computeTokenBudget(contextWindow, TYPICAL_FIXED_TOKENS).contextEvents),
     },
     lexicon: lexicon as MemoryLexicon,
   };
@@ -96,7 +101,7 @@ export const memoryModule = (): KernelModule => {
         log: (line) => context.log(line),
         startAt: clock.now(),
         intervals,
-        config: memoryConfigFrom(settings),
+        config: memoryConfigFrom(settings, 'chain' in llm ? llm.chain.primary()?.contextWindow : undefined),
       });
       // The next firing is a timer at the time the loops are due; each firing is a journaled message.
       const timers = context.require(Facility.timers);

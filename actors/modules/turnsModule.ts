@@ -1,9 +1,12 @@
 /**
  * Runs the agent's turns inside the daemon: each task the scheduler starts becomes a turn with
- * the plugins' tools and stage handlers, asking the `llm` facility (settings: `llm.systemPrompt`,
- * `llm.maxRounds`). Without a model source the daemon still runs, and each input is answered
- * with a failure saying what to configure.
+ * the plugins' tools and stage handlers, asking the `llm` facility. Settings: `llm.systemPrompt`
+ * (the persona; else the data dir's `persona.md`; else the default one), `llm.maxRounds`,
+ * `timeZone` (IANA, for the timeline layer; default the machine's). Without a model source the
+ * daemon still runs, and each input is answered with a failure saying what to configure.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TURN_STREAM_PREFIX } from '../../events/index.ts';
 import { openStreams } from '../../projections/index.ts';
 import { Facility } from '../kernel/facilities.ts';
@@ -13,6 +16,9 @@ import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { TurnRunner } from '../turn/turnRunner.ts';
 import { setting } from './config.ts';
 
+/** The persona a user writes in the data dir, when settings.json has no llm.systemPrompt. */
+export const PERSONA_FILE = 'persona.md';
+
 export const turnsModule = (): KernelModule => {
   let runner: TurnRunner | undefined;
   return {
@@ -20,6 +26,7 @@ export const turnsModule = (): KernelModule => {
     requires: [
       Facility.eventLog,
       Facility.config,
+      Facility.dataDir,
       Facility.clock,
       Facility.timers,
       Facility.ids,
@@ -34,7 +41,11 @@ export const turnsModule = (): KernelModule => {
     async init(context) {
       const settings = context.require(Facility.config);
       const store = context.require(Facility.eventLog);
-      const systemPrompt = setting<string | undefined>(settings, 'llm.systemPrompt', undefined);
+      const personaFile = join(context.require(Facility.dataDir), PERSONA_FILE);
+      const persona =
+        setting<string | undefined>(settings, 'llm.systemPrompt', undefined) ??
+        (existsSync(personaFile) ? readFileSync(personaFile, 'utf8').trim() || undefined : undefined);
+      const timeZone = setting<string>(settings, 'timeZone', Intl.DateTimeFormat().resolvedOptions().timeZone);
       const maxRounds = setting<number | undefined>(settings, 'llm.maxRounds', undefined);
       const projections = context.require(Facility.projections);
       runner = new TurnRunner({
@@ -42,7 +53,8 @@ export const turnsModule = (): KernelModule => {
         scheduler: context.require(Facility.scheduler),
         plugins: context.require(Facility.plugins).turns,
         llm: context.require(Facility.llm),
-        ...(systemPrompt ? { systemPrompt } : {}),
+        ...(persona ? { persona } : {}),
+        timeZone,
         ...(maxRounds ? { maxRounds } : {}),
         log: (line) => context.log(line),
         memory: turnMemoryOf(context.require(Facility.memory)),

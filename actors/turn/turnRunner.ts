@@ -19,8 +19,13 @@ import {
 import type { InputPayload, SchedulerFact } from '../../machines/scheduler/index.ts';
 import {
   assembleSystemPrompt,
+  channelTools,
   DEFAULT_MAX_ROUNDS,
+  DEFAULT_PERSONA,
+  FALLBACK_CONTEXT_WINDOW,
+  planTurnContext,
   runtimeBlock,
+  timelineBlock,
   type TurnInputMessage,
   type TurnOutcome,
   type TurnStopReason,
@@ -37,7 +42,10 @@ export type TurnRunnerOptions = Readonly<{
   scheduler: SchedulerFacility;
   plugins: TurnPlugins;
   llm: LlmFacility;
-  systemPrompt?: string;
+  /** Who the agent is (settings' llm.systemPrompt or the data dir's persona.md); default DEFAULT_PERSONA. */
+  persona?: string;
+  /** The IANA time zone of the timeline layer; default UTC. */
+  timeZone?: string;
   maxRounds?: number;
   memory: TurnMemory;
   clock: Clock;
@@ -146,14 +154,24 @@ export class TurnRunner {
       inputEventId = await memory.observe(conversation, 'user', input.text, clock.now(), where);
       this.observed.set(taskId, inputEventId);
     }
-    const history = memory.history(conversation, inputEventId);
-    const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: clock.now() });
+    const now = clock.now();
+    const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: now });
     const toolset = plugins.toolset();
-    const systemPrompt = assembleSystemPrompt({
-      ...(this.options.systemPrompt ? { persona: this.options.systemPrompt } : {}),
-      ...related,
+    const layers = {
+      persona: this.options.persona ?? DEFAULT_PERSONA,
+      timeline: timelineBlock(now, this.options.timeZone ?? 'UTC'),
       runtime: runtimeBlock({ outputChannels: toolset.channels.map((c) => c.name), parallelToolCalls: true }),
+    };
+    const plan = planTurnContext({
+      contextWindow: this.contextWindow(),
+      fixedPrompt: assembleSystemPrompt(layers),
+      input: input.text,
+      tools: [...channelTools(toolset.channels), ...toolset.tools],
+      history: memory.history(conversation, inputEventId),
+      related,
     });
+    const history = plan.history;
+    const systemPrompt = assembleSystemPrompt({ ...layers, memory: plan.memory.join('\n'), knowledge: plan.knowledge.join('\n') });
     const toolsetId = await this.toolsets.record(toolset);
     const turnId = this.options.ids.next();
     const turn = new TurnActor({
@@ -177,6 +195,22 @@ export class TurnRunner {
       ...(history.length ? { history } : {}),
       toolset: toolsetId,
     });
+  }
+
+  private warnedWindow = false;
+
+  /** The window of the source the chain asks first; a source that declares none gets the fallback, said once. */
+  private contextWindow(): number | undefined {
+    const { llm } = this.options;
+    const window = 'chain' in llm ? llm.chain.primary()?.contextWindow : undefined;
+    if (window === undefined && 'chain' in llm && !this.warnedWindow) {
+      this.warnedWindow = true;
+      this.options.log(
+        `turns: the LLM source declares no contextWindow; prompts are kept within ${FALLBACK_CONTEXT_WINDOW} tokens ` +
+          '(set "contextWindow" on the source in settings.json)',
+      );
+    }
+    return window;
   }
 
   private async completed(run: Running, outcome: TurnOutcome, conversation: string): Promise<void> {

@@ -24,6 +24,30 @@ const HEADINGS: Record<PromptLayer, string> = {
   runtime: '## How this kernel runs',
 };
 
+/** Who the agent is when settings and the data dir say nothing else. */
+export const DEFAULT_PERSONA =
+  "You are Hologram, an assistant running on this person's own machine. Answer plainly and briefly, " +
+  'say so when you do not know, and use the tools you are given when they help.';
+
+/**
+ * The timeline layer: the date, time and time zone the turn runs at (so "tomorrow at nine" can
+ * be turned into a time). `timeZone` is an IANA name; an unknown one falls back to UTC.
+ */
+export const timelineBlock = (at: number, timeZone: string): string => {
+  const zone = Intl.supportedValuesOf('timeZone').includes(timeZone) || timeZone === 'UTC' ? timeZone : 'UTC';
+  const when = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(new Date(at));
+  return `It is now ${when} (${zone}); as an ISO time: ${new Date(at).toISOString()}.`;
+};
+
 /** The kernel's runtime block: only statements about kernel behaviour and injected tool names. */
 export const runtimeBlock = (facts: RuntimeFacts): string => {
   const lines: string[] = [];

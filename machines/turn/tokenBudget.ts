@@ -9,6 +9,9 @@ export const TARGET_USAGE = 0.8;
 /** Used when a model declares no window: small enough for any current model. */
 export const FALLBACK_CONTEXT_WINDOW = 8_192;
 
+/** What a turn's fixed part (persona, timeline, runtime block, tool definitions, input) costs in a typical daemon. */
+export const TYPICAL_FIXED_TOKENS = 1_500;
+
 export type TokenBudget = Readonly<{
   window: number;
   /** True when the model declared no window and the fallback was used (warn the operator). */

@@ -1,0 +1,74 @@
+/**
+ * A turn's context fits its budget: the fixed part, the recalled memory (at most a third of
+ * what the fixed part leaves) and the conversation (the rest, whole exchanges, newest first,
+ * starting with a user message) never pass 0.8 of the model's window.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  computeTokenBudget,
+  estimateTokens,
+  messageTokens,
+  planTurnContext,
+  toolDefinitionTokens,
+  type TurnMessage,
+} from '../../machines/turn/index.ts';
+
+const RUNS = Number(process.env.FC_RUNS ?? 300);
+
+const message = fc.record({
+  role: fc.constantFrom<TurnMessage['role']>('user', 'assistant', 'system'),
+  content: fc.string({ maxLength: 4_000 }).map((s) => s.repeat(1 + (s.length % 5))),
+});
+
+const longConversation = (count: number, chars: number): TurnMessage[] =>
+  Array.from({ length: count }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `${i}: ${'words '.repeat(chars / 6)}` }));
+
+const sent = (plan: ReturnType<typeof planTurnContext>, fixedPrompt: string, input: string, tools: number): number =>
+  estimateTokens(fixedPrompt) +
+  messageTokens({ role: 'user', content: input }) +
+  tools +
+  plan.history.reduce((n, m) => n + messageTokens(m), 0) +
+  [...plan.memory, ...plan.knowledge].reduce((n, l) => n + estimateTokens(l) + 1, 0);
+
+describe('planTurnContext', () => {
+  it('an 8,192-token model and 30 long messages: the request stays in the band, memory in its third, history starts with a user', () => {
+    const history = longConversation(30, 2_000);
+    const related = { memory: Array.from({ length: 8 }, (_, i) => `- remembered ${i} ${'x'.repeat(1_500)}`), knowledge: [] };
+    const plan = planTurnContext({ contextWindow: 8_192, fixedPrompt: 'You are terse.', input: 'and now?', tools: [], history, related });
+    expect(plan.budget.target).toBe(6_553);
+    expect(sent(plan, 'You are terse.', 'and now?', 0)).toBeLessThanOrEqual(6_553);
+    expect(plan.memory.reduce((n, l) => n + estimateTokens(l) + 1, 0)).toBeLessThanOrEqual(plan.budget.memoryRecall);
+    expect(plan.memory.length).toBeGreaterThan(0);
+    expect(plan.history[0]!.role).toBe('user');
+    expect(plan.history.length).toBeGreaterThan(0);
+    expect(plan.history).toEqual(history.slice(history.length - plan.history.length)); // the newest, in order
+  });
+
+  it('never passes the band, keeps whole exchanges from the newest back, and starts with a user message', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 1_000, max: 200_000 }), { nil: undefined }),
+        fc.array(message, { maxLength: 40 }),
+        fc.array(fc.string({ maxLength: 3_000 }), { maxLength: 10 }),
+        fc.string({ maxLength: 2_000 }),
+        fc.integer({ min: 0, max: 20 }),
+        (window, history, recalled, persona, toolCount) => {
+          const tools = Array.from({ length: toolCount }, (_, i) => ({ name: `tool_${i}`, description: 'does a thing', parameters: {} }));
+          const related = { memory: recalled, knowledge: recalled.slice(0, 2) };
+          const plan = planTurnContext({ contextWindow: window, fixedPrompt: persona, input: 'hi', tools, history, related });
+          const budget = computeTokenBudget(window, 0);
+          const fixed = estimateTokens(persona) + messageTokens({ role: 'user', content: 'hi' }) + toolDefinitionTokens(tools);
+          if (fixed < plan.budget.target) expect(sent(plan, persona, 'hi', toolDefinitionTokens(tools))).toBeLessThanOrEqual(budget.target);
+          expect([...plan.memory, ...plan.knowledge].reduce((n, l) => n + estimateTokens(l) + 1, 0)).toBeLessThanOrEqual(
+            plan.budget.memoryRecall,
+          );
+          if (plan.history.length > 0) expect(plan.history[0]!.role).toBe('user');
+          expect(plan.history).toEqual(history.slice(history.length - plan.history.length));
+          expect(plan.droppedMessages).toBe(history.length - plan.history.length);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+});
