@@ -60,6 +60,8 @@ const runStage = (d: Decision, stage: StageName, fields: Partial<StageContext>, 
     });
   } catch (error) {
     if (!(error instanceof StageInputError)) throw error;
+    // The output is sent and after_output only hears of it: failing it again would loop.
+    if (stage === 'after_output') return complete(d);
     return respond(d, `The turn failed: a stage could not run (${messageOf(error)}).`, 'failed', 'failed');
   }
   set(d, { nextRun: s.nextRun + 1 });
