@@ -41,8 +41,9 @@ const set = (d: Decision, change: Partial<TurnState>): void => {
 const roundLimitReply = (s: TurnState): string =>
   `I stopped after ${s.rounds} tool rounds (the limit is ${s.request?.maxRounds}) without reaching a final answer.`;
 
+/** The model's own words when it said something (as recorded: they may have streamed already), else why nothing ran. */
 const deniedReply = (s: TurnState, calls: readonly CallState[]): string =>
-  s.answer?.text.trim() || `I could not go on: every tool call was denied (${calls.map((c) => c.result).join('; ')}).`;
+  s.answer?.text.trim() ? s.answer.text : `I could not go on: every tool call was denied (${calls.map((c) => c.result).join('; ')}).`;
 
 // ── stages ────────────────────────────────────────────────────────────────────────────
 
