@@ -21,7 +21,7 @@ import {
   type StagePipelineOutput,
   type ToolScope,
 } from '../stagePipeline/index.ts';
-import { callOutcome, startCall, toolMessage } from './toolCalls.ts';
+import { callOutcome, NOT_RUN_AFTER_ANSWER, startCall, toolMessage } from './toolCalls.ts';
 import type { CallState, OpenRun, RunOwner, TurnPhase, TurnState } from './turnState.ts';
 import {
   DEFAULT_STAGE_TIMEOUT_MS,
@@ -206,6 +206,11 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
   if (side === 'after') {
     const response = output.shortCircuit ? (output.context.response ?? '') : null;
     updateCall(d, index, { phase: 'done', result: output.context.toolResult ?? state.result, response });
+    return finishBatchIfDone(d);
+  }
+  if (d.state.calls.some((c) => c.response !== null)) {
+    // Another call's before_toolcall answered the turn: no tool runs after that answer.
+    updateCall(d, index, { phase: 'done', result: NOT_RUN_AFTER_ANSWER });
     return finishBatchIfDone(d);
   }
   const step = callOutcome(state, output, d.state.toolset.channels);

@@ -42,6 +42,9 @@ const channelResult = (call: ToolCall, channels: readonly OutputChannel[]): { co
 };
 
 /** After before_toolcall: answered, denied, or run (rewritten first if a handler changed its arguments). */
+/** The result a call leaves when a before_toolcall handler answered the turn before it ran. */
+export const NOT_RUN_AFTER_ANSWER = 'Not run: a before_toolcall handler answered the turn.';
+
 export const callOutcome = (state: CallState, before: StagePipelineOutput, channels: readonly OutputChannel[]): CallStep => {
   const { id, name } = state.call;
   if (before.shortCircuit) {
@@ -49,7 +52,7 @@ export const callOutcome = (state: CallState, before: StagePipelineOutput, chann
       state: {
         ...state,
         phase: 'done',
-        result: 'Not run: a before_toolcall handler answered the turn.',
+        result: NOT_RUN_AFTER_ANSWER,
         response: before.context.response ?? '',
       },
       facts: [],

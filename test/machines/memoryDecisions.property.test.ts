@@ -19,6 +19,7 @@ import {
   distillPersonalFacts,
   mergeVerdictFacts,
   proposeMerges,
+  nothingCanSink,
   reviewCandidates,
   reviewVerdictFacts,
   type PruneConfig,
@@ -66,7 +67,13 @@ describe('decidePrune (property)', () => {
         const decided = decidePrune('cli:alice', context, config, at);
         expect(decidePrune('cli:alice', context, config, at), 'the same input decides the same').toEqual(decided);
         expect(decided.length).toBeLessThanOrEqual(1);
-        if (context.length <= config.protectRecent) expect(decided).toEqual([]);
+        if (
+          nothingCanSink(
+            context.map((c) => c.event),
+            config,
+          )
+        )
+          expect(decided, 'all protected: nothing sinks').toEqual([]);
         appendable(decided);
         const sunk = decided[0]?.data;
         if (sunk) {

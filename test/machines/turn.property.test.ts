@@ -35,6 +35,8 @@ import { TurnDriver } from '../support/turnDriver.ts';
 import { checkNoToolAfterAnswer, checkTurn, llmCallsAllowed } from '../support/turnFactRules.ts';
 
 const RUNS = Math.max(200, Number(process.env.FC_RUNS ?? 0));
+/** About 10 ms a run here; room for a slower machine. */
+const TIMEOUT = { timeout: Math.max(60_000, RUNS * 50) };
 const replay = {
   ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
   ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
@@ -109,7 +111,7 @@ const runTurn = (toolset: Toolset, request: TurnRequestSpec, cmds: Iterable<fc.C
 };
 
 describe('turn decider (property)', () => {
-  it(`keeps its rules under any world, and completes once the world answers everything (${RUNS} runs)`, () => {
+  it(`keeps its rules under any world, and completes once the world answers everything (${RUNS} runs)`, TIMEOUT, () => {
     fc.assert(
       fc.property(fc.oneof(toolsetArb, guardedToolsetArb), requestArb(), worldArb, (toolset, request, [plan, cmds]) => {
         runTurn(toolset, request, cmds, plan);
@@ -118,7 +120,7 @@ describe('turn decider (property)', () => {
     );
   });
 
-  it(`completes when the world answers every request at once, without stops or junk (${RUNS} runs)`, () => {
+  it(`completes when the world answers every request at once, without stops or junk (${RUNS} runs)`, TIMEOUT, () => {
     fc.assert(
       fc.property(fc.oneof(toolsetArb, guardedToolsetArb), requestArb(), patientWorldArb, (toolset, request, plan) => {
         runTurn(toolset, request, [], plan);
@@ -127,7 +129,7 @@ describe('turn decider (property)', () => {
     );
   });
 
-  it(`calls no tool once a handler answered the turn (${RUNS} runs)`, () => {
+  it(`calls no tool once a handler answered the turn (${RUNS} runs)`, TIMEOUT, () => {
     fc.assert(
       fc.property(guardedToolsetArb, requestArb(), answeringNowAndThenArb, (toolset, request, [plan, cmds]) => {
         checkNoToolAfterAnswer(runTurn(toolset, request, cmds, plan).journal);
@@ -136,7 +138,7 @@ describe('turn decider (property)', () => {
     );
   });
 
-  it(`fails cleanly, and still completes, on a stage it cannot run (a bad timeout, a handler listed twice) (${RUNS} runs)`, () => {
+  it(`fails cleanly, and still completes, on a stage it cannot run (a bad timeout, a handler listed twice) (${RUNS} runs)`, TIMEOUT, () => {
     fc.assert(
       fc.property(
         fc.oneof(toolsetArb, duplicateHandlerToolsetArb),
