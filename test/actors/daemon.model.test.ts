@@ -1,0 +1,101 @@
+/**
+ * Model-based test of the whole daemon: the modules of cli/daemonModules.ts run in this
+ * process on a real SQLite log (test/support/inProcessDaemon.ts: the `llm` module swapped for
+ * a gated provider the test answers, a built-in probe plugin added, virtual time and ids),
+ * with the fragile fixture as a real subprocess plugin (bundled once, see bundledPlugin.ts).
+ * fast-check interleaves: messages over the cli socket (as waiter sends them) and clients
+ * hanging up, stop (as `waiter --stop`), L3 interrupts from a plugin, model calls answered with
+ * streamed text, tool calls (held by the probe, answered by the subprocess, the subprocess
+ * dying mid-call so its supervisor restarts it, a tool that does not exist) or a failure,
+ * time passing, graceful restarts on the same data dir, and crashes. After every command the
+ * test waits until the daemon is quiet (daemonQuiescence.ts), and each run ends by draining
+ * (every model and tool call answered until nothing runs or waits) and a graceful stop.
+ *
+ * A crash is what SIGKILL leaves on disk: the log as committed at that instant, copied with
+ * `VACUUM INTO` (synchronous: nothing commits in between), while in the same tick every client
+ * loses the daemon and every held call is forgotten; the dead kernel is then stopped (what it
+ * writes after the copy is lost with its log), the copy replaces the data dir's log, and a new
+ * kernel boots on it. "Crash N events into Answer(...)" copies once a subscriber sees N more
+ * events committed after the answer (possibly a few more), so it lands inside the cascade.
+ *
+ * Then, per run:
+ * 1. `homed replay --verify` (run in-process) finds every projection and every journal —
+ *    each kernel boot, the scheduler, each plugin supervisor, the memory, every turn — equal
+ *    to the log.
+ * 2. Every input the scheduler queued ended with exactly one outcome (TaskCompleted or
+ *    InputShortCircuited), and every input a client was told was accepted was queued.
+ * 3. Every receiver (cli session, probe channel target) that stayed to the end of its reply got
+ *    exactly what the log says it was sent, by the turns' facts and by the output actor's fold;
+ *    one that left early got a beginning of it; nobody got anything after their end.
+ *
+ * Runs: 24 by default; HOLOGRAM_MODEL_RUNS=n for more. A failure prints the seed, the path and
+ * the shrunk commands followed by a `/*replayPath="..."*\/` comment; replay one with
+ * FC_SEED=<seed> FC_PATH=<path> FC_REPLAY_PATH=<replayPath> npx vitest run
+ * test/actors/daemon.model.test.ts (HOLOGRAM_MODEL_LOG=1 prints the daemon's log lines).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { beforeAll, describe, it } from 'vitest';
+import { existingLogPath, openEventLog } from '../../cli/dataDir.ts';
+import { replayCommand } from '../../cli/replayCommand.ts';
+import { bundleFixturePlugins } from '../support/bundledPlugin.ts';
+import { daemonCommand, emptyDaemonModel } from '../support/daemonCommands.ts';
+import { settle } from '../support/daemonQuiescence.ts';
+import { outcomeProblems, replyProblems } from '../support/daemonRunChecks.ts';
+import { drainDaemon } from '../support/drainDaemon.ts';
+import { InProcessDaemon } from '../support/inProcessDaemon.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const RUNS = Number(process.env.HOLOGRAM_MODEL_RUNS ?? 24);
+const replay = {
+  ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
+  ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
+};
+const replayPath = process.env.FC_REPLAY_PATH ? { replayPath: process.env.FC_REPLAY_PATH } : {};
+const log = process.env.HOLOGRAM_MODEL_LOG ? (line: string) => process.stderr.write(`  homed: ${line}\n`) : undefined;
+
+const tempDir = useTempDir();
+let plugins: Record<string, string> = {};
+
+beforeAll(async () => {
+  plugins = await bundleFixturePlugins(tempDir(), ['fragile']);
+});
+
+/** `homed replay --verify` on the data dir: the lines of what diverged, if anything did. */
+const replayProblems = async (dataDir: string): Promise<string[]> => {
+  const lines: string[] = [];
+  const code = await replayCommand(['--data', dataDir, '--verify'], (line) => lines.push(line));
+  return code === 0 ? [] : lines.filter((line) => line.includes('DIVERGED') || line.startsWith('verify:'));
+};
+
+const problemsOfRun = async (daemon: InProcessDaemon): Promise<string[]> => {
+  const store = openEventLog(existingLogPath(daemon.dataDir));
+  const events = await store.readAll().finally(() => store.close());
+  return [...(await replayProblems(daemon.dataDir)), ...outcomeProblems(events, daemon.replies), ...replyProblems(events, daemon.replies)];
+};
+
+describe('the daemon, driven by users, plugins, the model, restarts and crashes', () => {
+  it('replays every journal, ends every input once, and sends each receiver what the log says', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.commands([daemonCommand], { maxCommands: 16, size: 'large', ...replayPath }), async (commands) => {
+        const root = mkdtempSync(join(tmpdir(), 'hologram-model-'));
+        const daemon = new InProcessDaemon({ root, plugins, ...(log ? { log } : {}) });
+        try {
+          await daemon.boot();
+          await settle(daemon);
+          await fc.asyncModelRun(() => ({ model: emptyDaemonModel(), real: daemon }), commands);
+          await drainDaemon(daemon);
+          await daemon.stop();
+          const problems = await problemsOfRun(daemon);
+          if (problems.length > 0) throw new Error(`${problems.join('\n')}\n(the daemon's life: ${daemon.history.join(' → ')})`);
+        } finally {
+          await daemon.dispose();
+          rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: RUNS, ...replay },
+    );
+  }, 300_000);
+});
