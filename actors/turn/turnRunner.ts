@@ -65,7 +65,12 @@ const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'
   failed: 'failed',
 };
 
-type Running = { taskId: string; turn: TurnActor; stopping: TurnStopReason | null };
+/**
+ * A task's run, registered when the task starts or resumes: its turn exists only once the
+ * launch (memory, recall, toolset) is done, and a stop that comes before then is sent as soon
+ * as it does.
+ */
+type Running = { taskId: string; turn: TurnActor | undefined; stopping: TurnStopReason | null; launched: Promise<void> };
 
 export class TurnRunner {
   private readonly running = new Map<string, Running>();
@@ -94,10 +99,13 @@ export class TurnRunner {
     await Promise.all(
       all.map(async (run) => {
         run.stopping = 'shutdown';
-        await run.turn.stop('shutdown').catch(() => undefined);
-        await run.turn.done;
-        await run.turn.settled();
-        run.turn.close();
+        if (run.turn) await run.turn.stop('shutdown').catch(() => undefined);
+        else await run.launched;
+        const { turn } = run;
+        if (!turn) return; // it could not start
+        await turn.done;
+        await turn.settled();
+        turn.close();
       }),
     );
   }
@@ -125,27 +133,37 @@ export class TurnRunner {
     const run = this.running.get(taskId);
     if (!run || run.stopping) return;
     run.stopping = reason;
-    run.turn
+    if (run.turn) this.sendStop(run, run.turn, reason);
+  }
+
+  private sendStop(run: Running, turn: TurnActor, reason: TurnStopReason): void {
+    turn
       .stop(reason)
-      .catch((error: unknown) => this.options.log(`turns: could not stop the turn of task ${taskId}: ${(error as Error).message}`));
+      .catch((error: unknown) => this.options.log(`turns: could not stop the turn of task ${run.taskId}: ${(error as Error).message}`));
   }
 
   private begin(taskId: string): void {
-    if (this.stopped || this.running.has(taskId)) return;
+    const current = this.running.get(taskId);
+    // A run being stopped (preempted, say, before its turn ended) gives way to the task's next run.
+    if (this.stopped || (current && !current.stopping)) return;
     const payload = this.options.scheduler.inputOf(taskId);
     if (!payload) {
       this.options.log(`turns: task ${taskId} has no recorded input; finishing it as failed`);
       void this.finish(taskId, 'failed');
       return;
     }
-    this.launch(taskId, payload).catch(async (error: unknown) => {
+    const run: Running = { taskId, turn: undefined, stopping: null, launched: Promise.resolve() };
+    this.running.set(taskId, run);
+    run.launched = this.launch(run, payload).catch(async (error: unknown) => {
       this.options.log(`turns: task ${taskId} could not start: ${(error as Error).message}`);
+      if (this.running.get(taskId) !== run) return; // a later run of the task owns it now
       this.running.delete(taskId);
       await this.finish(taskId, 'failed');
     });
   }
 
-  private async launch(taskId: string, input: InputPayload): Promise<void> {
+  private async launch(run: Running, input: InputPayload): Promise<void> {
+    const { taskId } = run;
     const { memory, clock, plugins } = this.options;
     const conversation = input.conversation ?? `${input.replyChannel ?? '-'}:${input.replyTarget ?? '-'}`;
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
@@ -182,10 +200,9 @@ export class TurnRunner {
       clock,
       timers: this.options.timers,
     });
-    const run: Running = { taskId, turn, stopping: null };
-    this.running.set(taskId, run);
-    void turn.done.then((outcome) => this.completed(run, outcome, conversation));
-    await turn.start({
+    run.turn = turn;
+    void turn.done.then((outcome) => this.completed(run, turn, outcome, conversation));
+    const started = turn.start({
       turnId,
       taskId,
       input: input.text,
@@ -195,6 +212,9 @@ export class TurnRunner {
       ...(history.length ? { history } : {}),
       toolset: toolsetId,
     });
+    // Preempted, stopped or shut down while it launched: the turn is stopped as it starts.
+    if (run.stopping) this.sendStop(run, turn, run.stopping);
+    await started;
   }
 
   private warnedWindow = false;
@@ -213,12 +233,12 @@ export class TurnRunner {
     return window;
   }
 
-  private async completed(run: Running, outcome: TurnOutcome, conversation: string): Promise<void> {
-    await run.turn.settled();
+  private async completed(run: Running, turn: TurnActor, outcome: TurnOutcome, conversation: string): Promise<void> {
+    await turn.settled();
     if (this.running.get(run.taskId) === run) this.running.delete(run.taskId);
     // A preempted task runs again when resumed; a shut-down one is left to the next start.
     if (run.stopping === 'preempted' || run.stopping === 'shutdown') return;
-    const sent = run.turn.state.output;
+    const sent = turn.state.output;
     try {
       if (sent && (sent.kind === 'answer' || sent.kind === 'handler') && sent.text) {
         await this.options.memory.observe(conversation, 'agent', sent.text, this.options.clock.now());

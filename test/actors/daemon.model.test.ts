@@ -76,26 +76,46 @@ const problemsOfRun = async (daemon: InProcessDaemon): Promise<string[]> => {
   return [...(await replayProblems(daemon.dataDir)), ...outcomeProblems(events, daemon.replies), ...replyProblems(events, daemon.replies)];
 };
 
+/** Boots a daemon, lets `drive` act on it, drains and stops it; the problems the three checks find. */
+const checkedRun = async (drive: (daemon: InProcessDaemon) => Promise<void>): Promise<void> => {
+  const root = mkdtempSync(join(tmpdir(), 'hologram-model-'));
+  const daemon = new InProcessDaemon({ root, plugins, ...(log ? { log } : {}) });
+  try {
+    await daemon.boot();
+    await settle(daemon);
+    await drive(daemon);
+    await drainDaemon(daemon);
+    await daemon.stop();
+    const problems = await problemsOfRun(daemon);
+    if (problems.length > 0) throw new Error(`${problems.join('\n')}\n(the daemon's life: ${daemon.history.join(' → ')})`);
+  } finally {
+    await daemon.dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
+};
+
+const step = async (daemon: InProcessDaemon, act: () => unknown): Promise<void> => {
+  await act();
+  await settle(daemon);
+};
+
 describe('the daemon, driven by users, plugins, the model, restarts and crashes', () => {
   it('replays every journal, ends every input once, and sends each receiver what the log says', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands([daemonCommand], { maxCommands: 16, size: 'large', ...replayPath }), async (commands) => {
-        const root = mkdtempSync(join(tmpdir(), 'hologram-model-'));
-        const daemon = new InProcessDaemon({ root, plugins, ...(log ? { log } : {}) });
-        try {
-          await daemon.boot();
-          await settle(daemon);
-          await fc.asyncModelRun(() => ({ model: emptyDaemonModel(), real: daemon }), commands);
-          await drainDaemon(daemon);
-          await daemon.stop();
-          const problems = await problemsOfRun(daemon);
-          if (problems.length > 0) throw new Error(`${problems.join('\n')}\n(the daemon's life: ${daemon.history.join(' → ')})`);
-        } finally {
-          await daemon.dispose();
-          rmSync(root, { recursive: true, force: true });
-        }
-      }),
+      fc.asyncProperty(fc.commands([daemonCommand], { maxCommands: 16, size: 'large', ...replayPath }), (commands) =>
+        checkedRun((daemon) => fc.asyncModelRun(() => ({ model: emptyDaemonModel(), real: daemon }), commands)),
+      ),
       { numRuns: RUNS, ...replay },
     );
   }, 300_000);
+
+  // Found by the property: the task was resumed and preempted again in one decision, before its turn existed.
+  it('runs a preempted task once when it is resumed and preempted again at once', async () => {
+    await checkedRun(async (daemon) => {
+      await step(daemon, () => daemon.ask('hi'));
+      await step(daemon, () => daemon.interrupt('first'));
+      await step(daemon, () => daemon.time.advance(2_100)); // past the preemption cooldown
+      await step(daemon, () => daemon.interrupt('second'));
+    });
+  });
 });
