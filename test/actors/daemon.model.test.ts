@@ -28,27 +28,22 @@
  *    exactly what the log says it was sent, by the turns' facts and by the output actor's fold;
  *    one that left early got a beginning of it; nobody got anything after their end.
  *
- * Runs: 24 by default; HOLOGRAM_MODEL_RUNS=n for more. A failure prints the seed, the path and
+ * Runs: 24 of up to 16 commands by default; HOLOGRAM_MODEL_RUNS=n and HOLOGRAM_MODEL_COMMANDS=n
+ * for deeper ones. A failure prints the seed, the path and
  * the shrunk commands followed by a `/*replayPath="..."*\/` comment; replay one with
  * FC_SEED=<seed> FC_PATH=<path> FC_REPLAY_PATH=<replayPath> npx vitest run
  * test/actors/daemon.model.test.ts (HOLOGRAM_MODEL_LOG=1 prints the daemon's log lines).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, it } from 'vitest';
-import { existingLogPath, openEventLog } from '../../cli/dataDir.ts';
-import { replayCommand } from '../../cli/replayCommand.ts';
 import { bundleFixturePlugins } from '../support/bundledPlugin.ts';
 import { daemonCommand, emptyDaemonModel } from '../support/daemonCommands.ts';
-import { settle } from '../support/daemonQuiescence.ts';
-import { outcomeProblems, replyProblems } from '../support/daemonRunChecks.ts';
-import { drainDaemon } from '../support/drainDaemon.ts';
-import { InProcessDaemon } from '../support/inProcessDaemon.ts';
+import { checkedDaemonRun, step } from '../support/daemonRun.ts';
+import type { InProcessDaemon } from '../support/inProcessDaemon.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const RUNS = Number(process.env.HOLOGRAM_MODEL_RUNS ?? 24);
+const COMMANDS = Number(process.env.HOLOGRAM_MODEL_COMMANDS ?? 16);
 const replay = {
   ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
   ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
@@ -63,55 +58,25 @@ beforeAll(async () => {
   plugins = await bundleFixturePlugins(tempDir(), ['fragile']);
 });
 
-/** `homed replay --verify` on the data dir: the lines of what diverged, if anything did. */
-const replayProblems = async (dataDir: string): Promise<string[]> => {
-  const lines: string[] = [];
-  const code = await replayCommand(['--data', dataDir, '--verify'], (line) => lines.push(line));
-  return code === 0 ? [] : lines.filter((line) => line.includes('DIVERGED') || line.startsWith('verify:'));
-};
-
-const problemsOfRun = async (daemon: InProcessDaemon): Promise<string[]> => {
-  const store = openEventLog(existingLogPath(daemon.dataDir));
-  const events = await store.readAll().finally(() => store.close());
-  return [...(await replayProblems(daemon.dataDir)), ...outcomeProblems(events, daemon.replies), ...replyProblems(events, daemon.replies)];
-};
-
-/** Boots a daemon, lets `drive` act on it, drains and stops it; the problems the three checks find. */
-const checkedRun = async (drive: (daemon: InProcessDaemon) => Promise<void>): Promise<void> => {
-  const root = mkdtempSync(join(tmpdir(), 'hologram-model-'));
-  const daemon = new InProcessDaemon({ root, plugins, ...(log ? { log } : {}) });
-  try {
-    await daemon.boot();
-    await settle(daemon);
-    await drive(daemon);
-    await drainDaemon(daemon);
-    await daemon.stop();
-    const problems = await problemsOfRun(daemon);
-    if (problems.length > 0) throw new Error(`${problems.join('\n')}\n(the daemon's life: ${daemon.history.join(' → ')})`);
-  } finally {
-    await daemon.dispose();
-    rmSync(root, { recursive: true, force: true });
-  }
-};
-
-const step = async (daemon: InProcessDaemon, act: () => unknown): Promise<void> => {
-  await act();
-  await settle(daemon);
-};
+const run = (drive: (daemon: InProcessDaemon) => Promise<void>) => checkedDaemonRun({ plugins, ...(log ? { log } : {}) }, drive);
 
 describe('the daemon, driven by users, plugins, the model, restarts and crashes', () => {
-  it('replays every journal, ends every input once, and sends each receiver what the log says', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.commands([daemonCommand], { maxCommands: 16, size: 'large', ...replayPath }), (commands) =>
-        checkedRun((daemon) => fc.asyncModelRun(() => ({ model: emptyDaemonModel(), real: daemon }), commands)),
-      ),
-      { numRuns: RUNS, ...replay },
-    );
-  }, 300_000);
+  it(
+    'replays every journal, ends every input once, and sends each receiver what the log says',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.commands([daemonCommand], { maxCommands: COMMANDS, size: 'large', ...replayPath }), (commands) =>
+          run((daemon) => fc.asyncModelRun(() => ({ model: emptyDaemonModel(), real: daemon }), commands)),
+        ),
+        { numRuns: RUNS, ...replay },
+      );
+    },
+    60_000 + RUNS * COMMANDS * 400,
+  );
 
   // Found by the property: the task was resumed and preempted again in one decision, before its turn existed.
   it('runs a preempted task once when it is resumed and preempted again at once', async () => {
-    await checkedRun(async (daemon) => {
+    await run(async (daemon) => {
       await step(daemon, () => daemon.ask('hi'));
       await step(daemon, () => daemon.interrupt('first'));
       await step(daemon, () => daemon.time.advance(2_100)); // past the preemption cooldown
