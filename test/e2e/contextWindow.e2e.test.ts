@@ -1,0 +1,63 @@
+/**
+ * What the model gets, through homed: a persona and the current time in the system prompt, and
+ * a request that stays within the source's declared window however long the conversation
+ * grows, with a history that starts with the user's words (strict chat templates refuse
+ * anything else). Tokens are counted as the kernel estimates them, four characters each.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { askSocket, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+const WINDOW = 8_192;
+const MESSAGES = 30;
+
+type ChatBody = { messages: { role: string; content: string | null }[]; tools?: unknown[] };
+
+const estimatedTokens = (body: ChatBody): number =>
+  Math.ceil((body.messages.reduce((n, m) => n + (m.content ?? '').length, 0) + JSON.stringify(body.tools ?? []).length) / 4);
+
+/** About 1,000 characters (250 tokens) about topic `i`, unlike every other message. */
+const longMessage = (i: number): string =>
+  `Message ${i} about the garden plot number ${i}: ${Array.from({ length: 60 }, (_, k) => `w${i}x${k}`).join(' ')}`.padEnd(1_000, '.');
+
+describe('the prompt homed sends', () => {
+  it('keeps every request within the declared window, starting its history with a user message', async () => {
+    const llm = await startLlmServer(Array.from({ length: MESSAGES }, (_, i) => ({ text: `noted ${i}` })));
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), {
+      sources: [{ name: 'local', adapter: 'openai', baseUrl: llm.baseUrl('openai'), model: 'm', contextWindow: WINDOW }],
+      // L1 may hold more than one prompt carries: the turn itself must cut the conversation.
+      settings: { timeZone: 'Europe/Paris', memory: { budgetTokens: 40_000 } },
+    });
+    writeFileSync(join(dir, 'persona.md'), 'You are Ada, a gardener who answers in one line.\n');
+    const daemon = await daemons.start(dir);
+    for (let i = 0; i < MESSAGES; i++) {
+      const replies = await askSocket(dir, longMessage(i));
+      expect(replies.at(-1), `message ${i}`).toMatchObject({ type: 'end', outcome: 'answer' });
+    }
+    await daemons.stop(daemon);
+
+    const bodies = llm.requests.map((r) => r.body as ChatBody);
+    expect(bodies).toHaveLength(MESSAGES);
+    for (const [i, body] of bodies.entries()) {
+      expect(estimatedTokens(body), `request ${i}`).toBeLessThanOrEqual(WINDOW * 0.8);
+      const [system, first] = body.messages;
+      expect(system?.role).toBe('system');
+      expect(first?.role, `request ${i}: the history starts with the user`).toBe('user');
+      expect(body.messages.at(-1)?.content).toBe(longMessage(i));
+    }
+    const last = bodies.at(-1)!;
+    expect(last.messages[0]!.content).toContain('You are Ada, a gardener');
+    expect(last.messages[0]!.content).toMatch(/It is now .*\(Europe\/Paris\)/);
+    // The conversation was cut to fit, and the recent exchanges are what was kept.
+    expect(last.messages.length).toBeLessThan(2 * MESSAGES);
+    expect(last.messages.some((m) => m.content === longMessage(MESSAGES - 2))).toBe(true);
+    await verifyReplay(dir);
+  });
+});
