@@ -2,13 +2,15 @@
  * An LLM source over HTTP: a Lua adapter shapes the request and reads the answer, fetch
  * carries it. A streamed answer is decoded frame by frame (SSE or NDJSON), each delta handed
  * on as it arrives; an abort signal cancels the HTTP request at once. The API key goes only
- * into the request headers, never into an error or a log line.
+ * into the request headers, never into an error or a log line: every error text, the server's
+ * included, is scrubbed of it.
  */
 import { createHash } from 'node:crypto';
 import type { CompletionRequest, CompletionResponse } from './llmTypes.ts';
 import { loadAdapter, type LuaAdapter } from './luaAdapter.ts';
 import { ProviderCallAborted, ProviderCallFailed, ProviderHttpError, type CallOptions, type Provider } from './provider.ts';
 import { createStreamAccumulator } from './streamAccumulator.ts';
+import { scrubSecret } from './scrubSecret.ts';
 import { createFrameDecoder } from './streamFraming.ts';
 
 export type HttpSourceConfig = Readonly<{
@@ -52,6 +54,23 @@ export class HttpProvider implements Provider {
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResponse> {
+    try {
+      return await this.call(request, options);
+    } catch (error) {
+      throw this.scrubbed(error);
+    }
+  }
+
+  /** The same error with the key taken out of its message (the cause is dropped: it may hold it too). */
+  private scrubbed(error: unknown): unknown {
+    const key = this.config.apiKey;
+    if (!(error instanceof Error) || scrubSecret(error.message, key) === error.message) return error;
+    if (error instanceof ProviderHttpError) return new ProviderHttpError(this.name, error.status, scrubSecret(error.detail, key));
+    if (error instanceof ProviderCallFailed) return new ProviderCallFailed(this.name, scrubSecret(error.reason, key));
+    return new ProviderCallFailed(this.name, scrubSecret(error.message, key));
+  }
+
+  private async call(request: CompletionRequest, options: CallOptions): Promise<CompletionResponse> {
     const { signal } = options;
     const wire = this.adapter.transformRequest(request, { baseUrl: this.config.baseUrl, model: this.config.model });
     const url = `${this.config.baseUrl.replace(/\/+$/, '')}${wire.path}`;

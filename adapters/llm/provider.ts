@@ -26,7 +26,7 @@ export class ProviderHttpError extends HologramError {
   constructor(
     readonly source: string,
     readonly status: number,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`LLM source '${source}' answered HTTP ${status}: ${detail}`);
   }
@@ -50,7 +50,7 @@ export class ProviderCallFailed extends HologramError {
   readonly code = 'PROVIDER_CALL_FAILED';
   constructor(
     readonly source: string,
-    reason: string,
+    readonly reason: string,
     options?: { cause?: unknown },
   ) {
     super(`LLM source '${source}' failed: ${reason}`, options);

@@ -70,6 +70,17 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('HttpProvider over %s'
     expect((error as Error).message).not.toContain('sk-test-secret');
   });
 
+  it('scrubs the key from an error body that echoes it, as written and URL-encoded', async () => {
+    const key = 'sk-test/secret+9';
+    const server = await serve([{ status: 400, message: `bad request for key ${key} (${encodeURIComponent(key)})` }]);
+    const error = await provider(server, protocol, protocol, key)
+      .complete(ask(false))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderHttpError);
+    expect((error as ProviderHttpError).status).toBe(400);
+    expect((error as Error).message).toContain('bad request for key [redacted] ([redacted])');
+  });
+
   it('reports a stream cut mid-way as a failed call, not an answer', async () => {
     const server = await serve([{ text: 'a long answer that will not arrive whole', disconnectAfterChunks: 2 }]);
     await expect(provider(server, protocol).complete(ask(true))).rejects.toThrow(ProviderCallFailed);

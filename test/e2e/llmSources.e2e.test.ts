@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { hasNoStackTrace, runHomed } from '../support/processes.ts';
 import { startLlmServer, type LlmServer } from '../support/llmServer/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -69,5 +70,37 @@ describe('LLM sources through homed', () => {
     expect(await answerOf(dir, 'two')).toBe('back up');
     await daemons.stop(daemon);
     expect(await logOf(dir, '--type', 'LlmSourceRefused')).toEqual([]);
+  });
+
+  it('keeps a key the server echoes out of the log and out of what the user sees', async () => {
+    const key = 'sk-live-0123456789abcdef';
+    const echoing = await startLlmServer([{ status: 400, message: `unknown model for key ${key}` }]);
+    daemons.onCleanup(() => echoing.close());
+    const dir = testDataDir(tempDir(), {
+      sources: [{ name: 'cloud', adapter: 'openai', baseUrl: echoing.baseUrl('openai'), model: 'm', apiKey: key }],
+    });
+    const daemon = await daemons.start(dir);
+    const replies = await askSocket(dir, 'hello');
+    await daemons.stop(daemon);
+    expect(replies.at(-1)).toMatchObject({ type: 'end', outcome: 'failed' });
+    expect(JSON.stringify(replies)).toContain('unknown model for key [redacted]');
+    expect(JSON.stringify(replies)).not.toContain(key);
+    const log = await runHomed(['log', '--data', dir]);
+    expect(log.stdout).toContain('[redacted]');
+    expect(log.stdout).not.toContain(key);
+  });
+
+  it('refuses a baseUrl that carries credentials, without repeating them', async () => {
+    for (const baseUrl of ['http://me:sk-in-userinfo-99@127.0.0.1:9/v1', 'http://127.0.0.1:9/v1?api_key=sk-in-query-99']) {
+      const dir = testDataDir(join(tempDir(), String(baseUrl.length)), {
+        sources: [{ name: 'cloud', adapter: 'openai', baseUrl, model: 'm' }],
+      });
+      const start = await runHomed(['run', '--data', dir]);
+      expect(start.code, start.stderr).not.toBe(0);
+      expect(start.stderr).toContain('baseUrl carries credentials');
+      expect(start.stderr).toContain('apiKeyEnv');
+      expect(start.stderr + start.stdout).not.toMatch(/sk-in-(userinfo|query)-99/);
+      expect(hasNoStackTrace(start.stderr)).toBe(true);
+    }
   });
 });
