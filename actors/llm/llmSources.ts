@@ -7,6 +7,7 @@ import { HttpProvider } from '../../adapters/llm/httpProvider.ts';
 import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
 import { HologramError } from '../../events/index.ts';
 import { setting, type Settings } from '../modules/config.ts';
+import { baseUrlProblem } from '../settings/baseUrl.ts';
 import { missingLlm, type LlmFacility } from './llmFacility.ts';
 import { ProviderChain, type RefusalJournal } from './providerChain.ts';
 
@@ -22,30 +23,6 @@ export type SourceSpec = Readonly<{
   apiKey?: string;
   contextWindow?: number;
 }>;
-
-/** Query parameters that carry credentials by their name. */
-const CREDENTIAL_PARAM = /key|token|secret|password|passwd|auth|sig/i;
-
-/**
- * What is wrong with a source's baseUrl, or null. A URL that carries credentials (userinfo or
- * a key-like query parameter) is refused and never repeated in the message: the key belongs
- * in `apiKey` or `apiKeyEnv`, which are kept out of logs and errors.
- */
-export const baseUrlProblem = (url: unknown): string | null => {
-  if (typeof url !== 'string') return 'baseUrl must be a URL string, like http://127.0.0.1:11434';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `baseUrl '${url}' is not a URL`;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    return `baseUrl must start with http:// or https://, not ${parsed.protocol}`;
-  if (parsed.username || parsed.password || [...parsed.searchParams.keys()].some((name) => CREDENTIAL_PARAM.test(name))) {
-    return 'baseUrl carries credentials (a user:password@ part or a key in the query); remove them and put the key in apiKey or apiKeyEnv';
-  }
-  return null;
-};
 
 const checkUrl = (where: string, url: unknown): string => {
   const problem = baseUrlProblem(url);

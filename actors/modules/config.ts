@@ -1,10 +1,13 @@
 /**
- * Settings of a data dir: `DIR/settings.json`, optional. A file that is not valid JSON is
- * an error naming the file, never silently replaced by defaults.
+ * Settings of a data dir: `DIR/settings.json`, optional. A file that is not valid JSON, or
+ * whose settings do not fit the schema, is an error naming the file and every problem in it,
+ * never silently replaced by defaults.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HologramError } from '../../events/index.ts';
+import { checkSettings } from '../settings/checkSettings.ts';
+import { SETTINGS_SCHEMA } from '../settings/settingsSchema.ts';
 
 export class InvalidSettings extends HologramError {
   readonly code = 'INVALID_SETTINGS';
@@ -25,6 +28,13 @@ export const loadSettings = (dataDir: string): Settings => {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new InvalidSettings(`${path} must hold a JSON object of settings`);
+  }
+  const problems = checkSettings(parsed, SETTINGS_SCHEMA);
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `  ${p.key}: ${p.problem}`).join('\n');
+    throw new InvalidSettings(
+      `${path} has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; fix ${problems.length === 1 ? 'it' : 'them'} and start again:\n${lines}`,
+    );
   }
   return parsed as Settings;
 };

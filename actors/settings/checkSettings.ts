@@ -1,0 +1,88 @@
+/**
+ * Settings checked against the schema: every problem at once, each naming its key as a dotted
+ * path (`llm.sources[0].baseUrl`), an unknown key with the closest known name. Pure; never
+ * throws, whatever the JSON.
+ */
+import { closestName } from './closestName.ts';
+import type { SettingsField } from './settingsField.ts';
+
+export type SettingsProblem = Readonly<{ key: string; problem: string }>;
+
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value);
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+const checkField = (value: unknown, field: SettingsField, key: string, problems: SettingsProblem[]): void => {
+  const wrong = (problem: string): void => {
+    problems.push({ key, problem });
+  };
+  switch (field.type) {
+    case 'json':
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') wrong(`must be true or false, got ${shown(value)}`);
+      return;
+    case 'integer':
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return wrong(`must be a number, got ${shown(value)}`);
+      if (field.type === 'integer' && !Number.isSafeInteger(value)) return wrong(`must be a whole number, got ${value}`);
+      if (field.min !== undefined && value < field.min) return wrong(`must be at least ${field.min}, got ${value}`);
+      if (field.type === 'integer' && field.max !== undefined && value > field.max)
+        return wrong(`must be at most ${field.max}, got ${value}`);
+      if (field.type === 'number' && field.exclusiveMin !== undefined && value <= field.exclusiveMin) {
+        return wrong(`must be more than ${field.exclusiveMin}, got ${value}`);
+      }
+      return;
+    }
+    case 'string': {
+      if (typeof value !== 'string') return wrong(`must be a string, got ${shown(value)}`);
+      if (field.nonEmpty && value.trim() === '') return wrong('must not be empty');
+      const problem = field.check?.(value);
+      if (problem) wrong(problem);
+      return;
+    }
+    case 'enum':
+      if (typeof value !== 'string' || !field.values.includes(value)) {
+        const close = typeof value === 'string' ? closestName(value, field.values) : null;
+        wrong(
+          `must be one of ${field.values.map((v) => `"${v}"`).join(', ')}, got ${shown(value)}${close ? `; did you mean "${close}"?` : ''}`,
+        );
+      }
+      return;
+    case 'list':
+      if (!Array.isArray(value)) return wrong(`must be a list, got ${kindOf(value)}`);
+      if (field.nonEmpty && value.length === 0) return wrong('must not be an empty list');
+      value.forEach((item, i) => checkField(item, field.of, `${key}[${i}]`, problems));
+      return;
+    case 'object':
+    case 'map': {
+      if (!isObject(value)) return wrong(`must be an object, got ${kindOf(value)}`);
+      for (const [name, item] of Object.entries(value)) {
+        const known = field.type === 'object' ? field.fields[name] : (field.known?.[name] ?? field.of);
+        if (known) {
+          checkField(item, known, join(key, name), problems);
+          continue;
+        }
+        const close = field.type === 'object' ? closestName(name, Object.keys(field.fields)) : null;
+        problems.push({
+          key: join(key, name),
+          problem: `is not a setting${close ? `; did you mean ${join(key, close)}?` : ''}`,
+        });
+      }
+      return;
+    }
+  }
+};
+
+export const checkSettings = (settings: unknown, schema: SettingsField): SettingsProblem[] => {
+  const problems: SettingsProblem[] = [];
+  checkField(settings, schema, '', problems);
+  return problems.map((p) => (p.key === '' ? { key: '(the file)', problem: p.problem } : p));
+};

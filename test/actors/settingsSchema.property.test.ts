@@ -1,0 +1,100 @@
+/** The settings schema: random JSON never breaks the check, and every problem names a key the file has. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkSettings } from '../../actors/settings/checkSettings.ts';
+import { closestName } from '../../actors/settings/closestName.ts';
+import { SETTINGS_SCHEMA } from '../../actors/settings/settingsSchema.ts';
+
+/** Every dotted path the value holds (`a.b[0].c`), the value itself as ''. */
+const pathsOf = (value: unknown, path = ''): string[] => {
+  if (Array.isArray(value)) return [path, ...value.flatMap((item, i) => pathsOf(item, `${path}[${i}]`))];
+  if (typeof value === 'object' && value !== null) {
+    return [path, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, path ? `${path}.${k}` : k))];
+  }
+  return [path];
+};
+
+const known = ['llm', 'timeZone', 'scheduler', 'projections', 'memory', 'plugins'];
+/** JSON shaped like settings: known top-level keys (and typos of them) over arbitrary JSON. */
+const settingsLike = fc.dictionary(
+  fc.oneof(fc.constantFrom(...known), fc.constantFrom('lm', 'memroy', 'Scheduler'), fc.string()),
+  fc.oneof(
+    fc.jsonValue(),
+    fc.record({
+      sources: fc.array(
+        fc.dictionary(fc.constantFrom('name', 'adapter', 'baseUrl', 'model', 'apiKey', 'contextWindow', 'x'), fc.jsonValue()),
+      ),
+    }),
+    fc.dictionary(fc.constantFrom('protectRecent', 'keepTopK', 'budgetTokens', 'lexicon', 'heartbeats', 'files', 'inline'), fc.jsonValue()),
+  ),
+);
+
+describe('checkSettings (property)', () => {
+  it('never throws, and names only keys the settings have', () => {
+    fc.assert(
+      fc.property(fc.oneof(settingsLike, fc.jsonValue()), (settings) => {
+        const problems = checkSettings(settings, SETTINGS_SCHEMA);
+        const paths = new Set(pathsOf(settings).map((p) => p || '(the file)'));
+        for (const { key, problem } of problems) {
+          expect(paths.has(key), `problem for '${key}', which the settings do not have`).toBe(true);
+          expect(problem.length).toBeGreaterThan(0);
+        }
+        if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) expect(problems).toHaveLength(1);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('checkSettings', () => {
+  it('accepts the README example and an empty file', () => {
+    const example = {
+      llm: {
+        sources: [
+          { name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen2.5-7b', contextWindow: 32768 },
+          { name: 'cloud', adapter: 'anthropic', baseUrl: 'https://api.anthropic.com', model: 'c', apiKeyEnv: 'ANTHROPIC_API_KEY' },
+        ],
+        maxRounds: 8,
+      },
+      timeZone: 'Europe/Paris',
+      scheduler: { preemptCooldownMs: 2000, offloadAfterMs: 300000 },
+      projections: { inline: ['kernel', 'scheduler'] },
+      memory: { protectRecent: 10, keepTopK: 20, lexicon: 'wordnet', heartbeats: { rulesMinutes: 10 }, embedding: { onnxDir: 'models/m' } },
+      plugins: { files: { roots: ['/home/me/notes'] }, myplugin: { anything: [1, 2] } },
+    };
+    expect(checkSettings(example, SETTINGS_SCHEMA)).toEqual([]);
+    expect(checkSettings({}, SETTINGS_SCHEMA)).toEqual([]);
+  });
+
+  it('lists every problem at once, each with its key, and suggests the name meant', () => {
+    const problems = checkSettings(
+      {
+        memroy: { keepTopK: 3 },
+        llm: { maxRounds: 0, sources: [{ adapter: 'opnai', baseUrl: 'http://u:p@h/v1', contextWindow: 1.5 }] },
+        memory: { keepTopk: 3, heartbeats: { mergeMinutes: 0 } },
+        scheduler: 'fast',
+        timeZone: 'Mars/Olympus',
+        plugins: { files: { roots: [] } },
+      },
+      SETTINGS_SCHEMA,
+    );
+    expect(problems).toEqual([
+      { key: 'memroy', problem: 'is not a setting; did you mean memory?' },
+      { key: 'llm.maxRounds', problem: 'must be at least 1, got 0' },
+      { key: 'llm.sources[0].adapter', problem: expect.stringContaining('did you mean "openai"?') },
+      { key: 'llm.sources[0].baseUrl', problem: expect.stringContaining('carries credentials') },
+      { key: 'llm.sources[0].contextWindow', problem: 'must be a whole number, got 1.5' },
+      { key: 'memory.keepTopk', problem: 'is not a setting; did you mean memory.keepTopK?' },
+      { key: 'memory.heartbeats.mergeMinutes', problem: 'must be more than 0, got 0' },
+      { key: 'scheduler', problem: 'must be an object, got string' },
+      { key: 'timeZone', problem: expect.stringContaining('not an IANA time zone') },
+      { key: 'plugins.files.roots', problem: 'must not be an empty list' },
+    ]);
+    expect(JSON.stringify(problems)).not.toContain('u:p@');
+  });
+
+  it('suggests a name only when one is close', () => {
+    expect(closestName('keepTopk', ['keepTopK', 'protectRecent'])).toBe('keepTopK');
+    expect(closestName('zzzzzz', ['keepTopK', 'protectRecent'])).toBeNull();
+  });
+});
