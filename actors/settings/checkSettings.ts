@@ -59,7 +59,7 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
     case 'list':
       if (!Array.isArray(value)) return wrong(`must be a list, got ${kindOf(value)}`);
       if (field.nonEmpty && value.length === 0) return wrong('must not be an empty list');
-      value.forEach((item, i) => checkField(item, field.of, `${key}[${i}]`, problems));
+      for (const [i, item] of value.entries()) checkField(item, field.of, `${key}[${i}]`, problems);
       return;
     case 'object':
     case 'map': {
