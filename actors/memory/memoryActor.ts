@@ -42,7 +42,7 @@ import {
   latestInputs,
   reviewedRelations,
   type ColdDocRow,
-  type ContextRow,
+  rowEvent,
   type MemoryIndex,
   type ReadModelTx,
   type RecallHit,
@@ -109,20 +109,6 @@ export type MemoryActorOptions = Readonly<{
   log?: (line: string) => void;
   now: () => number;
 }>;
-
-const rowEvent = (r: ContextRow): ContextEventData => {
-  const cites = JSON.parse(r.cites) as string[];
-  const blocks = JSON.parse(r.blocks) as NonNullable<ContextEventData['blocks']>;
-  return {
-    eventId: r.event_id,
-    role: r.role as ContextEventData['role'],
-    ...(r.speaker ? { speaker: r.speaker } : {}),
-    text: r.text,
-    at: r.at,
-    ...(cites.length ? { cites } : {}),
-    ...(blocks.length ? { blocks } : {}),
-  };
-};
 
 const archivable = (doc: ColdDocRow) => ({
   docId: doc.doc_id,

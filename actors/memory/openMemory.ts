@@ -46,6 +46,8 @@ export type Observation = Readonly<{
   cites?: readonly string[];
   /** Media (or text) blocks the event holds; they move with it through the tiers. */
   blocks?: ContextEventData['blocks'];
+  toolCalls?: ContextEventData['toolCalls'];
+  toolCallId?: string;
 }>;
 
 /** Where an input happened, for its scene; `declaredKey` names a plugin's declared scene. */
@@ -134,6 +136,8 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
         at: o.at,
         ...(o.cites?.length ? { cites: [...o.cites] } : {}),
         ...(o.blocks?.length ? { blocks: [...o.blocks] } : {}),
+        ...(o.toolCalls?.length ? { toolCalls: [...o.toolCalls] } : {}),
+        ...(o.toolCallId ? { toolCallId: o.toolCallId } : {}),
       };
       const { declaredKey, ...where } = situation ?? {};
       const facts = await actor.deliver({

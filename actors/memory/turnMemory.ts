@@ -3,7 +3,7 @@
  * read-only "[Related memory]" block recalled from the colder tiers for the system prompt,
  * and the way inputs and replies enter L1.
  */
-import { contextOf } from '../../projections/index.ts';
+import { contextOf, rowEvent } from '../../projections/index.ts';
 import type { TurnMessage } from '../../machines/turn/index.ts';
 import type { Memory } from './openMemory.ts';
 import type { Situation } from '../../events/index.ts';
@@ -17,6 +17,8 @@ export type TurnMemory = Readonly<{
     at: number,
     where?: Readonly<{ channel?: string; peer?: string }>,
   ): Promise<string>;
+  /** Records a turn's tool round: the model's calls, then each result, in the order the model saw them. */
+  observeTools(scope: string, messages: readonly TurnMessage[], at: number): Promise<void>;
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
   /** What the colder tiers hold about `query`, best first: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
@@ -31,12 +33,25 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
     const { eventId } = await memory.observe(scope, { role, text, at }, role === 'user' ? { ...where } : undefined);
     return eventId;
   },
+  observeTools: async (scope, messages, at) => {
+    for (const m of messages) {
+      if (m.role === 'assistant') await memory.observe(scope, { role: 'agent', text: m.content, at, toolCalls: m.toolCalls ?? [] });
+      else if (m.role === 'tool')
+        await memory.observe(scope, { role: 'tool', text: m.content, at, ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}) });
+    }
+  },
   history: (scope, exceptEventId) =>
     contextOf(memory.readModels, scope)
       .filter((row) => row.event_id !== exceptEventId)
-      .map(
-        (row): TurnMessage => ({ role: row.role === 'agent' ? 'assistant' : row.role === 'user' ? 'user' : 'system', content: row.text }),
-      ),
+      .map(rowEvent)
+      .map((e): TurnMessage => {
+        if (e.role === 'agent')
+          return e.toolCalls?.length
+            ? { role: 'assistant', content: e.text, toolCalls: e.toolCalls }
+            : { role: 'assistant', content: e.text };
+        if (e.role === 'tool') return { role: 'tool', content: e.text, ...(e.toolCallId ? { toolCallId: e.toolCallId } : {}) };
+        return { role: e.role === 'user' ? 'user' : 'system', content: e.text };
+      }),
   related: async (query, scope, situation) => {
     const hits = await memory.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
     const lines = (tier: 'cold' | 'graph') =>

@@ -27,6 +27,7 @@ import {
   runtimeBlock,
   timelineBlock,
   type TurnInputMessage,
+  type TurnMessage,
   type TurnOutcome,
   type TurnStopReason,
 } from '../../machines/turn/index.ts';
@@ -201,7 +202,7 @@ export class TurnRunner {
       timers: this.options.timers,
     });
     run.turn = turn;
-    void turn.done.then((outcome) => this.completed(run, turn, outcome, conversation));
+    void turn.done.then((outcome) => this.completed(run, turn, outcome, conversation, 1 + history.length));
     const started = turn.start({
       turnId,
       taskId,
@@ -233,7 +234,8 @@ export class TurnRunner {
     return window;
   }
 
-  private async completed(run: Running, turn: TurnActor, outcome: TurnOutcome, conversation: string): Promise<void> {
+  /** `sentBefore`: how many messages the turn started with (the system prompt and the history). */
+  private async completed(run: Running, turn: TurnActor, outcome: TurnOutcome, conversation: string, sentBefore: number): Promise<void> {
     await turn.settled();
     if (this.running.get(run.taskId) === run) this.running.delete(run.taskId);
     // A preempted task runs again when resumed; a shut-down one is left to the next start.
@@ -241,7 +243,9 @@ export class TurnRunner {
     const sent = turn.state.output;
     try {
       if (sent && (sent.kind === 'answer' || sent.kind === 'handler') && sent.text) {
-        await this.options.memory.observe(conversation, 'agent', sent.text, this.options.clock.now());
+        const at = this.options.clock.now();
+        await this.options.memory.observeTools(conversation, toolRoundsOf(turn.state.messages.slice(sentBefore)), at);
+        await this.options.memory.observe(conversation, 'agent', sent.text, at);
       }
     } catch (error) {
       this.options.log(`turns: the reply of task ${run.taskId} did not enter memory: ${(error as Error).message}`);
@@ -286,5 +290,16 @@ export class TurnRunner {
     }
   }
 }
+
+/**
+ * The tool rounds in what a turn added to its conversation: the messages after the input, but
+ * the final answer (memory keeps what the user was sent instead). None if no input was added.
+ */
+const toolRoundsOf = (added: readonly TurnMessage[]): TurnMessage[] => {
+  const input = added.findIndex((m) => m.role === 'user');
+  if (input < 0) return [];
+  const rounds = added.slice(input + 1);
+  return rounds.at(-1)?.role === 'assistant' && !rounds.at(-1)?.toolCalls?.length ? rounds.slice(0, -1) : rounds;
+};
 
 const asMessage = (event: Recorded): TurnInputMessage => ({ type: event.type, data: event.data, at: event.at }) as TurnInputMessage;

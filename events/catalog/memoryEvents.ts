@@ -4,13 +4,14 @@
  * Stream: `memory`. Each decision carries the content it moves, so every tier's fold reads
  * only its own tables and the event; no fold re-scores anything.
  *
- * A context event is one utterance or result (`role`), in a `scope` (a conversation: channel
+ * A context event is one utterance, tool call or tool result (`role`), in a `scope` (a conversation: channel
  * and target), at its original time. `cites` are the external references it stands for (a
  * benchmark's dia_id, a message id), carried along through every tier. A block is text or
  * media with a content-derived id; exactly one thing holds a block at any time.
  */
 import { defineEvent, type EventUnion } from '../defineEvent.ts';
 import { array, integer, literal, nonEmptyString, number, object, optional, string, type Infer } from '../schema.ts';
+import { llmToolCall } from './turnParts.ts';
 
 export const MEMORY_STREAM = 'memory';
 
@@ -20,12 +21,16 @@ export const block = () =>
 export const contextEvent = () =>
   object({
     eventId: nonEmptyString(),
-    role: literal('user', 'agent', 'cold_storage', 'system'),
+    role: literal('user', 'agent', 'cold_storage', 'system', 'tool'),
     speaker: optional(string()),
     text: string(),
     at: number(),
     cites: optional(array(string())),
     blocks: optional(array(block())),
+    /** An agent event that asked for tools: the calls, as the model made them. */
+    toolCalls: optional(array(llmToolCall())),
+    /** A tool event: the call it is the result of. */
+    toolCallId: optional(string()),
   });
 
 export const triple = () =>

@@ -3,7 +3,8 @@
  * (persona, runtime block, the input, the tool definitions) is counted first, recalled memory
  * gets at most a third of what is left, and the conversation the rest, newest first. The
  * conversation is cut only between exchanges (a user message and everything that answers
- * it), so what the model gets always starts with a user message. Tokens are estimated at four
+ * it, tool calls and results included), so what the model gets always starts with a user
+ * message, and a tool call never comes without its result. Tokens are estimated at four
  * characters each, the same estimate the memory prunes by. Pure.
  */
 import type { LlmToolDefinition, TurnMessage } from './turnTypes.ts';
@@ -44,6 +45,33 @@ export type TurnContextPlan = Readonly<{
   droppedMessages: number;
 }>;
 
+/**
+ * The conversation as a model accepts it: every tool call answered by its result right after
+ * it, and no result without its call. Memory can sink one half of a pair (a long result is
+ * the least relevant thing in context): then the other half goes too, and an assistant
+ * message that only asked for tools is left out.
+ */
+export const wellFormedHistory = (history: readonly TurnMessage[]): TurnMessage[] => {
+  const kept: TurnMessage[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const message = history[i]!;
+    if (message.role === 'tool') continue; // a result whose call is not right before it
+    if (message.role !== 'assistant' || !message.toolCalls?.length) {
+      kept.push(message);
+      continue;
+    }
+    let end = i + 1;
+    while (end < history.length && history[end]!.role === 'tool') end++;
+    const results = history.slice(i + 1, end);
+    const ids = new Set(message.toolCalls.map((c) => c.id));
+    const answered = new Set(results.map((r) => r.toolCallId));
+    if (results.length === ids.size && [...ids].every((id) => answered.has(id))) kept.push(message, ...results);
+    else if (message.content.trim()) kept.push({ role: 'assistant', content: message.content });
+    i = end - 1;
+  }
+  return kept;
+};
+
 /** The exchanges of a conversation: each starts at a user message; what comes before the first user message belongs to none. */
 const exchangesOf = (history: readonly TurnMessage[]): TurnMessage[][] => {
   const exchanges: TurnMessage[][] = [];
@@ -74,7 +102,7 @@ export const planTurnContext = (input: TurnContextInput): TurnContextPlan => {
   const memory = linesWithin(input.related.memory, recall);
   const knowledge = linesWithin(input.related.knowledge, recall);
 
-  const exchanges = exchangesOf(input.history);
+  const exchanges = exchangesOf(wellFormedHistory(input.history));
   let left = budget.contextEvents;
   let from = exchanges.length;
   while (from > 0) {

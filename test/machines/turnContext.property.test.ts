@@ -12,6 +12,7 @@ import {
   planTurnContext,
   toolDefinitionTokens,
   type TurnMessage,
+  wellFormedHistory,
 } from '../../machines/turn/index.ts';
 
 const RUNS = Number(process.env.FC_RUNS ?? 300);
@@ -68,6 +69,69 @@ describe('planTurnContext', () => {
           expect(plan.droppedMessages).toBe(history.length - plan.history.length);
         },
       ),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+/** Every call answered right after it, every result right after its call. */
+const expectWellFormed = (history: readonly TurnMessage[]): void => {
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i]!;
+    if (m.role === 'tool') throw new Error(`a result without its call at ${i}`);
+    if (m.role !== 'assistant' || !m.toolCalls?.length) continue;
+    const results = history.slice(i + 1, i + 1 + m.toolCalls.length);
+    expect(results.map((r) => r.role)).toEqual(m.toolCalls.map(() => 'tool'));
+    expect(new Set(results.map((r) => r.toolCallId))).toEqual(new Set(m.toolCalls.map((c) => c.id)));
+    i += m.toolCalls.length;
+  }
+};
+
+/** A conversation with tool rounds, some of them with a half sunk (a call or a result missing). */
+const toolConversation = fc
+  .array(
+    fc.record({
+      user: fc.string({ maxLength: 50 }),
+      calls: fc.uniqueArray(fc.constantFrom('c1', 'c2', 'c3', 'c4'), { maxLength: 3 }),
+      answer: fc.string({ maxLength: 50 }),
+      lose: fc.constantFrom('nothing', 'call', 'a result', 'the answer'),
+    }),
+    { maxLength: 8 },
+  )
+  .map((exchanges) =>
+    exchanges.flatMap(({ user, calls, answer, lose }, n): TurnMessage[] => {
+      const ids = calls.map((c) => `${n}-${c}`);
+      const call: TurnMessage[] = ids.length
+        ? [{ role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'files_read', arguments: {} })) }]
+        : [];
+      const results: TurnMessage[] = ids.map((id) => ({ role: 'tool', content: `result ${id}`, toolCallId: id }));
+      return [
+        { role: 'user', content: user },
+        ...(lose === 'call' ? [] : call),
+        ...(lose === 'a result' ? results.slice(1) : results),
+        ...(lose === 'the answer' ? [] : [{ role: 'assistant' as const, content: answer }]),
+      ];
+    }),
+  );
+
+describe('wellFormedHistory (property)', () => {
+  it('leaves no call without its result and no result without its call; a whole conversation stays as it is', () => {
+    fc.assert(
+      fc.property(toolConversation, (history) => {
+        const kept = wellFormedHistory(history);
+        expectWellFormed(kept);
+        expect(kept.filter((m) => m.role === 'user')).toEqual(history.filter((m) => m.role === 'user'));
+        expect(wellFormedHistory(kept)).toEqual(kept);
+        const plan = planTurnContext({
+          contextWindow: 8_192,
+          fixedPrompt: '',
+          input: 'hi',
+          tools: [],
+          history,
+          related: { memory: [], knowledge: [] },
+        });
+        expectWellFormed(plan.history);
+      }),
       { numRuns: RUNS },
     );
   });

@@ -8,27 +8,12 @@
 import type { Recorded } from '../../../events/index.ts';
 import type { ReadModelTx } from '../../projection.ts';
 import { coldDocById, coldDocs, type ColdDocRow } from '../coldProjection.ts';
-import { contextOf, contextScopes, type ContextRow } from '../contextProjection.ts';
+import { contextOf, contextScopes, rowEvent } from '../contextProjection.ts';
 import { allRelations, graphNeighbourhood, relationsById, type RelationRow } from '../graphProjection.ts';
 import { utteranceText, type ContextEventData } from '../memoryRows.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
 import { UtteranceSequence } from './utteranceSequence.ts';
-
-/** A context row as the event it came from (what a sink decision carries to L2). */
-export const rowEvent = (r: ContextRow): ContextEventData => {
-  const cites = JSON.parse(r.cites) as string[];
-  const blocks = JSON.parse(r.blocks) as NonNullable<ContextEventData['blocks']>;
-  return {
-    eventId: r.event_id,
-    role: r.role as ContextEventData['role'],
-    ...(r.speaker ? { speaker: r.speaker } : {}),
-    text: r.text,
-    at: r.at,
-    ...(cites.length ? { cites } : {}),
-    ...(blocks.length ? { blocks } : {}),
-  };
-};
 
 /** A graph relation as a recall item: its sentence (or the triple), when it happened, whom it is about. */
 export const relationItem = (rel: RelationRow): RecallItem => {

@@ -2,9 +2,10 @@
  * What the model gets, through homed: a persona and the current time in the system prompt, and
  * a request that stays within the source's declared window however long the conversation
  * grows, with a history that starts with the user's words (strict chat templates refuse
- * anything else). Tokens are counted as the kernel estimates them, four characters each.
+ * anything else), and the tool calls of earlier turns with their results. Tokens are counted
+ * as the kernel estimates them, four characters each.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
@@ -17,7 +18,10 @@ const daemons = useDaemons();
 const WINDOW = 8_192;
 const MESSAGES = 30;
 
-type ChatBody = { messages: { role: string; content: string | null }[]; tools?: unknown[] };
+type ChatBody = {
+  messages: { role: string; content: string | null; tool_calls?: { id: string }[]; tool_call_id?: string }[];
+  tools?: unknown[];
+};
 
 const estimatedTokens = (body: ChatBody): number =>
   Math.ceil((body.messages.reduce((n, m) => n + (m.content ?? '').length, 0) + JSON.stringify(body.tools ?? []).length) / 4);
@@ -58,6 +62,35 @@ describe('the prompt homed sends', () => {
     // The conversation was cut to fit, and the recent exchanges are what was kept.
     expect(last.messages.length).toBeLessThan(2 * MESSAGES);
     expect(last.messages.some((m) => m.content === longMessage(MESSAGES - 2))).toBe(true);
+    await verifyReplay(dir);
+  });
+
+  it("sends the next turn the last turn's tool call and its result, and not a failure", async () => {
+    const llm = await startLlmServer([
+      { toolCalls: [{ name: 'files_list', arguments: { path: '.' } }] },
+      { text: 'You have notes.txt.' },
+      { status: 500, message: 'model crashed' },
+      { text: 'It holds your notes.' },
+    ]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm });
+    mkdirSync(join(dir, 'files'));
+    writeFileSync(join(dir, 'files', 'notes.txt'), 'buy seeds');
+    const daemon = await daemons.start(dir);
+    expect((await askSocket(dir, 'what files do I have?')).at(-1)).toMatchObject({ outcome: 'answer' });
+    expect((await askSocket(dir, 'and then?')).at(-1)).toMatchObject({ outcome: 'failed' });
+    expect((await askSocket(dir, 'what is in it?')).at(-1)).toMatchObject({ outcome: 'answer' });
+    await daemons.stop(daemon);
+
+    const last = (llm.requests.at(-1)!.body as ChatBody).messages.slice(1);
+    const call = last.find((m) => m.tool_calls?.length);
+    expect(call, 'the tool call of the first turn').toBeDefined();
+    const result = last.find((m) => m.role === 'tool');
+    expect(result?.tool_call_id).toBe(call!.tool_calls![0]!.id);
+    expect(result?.content).toContain('notes.txt');
+    expect(last.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'user']);
+    expect(last[3]!.content).toBe('You have notes.txt.');
+    expect(JSON.stringify(last)).not.toContain('model crashed');
     await verifyReplay(dir);
   });
 });
