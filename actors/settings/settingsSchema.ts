@@ -97,6 +97,13 @@ export const SETTINGS_SCHEMA: SettingsField = {
       doc: "each plugin's own settings, by plugin name",
       of: { type: 'json', doc: 'what the plugin reads; it checks them itself' },
       known: {
+        memory: {
+          type: 'object',
+          doc: 'the built-in memory tools',
+          fields: {
+            adminTools: { type: 'boolean', doc: 'offer the model the tools that merge, purge, edit and delete graph entries' },
+          },
+        },
         files: {
           type: 'object',
           doc: 'the built-in files plugin',

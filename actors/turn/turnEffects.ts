@@ -11,7 +11,8 @@ import type { TurnEffects } from './turnActor.ts';
 export type TurnPlugins = Readonly<{
   /** Their tools, stage handlers and output channels, as registered now. */
   toolset(): Toolset;
-  callTool(invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResult>;
+  /** `conversation`: the scope of the turn the call belongs to (tools that act on "this conversation" read it). */
+  callTool(invocation: ToolInvocation, signal: AbortSignal, conversation?: string): Promise<ToolResult>;
   runHandler(input: HandlerInput, signal: AbortSignal): Promise<HandlerResolution>;
 }>;
 

@@ -197,7 +197,11 @@ export class TurnRunner {
       store: this.options.store,
       stream: `${TURN_STREAM_PREFIX}${turnId}`,
       toolset,
-      effects: { ...modelEffects(this.options.llm), callTool: plugins.callTool, runHandler: plugins.runHandler },
+      effects: {
+        ...modelEffects(this.options.llm),
+        callTool: (invocation, signal) => plugins.callTool(invocation, signal, conversation),
+        runHandler: plugins.runHandler,
+      },
       clock,
       timers: this.options.timers,
     });

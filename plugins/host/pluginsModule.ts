@@ -5,7 +5,7 @@
 import { Facility, INSPECT_FACILITY, setting, type KernelModule } from '../../actors/index.ts';
 import { cliPlugin } from '../builtin/cli/index.ts';
 import { filesPlugin } from '../builtin/files/index.ts';
-import { memoryToolsPlugin } from '../builtin/memory/index.ts';
+import { MEMORY_ADMIN_TOOLS_SETTING, memoryToolsPlugin } from '../builtin/memory/index.ts';
 import { timerPlugin } from '../builtin/timer/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
@@ -52,8 +52,13 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         timers: context.require(Facility.timers),
         builtins: [
           ...builtins,
-          // Notes the model commits to cold context land in one shared scope until a tool call knows its conversation.
-          memoryToolsPlugin(memory, { clock, ids: ids, scopeOf: () => MEMORY_NOTES_SCOPE }),
+          // A call from a turn acts on that turn's conversation; one from nowhere (none today) on the shared notes.
+          memoryToolsPlugin(memory, {
+            clock,
+            ids,
+            scopeOf: (call) => call.conversation ?? MEMORY_NOTES_SCOPE,
+            adminTools: setting<boolean>(settings, MEMORY_ADMIN_TOOLS_SETTING, false),
+          }),
         ],
         control,
         inputs: scheduler,

@@ -22,8 +22,12 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
       channels: [...registry.channels.values()],
     };
   },
-  callTool: async (call) => {
-    const reply = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name });
+  callTool: async (call, _signal, conversation) => {
+    const reply = await hub.callTool(call.name, call.args, {
+      callId: call.callId,
+      name: call.name,
+      ...(conversation ? { conversation } : {}),
+    });
     if (typeof reply === 'string') return { content: reply };
     return { content: String(reply?.content ?? ''), ...(reply?.isError ? { isError: true } : {}) };
   },

@@ -20,7 +20,8 @@ export type ToolSpec = Readonly<{
 /** What a tool returns: text for the model, or text marked as a failure report. */
 export type ToolReply = string | Readonly<{ content: string; isError?: boolean }>;
 
-export type ToolCallInfo = Readonly<{ callId: string; name: string }>;
+/** A call as its tool sees it: `conversation` is the scope of the turn that made it (built-in tools only). */
+export type ToolCallInfo = Readonly<{ callId: string; name: string; conversation?: string }>;
 
 export type ToolHandler = (args: Readonly<Record<string, unknown>>, call: ToolCallInfo) => ToolReply | Promise<ToolReply>;
 

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { askSocket, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -92,5 +92,25 @@ describe('the prompt homed sends', () => {
     expect(last[3]!.content).toBe('You have notes.txt.');
     expect(JSON.stringify(last)).not.toContain('model crashed');
     await verifyReplay(dir);
+  });
+
+  it('offers no admin memory tool by default, and a memory tool acts on the conversation that called it', async () => {
+    const llm = await startLlmServer([
+      { toolCalls: [{ name: 'coldcontext_commit', arguments: { text: 'Ada waters the roses on Sundays' } }] },
+      { text: 'Noted.' },
+    ]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm });
+    const daemon = await daemons.start(dir);
+    expect((await askSocket(dir, 'remember: roses on Sundays')).at(-1)).toMatchObject({ outcome: 'answer' });
+    await daemons.stop(daemon);
+
+    const tools = ((llm.requests[0]!.body as ChatBody).tools ?? []) as { function: { name: string } }[];
+    const names = tools.map((t) => t.function.name);
+    expect(names).toContain('memory_recall');
+    for (const admin of ['memory_merge', 'memory_purge', 'memory_edit', 'memory_delete_entity']) expect(names).not.toContain(admin);
+    const [input] = await logOf(dir, '--type', 'ContextEventAppended');
+    const [committed] = await logOf(dir, '--type', 'ColdDocCommitted');
+    expect(committed?.data).toMatchObject({ scope: (input!.data as { scope: string }).scope, text: 'Ada waters the roses on Sundays' });
   });
 });

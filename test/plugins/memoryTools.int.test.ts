@@ -20,7 +20,7 @@ const SCOPE = 'chat:test';
 const T0 = 1_000_000;
 const DIGEST = 'ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12';
 
-const setup = async (options: { protectRecent?: number; turnOf?: () => string } = {}) => {
+const setup = async (options: { protectRecent?: number; turnOf?: () => string; adminTools?: boolean } = {}) => {
   const clock = new VirtualClock(T0);
   const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
     catalog: createDefaultCatalog(),
@@ -37,6 +37,7 @@ const setup = async (options: { protectRecent?: number; turnOf?: () => string } 
   const api = createFakePluginApi('memory');
   const plugin = memoryToolsPlugin(memory, {
     scopeOf: () => SCOPE,
+    adminTools: options.adminTools ?? true,
     clock,
     ids: new SequentialIds('r'),
     ...(options.turnOf ? { turnOf: options.turnOf } : {}),
@@ -72,7 +73,18 @@ const seedGraph = async (call: Awaited<ReturnType<typeof setup>>['call']) => {
 };
 
 describe('memory tools plugin', () => {
-  it('registers the nine tools under the memory manifest', async () => {
+  it('offers the model no tool that rewrites or deletes the graph unless the admin tools are on', async () => {
+    const { api } = await setup({ adminTools: false });
+    expect([...api.tools.keys()].sort()).toEqual([
+      'coldcontext_commit',
+      'coldcontext_query',
+      'memory_commit',
+      'memory_introspect',
+      'memory_recall',
+    ]);
+  });
+
+  it('registers the nine tools under the memory manifest with the admin tools on', async () => {
     const { api } = await setup();
     expect(memoryToolsPlugin({} as never, { clock: new VirtualClock(), ids: new SequentialIds() }).manifest).toMatchObject({
       name: 'memory',

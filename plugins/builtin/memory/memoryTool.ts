@@ -5,8 +5,10 @@ import type { Args } from './memoryArgs.ts';
 import type { ToolCallInfo, ToolSpec } from '../../sdk/pluginApi.ts';
 
 export type MemoryToolsOptions = Readonly<{
-  /** The scope (conversation) of the current turn: recall prefers it, coldcontext_commit defaults to it. */
-  scopeOf?: () => string;
+  /** The scope (conversation) a call acts on: recall prefers it, coldcontext_commit defaults to it. Default: the call's own turn's. */
+  scopeOf?: (call: ToolCallInfo) => string | undefined;
+  /** Whether the tools that rewrite or delete the graph (merge, purge, edit, delete_entity) are offered. */
+  adminTools?: boolean;
   /** The turn a call belongs to, the key of EntityRecalled; default: the call's id. */
   turnOf?: (call: ToolCallInfo) => string;
   clock: Clock;
@@ -15,6 +17,10 @@ export type MemoryToolsOptions = Readonly<{
 }>;
 
 export type MemoryToolContext = MemoryToolsOptions & Readonly<{ memory: Memory }>;
+
+/** The conversation a call acts on: the options' choice, else the turn's own. */
+export const scopeOf = (ctx: MemoryToolsOptions, call: ToolCallInfo): string | undefined =>
+  ctx.scopeOf ? ctx.scopeOf(call) : call.conversation;
 
 /** A tool body returns the text for the model, or throws a HologramError that becomes an isError reply. */
 export type MemoryTool = Readonly<{ spec: ToolSpec; run: (args: Args, call: ToolCallInfo) => Promise<string> }>;

@@ -1,5 +1,12 @@
+/** `plugins.memory.adminTools`: offer the tools that rewrite or delete the graph (off by default). */
+export const MEMORY_ADMIN_TOOLS_SETTING = 'plugins.memory.adminTools';
+
+/** The tools that rewrite or delete what the graph holds: offered only when the user turns them on. */
+export const MEMORY_ADMIN_TOOLS: readonly string[] = ['memory_merge', 'memory_purge', 'memory_edit', 'memory_delete_entity'];
+
 /**
- * The `memory` built-in plugin: the nine LLM-callable memory tools on the memory. Every
+ * The `memory` built-in plugin: the LLM-callable memory tools on the memory (the admin ones
+ * only with `plugins.memory.adminTools`). Every
  * change is an event recorded through the memory (`record`, `peekCold`, `restoreCold`); the
  * tools only read the read models to decide. A bad argument comes back as an isError reply.
  */
@@ -28,7 +35,10 @@ export const memoryToolsPlugin = (memory: Memory, options: MemoryToolsOptions): 
   manifest: memoryManifest,
   async start(api) {
     const context = { ...options, memory };
-    for (const tool of [...recallTools(context), ...graphTools(context)]) {
+    const offered = [...recallTools(context), ...graphTools(context)].filter(
+      (tool) => options.adminTools || !MEMORY_ADMIN_TOOLS.includes(tool.spec.name),
+    );
+    for (const tool of offered) {
       await api.registerTool(tool.spec, (args, call) => replyOrRefuse(() => tool.run(args, call)));
     }
     return { async stop() {} };

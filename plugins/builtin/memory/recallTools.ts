@@ -8,7 +8,7 @@ import { recalledInTurn } from '../../../actors/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
 import { countArg, mediaBlocksArg, optionalTextArg, textArg } from './memoryArgs.ts';
 import { coldDocContent, findRelation, memoryCounts } from './memoryQueries.ts';
-import type { MemoryTool, MemoryToolContext } from './memoryTool.ts';
+import { type MemoryTool, type MemoryToolContext, scopeOf } from './memoryTool.ts';
 
 const numbered = (lines: readonly { label: string; text: string }[]) =>
   lines.map((l, i) => `${i + 1}. [${l.label}] ${l.text.replace(/\n/g, '\n   ')}`).join('\n');
@@ -33,7 +33,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
     },
     async run(args, call) {
       const query = textArg('memory_recall', args, 'query');
-      const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), ctx.scopeOf?.());
+      const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), scopeOf(ctx, call));
       if (hits.length === 0) return `Nothing in memory matches '${query}'.`;
       // The graph entities returned are marked recalled for this turn, so automatic recall does not inject them again.
       const turn = turnOf(call);
@@ -114,10 +114,10 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
         required: ['text'],
       },
     },
-    async run(args) {
+    async run(args, call) {
       const tool = 'coldcontext_commit';
       const text = textArg(tool, args, 'text');
-      const scope = optionalTextArg(tool, args, 'scope') ?? ctx.scopeOf?.();
+      const scope = optionalTextArg(tool, args, 'scope') ?? scopeOf(ctx, call);
       if (!scope) throw new InvalidMemoryArgument(tool, 'scope', "there is no current conversation, so 'scope' is needed");
       const blocks = mediaBlocksArg(tool, args);
       const docId = ids.next();
