@@ -7,12 +7,15 @@ import type { ToolInvocation, ToolResult, Toolset } from '../../machines/turn/in
 import type { LlmFacility } from '../llm/llmFacility.ts';
 import type { TurnEffects } from './turnActor.ts';
 
+/** Where a tool call comes from: what a tool acting on "this conversation" (or answering later, as a timer) needs. */
+export type ToolCallOrigin = Readonly<{ conversation: string; replyTo?: Readonly<{ channel: string; target?: string }> }>;
+
 /** What the plugins bring to a turn (the plugins facility has this shape). */
 export type TurnPlugins = Readonly<{
   /** Their tools, stage handlers and output channels, as registered now. */
   toolset(): Toolset;
-  /** `conversation`: the scope of the turn the call belongs to (tools that act on "this conversation" read it). */
-  callTool(invocation: ToolInvocation, signal: AbortSignal, conversation?: string): Promise<ToolResult>;
+  /** `origin`: the conversation of the turn the call belongs to, and where its replies go. */
+  callTool(invocation: ToolInvocation, signal: AbortSignal, origin?: ToolCallOrigin): Promise<ToolResult>;
   runHandler(input: HandlerInput, signal: AbortSignal): Promise<HandlerResolution>;
 }>;
 

@@ -35,7 +35,7 @@ import type { LlmFacility } from '../llm/llmFacility.ts';
 import type { TurnMemory } from '../memory/turnMemory.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
 import { TurnActor } from './turnActor.ts';
-import { modelEffects, type TurnPlugins } from './turnEffects.ts';
+import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
 export type TurnRunnerOptions = Readonly<{
@@ -168,6 +168,12 @@ export class TurnRunner {
     const { memory, clock, plugins } = this.options;
     const conversation = input.conversation ?? `${input.replyChannel ?? '-'}:${input.replyTarget ?? '-'}`;
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
+    const origin: ToolCallOrigin = {
+      conversation,
+      ...(input.replyChannel
+        ? { replyTo: { channel: input.replyChannel, ...(input.replyTarget ? { target: input.replyTarget } : {}) } }
+        : {}),
+    };
     let inputEventId = this.observed.get(taskId);
     if (inputEventId === undefined) {
       inputEventId = await memory.observe(conversation, 'user', input.text, clock.now(), where);
@@ -199,7 +205,7 @@ export class TurnRunner {
       toolset,
       effects: {
         ...modelEffects(this.options.llm),
-        callTool: (invocation, signal) => plugins.callTool(invocation, signal, conversation),
+        callTool: (invocation, signal) => plugins.callTool(invocation, signal, origin),
         runHandler: plugins.runHandler,
       },
       clock,

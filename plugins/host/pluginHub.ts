@@ -354,8 +354,13 @@ export class PluginHub {
   ): Promise<InjectedReceipt> {
     if (typeof input?.text !== 'string') throw new RegistrationRefused(`plugin '${plugin}': an input needs 'text' as a string`);
     const replyChannel = input.replyTo?.channel ?? null;
-    if (replyChannel !== null && this.state.channels.get(replyChannel)?.owner !== plugin) {
-      throw new RegistrationRefused(`plugin '${plugin}': replyTo names channel '${replyChannel}', which is not one of its own channels`);
+    // A built-in answers later on behalf of a conversation (a timer set from the cli replies there);
+    // an external plugin replies only on its own channels.
+    const owner = replyChannel === null ? null : this.state.channels.get(replyChannel)?.owner;
+    if (replyChannel !== null && owner !== plugin && (this.external.has(plugin) || owner === undefined)) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': replyTo names channel '${replyChannel}', which is not ${owner === undefined ? 'a registered channel' : 'one of its own channels'}`,
+      );
     }
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);

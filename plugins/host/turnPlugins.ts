@@ -22,12 +22,8 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
       channels: [...registry.channels.values()],
     };
   },
-  callTool: async (call, _signal, conversation) => {
-    const reply = await hub.callTool(call.name, call.args, {
-      callId: call.callId,
-      name: call.name,
-      ...(conversation ? { conversation } : {}),
-    });
+  callTool: async (call, _signal, origin) => {
+    const reply = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name, ...origin });
     if (typeof reply === 'string') return { content: reply };
     return { content: String(reply?.content ?? ''), ...(reply?.isError ? { isError: true } : {}) };
   },

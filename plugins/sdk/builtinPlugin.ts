@@ -2,6 +2,7 @@
  * A built-in plugin: runs in the kernel's process on the same `PluginApi` a subprocess plugin
  * gets over the wire, plus the few process-local things it needs to do I/O well.
  */
+import { join } from 'node:path';
 import type { Clock, Timers } from '../../events/index.ts';
 import type { PluginManifest } from './manifestTypes.ts';
 import type { PluginApi } from './pluginApi.ts';
@@ -31,8 +32,14 @@ export type KernelControl = Readonly<{
   pluginAction(action: PluginAction, name: string): Promise<PluginSummary>;
 }>;
 
+/**
+ * Where a built-in plugin keeps its files: `<dataDir>/state/<name>/`, outside `plugins/`, which
+ * the loader scans for user plugins.
+ */
+export const builtinStateDir = (dataDir: string, plugin: string): string => join(dataDir, 'state', plugin);
+
 export type BuiltinEnv = Readonly<{
-  /** The daemon's data dir (absolute). A plugin keeps its files under `<dataDir>/plugins/<name>/`. */
+  /** The daemon's data dir (absolute). A built-in keeps its files under `builtinStateDir(dataDir, name)`. */
   dataDir: string;
   clock: Clock;
   /** The kernel's timers; tests pass manual ones so nothing waits on the wall clock. */

@@ -20,8 +20,16 @@ export type ToolSpec = Readonly<{
 /** What a tool returns: text for the model, or text marked as a failure report. */
 export type ToolReply = string | Readonly<{ content: string; isError?: boolean }>;
 
-/** A call as its tool sees it: `conversation` is the scope of the turn that made it (built-in tools only). */
-export type ToolCallInfo = Readonly<{ callId: string; name: string; conversation?: string }>;
+/**
+ * A call as its tool sees it. Built-in tools also get the turn's `conversation` (its memory
+ * scope) and `replyTo` (where the turn's reply went): what a tool that answers later needs.
+ */
+export type ToolCallInfo = Readonly<{
+  callId: string;
+  name: string;
+  conversation?: string;
+  replyTo?: Readonly<{ channel: string; target?: string }>;
+}>;
 
 export type ToolHandler = (args: Readonly<Record<string, unknown>>, call: ToolCallInfo) => ToolReply | Promise<ToolReply>;
 

@@ -185,18 +185,29 @@ describe('injected inputs', () => {
     expect(submitted).toEqual([{ id: receipt.inputId, source: 'a', origin: 'plugin', kind: 'queued', payload }]);
   });
 
-  it('replyTo naming a channel of another plugin is refused, and nothing is recorded or submitted', async () => {
+  it("an external plugin's replyTo naming a channel of another plugin is refused, and nothing is recorded or submitted", async () => {
     const { store, plugin, submitted } = await given();
     await plugin('b', ['channels']).registerOutputChannel({ name: 'chat', capabilities: ['text'] }, async () => {});
     const before = await store.headSeq();
 
-    await expect(plugin('a', ['input']).injectInput({ text: 'hi', replyTo: { channel: 'chat' } })).rejects.toMatchObject({
+    await expect(plugin('a', ['input'], true).injectInput({ text: 'hi', replyTo: { channel: 'chat' } })).rejects.toMatchObject({
       code: 'REGISTRATION_REFUSED',
       message: expect.stringContaining("replyTo names channel 'chat', which is not one of its own channels"),
     });
 
     expect(await store.headSeq()).toBe(before);
     expect(submitted).toEqual([]);
+  });
+
+  it("a built-in answers on behalf of a conversation on another plugin's channel (a timer on the cli), not on a channel nobody has", async () => {
+    const { plugin, submitted } = await given();
+    await plugin('cli', ['channels']).registerOutputChannel({ name: 'cli', capabilities: ['text'] }, async () => {});
+    const timer = plugin('timer', ['interrupt']);
+    await timer.injectInterrupt({ text: 'Timer t1 fired', replyTo: { channel: 'cli', target: 's2' }, conversation: 'cli:ada' }, 3);
+    expect(submitted.at(-1)).toMatchObject({ payload: { replyChannel: 'cli', replyTarget: 's2', conversation: 'cli:ada' } });
+    await expect(timer.injectInterrupt({ text: 'x', replyTo: { channel: 'qq' } }, 3)).rejects.toMatchObject({
+      message: expect.stringContaining("'qq', which is not a registered channel"),
+    });
   });
 
   it('replyTo naming one of its own channels is submitted with the target', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { VirtualClock } from '../../events/index.ts';
@@ -125,18 +125,43 @@ describe('timer plugin: durability', () => {
     expect((await third.call('timer_set', { seconds: 5, note: 'n' })).content).toContain('t3'); // ids are never reused
   });
 
-  it('stores the timers as JSON under <dataDir>/plugins/timer/', async () => {
+  it('stores the timers as JSON under <dataDir>/state/timer/, where the plugin loader does not look', async () => {
     const dataDir = tempDir();
     const { call } = await startTimer(dataDir);
     await call('timer_set', { seconds: 5, note: 'on disk' });
-    const stored = JSON.parse(readFileSync(join(dataDir, 'plugins/timer/timers.json'), 'utf8'));
+    const stored = JSON.parse(readFileSync(join(dataDir, 'state/timer/timers.json'), 'utf8'));
     expect(stored).toEqual({ version: 1, nextId: 2, timers: [{ id: 't1', dueAt: T0 + 5_000, setAt: T0, note: 'on disk' }] });
+    expect(existsSync(join(dataDir, 'plugins'))).toBe(false);
+  });
+
+  it('moves a store an earlier build left under plugins/timer/ and keeps its timers', async () => {
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, 'plugins/timer'), { recursive: true });
+    const legacy = { version: 1, nextId: 4, timers: [{ id: 't3', dueAt: T0 + 1_000, setAt: T0, note: 'old' }] };
+    writeFileSync(join(dataDir, 'plugins/timer/timers.json'), JSON.stringify(legacy));
+    const { tick, fired } = await startTimer(dataDir);
+    expect(existsSync(join(dataDir, 'plugins/timer'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(dataDir, 'state/timer/timers.json'), 'utf8'))).toEqual(legacy);
+    tick(1_000);
+    expect(fired()).toEqual([['Timer t3 fired: old', 3]]);
+  });
+
+  it('fires into the conversation and reply route of the turn that set it', async () => {
+    const { api, tick } = await startTimer(tempDir());
+    const from = { conversation: 'cli:ada', replyTo: { channel: 'cli', target: 's4' } };
+    await api.call('timer_set', { seconds: 1, note: 'stretch' }, from);
+    await api.call('timer_set', { seconds: 2, note: 'from nowhere' });
+    tick(2_000);
+    expect(api.interrupts.map((i) => i.input)).toEqual([
+      { text: 'Timer t1 fired: stretch', ...from },
+      { text: 'Timer t2 fired: from nowhere' },
+    ]);
   });
 
   it('refuses to start on a corrupt store rather than forget its timers', async () => {
     const dataDir = tempDir();
-    mkdirSync(join(dataDir, 'plugins/timer'), { recursive: true });
-    writeFileSync(join(dataDir, 'plugins/timer/timers.json'), '{ not json');
+    mkdirSync(join(dataDir, 'state/timer'), { recursive: true });
+    writeFileSync(join(dataDir, 'state/timer/timers.json'), '{ not json');
     await expect(startTimer(dataDir)).rejects.toBeInstanceOf(TimerStoreCorrupt);
   });
 });

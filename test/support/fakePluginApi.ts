@@ -2,7 +2,7 @@
  * A PluginApi that records what a plugin does with it: tools registered (callable by name),
  * interrupts and inputs injected, log lines. Settings come from a plain object.
  */
-import type { InjectedInput, PluginApi, ToolHandler, ToolReply, ToolSpec } from '../../plugins/sdk/pluginApi.ts';
+import type { InjectedInput, PluginApi, ToolCallInfo, ToolHandler, ToolReply, ToolSpec } from '../../plugins/sdk/pluginApi.ts';
 
 export type InjectedInterrupt = Readonly<{ input: InjectedInput; level: number }>;
 
@@ -12,7 +12,8 @@ export type FakePluginApi = PluginApi & {
   readonly inputs: InjectedInput[];
   readonly logs: string[];
   /** Calls a registered tool; throws when no tool has that name. */
-  call(name: string, args?: Readonly<Record<string, unknown>>): Promise<ToolReply>;
+  /** Calls a registered tool; `from` is what a turn adds to the call (its conversation, its reply route). */
+  call(name: string, args?: Readonly<Record<string, unknown>>, from?: Omit<ToolCallInfo, 'callId' | 'name'>): Promise<ToolReply>;
   /** Makes the next `count` injectInterrupt calls reject (the kernel refusing them). */
   refuseInterrupts(count: number): void;
 };
@@ -61,10 +62,10 @@ export const createFakePluginApi = (name: string, settings: Readonly<Record<stri
     log(line) {
       logs.push(line);
     },
-    async call(tool, args = {}) {
+    async call(tool, args = {}, from = {}) {
       const registered = tools.get(tool);
       if (registered === undefined) throw new Error(`no tool '${tool}' registered; have ${[...tools.keys()].join(', ')}`);
-      return registered.handler(args, { callId: `call-${++calls}`, name: tool });
+      return registered.handler(args, { ...from, callId: `call-${++calls}`, name: tool });
     },
     refuseInterrupts(count) {
       refusals = count;

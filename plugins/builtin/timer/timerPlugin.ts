@@ -6,11 +6,11 @@
  * 'fired late'. Time comes from `env.clock`, waits from `env.timers`.
  */
 import { join } from 'node:path';
-import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
+import { builtinStateDir, type BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import { InvalidTimerArgument, TimerStoreUnwritable, TooManyTimers, UnknownTimer } from './errors.ts';
 import { describeDuration, MAX_TIMER_MS, parseTimerRequest } from './timerArgs.ts';
-import { loadTimers, saveTimers, type StoredTimer } from './timerStore.ts';
+import { loadTimers, moveLegacyStore, saveTimers, TIMERS_FILE, type StoredTimer } from './timerStore.ts';
 import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
 
 export const timerManifest: PluginManifest = {
@@ -39,7 +39,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export const timerPlugin: BuiltinPlugin = {
   manifest: timerManifest,
   async start(api, env) {
-    const path = join(env.dataDir, 'plugins', 'timer', 'timers.json');
+    const path = join(builtinStateDir(env.dataDir, 'timer'), TIMERS_FILE);
+    await moveLegacyStore(join(env.dataDir, 'plugins', 'timer', TIMERS_FILE), path);
     const loaded = await loadTimers(path);
     let nextId = loaded.nextId;
     const timers = new Map<string, StoredTimer>(loaded.timers.map((timer) => [timer.id, timer]));
@@ -81,7 +82,7 @@ export const timerPlugin: BuiltinPlugin = {
         ? `Timer ${id} fired late: ${timer.note} (it was due ${iso(timer.dueAt)}, ${describeDuration(now - timer.dueAt)} ago, while the daemon was down)`
         : `Timer ${id} fired: ${timer.note}`;
       const job = api
-        .injectInterrupt({ text }, TIMER_INTERRUPT_LEVEL)
+        .injectInterrupt({ text, ...timer.route }, TIMER_INTERRUPT_LEVEL)
         .then(
           () => {
             timers.delete(id);
@@ -115,12 +116,16 @@ export const timerPlugin: BuiltinPlugin = {
           required: ['note'],
         },
       },
-      (args) =>
+      (args, call) =>
         replyOrRefuse(async () => {
           const now = env.clock.now();
           const { dueAt, note } = parseTimerRequest(args, now);
           if (timers.size >= MAX_TIMERS) throw new TooManyTimers(MAX_TIMERS);
-          const timer: StoredTimer = { id: `t${nextId}`, dueAt, setAt: now, note };
+          // It answers, later, where the turn that set it answered.
+          const route = call.conversation
+            ? { conversation: call.conversation, ...(call.replyTo ? { replyTo: call.replyTo } : {}) }
+            : undefined;
+          const timer: StoredTimer = { id: `t${nextId}`, dueAt, setAt: now, note, ...(route ? { route } : {}) };
           nextId += 1;
           timers.set(timer.id, timer);
           try {
