@@ -24,6 +24,17 @@ export type HttpSourceConfig = Readonly<{
   contextWindow?: number;
 }>;
 
+/**
+ * The base URL requests go to. OpenAI-compatible servers serve under `/v1`; a URL with no path
+ * at all (`http://127.0.0.1:8000`) means that, so the user need not know it.
+ */
+export const requestBaseUrl = (adapter: string | LuaAdapter, baseUrl: string): string => {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  if (adapter !== 'openai') return trimmed;
+  const url = new URL(trimmed);
+  return url.pathname === '/' || url.pathname === '' ? `${trimmed}/v1` : trimmed;
+};
+
 const errorDetail = (body: string): string => {
   try {
     const json = JSON.parse(body) as { error?: { message?: string } | string; message?: string };
@@ -41,6 +52,7 @@ export class HttpProvider implements Provider {
   readonly credentialFingerprint: string;
   readonly model: string;
   private readonly adapter: LuaAdapter;
+  private readonly baseUrl: string;
 
   constructor(private readonly config: HttpSourceConfig) {
     this.name = config.name;
@@ -51,6 +63,7 @@ export class HttpProvider implements Provider {
       .digest('hex')
       .slice(0, 16);
     this.adapter = typeof config.adapter === 'string' ? loadAdapter(config.adapter) : config.adapter;
+    this.baseUrl = requestBaseUrl(config.adapter, config.baseUrl);
   }
 
   async complete(request: CompletionRequest, options: CallOptions = {}): Promise<CompletionResponse> {
@@ -73,7 +86,7 @@ export class HttpProvider implements Provider {
   private async call(request: CompletionRequest, options: CallOptions): Promise<CompletionResponse> {
     const { signal } = options;
     const wire = this.adapter.transformRequest(request, { baseUrl: this.config.baseUrl, model: this.config.model });
-    const url = `${this.config.baseUrl.replace(/\/+$/, '')}${wire.path}`;
+    const url = `${this.baseUrl}${wire.path}`;
     let response: Response;
     try {
       response = await fetch(url, {
@@ -92,7 +105,8 @@ export class HttpProvider implements Provider {
     }
     if (!response.ok) {
       const body = await response.text().catch(() => '');
-      throw new ProviderHttpError(this.name, response.status, errorDetail(body));
+      const hint = response.status === 404 ? ` (POST ${url} was not found: check the source's baseUrl and model)` : '';
+      throw new ProviderHttpError(this.name, response.status, `${errorDetail(body)}${hint}`);
     }
     try {
       return request.stream ? await this.readStream(response, options) : this.adapter.transformResponse(await response.json());

@@ -146,3 +146,23 @@ describe('HttpProvider on a stream that ends cleanly but early', () => {
     }
   });
 });
+
+describe('HttpProvider over openai: the base URL', () => {
+  it('works with or without /v1 when the URL has no path of its own', async () => {
+    const server = await serve([{ text: 'with' }, { text: 'without' }]);
+    const at = (baseUrl: string) => new HttpProvider({ name: 'local', adapter: 'openai', baseUrl, model: 'm' });
+    expect((await at(`${server.url}/v1`).complete(ask(false))).text).toBe('with');
+    expect((await at(`${server.url}/`).complete(ask(false))).text).toBe('without');
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+  });
+
+  it('says which URL was not found, so a wrong baseUrl can be fixed', async () => {
+    const server = await serve([{ text: 'never' }]);
+    const error = await new HttpProvider({ name: 'local', adapter: 'openai', baseUrl: `${server.url}/api`, model: 'm' })
+      .complete(ask(false))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderHttpError);
+    expect((error as Error).message).toContain(`HTTP 404`);
+    expect((error as Error).message).toContain(`POST ${server.url}/api/chat/completions was not found: check the source's baseUrl`);
+  });
+});
