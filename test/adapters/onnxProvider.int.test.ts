@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { requireModality } from '../../adapters/embeddings/embeddingProvider.ts';
 import { encodePpm, OnnxEmbeddingProvider, type RawRgbImage } from '../../adapters/embeddings/onnx/index.ts';
 import { encodeModel, DataType } from '../fixtures/onnx/protobufWriter.ts';
+import { ONNX_RUNTIME_INSTALLED } from '../support/onnxRuntime.ts';
 import { TINY_DIMENSIONS, TINY_VOCAB, textGraph, visionGraph, writeTinyFixtures } from '../fixtures/onnx/makeTinyModel.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/onnx');
@@ -34,7 +35,7 @@ const codeOf = async (p: Promise<unknown>): Promise<unknown> =>
     (e: unknown) => e,
   );
 
-describe('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () => {
+describe.skipIf(!ONNX_RUNTIME_INSTALLED)('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () => {
   it('ships fixtures byte-identical to what makeTinyModel.ts generates', () => {
     writeTinyFixtures(join(scratch, 'regen'));
     for (const file of ['tiny/model.onnx', 'tiny/tokenizer.json', 'tiny-clip/vision_model.onnx', 'tiny-clip/hologram.json']) {
@@ -181,7 +182,7 @@ describe('OnnxEmbeddingProvider on the tiny generated sentence-transformer', () 
   });
 });
 
-describe('OnnxEmbeddingProvider on the tiny generated CLIP pair', () => {
+describe.skipIf(!ONNX_RUNTIME_INSTALLED)('OnnxEmbeddingProvider on the tiny generated CLIP pair', () => {
   const MEAN = [0.48145466, 0.4578275, 0.40821073];
   const STD = [0.26862954, 0.26130258, 0.27577711];
   /** 4×4 image whose pixel (x, y) channel c is 10·x + 20·y + 50·c (≤ 230). */

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, REPO, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { ONNX_RUNTIME_INSTALLED } from '../support/onnxRuntime.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -37,17 +38,20 @@ describe('memory through homed', () => {
     expect(verify.code).toBe(0);
   });
 
-  it('turns on dense + keyword recall with a model directory in settings, caching vectors outside the log', async () => {
-    const server = await startLlmServer([{ text: 'ok' }]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), {
-      llm: server,
-      settings: { memory: { embedding: { onnxDir: join(REPO, 'test/fixtures/onnx/tiny') } } },
-    });
-    const daemon = await daemons.start(dir);
-    expect(daemon.output).toMatch(/memory: dense recall with onnx:[0-9a-f]{16}:mean:true:\d+ \(8-d\), vectors cached in vectors\.db/);
-    expect((await finished(spawnNode([WAITER, '--data', dir, 'hello world']))).stdout).toBe('ok\n');
-    await daemons.stop(daemon);
-    expect(existsSync(join(dir, 'vectors.db'))).toBe(true);
-  });
+  it.skipIf(!ONNX_RUNTIME_INSTALLED)(
+    'turns on dense + keyword recall with a model directory in settings, caching vectors outside the log',
+    async () => {
+      const server = await startLlmServer([{ text: 'ok' }]);
+      daemons.onCleanup(() => server.close());
+      const dir = testDataDir(tempDir(), {
+        llm: server,
+        settings: { memory: { embedding: { onnxDir: join(REPO, 'test/fixtures/onnx/tiny') } } },
+      });
+      const daemon = await daemons.start(dir);
+      expect(daemon.output).toMatch(/memory: dense recall with onnx:[0-9a-f]{16}:mean:true:\d+ \(8-d\), vectors cached in vectors\.db/);
+      expect((await finished(spawnNode([WAITER, '--data', dir, 'hello world']))).stdout).toBe('ok\n');
+      await daemons.stop(daemon);
+      expect(existsSync(join(dir, 'vectors.db'))).toBe(true);
+    },
+  );
 });

@@ -2,6 +2,7 @@
 import { HologramError } from '../../../events/index.ts';
 
 export type OnnxEmbeddingErrorCode =
+  | 'ONNX_RUNTIME_MISSING' // the optional onnxruntime-node package is not installed
   | 'ONNX_MODEL_DIR_MISSING' // the model directory does not exist
   | 'ONNX_MODEL_FILE_MISSING' // a file the directory must hold is absent
   | 'ONNX_CONFIG_INVALID' // hologram.json or tokenizer.json is not valid JSON or has a bad field

@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import ort from 'onnxruntime-node';
 import { ModalityNotCovered, type EmbeddingProvider, type Modality } from '../embeddingProvider.ts';
 import { clipPixelValues, decodePpm, type RawRgbImage } from './clipImage.ts';
 import { readModelConfig, type ModelConfig } from './modelConfig.ts';
 import { HfTokenizer } from './hfTokenizer.ts';
 import { OnnxEmbeddingError } from './onnxErrors.ts';
+import { loadOnnxRuntime, type OnnxRuntime, type OrtSession, type OrtSessionOptions, type OrtTensor } from './onnxRuntime.ts';
 import { l2Normalize, poolOutput } from './pooling.ts';
 
 export interface OnnxProviderOptions {
@@ -36,7 +36,7 @@ const exists = async (path: string): Promise<boolean> =>
 const missing = (path: string, what: string): OnnxEmbeddingError =>
   new OnnxEmbeddingError('ONNX_MODEL_FILE_MISSING', `model file '${path}' does not exist; it should hold ${what}`, path);
 
-const pickOutput = (session: ort.InferenceSession, preferred: readonly string[]): string =>
+const pickOutput = (session: OrtSession, preferred: readonly string[]): string =>
   preferred.find((name) => session.outputNames.includes(name)) ?? session.outputNames[0]!;
 
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
@@ -47,11 +47,12 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
   private dims = 0;
 
   private constructor(
+    private readonly ort: OnnxRuntime,
     readonly fingerprint: string,
     readonly config: ModelConfig,
     private readonly tokenizer: HfTokenizer,
-    private readonly text: ort.InferenceSession,
-    private readonly vision: ort.InferenceSession | null,
+    private readonly text: OrtSession,
+    private readonly vision: OrtSession | null,
     private readonly batchSize: number,
   ) {
     this.modalities = vision ? ['text', 'image'] : ['text'];
@@ -97,7 +98,8 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
     hash.update(await readFile(tokenizerPath));
     const fingerprint = `onnx:${hash.digest('hex').slice(0, 16)}:${config.pooling}:${config.normalize}:${tokenizer.maxLength}`;
 
-    const sessionOptions: ort.InferenceSession.SessionOptions = { executionProviders: ['cpu'], graphOptimizationLevel: 'all' };
+    const ort = await loadOnnxRuntime();
+    const sessionOptions: OrtSessionOptions = { executionProviders: ['cpu'], graphOptimizationLevel: 'all' };
     const text = await ort.InferenceSession.create(textPath, sessionOptions);
     const unknown = text.inputNames.filter((n) => !(BERT_INPUTS as readonly string[]).includes(n));
     if (!text.inputNames.includes('input_ids') || unknown.length > 0) {
@@ -119,7 +121,7 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
       );
     }
 
-    const provider = new OnnxEmbeddingProvider(fingerprint, config, tokenizer, text, vision, options.batchSize ?? 32);
+    const provider = new OnnxEmbeddingProvider(ort, fingerprint, config, tokenizer, text, vision, options.batchSize ?? 32);
     try {
       await provider.probe(options.expectedDimensions ?? config.dimensions);
     } catch (e) {
@@ -162,8 +164,8 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
     const enc = this.tokenizer.encodeBatch(texts);
     const shape = [enc.batchSize, enc.sequenceLength];
     const all = { input_ids: enc.inputIds, attention_mask: enc.attentionMask, token_type_ids: enc.tokenTypeIds };
-    const feeds: Record<string, ort.Tensor> = {};
-    for (const name of this.text.inputNames) feeds[name] = new ort.Tensor('int64', all[name as keyof typeof all], shape);
+    const feeds: Record<string, OrtTensor> = {};
+    for (const name of this.text.inputNames) feeds[name] = new this.ort.Tensor('int64', all[name as keyof typeof all], shape);
     const name = pickOutput(this.text, TEXT_OUTPUTS);
     const result = (await this.text.run(feeds, [name]))[name]!;
     return this.finish(poolOutput(result.data as Float32Array, result.dims, enc.attentionMask, this.config.pooling, name));
@@ -176,7 +178,9 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
     const pixels = new Float32Array(images.length * plane);
     for (const [i, img] of images.entries()) pixels.set(clipPixelValues(img, size, this.config.imageMean, this.config.imageStd), i * plane);
     const name = pickOutput(vision, IMAGE_OUTPUTS);
-    const result = (await vision.run({ pixel_values: new ort.Tensor('float32', pixels, [images.length, 3, size, size]) }, [name]))[name]!;
+    const result = (await vision.run({ pixel_values: new this.ort.Tensor('float32', pixels, [images.length, 3, size, size]) }, [name]))[
+      name
+    ]!;
     return this.finish(poolOutput(result.data as Float32Array, result.dims, null, 'cls', name));
   }
 
