@@ -28,6 +28,18 @@ declare module 'fengari' {
     LUA_TUSERDATA: number;
     LUA_TTHREAD: number;
     lua_absindex(L: LuaState, idx: number): number;
+    lua_call(L: LuaState, nargs: number, nresults: number): void;
+    lua_geti(L: LuaState, idx: number, n: number): number;
+    lua_getfield(L: LuaState, idx: number, k: LuaString): number;
+    lua_gettable(L: LuaState, idx: number): number;
+    lua_isstring(L: LuaState, idx: number): boolean;
+    lua_tocfunction(L: LuaState, idx: number): LuaCFunction | null;
+    lua_tolstring(L: LuaState, idx: number): LuaString | null;
+    lua_insert(L: LuaState, idx: number): void;
+    lua_pushcclosure(L: LuaState, f: LuaCFunction, n: number): void;
+    lua_replace(L: LuaState, idx: number): void;
+    lua_tointegerx(L: LuaState, idx: number): number | false;
+    lua_upvalueindex(i: number): number;
     lua_close(L: LuaState): void;
     lua_checkstack(L: LuaState, n: number): boolean;
     lua_createtable(L: LuaState, narr: number, nrec: number): void;
@@ -46,6 +58,7 @@ declare module 'fengari' {
     lua_pushnil(L: LuaState): void;
     lua_pushnumber(L: LuaState, n: number): void;
     lua_pushstring(L: LuaState, s: LuaString): void;
+    lua_pushlstring(L: LuaState, s: LuaString, len: number): void;
     lua_pushvalue(L: LuaState, idx: number): void;
     lua_rawequal(L: LuaState, a: number, b: number): boolean;
     lua_rawgeti(L: LuaState, idx: number, n: number): number;
@@ -68,8 +81,12 @@ declare module 'fengari' {
     luaL_requiref(L: LuaState, modname: LuaString, openf: LuaCFunction, glb: number): void;
     luaL_ref(L: LuaState, t: number): number;
     luaL_checkstring(L: LuaState, arg: number): LuaString;
+    luaL_len(L: LuaState, idx: number): number;
     luaL_tolstring(L: LuaState, idx: number): LuaString;
-    luaL_error(L: LuaState, fmt: LuaString): never;
+    luaL_error(L: LuaState, fmt: LuaString, ...args: unknown[]): never;
+    luaL_optlstring(L: LuaState, arg: number, def: LuaString): LuaString;
+    luaL_optinteger(L: LuaState, arg: number, def: number): number;
+    luaL_typename(L: LuaState, idx: number): LuaString;
   };
 
   export const lualib: {
@@ -79,4 +96,9 @@ declare module 'fengari' {
     luaopen_math: LuaCFunction;
     luaopen_utf8: LuaCFunction;
   };
+}
+
+/** fengari's opcode numbers (Lua 5.3's), read by the memory meter (adapters/llm/luaMeter). */
+declare module 'fengari/src/lopcodes.js' {
+  export const OpCodesI: Readonly<Record<string, number>>;
 }

@@ -5,6 +5,7 @@ export type LuaAdapterErrorCode =
   | 'LUA_LOAD_FAILED' // the script does not compile or its top level raised an error
   | 'LUA_RUNTIME_ERROR' // a called function raised a Lua error
   | 'LUA_BUDGET_EXCEEDED' // the instruction budget of one call ran out
+  | 'LUA_MEMORY_EXCEEDED' // the VM would have held more than its memory ceiling
   | 'LUA_MISSING_FUNCTION' // the script defines no global function of that name
   | 'LUA_VALUE_NOT_JSON' // a value crossing JS ↔ Lua cannot be represented as JSON
   | 'ADAPTER_NOT_FOUND' // loadAdapter(name) found no script of that name
@@ -35,6 +36,8 @@ function describe(code: LuaAdapterErrorCode): string {
       return 'Lua error';
     case 'LUA_BUDGET_EXCEEDED':
       return 'instruction budget exceeded (runaway loop?)';
+    case 'LUA_MEMORY_EXCEEDED':
+      return 'memory limit exceeded';
     case 'LUA_MISSING_FUNCTION':
       return 'no such global function in the script';
     case 'LUA_VALUE_NOT_JSON':

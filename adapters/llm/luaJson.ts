@@ -26,6 +26,28 @@ export class JsonBoundaryError extends Error {
   }
 }
 
+/**
+ * What a Lua → JS conversion may still build, in bytes (strings by length, 64 per table entry).
+ * A table shared many times (a DAG) converts once per reference, so without a budget 60 lines
+ * of Lua (`t = {t, t}` in a loop) make a value of 2^60 nodes.
+ */
+export class JsonBudget {
+  constructor(
+    readonly limit: number,
+    private left = limit,
+  ) {}
+
+  spend(bytes: number, path: string): void {
+    this.left -= bytes;
+    if (this.left < 0) {
+      throw new JsonBoundaryError(path, `the value is larger than ${this.limit} bytes as JSON (a table shared many times?); return less`);
+    }
+  }
+}
+
+const UNLIMITED = { spend: () => undefined } as const;
+const ENTRY_BYTES = 64;
+
 const MAX_DEPTH = 200;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -75,8 +97,10 @@ function setMarker(L: LuaState, ref: number): void {
   lua.lua_setmetatable(L, -2);
 }
 
+type Spend = Pick<JsonBudget, 'spend'>;
+
 /** Reads the Lua value at `idx`; `undefined` for nil. The stack is left unchanged. */
-export function toJs(L: LuaState, idx: number, m: JsonMarkers, path = '', depth = 0): unknown {
+export function toJs(L: LuaState, idx: number, m: JsonMarkers, budget: Spend = UNLIMITED, path = '', depth = 0): unknown {
   if (depth > MAX_DEPTH) throw new JsonBoundaryError(path, `nested deeper than ${MAX_DEPTH} levels (a cycle?)`);
   const type = lua.lua_type(L, idx);
   if (type === lua.LUA_TNIL) return undefined;
@@ -86,8 +110,11 @@ export function toJs(L: LuaState, idx: number, m: JsonMarkers, path = '', depth 
     if (!Number.isFinite(n)) throw new JsonBoundaryError(path, `number ${n} is not valid JSON`);
     return n;
   }
-  if (type === lua.LUA_TSTRING) return lua.lua_tojsstring(L, idx) ?? '';
-  if (type === lua.LUA_TTABLE) return tableToJs(L, lua.lua_absindex(L, idx), m, path, depth);
+  if (type === lua.LUA_TSTRING) {
+    budget.spend(lua.lua_rawlen(L, idx), path);
+    return lua.lua_tojsstring(L, idx) ?? '';
+  }
+  if (type === lua.LUA_TTABLE) return tableToJs(L, lua.lua_absindex(L, idx), m, budget, path, depth);
   throw new JsonBoundaryError(path, `a Lua ${typeName(type)} is not valid JSON`);
 }
 
@@ -107,7 +134,7 @@ function markerOf(L: LuaState, idx: number, m: JsonMarkers): Marker {
   return isArray ? 'array' : isObject ? 'object' : 'none';
 }
 
-function tableToJs(L: LuaState, idx: number, m: JsonMarkers, path: string, depth: number): unknown {
+function tableToJs(L: LuaState, idx: number, m: JsonMarkers, budget: Spend, path: string, depth: number): unknown {
   // Room for the marker lookups and the key/value of the iteration, before either pushes.
   if (!lua.lua_checkstack(L, 8)) throw new JsonBoundaryError(path, 'the Lua stack cannot grow any further');
   const marker = markerOf(L, idx, m);
@@ -124,7 +151,8 @@ function tableToJs(L: LuaState, idx: number, m: JsonMarkers, path: string, depth
       throw new JsonBoundaryError(path, `table key of type ${typeName(keyType)} is not valid JSON`);
     }
     try {
-      entries.push([key, toJs(L, -1, m, `${path}[${JSON.stringify(key)}]`, depth + 1)]);
+      budget.spend(ENTRY_BYTES + (typeof key === 'string' ? key.length : 0), path);
+      entries.push([key, toJs(L, -1, m, budget, `${path}[${JSON.stringify(key)}]`, depth + 1)]);
     } catch (e) {
       lua.lua_pop(L, 2);
       throw e;

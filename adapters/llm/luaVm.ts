@@ -1,7 +1,8 @@
 /**
  * A sandboxed Lua 5.3 VM (fengari) for adapter scripts. Invariant: a script can touch nothing
  * but its inputs and the built-ins below (no io, os, require, load, debug, package, coroutine),
- * and every call runs under an instruction budget, so a script can neither reach the host nor hang it.
+ * every call runs under an instruction budget and the VM under a memory ceiling (luaMeter/), so
+ * a script can neither reach the host, nor hang it, nor take its memory.
  *
  * Built-ins: `json.encode(v)`, `json.decode(s)`, `json.array(t?)`, `json.object(t?)`, `json.null`
  * (see luaJson.ts for the mapping rules), `json.present(v)` (v, or nil for json.null),
@@ -9,8 +10,9 @@
  * `log(level, msg)`; `print(...)` logs at 'info'.
  */
 import { lauxlib, lua, lualib, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
-import { JsonBoundaryError, pushJs, toJs, type JsonMarkers } from './luaJson.ts';
+import { JsonBoundaryError, JsonBudget, pushJs, toJs, type JsonMarkers } from './luaJson.ts';
 import { LuaAdapterError } from './luaAdapterError.ts';
+import { BUFFER_FACTOR, jsValueBytes, LuaMeter, meterStringLibrary, meterTableLibrary, SIZES } from './luaMeter/index.ts';
 
 export type LuaLogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LuaLogSink = (level: LuaLogLevel, message: string, adapter: string) => void;
@@ -21,10 +23,15 @@ export type LuaVmOptions = Readonly<{
   script: string;
   /** Lua VM instructions allowed per call (and for loading the script). Default 2,000,000. */
   instructionBudget?: number;
+  /** Bytes the VM may hold (estimated, see luaMeter/heapSize.ts). Default 64 MiB. */
+  memoryLimitBytes?: number;
   log?: LuaLogSink;
 }>;
 
 export const DEFAULT_INSTRUCTION_BUDGET = 2_000_000;
+export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** A log line from a script is cut here, so a script cannot flood the daemon's log with one call. */
+export const MAX_LOG_MESSAGE_BYTES = 8 * 1024;
 
 const REMOVED_GLOBALS = [
   'io',
@@ -59,21 +66,46 @@ return array_mt, object_mt, null
 
 export class LuaVm {
   readonly name: string;
-  private readonly L: LuaState;
+  readonly memoryLimitBytes: number;
+  private readonly script: string;
   private readonly budget: number;
   private readonly logSink: LuaLogSink;
-  private readonly markers: JsonMarkers;
-  private exceeded = false;
+  private L!: LuaState;
+  private markers!: JsonMarkers;
+  private meter!: LuaMeter;
 
   constructor(options: LuaVmOptions) {
     this.name = options.name;
+    this.script = options.script;
     this.budget = options.instructionBudget ?? DEFAULT_INSTRUCTION_BUDGET;
+    this.memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
     this.logSink = options.log ?? (() => {});
+    this.build();
+  }
+
+  /**
+   * Drops the state and loads the script into a fresh one: everything the script built is
+   * released (it is unreachable, so JS's collector frees it). For after a call that ran into a
+   * limit, which may have left the script's state half-updated.
+   */
+  reset(): void {
+    lua.lua_close(this.L);
+    this.build();
+  }
+
+  /** What the VM holds now, in estimated bytes (walks its heap). */
+  heapBytes(): number {
+    return this.meter.remeasure();
+  }
+
+  private build(): void {
     this.L = lauxlib.luaL_newstate();
+    this.meter = new LuaMeter(this.L, { memoryLimitBytes: this.memoryLimitBytes, instructionBudget: this.budget });
     this.openLibraries();
     this.markers = this.runPrelude();
     this.installBuiltins();
-    this.load(options.script);
+    this.load(this.script);
+    this.meter.remeasure();
   }
 
   /** Calls the global function `fnName` with JSON-like arguments and returns its first result as JS. */
@@ -84,9 +116,13 @@ export class LuaVm {
       if (lua.lua_getglobal(L, to_luastring(fnName)) !== lua.LUA_TFUNCTION) {
         throw new LuaAdapterError('LUA_MISSING_FUNCTION', this.name, fnName, `define 'function ${fnName}(...)' in the script`);
       }
+      const argBytes = args.reduce<number>((sum, arg) => sum + jsValueBytes(arg, this.memoryLimitBytes), 0);
+      if (!this.meter.reserve(argBytes)) {
+        throw new LuaAdapterError('LUA_MEMORY_EXCEEDED', this.name, fnName, `its arguments do not fit in ${this.limitText()}`);
+      }
       for (const [i, arg] of args.entries()) this.convert(fnName, `argument ${i + 1}`, () => pushJs(L, arg, this.markers));
       this.protectedCall(fnName, args.length, 1, 'LUA_RUNTIME_ERROR');
-      return this.convert(fnName, 'result', () => toJs(L, -1, this.markers));
+      return this.convert(fnName, 'result', () => toJs(L, -1, this.markers, new JsonBudget(this.memoryLimitBytes)));
     } finally {
       lua.lua_settop(L, base);
     }
@@ -104,7 +140,7 @@ export class LuaVm {
     const L = this.L;
     lua.lua_getglobal(L, to_luastring(name));
     try {
-      return this.convert(name, 'global', () => toJs(L, -1, this.markers));
+      return this.convert(name, 'global', () => toJs(L, -1, this.markers, new JsonBudget(this.memoryLimitBytes)));
     } finally {
       lua.lua_pop(L, 1);
     }
@@ -139,6 +175,8 @@ export class LuaVm {
       lua.lua_pushnil(this.L);
       lua.lua_setglobal(this.L, to_luastring(name));
     }
+    meterStringLibrary(this.L, this.meter);
+    meterTableLibrary(this.L, this.meter);
   }
 
   private runPrelude(): JsonMarkers {
@@ -158,7 +196,8 @@ export class LuaVm {
       L,
       this.builtin((L) => {
         if (lua.lua_type(L, 1) === lua.LUA_TNIL) throw new Error('json.encode: cannot encode nil');
-        const text = JSON.stringify(toJs(L, 1, this.markers));
+        const text = JSON.stringify(toJs(L, 1, this.markers, new JsonBudget(this.memoryLimitBytes)));
+        this.meter.allocate(L, BUFFER_FACTOR * 3 * text.length + SIZES.STRING);
         lua.lua_pushstring(L, to_luastring(text));
         return 1;
       }),
@@ -175,6 +214,7 @@ export class LuaVm {
         } catch (e) {
           throw new Error(`json.decode: invalid JSON (${(e as Error).message}): ${text.slice(0, 80)}`);
         }
+        this.meter.allocate(L, jsValueBytes(parsed, this.memoryLimitBytes));
         pushJs(L, parsed, this.markers);
         return 1;
       }),
@@ -195,10 +235,16 @@ export class LuaVm {
     });
   }
 
+  /** A value as log text, cut at MAX_LOG_MESSAGE_BYTES. */
   private luaToString(L: LuaState, idx: number): string {
     const s = lauxlib.luaL_tolstring(L, idx);
     lua.lua_pop(L, 1);
-    return new TextDecoder().decode(s);
+    if (s.length <= MAX_LOG_MESSAGE_BYTES) return new TextDecoder().decode(s);
+    return `${new TextDecoder().decode(s.subarray(0, MAX_LOG_MESSAGE_BYTES))}… [${s.length - MAX_LOG_MESSAGE_BYTES} more bytes not logged]`;
+  }
+
+  private limitText(): string {
+    return `${Math.round(this.memoryLimitBytes / (1024 * 1024))} MB`;
   }
 
   private setGlobalFunction(name: string, f: LuaCFunction): void {
@@ -213,7 +259,8 @@ export class LuaVm {
       try {
         result = f(L);
       } catch (e) {
-        const message = e instanceof JsonBoundaryError ? `json: ${e.message}` : (e as Error).message;
+        if (!(e instanceof Error)) throw e; // a Lua error already raised (the meter's): let it unwind
+        const message = e instanceof JsonBoundaryError ? `json: ${e.message}` : e.message;
         lua.lua_pushstring(L, to_luastring(message));
         return lua.lua_error(L);
       }
@@ -231,25 +278,24 @@ export class LuaVm {
     this.protectedCall('<load>', 0, 0, 'LUA_LOAD_FAILED');
   }
 
-  /** lua_pcall under the instruction budget; on failure pops the error and throws a typed error. */
+  /** lua_pcall under the meter (budget and ceiling); on failure pops the error and throws a typed error. */
   private protectedCall(fnName: string, nargs: number, nresults: number, code: 'LUA_RUNTIME_ERROR' | 'LUA_LOAD_FAILED'): void {
     const L = this.L;
-    this.exceeded = false;
-    const hook = (L: LuaState) => {
-      this.exceeded = true;
-      lua.lua_sethook(L, hook, lua.LUA_MASKCOUNT, 1); // any further instruction fails too, even under pcall
-      lua.lua_pushstring(L, to_luastring('instruction budget exceeded'));
-      lua.lua_error(L);
-    };
-    lua.lua_sethook(L, hook, lua.LUA_MASKCOUNT, this.budget);
+    const meter = this.meter;
+    meter.beginCall();
+    // A count of 1: the meter looks at every instruction before it runs (see luaMeter.ts).
+    lua.lua_sethook(L, meter.hook, lua.LUA_MASKCOUNT, 1);
     let status: number;
     try {
       status = lua.lua_pcall(L, nargs, nresults, 0);
     } finally {
       lua.lua_sethook(L, null, 0, 0);
     }
-    if (this.exceeded) {
+    if (meter.exceeded !== null) {
       if (status !== lua.LUA_OK) lua.lua_pop(L, 1);
+      if (meter.exceeded === 'memory') {
+        throw new LuaAdapterError('LUA_MEMORY_EXCEEDED', this.name, fnName, `used more than ${this.limitText()}`);
+      }
       throw new LuaAdapterError('LUA_BUDGET_EXCEEDED', this.name, fnName, `more than ${this.budget} instructions`);
     }
     if (status !== lua.LUA_OK) {

@@ -8,6 +8,7 @@ import { join, posix, win32 } from 'node:path';
 import { Facility } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import type { PluginKind, PluginManifest } from '../sdk/manifestTypes.ts';
+import { parseLuaLimits } from './manifestLimits.ts';
 import { PLUGIN_CAPABILITIES, type PluginCapability } from '../sdk/wireMethods.ts';
 
 export const MANIFEST_FILE = 'plugin.json';
@@ -42,6 +43,7 @@ const KNOWN_KEYS = [
   'auto_start',
   'auto_restart',
   'description',
+  'limits',
 ] as const;
 
 const FACILITY_NAMES: readonly string[] = Object.values(Facility);
@@ -108,10 +110,13 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
     problems.push(`"description" must be a string, not ${describeValue(description)}`);
   }
 
+  const isLua = entry?.toLowerCase().endsWith('.lua') ?? false;
+  const limits = parseLuaLimits(obj.limits, isLua, problems);
+
   if (problems.length > 0 || name === undefined || version === undefined || entry === undefined) {
     throw new ManifestInvalid(where, problems);
   }
-  const kind: PluginKind = entry.toLowerCase().endsWith('.lua') ? 'lua' : 'subprocess';
+  const kind: PluginKind = isLua ? 'lua' : 'subprocess';
   return {
     name,
     version,
@@ -123,6 +128,7 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
     auto_start: autoStart ?? true,
     auto_restart: autoRestart ?? true,
     ...(typeof description === 'string' ? { description } : {}),
+    ...(limits === undefined ? {} : { limits }),
   };
 }
 

@@ -1,8 +1,10 @@
 /**
  * Lua script plugins: `main.lua` runs once in the sandboxed VM (see adapters/llm/luaVm.ts), the
- * tools it registers go to the kernel, and each call runs under the instruction budget.
- * Invariant: after a successful start nothing the script does can throw into the kernel; a Lua
- * error or a runaway loop comes back as a tool result marked `isError`.
+ * tools it registers go to the kernel, and each call runs under the instruction budget and the
+ * plugin's memory ceiling. Invariant: after a successful start nothing the script does can throw
+ * into the kernel; a Lua error, a runaway loop or a memory bomb comes back as a tool result
+ * marked `isError`. A call stopped by a limit also reloads the script into a fresh VM, so what
+ * it built is released and the next call starts from a consistent state.
  *
  * In Lua the script sees, besides the VM's built-ins (`json`, `log`, `print`):
  * - `plugin.register_tool({ name, description, parameters }, function(args) ... end)`: only
@@ -10,7 +12,7 @@
  *   an object schema without properties. The function returns a string, or a table sent as JSON.
  * - `plugin.log(...)`: a line for the daemon's log.
  */
-import { DEFAULT_INSTRUCTION_BUDGET, LuaVm, type LuaLogLevel } from '../../actors/index.ts';
+import { DEFAULT_INSTRUCTION_BUDGET, DEFAULT_MEMORY_LIMIT_BYTES, LuaVm, type LuaLogLevel } from '../../actors/index.ts';
 import { isLuaAdapterError, type LuaAdapterError } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import type { RunningPlugin } from '../sdk/builtinPlugin.ts';
@@ -34,7 +36,11 @@ export type LuaPluginOptions = Readonly<{
   script: string;
   /** Lua instructions allowed for loading the script and for each tool call. Default 2,000,000. */
   instructionBudget?: number;
+  /** Bytes the plugin's VM may hold (estimated). Default 64 MiB. */
+  memoryLimitBytes?: number;
 }>;
+
+type Limits = Readonly<{ budget: number; memoryLimitBytes: number }>;
 
 const CALL_TOOL = '__hologram_call_tool';
 const TAKE_SPECS = '__hologram_take_specs';
@@ -71,36 +77,64 @@ const SPEC_KEYS = ['name', 'description', 'parameters'];
  */
 export async function startLuaPlugin(api: PluginApi, options: LuaPluginOptions): Promise<RunningPlugin> {
   const { name } = options;
-  const budget = options.instructionBudget ?? DEFAULT_INSTRUCTION_BUDGET;
+  const limits: Limits = {
+    budget: options.instructionBudget ?? DEFAULT_INSTRUCTION_BUDGET,
+    memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+  };
   const log = (level: LuaLogLevel, message: string): void => api.log(level === 'info' ? message : `[${level}] ${message}`);
+  const safeLog = (level: LuaLogLevel, message: string): void => {
+    try {
+      log(level, message);
+    } catch {
+      // a failing log sink must not turn a tool failure into a kernel failure
+    }
+  };
 
   let vm: LuaVm;
   let specs: ToolSpec[];
   try {
-    vm = new LuaVm({ name, script: PRELUDE + options.script, instructionBudget: budget, log });
+    vm = new LuaVm({
+      name,
+      script: PRELUDE + options.script,
+      instructionBudget: limits.budget,
+      memoryLimitBytes: limits.memoryLimitBytes,
+      log,
+    });
   } catch (error) {
-    throw new LuaPluginLoadFailed(name, luaDetail(error, budget, 'the top level of the script'), { cause: error });
+    throw new LuaPluginLoadFailed(name, luaDetail(name, error, limits, 'the top level of the script'), { cause: error });
   }
   try {
     specs = checkSpecs(name, vm.call(TAKE_SPECS));
   } catch (error) {
     vm.close();
     if (error instanceof LuaPluginLoadFailed) throw error;
-    throw new LuaPluginLoadFailed(name, luaDetail(error, budget, 'the registered tool specs'), { cause: error });
+    throw new LuaPluginLoadFailed(name, luaDetail(name, error, limits, 'the registered tool specs'), { cause: error });
   }
 
   let stopped = false;
+  /** After a call a limit stopped: a fresh VM from the script, or the plugin stops when the script no longer loads the same. */
+  const reload = (): void => {
+    try {
+      vm.reset();
+      const again = checkSpecs(name, vm.call(TAKE_SPECS)).map((spec) => spec.name);
+      if (again.join('\n') === specs.map((spec) => spec.name).join('\n')) return;
+      throw new Error(`it now registers ${again.join(', ') || 'no tools'} instead of ${specs.map((spec) => spec.name).join(', ')}`);
+    } catch (error) {
+      stopped = true;
+      safeLog('error', `Lua plugin '${name}' stopped: reloading its script after a limit failed: ${(error as Error).message}`);
+    }
+  };
   const callTool = (tool: string, args: Readonly<Record<string, unknown>>): ToolReply => {
     if (stopped) return { content: `Lua plugin '${name}' is stopped; tool '${tool}' cannot run`, isError: true };
     try {
       return { content: replyText(vm.call(CALL_TOOL, tool, args)) };
     } catch (error) {
-      const content = `tool '${tool}' of Lua plugin '${name}' failed: ${luaDetail(error, budget, `tool '${tool}'`)}`;
-      try {
-        log('warn', content);
-      } catch {
-        // a failing log sink must not turn a tool failure into a kernel failure
-      }
+      const limited = isLimitError(error);
+      const content =
+        `tool '${tool}' of Lua plugin '${name}' failed: ${luaDetail(name, error, limits, `tool '${tool}'`)}` +
+        (limited ? '; the call was stopped and the script reloaded, so what it had built is gone' : '');
+      safeLog('warn', content);
+      if (limited) reload();
       return { content, isError: true };
     }
   };
@@ -156,13 +190,23 @@ function replyText(result: unknown): string {
   return JSON.stringify(result);
 }
 
+const isLimitError = (error: unknown): boolean =>
+  isLuaAdapterError(error) && (error.code === 'LUA_MEMORY_EXCEEDED' || error.code === 'LUA_BUDGET_EXCEEDED');
+
+const megabytes = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;
+
 /** The Lua side of a failure, worded for a plugin author (LuaAdapterError speaks of adapters). */
-function luaDetail(error: unknown, budget: number, what: string): string {
+function luaDetail(plugin: string, error: unknown, limits: Limits, what: string): string {
   if (!isLuaAdapterError(error)) return error instanceof Error ? error.message : String(error);
   const e: LuaAdapterError = error;
   switch (e.code) {
     case 'LUA_BUDGET_EXCEEDED':
-      return `${what} ran more than ${budget} Lua instructions (an endless loop?)`;
+      return `${what} ran more than ${limits.budget} Lua instructions (an endless loop?)`;
+    case 'LUA_MEMORY_EXCEEDED':
+      return (
+        `Lua plugin '${plugin}' used more than ${megabytes(limits.memoryLimitBytes)} of memory in ${what}: build less, ` +
+        `or raise "limits": {"memory_mb": ...} in its plugin.json`
+      );
     case 'LUA_VALUE_NOT_JSON':
       return `a value that cannot be sent as JSON: ${e.detail}`;
     default:

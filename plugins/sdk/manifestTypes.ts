@@ -3,6 +3,9 @@ import type { PluginCapability } from './wireMethods.ts';
 
 export type PluginKind = 'subprocess' | 'lua' | 'builtin';
 
+/** A Lua plugin's limits (manifest `limits`): its VM's memory ceiling and each call's instruction budget. */
+export type LuaLimits = Readonly<{ memory_mb?: number; instructions?: number }>;
+
 export type PluginManifest = Readonly<{
   name: string;
   version: string;
@@ -18,4 +21,6 @@ export type PluginManifest = Readonly<{
   /** Restart after a crash (default true). */
   auto_restart: boolean;
   description?: string;
+  /** Lua plugins only; defaults 64 MB and 2,000,000 instructions. */
+  limits?: LuaLimits;
 }>;

@@ -102,6 +102,59 @@ describe('Lua script plugins', () => {
     expect(await call('spin')).toMatchObject({ isError: true });
   });
 
+  it('stops a memory bomb with an error naming the plugin and its limit; the plugin stays up and what it built is released', async () => {
+    const { api, logs, call } = fakeApi();
+    await startLuaPlugin(api, {
+      name: 'luademo',
+      script: `
+        calls = 0
+        plugin.register_tool({ name = "bomb", description = "Doubles a string forty times" }, function()
+          calls = calls + 1
+          s = 'x'; for i = 1, 40 do s = s .. s end
+        end)
+        plugin.register_tool({ name = "state", description = "What the script holds" }, function()
+          calls = calls + 1
+          return { calls = calls, held = s and #s or 0 }
+        end)`,
+    });
+    expect(await call('state')).toEqual({ content: '{"calls":1,"held":0}' });
+    for (let i = 0; i < 3; i++) {
+      expect(await call('bomb')).toEqual({
+        content: expect.stringMatching(
+          /^tool 'bomb' of Lua plugin 'luademo' failed: Lua plugin 'luademo' used more than 64 MB .*the script reloaded/,
+        ),
+        isError: true,
+      });
+      // The state is the script's fresh one: no 32 MB string kept, the counter started again.
+      expect(await call('state')).toEqual({ content: '{"calls":1,"held":0}' });
+    }
+    expect(logs.filter((line) => line.includes('used more than 64 MB'))).toHaveLength(3);
+  });
+
+  it('takes the memory limit from its options', async () => {
+    const { api, call } = fakeApi();
+    await startLuaPlugin(api, {
+      name: 'luademo',
+      memoryLimitBytes: 8 * 1024 * 1024,
+      script: `plugin.register_tool({ name = "big", description = "Builds 10 MB" }, function() return #string.rep('x', 10 * 1024 * 1024) end)`,
+    });
+    expect(await call('big')).toMatchObject({ isError: true, content: expect.stringContaining('used more than 8 MB') });
+  });
+
+  it('reloads the script after a runaway call too, so a half-done update is not kept', async () => {
+    const { api, call } = fakeApi();
+    await startLuaPlugin(api, {
+      name: 'luademo',
+      instructionBudget: 50_000,
+      script: `
+        items = {}
+        plugin.register_tool({ name = "half", description = "Adds, then spins" }, function() items[#items + 1] = 1 while true do end end)
+        plugin.register_tool({ name = "count", description = "Counts" }, function() return #items end)`,
+    });
+    expect(await call('half')).toMatchObject({ isError: true });
+    expect(await call('count')).toEqual({ content: '0' });
+  });
+
   it('turns a Lua error in a tool into an error result naming the line', async () => {
     const { api, call } = fakeApi();
     await startLuaPlugin(api, {

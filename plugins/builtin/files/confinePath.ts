@@ -6,16 +6,22 @@
  */
 import { realpath, readlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { PathOutsideRoots } from './errors.ts';
+import { FileOperationFailed, PathOutsideRoots } from './errors.ts';
+import { errnoCode, explained } from './fsRefusals.ts';
 
 /** Symlinks followed while resolving one path before giving up (Linux uses 40 too). */
 const MAX_LINK_HOPS = 40;
+/** Linux's NAME_MAX and PATH_MAX - 1, in bytes: longer names fail every call, so they are refused up front. */
+const MAX_NAME_BYTES = 255;
+const MAX_PATH_BYTES = 4095;
 
 export type ConfinedPath = Readonly<{
   /** The path as the model named it, made absolute (for messages). */
   lexical: string;
   /** The same path with every symlink resolved: the one to operate on. */
   real: string;
+  /** The root `real` lies in, resolved: where `openUnderRoot` starts its walk. */
+  root: string;
 }>;
 
 /** True when `path` is `root` or below it (both absolute and normalized). */
@@ -23,9 +29,6 @@ export const isInside = (root: string, path: string): boolean => {
   const rel = relative(root, path);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 };
-
-const errnoCode = (error: unknown): string | undefined =>
-  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 
 /**
  * `realpath` that also works for a path that does not exist yet: the deepest existing ancestor
@@ -45,7 +48,8 @@ export const realpathDeep = async (path: string, hops = 0): Promise<string> => {
   const candidate = join(realParent, basename(path));
   const target = await readlink(candidate).catch(() => null);
   if (target === null) return candidate;
-  if (hops >= MAX_LINK_HOPS) return candidate; // a loop: the operation itself will fail with ELOOP
+  // A loop of dangling links: the caller names the path it was asked for (see fsRefusals).
+  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symlinks'), { code: 'ELOOP' });
   return realpathDeep(resolve(realParent, target), hops + 1);
 };
 
@@ -68,10 +72,33 @@ export const confinePath = async (requested: string, roots: readonly string[]): 
     throw new PathOutsideRoots(requested, roots, isAbsolute(requested) ? 'is an absolute path' : `climbs out with '..' to '${lexical}'`);
   }
 
-  const real = await realpathDeep(lexical);
-  const realRoots = await Promise.all(absoluteRoots.map((root) => realpathDeep(root)));
-  if (!realRoots.some((root) => isInside(root, real))) {
-    throw new PathOutsideRoots(requested, roots, `goes through a symlink to '${real}'`);
+  refuseLongNames(requested, lexical);
+
+  const real = await explained(requested, () => realpathDeep(lexical));
+  const realRoots = await Promise.all(absoluteRoots.map((root) => explained(root, () => realpathDeep(root))));
+  const root = realRoots.find((candidate) => isInside(candidate, real));
+  if (root === undefined) throw new PathOutsideRoots(requested, roots, `goes through a symlink to '${real}'`);
+  return { lexical, real, root };
+};
+
+/** A name or path the file system would refuse with ENAMETOOLONG, refused here with the numbers. */
+const refuseLongNames = (requested: string, lexical: string): void => {
+  const long = lexical.split(sep).find((name) => Buffer.byteLength(name) > MAX_NAME_BYTES);
+  if (long !== undefined) {
+    throw new FileOperationFailed(
+      requested,
+      `has a name of ${Buffer.byteLength(long)} bytes ('${long.slice(0, 24)}…'), longer than the ${MAX_NAME_BYTES} bytes a file system allows`,
+      'use a shorter name',
+      'ENAMETOOLONG',
+    );
   }
-  return { lexical, real };
+  const bytes = Buffer.byteLength(lexical);
+  if (bytes > MAX_PATH_BYTES) {
+    throw new FileOperationFailed(
+      requested,
+      `is ${bytes} bytes long once made absolute, longer than the ${MAX_PATH_BYTES} bytes a path may have`,
+      'use a shorter path',
+      'ENAMETOOLONG',
+    );
+  }
 };

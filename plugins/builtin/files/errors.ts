@@ -49,7 +49,42 @@ export class FileOperationFailed extends HologramError {
     readonly path: string,
     readonly what: string,
     readonly hint: string,
+    /** The file system's error code (ENOENT, ELOOP, ...) when it was the one refusing. */
+    readonly errno?: string,
   ) {
     super(`'${path}' ${what}; ${hint}`);
+  }
+}
+
+/** A FIFO, socket, device (or a directory where a file was wanted, and back): refused before anything is read from it. */
+export class NotARegularFile extends HologramError {
+  readonly code = 'NOT_A_REGULAR_FILE';
+  constructor(
+    readonly path: string,
+    /** What it is instead: 'a FIFO', 'a socket', 'a character device', ... */
+    readonly kind: string,
+    readonly wanted: 'a regular file' | 'a directory',
+    hint = kind === 'a directory'
+      ? 'use files_list to see what it holds'
+      : kind === 'a regular file'
+        ? 'read it with files_read'
+        : 'the files tools read and write regular files only; pick another path',
+  ) {
+    super(`'${path}' is ${kind}, not ${wanted}; ${hint}`);
+  }
+}
+
+/** A path component turned into a symlink (or was replaced) between the check and the open: nothing was read or written. */
+export class PathChangedWhileOpening extends HologramError {
+  readonly code = 'PATH_CHANGED_WHILE_OPENING';
+  constructor(
+    readonly path: string,
+    /** The component that changed. */
+    readonly component: string,
+  ) {
+    super(
+      `'${path}' changed while it was being opened ('${component}' is now a symlink or no longer a directory); ` +
+        `nothing was read or written: call the tool again`,
+    );
   }
 }

@@ -10,7 +10,9 @@ import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { confinePath } from './confinePath.ts';
 import { InvalidFilesArgument, InvalidFilesRoots } from './errors.ts';
-import { listDir, MAX_READ_BYTES, readText, writeText } from './fileOperations.ts';
+import { listDir } from './listDir.ts';
+import { MAX_READ_BYTES, readText } from './readText.ts';
+import { writeText } from './writeText.ts';
 import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
 
 export const filesManifest: PluginManifest = {
@@ -82,8 +84,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
         const path = stringArg('files_read', args, 'path');
         const offset = countArg('files_read', args, 'offset', 0, 0);
         const limit = countArg('files_read', args, 'limit', MAX_READ_BYTES, 1);
-        const { real, lexical } = await confinePath(path, roots);
-        return readText(real, lexical, { offset, limit });
+        return readText(await confinePath(path, roots), { offset, limit });
       }),
   );
 
@@ -108,8 +109,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
         if (typeof content !== 'string') throw new InvalidFilesArgument('files_write', 'content', 'a string');
         const append = args.append ?? false;
         if (typeof append !== 'boolean') throw new InvalidFilesArgument('files_write', 'append', 'true or false');
-        const { real, lexical } = await confinePath(path, roots);
-        return writeText(real, lexical, content, append);
+        return writeText(await confinePath(path, roots), content, append);
       }),
   );
 
@@ -125,8 +125,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
     (args) =>
       replyOrRefuse(async () => {
         const path = args.path === undefined ? '.' : stringArg('files_list', args, 'path');
-        const { real, lexical } = await confinePath(path, roots);
-        return listDir(real, lexical);
+        return listDir(await confinePath(path, roots));
       }),
   );
 };
