@@ -35,6 +35,9 @@ export const emptyOutputState = (): OutputState => ({
   streamRoutes: new Map(),
 });
 
+/** What a queued input is told when the agent has been busy past the offload time; its reply comes later. */
+export const BUSY_NOTE = 'Busy with another task; this message is queued and will be answered after it.';
+
 /** The words that end a reply that is not the model's answer, as the user reads them. */
 export const OUTCOME_NOTES: Readonly<Record<OutputKind, string>> = {
   answer: '',
@@ -68,6 +71,11 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     case 'TaskCompleted':
       state.routes.delete(event.data.taskId);
       return [];
+    case 'BacklogAcknowledged':
+      return event.data.inputIds.flatMap((id): Delivery[] => {
+        const route = state.routes.get(id);
+        return route ? [{ route, kind: 'message', text: BUSY_NOTE }] : [];
+      });
     case 'ToolsetRecorded':
       state.toolsets.set(event.data.toolset, event.data.channels);
       return [];

@@ -52,7 +52,11 @@ export const SETTINGS_SCHEMA: SettingsField = {
       doc: 'the input scheduler',
       fields: {
         preemptCooldownMs: { type: 'integer', min: 0, doc: 'how long a preempting task runs before it can be preempted' },
-        offloadAfterMs: { type: 'integer', min: 0, doc: 'busy time after which queued inputs go to triage' },
+        offloadAfterMs: {
+          type: 'integer',
+          min: 0,
+          doc: 'busy time after which each queued input is told the agent is busy (it stays queued)',
+        },
       },
     },
     projections: {

@@ -34,8 +34,17 @@ export const schedulerEvents = {
   ),
   StopRequested: defineEvent('StopRequested', object({ runningTaskId: nullable(string()), cancelBudget: array(string()), at: at() })),
   InputShortCircuited: defineEvent('InputShortCircuited', object({ inputId: nonEmptyString(), at: at() })),
+  /** Recorded by builds before 2026-12-01: the inputs left the queue for a triage actor that did not exist. Kept so old logs read. */
   BacklogOffloaded: defineEvent(
     'BacklogOffloaded',
+    object({ inputIds: array(string()), runningTaskId: nonEmptyString(), busyForMs: number(), at: at() }),
+  ),
+  /**
+   * The scheduler has been busy past the offload time: these queued inputs are told so on their
+   * channels and stay queued, in order (until a triage actor exists to take them).
+   */
+  BacklogAcknowledged: defineEvent(
+    'BacklogAcknowledged',
     object({ inputIds: array(string()), runningTaskId: nonEmptyString(), busyForMs: number(), at: at() }),
   ),
 } as const;

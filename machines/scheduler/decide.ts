@@ -61,14 +61,18 @@ const scheduleNext = (decision: Decision, at: number): Decision => {
   }
 };
 
-/** Hands queued inputs to the triage actor once the scheduler has been busy too long. */
-const offloadBacklog = (decision: Decision, at: number): Decision => {
+/** Queued inputs not yet told that the agent is busy (a stopped one is not told: it will be short-circuited). */
+const untoldBacklog = (state: SchedulerState): string[] =>
+  [...state.queue, ...state.inbox].filter((t) => !isBudgeted(state, t.id) && !state.acknowledged.includes(t.id)).map((t) => t.id);
+
+/** Tells queued inputs that the agent is busy once the scheduler has been busy too long; they stay queued. */
+const acknowledgeBacklog = (decision: Decision, at: number): Decision => {
   const { state } = decision;
   if (!state.running || state.busySince === null || at - state.busySince < state.config.offloadAfterMs) return decision;
-  const waiting = [...state.queue, ...state.inbox].filter((t) => !isBudgeted(state, t.id)).map((t) => t.id);
+  const waiting = untoldBacklog(state);
   if (waiting.length === 0) return decision;
   return record(decision, {
-    type: 'BacklogOffloaded',
+    type: 'BacklogAcknowledged',
     data: { inputIds: waiting, runningTaskId: state.running.id, busyForMs: at - state.busySince, at },
   });
 };
@@ -122,7 +126,7 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
   // Every message is a decision point: a deadline that passed since the last one (a cooldown
   // that ended, the backlog time) is acted on now, whatever the message was.
   d = d.state.running ? preemptWhileAllowed(d, at) : scheduleNext(d, at);
-  return offloadBacklog(d, at).facts;
+  return acknowledgeBacklog(d, at).facts;
 };
 
 /** When the scheduler next needs a tick: a cooldown ending or the backlog deadline. */
@@ -133,7 +137,7 @@ export const nextWakeAt = (state: SchedulerState): number | null => {
   if (state.pending.length > 0 && running.lastPreemptedAt !== null && state.pending[0]!.level > effectiveLevel(running)) {
     times.push(running.lastPreemptedAt + config.preemptCooldownMs);
   }
-  if ((state.queue.length > 0 || state.inbox.length > 0) && state.busySince !== null) times.push(state.busySince + config.offloadAfterMs);
+  if (untoldBacklog(state).length > 0 && state.busySince !== null) times.push(state.busySince + config.offloadAfterMs);
   const due = times.filter((t) => t > state.now);
   return due.length > 0 ? Math.min(...due) : null;
 };

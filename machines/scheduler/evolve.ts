@@ -15,6 +15,7 @@ export const initialSchedulerState = (config: SchedulerConfig = DEFAULT_SCHEDULE
   running: null,
   busySince: null,
   cancelBudget: [],
+  acknowledged: [],
 });
 
 const without = (tasks: readonly Task[], ids: readonly string[]) => tasks.filter((t) => !ids.includes(t.id));
@@ -29,6 +30,7 @@ const removeWaiting = (state: SchedulerState, ids: readonly string[]): Scheduler
   queue: without(state.queue, ids),
   pending: without(state.pending, ids),
   cancelBudget: state.cancelBudget.filter((id) => !ids.includes(id)),
+  acknowledged: state.acknowledged.filter((id) => !ids.includes(id)),
 });
 
 /** The busy period ends only when nothing runs, is suspended or waits: back-to-back tasks are one period. */
@@ -74,6 +76,8 @@ export const evolveScheduler = (state: SchedulerState, fact: SchedulerFact): Sch
       return settleIdle(removeWaiting(timed, [fact.data.inputId]));
     case 'BacklogOffloaded':
       return removeWaiting(timed, fact.data.inputIds);
+    case 'BacklogAcknowledged':
+      return { ...timed, acknowledged: [...new Set([...timed.acknowledged, ...fact.data.inputIds])] };
     default: {
       const unhandled: never = fact;
       throw new Error(`scheduler: unhandled fact ${(unhandled as { type: string }).type}`);

@@ -19,7 +19,7 @@ export type Task = Readonly<{
 export type SchedulerConfig = Readonly<{
   /** A task preempted less than this long ago cannot be preempted again. */
   preemptCooldownMs: number;
-  /** After the scheduler has been busy this long, queued inputs go to the triage actor. */
+  /** After the scheduler has been busy this long, each queued input is told so (and stays queued). */
   offloadAfterMs: number;
 }>;
 
@@ -42,6 +42,8 @@ export type SchedulerState = Readonly<{
   busySince: number | null;
   /** Inputs that were waiting when stop was pressed: short-circuited instead of run. */
   cancelBudget: readonly string[];
+  /** Queued inputs already told that the agent is busy (BacklogAcknowledged): told once. */
+  acknowledged: readonly string[];
 }>;
 
 export type InputDescriptor = Readonly<{

@@ -81,6 +81,8 @@ export const schedulerProjection = defineProjection({
       case 'BacklogOffloaded':
         for (const id of event.data.inputIds) tx.run(setStatus('offloaded'), [seq, id]);
         return;
+      case 'BacklogAcknowledged':
+        return; // told busy, still queued: the input's status does not change
       default: {
         const unhandled: never = event;
         throw new Error(`scheduler projection: unhandled event ${(unhandled as { type: string }).type}`);

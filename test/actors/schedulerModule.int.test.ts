@@ -45,12 +45,13 @@ describe('the scheduler module', () => {
 
     clock.advance(OFFLOAD_AFTER_MS - 1);
     timers.advance(OFFLOAD_AFTER_MS - 1);
-    expect(facts.map((f) => f.type)).not.toContain('BacklogOffloaded');
+    expect(facts.map((f) => f.type)).not.toContain('BacklogAcknowledged');
 
     clock.advance(1);
     timers.advance(1);
-    await expect.poll(() => facts.map((f) => f.type)).toContain('BacklogOffloaded');
-    expect(facts.find((f) => f.type === 'BacklogOffloaded')?.data).toMatchObject({ inputIds: ['b'], runningTaskId: 'a' });
+    await expect.poll(() => facts.map((f) => f.type)).toContain('BacklogAcknowledged');
+    expect(facts.find((f) => f.type === 'BacklogAcknowledged')?.data).toMatchObject({ inputIds: ['b'], runningTaskId: 'a' });
+    expect(timers.armed).toBe(0); // told once: no further tick for it
     await kernel.stop('test done');
   });
 

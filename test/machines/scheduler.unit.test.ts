@@ -49,6 +49,8 @@ const describeFact = (f: SchedulerFact): string => {
       return `ShortCircuited:${f.data.inputId}`;
     case 'BacklogOffloaded':
       return `Offloaded:${f.data.inputIds.join(',')}`;
+    case 'BacklogAcknowledged':
+      return `ToldBusy:${f.data.inputIds.join(',')}`;
   }
 };
 const trace = (facts: SchedulerFact[]) => facts.map(describeFact);
@@ -164,11 +166,22 @@ describe('scheduler rules', () => {
     expect(view.running).toBe('after');
   });
 
-  it('hands queued inputs to triage once busy longer than the offload time', () => {
-    const { facts, view } = given(arrive(0, 'long'), arrive(10, 'w1'), arrive(20, 'w2'), tick(59_999), tick(60_000), arrive(61_000, 'w3'));
-    expect(trace(facts).filter((f) => f.startsWith('Offloaded'))).toEqual(['Offloaded:w1,w2', 'Offloaded:w3']);
-    expect(facts.find((f) => f.type === 'BacklogOffloaded')!.data).toMatchObject({ runningTaskId: 'long', busyForMs: 60_000 });
-    expect(view).toMatchObject({ running: 'long', inbox: [], queue: [] });
+  it('tells queued inputs once that the agent is busy past the offload time, and keeps them queued in order', () => {
+    const { facts, view, state } = given(
+      arrive(0, 'long'),
+      arrive(10, 'w1'),
+      arrive(20, 'w2'),
+      tick(59_999),
+      tick(60_000),
+      arrive(61_000, 'w3'),
+      tick(70_000),
+    );
+    expect(trace(facts).filter((f) => f.startsWith('ToldBusy'))).toEqual(['ToldBusy:w1,w2', 'ToldBusy:w3']);
+    expect(facts.find((f) => f.type === 'BacklogAcknowledged')!.data).toMatchObject({ runningTaskId: 'long', busyForMs: 60_000 });
+    expect([...view.queue, ...view.inbox].sort()).toEqual(['w1', 'w2', 'w3']);
+    expect(nextWakeAt(state)).toBeNull(); // everyone was told: no tick is needed for them
+    const after = given(arrive(0, 'long'), arrive(10, 'w1'), tick(60_000), finish(61_000, 'long'), finish(62_000, 'w1'));
+    expect(trace(after.facts).filter((f) => f.startsWith('Started'))).toEqual(['Started:long', 'Started:w1']);
   });
 
   it('ignores a completion for a task that is not running, and a re-delivered input', () => {

@@ -22,6 +22,8 @@ type Entry = {
   /** When it was preempted, each time. */
   readonly preemptedAt: number[];
   budgeted: boolean;
+  /** Told that the agent is busy (BacklogAcknowledged); it stays queued. */
+  toldBusy: boolean;
 };
 
 export class FactRuleBroken extends Error {}
@@ -113,6 +115,7 @@ export class SchedulerFactLedger {
           started: false,
           preemptedAt: [],
           budgeted: false,
+          toldBusy: false,
         });
         return;
       }
@@ -211,6 +214,26 @@ export class SchedulerFactLedger {
         this.rule(task.budgeted, fact, 'short-circuits only an input that was waiting at a stop');
         this.rule(WAITING.includes(task.status), fact, 'short-circuits a waiting input');
         task.status = 'short_circuited';
+        return;
+      }
+      case 'BacklogAcknowledged': {
+        const ids = d.inputIds as string[];
+        this.rule(
+          this.running !== null && d.runningTaskId === this.running,
+          fact,
+          'tells the backlog only while a task runs, and names it',
+        );
+        this.rule((d.busyForMs as number) >= this.config.offloadAfterMs, fact, `tells only after ${this.config.offloadAfterMs} ms busy`);
+        const eligible = this.waiting()
+          .filter((e) => e.kind === 'queued' && !e.budgeted && !e.toldBusy)
+          .map((e) => e.id)
+          .sort();
+        this.rule(
+          JSON.stringify([...ids].sort()) === JSON.stringify(eligible),
+          fact,
+          `tells every queued input outside a cancel budget, once [${eligible}]`,
+        );
+        for (const id of ids) this.entry(id).toldBusy = true;
         return;
       }
       case 'BacklogOffloaded': {

@@ -29,6 +29,8 @@ export type ModelInput = {
   lastPreemptedAt: number | null;
   /** In the cancel budget of a stop: short-circuited instead of started. */
   budgeted: boolean;
+  /** Told that the agent is busy, once the scheduler was busy past the offload time; still queued. */
+  toldBusy: boolean;
 };
 
 export type ModelMessage =
@@ -176,15 +178,12 @@ const scheduleNext = (model: SchedulerModel, at: number): void => {
   }
 };
 
-/** Once busy for `offloadAfterMs`, queued inputs not in a cancel budget go to the triage actor. */
+/** Once busy for `offloadAfterMs`, queued inputs not in a cancel budget are told so, once, and stay queued. */
 const offloadBacklog = (model: SchedulerModel, at: number): void => {
   if (model.running === null || model.busySince === null || at - model.busySince < model.config.offloadAfterMs) return;
   for (const id of [...model.queue, ...model.inbox]) {
     const task = input(model, id);
-    if (task.budgeted) continue;
-    task.status = 'offloaded';
-    removeFrom(model.queue, id);
-    removeFrom(model.inbox, id);
+    if (!task.budgeted) task.toldBusy = true;
   }
 };
 
@@ -213,6 +212,7 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
           preemptCount: 0,
           lastPreemptedAt: null,
           budgeted: false,
+          toldBusy: false,
         });
         if (kind === 'queued') model.inbox.push(id);
         else insertPending(model, id);
@@ -264,6 +264,7 @@ export const decisionsAt = (model: SchedulerModel, at: number): string[] => {
     const before = model.inputs.get(id)!.status;
     if (before !== after.status && after.status !== 'short_circuited' && !(before === 'inbox' && after.status === 'queue'))
       changed.push(`${id}:${before}->${after.status}`);
+    if (after.toldBusy && !model.inputs.get(id)!.toldBusy) changed.push(`${id}:told busy`);
   }
   return changed;
 };
