@@ -7,13 +7,14 @@
 import type { EventStore, Subscription } from '../../events/index.ts';
 import { emptyOutputState, foldOutput, type Delivery, type Route } from './outputDeliveries.ts';
 import { OutputPump, type PumpReport } from './outputPump.ts';
+import { isRealtime } from '../../machines/turn/index.ts';
 
 export type OutputActorOptions = Readonly<{
   store: EventStore;
   /** Hands a delivery to the channel's plugin. */
   deliver(delivery: Delivery): Promise<void>;
   report(report: PumpReport): void;
-  /** Chunks queued per route before the oldest is dropped (a client that does not read). */
+  /** Items queued per route before chunks are joined (or, on a real-time channel, the oldest dropped). */
   capacity?: number;
 }>;
 
@@ -65,6 +66,9 @@ export class OutputActor {
         report: this.options.report,
         capacity: this.options.capacity ?? 1_024,
         textOf: (item) => item.text,
+        realtime: isRealtime(this.state.channels.get(delivery.route.channel)),
+        droppable: (item) => item.kind === 'chunk',
+        coalesce: (last, next) => (last.kind === 'chunk' && next.kind === 'chunk' ? { ...last, text: last.text + next.text } : undefined),
       });
       this.pumps.set(key, pump);
     }

@@ -1,8 +1,10 @@
 /**
- * The output pump: streamed text on its way to a channel. A bounded queue (64 chunks by
- * default) drops the oldest chunk when full; the channel's device is resolved afresh for
- * every chunk (a device can come and go mid-stream); drops and missing devices are
- * reported, never silent; `close` drains what is queued before it resolves.
+ * The output pump: streamed text on its way to a channel. The queue is bounded (64 items by
+ * default): when it is full, a real-time channel drops its oldest chunk (reported), and any
+ * other channel has the new chunk joined to the last queued one (`coalesce`), so nothing is
+ * lost and memory stays bounded by the text itself. The channel's device is resolved afresh for
+ * every item (a device can come and go mid-stream); drops and missing devices are reported,
+ * never silent; `close` drains what is queued before it resolves.
  */
 
 export type OutputDevice<T = string> = Readonly<{ send(item: T): void | Promise<void> }>;
@@ -19,6 +21,12 @@ export type OutputPumpOptions<T> = Readonly<{
   capacity?: number;
   /** The text a report shows for an item (default: the item itself). */
   textOf?: (item: T) => string;
+  /** A live stream: when full, drop the oldest item that `droppable` allows rather than join. */
+  realtime?: boolean;
+  /** Which items may be dropped (default: any). */
+  droppable?: (item: T) => boolean;
+  /** `next` joined onto `last` when the queue is full, or undefined when the two cannot be joined. */
+  coalesce?: (last: T, next: T) => T | undefined;
 }>;
 
 export const DEFAULT_PUMP_CAPACITY = 64;
@@ -34,12 +42,24 @@ export class OutputPump<T = string> {
     if (!(this.capacity >= 1)) throw new RangeError(`an output pump needs a capacity of at least 1; got ${this.capacity}`);
   }
 
-  /** Queues a chunk; when the queue is full the oldest queued chunk is dropped (and reported). */
+  /** Queues an item; when the queue is full, a real-time pump drops its oldest droppable item (reported), any other joins it to the last. */
   push(chunk: T): void {
     if (this.closed) throw new Error(`the output pump of channel '${this.options.channel}' is closed`);
     if (this.queue.length >= this.capacity) {
-      const dropped = this.queue.shift()!;
-      this.options.report({ type: 'dropped', channel: this.options.channel, chunk: this.text(dropped), reason: 'queue full' });
+      if (this.options.realtime) {
+        const oldest = this.queue.findIndex((item) => this.options.droppable?.(item) ?? true);
+        if (oldest >= 0) {
+          const [dropped] = this.queue.splice(oldest, 1);
+          this.options.report({ type: 'dropped', channel: this.options.channel, chunk: this.text(dropped!), reason: 'queue full' });
+        }
+      } else {
+        const joined = this.queue.length > 0 ? this.options.coalesce?.(this.queue.at(-1)!, chunk) : undefined;
+        if (joined !== undefined) {
+          this.queue[this.queue.length - 1] = joined;
+          this.draining ??= this.drain();
+          return;
+        }
+      }
     }
     this.queue.push(chunk);
     this.draining ??= this.drain();

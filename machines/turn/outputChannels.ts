@@ -5,8 +5,17 @@
  */
 import type { OutputChannel, RegisteredTool } from '../../events/index.ts';
 
-export const Capability = { text: 1, file: 2, image: 4, audio: 8, structured: 16 } as const;
+/**
+ * The flags a channel declares: the payload types it carries, and `realtime` (a live stream,
+ * such as voice, where a late chunk is worth less than a dropped one).
+ */
+export const Capability = { text: 1, file: 2, image: 4, audio: 8, structured: 16, realtime: 32 } as const;
 export type CapabilityName = keyof typeof Capability;
+
+const PAYLOAD_TYPES: readonly CapabilityName[] = ['text', 'file', 'image', 'audio', 'structured'];
+
+/** Whether a channel declared itself real-time: only there may output drop chunks to keep up. */
+export const isRealtime = (channel: OutputChannel | undefined): boolean => ((channel?.capabilities ?? 0) & Capability.realtime) !== 0;
 
 /** `owner` delivers the channel; `capabilities` is a bitwise OR of `Capability` flags; `metaDoc` says how `meta` routes. */
 export type { OutputChannel };
@@ -15,7 +24,7 @@ export const OUTPUT_SEND_PREFIX = 'output_send__';
 
 /** The payload types a channel accepts, from its flags, in flag order. */
 export const channelTypes = (channel: OutputChannel): CapabilityName[] =>
-  (Object.keys(Capability) as CapabilityName[]).filter((name) => (channel.capabilities & Capability[name]) !== 0);
+  PAYLOAD_TYPES.filter((name) => (channel.capabilities & Capability[name]) !== 0);
 
 export const channelHelp = (channel: OutputChannel): string =>
   [

@@ -28,10 +28,17 @@ const gatedDevice = () => {
 };
 
 describe('OutputPump', () => {
-  it('drops the oldest chunk when the queue is full, and reports it', async () => {
+  it('on a real-time channel, drops the oldest chunk when the queue is full, and reports it', async () => {
     const reports: PumpReport[] = [];
     const gated = gatedDevice();
-    const pump = new OutputPump({ channel: 'cli', resolveDevice: () => gated.device, report: (r) => reports.push(r), capacity: 3 });
+    const pump = new OutputPump({
+      channel: 'voice',
+      resolveDevice: () => gated.device,
+      report: (r) => reports.push(r),
+      capacity: 3,
+      realtime: true,
+      droppable: (chunk) => chunk !== 'END',
+    });
     pump.push('a');
     await new Promise((r) => setImmediate(r)); // 'a' is now being sent
     for (const chunk of ['b', 'c', 'd', 'e']) pump.push(chunk); // b..e compete for 3 places
@@ -39,7 +46,47 @@ describe('OutputPump', () => {
     const closing = pump.close();
     await gated.openUntil(closing);
     expect(gated.sent).toEqual(['a', 'c', 'd', 'e']);
-    expect(reports).toEqual([{ type: 'dropped', channel: 'cli', chunk: 'b', reason: 'queue full' }]);
+    expect(reports).toEqual([{ type: 'dropped', channel: 'voice', chunk: 'b', reason: 'queue full' }]);
+  });
+
+  it('on a real-time channel, never drops what is not droppable (the end of a reply)', async () => {
+    const reports: PumpReport[] = [];
+    const gated = gatedDevice();
+    const pump = new OutputPump({
+      channel: 'voice',
+      resolveDevice: () => gated.device,
+      report: (r) => reports.push(r),
+      capacity: 2,
+      realtime: true,
+      droppable: (chunk) => chunk !== 'END',
+    });
+    pump.push('a');
+    await new Promise((r) => setImmediate(r));
+    for (const chunk of ['END', 'b', 'c']) pump.push(chunk);
+    const closing = pump.close();
+    await gated.openUntil(closing);
+    expect(gated.sent).toEqual(['a', 'END', 'c']);
+  });
+
+  it('on any other channel, joins chunks when the queue is full, so nothing is lost', async () => {
+    const reports: PumpReport[] = [];
+    const gated = gatedDevice();
+    const pump = new OutputPump({
+      channel: 'cli',
+      resolveDevice: () => gated.device,
+      report: (r) => reports.push(r),
+      capacity: 2,
+      coalesce: (last, next) => (last === 'END' || next === 'END' ? undefined : last + next),
+    });
+    pump.push('a');
+    await new Promise((r) => setImmediate(r)); // 'a' is now being sent
+    for (const chunk of ['b', 'c', 'd', 'e', 'END']) pump.push(chunk);
+    expect(pump.queued).toBe(3);
+    const closing = pump.close();
+    await gated.openUntil(closing);
+    expect(gated.sent.join('')).toBe('abcdeEND');
+    expect(gated.sent).toEqual(['a', 'b', 'cde', 'END']);
+    expect(reports).toEqual([]);
   });
 
   it('resolves the device afresh for every chunk, and reports chunks with no device', async () => {
