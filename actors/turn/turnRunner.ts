@@ -73,10 +73,17 @@ const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'
  */
 type Running = { taskId: string; turn: TurnActor | undefined; stopping: TurnStopReason | null; launched: Promise<void> };
 
+/** What a turn was asked, for memory once it ends: `sentBefore` counts the messages it started with (system prompt, history). */
+type Said = Readonly<{
+  conversation: string;
+  where: Readonly<{ channel?: string; peer: string }>;
+  input: string;
+  at: number;
+  sentBefore: number;
+}>;
+
 export class TurnRunner {
   private readonly running = new Map<string, Running>();
-  /** Inputs already in memory (a resumed task runs again, but its input entered memory once). */
-  private readonly observed = new Map<string, string>();
   private readonly toolsets: ToolsetLedger;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
@@ -174,11 +181,6 @@ export class TurnRunner {
         ? { replyTo: { channel: input.replyChannel, ...(input.replyTarget ? { target: input.replyTarget } : {}) } }
         : {}),
     };
-    let inputEventId = this.observed.get(taskId);
-    if (inputEventId === undefined) {
-      inputEventId = await memory.observe(conversation, 'user', input.text, clock.now(), where);
-      this.observed.set(taskId, inputEventId);
-    }
     const now = clock.now();
     const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: now });
     const toolset = plugins.toolset();
@@ -192,7 +194,7 @@ export class TurnRunner {
       fixedPrompt: assembleSystemPrompt(layers),
       input: input.text,
       tools: [...channelTools(toolset.channels), ...toolset.tools],
-      history: memory.history(conversation, inputEventId),
+      history: memory.history(conversation),
       related,
     });
     const history = plan.history;
@@ -212,7 +214,8 @@ export class TurnRunner {
       timers: this.options.timers,
     });
     run.turn = turn;
-    void turn.done.then((outcome) => this.completed(run, turn, outcome, conversation, 1 + history.length));
+    const said: Said = { conversation, where, input: input.text, at: now, sentBefore: 1 + history.length };
+    void turn.done.then((outcome) => this.completed(run, turn, outcome, said));
     const started = turn.start({
       turnId,
       taskId,
@@ -244,23 +247,29 @@ export class TurnRunner {
     return window;
   }
 
-  /** `sentBefore`: how many messages the turn started with (the system prompt and the history). */
-  private async completed(run: Running, turn: TurnActor, outcome: TurnOutcome, conversation: string, sentBefore: number): Promise<void> {
+  /**
+   * The turn ended: what was said enters memory now, after on_input had its say (memory keeps
+   * the input as on_input left it), then the tool rounds and the reply the user was sent.
+   * A preempted or shut-down task runs again from its input, so it enters memory then.
+   */
+  private async completed(run: Running, turn: TurnActor, outcome: TurnOutcome, said: Said): Promise<void> {
     await turn.settled();
     if (this.running.get(run.taskId) === run) this.running.delete(run.taskId);
     // A preempted task runs again when resumed; a shut-down one is left to the next start.
     if (run.stopping === 'preempted' || run.stopping === 'shutdown') return;
     const sent = turn.state.output;
+    const { memory } = this.options;
+    const { conversation } = said;
     try {
+      await memory.observe(conversation, 'user', turn.state.stage.input ?? said.input, said.at, said.where);
       if (sent && (sent.kind === 'answer' || sent.kind === 'handler') && sent.text) {
-        const at = this.options.clock.now();
-        await this.options.memory.observeTools(conversation, toolRoundsOf(turn.state.messages.slice(sentBefore)), at);
-        await this.options.memory.observe(conversation, 'agent', sent.text, at);
+        const at = Math.max(said.at, this.options.clock.now());
+        await memory.observeTools(conversation, toolRoundsOf(turn.state.messages.slice(said.sentBefore)), at);
+        await memory.observe(conversation, 'agent', sent.text, at);
       }
     } catch (error) {
-      this.options.log(`turns: the reply of task ${run.taskId} did not enter memory: ${(error as Error).message}`);
+      this.options.log(`turns: what task ${run.taskId} said did not enter memory: ${(error as Error).message}`);
     }
-    this.observed.delete(run.taskId);
     await this.finish(run.taskId, TASK_OUTCOME[outcome]);
   }
 

@@ -59,6 +59,21 @@ describe('what leaves a turn comes from its journal', () => {
     await verifyReplay(dir);
   });
 
+  it('memory keeps an input as on_input left it, and the model is asked with that', async () => {
+    const server = await startLlmServer([{ text: 'Noted.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['redactor'] });
+    await daemons.start(dir);
+    expect((await askSocket(dir, 'my password: hunter2')).at(-1)).toMatchObject({ outcome: 'answer' });
+    expect(asked(server.requests[0]!)).toBe('my password: [redacted]');
+    const memory = (await logOf(dir, '--type', 'ContextEventAppended')).map((e) => e.data.event as { role: string; text: string });
+    expect(memory.map((e) => [e.role, e.text])).toEqual([
+      ['user', 'my password: [redacted]'],
+      ['agent', 'Noted.'],
+    ]);
+    await verifyReplay(dir);
+  });
+
   it('a stop pressed mid-stream is recorded, answered as a cancellation, and replays', async () => {
     const server = await startLlmServer([
       { text: 'one two three four five six seven eight nine ten', slow: SLOW },
