@@ -5,6 +5,7 @@ import { reportError, UsageError } from './cliErrors.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { CHAT_HELP, chatCommand } from './chatCommand.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
+import { INIT_HELP, initCommand } from './initCommand.ts';
 import { LOG_HELP, logCommand } from './logCommand.ts';
 import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
 import { runDaemon } from './runDaemon.ts';
@@ -16,6 +17,7 @@ Hologram's daemon. Every state change is an event in the data dir's log (DIR/eve
 read models are projections rebuilt from it.
 
 Commands:
+  init            set up the model: asks, probes the server, writes settings.json (homed init --help)
   run (default)   start the daemon: homed [run] [--data DIR] [--inspect [--inspect-port N]]
   log             print events as JSON lines (homed log --help)
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
@@ -31,6 +33,7 @@ Options:
   -h, --help      this help
 
 Details:
+${INIT_HELP}
 ${LOG_HELP}
 ${REPLAY_HELP}
 ${GRAPH_HELP}
@@ -42,6 +45,8 @@ const write = (line: string) => process.stdout.write(`${line}\n`);
 export const main = async (argv: string[]): Promise<number> => {
   const [first, ...rest] = argv;
   switch (first) {
+    case 'init':
+      return initCommand(rest, write);
     case 'log':
       return logCommand(rest, write);
     case 'replay':
@@ -58,7 +63,7 @@ export const main = async (argv: string[]): Promise<number> => {
     default: {
       const args = first === 'run' ? rest : argv;
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
-        throw new UsageError(`unknown command '${first}'; commands are run, log, replay, graph, chat, plugins`);
+        throw new UsageError(`unknown command '${first}'; commands are init, run, log, replay, graph, chat, plugins`);
       }
       const { values } = parse(args, {
         data: { type: 'string' },

@@ -191,6 +191,14 @@ export const startLlmServer = async (script: Script = [], options: LlmServerOpti
     });
     changed();
 
+    if (req.method === 'GET' && (path === `${prefix}/models` || path === '/v1/models' || path === '/api/tags')) {
+      // What `homed init` lists: the models this server serves.
+      const listing =
+        path === '/api/tags'
+          ? { models: [{ name: options.models?.[0] ?? 'test-model' }] }
+          : { data: (options.models ?? ['test-model']).map((id) => ({ id })) };
+      return finish(record, res, 'completed', 200, listing);
+    }
     if (format === undefined) {
       const known = [...routes.keys()].map((route) => `POST ${route}`).join(', ');
       return finish(record, res, 'notFound', 404, { error: `llmServer: nothing at ${record.method} ${path}; it serves ${known}` });

@@ -82,6 +82,8 @@ export type RecordedRequest = {
 export type LlmServerOptions = Readonly<{
   /** Path prefix of the OpenAI routes; default `/v1`. */
   openAiPrefix?: string;
+  /** The models a GET of the models route lists; default ['test-model']. */
+  models?: readonly string[];
 }>;
 
 export interface LlmServer {

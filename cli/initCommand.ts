@@ -1,0 +1,128 @@
+/**
+ * `homed init`: the first run. Asks for the model server (adapter, URL, model, the environment
+ * variable holding a key), probes it (its models, one tiny request), writes the source into the
+ * data dir's settings.json (keeping every other setting), and says what to run next. Each
+ * answer can be given as a flag instead; with all of them it asks nothing.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
+import { SETTINGS_FILE } from '../actors/modules/config.ts';
+import { baseUrlProblem } from '../actors/settings/baseUrl.ts';
+import { checkSettings } from '../actors/settings/checkSettings.ts';
+import { SETTINGS_SCHEMA } from '../actors/settings/settingsSchema.ts';
+import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
+import { parse, positiveInteger } from './args.ts';
+import { UsageError } from './cliErrors.ts';
+import { defaultDataDir, prepareDataDir } from './dataDir.ts';
+import { probeModel } from './modelProbe.ts';
+
+export const INIT_HELP = `Usage: homed init [--data DIR] [--adapter A] [--url URL] [--model NAME] [--key-env VAR] [--context-window N] [--force]
+
+Sets up the model the daemon talks to: asks what it is given no flag for, probes the server
+(the models it lists, one tiny request), and writes the source to DIR/settings.json, keeping
+every other setting there.
+  --adapter A         ${BUILTIN_ADAPTERS.join(', ')} (openai also serves vLLM, llama.cpp server, LM Studio)
+  --url URL           e.g. http://127.0.0.1:8000/v1 (OpenAI-compatible) or http://127.0.0.1:11434 (Ollama)
+  --model NAME        the model's name on that server
+  --key-env VAR       the environment variable holding its API key (the key itself is never written)
+  --context-window N  tokens the model can read (default 8192)
+  --force             replace the sources settings.json already has
+`;
+
+type Asker = (question: string, fallback?: string) => Promise<string>;
+
+const DEFAULT_URLS: Readonly<Record<string, string>> = {
+  openai: 'http://127.0.0.1:8000/v1',
+  ollama: 'http://127.0.0.1:11434',
+  anthropic: 'https://api.anthropic.com',
+};
+
+const readSettings = (path: string): Record<string, unknown> => {
+  if (!existsSync(path)) return {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`${path} is not a JSON object of settings; fix or remove it, then run homed init again`);
+};
+
+export const initCommand = async (args: string[], write: (line: string) => void): Promise<number> => {
+  const { values } = parse(args, {
+    data: { type: 'string' },
+    adapter: { type: 'string' },
+    url: { type: 'string' },
+    model: { type: 'string' },
+    'key-env': { type: 'string' },
+    'context-window': { type: 'string' },
+    force: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    write(INIT_HELP);
+    return 0;
+  }
+  const dir = values.data ?? defaultDataDir();
+  prepareDataDir(dir);
+  const settingsPath = join(dir, SETTINGS_FILE);
+  const settings = readSettings(settingsPath);
+  const llm = (settings.llm ?? {}) as Record<string, unknown>;
+  if (Array.isArray(llm.sources) && llm.sources.length > 0 && !values.force) {
+    throw new UsageError(`${settingsPath} already has llm.sources; pass --force to replace them, or edit the file`);
+  }
+
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  const answers = lines[Symbol.asyncIterator]();
+  const ask: Asker = async (question, fallback) => {
+    process.stdout.write(`${question}${fallback ? ` [${fallback}]` : ''}: `);
+    const next = await answers.next();
+    const answer = next.done ? '' : String(next.value).trim();
+    if (next.done) process.stdout.write('\n');
+    return answer || fallback || '';
+  };
+  try {
+    let adapter = values.adapter ?? (await ask(`Adapter (${BUILTIN_ADAPTERS.join(', ')})`, 'openai'));
+    while (!(BUILTIN_ADAPTERS as readonly string[]).includes(adapter)) {
+      if (values.adapter) throw new UsageError(`--adapter must be one of ${BUILTIN_ADAPTERS.join(', ')}, got '${adapter}'`);
+      adapter = await ask(`'${adapter}' is not one of ${BUILTIN_ADAPTERS.join(', ')}; adapter`, 'openai');
+    }
+    let url = values.url ?? (await ask('Server URL', DEFAULT_URLS[adapter]));
+    for (let problem = baseUrlProblem(url); problem; problem = baseUrlProblem(url)) {
+      if (values.url) throw new UsageError(`--url: ${problem}`);
+      url = await ask(`${problem}; server URL`, DEFAULT_URLS[adapter]);
+    }
+    const keyEnv = values['key-env'] ?? ((await ask('Environment variable holding its API key (empty for none)', '')) || undefined);
+    const apiKey = keyEnv ? process.env[keyEnv] : undefined;
+    if (keyEnv && apiKey === undefined) write(`note: ${keyEnv} is not set in this shell; set it before npm start`);
+    const model = values.model ?? (await ask('Model'));
+    if (!model) throw new UsageError('a model name is needed (--model NAME)');
+    const contextWindow = positiveInteger('context-window', values['context-window']) ?? 8_192;
+
+    write(`Asking ${url} ...`);
+    const probe = await probeModel({ adapter, baseUrl: url, model, ...(apiKey ? { apiKey } : {}) });
+    if (probe.models)
+      write(`  it serves ${probe.models.length} model(s)${probe.models.length ? `: ${probe.models.slice(0, 10).join(', ')}` : ''}`);
+    else write(`  it did not list its models (${probe.listError})`);
+    if (probe.models && probe.models.length > 0 && !probe.models.includes(model)) write(`  note: '${model}' is not among them`);
+    if (probe.error !== undefined) write(`  a test request failed: ${probe.error}`);
+    else write(`  it answered: ${JSON.stringify(probe.answer)}`);
+
+    const source = { name: 'local', adapter, baseUrl: url, model, contextWindow, ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) };
+    const next = { ...settings, llm: { ...llm, sources: [source] } };
+    const problems = checkSettings(next, SETTINGS_SCHEMA);
+    if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.key}: ${p.problem}`).join('; '));
+    await writeFileAtomic(settingsPath, `${JSON.stringify(next, null, 2)}\n`);
+    write(`Wrote ${settingsPath}.`);
+    write(
+      probe.error === undefined
+        ? 'Next: npm start, then in another terminal: npx waiter "hello"'
+        : 'Fix what the test request said (or start the server), then: npm start',
+    );
+    return probe.error === undefined ? 0 : 1;
+  } finally {
+    lines.close();
+  }
+};

@@ -1,0 +1,64 @@
+/**
+ * `homed init` as a new user runs it: answers typed at its questions, a local server probed
+ * (its models, one tiny request), settings.json written, and then homed answers with it.
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { askSocket, useDaemons } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { finished, HOMED, spawnNode } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+const init = async (dir: string, answers: string[], flags: string[] = []) => {
+  const child = spawnNode([HOMED, 'init', '--data', dir, ...flags], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin?.end(answers.map((a) => `${a}\n`).join(''));
+  return finished(child);
+};
+
+describe('homed init', () => {
+  it('asks, probes the server, writes settings.json keeping other settings, and the daemon then answers', async () => {
+    const llm = await startLlmServer([{ text: 'ready' }, { text: 'hello from the model' }], { models: ['qwen2.5-7b', 'tiny'] });
+    daemons.onCleanup(() => llm.close());
+    const dir = join(tempDir(), 'data');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ timeZone: 'Europe/Paris' }));
+    // adapter, URL without /v1, no key, model
+    const done = await init(dir, ['openai', llm.url, '', 'qwen2.5-7b']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('it serves 2 model(s): qwen2.5-7b, tiny');
+    expect(done.stdout).toContain('it answered: "ready"');
+    expect(done.stdout).toContain('Next: npm start');
+    expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'))).toEqual({
+      timeZone: 'Europe/Paris',
+      llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: llm.url, model: 'qwen2.5-7b', contextWindow: 8192 }] },
+    });
+
+    const daemon = await daemons.start(dir);
+    const replies = await askSocket(dir, 'hi');
+    await daemons.stop(daemon);
+    expect(
+      replies
+        .filter((r) => r.type === 'chunk')
+        .map((r) => r.text)
+        .join(''),
+    ).toBe('hello from the model');
+  });
+
+  it('says what failed when the server does not answer, and exits non-zero; an existing source needs --force', async () => {
+    const dir = join(tempDir(), 'data');
+    const down = await init(dir, [], ['--adapter', 'ollama', '--url', 'http://127.0.0.1:9', '--model', 'm']);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toContain('a test request failed');
+    expect(down.stdout).toContain('cannot reach http://127.0.0.1:9');
+    const again = await init(dir, [], ['--adapter', 'ollama', '--url', 'http://127.0.0.1:9', '--model', 'm']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already has llm.sources; pass --force');
+    const bad = await init(dir, [], ['--adapter', 'openai', '--url', 'http://u:sk-x@127.0.0.1:9/v1', '--model', 'm', '--force']);
+    expect(bad.stderr).toContain('carries credentials');
+    expect(bad.stderr).not.toContain('sk-x');
+  });
+});
