@@ -3,6 +3,7 @@
  * reply to stdout, and journals the turn in the data dir's log (it replays like any other).
  */
 import { join } from 'node:path';
+import type { HttpProvider } from '../adapters/llm/httpProvider.ts';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
 import { InvalidLlmSource, providerFor, sourceFromFlag, sourcesFromSettings } from '../actors/llm/llmSources.ts';
 import { ProviderChain } from '../actors/llm/providerChain.ts';
@@ -18,6 +19,7 @@ import { ToolsetLedger } from '../actors/turn/toolsets.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
+import { describeHolder, lockDataDir } from './dataDirLock.ts';
 
 export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] "message"
 
@@ -71,6 +73,28 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
     throw new UsageError(`no LLM source: pass --llm ADAPTER=URL, or add llm.sources to ${join(dir, SETTINGS_FILE)}`);
   }
   const sources = specs.map((spec) => providerFor(spec, values.model));
+  // The turn is appended to the log: only while no daemon (or other writer) holds the dir.
+  const lock = lockDataDir(
+    dir,
+    'homed chat',
+    (holder) =>
+      `the data dir ${dir} is in use by ${describeHolder(holder)}, and chat would append to its log; ` +
+      `talk to the running daemon with waiter (waiter --data ${dir} "message"), or stop it first`,
+  );
+  try {
+    return await chatLocked(dir, sources, values, positionals[0]!, maxRounds);
+  } finally {
+    lock.release();
+  }
+};
+
+const chatLocked = async (
+  dir: string,
+  sources: readonly HttpProvider[],
+  values: Readonly<{ model?: string; system?: string }>,
+  input: string,
+  maxRounds: number | undefined,
+): Promise<number> => {
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const stream = `${TURN_STREAM_PREFIX}${randomIds.next()}`;
   const output = emptyOutputState();
@@ -111,7 +135,7 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
   try {
     await turn.start({
       turnId: stream.slice(TURN_STREAM_PREFIX.length),
-      input: positionals[0]!,
+      input,
       model: values.model ?? sources[0]!.model,
       maxRounds: maxRounds ?? DEFAULT_MAX_ROUNDS,
       ...(values.system ? { systemPrompt: values.system } : {}),

@@ -3,6 +3,8 @@
  * `--until SEQ` prints every projection's state at SEQ; `--verify` compares with the live
  * read models and names the first diverging projection and sequence.
  */
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import { allProjections } from '../projections/index.ts';
 import { loadSettings } from '../actors/modules/config.ts';
 import { startRebuild } from '../actors/replay/rebuildProjections.ts';
@@ -12,6 +14,7 @@ import { REPLAYERS } from './replayers.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
+import { type DataDirLock, describeHolder, lockDataDir } from './dataDirLock.ts';
 import { progressReporter } from './progress.ts';
 
 export const REPLAY_HELP = `Usage: homed replay [--data DIR] [--until SEQ | --verify] [--out FILE]
@@ -43,7 +46,50 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
   const until = positiveInteger('until', values.until);
   if (until !== undefined && values.verify) throw new UsageError('--until and --verify cannot be combined');
   const dataDir = values.data ?? defaultDataDir();
-  const store = openEventLog(existingLogPath(dataDir));
+  const logPath = existingLogPath(dataDir);
+  // Rebuilding into the data dir is writing there: only while no daemon holds it.
+  const lock = values.out === undefined || values.verify ? undefined : lockOutput(dataDir, logPath, values.out);
+  try {
+    return await replayLog(logPath, dataDir, values, until, write);
+  } finally {
+    lock?.release();
+  }
+};
+
+/** Whether directory `inner` is `outer` or below it, by real paths (false when either is missing). */
+const isWithin = (inner: string, outer: string): boolean => {
+  try {
+    const [a, b] = [realpathSync(inner), realpathSync(outer)];
+    return a === b || a.startsWith(`${b}${sep}`);
+  } catch {
+    return false;
+  }
+};
+
+/** `--out FILE`: never the log itself; inside the data dir only under its lock. */
+const lockOutput = (dataDir: string, logPath: string, out: string): DataDirLock | undefined => {
+  const target = resolve(out);
+  if (existsSync(target) && realpathSync(target) === realpathSync(logPath)) {
+    throw new UsageError(`--out ${out} is the event log itself; give a new file for the rebuilt read models`);
+  }
+  if (!isWithin(dirname(target), dataDir)) return undefined;
+  return lockDataDir(
+    dataDir,
+    'homed replay --out',
+    (holder) =>
+      `the data dir ${dataDir} is in use by ${describeHolder(holder)}, and --out ${out} would write into it; ` +
+      'write the rebuild outside the data dir, or stop the daemon first',
+  );
+};
+
+const replayLog = async (
+  logPath: string,
+  dataDir: string,
+  values: Readonly<{ verify?: boolean; out?: string }>,
+  until: number | undefined,
+  write: (line: string) => void,
+): Promise<number> => {
+  const store = openEventLog(logPath);
   const projections = allProjections();
   const progress = progressReporter('replay');
   try {

@@ -1,7 +1,8 @@
 /**
- * `homed [run]`: opens the data dir's log, assembles the kernel (printing its layers),
- * catches projections up, and runs until SIGINT/SIGTERM; then stops every module in
- * reverse order and closes the log, with every acknowledged event on disk.
+ * `homed [run]`: takes the data dir's lock (one daemon per dir), opens its log, assembles the
+ * kernel (printing its layers), catches projections up, and runs until SIGINT/SIGTERM; then
+ * stops every module in reverse order and closes the log, with every acknowledged event on
+ * disk, and only then lets the lock go.
  */
 import { join } from 'node:path';
 import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../actors/kernel/index.ts';
@@ -11,6 +12,7 @@ import { formatLayers, planLayers } from '../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
+import { lockDataDir } from './dataDirLock.ts';
 
 /** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
 export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
@@ -31,9 +33,24 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   const dir = prepareDataDir(options.dataDir);
+  // Before anything in the dir is opened: a second daemon is refused here, having started nothing.
+  const lock = lockDataDir(dir, 'homed run');
+  try {
+    return await runLocked(dir, options, out, signalled);
+  } finally {
+    lock.release();
+  }
+};
+
+const runLocked = async (
+  dir: string,
+  options: DaemonOptions,
+  out: (line: string) => void,
+  signalled: Promise<NodeJS.Signals>,
+): Promise<number> => {
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const modules = daemonModules();
-  out(`homed: data dir ${dir}`);
+  out(`homed: data dir ${dir} (pid ${process.pid})`);
   const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort);
   if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);
   out(formatLayers(planLayers(modules, GIVEN_FACILITIES)));

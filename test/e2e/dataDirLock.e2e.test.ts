@@ -1,0 +1,181 @@
+/**
+ * One daemon per data dir, the way users and accidents meet it: a second `homed run`, two
+ * started at once, a SIGKILL and a restart, a pid file that lies, `homed chat` and
+ * `homed replay --out` on a dir a daemon holds. The refused process starts nothing and
+ * writes nothing; readers keep working; the dir always boots again.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { finished, hasNoStackTrace, HOMED, REPO, runHomed, spawnNode, waitForLine } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+const pidFileOf = (dir: string) => readFileSync(join(dir, 'homed.pid'), 'utf8').split('\n');
+
+/** A refusal as the user sees it: exit 1, one line on stderr naming the holder, nothing started. */
+const expectRefused = (result: { code: number | null; stdout: string; stderr: string }, holderPid: number) => {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).toContain(`is in use by homed run (pid ${holderPid})`);
+  expect(hasNoStackTrace(result.stderr)).toBe(true);
+  expect(result.stdout).not.toMatch(/layer|plugin|ready/);
+};
+
+/**
+ * A plugin in the data dir whose handshake waits (up to 9 s, under the host's 10 s handshake
+ * timeout) until `release()`: the daemon's boot waits for it, so the boot is still going on.
+ */
+const holdBootUntilReleased = (dir: string) => {
+  const plugin = join(dir, 'plugins', 'slowstart');
+  mkdirSync(plugin);
+  writeFileSync(join(plugin, 'package.json'), '{"type": "module"}'); // top-level await in main.ts
+  writeFileSync(join(plugin, 'plugin.json'), JSON.stringify({ name: 'slowstart', version: '1.0.0', entry: 'main.ts', capabilities: [] }));
+  writeFileSync(
+    join(plugin, 'main.ts'),
+    `import { existsSync } from 'node:fs';
+import { runPlugin } from ${JSON.stringify(join(REPO, 'plugins/sdk/index.ts'))};
+const until = Date.now() + 9_000;
+while (!existsSync('go') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+await runPlugin({ name: 'slowstart', version: '1.0.0' }, async () => undefined);
+`,
+  );
+  return { release: () => writeFileSync(join(plugin, 'go'), '') };
+};
+
+describe('one daemon per data dir', () => {
+  it('refuses a second homed run in one line naming the running daemon, which goes on untouched', async () => {
+    const dir = testDataDir(tempDir());
+    const first = await daemons.start(dir);
+    const before = await logOf(dir);
+
+    const second = await runHomed(['run', '--data', dir]);
+    expectRefused(second, first.process.pid!);
+    expect(second.stderr).toContain(`kill -TERM ${first.process.pid}`);
+
+    expect(await logOf(dir)).toEqual(before);
+    expect(pidFileOf(dir)).toEqual([String(first.process.pid), 'homed run', '']);
+    const plugins = await runHomed(['plugins', '--data', dir]);
+    expect(plugins.stdout).not.toContain('not running'); // live, from the first daemon's socket
+    expect(plugins.stdout).toMatch(/^cli\s+builtin\s+running/m);
+    await daemons.stop(first);
+    expect((await logOf(dir, '--type', 'KernelStarted')).length).toBe(1);
+    await verifyReplay(dir);
+  });
+
+  it('refuses a second daemon started while the first is still booting', async () => {
+    const dir = testDataDir(tempDir());
+    const gate = holdBootUntilReleased(dir);
+    const first = spawnNode([HOMED, 'run', '--data', dir]);
+    const firstDone = finished(first);
+    const ready = waitForLine(first, /homed: ready/);
+    let output = '';
+    first.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitForLine(first, /plugin cli: listening/); // booting: the plugins are starting
+    const second = await runHomed(['run', '--data', dir]);
+    expect(output).not.toContain('homed: ready'); // the slow plugin still holds the boot
+    expectRefused(second, first.pid!);
+    gate.release();
+    await ready;
+    first.kill('SIGTERM');
+    expect((await firstDone).code).toBe(0);
+    expect((await logOf(dir, '--type', 'KernelStarted')).length).toBe(1);
+    await verifyReplay(dir);
+  });
+
+  it('of two daemons started at the same moment, exactly one runs and the other names it', async () => {
+    const dir = testDataDir(tempDir());
+    const children = [spawnNode([HOMED, 'run', '--data', dir]), spawnNode([HOMED, 'run', '--data', dir])];
+    const exits = children.map((child) => finished(child));
+    const readies = children.map((child) => waitForLine(child, /homed: ready/).catch(() => undefined));
+    const outcome = await Promise.race(exits.map((exit, i) => exit.then((result) => ({ loser: i, result }))));
+    const winner = children[1 - outcome.loser]!;
+    expectRefused(outcome.result, winner.pid!);
+    await readies[1 - outcome.loser];
+    winner.kill('SIGTERM');
+    expect((await exits[1 - outcome.loser]!).code).toBe(0);
+    const boots = await logOf(dir, '--type', 'KernelStarted');
+    expect(boots.map((e) => e.data.pid)).toEqual([winner.pid]);
+    await verifyReplay(dir);
+  });
+
+  it('starts at once after a SIGKILL: the stale pid file and lock file block nothing', async () => {
+    const dir = testDataDir(tempDir());
+    const killed = await daemons.start(dir);
+    killed.process.kill('SIGKILL');
+    await killed.exited;
+    expect(pidFileOf(dir)[0]).toBe(String(killed.process.pid)); // left behind, naming a dead process
+
+    const next = await daemons.start(dir);
+    expect(pidFileOf(dir)[0]).toBe(String(next.process.pid));
+    await daemons.stop(next);
+    await verifyReplay(dir);
+  });
+
+  it('does not believe a pid file naming a live unrelated process, either way', async () => {
+    const dir = testDataDir(tempDir());
+    const bystander = spawnNode(['-e', 'setInterval(() => {}, 1000)']);
+    daemons.onCleanup(() => {
+      bystander.kill('SIGKILL');
+      return undefined;
+    });
+    writeFileSync(join(dir, 'homed.pid'), `${bystander.pid}\nhomed run\n`);
+    // The lock is free: the pid file is not the lock, so the daemon starts and replaces it.
+    const daemon = await daemons.start(dir);
+    expect(pidFileOf(dir)[0]).toBe(String(daemon.process.pid));
+
+    // The lock is held and the pid file lies: the refusal names the holder the kernel reports.
+    writeFileSync(join(dir, 'homed.pid'), `${bystander.pid}\nhomed run\n`);
+    const second = await runHomed(['run', '--data', dir]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`(pid ${daemon.process.pid})`);
+    expect(second.stderr).not.toContain(String(bystander.pid));
+    await daemons.stop(daemon);
+  });
+
+  it('refuses homed chat on a dir a daemon holds, calls no model and writes nothing; runs once the daemon is gone', async () => {
+    const server = await startLlmServer([{ text: 'Hello from the model.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir());
+    const daemon = await daemons.start(dir);
+    const before = await logOf(dir);
+    const chat = ['chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'm', 'hi'];
+
+    const refused = await runHomed(chat);
+    expectRefused(refused, daemon.process.pid!);
+    expect(refused.stderr).toContain('waiter');
+    expect(server.requests).toHaveLength(0);
+    expect(await logOf(dir)).toEqual(before);
+
+    await daemons.stop(daemon);
+    const ran = await runHomed(chat);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('Hello from the model.\n');
+    await verifyReplay(dir);
+  });
+
+  it('keeps the readers working beside the daemon, and refuses replay --out into the dir it holds', async () => {
+    const dir = testDataDir(tempDir());
+    const daemon = await daemons.start(dir);
+    const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toContain('"KernelStarted"');
+    const replay = await runHomed(['replay', '--data', dir]);
+    expect(replay.code, replay.stderr).toBe(0);
+    await verifyReplay(dir);
+    const outside = await runHomed(['replay', '--data', dir, '--out', join(tempDir(), 'rebuilt.db')]);
+    expect(outside.code, outside.stderr).toBe(0);
+
+    const inside = await runHomed(['replay', '--data', dir, '--out', join(dir, 'rebuilt.db')]);
+    expectRefused(inside, daemon.process.pid!);
+    const intoLog = await runHomed(['replay', '--data', dir, '--out', join(dir, 'events.db')]);
+    expect(intoLog.code).toBe(2);
+    expect(intoLog.stderr).toContain('is the event log itself');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+});
