@@ -1,6 +1,7 @@
 /**
  * Where a data dir is and how it is opened. Default: `$HOLOGRAM_DATA`, else `.hologram/`
- * inside the Hologram checkout (the embedded data dir `npm start` uses).
+ * inside the Hologram checkout (the embedded data dir `npm start` uses). What homed creates
+ * there is private to the user (files 0600, directories 0700), whatever the umask it got.
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,13 +14,24 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const EVENT_LOG_FILE = 'events.db';
 
+/** Group and others get nothing of what homed (and the plugins it starts) creates. */
+export const PRIVATE_UMASK = 0o077;
+
+/**
+ * Sets the process umask so every file and directory homed, SQLite (events.db and its -wal
+ * and -shm, vectors.db), the cli socket and the plugins create is private. Call it first.
+ */
+export const makeCreatedFilesPrivate = (): void => {
+  process.umask(PRIVATE_UMASK);
+};
+
 export const defaultDataDir = (): string => process.env.HOLOGRAM_DATA ?? join(PACKAGE_ROOT, '.hologram');
 
-/** Creates the data dir if needed and checks it can be written. */
+/** Creates the data dir if needed (0700) and checks it can be written. */
 export const prepareDataDir = (dir: string): string => {
   const path = resolve(dir);
   try {
-    mkdirSync(path, { recursive: true });
+    mkdirSync(path, { recursive: true, mode: 0o700 });
     accessSync(path, constants.R_OK | constants.W_OK);
   } catch (error) {
     throw new EventLogUnavailable(

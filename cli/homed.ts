@@ -2,7 +2,7 @@
 import { parse, positiveInteger } from './args.ts';
 import { DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
 import { reportError, UsageError } from './cliErrors.ts';
-import { defaultDataDir } from './dataDir.ts';
+import { defaultDataDir, makeCreatedFilesPrivate } from './dataDir.ts';
 import { CHAT_HELP, chatCommand } from './chatCommand.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
 import { INIT_HELP, initCommand } from './initCommand.ts';
@@ -43,6 +43,7 @@ ${PLUGINS_HELP}`;
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
 export const main = async (argv: string[]): Promise<number> => {
+  makeCreatedFilesPrivate();
   const [first, ...rest] = argv;
   switch (first) {
     case 'init':

@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { EventLogUnavailable } from '../../events/index.ts';
+import { createPrivateFile } from './createPrivateFile.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -87,6 +88,8 @@ export const openDatabase = (path: string, options: OpenOptions = {}): SqliteDat
   if (path !== ':memory:') checkFileHeader(path);
   let db: SqliteDatabase | undefined;
   try {
+    // A new database is private whatever the umask; SQLite gives its -wal and -shm the same mode.
+    if (path !== ':memory:' && !options.readonly) createPrivateFile(path);
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     db.pragma('busy_timeout = 5000');
     if (!options.readonly) {

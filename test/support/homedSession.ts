@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, expect } from 'vitest';
 import type { LlmServer } from './llmServer/index.ts';
-import { finished, HOMED, REPO, runHomed, spawnNode, waitForLine, type Finished } from './processes.ts';
+import { finished, HOMED, REPO, runHomed, spawnNode, spawnNodeUnderUmask, waitForLine, type Finished } from './processes.ts';
 
 export type LogLine = { seq: number; type: string; stream: string; data: Record<string, unknown> };
 
@@ -98,9 +98,13 @@ export const useDaemons = () => {
     onCleanup(cleanup: () => Promise<unknown> | undefined): void {
       cleanups.push(cleanup);
     },
-    /** `homed run --data DIR`, once it says it is ready; `output` is its stdout up to then. */
-    async start(dir: string): Promise<RunningDaemon> {
-      const daemon = spawnNode([HOMED, 'run', '--data', dir]);
+    /**
+     * `homed run --data DIR`, once it says it is ready; `output` is its stdout up to then.
+     * With `umask`, it starts under that umask (through sh, which execs node: the pid is homed's).
+     */
+    async start(dir: string, { umask }: Readonly<{ umask?: number }> = {}): Promise<RunningDaemon> {
+      const args = [HOMED, 'run', '--data', dir];
+      const daemon = umask === undefined ? spawnNode(args) : spawnNodeUnderUmask(umask, args);
       const exited = finished(daemon);
       cleanups.push(async () => {
         if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');

@@ -24,12 +24,24 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export const spawnNode = (args: string[], options: SpawnOptions = {}): ChildProcess => {
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+const tracked = (child: ChildProcess): ChildProcess => {
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;
 };
+
+export const spawnNode = (args: string[], options: SpawnOptions = {}): ChildProcess =>
+  tracked(spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], ...options }));
+
+/** `node ARGS` under `umask`: sh sets it, then execs node, so the child's pid is node's. */
+export const spawnNodeUnderUmask = (umask: number, args: string[], options: SpawnOptions = {}): ChildProcess =>
+  tracked(
+    spawn('/bin/sh', ['-c', `umask ${umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, ...args], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...options,
+    }),
+  );
 
 /** Runs `homed ARGS` to completion. */
 export const runHomed = (args: string[], options: SpawnOptions = {}): Promise<Finished> => finished(spawnNode([HOMED, ...args], options));
