@@ -1,8 +1,8 @@
 /**
  * `homed [run]`: takes the data dir's lock (one daemon per dir), opens its log, assembles the
- * kernel (printing its layers), catches projections up, and runs until SIGINT/SIGTERM; then
- * stops every module in reverse order and closes the log, with every acknowledged event on
- * disk, and only then lets the lock go.
+ * kernel (printing its layers), catches projections up, and runs until SIGINT, SIGTERM or, when
+ * npm started it, its parent going away; then stops every module in reverse order and closes
+ * the log, with every acknowledged event on disk, and only then lets the lock go.
  */
 import { join } from 'node:path';
 import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../actors/kernel/index.ts';
@@ -13,6 +13,7 @@ import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { listenForStop, type StopReason } from './stopRequests.ts';
 
 /** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
 export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
@@ -28,25 +29,28 @@ export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; ou
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   // Listen before anything starts: a signal during boot must stop cleanly too.
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-  const dir = prepareDataDir(options.dataDir);
-  // Before anything in the dir is opened: a second daemon is refused here, having started nothing.
-  const lock = lockDataDir(dir, 'homed run');
+  const stops = listenForStop({ timers: systemTimers, note: (line) => out(`homed: ${line}`) });
   try {
-    return await runLocked(dir, options, out, signalled);
+    const dir = prepareDataDir(options.dataDir);
+    // Before anything in the dir is opened: a second daemon is refused here, having started nothing.
+    const lock = lockDataDir(dir, 'homed run');
+    try {
+      return await runLocked(dir, options, out, stops.requested);
+    } finally {
+      lock.release();
+    }
   } finally {
-    lock.release();
+    stops.close();
   }
 };
+
+const stopCause = (reason: StopReason): string => (reason === 'parent exited' ? 'its parent exited' : `received ${reason}`);
 
 const runLocked = async (
   dir: string,
   options: DaemonOptions,
   out: (line: string) => void,
-  signalled: Promise<NodeJS.Signals>,
+  signalled: Promise<StopReason>,
 ): Promise<number> => {
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const modules = daemonModules();
@@ -72,7 +76,7 @@ const runLocked = async (
   });
   if (booted !== 'ready') {
     out(`homed: ${booted} while starting; stopping`);
-    await kernel.stop(`received ${booted}`);
+    await kernel.stop(stopCause(booted));
     await store.close();
     inspector?.stop();
     return 0;
@@ -83,7 +87,7 @@ const runLocked = async (
   const signal = await Promise.race([signalled, kernel.done.then(() => 'module-failure' as const)]);
   release();
   out(`homed: stopping (${signal})`);
-  const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : `received ${signal}`);
+  const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : stopCause(signal));
   await store.close();
   inspector?.stop();
   if (output.failure) {
