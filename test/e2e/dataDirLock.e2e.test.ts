@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, hasNoStackTrace, HOMED, REPO, runHomed, spawnNode, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -48,8 +48,10 @@ await runPlugin({ name: 'slowstart', version: '1.0.0' }, async () => undefined);
 };
 
 describe('one daemon per data dir', () => {
-  it('refuses a second homed run in one line naming the running daemon, which goes on untouched', async () => {
-    const dir = testDataDir(tempDir());
+  it('refuses a second homed run in one line naming the running daemon, which goes on untouched and answers', async () => {
+    const server = await startLlmServer([{ text: 'Still here.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
     const first = await daemons.start(dir);
     const before = await logOf(dir);
 
@@ -62,6 +64,10 @@ describe('one daemon per data dir', () => {
     const plugins = await runHomed(['plugins', '--data', dir]);
     expect(plugins.stdout).not.toContain('not running'); // live, from the first daemon's socket
     expect(plugins.stdout).toMatch(/^cli\s+builtin\s+running/m);
+    const replies = await askSocket(dir, 'are you still there?');
+    expect(replies.at(-1)).toMatchObject({ type: 'end', outcome: 'answer' });
+    expect(replies.map((reply) => reply.text ?? '').join('')).toContain('Still here.');
+    expect(server.requests).toHaveLength(1); // the first daemon's turn; the refused one called nothing
     await daemons.stop(first);
     expect((await logOf(dir, '--type', 'KernelStarted')).length).toBe(1);
     await verifyReplay(dir);
