@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
-import { finished, hasNoStackTrace, HOMED, runHomed, spawnNode, waitForLine } from '../support/processes.ts';
+import { finished, hasNoStackTrace, HOMED, runHomed, spawnNode, spawnNodeBoundByPermissions, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -86,10 +86,7 @@ describe('bad input', () => {
     const dir = join(parent, 'locked');
     mkdirSync(dir);
     chmodSync(dir, 0o555);
-    chmodSync(parent, 0o755);
-    // Root ignores permission bits, so run the daemon as an unprivileged user when we are root.
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const start = await finished(spawnNode([HOMED, '--data', dir], asUser));
+    const start = await finished(spawnNodeBoundByPermissions([HOMED, '--data', dir]));
     expect(start.code).toBe(1);
     expect(start.stderr).toMatch(/data dir .*locked cannot be created or written/);
     expect(start.stderr).toContain('--data DIR');

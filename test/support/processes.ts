@@ -43,6 +43,25 @@ export const spawnNodeUnderUmask = (umask: number, args: string[], options: Spaw
     }),
   );
 
+/**
+ * `node ARGS` bound by permission bits, as any user is. Root passes them through
+ * CAP_DAC_OVERRIDE, so as root it runs without that (and without CAP_FOWNER, which would let
+ * it chmod its way in), dropped by setpriv (util-linux). It keeps CAP_DAC_READ_SEARCH, so it
+ * still reads the checkout wherever that lives; running it as another user instead fails when
+ * the checkout sits in a private directory (a home directory, `mktemp -d`).
+ */
+export const spawnNodeBoundByPermissions = (args: string[], options: SpawnOptions = {}): ChildProcess => {
+  if (process.getuid?.() !== 0) return spawnNode(args, options);
+  const drop = '-dac_override,-fowner';
+  return tracked(
+    spawn('setpriv', [`--inh-caps=${drop}`, `--bounding-set=${drop}`, process.execPath, ...args], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...options,
+    }),
+  );
+};
+
 /** Runs `homed ARGS` to completion. */
 export const runHomed = (args: string[], options: SpawnOptions = {}): Promise<Finished> => finished(spawnNode([HOMED, ...args], options));
 
