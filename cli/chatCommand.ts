@@ -17,6 +17,7 @@ import { modelEffects } from '../actors/turn/turnEffects.ts';
 import { ToolsetLedger } from '../actors/turn/toolsets.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
+import type { CommandOutput } from './commandOutput.ts';
 import { defaultDataDir, EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 
 export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] "message"
@@ -39,7 +40,8 @@ turn is journaled in the data dir's log (homed replay --verify replays it withou
 Ctrl-C stops the turn (recorded as a stop): the HTTP request is aborted at once.
 `;
 
-export const chatCommand = async (args: string[], write: (line: string) => void): Promise<number> => {
+export const chatCommand = async (args: string[], output: CommandOutput): Promise<number> => {
+  const write = output.line;
   const { values, positionals } = parse(
     args,
     {
@@ -73,25 +75,31 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
   const sources = specs.map((spec) => providerFor(spec, values.model));
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const stream = `${TURN_STREAM_PREFIX}${randomIds.next()}`;
-  const output = emptyOutputState();
-  output.streamRoutes.set(stream, { channel: 'stdout', target: null });
+  const deliveries = emptyOutputState();
+  deliveries.streamRoutes.set(stream, { channel: 'stdout', target: null });
   let ended: Delivery | undefined;
   let printed = false;
+  let turn: TurnActor | undefined;
+  const onSigint = () => void turn?.stop('stop').catch(() => undefined);
   // What is printed comes from the log, as a channel would get it.
   const subscription = store.subscribe({
     afterSeq: await store.headSeq(),
     handler: (events) => {
       for (const event of events) {
-        for (const delivery of foldOutput(output, event)) {
+        for (const delivery of foldOutput(deliveries, event)) {
           if (delivery.kind === 'chunk') {
             printed = true;
-            process.stdout.write(delivery.text);
+            try {
+              output.write(delivery.text);
+            } catch {
+              onSigint(); // nobody reads the reply any more: stop the turn, as Ctrl-C does
+            }
           } else if (delivery.kind === 'end') ended = delivery;
         }
       }
     },
   });
-  const turn = new TurnActor({
+  turn = new TurnActor({
     store,
     stream,
     toolset: EMPTY_TOOLSET,
@@ -106,7 +114,6 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
     clock: systemClock,
     timers: systemTimers,
   });
-  const onSigint = () => void turn.stop('stop').catch(() => undefined);
   process.once('SIGINT', onSigint);
   try {
     await turn.start({
@@ -128,7 +135,7 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
       process.stderr.write('\nhomed: stopped\n');
       return 130;
     }
-    if (printed) process.stdout.write('\n');
+    if (printed) output.write('\n');
     return 0;
   } finally {
     process.off('SIGINT', onSigint);

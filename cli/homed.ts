@@ -1,7 +1,9 @@
 /** `homed`: the Hologram daemon and its maintenance commands. */
 import { parse, positiveInteger } from './args.ts';
 import { DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
-import { reportError, UsageError } from './cliErrors.ts';
+import { UsageError } from './cliErrors.ts';
+import { CommandOutput } from './commandOutput.ts';
+import { runCommand } from './runCommand.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { CHAT_HELP, chatCommand } from './chatCommand.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
@@ -32,6 +34,16 @@ Options:
                   ${defaultDataDir()})
   -h, --help      this help
 
+Exit status:
+  0    done
+  1    an error: one line on stderr says what was wrong and what to do
+  2    bad usage: the line says which argument
+  70   an unexpected failure (a bug): the trace is printed; please report it
+  74   the output could not be written (a full disk, an I/O error): one line on stderr
+  130  homed chat stopped with Ctrl-C
+  141  the reader of the output went away (homed log | head): nothing more is printed
+Every command writes all of its output before it exits, however slowly it is read.
+
 Details:
 ${INIT_HELP}
 ${LOG_HELP}
@@ -40,7 +52,8 @@ ${GRAPH_HELP}
 ${CHAT_HELP}
 ${PLUGINS_HELP}`;
 
-const write = (line: string) => process.stdout.write(`${line}\n`);
+const stdout = new CommandOutput(process.stdout);
+const write = stdout.line;
 
 export const main = async (argv: string[]): Promise<number> => {
   const [first, ...rest] = argv;
@@ -48,13 +61,13 @@ export const main = async (argv: string[]): Promise<number> => {
     case 'init':
       return initCommand(rest, write);
     case 'log':
-      return logCommand(rest, write);
+      return logCommand(rest, stdout);
     case 'replay':
       return replayCommand(rest, write);
     case 'graph':
       return graphCommand(rest, write);
     case 'chat':
-      return chatCommand(rest, write);
+      return chatCommand(rest, stdout);
     case 'plugins':
       return pluginsCommand(rest, write);
     case 'help':
@@ -77,12 +90,20 @@ export const main = async (argv: string[]): Promise<number> => {
       }
       const port = positiveInteger('inspect-port', values['inspect-port']);
       const inspectPort = values.inspect || port !== undefined ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
-      return runDaemon({ dataDir: values.data ?? defaultDataDir(), ...(inspectPort !== undefined ? { inspectPort } : {}) });
+      return runDaemon({
+        dataDir: values.data ?? defaultDataDir(),
+        ...(inspectPort !== undefined ? { inspectPort } : {}),
+        // The daemon goes on when nobody reads its output any more (its exit status says so later).
+        out: (line) => {
+          try {
+            if (!stdout.error) write(line);
+          } catch {
+            // the failure is kept in stdout.error; runCommand reports it at exit
+          }
+        },
+      });
     }
   }
 };
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => process.exit(reportError('homed', error)),
-);
+runCommand('homed', stdout, () => main(process.argv.slice(2)));

@@ -1,9 +1,13 @@
-/** `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. */
+/**
+ * `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. The
+ * listing waits for its reader (a huge log through `less` is not buffered whole).
+ */
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { keepProcessAlive } from '../actors/clock/systemClock.ts';
 import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
+import type { CommandOutput } from './commandOutput.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
 import { toJsonLine } from './jsonLines.ts';
 
@@ -37,7 +41,8 @@ const declaredTypes = (names: readonly string[]): HologramEventType[] => {
   return names as HologramEventType[];
 };
 
-export const logCommand = async (args: string[], write: (line: string) => void): Promise<number> => {
+export const logCommand = async (args: string[], output: CommandOutput): Promise<number> => {
+  const write = output.line;
   const { values } = parse(args, {
     data: { type: 'string' },
     stream: { type: 'string' },
@@ -84,11 +89,12 @@ export const logCommand = async (args: string[], write: (line: string) => void):
       };
       const batch = values.raw ? await rawPage(store, page) : await readPageUpToDamage(store, page, write);
       for (const item of batch) write(toJsonLine(item));
+      await output.drained();
       printed += batch.length;
       if (batch.length < page.maxCount) break;
       next = batch[batch.length - 1]!.seq + 1;
     }
-    if (values.follow && printed < limit) await follow(store, until!, filter, write);
+    if (values.follow && printed < limit) await follow(store, until!, filter, output);
     return 0;
   } finally {
     await store.close();
@@ -113,22 +119,34 @@ const readPageUpToDamage = async (store: SqliteEventStore, page: ReadAllOptions<
 const rawPage = async (store: SqliteEventStore, options: ReadAllOptions) =>
   (await store.readAllRows(options)).map((row) => ({ ...row, data: { $bytes: Buffer.from(row.data).toString('base64') } }));
 
-const follow = (store: SqliteEventStore, afterSeq: number, filter: ReadAllOptions, write: (line: string) => void) =>
+/** Prints new events until Ctrl-C, or until the reader goes away (the next write fails). */
+const follow = (store: SqliteEventStore, afterSeq: number, filter: ReadAllOptions, output: CommandOutput) =>
   new Promise<void>((resolve, reject) => {
+    const release = keepProcessAlive();
+    let ended = false;
+    const end = (error?: unknown) => {
+      if (ended) return;
+      ended = true;
+      release();
+      process.off('SIGINT', onSigint);
+      void subscription.stop().then(() => (error === undefined ? resolve() : reject(error)));
+    };
+    const onSigint = () => end();
     const subscription = store.subscribe({
       afterSeq,
       handler: (events) => {
-        for (const event of events) {
-          if (filter.stream !== undefined && event.stream !== filter.stream) continue;
-          if (filter.types !== undefined && !filter.types.includes(event.type)) continue;
-          write(toJsonLine(event));
+        try {
+          for (const event of events) {
+            if (filter.stream !== undefined && event.stream !== filter.stream) continue;
+            if (filter.types !== undefined && !filter.types.includes(event.type)) continue;
+            output.line(toJsonLine(event));
+          }
+        } catch (error) {
+          end(error); // the output failed: nobody reads any more
         }
       },
-      onError: reject,
+      onError: end,
     });
-    const release = keepProcessAlive();
-    process.once('SIGINT', () => {
-      release();
-      void subscription.stop().then(resolve);
-    });
+    output.failed().catch(end);
+    process.once('SIGINT', onSigint);
   });

@@ -76,6 +76,8 @@ export const askSocket = (dir: string, text: string, onReply?: (reply: CliReply)
     socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
   });
 
+export type StartOptions = Readonly<{ args?: readonly string[] }>;
+
 export type RunningDaemon = Readonly<{
   process: ChildProcess;
   /** Its stdout up to "homed: ready". */
@@ -98,9 +100,9 @@ export const useDaemons = () => {
     onCleanup(cleanup: () => Promise<unknown> | undefined): void {
       cleanups.push(cleanup);
     },
-    /** `homed run --data DIR`, once it says it is ready; `output` is its stdout up to then. */
-    async start(dir: string): Promise<RunningDaemon> {
-      const daemon = spawnNode([HOMED, 'run', '--data', dir]);
+    /** `homed run --data DIR [ARGS]`, once it says it is ready; `output` is its stdout up to then. */
+    async start(dir: string, { args = [] }: StartOptions = {}): Promise<RunningDaemon> {
+      const daemon = spawnNode([HOMED, 'run', '--data', dir, ...args]);
       const exited = finished(daemon);
       cleanups.push(async () => {
         if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
