@@ -1,27 +1,34 @@
 /**
- * `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. The
- * listing waits for its reader (a huge log through `less` is not buffered whole).
+ * `homed log`: prints events as JSON lines, filtered by stream, type and sequence range. A
+ * stream or type that does not exist is refused with the closest names, never an empty listing;
+ * the listing waits for its reader (a huge log through `less` is not buffered whole).
  */
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { keepProcessAlive } from '../actors/clock/systemClock.ts';
 import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
+import { closestNames } from './closestNames.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
 import { toJsonLine } from './jsonLines.ts';
+import { listStreams, unknownStream } from './logStreams.ts';
 
 export const LOG_HELP = `Usage: homed log [--data DIR] [--stream S] [--type T]... [--from SEQ] [--to SEQ] [--limit N] [--raw] [--follow]
+       homed log [--data DIR] --list-types | --list-streams
 
 Prints the events of a data dir's log as JSON lines, oldest first.
-  --stream S   only events of stream S (e.g. kernel)
-  --type T     only events of type T; repeat for several types
-  --from SEQ   first global sequence number to print (inclusive)
-  --to SEQ     last global sequence number to print (inclusive)
-  --limit N    print at most N events
-  --raw        print rows as stored (payload as base64, type not checked): for damaged logs
-  --follow     keep printing new events as they are appended (Ctrl-C to stop)
-  --list-types print every event type this build declares, one per line
+  --stream S      only events of stream S (e.g. kernel)
+  --type T        only events of type T; repeat for several types
+  --from SEQ      first global sequence number to print (inclusive)
+  --to SEQ        last global sequence number to print (inclusive)
+  --limit N       print at most N events
+  --raw           print rows as stored (payload as base64, type not checked): for damaged logs
+  --follow        keep printing new events as they are appended (Ctrl-C to stop)
+  --list-types    print every event type this build declares, one per line
+  --list-streams  print every stream of the log with its event count and latest type
+A --stream or --type that the log or this build does not have is refused with the closest
+names (with --follow, a stream that has no events yet is waited for, with a note on stderr).
 `;
 
 const PAGE = 1_000;
@@ -31,9 +38,7 @@ const declaredTypes = (names: readonly string[]): HologramEventType[] => {
   const catalog = createDefaultCatalog();
   for (const name of names) {
     if (catalog.has(name)) continue;
-    const near = catalog
-      .types()
-      .filter((t) => t.toLowerCase().includes(name.toLowerCase()) || name.toLowerCase().includes(t.toLowerCase()));
+    const near = closestNames(name, catalog.types());
     throw new UsageError(
       `--type ${name}: no event type of that name is declared${near.length > 0 ? `; did you mean ${near.slice(0, 5).join(', ')}?` : ''} (every type: homed log --list-types)`,
     );
@@ -53,6 +58,7 @@ export const logCommand = async (args: string[], output: CommandOutput): Promise
     raw: { type: 'boolean' },
     follow: { type: 'boolean' },
     'list-types': { type: 'boolean' },
+    'list-streams': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -72,6 +78,14 @@ export const logCommand = async (args: string[], output: CommandOutput): Promise
   const types = values.type === undefined ? undefined : declaredTypes(values.type);
   const store = openEventLog(existingLogPath(values.data ?? defaultDataDir()));
   try {
+    if (values['list-streams']) {
+      for (const s of await listStreams(store)) write(`${s.stream}\t${s.version} events\tlast ${s.lastType}`);
+      return 0;
+    }
+    if (values.stream !== undefined && (await store.streamVersion(values.stream)) === 0) {
+      if (!values.follow) throw new UsageError(unknownStream(store, values.stream));
+      process.stderr.write(`homed: ${unknownStream(store, values.stream)}; waiting for its first event\n`);
+    }
     // With --follow, print up to the head seen now, then tail from exactly there.
     const until = values.follow ? await store.headSeq() : to;
     const filter: ReadAllOptions<HologramEventType> = {
