@@ -1,6 +1,6 @@
 /** `homed`: the Hologram daemon and its maintenance commands. */
 import { parse, positiveInteger } from './args.ts';
-import { DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
+import { DEFAULT_INSPECT_HOST, DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
@@ -20,7 +20,7 @@ read models are projections rebuilt from it.
 
 Commands:
   init            set up the model: asks, probes the server, writes settings.json (homed init --help)
-  run (default)   start the daemon: homed [run] [--data DIR] [--inspect [--inspect-port N]]
+  run (default)   start the daemon: homed [run] [--data DIR] [--inspect [--inspect-port N] [--inspect-host H]]
   log             print events as JSON lines (homed log --help)
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
   graph           print the kernel's module layers
@@ -29,7 +29,9 @@ Commands:
 
 Options:
   --inspect       relay every machine (kernel, modules, scheduler) to the Stately inspector:
-                  open http://localhost:4242 in a browser (--inspect-port N to change the port)
+                  open http://127.0.0.1:4242 in a browser (--inspect-port N to change the port).
+                  It listens on 127.0.0.1 only; --inspect-host H (e.g. 0.0.0.0) exposes it to
+                  whoever can reach H, who then sees every machine's events
   --data DIR      the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the Hologram checkout:
                   ${defaultDataDir()})
   -h, --help      this help
@@ -82,6 +84,7 @@ export const main = async (argv: string[]): Promise<number> => {
         data: { type: 'string' },
         inspect: { type: 'boolean' },
         'inspect-port': { type: 'string' },
+        'inspect-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       });
       if (values.help) {
@@ -89,10 +92,12 @@ export const main = async (argv: string[]): Promise<number> => {
         return 0;
       }
       const port = positiveInteger('inspect-port', values['inspect-port']);
-      const inspectPort = values.inspect || port !== undefined ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
+      const inspecting = values.inspect || port !== undefined || values['inspect-host'] !== undefined;
+      const inspectPort = inspecting ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
+      if (port !== undefined && port > 65_535) throw new UsageError(`--inspect-port must be a port number (0–65535), got ${port}`);
       return runDaemon({
         dataDir: values.data ?? defaultDataDir(),
-        ...(inspectPort !== undefined ? { inspectPort } : {}),
+        ...(inspectPort !== undefined ? { inspectPort, inspectHost: values['inspect-host'] ?? DEFAULT_INSPECT_HOST } : {}),
         // The daemon goes on when nobody reads its output any more (its exit status says so later).
         out: (line) => {
           try {
