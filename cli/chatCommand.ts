@@ -18,6 +18,7 @@ import { modelEffects } from '../actors/turn/turnEffects.ts';
 import { ToolsetLedger } from '../actors/turn/toolsets.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
+import type { CommandOutput } from './commandOutput.ts';
 import { defaultDataDir, EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 import { describeHolder, lockDataDir } from './dataDirLock.ts';
 
@@ -41,7 +42,8 @@ turn is journaled in the data dir's log (homed replay --verify replays it withou
 Ctrl-C stops the turn (recorded as a stop): the HTTP request is aborted at once.
 `;
 
-export const chatCommand = async (args: string[], write: (line: string) => void): Promise<number> => {
+export const chatCommand = async (args: string[], output: CommandOutput): Promise<number> => {
+  const write = output.line;
   const { values, positionals } = parse(
     args,
     {
@@ -82,7 +84,7 @@ export const chatCommand = async (args: string[], write: (line: string) => void)
       `talk to the running daemon with waiter (waiter --data ${dir} "message"), or stop it first`,
   );
   try {
-    return await chatLocked(dir, sources, values, positionals[0]!, maxRounds);
+    return await chatLocked(dir, sources, values, positionals[0]!, maxRounds, output);
   } finally {
     lock.release();
   }
@@ -94,28 +96,35 @@ const chatLocked = async (
   values: Readonly<{ model?: string; system?: string }>,
   input: string,
   maxRounds: number | undefined,
+  output: CommandOutput,
 ): Promise<number> => {
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const stream = `${TURN_STREAM_PREFIX}${randomIds.next()}`;
-  const output = emptyOutputState();
-  output.streamRoutes.set(stream, { channel: 'stdout', target: null });
+  const deliveries = emptyOutputState();
+  deliveries.streamRoutes.set(stream, { channel: 'stdout', target: null });
   let ended: Delivery | undefined;
   let printed = false;
+  let turn: TurnActor | undefined;
+  const onSigint = () => void turn?.stop('stop').catch(() => undefined);
   // What is printed comes from the log, as a channel would get it.
   const subscription = store.subscribe({
     afterSeq: await store.headSeq(),
     handler: (events) => {
       for (const event of events) {
-        for (const delivery of foldOutput(output, event)) {
+        for (const delivery of foldOutput(deliveries, event)) {
           if (delivery.kind === 'chunk') {
             printed = true;
-            process.stdout.write(delivery.text);
+            try {
+              output.write(delivery.text);
+            } catch {
+              onSigint(); // nobody reads the reply any more: stop the turn, as Ctrl-C does
+            }
           } else if (delivery.kind === 'end') ended = delivery;
         }
       }
     },
   });
-  const turn = new TurnActor({
+  turn = new TurnActor({
     store,
     stream,
     toolset: EMPTY_TOOLSET,
@@ -130,7 +139,6 @@ const chatLocked = async (
     clock: systemClock,
     timers: systemTimers,
   });
-  const onSigint = () => void turn.stop('stop').catch(() => undefined);
   process.once('SIGINT', onSigint);
   try {
     await turn.start({
@@ -152,7 +160,7 @@ const chatLocked = async (
       process.stderr.write('\nhomed: stopped\n');
       return 130;
     }
-    if (printed) process.stdout.write('\n');
+    if (printed) output.write('\n');
     return 0;
   } finally {
     process.off('SIGINT', onSigint);

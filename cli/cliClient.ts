@@ -1,38 +1,59 @@
-/** A client of the cli plugin's socket: what waiter and `homed plugins` speak to a running homed. */
+/**
+ * A client of the cli plugin's socket: what waiter and `homed plugins` speak to a running homed.
+ * Every way the connection can fail (no daemon, a refused or broken connection, an error
+ * reply, a garbled line) rejects the pending request with a typed error, never an unhandled one.
+ */
 import { existsSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { HologramError } from '../events/index.ts';
-import { CLI_SOCKET_FILE, type CliReply, type CliRequest } from '../plugins/builtin/cli/cliWire.ts';
+import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_LINE_BYTES } from '../plugins/builtin/cli/cliWire.ts';
+import { LineSplitter } from '../plugins/builtin/cli/lineSplitter.ts';
+import { connectError, DaemonConnectionLost, DaemonNotRunning, DaemonRefused } from './daemonErrors.ts';
 
-export class DaemonNotRunning extends HologramError {
-  readonly code = 'DAEMON_NOT_RUNNING';
-  constructor(dataDir: string, why: string) {
-    super(`no homed is running on ${dataDir} (${why}); start it with 'homed run --data ${dataDir}'`);
-  }
-}
+/** Longest reply line the client takes: replies carry whole answers and plugin lists, so more than a request. */
+const MAX_REPLY_LINE_BYTES = 64 * 1024 * 1024;
 
 export class CliClient {
   private readonly listeners = new Set<(reply: CliReply) => void>();
-  private closedListeners = new Set<() => void>();
+  private readonly closedListeners = new Set<(lost: DaemonConnectionLost) => void>();
+  private readonly splitter = new LineSplitter(MAX_REPLY_LINE_BYTES);
+  private lastError: NodeJS.ErrnoException | undefined;
+  /** Set once the connection ended before `close()`: every later request fails with it at once. */
+  private lost: DaemonConnectionLost | undefined;
+  private closing = false;
 
-  private constructor(private readonly socket: Socket) {
-    createInterface({ input: socket }).on('line', (line) => {
-      let reply: CliReply;
-      try {
-        reply = JSON.parse(line) as CliReply;
-      } catch {
-        reply = { type: 'error', message: `the daemon sent a line that is not JSON: ${line.slice(0, 80)}` };
+  private constructor(
+    private readonly socket: Socket,
+    private readonly dataDir: string,
+  ) {
+    socket.on('data', (chunk: Buffer) => {
+      const { lines, tooLong } = this.splitter.push(chunk);
+      for (const line of lines) this.received(line);
+      if (tooLong) {
+        this.lastError = Object.assign(new Error(`a reply line longer than ${formatBytes(MAX_REPLY_LINE_BYTES)}`), {
+          code: 'EMSGSIZE',
+        });
+        socket.destroy();
       }
-      for (const listener of [...this.listeners]) listener(reply);
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.lastError = error;
     });
     socket.on('close', () => {
-      for (const listener of [...this.closedListeners]) listener();
+      if (this.closing) return;
+      // EPIPE or ECONNRESET only say that homed closed its side, which it does when out of descriptors.
+      const code = this.lastError?.code;
+      const why =
+        this.lastError && code !== 'EPIPE' && code !== 'ECONNRESET'
+          ? `${code ?? 'error'}: ${this.lastError.message}`
+          : `homed closed it${code ? ` (${code})` : ''}: it stopped, or is out of file descriptors`;
+      const lost = new DaemonConnectionLost(this.dataDir, why);
+      this.lost = lost;
+      for (const listener of [...this.closedListeners]) listener(lost);
     });
   }
 
-  /** @throws DaemonNotRunning when nothing listens on the data dir's socket. */
+  /** @throws DaemonNotRunning when nothing listens on the data dir's socket; DaemonUnreachable when it cannot be reached. */
   static connect(dataDir: string): Promise<CliClient> {
     const path = join(dataDir, CLI_SOCKET_FILE);
     if (!existsSync(path)) return Promise.reject(new DaemonNotRunning(dataDir, `${path} does not exist`));
@@ -40,15 +61,25 @@ export class CliClient {
       const socket = createConnection(path);
       socket.once('connect', () => {
         socket.removeAllListeners('error');
-        socket.on('error', () => undefined);
-        resolve(new CliClient(socket));
+        resolve(new CliClient(socket, dataDir));
       });
-      socket.once('error', (error) => reject(new DaemonNotRunning(dataDir, `${path}: ${error.message}`)));
+      socket.once('error', (error: NodeJS.ErrnoException) => reject(connectError(dataDir, path, error)));
     });
   }
 
+  /**
+   * Writes a request; a request longer than the daemon takes is refused here, before it is sent.
+   * @throws DaemonRefused for a request that is too long; DaemonConnectionLost once the connection is gone.
+   */
   send(request: CliRequest): void {
-    this.socket.write(`${JSON.stringify(request)}\n`);
+    const line = JSON.stringify(request);
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+      throw new DaemonRefused(
+        `this ${request.type} is ${formatBytes(Buffer.byteLength(line))} as a request, and homed takes at most ${formatBytes(MAX_LINE_BYTES)} per request; send a shorter one`,
+      );
+    }
+    if (this.lost) throw this.lost;
+    this.socket.write(`${line}\n`);
   }
 
   onReply(listener: (reply: CliReply) => void): () => void {
@@ -56,34 +87,55 @@ export class CliClient {
     return () => this.listeners.delete(listener);
   }
 
-  onClose(listener: () => void): void {
+  /** Called once if the connection ends before `close()`: with why, as the error to report. */
+  onClose(listener: (lost: DaemonConnectionLost) => void): () => void {
     this.closedListeners.add(listener);
+    return () => this.closedListeners.delete(listener);
   }
 
   /** Sends a request and resolves with the first reply `accept` returns true for (an error reply rejects). */
   ask<T extends CliReply>(request: CliRequest, accept: (reply: CliReply) => reply is T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      const done = () => {
+        off();
+        offClose();
+      };
       const off = this.onReply((reply) => {
         if (reply.type === 'error') {
-          off();
-          reject(new HologramErrorFromDaemon(reply.message));
+          done();
+          reject(new DaemonRefused(reply.message));
         } else if (accept(reply)) {
-          off();
+          done();
           resolve(reply);
         }
       });
-      this.onClose(() => reject(new HologramErrorFromDaemon('the daemon closed the connection')));
-      this.send(request);
+      const offClose = this.onClose((lost) => {
+        done();
+        reject(lost);
+      });
+      try {
+        this.send(request);
+      } catch (error) {
+        done();
+        reject(error);
+      }
     });
   }
 
   close(): void {
+    this.closing = true;
     this.socket.end();
   }
-}
 
-export class HologramErrorFromDaemon extends HologramError {
-  readonly code = 'DAEMON_REFUSED';
+  private received(line: string): void {
+    let reply: CliReply;
+    try {
+      reply = JSON.parse(line) as CliReply;
+    } catch {
+      reply = { type: 'error', message: `the daemon sent a line that is not JSON: ${line.slice(0, 80)}` };
+    }
+    for (const listener of [...this.listeners]) listener(reply);
+  }
 }
 
 export const replyOfType =

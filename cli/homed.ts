@@ -1,7 +1,9 @@
 /** `homed`: the Hologram daemon and its maintenance commands. */
 import { parse, positiveInteger } from './args.ts';
-import { DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
-import { reportError, UsageError } from './cliErrors.ts';
+import { DEFAULT_INSPECT_HOST, DEFAULT_INSPECT_PORT } from '../actors/inspect/startInspector.ts';
+import { UsageError } from './cliErrors.ts';
+import { CommandOutput } from './commandOutput.ts';
+import { runCommand } from './runCommand.ts';
 import { defaultDataDir, makeCreatedFilesPrivate } from './dataDir.ts';
 import { CHAT_HELP, chatCommand } from './chatCommand.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
@@ -18,7 +20,7 @@ read models are projections rebuilt from it.
 
 Commands:
   init            set up the model: asks, probes the server, writes settings.json (homed init --help)
-  run (default)   start the daemon: homed [run] [--data DIR] [--inspect [--inspect-port N]]
+  run (default)   start the daemon: homed [run] [--data DIR] [--inspect [--inspect-port N] [--inspect-host H]]
   log             print events as JSON lines (homed log --help)
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
   graph           print the kernel's module layers
@@ -27,10 +29,22 @@ Commands:
 
 Options:
   --inspect       relay every machine (kernel, modules, scheduler) to the Stately inspector:
-                  open http://localhost:4242 in a browser (--inspect-port N to change the port)
+                  open http://127.0.0.1:4242 in a browser (--inspect-port N to change the port).
+                  It listens on 127.0.0.1 only; --inspect-host H (e.g. 0.0.0.0) exposes it to
+                  whoever can reach H, who then sees every machine's events
   --data DIR      the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the Hologram checkout:
                   ${defaultDataDir()})
   -h, --help      this help
+
+Exit status:
+  0    done
+  1    an error: one line on stderr says what was wrong and what to do
+  2    bad usage: the line says which argument
+  70   an unexpected failure (a bug): the trace is printed; please report it
+  74   the output could not be written (a full disk, an I/O error): one line on stderr
+  130  homed chat stopped with Ctrl-C
+  141  the reader of the output went away (homed log | head): nothing more is printed
+Every command writes all of its output before it exits, however slowly it is read.
 
 Details:
 ${INIT_HELP}
@@ -40,7 +54,8 @@ ${GRAPH_HELP}
 ${CHAT_HELP}
 ${PLUGINS_HELP}`;
 
-const write = (line: string) => process.stdout.write(`${line}\n`);
+const stdout = new CommandOutput(process.stdout);
+const write = stdout.line;
 
 export const main = async (argv: string[]): Promise<number> => {
   makeCreatedFilesPrivate();
@@ -49,13 +64,13 @@ export const main = async (argv: string[]): Promise<number> => {
     case 'init':
       return initCommand(rest, write);
     case 'log':
-      return logCommand(rest, write);
+      return logCommand(rest, stdout);
     case 'replay':
       return replayCommand(rest, write);
     case 'graph':
       return graphCommand(rest, write);
     case 'chat':
-      return chatCommand(rest, write);
+      return chatCommand(rest, stdout);
     case 'plugins':
       return pluginsCommand(rest, write);
     case 'help':
@@ -70,6 +85,7 @@ export const main = async (argv: string[]): Promise<number> => {
         data: { type: 'string' },
         inspect: { type: 'boolean' },
         'inspect-port': { type: 'string' },
+        'inspect-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       });
       if (values.help) {
@@ -77,13 +93,23 @@ export const main = async (argv: string[]): Promise<number> => {
         return 0;
       }
       const port = positiveInteger('inspect-port', values['inspect-port']);
-      const inspectPort = values.inspect || port !== undefined ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
-      return runDaemon({ dataDir: values.data ?? defaultDataDir(), ...(inspectPort !== undefined ? { inspectPort } : {}) });
+      const inspecting = values.inspect || port !== undefined || values['inspect-host'] !== undefined;
+      const inspectPort = inspecting ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
+      if (port !== undefined && port > 65_535) throw new UsageError(`--inspect-port must be a port number (0–65535), got ${port}`);
+      return runDaemon({
+        dataDir: values.data ?? defaultDataDir(),
+        ...(inspectPort !== undefined ? { inspectPort, inspectHost: values['inspect-host'] ?? DEFAULT_INSPECT_HOST } : {}),
+        // The daemon goes on when nobody reads its output any more (its exit status says so later).
+        out: (line) => {
+          try {
+            if (!stdout.error) write(line);
+          } catch {
+            // the failure is kept in stdout.error; runCommand reports it at exit
+          }
+        },
+      });
     }
   }
 };
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => process.exit(reportError('homed', error)),
-);
+runCommand('homed', stdout, () => main(process.argv.slice(2)));

@@ -24,7 +24,7 @@ export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
   [Facility.dataDir]: dataDir,
 });
 
-export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; out?: (line: string) => void }>;
+export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; inspectHost?: string; out?: (line: string) => void }>;
 
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -55,8 +55,11 @@ const runLocked = async (
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const modules = daemonModules();
   out(`homed: data dir ${dir} (pid ${process.pid})`);
-  const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort);
+  const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort, options.inspectHost);
   if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);
+  if (inspector?.exposed) {
+    out(`homed: the inspector relay listens on ${options.inspectHost}: anyone who can reach it sees every machine's events`);
+  }
   out(formatLayers(planLayers(modules, GIVEN_FACILITIES)));
   const kernel = await startKernel({
     store,

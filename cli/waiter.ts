@@ -8,7 +8,10 @@ import { createInterface } from 'node:readline';
 import { HologramError } from '../events/index.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
-import { reportError, UsageError } from './cliErrors.ts';
+import { UsageError } from './cliErrors.ts';
+import { CommandOutput } from './commandOutput.ts';
+import { DaemonRefused } from './daemonErrors.ts';
+import { runCommand } from './runCommand.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { formatPlugins } from './pluginsCommand.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
@@ -26,10 +29,20 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
   --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
   -h, --help                  this help
 
-Exit status: 0 done, 1 the reply failed (the reason goes to stderr), the daemon refused or is not running, 2 bad usage.
+A message is at most 1 MiB (a longer one is refused before it is sent).
+
+Exit status:
+  0    done
+  1    the reply failed, or the daemon refused the request, is not running, cannot be reached
+       or the connection to it was lost: one line on stderr says which, and what to do
+  2    bad usage: the line says which argument
+  70   an unexpected failure (a bug): the trace is printed; please report it
+  74   the output could not be written (a full disk, an I/O error): one line on stderr
+  141  the reader of the output went away (waiter ... | head): nothing more is printed
 `;
 
-const out = (text: string) => process.stdout.write(text);
+const stdout = new CommandOutput(process.stdout);
+const out = stdout.write;
 
 const printTools = (tools: readonly { name: string; plugin: string; description: string }[]) => {
   if (tools.length === 0) out('no tools registered\n');
@@ -44,27 +57,41 @@ export class ReplyFailed extends HologramError {
 const converse = (client: CliClient, text: string): Promise<void> =>
   new Promise((resolve, reject) => {
     let streamed = false;
-    const off = client.onReply((reply: CliReply) => {
+    const settle = (error?: unknown) => {
+      off();
+      offClose();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReply = (reply: CliReply) => {
       if (reply.type === 'chunk') {
         streamed = true;
         out(reply.text);
       } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
       else if (reply.type === 'end') {
-        off();
         if (reply.outcome === 'failed') {
           if (streamed) out('\n');
-          reject(new ReplyFailed(reply.text));
+          settle(new ReplyFailed(reply.text));
           return;
         }
         out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
-        resolve();
-      } else if (reply.type === 'error') {
-        off();
-        reject(new UsageError(reply.message));
+        settle();
+      } else if (reply.type === 'error') settle(new DaemonRefused(reply.message));
+    };
+    // A write to a closed stdout throws here, inside the socket's data event: it ends the conversation instead.
+    const off = client.onReply((reply) => {
+      try {
+        onReply(reply);
+      } catch (error) {
+        settle(error);
       }
     });
-    client.onClose(() => reject(new Error('the daemon closed the connection before the reply was complete')));
-    client.send({ type: 'message', text, from: userInfo().username });
+    const offClose = client.onClose(settle);
+    try {
+      client.send({ type: 'message', text, from: userInfo().username });
+    } catch (error) {
+      settle(error);
+    }
   });
 
 const interactive = async (client: CliClient): Promise<void> => {
@@ -77,8 +104,9 @@ const interactive = async (client: CliClient): Promise<void> => {
     else if (text === '/tools') printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
     else if (text === '/plugins') out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
     else {
+      // A failed reply or a refused message is said, and the conversation goes on.
       await converse(client, text).catch((error: unknown) => {
-        if (!(error instanceof ReplyFailed)) throw error;
+        if (!(error instanceof ReplyFailed || error instanceof DaemonRefused)) throw error;
         process.stderr.write(`waiter: ${error.message}\n`);
       });
     }
@@ -116,7 +144,4 @@ export const waiter = async (argv: string[]): Promise<number> => {
   return 0;
 };
 
-waiter(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => process.exit(reportError('waiter', error)),
-);
+runCommand('waiter', stdout, () => waiter(process.argv.slice(2)));

@@ -8,6 +8,7 @@ import { memoryProjections } from './memory/index.ts';
 export * from './projection.ts';
 export { modulesProjection } from './kernel/modulesProjection.ts';
 export { streamsProjection, openStreams } from './streams/streamsProjection.ts';
+export { streamCatalog, type StreamEntry } from './streams/streamCatalog.ts';
 export { schedulerProjection } from './scheduler/schedulerProjection.ts';
 export * from './scheduler/schedulerView.ts';
 export * from './memory/index.ts';

@@ -82,13 +82,13 @@ describe('homed --inspect', () => {
     const daemon = spawnNode([HOMED, '--data', dir, '--inspect-port', String(port)]);
     const done = finished(daemon);
     const output = await waitForLine(daemon, /ready/);
-    expect(output).toContain(`inspector relay on http://localhost:${port}`);
+    expect(output).toContain(`inspector relay on http://127.0.0.1:${port}`);
     const { default: WebSocket } = await import('ws');
     // The relay replays what it buffered to each new client: wait until both machines showed up.
     const seen = (messages: string[], id: string) => messages.some((m) => m.includes(`"${id}"`));
     const received = await new Promise<string[]>((resolve, reject) => {
       const messages: string[] = [];
-      const socket = new WebSocket(`ws://localhost:${port}`);
+      const socket = new WebSocket(`ws://127.0.0.1:${port}`);
       const timer = setTimeout(() => reject(new Error(`inspector relay sent ${messages.length} messages, not both machines`)), 10_000);
       socket.on('message', (data) => {
         messages.push(String(data));

@@ -76,6 +76,8 @@ export const askSocket = (dir: string, text: string, onReply?: (reply: CliReply)
     socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
   });
 
+export type StartOptions = Readonly<{ args?: readonly string[]; umask?: number }>;
+
 export type RunningDaemon = Readonly<{
   process: ChildProcess;
   /** Its stdout up to "homed: ready". */
@@ -99,12 +101,12 @@ export const useDaemons = () => {
       cleanups.push(cleanup);
     },
     /**
-     * `homed run --data DIR`, once it says it is ready; `output` is its stdout up to then.
+     * `homed run --data DIR [ARGS]`, once it says it is ready; `output` is its stdout up to then.
      * With `umask`, it starts under that umask (through sh, which execs node: the pid is homed's).
      */
-    async start(dir: string, { umask }: Readonly<{ umask?: number }> = {}): Promise<RunningDaemon> {
-      const args = [HOMED, 'run', '--data', dir];
-      const daemon = umask === undefined ? spawnNode(args) : spawnNodeUnderUmask(umask, args);
+    async start(dir: string, { umask, args = [] }: StartOptions = {}): Promise<RunningDaemon> {
+      const argv = [HOMED, 'run', '--data', dir, ...args];
+      const daemon = umask === undefined ? spawnNode(argv) : spawnNodeUnderUmask(umask, argv);
       const exited = finished(daemon);
       cleanups.push(async () => {
         if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');

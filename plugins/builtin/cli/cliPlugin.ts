@@ -3,16 +3,19 @@
  * the cli wire) sends messages, presses stop, and lists tools and plugins. Each connection is
  * a session: its messages are injected as inputs whose reply comes back to it on the `cli`
  * channel, streamed. A stale socket left by a killed daemon is replaced; a live one is not.
+ * At most MAX_CLI_CLIENTS sessions at once (one more is told `busy`); each is bounded on its
+ * own (cliSession.ts), so no client can take the daemon down.
  */
 import { existsSync, unlinkSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { HologramError } from '../../../events/index.ts';
+import { HologramError, type Timers } from '../../../events/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { ChannelDelivery, PluginApi } from '../../sdk/pluginApi.ts';
-import { CLI_SOCKET_FILE, parseCliRequest, type CliReply, type CliRequest } from './cliWire.ts';
+import { CliSession, closeWith, errorReply } from './cliSession.ts';
+import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_CLI_CLIENTS, MAX_LINE_BYTES } from './cliWire.ts';
+import { refusalLog } from './refusalLog.ts';
 
 export const CLI_CHANNEL = 'cli';
 
@@ -46,35 +49,35 @@ const isListening = (path: string): Promise<boolean> =>
     probe.once('error', () => resolve(false));
   });
 
-const send = (socket: Socket, reply: CliReply): void => {
-  if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
-};
+const busy = (): CliReply =>
+  errorReply('busy', `homed already serves ${MAX_CLI_CLIENTS} cli clients, the most it takes at once; close one (or wait) and try again`);
 
 export const startCli = async (
   api: PluginApi,
   socketPath: string,
   control: KernelControl | undefined,
+  timers: Timers,
 ): Promise<{ stop(): Promise<void> }> => {
-  const sessions = new Map<string, Socket>();
+  const sessions = new Map<string, CliSession>();
   let nextSession = 1;
   await api.registerOutputChannel(
     { name: CLI_CHANNEL, capabilities: ['text'], metaDoc: 'no routing: a message goes to every connected waiter; send {}' },
     (delivery: ChannelDelivery) => {
       const targets = delivery.target ? [sessions.get(delivery.target)] : [...sessions.values()];
-      for (const socket of targets) {
-        if (!socket) continue;
-        send(
-          socket,
+      for (const session of targets) {
+        if (!session) continue;
+        session.send(
           delivery.kind === 'chunk'
             ? { type: 'chunk', text: delivery.text }
             : delivery.kind === 'end'
               ? { type: 'end', text: delivery.text, ...(delivery.outcome ? { outcome: delivery.outcome } : {}) }
               : { type: 'message', text: delivery.text },
         );
+        if (delivery.kind === 'end' && delivery.target === session.id) session.replyEnded();
       }
     },
   );
-  const serve = async (socket: Socket, session: string, request: CliRequest): Promise<void> => {
+  const serve = async (request: CliRequest, session: string): Promise<CliReply> => {
     switch (request.type) {
       case 'message': {
         const { inputId } = await api.injectInput({
@@ -82,34 +85,36 @@ export const startCli = async (
           replyTo: { channel: CLI_CHANNEL, target: session },
           conversation: `${CLI_CHANNEL}:${request.from ?? 'local'}`,
         });
-        return send(socket, { type: 'accepted', inputId });
+        return { type: 'accepted', inputId };
       }
       case 'stop':
         if (!control) throw new Error('this kernel gives the cli no stop button');
         await control.stop();
-        return send(socket, { type: 'stopped' });
+        return { type: 'stopped' };
       case 'tools':
-        return send(socket, { type: 'tools', tools: control?.tools() ?? [] });
+        return { type: 'tools', tools: control?.tools() ?? [] };
       case 'plugins':
-        return send(socket, { type: 'plugins', plugins: control?.plugins() ?? [] });
+        return { type: 'plugins', plugins: control?.plugins() ?? [] };
       case 'plugin':
         if (!control) throw new Error('this kernel gives the cli no plugin control');
-        return send(socket, { type: 'plugin', plugin: await control.pluginAction(request.action, request.name) });
+        return { type: 'plugin', plugin: await control.pluginAction(request.action, request.name) };
     }
   };
-  const server: Server = createServer((socket) => {
-    const session = `s${nextSession++}`;
-    sessions.set(session, socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => sessions.delete(session));
-    const lines = createInterface({ input: socket });
-    lines.on('error', () => socket.destroy()); // a client gone mid-write (EPIPE, ECONNRESET) ends its session, never the daemon
-    lines.on('line', (line) => {
-      if (!line.trim()) return;
-      const request = parseCliRequest(line);
-      if ('error' in request) return send(socket, { type: 'error', message: request.error });
-      serve(socket, session, request).catch((error: unknown) => send(socket, { type: 'error', message: (error as Error).message }));
-    });
+  const host = { serve, log: (line: string) => api.log(line), timers };
+  const refusals = refusalLog(api);
+  // allowHalfOpen: a client that half-closes after its request still gets the whole reply.
+  const server: Server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
+    if (sessions.size >= MAX_CLI_CLIENTS) {
+      refusals.refused();
+      closeWith(socket, busy(), timers);
+      return;
+    }
+    refusals.accepted();
+    const id = `s${nextSession++}`;
+    const session = new CliSession(id, socket, host);
+    sessions.set(id, session);
+    socket.once('close', () => sessions.delete(id));
+    socket.resume();
   });
   if (existsSync(socketPath)) {
     if (await isListening(socketPath)) throw new CliSocketBusy(socketPath);
@@ -122,18 +127,20 @@ export const startCli = async (
       resolve();
     });
   });
-  api.log(`listening on ${socketPath}`);
+  // An accept that fails refuses that one connection, never the daemon. (Out of descriptors, libuv
+  // itself accepts and closes the connection: the client is told its connection was closed.)
+  server.on('error', (error: NodeJS.ErrnoException) => refusals.failed(error));
+  api.log(`listening on ${socketPath} (at most ${MAX_CLI_CLIENTS} clients, request lines up to ${formatBytes(MAX_LINE_BYTES)})`);
   return {
     stop: () =>
       new Promise<void>((resolve) => {
-        for (const socket of sessions.values()) socket.end();
         server.close(() => resolve());
-        for (const socket of sessions.values()) socket.destroy();
+        for (const session of sessions.values()) session.close();
       }),
   };
 };
 
 export const cliPlugin: BuiltinPlugin = {
   manifest,
-  start: (api, env) => startCli(api, join(env.dataDir, CLI_SOCKET_FILE), env.control),
+  start: (api, env) => startCli(api, join(env.dataDir, CLI_SOCKET_FILE), env.control, env.timers),
 };

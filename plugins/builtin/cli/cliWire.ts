@@ -1,11 +1,34 @@
 /**
  * The cli socket's wire: newline-delimited JSON over a Unix socket at `<dataDir>/homed.sock`,
  * so any tool (`nc -U`) can speak it. One request per line from the client; the server answers
- * each and streams replies to the session that sent the message.
+ * each in order and streams replies to the session that sent the message. Every limit a
+ * client can reach is named here, and reaching one is answered with an `error` reply.
  */
 import type { PluginSummary } from '../../sdk/builtinPlugin.ts';
 
 export const CLI_SOCKET_FILE = 'homed.sock';
+
+/** Longest request line (bytes, without its newline); a longer one is refused and its connection closed. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+/** Connections served at once; one more is answered `busy` and closed. */
+export const MAX_CLI_CLIENTS = 256;
+/** A session's messages waiting for their reply's end; its next message is read only when one ends. */
+export const MAX_PENDING_MESSAGES = 4;
+/** Replies a client has not read yet, above which its next requests are not read. */
+export const OUTPUT_HIGH_WATER_BYTES = 256 * 1024;
+/** Replies a client has not read yet, above which it is dropped (a streaming reply cannot wait for it). */
+export const MAX_UNREAD_OUTPUT_BYTES = 8 * 1024 * 1024;
+
+/** Why a request was refused: `bad_request` (fix the line), `line_too_long` and `busy` (the connection is closed), `failed` (the daemon could not do it). */
+export type CliErrorCode = 'bad_request' | 'line_too_long' | 'busy' | 'failed';
+
+/** "1 MiB", "9.5 MiB", "256 KiB", "300 bytes": a size as a person reads it. */
+export const formatBytes = (bytes: number): string => {
+  const unit = (size: number, name: string) => `${bytes % size === 0 ? bytes / size : (bytes / size).toFixed(1)} ${name}`;
+  if (bytes >= 1024 * 1024) return unit(1024 * 1024, 'MiB');
+  if (bytes >= 1024) return unit(1024, 'KiB');
+  return `${bytes} bytes`;
+};
 
 export type CliRequest =
   /** `from` names who is talking (waiter sends the OS user): their conversation continues across sessions. */
@@ -27,7 +50,7 @@ export type CliReply =
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>
   | Readonly<{ type: 'plugin'; plugin: PluginSummary }>
-  | Readonly<{ type: 'error'; message: string }>;
+  | Readonly<{ type: 'error'; message: string; code?: CliErrorCode }>;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'];
 

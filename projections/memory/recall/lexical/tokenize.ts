@@ -19,8 +19,14 @@ import { porterStem } from './porterStemmer.ts';
 /** Bump when tokenize() would return something different for any input. */
 export const TOKENIZER_VERSION = 'tok2-jieba2search-irregular1-porter1980';
 
-/** A Han run, or a run of other letters/marks/digits. */
-const RUN = /(\p{Script=Han}+)|((?:(?!\p{Script=Han})[\p{L}\p{M}\p{N}])+)/gu;
+/**
+ * A Han run, or a run of other letters/marks/digits, matched at most RUN_PIECE code points at a
+ * time: an unbounded `+` backtracks through V8's regexp stack, which overflows ("Maximum call
+ * stack size exceeded") on a run of a few million characters. Pieces that touch are joined
+ * again, so the runs are exactly those of the unbounded pattern.
+ */
+const RUN_PIECE = 4096;
+const RUN = new RegExp(`(\\p{Script=Han}{1,${RUN_PIECE}})|((?:(?!\\p{Script=Han})[\\p{L}\\p{M}\\p{N}]){1,${RUN_PIECE}})`, 'gu');
 const ASCII_WORD = /^[a-z]+$/;
 
 /** Splits a run of Han characters into words. */
@@ -36,6 +42,25 @@ const pushLatin = (run: string, out: string[]): void => {
   else out.push(porterStem(ENGLISH_IRREGULAR_BASE.get(word) ?? word));
 };
 
+/** The maximal runs of `text` in order: `[true, run]` for Han, `[false, run]` for other letters and digits. */
+export function* runsOf(text: string): Generator<[boolean, string]> {
+  let han = false;
+  let start = -1;
+  let end = -1;
+  for (const match of text.matchAll(RUN)) {
+    const isHan = match[1] !== undefined;
+    if (match.index === end && isHan === han) {
+      end += match[0].length; // the same run, continued past a piece
+      continue;
+    }
+    if (start !== -1) yield [han, text.slice(start, end)];
+    han = isHan;
+    start = match.index;
+    end = start + match[0].length;
+  }
+  if (start !== -1) yield [han, text.slice(start, end)];
+}
+
 /**
  * The tokenizer over a Chinese segmenter.
  *
@@ -50,9 +75,9 @@ export const createTokenizer = (segmentHan: HanSegmenter): Tokenizer => {
   };
   return (text) => {
     const out: string[] = [];
-    for (const match of text.normalize('NFKC').matchAll(RUN)) {
-      if (match[1] !== undefined) pushChinese(match[1], out);
-      else if (match[2] !== undefined) pushLatin(match[2], out);
+    for (const [han, run] of runsOf(text.normalize('NFKC'))) {
+      if (han) pushChinese(run, out);
+      else pushLatin(run, out);
     }
     return out;
   };

@@ -1,0 +1,187 @@
+/**
+ * The cli plugin's socket against clients that misbehave, in-process over a real Unix socket:
+ * every limit of cliWire.ts is reached and answered with its error reply, and a client that
+ * leaves at any moment ends only its own session.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliClient, replyOfType } from '../../cli/cliClient.ts';
+import { DaemonConnectionLost, DaemonRefused } from '../../cli/daemonErrors.ts';
+import { startCli } from '../../plugins/builtin/cli/cliPlugin.ts';
+import {
+  CLI_SOCKET_FILE,
+  MAX_CLI_CLIENTS,
+  MAX_LINE_BYTES,
+  MAX_PENDING_MESSAGES,
+  MAX_UNREAD_OUTPUT_BYTES,
+} from '../../plugins/builtin/cli/cliWire.ts';
+import type { ChannelDelivery } from '../../plugins/sdk/pluginApi.ts';
+import { connectCli, repliesOf, requestLine } from '../support/cliSockets.ts';
+import { createFakePluginApi } from '../support/fakePluginApi.ts';
+import { createManualTimers } from '../support/manualTimers.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** The cli plugin on a fresh data dir, with its output channel in the test's hands. */
+const startSocket = async () => {
+  const dir = tempDir();
+  const api = createFakePluginApi('cli');
+  let deliver: ((delivery: ChannelDelivery) => void) | undefined;
+  api.registerOutputChannel = async (_spec, handler) => {
+    deliver = handler as (delivery: ChannelDelivery) => void;
+  };
+  const cli = await startCli(api, join(dir, CLI_SOCKET_FILE), undefined, createManualTimers());
+  stops.push(() => cli.stop());
+  /** Delivers on the cli channel to session `target` (the first client is s1), as the output actor would. */
+  const send = (delivery: Omit<ChannelDelivery, 'channel'>) => deliver!({ channel: 'cli', ...delivery } as ChannelDelivery);
+  return { dir, api, send };
+};
+
+/** Resolves once `check` holds, polling the event loop (the socket's events come in their own time). */
+const eventually = async (check: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 2_000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(check(), what).toBe(true);
+};
+
+describe('the cli socket', () => {
+  it('refuses a line longer than the limit as it arrives, before its newline, and closes only that connection', async () => {
+    const { dir, api } = await startSocket();
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    const piece = Buffer.alloc(64 * 1024, 'y');
+    socket.write(`{"type":"message","text":"`);
+    for (let sent = 0; sent <= MAX_LINE_BYTES; sent += piece.length) socket.write(piece);
+    await replies.closed();
+    expect(replies.replies).toEqual([{ type: 'error', code: 'line_too_long', message: expect.stringContaining('at most 1 MiB') }]);
+    expect(api.inputs).toEqual([]);
+    expect(api.logs).toContainEqual(expect.stringContaining('a request line longer than 1 MiB'));
+    const next = await connectCli(dir);
+    const nextReplies = repliesOf(next);
+    next.write(requestLine({ type: 'tools' }));
+    expect(await nextReplies.next()).toEqual({ type: 'tools', tools: [] });
+    next.destroy();
+  });
+
+  it('answers a bad line with bad_request and goes on serving the same connection', async () => {
+    const { dir } = await startSocket();
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.write('not json\n{"type":"nonsense"}\n{"type":"tools"}\n');
+    expect(await replies.next()).toMatchObject({ type: 'error', code: 'bad_request', message: expect.stringContaining('not JSON') });
+    expect(await replies.next()).toMatchObject({ type: 'error', code: 'bad_request' });
+    expect(await replies.next()).toEqual({ type: 'tools', tools: [] });
+    socket.destroy();
+  });
+
+  it('survives clients that leave right after sending, while their reply is delivered to them', async () => {
+    const { dir, api, send } = await startSocket();
+    for (let i = 0; i < 20; i++) {
+      const socket = await connectCli(dir);
+      socket.end(requestLine({ type: 'message', text: `bye ${i}` }));
+      if (i % 2 === 0) socket.destroy();
+    }
+    await eventually(() => api.inputs.length === 20, 'every message got in before its client left');
+    // Their replies go out while, or after, they leave: EPIPE and ECONNRESET end their sessions only.
+    for (let i = 1; i <= 20; i++) {
+      send({ kind: 'chunk', target: `s${i}`, text: 'z'.repeat(100_000) });
+      send({ kind: 'end', target: `s${i}`, text: '', outcome: 'answer' });
+    }
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.write(requestLine({ type: 'tools' }));
+    expect(await replies.next()).toEqual({ type: 'tools', tools: [] });
+    socket.destroy();
+  });
+
+  it('a half-closed client still gets its whole reply, then the daemon closes its side', async () => {
+    const { dir, send } = await startSocket();
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.end(requestLine({ type: 'message', text: 'hello' }));
+    expect(await replies.next()).toMatchObject({ type: 'accepted' });
+    send({ kind: 'chunk', target: 's1', text: 'hi' });
+    send({ kind: 'end', target: 's1', text: '', outcome: 'answer' });
+    await replies.closed();
+    expect(replies.replies.map((r) => r.type)).toEqual(['accepted', 'chunk', 'end']);
+  });
+
+  it(`reads a session's next message only while fewer than ${MAX_PENDING_MESSAGES} wait for their reply`, async () => {
+    const { dir, api, send } = await startSocket();
+    const socket = await connectCli(dir);
+    repliesOf(socket);
+    socket.write(Array.from({ length: 10 }, (_, i) => requestLine({ type: 'message', text: `m${i}` })).join(''));
+    await eventually(() => api.inputs.length === MAX_PENDING_MESSAGES, 'the first messages got in');
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(api.inputs).toHaveLength(MAX_PENDING_MESSAGES);
+    send({ kind: 'end', target: 's1', text: '', outcome: 'answer' });
+    await eventually(() => api.inputs.length === MAX_PENDING_MESSAGES + 1, 'one more once a reply ended');
+    expect(api.inputs.map((input) => input.text)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    socket.destroy();
+  });
+
+  it('drops a client that leaves its replies unread past the limit, and says so in the log', async () => {
+    const { dir, api, send } = await startSocket();
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.write(requestLine({ type: 'message', text: 'stream me a lot' }));
+    expect(await replies.next()).toMatchObject({ type: 'accepted' });
+    socket.pause(); // reads nothing more
+    const chunk = 'x'.repeat(256 * 1024);
+    for (let sent = 0; sent <= 2 * MAX_UNREAD_OUTPUT_BYTES; sent += chunk.length) send({ kind: 'chunk', target: 's1', text: chunk });
+    expect(api.logs).toContainEqual(expect.stringMatching(/dropped cli session s1: it left more than 8 MiB of replies unread/));
+    socket.resume();
+    await replies.closed();
+  });
+
+  it(`tells connection ${MAX_CLI_CLIENTS + 1} that it is busy, and serves again once one leaves`, async () => {
+    const { dir, api } = await startSocket();
+    const served = [];
+    for (let i = 0; i < MAX_CLI_CLIENTS; i++) served.push(await connectCli(dir));
+    const extra = await connectCli(dir);
+    const extraReplies = repliesOf(extra);
+    expect(await extraReplies.next()).toEqual({ type: 'error', code: 'busy', message: expect.stringContaining('256 cli clients') });
+    await extraReplies.closed();
+    served.pop()!.destroy();
+    await eventually(() => api.logs.some((line) => line.startsWith('refusing cli clients')), 'the refusal is logged');
+    let again: Awaited<ReturnType<typeof connectCli>> | undefined;
+    let answer: unknown;
+    for (let attempt = 0; attempt < 50 && (answer as { type?: string } | null | undefined)?.type !== 'tools'; attempt++) {
+      again?.destroy();
+      again = await connectCli(dir);
+      const replies = repliesOf(again);
+      again.write(requestLine({ type: 'tools' }));
+      answer = await replies.next();
+    }
+    expect(answer).toEqual({ type: 'tools', tools: [] });
+    expect(api.logs).toContainEqual(expect.stringMatching(/^accepting cli clients again; \d+ were refused as busy$/));
+    for (const socket of [...served, again!]) socket.destroy();
+  });
+});
+
+describe('CliClient', () => {
+  it('refuses a request longer than the daemon takes, before sending it', async () => {
+    const { dir, api } = await startSocket();
+    const client = await CliClient.connect(dir);
+    const asking = client.ask({ type: 'message', text: 'w'.repeat(MAX_LINE_BYTES) }, (r): r is never => false);
+    await expect(asking).rejects.toThrow(DaemonRefused);
+    await expect(asking).rejects.toThrow(/as a request, and homed takes at most 1 MiB per request; send a shorter one/);
+    expect(api.inputs).toEqual([]);
+    client.close();
+  });
+
+  it('rejects what it waits for, and every later request, with one clear error when the daemon goes away', async () => {
+    const { dir } = await startSocket();
+    const client = await CliClient.connect(dir);
+    const asking = client.ask({ type: 'message', text: 'hello' }, (r): r is never => false);
+    await stops.pop()!();
+    await expect(asking).rejects.toThrow(DaemonConnectionLost);
+    await expect(asking).rejects.toThrow(/the connection to homed on .* was lost before its answer was complete/);
+    // A request after that (waiter's next interactive line) fails at once, instead of waiting forever.
+    await expect(client.ask({ type: 'tools' }, replyOfType('tools'))).rejects.toThrow(DaemonConnectionLost);
+  });
+});
