@@ -26,7 +26,13 @@ export {
   type HandlerInput,
   type HandlerResolution,
 } from '../machines/stagePipeline/index.ts';
-export { Capability, DEFAULT_STAGE_TIMEOUT_MS, type CapabilityName, type StageHandlers } from '../machines/turn/index.ts';
+export {
+  Capability,
+  DEFAULT_STAGE_TIMEOUT_MS,
+  OUTPUT_SEND_PREFIX,
+  type CapabilityName,
+  type StageHandlers,
+} from '../machines/turn/index.ts';
 export {
   pluginSupervisorMachine,
   RESTART_DUE_EVENT,

@@ -52,6 +52,15 @@ export type PluginHostOptions = Readonly<{
 
 type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
 
+/** Starts plugins in parallel; resolves when each has started or failed once. */
+const startAll = (entries: readonly Entry[]): Promise<unknown> =>
+  Promise.all(
+    entries.map(async (e) => {
+      await e.supervisor.send('START');
+      await e.supervisor.until((s) => s !== 'starting');
+    }),
+  );
+
 export class PluginHost {
   readonly hub: PluginHub;
   private readonly entries = new Map<string, Entry>();
@@ -115,14 +124,13 @@ export class PluginHost {
       });
       this.entries.set(manifest.name, { manifest, start, supervisor });
     }
-    await Promise.all(
-      [...this.entries.values()]
-        .filter((e) => e.manifest.auto_start && this.hub.registry.plugins.get(e.manifest.name)?.enabled !== false)
-        .map(async (e) => {
-          await e.supervisor.send('START');
-          await e.supervisor.until((s) => s !== 'starting');
-        }),
+    // Built-ins first: their names are taken (and reserved) before any external plugin can ask for them.
+    this.hub.reserveBuiltins(options.builtins.map((b) => b.manifest.name));
+    const autoStarting = [...this.entries.values()].filter(
+      (e) => e.manifest.auto_start && this.hub.registry.plugins.get(e.manifest.name)?.enabled !== false,
     );
+    await startAll(autoStarting.filter((e) => e.manifest.kind === 'builtin'));
+    await startAll(autoStarting.filter((e) => e.manifest.kind !== 'builtin'));
   }
 
   async stop(): Promise<void> {

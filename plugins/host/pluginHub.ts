@@ -35,6 +35,7 @@ import type {
   Triple,
 } from '../sdk/pluginApi.ts';
 import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
+import { nameConflict, type NameKind } from './reservedNames.ts';
 
 /** How the kernel reaches one attached plugin. */
 export type PluginEndpoint = Readonly<{
@@ -101,6 +102,9 @@ export class PluginHub {
   private readonly endpoints = new Map<string, PluginEndpoint>();
   private readonly granted = new Map<string, readonly PluginCapability[]>();
   private readonly external = new Set<string>();
+  private readonly builtins = new Set<string>();
+  /** Exact names the built-in plugins registered this boot: theirs even while they hold nothing. */
+  private readonly builtinNames = new Map<string, string>();
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
@@ -132,6 +136,14 @@ export class PluginHub {
   async stop(): Promise<void> {
     await this.subscription?.stop();
     await this.tail;
+  }
+
+  /**
+   * Reserves the built-in plugins' names before any external plugin starts: `NAME`, `NAME_…`
+   * and (as they register them) their exact tool and channel names.
+   */
+  reserveBuiltins(names: readonly string[]): void {
+    for (const name of names) this.builtins.add(name);
   }
 
   /** Records a loaded manifest. */
@@ -193,17 +205,11 @@ export class PluginHub {
     if (typeof spec?.name !== 'string' || !NAME.test(spec.name)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool name ${JSON.stringify(spec?.name)} must be 1–64 letters, digits, '_' or '-'`);
     }
-    const existing = this.state.tools.get(spec.name);
-    if (existing) {
-      throw new RegistrationRefused(
-        `plugin '${plugin}': tool '${spec.name}' is already registered by '${existing.plugin}'; prefix your tool names with your plugin's name`,
-      );
-    }
     const parameters = spec.parameters ?? { type: 'object', properties: {} };
     if (typeof parameters !== 'object' || Array.isArray(parameters)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
     }
-    await this.append({
+    await this.claim(plugin, 'tool', spec.name, {
       type: 'PluginToolRegistered',
       data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters },
     });
@@ -236,8 +242,6 @@ export class PluginHub {
         `plugin '${plugin}': channel name ${JSON.stringify(spec?.name)} must be 1–40 lowercase letters, digits or '_', not ending in '_help'`,
       );
     }
-    const existing = this.state.channels.get(spec.name);
-    if (existing) throw new RegistrationRefused(`plugin '${plugin}': channel '${spec.name}' is already registered by '${existing.owner}'`);
     let capabilities = 0;
     for (const name of spec.capabilities ?? []) {
       const flag = Capability[name as CapabilityName];
@@ -248,7 +252,7 @@ export class PluginHub {
       }
       capabilities |= flag;
     }
-    await this.append({
+    await this.claim(plugin, 'channel', spec.name, {
       type: 'PluginChannelRegistered',
       data: { plugin, name: spec.name, capabilities, metaDoc: String(spec.metaDoc ?? '') },
     });
@@ -376,6 +380,26 @@ export class PluginHub {
       payload: { text: input.text, replyChannel, replyTarget, conversation },
     });
     return { inputId, level };
+  }
+
+  /**
+   * Registers a name if nobody holds or reserves it, decided in the append queue: of two claims
+   * of one name sent at once, exactly one is recorded; the other is refused and recorded as
+   * misbehaviour (a plugin reaching for another's name).
+   * @throws RegistrationRefused naming the holder and what to do
+   */
+  private async claim(plugin: string, kind: NameKind, name: string, event: NewHologramEvent): Promise<void> {
+    try {
+      await this.appendDecided(() => {
+        const conflict = nameConflict(this.state, { builtins: this.builtins, held: this.builtinNames }, plugin, kind, name);
+        if (conflict !== null) throw new RegistrationRefused(`plugin '${plugin}': ${conflict}`);
+        return event;
+      });
+    } catch (error) {
+      if (error instanceof RegistrationRefused) await this.misbehaved(plugin, 'NAME_TAKEN', error.message);
+      throw error;
+    }
+    if (this.builtins.has(plugin)) this.builtinNames.set(name, plugin);
   }
 
   private append(event: NewHologramEvent): Promise<void> {

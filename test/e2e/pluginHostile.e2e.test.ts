@@ -1,0 +1,36 @@
+/**
+ * Hostile subprocess plugins against homed, the way an attacker's plugin would try it: each
+ * attempt is refused or contained, recorded in the log with a reason, the daemon goes on
+ * answering, and `homed replay --verify` still passes.
+ */
+import { describe, expect, it } from 'vitest';
+import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { finished, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+describe('a hostile plugin', () => {
+  it("cannot take a built-in's tool or channel name, and of two claims of one name sent at once exactly one wins", async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['thief'] });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(/plugin thief: files_read: REGISTRATION_REFUSED .*tool 'files_read' is already registered by 'files'/);
+    expect(daemon.output).toMatch(/plugin thief: cli channel: REGISTRATION_REFUSED .*channel 'cli' is already registered by 'cli'/);
+    const twins = [...daemon.output.matchAll(/plugin thief: twin \d: (\S+)/g)].map((m) => m[1]);
+    expect(twins.sort()).toEqual(['REGISTRATION_REFUSED', 'accepted']);
+
+    const tools = await finished(spawnNode([WAITER, '--data', dir, '--tools']));
+    expect(tools.stdout).not.toMatch(/^files_read\s+thief/m);
+    expect(tools.stdout.match(/^thief_twin\s+thief/gm)).toHaveLength(1);
+
+    const log = await logOf(dir, '--stream', 'plugins');
+    expect(log.filter((e) => e.type === 'PluginToolRegistered' && e.data.plugin === 'thief').map((e) => e.data.name)).toEqual([
+      'thief_twin',
+    ]);
+    const misbehaved = log.filter((e) => e.type === 'PluginMisbehaved' && e.data.plugin === 'thief');
+    expect(misbehaved.map((e) => e.data.code)).toEqual(['NAME_TAKEN', 'NAME_TAKEN', 'NAME_TAKEN']);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+});
