@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -30,6 +31,22 @@ describe('a hostile plugin', () => {
     ]);
     const misbehaved = log.filter((e) => e.type === 'PluginMisbehaved' && e.data.plugin === 'thief');
     expect(misbehaved.map((e) => e.data.code)).toEqual(['NAME_TAKEN', 'NAME_TAKEN', 'NAME_TAKEN']);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('denies a tool call with a before_toolcall change whose other fields are nil: the call never runs', async () => {
+    const server = await startLlmServer([{ toolCalls: [{ id: 'call_peek', name: 'nilgate_peek', arguments: {} }] }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['nilgate'] });
+    const daemon = await daemons.start(dir);
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'peek at the secret']));
+    // Every call of the round was denied, so the turn ends there, saying why.
+    expect(waiter.stdout).toMatch(/every tool call was denied \(.*peeking is not allowed/);
+    expect(waiter.stdout).not.toContain('the secret is 42');
+    const log = await logOf(dir);
+    expect(log.find((e) => e.type === 'ToolCallDenied')!.data).toMatchObject({ callId: 'call_peek', reason: 'peeking is not allowed' });
+    expect(JSON.stringify(log)).not.toContain('the secret is 42');
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
