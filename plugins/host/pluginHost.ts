@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
-import { holdingsOf } from '../../actors/index.ts';
+import { holdingsOf, setting } from '../../actors/index.ts';
 import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { discoverPlugins } from './manifest.ts';
+import { apiKeyVariables } from './pluginEnv.ts';
 import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
 import { builtinStarter, luaStarter, subprocessStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
@@ -37,7 +38,8 @@ export type PluginHostOptions = Readonly<{
   control?: KernelControl;
   inputs?: InputSink;
   memory?: HubMemory;
-  settings?: (key: string) => unknown;
+  /** The data dir's settings (plugins read them without secrets; subprocesses never get the keys' variables). */
+  settings?: Readonly<Record<string, unknown>>;
   log: (line: string) => void;
   fail: (error: unknown) => void;
   /** Every timer the host arms (backoff, stable uptime, handshake, requests, kill grace): the kernel's, or manual ones in tests. */
@@ -86,6 +88,8 @@ export class PluginHost {
       clock: options.clock,
       timers: options.timers,
       log: options.log,
+      ids: options.ids,
+      keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),

@@ -35,6 +35,7 @@ import type {
   Triple,
 } from '../sdk/pluginApi.ts';
 import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
+import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
 
 /** How the kernel reaches one attached plugin. */
@@ -90,7 +91,8 @@ export type PluginHubOptions = Readonly<{
   clock: Clock;
   ids: IdSource;
   inputs?: InputSink;
-  settings?: (key: string) => unknown;
+  /** The data dir's settings; plugins read them through `pluginSetting` (secrets removed). */
+  settings?: Readonly<Record<string, unknown>>;
   memory?: HubMemory;
   log?: (line: string) => void;
 }>;
@@ -281,9 +283,10 @@ export class PluginHub {
     return this.inject(plugin, input, 'interrupt', level);
   }
 
+  /** A setting by dotted path, with every secret (keys, tokens, passwords, URL credentials) removed. */
   setting(plugin: string, key: string): unknown {
     this.need(plugin, 'settings');
-    return this.options.settings?.(key);
+    return pluginSetting(this.options.settings ?? {}, key);
   }
 
   recallMemory(plugin: string, query: string, k = 5): Promise<readonly MemoryItem[]> {

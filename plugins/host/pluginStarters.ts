@@ -6,13 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HologramError, type Timers } from '../../events/index.ts';
+import { HologramError, type IdSource, type Timers } from '../../events/index.ts';
 import { PluginConnection } from '../protocol/index.ts';
 import type { BuiltinEnv, BuiltinPlugin } from '../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { startLuaPlugin } from '../lua/luaScriptPlugin.ts';
 import { attachLocalPlugin } from './localPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
+import { pluginEnvironment } from './pluginEnv.ts';
 import { PluginProcess, type ProcessExit } from './pluginProcess.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin, type RemoteTimeouts } from './remotePlugin.ts';
 
@@ -30,7 +31,16 @@ export class PluginHandshakeFailed extends HologramError {
   readonly code = 'PLUGIN_HANDSHAKE_FAILED';
 }
 
-export type HostEnv = BuiltinEnv & Readonly<{ log: (line: string) => void; handshakeTimeoutMs?: number; remoteTimeouts?: RemoteTimeouts }>;
+export type HostEnv = BuiltinEnv &
+  Readonly<{
+    log: (line: string) => void;
+    /** Names each subprocess start (its instance marker). */
+    ids: IdSource;
+    /** Variables that hold the daemon's keys: never passed to a plugin, even when its manifest asks. */
+    keyVariables: ReadonlySet<string>;
+    handshakeTimeoutMs?: number;
+    remoteTimeouts?: RemoteTimeouts;
+  }>;
 
 const TSX_LOADER = fileURLToPath(import.meta.resolve('tsx'));
 
@@ -81,11 +91,15 @@ export const subprocessStarter =
   async (hub) => {
     const name = manifest.name;
     const { command, args } = commandFor(join(dir, manifest.entry));
+    const instance = env.ids.next();
+    const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance);
+    for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
     const child = await PluginProcess.spawn({
       plugin: name,
       command,
       args,
       cwd: dir,
+      env: environment.env,
       onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`),
       timers: env.timers,
     });

@@ -50,4 +50,34 @@ describe('a hostile plugin', () => {
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
+
+  it("gets neither the daemon's environment nor its keys: an allow-list, what its manifest asks for, and settings without secrets", async () => {
+    const dir = testDataDir(tempDir(), {
+      plugins: ['spy'],
+      sources: [
+        { name: 'inline', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-inline-secret' },
+        { name: 'fromenv', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeyEnv: 'SPY_PROVIDER_KEY' },
+      ],
+    });
+    const daemon = await daemons.start(dir, { SPY_PROVIDER_KEY: 'sk-env-secret', SPY_WANTED: 'visible', SPY_UNASKED: 'hidden' });
+    const env = JSON.parse(daemon.output.match(/plugin spy: env (.*)/)![1]!) as Record<string, string>;
+    expect(Object.keys(env).sort()).toEqual(expect.arrayContaining(['HOLOGRAM_PLUGIN_INSTANCE', 'PATH', 'SPY_WANTED']));
+    expect(
+      Object.keys(env).every((name) =>
+        ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SPY_WANTED', 'HOLOGRAM_PLUGIN_INSTANCE'].includes(name),
+      ),
+    ).toBe(true);
+    expect(env.SPY_WANTED).toBe('visible');
+    const llm = JSON.parse(daemon.output.match(/plugin spy: settings llm (.*)/)![1]!) as { sources: Record<string, unknown>[] };
+    expect(llm.sources.map((s) => s.name)).toEqual(['inline', 'fromenv']);
+    expect(daemon.output).toContain('plugin spy: settings key null');
+    expect(daemon.output).not.toContain('sk-inline-secret');
+    expect(daemon.output).not.toContain('sk-env-secret');
+    const withheld = (await logOf(dir, '--type', 'PluginMisbehaved')).map((e) => e.data);
+    expect(withheld).toEqual([
+      expect.objectContaining({ plugin: 'spy', code: 'ENV_WITHHELD', message: expect.stringContaining('SPY_PROVIDER_KEY') }),
+    ]);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
 });

@@ -98,9 +98,9 @@ export const useDaemons = () => {
     onCleanup(cleanup: () => Promise<unknown> | undefined): void {
       cleanups.push(cleanup);
     },
-    /** `homed run --data DIR`, once it says it is ready; `output` is its stdout up to then. */
-    async start(dir: string): Promise<RunningDaemon> {
-      const daemon = spawnNode([HOMED, 'run', '--data', dir]);
+    /** `homed run --data DIR`, once it says it is ready; `output` is its stdout up to then. `env`: added to the daemon's environment. */
+    async start(dir: string, env: Readonly<Record<string, string>> = {}): Promise<RunningDaemon> {
+      const daemon = spawnNode([HOMED, 'run', '--data', dir], { env: { ...process.env, ...env } });
       const exited = finished(daemon);
       cleanups.push(async () => {
         if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
