@@ -34,6 +34,11 @@ export {
   type StageHandlers,
 } from '../machines/turn/index.ts';
 export {
+  DEFAULT_MISBEHAVIOUR_CONFIG,
+  noteMisbehaviour,
+  summariseMisbehaviour,
+  type MisbehaviourConfig,
+  type MisbehaviourWindow,
   pluginSupervisorMachine,
   RESTART_DUE_EVENT,
   STABLE_UPTIME_EVENT,

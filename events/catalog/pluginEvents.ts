@@ -98,6 +98,11 @@ export const pluginEvents = {
   ),
   /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */
   PluginMisbehaved: defineEvent('PluginMisbehaved', object({ plugin: plugin(), code: nonEmptyString(), message: string() })),
+  /** The complaints of one window past the first few, counted by code instead of recorded one by one. */
+  PluginMisbehaviourSummarised: defineEvent(
+    'PluginMisbehaviourSummarised',
+    object({ plugin: plugin(), suppressed: integer(), byCode: record(integer()), from: number(), to: number() }),
+  ),
 } as const;
 
 export type PluginEvent = EventUnion<typeof pluginEvents>;

@@ -73,6 +73,7 @@ export class PluginHost {
       clock: options.clock,
       ids: options.ids,
       log: options.log,
+      timers: options.timers,
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.memory ? { memory: options.memory } : {}),
       ...(options.settings ? { settings: options.settings } : {}),

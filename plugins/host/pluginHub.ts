@@ -15,10 +15,18 @@ import {
   type NewHologramEvent,
   type RecordedEvent,
   type Subscription,
+  type Timers,
 } from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
 import { Capability, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
+import {
+  DEFAULT_MISBEHAVIOUR_CONFIG,
+  noteMisbehaviour,
+  summariseMisbehaviour,
+  type MisbehaviourConfig,
+  type MisbehaviourWindow,
+} from '../../actors/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import type {
   ChannelDelivery,
@@ -95,6 +103,9 @@ export type PluginHubOptions = Readonly<{
   settings?: Readonly<Record<string, unknown>>;
   memory?: HubMemory;
   log?: (line: string) => void;
+  /** Close misbehaviour windows (without them a window closes when its plugin goes or the hub stops). */
+  timers?: Timers;
+  misbehaviour?: Partial<MisbehaviourConfig>;
 }>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -110,8 +121,12 @@ export class PluginHub {
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
+  private readonly misbehaviour: MisbehaviourConfig;
+  private readonly windows = new Map<string, { window: MisbehaviourWindow; timer: unknown }>();
 
-  constructor(private readonly options: PluginHubOptions) {}
+  constructor(private readonly options: PluginHubOptions) {
+    this.misbehaviour = { ...DEFAULT_MISBEHAVIOUR_CONFIG, ...options.misbehaviour };
+  }
 
   get registry(): PluginRegistry {
     return this.state;
@@ -137,6 +152,7 @@ export class PluginHub {
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
+    await Promise.all([...this.windows.keys()].map((plugin) => this.closeWindow(plugin)));
     await this.tail;
   }
 
@@ -182,6 +198,7 @@ export class PluginHub {
     this.endpoints.delete(plugin);
     this.granted.delete(plugin);
     this.external.delete(plugin);
+    await this.closeWindow(plugin);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -195,9 +212,39 @@ export class PluginHub {
     return this.endpoints.has(plugin);
   }
 
+  /**
+   * Records a complaint about a plugin: the first few of a window in full, the rest counted
+   * and summarised in one event when the window closes, so a flood of garbage costs a bounded
+   * number of events and log lines.
+   */
   misbehaved(plugin: string, code: string, message: string): Promise<void> {
-    this.options.log?.(`plugin ${plugin}: ${code}: ${message}`);
-    return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: message.slice(0, 4_000) } });
+    const open = this.windows.get(plugin);
+    const note = noteMisbehaviour(open?.window ?? null, code, this.options.clock.now(), this.misbehaviour);
+    const timer = note.opened
+      ? this.options.timers?.setTimer(() => void this.closeWindow(plugin), this.misbehaviour.windowMs)
+      : open?.timer;
+    this.windows.set(plugin, { window: note.window, timer });
+    if (!note.record) return Promise.resolve();
+    const more = note.last
+      ? ` (more from this plugin in the next ${this.misbehaviour.windowMs / 1_000} s are counted, not recorded one by one)`
+      : '';
+    this.options.log?.(`plugin ${plugin}: ${code}: ${message}${more}`);
+    return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: `${message.slice(0, 4_000)}${more}` } });
+  }
+
+  /** Ends the plugin's misbehaviour window: one summary of what was only counted. */
+  private closeWindow(plugin: string): Promise<void> {
+    const open = this.windows.get(plugin);
+    if (!open) return Promise.resolve();
+    this.windows.delete(plugin);
+    if (open.timer !== undefined) this.options.timers?.clearTimer(open.timer);
+    const summary = summariseMisbehaviour(open.window);
+    if (!summary) return Promise.resolve();
+    const codes = Object.entries(summary.byCode).map(([code, n]) => `${n} ${code}`);
+    this.options.log?.(`plugin ${plugin}: misbehaved ${summary.suppressed} more times (${codes.join(', ')})`);
+    return this.append({ type: 'PluginMisbehaviourSummarised', data: { plugin, ...summary, byCode: { ...summary.byCode } } }).catch(
+      (error: unknown) => this.options.log?.(`plugin ${plugin}: could not record its misbehaviour summary: ${(error as Error).message}`),
+    );
   }
 
   // ── what a plugin asks ────────────────────────────────────────────────────────────────

@@ -4,7 +4,7 @@
  * answering, and `homed replay --verify` still passes.
  */
 import { describe, expect, it } from 'vitest';
-import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -78,6 +78,29 @@ describe('a hostile plugin', () => {
       expect.objectContaining({ plugin: 'spy', code: 'ENV_WITHHELD', message: expect.stringContaining('SPY_PROVIDER_KEY') }),
     ]);
     await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('sending 25,000 unknown notifications costs five events and one summary, and the daemon goes on answering', async () => {
+    const server = await startLlmServer([{ text: 'Still here.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['flooder'] });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(/plugin flooder \(subprocess\): running, tools flooder_ping/);
+    const replies = await askSocket(dir, 'are you there?');
+    expect(
+      replies
+        .filter((r) => r.type === 'chunk')
+        .map((r) => r.text)
+        .join(''),
+    ).toBe('Still here.');
+    await daemons.stop(daemon);
+    const log = await logOf(dir, '--stream', 'plugins');
+    expect(log.filter((e) => e.type === 'PluginMisbehaved').map((e) => e.data.code)).toEqual(Array(5).fill('UNKNOWN_NOTIFY'));
+    expect(log.filter((e) => e.type === 'PluginMisbehaviourSummarised').map((e) => e.data)).toEqual([
+      expect.objectContaining({ plugin: 'flooder', suppressed: 24_995, byCode: { UNKNOWN_NOTIFY: 24_995 } }),
+    ]);
+    expect((await daemon.exited).stdout.match(/plugin flooder: UNKNOWN_NOTIFY/g)).toHaveLength(5);
     await verifyReplay(dir);
   });
 });
