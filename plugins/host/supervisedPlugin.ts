@@ -132,12 +132,15 @@ export class SupervisedPlugin {
         this.instance = instance;
         instance.exited.then(async (exit) => {
           this.instance = undefined;
-          await hub
-            .detach(name, exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`)
-            .catch((error: unknown) => this.options.fail(error));
-          await this.deliver({ type: 'PROCESS_EXITED', at: this.options.clock.now(), exitCode: exit.exitCode, signal: exit.signal }).catch(
-            () => undefined,
-          );
+          const how = exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`;
+          await hub.detach(name, exit.error ?? how).catch((error: unknown) => this.options.fail(error));
+          if (exit.error) this.options.log(`plugin ${name}: ${exit.error}`);
+          const at = this.options.clock.now();
+          // An exit the kernel caused for the plugin's fault is a crash with its reason.
+          const message: PluginSupervisorMessage = exit.error
+            ? { type: 'PROCESS_CRASHED', at, error: exit.error, exitCode: exit.exitCode, signal: exit.signal }
+            : { type: 'PROCESS_EXITED', at, exitCode: exit.exitCode, signal: exit.signal };
+          await this.deliver(message).catch(() => undefined);
         });
         void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
       },

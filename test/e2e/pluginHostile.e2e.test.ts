@@ -103,4 +103,33 @@ describe('a hostile plugin', () => {
     expect((await daemon.exited).stdout.match(/plugin flooder: UNKNOWN_NOTIFY/g)).toHaveLength(5);
     await verifyReplay(dir);
   });
+
+  it('writing text to stdout gets it stopped at once and restarted: the call fails now, not after 60 s', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'call_talk', name: 'babbler_talk', arguments: {} }] },
+      { text: 'The tool broke.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['babbler'] });
+    const daemon = await daemons.start(dir);
+    const started = Date.now();
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'talk to me']));
+    expect(waiter.stdout).toBe('The tool broke.\n');
+    // Far below the tool call's 60 s timeout: the garbage closed the connection at once.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(JSON.stringify(server.requests[1]!.body)).toMatch(/tool 'babbler_talk' failed: .*not a frame/);
+    await expect
+      .poll(async () => (await logOf(dir, '--type', 'PluginStarted')).filter((e) => e.data.plugin === 'babbler').length, {
+        timeout: 15_000,
+      })
+      .toBe(2);
+    const log = await logOf(dir);
+    expect(log.find((e) => e.type === 'PluginMisbehaved')!.data).toMatchObject({ plugin: 'babbler', code: 'FRAMING_LOST' });
+    expect(log.find((e) => e.type === 'PluginCrashed')!.data).toMatchObject({
+      plugin: 'babbler',
+      error: expect.stringContaining('"DEBUG: babbler_talk called'),
+    });
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
 });

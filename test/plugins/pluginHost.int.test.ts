@@ -112,6 +112,28 @@ describe('plugin host', () => {
     expect(host.supervisor('garbler').state).toBe('running');
   });
 
+  it('stops a plugin that writes text to stdout at once, failing its pending call, records why, and restarts it', async () => {
+    const { host, store } = await startHost(['babbler'], {
+      remoteTimeouts: { toolMs: 60_000, stageMs: 60_000, deliverMs: 60_000 },
+      supervisorConfig: { backoffMs: [20, 20, 20] },
+    });
+    const supervisor = host.supervisor('babbler');
+    await expect(host.hub.callTool('babbler_talk', {}, callInfo)).rejects.toMatchObject({
+      code: 'CONNECTION_CLOSED',
+      message: expect.stringContaining('"DEBUG: babbler_talk called'),
+    });
+    await supervisor.until((s) => s === 'backoff' || s === 'starting');
+    await supervisor.until((s) => s === 'running');
+    const events = await store.readAll();
+    expect(events.find((e) => e.type === 'PluginMisbehaved')?.data).toMatchObject({ plugin: 'babbler', code: 'FRAMING_LOST' });
+    // Killed, or gone first on the bye and closed stdin: either way a crash with the reason.
+    expect(events.find((e) => e.type === 'PluginCrashed')?.data).toMatchObject({
+      plugin: 'babbler',
+      error: expect.stringContaining('wrote bytes to stdout that are not frames'),
+    });
+    expect(host.hub.registry.tools.get('babbler_talk')?.plugin).toBe('babbler');
+  });
+
   it('fails a call the plugin never answers with a timeout, and the plugin stays up', async () => {
     const { host } = await startHost(['mute'], { remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
     await expect(host.hub.callTool('mute_wait', {}, callInfo)).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT' });
