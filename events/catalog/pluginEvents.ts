@@ -46,7 +46,11 @@ export const pluginEvents = {
   ),
   PluginRestarting: defineEvent('PluginRestarting', object({ plugin: plugin(), attempt: integer(), delayMs: integer(), at: at() })),
   PluginGaveUp: defineEvent('PluginGaveUp', object({ plugin: plugin(), crashes: integer(), firstCrashAt: number(), at: at() })),
-  PluginStopped: defineEvent('PluginStopped', object({ plugin: plugin(), reason: literal('requested', 'disabled', 'crashed'), at: at() })),
+  /** `refused`: the start failed in a way no retry fixes; `error` says what to fix. */
+  PluginStopped: defineEvent(
+    'PluginStopped',
+    object({ plugin: plugin(), reason: literal('requested', 'disabled', 'crashed', 'refused'), error: optional(string()), at: at() }),
+  ),
   PluginCrashHistoryCleared: defineEvent('PluginCrashHistoryCleared', object({ plugin: plugin(), forgotten: integer(), at: at() })),
   PluginEnabled: defineEvent('PluginEnabled', object({ plugin: plugin(), at: at() })),
   PluginDisabled: defineEvent('PluginDisabled', object({ plugin: plugin(), at: at() })),

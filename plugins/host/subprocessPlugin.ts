@@ -7,18 +7,21 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HologramError, type Timers } from '../../events/index.ts';
-import { FramingLost, PluginConnection } from '../protocol/index.ts';
+import type { Timers } from '../../events/index.ts';
+import { FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
 import type { PluginHub } from './pluginHub.ts';
-import { PluginProcess } from './pluginProcess.ts';
+import { PluginProcess, PluginSpawnFailed } from './pluginProcess.ts';
 import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
+import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 
-export class PluginHandshakeFailed extends HologramError {
-  readonly code = 'PLUGIN_HANDSHAKE_FAILED';
-}
+/** The failures of a start that are the plugin's build or manifest, not bad luck. */
+const permanent = (plugin: string, error: unknown): unknown =>
+  error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed
+    ? new PluginStartRefused(plugin, error.message, error)
+    : error;
 
 const TSX_LOADER = fileURLToPath(import.meta.resolve('tsx'));
 
@@ -70,7 +73,9 @@ export const subprocessStarter =
   (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
   async (hub) => {
     const name = manifest.name;
-    const child = await spawnPlugin(manifest, dir, env, hub);
+    const child = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
+      throw permanent(name, error);
+    });
     const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
     const { ready } = servePlugin(hub, name, connection, env.log);
     let stopping = false;
@@ -94,7 +99,10 @@ export const subprocessStarter =
     try {
       const hello = await connection.awaitHello({ capabilities: manifest.capabilities, timeoutMs });
       if (hello.plugin !== name) {
-        throw new PluginHandshakeFailed(`plugin in ${dir} said hello as '${hello.plugin}' but its manifest names it '${name}'`);
+        throw new PluginStartRefused(
+          name,
+          `the plugin in ${dir} said hello as '${hello.plugin}', but its manifest names it '${name}'; make the two names the same`,
+        );
       }
       // Attached before 'ready' so its registrations are served; running only once it says ready.
       hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS), {
@@ -106,7 +114,7 @@ export const subprocessStarter =
       connection.close(`handshake failed: ${(error as Error).message}`);
       child.kill('SIGKILL');
       await child.exited;
-      throw error;
+      throw permanent(name, error);
     }
     return {
       exited: child.exited.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),

@@ -17,6 +17,7 @@ import {
 import { inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/index.ts';
 import type { PluginHub } from './pluginHub.ts';
 import type { PluginStarter, RunningInstance } from './pluginStarters.ts';
+import { PluginStartRefused } from './startErrors.ts';
 
 export type SupervisedPluginOptions = Readonly<{
   name: string;
@@ -147,10 +148,15 @@ export class SupervisedPlugin {
       async (error: unknown) => {
         this.launching = false;
         await hub.detach(name, 'the start failed').catch((e: unknown) => this.options.fail(e));
-        this.options.log(`plugin ${name}: start failed: ${(error as Error).message}`);
-        await this.deliver({ type: 'PROCESS_CRASHED', at: this.options.clock.now(), error: (error as Error).message }).catch(
-          () => undefined,
-        );
+        const message = (error as Error).message;
+        this.options.log(`plugin ${name}: start failed: ${message}`);
+        const at = this.options.clock.now();
+        // A start no retry can fix is not a crash: the plugin is stopped with what to fix.
+        await this.deliver(
+          error instanceof PluginStartRefused
+            ? { type: 'START_REFUSED', at, error: message }
+            : { type: 'PROCESS_CRASHED', at, error: message },
+        ).catch(() => undefined);
       },
     );
   }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -129,6 +129,30 @@ describe('a hostile plugin', () => {
       plugin: 'babbler',
       error: expect.stringContaining('"DEBUG: babbler_talk called'),
     });
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('is stopped for good, with what to fix, when its handshake can never succeed (a protocol version, a name not its own)', async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['oldproto', 'impostor'] });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(
+      /plugin oldproto: start failed: plugin 'oldproto' is not restarted until it is fixed: .*speaks plugin protocol 2/,
+    );
+    const listing = await runHomed(['plugins', '--data', dir]);
+    expect(listing.stdout).toMatch(/^oldproto\s+subprocess\s+stopped\s+restarts 0$/m);
+    expect(listing.stdout).toMatch(/^impostor\s+subprocess\s+stopped\s+restarts 0$/m);
+    const log = await logOf(dir);
+    for (const plugin of ['oldproto', 'impostor']) {
+      const facts = log.filter((e) => e.stream.startsWith(`plugin-${plugin}:`) && e.type !== 'InputDelivered');
+      expect(facts.map((e) => [e.type, e.data.reason])).toEqual([
+        ['PluginStarting', undefined],
+        ['PluginStopped', 'refused'],
+      ]);
+    }
+    const stopped = (plugin: string) => log.find((e) => e.type === 'PluginStopped' && e.data.plugin === plugin)!.data.error;
+    expect(stopped('oldproto')).toContain('rebuild the plugin against protocol 1');
+    expect(stopped('impostor')).toContain("said hello as 'files', but its manifest names it 'impostor'");
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });

@@ -134,6 +134,24 @@ describe('plugin host', () => {
     expect(host.hub.registry.tools.get('babbler_talk')?.plugin).toBe('babbler');
   });
 
+  it.each([
+    ['oldproto', /speaks plugin protocol 2, but this side speaks protocol 1; rebuild the plugin against protocol 1/],
+    ['impostor', /said hello as 'files', but its manifest names it 'impostor'; make the two names the same/],
+    ['noexec', /could not be started .*main\.sh.*EACCES.*check the manifest's entry and that the file is executable/],
+  ])('stops %s at once on a start that no retry can fix, with what to fix, and does not restart it', async (name, why) => {
+    const { host, store } = await startHost([name], { supervisorConfig: { backoffMs: [20, 20, 20] } });
+    expect(host.supervisor(name).state).toBe('stopped');
+    const facts = (await store.readAll()).filter((e) => e.stream.startsWith(`plugin-${name}`)).map((e) => e.type);
+    expect(facts.filter((t) => t !== 'InputDelivered')).toEqual(['PluginStarting', 'PluginStopped']);
+    const stopped = (await store.readAll()).find((e) => e.type === 'PluginStopped')!.data as { reason: string; error: string };
+    expect(stopped.reason).toBe('refused');
+    expect(stopped.error).toMatch(why);
+    expect(stopped.error).toContain(`then run 'homed plugins start ${name}'`);
+    expect(host.hub.registry.plugins.get(name)).toMatchObject({ state: 'stopped', lastError: stopped.error });
+    const [replay] = await replayPluginSupervisors(store, { backoffMs: [20, 20, 20] });
+    expect(replay).toMatchObject({ divergence: null });
+  });
+
   it('fails a call the plugin never answers with a timeout, and the plugin stays up', async () => {
     const { host } = await startHost(['mute'], { remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
     await expect(host.hub.callTool('mute_wait', {}, callInfo)).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT' });
