@@ -52,6 +52,12 @@ export {
   registrationsOf,
   type PluginRegistry,
 } from '../projections/plugins/pluginRegistry.ts';
+export {
+  emptyProcessGroups,
+  foldProcessGroups,
+  type OpenGroup,
+  type ProcessGroups,
+} from '../projections/plugins/processGroups.ts';
 // The memory read models' queries, for the memory tools.
 export {
   blockCounts,

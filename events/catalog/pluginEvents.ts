@@ -100,6 +100,22 @@ export const pluginEvents = {
       conversation: nullable(string()),
     }),
   ),
+  /**
+   * A subprocess plugin was spawned as the leader of process group `pid`; `startTicks` (its
+   * start in clock ticks since boot), `bootId` and the `instance` marker in its environment
+   * let a later daemon tell its processes from others that reuse the numbers.
+   */
+  PluginProcessSpawned: defineEvent(
+    'PluginProcessSpawned',
+    object({ plugin: plugin(), pid: integer(), startTicks: nullable(integer()), bootId: nullable(string()), instance: nonEmptyString() }),
+  ),
+  /** The plugin's process exited and its whole group was killed. */
+  PluginProcessGroupEnded: defineEvent('PluginProcessGroupEnded', object({ plugin: plugin(), pid: integer() })),
+  /** At start, a group a previous daemon left open (it was killed): what was still ours in it was killed. */
+  PluginProcessGroupReaped: defineEvent(
+    'PluginProcessGroupReaped',
+    object({ plugin: plugin(), pid: integer(), killed: array(integer()), spared: integer(), reason: string() }),
+  ),
   /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */
   PluginMisbehaved: defineEvent('PluginMisbehaved', object({ plugin: plugin(), code: nonEmptyString(), message: string() })),
   /** The complaints of one window past the first few, counted by code instead of recorded one by one. */

@@ -13,6 +13,7 @@ export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { discoverPlugins } from './manifest.ts';
 import { apiKeyVariables } from './pluginEnv.ts';
+import { reapProcessGroups, type ProcessSource } from './reapProcessGroups.ts';
 import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
 import { builtinStarter, luaStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
 import { subprocessStarter } from './subprocessPlugin.ts';
@@ -51,6 +52,8 @@ export type PluginHostOptions = Readonly<{
   handshakeTimeoutMs?: number;
   remoteTimeouts?: RemoteTimeouts;
   inspect?: ConstructorParameters<typeof SupervisedPlugin>[0]['inspect'];
+  /** The machine's processes, for reaping what a killed daemon left (the real ones by default). */
+  processes?: ProcessSource;
 }>;
 
 type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
@@ -85,6 +88,7 @@ export class PluginHost {
   async start(): Promise<void> {
     const { options } = this;
     await this.hub.restore();
+    await this.reapLeftovers();
     const env: HostEnv = {
       dataDir: options.dataDir,
       clock: options.clock,
@@ -137,6 +141,19 @@ export class PluginHost {
     );
     await startAll(autoStarting.filter((e) => e.manifest.kind === 'builtin'));
     await startAll(autoStarting.filter((e) => e.manifest.kind !== 'builtin'));
+  }
+
+  /** Kills what the plugins of a daemon that was killed left running, before any plugin starts again. */
+  private async reapLeftovers(): Promise<void> {
+    for (const { group, killed, spared, reason } of reapProcessGroups(this.hub.openProcessGroups, this.options.processes)) {
+      if (killed.length > 0 || spared > 0) {
+        this.options.log(
+          `plugin ${group.plugin}: process group ${group.pid} of a previous daemon: killed ${killed.length ? killed.join(', ') : 'nothing'}` +
+            (spared ? `, spared ${spared} process(es) that are not provably its own` : ''),
+        );
+      }
+      await this.hub.processGroupReaped(group, killed, spared, reason);
+    }
   }
 
   async stop(): Promise<void> {

@@ -20,13 +20,8 @@ import {
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
 import { Capability, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
-import {
-  DEFAULT_MISBEHAVIOUR_CONFIG,
-  noteMisbehaviour,
-  summariseMisbehaviour,
-  type MisbehaviourConfig,
-  type MisbehaviourWindow,
-} from '../../actors/index.ts';
+import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
+import type { MisbehaviourConfig } from '../../actors/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import type {
   ChannelDelivery,
@@ -43,6 +38,7 @@ import type {
   Triple,
 } from '../sdk/pluginApi.ts';
 import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
+import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
 
@@ -112,6 +108,7 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export class PluginHub {
   private state: PluginRegistry = emptyPluginRegistry();
+  private groups: ProcessGroups = emptyProcessGroups();
   private readonly endpoints = new Map<string, PluginEndpoint>();
   private readonly granted = new Map<string, readonly PluginCapability[]>();
   private readonly external = new Set<string>();
@@ -121,11 +118,10 @@ export class PluginHub {
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
-  private readonly misbehaviour: MisbehaviourConfig;
-  private readonly windows = new Map<string, { window: MisbehaviourWindow; timer: unknown }>();
+  private readonly windows: MisbehaviourWindows;
 
   constructor(private readonly options: PluginHubOptions) {
-    this.misbehaviour = { ...DEFAULT_MISBEHAVIOUR_CONFIG, ...options.misbehaviour };
+    this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
   }
 
   get registry(): PluginRegistry {
@@ -136,6 +132,7 @@ export class PluginHub {
   async restore(): Promise<void> {
     for (const event of await this.options.store.readAll({ types: PLUGIN_EVENT_TYPES })) {
       this.state = foldPluginRegistry(this.state, event);
+      this.groups = foldProcessGroups(this.groups, event);
       if (event.type === 'PluginStageRegistered') this.handlerCount++;
     }
     // A previous process that was killed could not detach what its plugins held.
@@ -152,7 +149,7 @@ export class PluginHub {
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
-    await Promise.all([...this.windows.keys()].map((plugin) => this.closeWindow(plugin)));
+    await Promise.all(this.windows.plugins.map((plugin) => this.closeWindow(plugin)));
     await this.tail;
   }
 
@@ -208,6 +205,31 @@ export class PluginHub {
     });
   }
 
+  // ── plugin process groups (so a daemon that was killed leaves nothing running past its next start) ──
+
+  /** Process groups the log holds open: spawned, never seen to end. */
+  get openProcessGroups(): readonly OpenGroup[] {
+    return [...this.groups.values()];
+  }
+
+  /** Records the process group a subprocess plugin leads, before it is trusted with anything. */
+  processSpawned(group: OpenGroup): Promise<void> {
+    return this.append({ type: 'PluginProcessSpawned', data: { ...group } });
+  }
+
+  /** Records that the group's leader exited and the whole group was killed. */
+  processGroupEnded(plugin: string, pid: number): Promise<void> {
+    return this.append({ type: 'PluginProcessGroupEnded', data: { plugin, pid } });
+  }
+
+  /** Records what was done at start to a group a previous daemon left open. */
+  processGroupReaped(group: OpenGroup, killed: readonly number[], spared: number, reason: string): Promise<void> {
+    return this.append({
+      type: 'PluginProcessGroupReaped',
+      data: { plugin: group.plugin, pid: group.pid, killed: [...killed], spared, reason },
+    });
+  }
+
   isAttached(plugin: string): boolean {
     return this.endpoints.has(plugin);
   }
@@ -218,15 +240,10 @@ export class PluginHub {
    * number of events and log lines.
    */
   misbehaved(plugin: string, code: string, message: string): Promise<void> {
-    const open = this.windows.get(plugin);
-    const note = noteMisbehaviour(open?.window ?? null, code, this.options.clock.now(), this.misbehaviour);
-    const timer = note.opened
-      ? this.options.timers?.setTimer(() => void this.closeWindow(plugin), this.misbehaviour.windowMs)
-      : open?.timer;
-    this.windows.set(plugin, { window: note.window, timer });
-    if (!note.record) return Promise.resolve();
-    const more = note.last
-      ? ` (more from this plugin in the next ${this.misbehaviour.windowMs / 1_000} s are counted, not recorded one by one)`
+    const { record, last } = this.windows.note(plugin, code, this.options.clock.now());
+    if (!record) return Promise.resolve();
+    const more = last
+      ? ` (more from this plugin in the next ${this.windows.config.windowMs / 1_000} s are counted, not recorded one by one)`
       : '';
     this.options.log?.(`plugin ${plugin}: ${code}: ${message}${more}`);
     return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: `${message.slice(0, 4_000)}${more}` } });
@@ -234,11 +251,7 @@ export class PluginHub {
 
   /** Ends the plugin's misbehaviour window: one summary of what was only counted. */
   private closeWindow(plugin: string): Promise<void> {
-    const open = this.windows.get(plugin);
-    if (!open) return Promise.resolve();
-    this.windows.delete(plugin);
-    if (open.timer !== undefined) this.options.timers?.clearTimer(open.timer);
-    const summary = summariseMisbehaviour(open.window);
+    const summary = this.windows.close(plugin);
     if (!summary) return Promise.resolve();
     const codes = Object.entries(summary.byCode).map(([code, n]) => `${n} ${code}`);
     this.options.log?.(`plugin ${plugin}: misbehaved ${summary.suppressed} more times (${codes.join(', ')})`);
@@ -463,6 +476,7 @@ export class PluginHub {
       if (!event) return;
       await this.options.store.append(PLUGIN_REGISTRY_STREAM, [{ ...event, at: this.options.clock.now() }]);
       this.state = foldPluginRegistry(this.state, event);
+      this.groups = foldProcessGroups(this.groups, event);
     });
     this.tail = run.catch(() => undefined);
     return run;

@@ -12,7 +12,8 @@ import { FramingLost, PluginConnection, ProtocolVersionMismatch } from '../proto
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
 import type { PluginHub } from './pluginHub.ts';
-import { PluginProcess, PluginSpawnFailed } from './pluginProcess.ts';
+import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
+import { currentBootId, processInfo } from './processTable.ts';
 import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
@@ -52,13 +53,23 @@ const untilReady = (ready: Promise<void>, gone: Promise<string>, name: string, t
     gone.then((why) => settle(() => reject(new PluginHandshakeFailed(`plugin '${name}' ${why} before it said 'ready'`)))());
   });
 
-/** Spawns the plugin with the environment it may have; withheld variables are recorded against it. */
-const spawnPlugin = async (manifest: PluginManifest, dir: string, env: HostEnv, hub: PluginHub): Promise<PluginProcess> => {
+/**
+ * Spawns the plugin with the environment it may have (withheld variables are recorded against
+ * it) and records the process group it leads; `ended` resolves once the group is gone and that
+ * is recorded too.
+ */
+const spawnPlugin = async (
+  manifest: PluginManifest,
+  dir: string,
+  env: HostEnv,
+  hub: PluginHub,
+): Promise<{ child: PluginProcess; ended: Promise<ProcessExit> }> => {
   const name = manifest.name;
   const { command, args } = commandFor(join(dir, manifest.entry));
-  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, env.ids.next());
+  const instance = env.ids.next();
+  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
-  return PluginProcess.spawn({
+  const child = await PluginProcess.spawn({
     plugin: name,
     command,
     args,
@@ -67,13 +78,31 @@ const spawnPlugin = async (manifest: PluginManifest, dir: string, env: HostEnv, 
     onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`),
     timers: env.timers,
   });
+  const recorded = hub
+    .processSpawned({
+      plugin: name,
+      pid: child.pid,
+      startTicks: processInfo(child.pid)?.startTicks ?? null,
+      bootId: currentBootId(),
+      instance,
+    })
+    .catch((error: unknown) => env.log(`plugin ${name}: could not record its process group ${child.pid}: ${(error as Error).message}`));
+  const ended = child.exited.then(async (exit) => {
+    await recorded;
+    await hub
+      .processGroupEnded(name, child.pid)
+      .catch((error: unknown) => env.log(`plugin ${name}: could not record the end of its process group: ${(error as Error).message}`));
+    return exit;
+  });
+  await recorded;
+  return { child, ended };
 };
 
 export const subprocessStarter =
   (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
   async (hub) => {
     const name = manifest.name;
-    const child = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
+    const { child, ended } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
       throw permanent(name, error);
     });
     const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
@@ -94,7 +123,7 @@ export const subprocessStarter =
       } else void child.stop();
     });
     child.exited.then(() => connection.close('the plugin process exited'));
-    const gone = child.exited.then(() => fault ?? 'exited');
+    const gone = ended.then(() => fault ?? 'exited');
     const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
     try {
       const hello = await connection.awaitHello({ capabilities: manifest.capabilities, timeoutMs });
@@ -113,16 +142,17 @@ export const subprocessStarter =
       stopping = true;
       connection.close(`handshake failed: ${(error as Error).message}`);
       child.kill('SIGKILL');
-      await child.exited;
+      await ended;
       throw permanent(name, error);
     }
     return {
-      exited: child.exited.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
+      exited: ended.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
       pid: child.pid,
       stop: async () => {
         stopping = true;
         connection.close('the kernel stops this plugin');
         await child.stop();
+        await ended;
       },
     };
   };

@@ -3,6 +3,7 @@
  * attempt is refused or contained, recorded in the log with a reason, the daemon goes on
  * answering, and `homed replay --verify` still passes.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
@@ -10,6 +11,15 @@ import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
+
+/** 'gone' once the process no longer runs (an unreaped zombie counts as gone). */
+const processState = (pid: number): 'alive' | 'gone' => {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
+  } catch {
+    return 'gone';
+  }
+};
 const daemons = useDaemons();
 
 describe('a hostile plugin', () => {
@@ -154,6 +164,34 @@ describe('a hostile plugin', () => {
     expect(stopped('oldproto')).toContain('rebuild the plugin against protocol 1');
     expect(stopped('impostor')).toContain("said hello as 'files', but its manifest names it 'impostor'");
     await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it("leaves nothing running past the next start when the daemon is SIGKILLed: the plugin's process group is reaped", async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['orphaner'] });
+    const first = await daemons.start(dir);
+    const grandchild = Number(first.output.match(/plugin orphaner: grandchild (\d+)/)![1]);
+    daemons.onCleanup(async () => void (processState(grandchild) === 'alive' && process.kill(grandchild, 'SIGKILL')));
+    const plugin = Number((await runHomed(['plugins', '--data', dir])).stdout.match(/^orphaner .* pid (\d+)/m)![1]);
+    first.process.kill('SIGKILL');
+    await first.exited;
+    // The plugin leaves when its stdin closes; what it forked does not.
+    await expect.poll(() => processState(plugin), { timeout: 5_000 }).toBe('gone');
+    expect(processState(grandchild)).toBe('alive');
+    const second = await daemons.start(dir);
+    expect(second.output).toContain(`plugin orphaner: process group ${plugin} of a previous daemon: killed ${grandchild}`);
+    await expect.poll(() => processState(grandchild), { timeout: 2_000 }).toBe('gone');
+    const reaped = await logOf(dir, '--type', 'PluginProcessGroupReaped');
+    expect(reaped.map((e) => e.data)).toEqual([
+      expect.objectContaining({ plugin: 'orphaner', pid: plugin, killed: [grandchild], spared: 0 }),
+    ]);
+    await daemons.stop(second);
+    // A clean stop ended every group it spawned: the next start has nothing to reap.
+    const open = await logOf(dir, '--stream', 'plugins');
+    const spawned = open.filter((e) => e.type === 'PluginProcessSpawned').length;
+    const closed = open.filter((e) => e.type === 'PluginProcessGroupEnded' || e.type === 'PluginProcessGroupReaped').length;
+    expect(spawned).toBe(2);
+    expect(closed).toBe(2);
     await verifyReplay(dir);
   });
 });

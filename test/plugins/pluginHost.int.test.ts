@@ -62,7 +62,7 @@ describe('plugin host', () => {
   it('records what a plugin registers and reaches its tool and stage handler', async () => {
     const { host, types, failures } = await startHost(['gatekeeper']);
     expect(host.supervisor('gatekeeper').state).toBe('running');
-    expect(await types()).toEqual(['PluginLoaded', 'PluginToolRegistered', 'PluginStageRegistered']);
+    expect(await types()).toEqual(['PluginLoaded', 'PluginProcessSpawned', 'PluginToolRegistered', 'PluginStageRegistered']);
     expect(await host.hub.callTool('lookup', { q: 'tea' }, { ...callInfo, name: 'lookup' })).toBe('looked up tea');
     const [handler] = host.hub.registry.handlers;
     const context = {
