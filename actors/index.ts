@@ -26,8 +26,19 @@ export {
   type HandlerInput,
   type HandlerResolution,
 } from '../machines/stagePipeline/index.ts';
-export { Capability, DEFAULT_STAGE_TIMEOUT_MS, type CapabilityName, type StageHandlers } from '../machines/turn/index.ts';
 export {
+  Capability,
+  DEFAULT_STAGE_TIMEOUT_MS,
+  OUTPUT_SEND_PREFIX,
+  type CapabilityName,
+  type StageHandlers,
+} from '../machines/turn/index.ts';
+export {
+  DEFAULT_MISBEHAVIOUR_CONFIG,
+  noteMisbehaviour,
+  summariseMisbehaviour,
+  type MisbehaviourConfig,
+  type MisbehaviourWindow,
   pluginSupervisorMachine,
   RESTART_DUE_EVENT,
   STABLE_UPTIME_EVENT,
@@ -41,6 +52,12 @@ export {
   registrationsOf,
   type PluginRegistry,
 } from '../projections/plugins/pluginRegistry.ts';
+export {
+  emptyProcessGroups,
+  foldProcessGroups,
+  type OpenGroup,
+  type ProcessGroups,
+} from '../projections/plugins/processGroups.ts';
 // The memory read models' queries, for the memory tools.
 export {
   blockCounts,

@@ -46,7 +46,11 @@ export const pluginEvents = {
   ),
   PluginRestarting: defineEvent('PluginRestarting', object({ plugin: plugin(), attempt: integer(), delayMs: integer(), at: at() })),
   PluginGaveUp: defineEvent('PluginGaveUp', object({ plugin: plugin(), crashes: integer(), firstCrashAt: number(), at: at() })),
-  PluginStopped: defineEvent('PluginStopped', object({ plugin: plugin(), reason: literal('requested', 'disabled', 'crashed'), at: at() })),
+  /** `refused`: the start failed in a way no retry fixes; `error` says what to fix. */
+  PluginStopped: defineEvent(
+    'PluginStopped',
+    object({ plugin: plugin(), reason: literal('requested', 'disabled', 'crashed', 'refused'), error: optional(string()), at: at() }),
+  ),
   PluginCrashHistoryCleared: defineEvent('PluginCrashHistoryCleared', object({ plugin: plugin(), forgotten: integer(), at: at() })),
   PluginEnabled: defineEvent('PluginEnabled', object({ plugin: plugin(), at: at() })),
   PluginDisabled: defineEvent('PluginDisabled', object({ plugin: plugin(), at: at() })),
@@ -96,8 +100,29 @@ export const pluginEvents = {
       conversation: nullable(string()),
     }),
   ),
+  /**
+   * A subprocess plugin was spawned as the leader of process group `pid`; `startTicks` (its
+   * start in clock ticks since boot), `bootId` and the `instance` marker in its environment
+   * let a later daemon tell its processes from others that reuse the numbers.
+   */
+  PluginProcessSpawned: defineEvent(
+    'PluginProcessSpawned',
+    object({ plugin: plugin(), pid: integer(), startTicks: nullable(integer()), bootId: nullable(string()), instance: nonEmptyString() }),
+  ),
+  /** The plugin's process exited and its whole group was killed. */
+  PluginProcessGroupEnded: defineEvent('PluginProcessGroupEnded', object({ plugin: plugin(), pid: integer() })),
+  /** At start, a group a previous daemon left open (it was killed): what was still ours in it was killed. */
+  PluginProcessGroupReaped: defineEvent(
+    'PluginProcessGroupReaped',
+    object({ plugin: plugin(), pid: integer(), killed: array(integer()), spared: integer(), reason: string() }),
+  ),
   /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */
   PluginMisbehaved: defineEvent('PluginMisbehaved', object({ plugin: plugin(), code: nonEmptyString(), message: string() })),
+  /** The complaints of one window past the first few, counted by code instead of recorded one by one. */
+  PluginMisbehaviourSummarised: defineEvent(
+    'PluginMisbehaviourSummarised',
+    object({ plugin: plugin(), suppressed: integer(), byCode: record(integer()), from: number(), to: number() }),
+  ),
 } as const;
 
 export type PluginEvent = EventUnion<typeof pluginEvents>;

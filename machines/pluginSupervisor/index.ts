@@ -2,3 +2,4 @@
 export * from './supervisorTypes.ts';
 export * from './crashWindow.ts';
 export * from './pluginSupervisorMachine.ts';
+export * from './misbehaviourWindow.ts';

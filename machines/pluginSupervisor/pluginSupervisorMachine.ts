@@ -1,6 +1,7 @@
 /**
  * The supervisor of one subprocess plugin as an XState machine: starts it, restarts it after
- * a crash with backoff, gives up on the 4th crash within 5 minutes, and stops it on request.
+ * a crash with backoff, gives up on the 4th crash within 5 minutes, stops it at once when its
+ * start is refused for good (START_REFUSED), and stops it on request.
  * Pure: time comes in the messages (`at`) and through XState `after`; spawning and killing
  * are the named actions `spawnProcess` / `killProcess`, provided by the runtime.
  */
@@ -61,6 +62,14 @@ export const pluginSupervisorMachine = setup({
       const now = later(context, event);
       enqueue.assign({ now, runningSince: null, restartAt: null });
       enqueue.emit({ type: 'PluginStopped', data: { plugin: context.plugin, reason: context.stopReason, at: now } });
+    }),
+    /** A start no retry can fix: stopped at once, with what to fix; the crash history is not touched. */
+    refuseStart: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'START_REFUSED') return;
+      const now = later(context, event);
+      const reason: PluginStopReason = 'refused';
+      enqueue.assign({ now, stopReason: reason, runningSince: null, restartAt: null });
+      enqueue.emit({ type: 'PluginStopped', data: { plugin: context.plugin, reason, error: event.error, at: now } });
     }),
     /** Auto-restart is off: the crash ends in `stopped`. */
     stopAfterCrash: enqueueActions(({ context, enqueue }) => {
@@ -154,6 +163,7 @@ export const pluginSupervisorMachine = setup({
         PROCESS_READY: { target: 'running', actions: 'markRunning' },
         PROCESS_EXITED: { target: 'crashed', actions: 'recordCrash' },
         PROCESS_CRASHED: { target: 'crashed', actions: 'recordCrash' },
+        START_REFUSED: { target: 'stopped', actions: 'refuseStart' },
         STOP: { target: 'stopping', actions: 'requestStop' },
         DISABLE: { target: 'stopping', actions: 'disable' },
       },

@@ -33,9 +33,11 @@ export type PluginSupervisorMessage =
   /** The process exited (asked to or not). */
   | Readonly<{ type: 'PROCESS_EXITED'; at: number; exitCode: number | null; signal: string | null }>
   /** Spawn or handshake failed, or the transport broke. */
-  | Readonly<{ type: 'PROCESS_CRASHED'; at: number; error: string; exitCode?: number | null; signal?: string | null }>;
+  | Readonly<{ type: 'PROCESS_CRASHED'; at: number; error: string; exitCode?: number | null; signal?: string | null }>
+  /** The start failed in a way no retry fixes (a protocol version, a name the manifest does not give): `error` says what to fix. */
+  | Readonly<{ type: 'START_REFUSED'; at: number; error: string }>;
 
-export type PluginStopReason = 'requested' | 'disabled' | 'crashed';
+export type PluginStopReason = 'requested' | 'disabled' | 'crashed' | 'refused';
 
 /** Facts the supervisor emits for the log (declared in the event catalog). */
 export type PluginSupervisorFact = EventNamed<

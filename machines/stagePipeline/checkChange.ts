@@ -1,6 +1,8 @@
 /**
  * Turns what a handler resolved with into a change the stage admits, or a clear error. Pure;
  * the result is a fresh copy, so a handler that later mutates its value cannot alter it.
+ * Nil (null, msgpack nil) and undefined fields count as absent. A deny is never lost: in
+ * `before_toolcall` a refused change that carries a deny still denies (fail closed).
  */
 import type { ChangeKey, SettableFields, StageChange, StageName } from './stageTypes.ts';
 
@@ -17,7 +19,10 @@ export const STAGE_CAPABILITIES: Readonly<Record<StageName, Capability>> = {
   after_output: { keys: [], settable: [] },
 };
 
-export type ChangeCheck = Readonly<{ ok: true; change: StageChange | null }> | Readonly<{ ok: false; error: string }>;
+export type ChangeCheck =
+  | Readonly<{ ok: true; change: StageChange | null }>
+  /** `denied`: the refused change carried a deny, which still stands (only in before_toolcall). */
+  | Readonly<{ ok: false; error: string; denied?: StageChange }>;
 
 const CHANGE_KEYS: readonly string[] = ['set', 'inject', 'response', 'deny', 'rewriteArgs', 'redact'] satisfies ChangeKey[];
 
@@ -49,8 +54,8 @@ const list = (value: unknown, what: string): unknown[] =>
 const record = (value: unknown, what: string): Record<string, unknown> =>
   isRecord(value) ? value : refuse(`${what} must be an object, got ${kindOf(value)}`);
 
-/** Keys whose value is undefined count as absent. */
-const defined = (value: Record<string, unknown>) => Object.entries(value).filter(([, v]) => v !== undefined);
+/** Keys whose value is nil (undefined, or null as msgpack nil decodes) count as absent. */
+const defined = (value: Record<string, unknown>) => Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
 
 const toolCall = (value: unknown, what: string) => {
   const call = record(value, what);
@@ -125,10 +130,34 @@ const read = (stage: StageName, value: unknown): StageChange | null => {
  * @example checkChange('before_toolcall', { deny: { reason: 'blocked path' } }) // { ok: true, change: { deny: ... } }
  */
 export const checkChange = (stage: StageName, value: unknown): ChangeCheck => {
+  let error: string;
   try {
     return { ok: true, change: read(stage, structuredClone(value)) };
-  } catch (error) {
-    if (error instanceof ChangeRefused) return { ok: false, error: `refused change: ${error.message}` };
-    return { ok: false, error: `refused change: it is not plain data (${error instanceof Error ? error.message : String(error)})` };
+  } catch (thrown) {
+    error =
+      thrown instanceof ChangeRefused
+        ? `refused change: ${thrown.message}`
+        : `refused change: it is not plain data (${thrown instanceof Error ? thrown.message : String(thrown)})`;
   }
+  const denied = stage === 'before_toolcall' ? salvageDeny(value, error) : null;
+  return denied ? { ok: false, error, denied: { deny: denied } } : { ok: false, error };
+};
+
+/** The deny a refused before_toolcall change carried (anything but nil or false), with its reason when it can be read. */
+const salvageDeny = (value: unknown, error: string): { reason: string } | null => {
+  let deny: unknown;
+  try {
+    deny = isRecord(value) ? value.deny : undefined;
+  } catch {
+    return null;
+  }
+  if (deny === undefined || deny === null || deny === false) return null;
+  let reason: unknown;
+  try {
+    reason = typeof deny === 'string' ? deny : isRecord(deny) ? deny.reason : undefined;
+  } catch {
+    reason = undefined;
+  }
+  if (typeof reason === 'string' && reason.trim()) return { reason };
+  return { reason: `the call was denied by a handler whose change could not be read (${error})` };
 };

@@ -25,6 +25,8 @@ const outcomeOf = (input: StagePipelineInput, index: number, result: HandlerResu
       return { ...who, status: 'failed', error: result.error };
     case 'resolved': {
       const checked = checkChange(input.stage, result.value);
+      // A refused change that denied keeps its deny: the call stays denied, and the refusal is recorded beside it.
+      if (!checked.ok && checked.denied) return { ...who, status: 'changed', change: checked.denied, error: checked.error };
       if (!checked.ok) return { ...who, status: 'failed', error: checked.error };
       return checked.change ? { ...who, status: 'changed', change: checked.change } : { ...who, status: 'unchanged' };
     }

@@ -44,6 +44,7 @@ const KNOWN_KEYS = [
   'auto_restart',
   'description',
   'limits',
+  'env',
 ] as const;
 
 const FACILITY_NAMES: readonly string[] = Object.values(Facility);
@@ -105,6 +106,7 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
   const capabilities = namesFrom(obj, 'capabilities', PLUGIN_CAPABILITIES, 'capability', problems) as PluginCapability[];
   const autoStart = optionalBoolean(obj, 'auto_start', problems);
   const autoRestart = optionalBoolean(obj, 'auto_restart', problems);
+  const env = envNamesFrom(obj.env, problems);
   const description = obj.description;
   if (description !== undefined && typeof description !== 'string') {
     problems.push(`"description" must be a string, not ${describeValue(description)}`);
@@ -127,9 +129,30 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
     capabilities,
     auto_start: autoStart ?? true,
     auto_restart: autoRestart ?? true,
+    env,
     ...(typeof description === 'string' ? { description } : {}),
     ...(limits === undefined ? {} : { limits }),
   };
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `env`: the environment variables (beyond the allow-list) the plugin's process is given, by name. */
+function envNamesFrom(value: unknown, problems: string[]): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    problems.push(`"env" must be an array of environment variable names, e.g. ["WEATHER_CITY"], not ${describeValue(value)}`);
+    return [];
+  }
+  const names: string[] = [];
+  value.forEach((item: unknown, i) => {
+    if (typeof item !== 'string' || !ENV_NAME.test(item)) {
+      problems.push(`"env"[${i}] must be a variable name (letters, digits, '_', not starting with a digit), not ${describeValue(item)}`);
+    } else if (!names.includes(item)) {
+      names.push(item);
+    }
+  });
+  return names;
 }
 
 /**

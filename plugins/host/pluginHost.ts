@@ -6,14 +6,17 @@
  */
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
-import { holdingsOf } from '../../actors/index.ts';
+import { holdingsOf, setting } from '../../actors/index.ts';
 import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { discoverPlugins } from './manifest.ts';
+import { apiKeyVariables } from './pluginEnv.ts';
+import { reapProcessGroups, type ProcessSource } from './reapProcessGroups.ts';
 import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
-import { builtinStarter, luaStarter, subprocessStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
+import { builtinStarter, luaStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
+import { subprocessStarter } from './subprocessPlugin.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
 import type { PluginSupervisorConfig } from '../../actors/index.ts';
@@ -37,7 +40,8 @@ export type PluginHostOptions = Readonly<{
   control?: KernelControl;
   inputs?: InputSink;
   memory?: HubMemory;
-  settings?: (key: string) => unknown;
+  /** The data dir's settings (plugins read them without secrets; subprocesses never get the keys' variables). */
+  settings?: Readonly<Record<string, unknown>>;
   log: (line: string) => void;
   fail: (error: unknown) => void;
   /** Every timer the host arms (backoff, stable uptime, handshake, requests, kill grace): the kernel's, or manual ones in tests. */
@@ -48,9 +52,20 @@ export type PluginHostOptions = Readonly<{
   handshakeTimeoutMs?: number;
   remoteTimeouts?: RemoteTimeouts;
   inspect?: ConstructorParameters<typeof SupervisedPlugin>[0]['inspect'];
+  /** The machine's processes, for reaping what a killed daemon left (the real ones by default). */
+  processes?: ProcessSource;
 }>;
 
 type Entry = { manifest: PluginManifest; start: PluginStarter; supervisor: SupervisedPlugin };
+
+/** Starts plugins in parallel; resolves when each has started or failed once. */
+const startAll = (entries: readonly Entry[]): Promise<unknown> =>
+  Promise.all(
+    entries.map(async (e) => {
+      await e.supervisor.send('START');
+      await e.supervisor.until((s) => s !== 'starting');
+    }),
+  );
 
 export class PluginHost {
   readonly hub: PluginHub;
@@ -62,6 +77,7 @@ export class PluginHost {
       clock: options.clock,
       ids: options.ids,
       log: options.log,
+      timers: options.timers,
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.memory ? { memory: options.memory } : {}),
       ...(options.settings ? { settings: options.settings } : {}),
@@ -72,11 +88,14 @@ export class PluginHost {
   async start(): Promise<void> {
     const { options } = this;
     await this.hub.restore();
+    await this.reapLeftovers();
     const env: HostEnv = {
       dataDir: options.dataDir,
       clock: options.clock,
       timers: options.timers,
       log: options.log,
+      ids: options.ids,
+      keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),
@@ -115,14 +134,26 @@ export class PluginHost {
       });
       this.entries.set(manifest.name, { manifest, start, supervisor });
     }
-    await Promise.all(
-      [...this.entries.values()]
-        .filter((e) => e.manifest.auto_start && this.hub.registry.plugins.get(e.manifest.name)?.enabled !== false)
-        .map(async (e) => {
-          await e.supervisor.send('START');
-          await e.supervisor.until((s) => s !== 'starting');
-        }),
+    // Built-ins first: their names are taken (and reserved) before any external plugin can ask for them.
+    this.hub.reserveBuiltins(options.builtins.map((b) => b.manifest.name));
+    const autoStarting = [...this.entries.values()].filter(
+      (e) => e.manifest.auto_start && this.hub.registry.plugins.get(e.manifest.name)?.enabled !== false,
     );
+    await startAll(autoStarting.filter((e) => e.manifest.kind === 'builtin'));
+    await startAll(autoStarting.filter((e) => e.manifest.kind !== 'builtin'));
+  }
+
+  /** Kills what the plugins of a daemon that was killed left running, before any plugin starts again. */
+  private async reapLeftovers(): Promise<void> {
+    for (const { group, killed, spared, reason } of reapProcessGroups(this.hub.openProcessGroups, this.options.processes)) {
+      if (killed.length > 0 || spared > 0) {
+        this.options.log(
+          `plugin ${group.plugin}: process group ${group.pid} of a previous daemon: killed ${killed.length ? killed.join(', ') : 'nothing'}` +
+            (spared ? `, spared ${spared} process(es) that are not provably its own` : ''),
+        );
+      }
+      await this.hub.processGroupReaped(group, killed, spared, reason);
+    }
   }
 
   async stop(): Promise<void> {

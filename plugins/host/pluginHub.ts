@@ -15,10 +15,13 @@ import {
   type NewHologramEvent,
   type RecordedEvent,
   type Subscription,
+  type Timers,
 } from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
 import { Capability, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
+import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
+import type { MisbehaviourConfig } from '../../actors/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import type {
   ChannelDelivery,
@@ -35,6 +38,9 @@ import type {
   Triple,
 } from '../sdk/pluginApi.ts';
 import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
+import { MisbehaviourWindows } from './misbehaviourWindows.ts';
+import { pluginSetting } from './pluginSettings.ts';
+import { nameConflict, type NameKind } from './reservedNames.ts';
 
 /** How the kernel reaches one attached plugin. */
 export type PluginEndpoint = Readonly<{
@@ -89,23 +95,34 @@ export type PluginHubOptions = Readonly<{
   clock: Clock;
   ids: IdSource;
   inputs?: InputSink;
-  settings?: (key: string) => unknown;
+  /** The data dir's settings; plugins read them through `pluginSetting` (secrets removed). */
+  settings?: Readonly<Record<string, unknown>>;
   memory?: HubMemory;
   log?: (line: string) => void;
+  /** Close misbehaviour windows (without them a window closes when its plugin goes or the hub stops). */
+  timers?: Timers;
+  misbehaviour?: Partial<MisbehaviourConfig>;
 }>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export class PluginHub {
   private state: PluginRegistry = emptyPluginRegistry();
+  private groups: ProcessGroups = emptyProcessGroups();
   private readonly endpoints = new Map<string, PluginEndpoint>();
   private readonly granted = new Map<string, readonly PluginCapability[]>();
   private readonly external = new Set<string>();
+  private readonly builtins = new Set<string>();
+  /** Exact names the built-in plugins registered this boot: theirs even while they hold nothing. */
+  private readonly builtinNames = new Map<string, string>();
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
+  private readonly windows: MisbehaviourWindows;
 
-  constructor(private readonly options: PluginHubOptions) {}
+  constructor(private readonly options: PluginHubOptions) {
+    this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
+  }
 
   get registry(): PluginRegistry {
     return this.state;
@@ -115,6 +132,7 @@ export class PluginHub {
   async restore(): Promise<void> {
     for (const event of await this.options.store.readAll({ types: PLUGIN_EVENT_TYPES })) {
       this.state = foldPluginRegistry(this.state, event);
+      this.groups = foldProcessGroups(this.groups, event);
       if (event.type === 'PluginStageRegistered') this.handlerCount++;
     }
     // A previous process that was killed could not detach what its plugins held.
@@ -131,7 +149,16 @@ export class PluginHub {
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
+    await Promise.all(this.windows.plugins.map((plugin) => this.closeWindow(plugin)));
     await this.tail;
+  }
+
+  /**
+   * Reserves the built-in plugins' names before any external plugin starts: `NAME`, `NAME_…`
+   * and (as they register them) their exact tool and channel names.
+   */
+  reserveBuiltins(names: readonly string[]): void {
+    for (const name of names) this.builtins.add(name);
   }
 
   /** Records a loaded manifest. */
@@ -168,6 +195,7 @@ export class PluginHub {
     this.endpoints.delete(plugin);
     this.granted.delete(plugin);
     this.external.delete(plugin);
+    await this.closeWindow(plugin);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -177,13 +205,59 @@ export class PluginHub {
     });
   }
 
+  // ── plugin process groups (so a daemon that was killed leaves nothing running past its next start) ──
+
+  /** Process groups the log holds open: spawned, never seen to end. */
+  get openProcessGroups(): readonly OpenGroup[] {
+    return [...this.groups.values()];
+  }
+
+  /** Records the process group a subprocess plugin leads, before it is trusted with anything. */
+  processSpawned(group: OpenGroup): Promise<void> {
+    return this.append({ type: 'PluginProcessSpawned', data: { ...group } });
+  }
+
+  /** Records that the group's leader exited and the whole group was killed. */
+  processGroupEnded(plugin: string, pid: number): Promise<void> {
+    return this.append({ type: 'PluginProcessGroupEnded', data: { plugin, pid } });
+  }
+
+  /** Records what was done at start to a group a previous daemon left open. */
+  processGroupReaped(group: OpenGroup, killed: readonly number[], spared: number, reason: string): Promise<void> {
+    return this.append({
+      type: 'PluginProcessGroupReaped',
+      data: { plugin: group.plugin, pid: group.pid, killed: [...killed], spared, reason },
+    });
+  }
+
   isAttached(plugin: string): boolean {
     return this.endpoints.has(plugin);
   }
 
+  /**
+   * Records a complaint about a plugin: the first few of a window in full, the rest counted
+   * and summarised in one event when the window closes, so a flood of garbage costs a bounded
+   * number of events and log lines.
+   */
   misbehaved(plugin: string, code: string, message: string): Promise<void> {
-    this.options.log?.(`plugin ${plugin}: ${code}: ${message}`);
-    return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: message.slice(0, 4_000) } });
+    const { record, last } = this.windows.note(plugin, code, this.options.clock.now());
+    if (!record) return Promise.resolve();
+    const more = last
+      ? ` (more from this plugin in the next ${this.windows.config.windowMs / 1_000} s are counted, not recorded one by one)`
+      : '';
+    this.options.log?.(`plugin ${plugin}: ${code}: ${message}${more}`);
+    return this.append({ type: 'PluginMisbehaved', data: { plugin, code, message: `${message.slice(0, 4_000)}${more}` } });
+  }
+
+  /** Ends the plugin's misbehaviour window: one summary of what was only counted. */
+  private closeWindow(plugin: string): Promise<void> {
+    const summary = this.windows.close(plugin);
+    if (!summary) return Promise.resolve();
+    const codes = Object.entries(summary.byCode).map(([code, n]) => `${n} ${code}`);
+    this.options.log?.(`plugin ${plugin}: misbehaved ${summary.suppressed} more times (${codes.join(', ')})`);
+    return this.append({ type: 'PluginMisbehaviourSummarised', data: { plugin, ...summary, byCode: { ...summary.byCode } } }).catch(
+      (error: unknown) => this.options.log?.(`plugin ${plugin}: could not record its misbehaviour summary: ${(error as Error).message}`),
+    );
   }
 
   // ── what a plugin asks ────────────────────────────────────────────────────────────────
@@ -193,17 +267,11 @@ export class PluginHub {
     if (typeof spec?.name !== 'string' || !NAME.test(spec.name)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool name ${JSON.stringify(spec?.name)} must be 1–64 letters, digits, '_' or '-'`);
     }
-    const existing = this.state.tools.get(spec.name);
-    if (existing) {
-      throw new RegistrationRefused(
-        `plugin '${plugin}': tool '${spec.name}' is already registered by '${existing.plugin}'; prefix your tool names with your plugin's name`,
-      );
-    }
     const parameters = spec.parameters ?? { type: 'object', properties: {} };
     if (typeof parameters !== 'object' || Array.isArray(parameters)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
     }
-    await this.append({
+    await this.claim(plugin, 'tool', spec.name, {
       type: 'PluginToolRegistered',
       data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters },
     });
@@ -236,8 +304,6 @@ export class PluginHub {
         `plugin '${plugin}': channel name ${JSON.stringify(spec?.name)} must be 1–40 lowercase letters, digits or '_', not ending in '_help'`,
       );
     }
-    const existing = this.state.channels.get(spec.name);
-    if (existing) throw new RegistrationRefused(`plugin '${plugin}': channel '${spec.name}' is already registered by '${existing.owner}'`);
     let capabilities = 0;
     for (const name of spec.capabilities ?? []) {
       const flag = Capability[name as CapabilityName];
@@ -248,7 +314,7 @@ export class PluginHub {
       }
       capabilities |= flag;
     }
-    await this.append({
+    await this.claim(plugin, 'channel', spec.name, {
       type: 'PluginChannelRegistered',
       data: { plugin, name: spec.name, capabilities, metaDoc: String(spec.metaDoc ?? '') },
     });
@@ -277,9 +343,10 @@ export class PluginHub {
     return this.inject(plugin, input, 'interrupt', level);
   }
 
+  /** A setting by dotted path, with every secret (keys, tokens, passwords, URL credentials) removed. */
   setting(plugin: string, key: string): unknown {
     this.need(plugin, 'settings');
-    return this.options.settings?.(key);
+    return pluginSetting(this.options.settings ?? {}, key);
   }
 
   recallMemory(plugin: string, query: string, k = 5): Promise<readonly MemoryItem[]> {
@@ -378,6 +445,26 @@ export class PluginHub {
     return { inputId, level };
   }
 
+  /**
+   * Registers a name if nobody holds or reserves it, decided in the append queue: of two claims
+   * of one name sent at once, exactly one is recorded; the other is refused and recorded as
+   * misbehaviour (a plugin reaching for another's name).
+   * @throws RegistrationRefused naming the holder and what to do
+   */
+  private async claim(plugin: string, kind: NameKind, name: string, event: NewHologramEvent): Promise<void> {
+    try {
+      await this.appendDecided(() => {
+        const conflict = nameConflict(this.state, { builtins: this.builtins, held: this.builtinNames }, plugin, kind, name);
+        if (conflict !== null) throw new RegistrationRefused(`plugin '${plugin}': ${conflict}`);
+        return event;
+      });
+    } catch (error) {
+      if (error instanceof RegistrationRefused) await this.misbehaved(plugin, 'NAME_TAKEN', error.message);
+      throw error;
+    }
+    if (this.builtins.has(plugin)) this.builtinNames.set(name, plugin);
+  }
+
   private append(event: NewHologramEvent): Promise<void> {
     return this.appendDecided(() => event);
   }
@@ -389,6 +476,7 @@ export class PluginHub {
       if (!event) return;
       await this.options.store.append(PLUGIN_REGISTRY_STREAM, [{ ...event, at: this.options.clock.now() }]);
       this.state = foldPluginRegistry(this.state, event);
+      this.groups = foldProcessGroups(this.groups, event);
     });
     this.tail = run.catch(() => undefined);
     return run;

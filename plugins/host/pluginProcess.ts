@@ -26,7 +26,8 @@ export type PluginProcessOptions = Readonly<{
   command: string;
   args: readonly string[];
   cwd: string;
-  env?: NodeJS.ProcessEnv;
+  /** The whole environment of the process (the daemon's own is never inherited). */
+  env: Readonly<Record<string, string>>;
   /** Each line the plugin writes to stderr. */
   onStderr: (line: string) => void;
   /** Arms the grace timer of `stop`. */
@@ -88,7 +89,7 @@ export class PluginProcess {
       try {
         child = spawn(options.command, options.args, {
           cwd: options.cwd,
-          env: options.env ?? process.env,
+          env: { ...options.env },
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: true,
         });

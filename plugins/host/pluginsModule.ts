@@ -63,7 +63,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         control,
         inputs: scheduler,
         memory: hubMemoryOf(memory, clock, ids),
-        settings: (key) => setting<unknown>(settings, key, undefined),
+        settings,
         log: (line) => context.log(line),
         fail: (error) => context.fail(error),
         ...(inspect ? { inspect } : {}),

@@ -17,6 +17,7 @@ import {
 import { inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/index.ts';
 import type { PluginHub } from './pluginHub.ts';
 import type { PluginStarter, RunningInstance } from './pluginStarters.ts';
+import { PluginStartRefused } from './startErrors.ts';
 
 export type SupervisedPluginOptions = Readonly<{
   name: string;
@@ -132,22 +133,30 @@ export class SupervisedPlugin {
         this.instance = instance;
         instance.exited.then(async (exit) => {
           this.instance = undefined;
-          await hub
-            .detach(name, exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`)
-            .catch((error: unknown) => this.options.fail(error));
-          await this.deliver({ type: 'PROCESS_EXITED', at: this.options.clock.now(), exitCode: exit.exitCode, signal: exit.signal }).catch(
-            () => undefined,
-          );
+          const how = exit.signal ? `the process ended by signal ${exit.signal}` : `the process exited with code ${exit.exitCode}`;
+          await hub.detach(name, exit.error ?? how).catch((error: unknown) => this.options.fail(error));
+          if (exit.error) this.options.log(`plugin ${name}: ${exit.error}`);
+          const at = this.options.clock.now();
+          // An exit the kernel caused for the plugin's fault is a crash with its reason.
+          const message: PluginSupervisorMessage = exit.error
+            ? { type: 'PROCESS_CRASHED', at, error: exit.error, exitCode: exit.exitCode, signal: exit.signal }
+            : { type: 'PROCESS_EXITED', at, exitCode: exit.exitCode, signal: exit.signal };
+          await this.deliver(message).catch(() => undefined);
         });
         void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
       },
       async (error: unknown) => {
         this.launching = false;
         await hub.detach(name, 'the start failed').catch((e: unknown) => this.options.fail(e));
-        this.options.log(`plugin ${name}: start failed: ${(error as Error).message}`);
-        await this.deliver({ type: 'PROCESS_CRASHED', at: this.options.clock.now(), error: (error as Error).message }).catch(
-          () => undefined,
-        );
+        const message = (error as Error).message;
+        this.options.log(`plugin ${name}: start failed: ${message}`);
+        const at = this.options.clock.now();
+        // A start no retry can fix is not a crash: the plugin is stopped with what to fix.
+        await this.deliver(
+          error instanceof PluginStartRefused
+            ? { type: 'START_REFUSED', at, error: message }
+            : { type: 'PROCESS_CRASHED', at, error: message },
+        ).catch(() => undefined);
       },
     );
   }

@@ -2,7 +2,8 @@
  * One end of a plugin conversation over a readable + writable byte stream (a child's stdio,
  * or a PassThrough pair in tests). Whatever the peer sends, the connection never throws at
  * it: garbage is reported through `on('protocolError')` (and answered with an `error` frame
- * when it carried a request id), and every pending request settles exactly once.
+ * when it carried a request id), and every pending request settles exactly once. Bytes that
+ * are not frames at all (FRAMING_LOST) close the connection at once.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Timers } from '../../events/index.ts';
@@ -10,6 +11,7 @@ import { decodeBody } from './codec.ts';
 import {
   ConnectionClosed,
   describeThrown,
+  FramingLost,
   FrameTooLarge,
   HandshakeTimedOut,
   MalformedFrame,
@@ -261,6 +263,12 @@ export class PluginConnection {
       if (frame instanceof FrameTooLarge) {
         this.report(frame);
         continue;
+      }
+      if (frame instanceof FramingLost) {
+        // Everything after stray bytes is misaligned: report once, and close so nothing waits on this peer.
+        this.report(frame);
+        this.close(`framing lost: ${frame.message}`);
+        return;
       }
       let message: Message;
       try {

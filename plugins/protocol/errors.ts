@@ -21,6 +21,25 @@ export class FrameTooLarge extends PluginProtocolError {
   }
 }
 
+/**
+ * The peer wrote bytes that are not frames (typically text printed to stdout): a header
+ * announcing a body over the limit that does not start as a message (a msgpack map) does.
+ * Framing cannot be recovered from this; the connection closes.
+ */
+export class FramingLost extends PluginProtocolError {
+  readonly code = 'FRAMING_LOST';
+  constructor(
+    /** The first bytes that broke the framing, as text where they are printable. */
+    readonly preview: string,
+    readonly announced: number,
+  ) {
+    super(
+      `the peer wrote bytes that are not a frame: ${preview} (read as a header announcing ${announced} bytes); ` +
+        `a plugin must write only frames to stdout — print diagnostics to stderr`,
+    );
+  }
+}
+
 /** A frame body is not valid msgpack, or not the shape of any protocol message. */
 export class MalformedFrame extends PluginProtocolError {
   readonly code = 'MALFORMED_FRAME';

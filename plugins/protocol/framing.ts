@@ -1,18 +1,31 @@
 /**
  * Length-delimited frames: a 4-byte big-endian body length, then the body. The decoder yields
  * bodies in order whatever the chunking, and skips (and reports) a body over the limit
- * without buffering it, so one oversized frame does not end the stream.
+ * without buffering it, so one oversized frame does not end the stream. A header over the
+ * limit whose body does not start as a message (a msgpack map) is not a frame but stray bytes
+ * (text on stdout): the decoder reports the framing lost once and reads nothing more.
  */
 import { encodeBody } from './codec.ts';
-import { FrameTooLarge } from './errors.ts';
+import { FramingLost, FrameTooLarge } from './errors.ts';
 
 export const FRAME_HEADER_BYTES = 4;
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
-/** What `FrameDecoder.push` yields: a frame body, or the report of a frame it skipped. */
-export type DecodedFrame = Buffer | FrameTooLarge;
+/** What `FrameDecoder.push` yields: a frame body, the report of a frame it skipped, or (last) of framing lost. */
+export type DecodedFrame = Buffer | FrameTooLarge | FramingLost;
+
+/** The first byte of every message body: a msgpack map (fixmap, map16, map32). */
+const startsAMap = (byte: number): boolean => (byte >= 0x80 && byte <= 0x8f) || byte === 0xde || byte === 0xdf;
+
+const PREVIEW_BYTES = 48;
+
+/** Bytes as a person reads them: quoted text where printable, hex otherwise. */
+const previewOf = (bytes: Buffer): string => {
+  const text = bytes.toString('latin1');
+  return /^[\x20-\x7e\t\r\n]*$/.test(text) ? JSON.stringify(text) : `0x${bytes.toString('hex')}`;
+};
 
 /**
  * Encodes one value as a frame (header + msgpack body).
@@ -43,11 +56,16 @@ export class FrameDecoder {
   private expected: number | undefined;
   /** Bytes of an oversized body still to discard. */
   private skipping = 0;
+  /** The header of an oversized body, until its first byte says whether it is a frame at all. */
+  private oversized: Buffer | undefined;
+  /** Framing was lost: nothing more is read. */
+  private lost = false;
 
   constructor(readonly maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {}
 
   /** Feeds bytes; returns every frame completed by them, in order (an empty body is a frame too). */
   push(chunk: Uint8Array): DecodedFrame[] {
+    if (this.lost) return [];
     if (chunk.length > 0) {
       this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
       this.buffered += chunk.length;
@@ -60,12 +78,28 @@ export class FrameDecoder {
         this.skipping -= n;
         if (this.skipping > 0) break;
       }
+      if (this.oversized !== undefined) {
+        if (this.buffered < 1) break;
+        const header = this.oversized;
+        const length = header.readUInt32BE(0);
+        this.oversized = undefined;
+        if (!startsAMap(this.chunks[0]![0]!)) {
+          out.push(new FramingLost(previewOf(Buffer.concat([header, this.peek(PREVIEW_BYTES)])), length));
+          this.lost = true;
+          this.chunks = [];
+          this.buffered = 0;
+          return out;
+        }
+        out.push(new FrameTooLarge(length, this.maxFrameBytes));
+        this.skipping = length;
+        continue;
+      }
       if (this.expected === undefined) {
         if (this.buffered < FRAME_HEADER_BYTES) break;
-        const length = this.take(FRAME_HEADER_BYTES).readUInt32BE(0);
+        const header = Buffer.from(this.take(FRAME_HEADER_BYTES));
+        const length = header.readUInt32BE(0);
         if (length > this.maxFrameBytes) {
-          out.push(new FrameTooLarge(length, this.maxFrameBytes));
-          this.skipping = length;
+          this.oversized = header;
           continue;
         }
         this.expected = length;
@@ -80,6 +114,18 @@ export class FrameDecoder {
   /** Bytes received but not yet part of a complete frame. */
   get pendingBytes(): number {
     return this.buffered;
+  }
+
+  /** Up to n buffered bytes, left in place. */
+  private peek(n: number): Buffer {
+    const parts: Buffer[] = [];
+    let need = n;
+    for (const chunk of this.chunks) {
+      if (need <= 0) break;
+      parts.push(chunk.subarray(0, need));
+      need -= Math.min(need, chunk.length);
+    }
+    return Buffer.concat(parts);
   }
 
   /** Removes n buffered bytes; returns them unless `discard` (then nothing is copied). */

@@ -20,6 +20,8 @@ export type PluginManifest = Readonly<{
   auto_start: boolean;
   /** Restart after a crash (default true). */
   auto_restart: boolean;
+  /** Environment variables (by name) a subprocess plugin is given beyond the allow-list; never the daemon's API keys. */
+  env?: readonly string[];
   description?: string;
   /** Lua plugins only; defaults 64 MB and 2,000,000 instructions. */
   limits?: LuaLimits;

@@ -82,7 +82,12 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
       state,
       restarts: entry.restarts + (event.type === 'PluginRestarting' ? 1 : 0),
       crashes: entry.crashes + (event.type === 'PluginCrashed' ? 1 : 0),
-      lastError: event.type === 'PluginCrashed' ? crashReason(event.data) : entry.lastError,
+      lastError:
+        event.type === 'PluginCrashed'
+          ? crashReason(event.data)
+          : event.type === 'PluginStopped' && event.data.error !== undefined
+            ? event.data.error
+            : entry.lastError,
     }));
   }
   switch (event.type) {

@@ -35,6 +35,7 @@ const nextEvents = (snapshot: Snapshot): ModelEvent[] => {
     { type: 'PROCESS_READY', at },
     { type: 'PROCESS_EXITED', at, exitCode: 1, signal: null },
     { type: 'PROCESS_CRASHED', at, error: 'handshake failed' },
+    { type: 'START_REFUSED', at, error: 'speaks plugin protocol 2' },
   ];
   const timers = snapshot.matches('backoff') ? [RESTART_DUE_EVENT] : snapshot.matches('running') ? [STABLE_UPTIME_EVENT] : [];
   return [...events, ...timers.map((type) => ({ type }) as unknown as ModelEvent)];

@@ -113,6 +113,23 @@ describe('pluginSupervisorMachine', () => {
     ]);
   });
 
+  it('stops at once on a start refused for good, saying what to fix, and never restarts on its own; a person may start it again', () => {
+    const s = supervise();
+    threeCrashes(s);
+    s.send({ type: 'START_REFUSED', error: 'speaks plugin protocol 2; rebuild it' });
+    expect(s.state()).toBe('stopped');
+    expect(s.factsOf('PluginStopped')).toEqual([
+      { plugin: 'timer', reason: 'refused', error: 'speaks plugin protocol 2; rebuild it', at: 6_000 },
+    ]);
+    expect(s.factsOf('PluginCrashed')).toHaveLength(3);
+    const spawned = s.effects.spawned;
+    s.advance(600_000);
+    expect(s.effects.spawned).toBe(spawned);
+    s.send({ type: 'START' });
+    expect(s.state()).toBe('starting');
+    expect(s.context().crashTimes).toEqual([]);
+  });
+
   it('gives up on the 4th crash within 5 minutes and never restarts on its own', () => {
     const s = supervise();
     threeCrashes(s);

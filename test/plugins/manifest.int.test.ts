@@ -31,7 +31,17 @@ describe('parseManifest', () => {
       capabilities: [],
       auto_start: true,
       auto_restart: true,
+      env: [],
     });
+  });
+
+  it('takes "env" as a list of variable names, and refuses anything else with what a name must be', () => {
+    expect(parseManifest({ ...minimal, env: ['WEATHER_CITY', 'WEATHER_CITY', '_X1'] }, WHERE).env).toEqual(['WEATHER_CITY', '_X1']);
+    expect(refusal({ ...minimal, env: ['OK', '1BAD', 'A=B'] }).problems).toEqual([
+      `"env"[1] must be a variable name (letters, digits, '_', not starting with a digit), not the string "1BAD"`,
+      `"env"[2] must be a variable name (letters, digits, '_', not starting with a digit), not the string "A=B"`,
+    ]);
+    expect(refusal({ ...minimal, env: 'PATH' }).problems[0]).toContain('"env" must be an array of environment variable names');
   });
 
   it('keeps every field it was given; a non-.lua entry is a subprocess plugin', () => {

@@ -62,7 +62,7 @@ describe('plugin host', () => {
   it('records what a plugin registers and reaches its tool and stage handler', async () => {
     const { host, types, failures } = await startHost(['gatekeeper']);
     expect(host.supervisor('gatekeeper').state).toBe('running');
-    expect(await types()).toEqual(['PluginLoaded', 'PluginToolRegistered', 'PluginStageRegistered']);
+    expect(await types()).toEqual(['PluginLoaded', 'PluginProcessSpawned', 'PluginToolRegistered', 'PluginStageRegistered']);
     expect(await host.hub.callTool('lookup', { q: 'tea' }, { ...callInfo, name: 'lookup' })).toBe('looked up tea');
     const [handler] = host.hub.registry.handlers;
     const context = {
@@ -110,6 +110,46 @@ describe('plugin host', () => {
       .map((e) => (e.data as { code: string }).code);
     expect(complaints).toEqual(expect.arrayContaining(['MALFORMED_FRAME', 'UNKNOWN_MESSAGE_TYPE', 'METHOD_NOT_FOUND']));
     expect(host.supervisor('garbler').state).toBe('running');
+  });
+
+  it('stops a plugin that writes text to stdout at once, failing its pending call, records why, and restarts it', async () => {
+    const { host, store } = await startHost(['babbler'], {
+      remoteTimeouts: { toolMs: 60_000, stageMs: 60_000, deliverMs: 60_000 },
+      supervisorConfig: { backoffMs: [20, 20, 20] },
+    });
+    const supervisor = host.supervisor('babbler');
+    await expect(host.hub.callTool('babbler_talk', {}, callInfo)).rejects.toMatchObject({
+      code: 'CONNECTION_CLOSED',
+      message: expect.stringContaining('"DEBUG: babbler_talk called'),
+    });
+    await supervisor.until((s) => s === 'backoff' || s === 'starting');
+    await supervisor.until((s) => s === 'running');
+    const events = await store.readAll();
+    expect(events.find((e) => e.type === 'PluginMisbehaved')?.data).toMatchObject({ plugin: 'babbler', code: 'FRAMING_LOST' });
+    // Killed, or gone first on the bye and closed stdin: either way a crash with the reason.
+    expect(events.find((e) => e.type === 'PluginCrashed')?.data).toMatchObject({
+      plugin: 'babbler',
+      error: expect.stringContaining('wrote bytes to stdout that are not frames'),
+    });
+    expect(host.hub.registry.tools.get('babbler_talk')?.plugin).toBe('babbler');
+  });
+
+  it.each([
+    ['oldproto', /speaks plugin protocol 2, but this side speaks protocol 1; rebuild the plugin against protocol 1/],
+    ['impostor', /said hello as 'files', but its manifest names it 'impostor'; make the two names the same/],
+    ['noexec', /could not be started .*main\.sh.*EACCES.*check the manifest's entry and that the file is executable/],
+  ])('stops %s at once on a start that no retry can fix, with what to fix, and does not restart it', async (name, why) => {
+    const { host, store } = await startHost([name], { supervisorConfig: { backoffMs: [20, 20, 20] } });
+    expect(host.supervisor(name).state).toBe('stopped');
+    const facts = (await store.readAll()).filter((e) => e.stream.startsWith(`plugin-${name}`)).map((e) => e.type);
+    expect(facts.filter((t) => t !== 'InputDelivered')).toEqual(['PluginStarting', 'PluginStopped']);
+    const stopped = (await store.readAll()).find((e) => e.type === 'PluginStopped')!.data as { reason: string; error: string };
+    expect(stopped.reason).toBe('refused');
+    expect(stopped.error).toMatch(why);
+    expect(stopped.error).toContain(`then run 'homed plugins start ${name}'`);
+    expect(host.hub.registry.plugins.get(name)).toMatchObject({ state: 'stopped', lastError: stopped.error });
+    const [replay] = await replayPluginSupervisors(store, { backoffMs: [20, 20, 20] });
+    expect(replay).toMatchObject({ divergence: null });
   });
 
   it('fails a call the plugin never answers with a timeout, and the plugin stays up', async () => {

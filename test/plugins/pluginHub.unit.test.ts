@@ -97,7 +97,7 @@ describe('capabilities', () => {
 });
 
 describe('registrations refused', () => {
-  it('a tool name another plugin already registered is refused with REGISTRATION_REFUSED, and the first registration stays', async () => {
+  it('a tool name another plugin already registered is refused with REGISTRATION_REFUSED (recorded as misbehaviour), and the first registration stays', async () => {
     const { hub, plugin, registryEvents } = await given();
     await plugin('a', ['tools']).registerTool(tool('echo'), reply('from a'));
 
@@ -107,7 +107,8 @@ describe('registrations refused', () => {
     });
 
     expect(hub.registry.tools.get('echo')?.plugin).toBe('a');
-    expect((await registryEvents()).map((e) => e.type)).toEqual(['PluginToolRegistered']);
+    expect((await registryEvents()).map((e) => e.type)).toEqual(['PluginToolRegistered', 'PluginMisbehaved']);
+    expect((await registryEvents())[1]!.data).toMatchObject({ plugin: 'b', code: 'NAME_TAKEN' });
     expect(await hub.callTool('echo', {}, call('echo'))).toBe('from a');
   });
 

@@ -185,7 +185,7 @@ describe('PluginConnection over a PassThrough pair', () => {
     toKernel.write(encodeFrame('just a string')); // wrong shape
     toKernel.write(encodeFrame({ type: 'request', id: 77, method: 5 })); // bad request, answerable
     toKernel.write(encodeFrame({ type: 'subscribe', id: 78 })); // unknown type, answerable
-    toKernel.write(frameBody(Buffer.alloc(2000))); // oversized
+    toKernel.write(frameBody(Buffer.concat([Buffer.from([0x80]), Buffer.alloc(1999)]))); // oversized (starts as a map)
     toKernel.write(encodeFrame({ type: 'response', id: 999, result: 1 })); // answers nothing
     await flush();
     expect(kernelErrors.map((e) => e.code)).toEqual([
@@ -206,6 +206,18 @@ describe('PluginConnection over a PassThrough pair', () => {
     expect(kernel.closed).toBe(false);
     expect(await kernel.request('echo', 'still here')).toBe('still here');
     expect(await plugin.request('echo', 'both ways')).toBe('both ways');
+  });
+
+  it('closes at once on text that is not a frame, failing what is pending instead of letting it wait for its timeout', async () => {
+    const { connection: kernel, inbound: toKernel, errors: kernelErrors } = rawPeer();
+    const closes: string[] = [];
+    kernel.on('close', (reason) => closes.push(reason));
+    const call = kernel.request('x', null, { timeoutMs: 60_000 });
+    toKernel.write('Listening on port 8080\n');
+    await expect(call).rejects.toMatchObject({ code: 'CONNECTION_CLOSED', message: expect.stringContaining('"Listening on port 8080') });
+    expect(kernelErrors.map((e) => e.code)).toEqual(['FRAMING_LOST']);
+    expect(closes).toEqual([expect.stringContaining('framing lost: the peer wrote bytes that are not a frame')]);
+    expect(kernel.closed).toBe(true);
   });
 
   it('fails a pending request whose answer is malformed', async () => {

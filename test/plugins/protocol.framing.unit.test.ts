@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBody, encodeFrame, FrameDecoder, FrameTooLarge, frameBody } from '../../plugins/protocol/index.ts';
+import { decodeBody, encodeFrame, FrameDecoder, FramingLost, FrameTooLarge, frameBody } from '../../plugins/protocol/index.ts';
 
-const bodies = (frames: ReturnType<FrameDecoder['push']>) => frames.map((f) => (f instanceof FrameTooLarge ? f : decodeBody(f)));
+const bodies = (frames: ReturnType<FrameDecoder['push']>) =>
+  frames.map((f) => (f instanceof FrameTooLarge || f instanceof FramingLost ? f : decodeBody(f)));
 
 describe('frames: 4-byte big-endian length + msgpack body', () => {
   it('encodes the header as the body length', () => {
@@ -42,7 +43,7 @@ describe('frames: 4-byte big-endian length + msgpack body', () => {
 
   it('refuses an oversized frame with FrameTooLarge, skips its bytes and carries on', () => {
     const decoder = new FrameDecoder(8);
-    const big = frameBody(Buffer.alloc(20, 7));
+    const big = frameBody(Buffer.concat([Buffer.from([0x81]), Buffer.alloc(19, 7)])); // starts as a map: a real, too large message
     const out = [
       ...decoder.push(Buffer.concat([encodeFrame('a'), big.subarray(0, 10)])),
       ...decoder.push(Buffer.concat([big.subarray(10), encodeFrame('b')])),
@@ -54,12 +55,35 @@ describe('frames: 4-byte big-endian length + msgpack body', () => {
     expect(decodeBody(out[2] as Buffer)).toBe('b');
   });
 
-  it('reports an oversized frame on its header, before its body arrives', () => {
+  it('reports an oversized frame on its header and first body byte, before the rest of its body arrives', () => {
     const header = Buffer.alloc(4);
     header.writeUInt32BE(17 * 1024 * 1024);
-    const out = new FrameDecoder().push(header);
+    const decoder = new FrameDecoder();
+    expect(decoder.push(header)).toEqual([]);
+    const out = decoder.push(Buffer.from([0xde]));
     expect(out).toHaveLength(1);
     expect(out[0]).toBeInstanceOf(FrameTooLarge);
+  });
+
+  it('reports text on the stream as framing lost, once, with the text, and reads nothing after it', () => {
+    const decoder = new FrameDecoder();
+    const out = [...decoder.push(Buffer.concat([encodeFrame('before'), Buffer.from('debug: x=1')])), ...decoder.push(Buffer.from('\n'))];
+    expect(bodies(out.slice(0, 1))).toEqual(['before']);
+    expect(out[1]).toBeInstanceOf(FramingLost);
+    expect(out[1]).toMatchObject({ code: 'FRAMING_LOST', preview: '"debug: x=1"', announced: 0x64656275 });
+    expect((out[1] as FramingLost).message).toContain('print diagnostics to stderr');
+    expect(out).toHaveLength(2);
+    expect(decoder.push(encodeFrame('after'))).toEqual([]);
+    expect(decoder.pendingBytes).toBe(0);
+  });
+
+  it('reports text split across reads, and a short line that only the next frame completes', () => {
+    const split = new FrameDecoder();
+    expect(split.push(Buffer.from('he'))).toEqual([]);
+    expect(split.push(Buffer.from('llo'))[0]).toMatchObject({ code: 'FRAMING_LOST', preview: '"hello"' });
+    const short = new FrameDecoder();
+    expect(short.push(Buffer.from('ok\n'))).toEqual([]);
+    expect(short.push(encodeFrame({ type: 'bye' }))[0]).toMatchObject({ code: 'FRAMING_LOST' });
   });
 
   it('refuses to encode a frame over the limit', () => {

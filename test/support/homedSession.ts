@@ -76,7 +76,7 @@ export const askSocket = (dir: string, text: string, onReply?: (reply: CliReply)
     socket.write(`${JSON.stringify({ type: 'message', text, from: userInfo().username })}\n`);
   });
 
-export type StartOptions = Readonly<{ args?: readonly string[]; umask?: number }>;
+export type StartOptions = Readonly<{ args?: readonly string[]; umask?: number; env?: Readonly<Record<string, string>> }>;
 
 export type RunningDaemon = Readonly<{
   process: ChildProcess;
@@ -102,11 +102,13 @@ export const useDaemons = () => {
     },
     /**
      * `homed run --data DIR [ARGS]`, once it says it is ready; `output` is its stdout up to then.
-     * With `umask`, it starts under that umask (through sh, which execs node: the pid is homed's).
+     * With `umask`, it starts under that umask (through sh, which execs node: the pid is homed's);
+     * `env` is added to its environment.
      */
-    async start(dir: string, { umask, args = [] }: StartOptions = {}): Promise<RunningDaemon> {
+    async start(dir: string, { umask, args = [], env = {} }: StartOptions = {}): Promise<RunningDaemon> {
       const argv = [HOMED, 'run', '--data', dir, ...args];
-      const daemon = umask === undefined ? spawnNode(argv) : spawnNodeUnderUmask(umask, argv);
+      const spawnOptions = { env: { ...process.env, ...env } };
+      const daemon = umask === undefined ? spawnNode(argv, spawnOptions) : spawnNodeUnderUmask(umask, argv, spawnOptions);
       const exited = finished(daemon);
       cleanups.push(async () => {
         if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');

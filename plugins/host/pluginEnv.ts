@@ -1,0 +1,60 @@
+/**
+ * The environment a subprocess plugin starts with: an allow-list, never the daemon's own.
+ * PATH, HOME, LANG, LC_ALL, TZ and TMPDIR pass (when set), then what the manifest's `env` asks
+ * for by name, except the variables that hold the daemon's LLM keys (`apiKeyEnv`); and the
+ * instance marker by which the next daemon recognises the processes of this start.
+ */
+
+/** Variables every subprocess plugin gets (when the daemon has them). */
+export const ALLOWED_PLUGIN_ENV: readonly string[] = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+
+/** Set in every plugin process (and inherited by what it forks): names the start it belongs to. */
+export const PLUGIN_INSTANCE_ENV = 'HOLOGRAM_PLUGIN_INSTANCE';
+
+export type WithheldVariable = Readonly<{ name: string; why: string }>;
+
+export type PluginEnvironment = Readonly<{ env: Record<string, string>; withheld: readonly WithheldVariable[] }>;
+
+/**
+ * @param asked the manifest's `env`
+ * @param keyVariables variables that hold the daemon's keys (every LLM source's `apiKeyEnv`)
+ * @example pluginEnvironment(['WEATHER_CITY'], process.env, new Set(['OPENAI_API_KEY']), 'run-7').env
+ */
+export const pluginEnvironment = (
+  asked: readonly string[],
+  from: Readonly<Record<string, string | undefined>>,
+  keyVariables: ReadonlySet<string>,
+  instance: string,
+): PluginEnvironment => {
+  const env: Record<string, string> = {};
+  const withheld: WithheldVariable[] = [];
+  for (const name of ALLOWED_PLUGIN_ENV) {
+    const value = from[name];
+    if (value !== undefined) env[name] = value;
+  }
+  for (const name of asked) {
+    if (keyVariables.has(name)) {
+      withheld.push({
+        name,
+        why: `${name} holds an API key of the daemon (an LLM source's apiKeyEnv); plugins never get the daemon's keys`,
+      });
+      continue;
+    }
+    if (name === PLUGIN_INSTANCE_ENV) continue;
+    const value = from[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env[PLUGIN_INSTANCE_ENV] = instance;
+  return { env, withheld };
+};
+
+/** The variables named by `llm.sources[].apiKeyEnv` in the settings. */
+export const apiKeyVariables = (sources: unknown): Set<string> => {
+  const names = new Set<string>();
+  if (!Array.isArray(sources)) return names;
+  for (const source of sources) {
+    const name = (source as { apiKeyEnv?: unknown } | null)?.apiKeyEnv;
+    if (typeof name === 'string') names.add(name);
+  }
+  return names;
+};

@@ -1,0 +1,44 @@
+/**
+ * The machine's processes as Linux's /proc shows them: who is in which process group, when
+ * each started (clock ticks since boot, which never repeat within a boot) and its environment.
+ * Reads only; on a system without /proc every answer is "unknown" (null).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export type ProcessInfo = Readonly<{ pid: number; pgid: number; startTicks: number }>;
+
+const read = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+/** This boot's id, or null where /proc does not say. */
+export const currentBootId = (): string | null => read('/proc/sys/kernel/random/boot_id')?.trim() || null;
+
+/** pgid and start of one process from its /proc/PID/stat (the name in parentheses may hold spaces and parentheses). */
+export const processInfo = (pid: number): ProcessInfo | null => {
+  const stat = read(`/proc/${pid}/stat`);
+  if (stat === null) return null;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name: state(3) ppid(4) pgrp(5) … starttime(22); fields[0] is field 3.
+  const pgid = Number(fields[2]);
+  const startTicks = Number(fields[19]);
+  return Number.isInteger(pgid) && Number.isInteger(startTicks) ? { pid, pgid, startTicks } : null;
+};
+
+/** Every process /proc lists now; null where there is no /proc. */
+export const listProcesses = (): ProcessInfo[] | null => {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  return entries.flatMap((entry) => (/^\d+$/.test(entry) ? [processInfo(Number(entry))].filter((p) => p !== null) : []));
+};
+
+/** The process's environment as NAME=VALUE entries; null when it is gone or not ours to read. */
+export const environOf = (pid: number): string[] | null => read(`/proc/${pid}/environ`)?.split('\0') ?? null;

@@ -1,0 +1,158 @@
+/**
+ * A subprocess plugin's start: spawn it with its allow-listed environment, handshake, serve it
+ * as a remote actor until it says ready, and give back an instance whose `exited` resolves
+ * once, when the process is gone. A connection that breaks while the process lives (stray
+ * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
+ * answer; the reason travels with the exit.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Timers } from '../../events/index.ts';
+import { FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
+import type { PluginManifest } from '../sdk/manifestTypes.ts';
+import { pluginEnvironment } from './pluginEnv.ts';
+import type { PluginHub } from './pluginHub.ts';
+import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
+import { currentBootId, processInfo } from './processTable.ts';
+import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
+import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
+import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
+
+/** The failures of a start that are the plugin's build or manifest, not bad luck. */
+const permanent = (plugin: string, error: unknown): unknown =>
+  error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed
+    ? new PluginStartRefused(plugin, error.message, error)
+    : error;
+
+const TSX_LOADER = fileURLToPath(import.meta.resolve('tsx'));
+
+/** The command that runs a subprocess entry: node for scripts (TypeScript through tsx), the file itself otherwise. */
+export const commandFor = (entryPath: string): { command: string; args: string[] } => {
+  if (/\.(c|m)?ts$/i.test(entryPath)) return { command: process.execPath, args: ['--import', TSX_LOADER, entryPath] };
+  if (/\.(c|m)?js$/i.test(entryPath)) return { command: process.execPath, args: [entryPath] };
+  return { command: entryPath, args: [] };
+};
+
+/** Resolves on `ready`; rejects when the deadline passes or the plugin is gone first (with why). */
+const untilReady = (ready: Promise<void>, gone: Promise<string>, name: string, timeoutMs: number, timers: Timers): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    const timer = timers.setTimer(
+      () =>
+        reject(
+          new PluginHandshakeFailed(
+            `plugin '${name}' did not say 'ready' within ${timeoutMs} ms of its hello; its main function must return`,
+          ),
+        ),
+      timeoutMs,
+    );
+    const settle = (fn: () => void) => () => {
+      timers.clearTimer(timer);
+      fn();
+    };
+    ready.then(settle(resolve));
+    gone.then((why) => settle(() => reject(new PluginHandshakeFailed(`plugin '${name}' ${why} before it said 'ready'`)))());
+  });
+
+/**
+ * Spawns the plugin with the environment it may have (withheld variables are recorded against
+ * it) and records the process group it leads; `ended` resolves once the group is gone and that
+ * is recorded too.
+ */
+const spawnPlugin = async (
+  manifest: PluginManifest,
+  dir: string,
+  env: HostEnv,
+  hub: PluginHub,
+): Promise<{ child: PluginProcess; ended: Promise<ProcessExit> }> => {
+  const name = manifest.name;
+  const { command, args } = commandFor(join(dir, manifest.entry));
+  const instance = env.ids.next();
+  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance);
+  for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
+  const child = await PluginProcess.spawn({
+    plugin: name,
+    command,
+    args,
+    cwd: dir,
+    env: environment.env,
+    onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`),
+    timers: env.timers,
+  });
+  const recorded = hub
+    .processSpawned({
+      plugin: name,
+      pid: child.pid,
+      startTicks: processInfo(child.pid)?.startTicks ?? null,
+      bootId: currentBootId(),
+      instance,
+    })
+    .catch((error: unknown) => env.log(`plugin ${name}: could not record its process group ${child.pid}: ${(error as Error).message}`));
+  const ended = child.exited.then(async (exit) => {
+    await recorded;
+    await hub
+      .processGroupEnded(name, child.pid)
+      .catch((error: unknown) => env.log(`plugin ${name}: could not record the end of its process group: ${(error as Error).message}`));
+    return exit;
+  });
+  await recorded;
+  return { child, ended };
+};
+
+export const subprocessStarter =
+  (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
+  async (hub) => {
+    const name = manifest.name;
+    const { child, ended } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
+      throw permanent(name, error);
+    });
+    const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
+    const { ready } = servePlugin(hub, name, connection, env.log);
+    let stopping = false;
+    /** Why the kernel ended the process, when it did for a fault of the plugin's. */
+    let fault: string | undefined;
+    let lostFraming = false;
+    connection.on('protocolError', (error) => {
+      if (error instanceof FramingLost) lostFraming = true;
+    });
+    connection.on('bye', (reason) => (fault ??= `it said bye (${reason || 'no reason'})`));
+    connection.on('close', (reason) => {
+      if (stopping || !child.running) return;
+      if (lostFraming) {
+        fault = `it wrote bytes to stdout that are not frames, so the kernel stopped it (${reason})`;
+        child.kill('SIGKILL');
+      } else void child.stop();
+    });
+    child.exited.then(() => connection.close('the plugin process exited'));
+    const gone = ended.then(() => fault ?? 'exited');
+    const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
+    try {
+      const hello = await connection.awaitHello({ capabilities: manifest.capabilities, timeoutMs });
+      if (hello.plugin !== name) {
+        throw new PluginStartRefused(
+          name,
+          `the plugin in ${dir} said hello as '${hello.plugin}', but its manifest names it '${name}'; make the two names the same`,
+        );
+      }
+      // Attached before 'ready' so its registrations are served; running only once it says ready.
+      hub.attach(name, manifest.capabilities, remoteEndpoint(connection, env.remoteTimeouts ?? DEFAULT_REMOTE_TIMEOUTS), {
+        external: true,
+      });
+      await untilReady(ready, gone, name, timeoutMs, env.timers);
+    } catch (error) {
+      stopping = true;
+      connection.close(`handshake failed: ${(error as Error).message}`);
+      child.kill('SIGKILL');
+      await ended;
+      throw permanent(name, error);
+    }
+    return {
+      exited: ended.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
+      pid: child.pid,
+      stop: async () => {
+        stopping = true;
+        connection.close('the kernel stops this plugin');
+        await child.stop();
+        await ended;
+      },
+    };
+  };

@@ -1,0 +1,197 @@
+/**
+ * Hostile subprocess plugins against homed, the way an attacker's plugin would try it: each
+ * attempt is refused or contained, recorded in the log with a reason, the daemon goes on
+ * answering, and `homed replay --verify` still passes.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+
+/** 'gone' once the process no longer runs (an unreaped zombie counts as gone). */
+const processState = (pid: number): 'alive' | 'gone' => {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
+  } catch {
+    return 'gone';
+  }
+};
+const daemons = useDaemons();
+
+describe('a hostile plugin', () => {
+  it("cannot take a built-in's tool or channel name, and of two claims of one name sent at once exactly one wins", async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['thief'] });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(/plugin thief: files_read: REGISTRATION_REFUSED .*tool 'files_read' is already registered by 'files'/);
+    expect(daemon.output).toMatch(/plugin thief: cli channel: REGISTRATION_REFUSED .*channel 'cli' is already registered by 'cli'/);
+    const twins = [...daemon.output.matchAll(/plugin thief: twin \d: (\S+)/g)].map((m) => m[1]);
+    expect(twins.sort()).toEqual(['REGISTRATION_REFUSED', 'accepted']);
+
+    const tools = await finished(spawnNode([WAITER, '--data', dir, '--tools']));
+    expect(tools.stdout).not.toMatch(/^files_read\s+thief/m);
+    expect(tools.stdout.match(/^thief_twin\s+thief/gm)).toHaveLength(1);
+
+    const log = await logOf(dir, '--stream', 'plugins');
+    expect(log.filter((e) => e.type === 'PluginToolRegistered' && e.data.plugin === 'thief').map((e) => e.data.name)).toEqual([
+      'thief_twin',
+    ]);
+    const misbehaved = log.filter((e) => e.type === 'PluginMisbehaved' && e.data.plugin === 'thief');
+    expect(misbehaved.map((e) => e.data.code)).toEqual(['NAME_TAKEN', 'NAME_TAKEN', 'NAME_TAKEN']);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('denies a tool call with a before_toolcall change whose other fields are nil: the call never runs', async () => {
+    const server = await startLlmServer([{ toolCalls: [{ id: 'call_peek', name: 'nilgate_peek', arguments: {} }] }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['nilgate'] });
+    const daemon = await daemons.start(dir);
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'peek at the secret']));
+    // Every call of the round was denied, so the turn ends there, saying why.
+    expect(waiter.stdout).toMatch(/every tool call was denied \(.*peeking is not allowed/);
+    expect(waiter.stdout).not.toContain('the secret is 42');
+    const log = await logOf(dir);
+    expect(log.find((e) => e.type === 'ToolCallDenied')!.data).toMatchObject({ callId: 'call_peek', reason: 'peeking is not allowed' });
+    expect(JSON.stringify(log)).not.toContain('the secret is 42');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it("gets neither the daemon's environment nor its keys: an allow-list, what its manifest asks for, and settings without secrets", async () => {
+    const dir = testDataDir(tempDir(), {
+      plugins: ['spy'],
+      sources: [
+        { name: 'inline', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-inline-secret' },
+        { name: 'fromenv', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeyEnv: 'SPY_PROVIDER_KEY' },
+      ],
+    });
+    const daemon = await daemons.start(dir, { env: { SPY_PROVIDER_KEY: 'sk-env-secret', SPY_WANTED: 'visible', SPY_UNASKED: 'hidden' } });
+    const env = JSON.parse(daemon.output.match(/plugin spy: env (.*)/)![1]!) as Record<string, string>;
+    expect(Object.keys(env).sort()).toEqual(expect.arrayContaining(['HOLOGRAM_PLUGIN_INSTANCE', 'PATH', 'SPY_WANTED']));
+    expect(
+      Object.keys(env).every((name) =>
+        ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SPY_WANTED', 'HOLOGRAM_PLUGIN_INSTANCE'].includes(name),
+      ),
+    ).toBe(true);
+    expect(env.SPY_WANTED).toBe('visible');
+    const llm = JSON.parse(daemon.output.match(/plugin spy: settings llm (.*)/)![1]!) as { sources: Record<string, unknown>[] };
+    expect(llm.sources.map((s) => s.name)).toEqual(['inline', 'fromenv']);
+    expect(daemon.output).toContain('plugin spy: settings key null');
+    expect(daemon.output).not.toContain('sk-inline-secret');
+    expect(daemon.output).not.toContain('sk-env-secret');
+    const withheld = (await logOf(dir, '--type', 'PluginMisbehaved')).map((e) => e.data);
+    expect(withheld).toEqual([
+      expect.objectContaining({ plugin: 'spy', code: 'ENV_WITHHELD', message: expect.stringContaining('SPY_PROVIDER_KEY') }),
+    ]);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('sending 25,000 unknown notifications costs five events and one summary, and the daemon goes on answering', async () => {
+    const server = await startLlmServer([{ text: 'Still here.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['flooder'] });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(/plugin flooder \(subprocess\): running, tools flooder_ping/);
+    const replies = await askSocket(dir, 'are you there?');
+    expect(
+      replies
+        .filter((r) => r.type === 'chunk')
+        .map((r) => r.text)
+        .join(''),
+    ).toBe('Still here.');
+    await daemons.stop(daemon);
+    const log = await logOf(dir, '--stream', 'plugins');
+    expect(log.filter((e) => e.type === 'PluginMisbehaved').map((e) => e.data.code)).toEqual(Array(5).fill('UNKNOWN_NOTIFY'));
+    expect(log.filter((e) => e.type === 'PluginMisbehaviourSummarised').map((e) => e.data)).toEqual([
+      expect.objectContaining({ plugin: 'flooder', suppressed: 24_995, byCode: { UNKNOWN_NOTIFY: 24_995 } }),
+    ]);
+    expect((await daemon.exited).stdout.match(/plugin flooder: UNKNOWN_NOTIFY/g)).toHaveLength(5);
+    await verifyReplay(dir);
+  });
+
+  it('writing text to stdout gets it stopped at once and restarted: the call fails now, not after 60 s', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'call_talk', name: 'babbler_talk', arguments: {} }] },
+      { text: 'The tool broke.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['babbler'] });
+    const daemon = await daemons.start(dir);
+    const started = Date.now();
+    const waiter = await finished(spawnNode([WAITER, '--data', dir, 'talk to me']));
+    expect(waiter.stdout).toBe('The tool broke.\n');
+    // Far below the tool call's 60 s timeout: the garbage closed the connection at once.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(JSON.stringify(server.requests[1]!.body)).toMatch(/tool 'babbler_talk' failed: .*not a frame/);
+    await expect
+      .poll(async () => (await logOf(dir, '--type', 'PluginStarted')).filter((e) => e.data.plugin === 'babbler').length, {
+        timeout: 15_000,
+      })
+      .toBe(2);
+    const log = await logOf(dir);
+    expect(log.find((e) => e.type === 'PluginMisbehaved')!.data).toMatchObject({ plugin: 'babbler', code: 'FRAMING_LOST' });
+    expect(log.find((e) => e.type === 'PluginCrashed')!.data).toMatchObject({
+      plugin: 'babbler',
+      error: expect.stringContaining('"DEBUG: babbler_talk called'),
+    });
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('is stopped for good, with what to fix, when its handshake can never succeed (a protocol version, a name not its own)', async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['oldproto', 'impostor'] });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(
+      /plugin oldproto: start failed: plugin 'oldproto' is not restarted until it is fixed: .*speaks plugin protocol 2/,
+    );
+    const listing = await runHomed(['plugins', '--data', dir]);
+    expect(listing.stdout).toMatch(/^oldproto\s+subprocess\s+stopped\s+restarts 0$/m);
+    expect(listing.stdout).toMatch(/^impostor\s+subprocess\s+stopped\s+restarts 0$/m);
+    const log = await logOf(dir);
+    for (const plugin of ['oldproto', 'impostor']) {
+      const facts = log.filter((e) => e.stream.startsWith(`plugin-${plugin}:`) && e.type !== 'InputDelivered');
+      expect(facts.map((e) => [e.type, e.data.reason])).toEqual([
+        ['PluginStarting', undefined],
+        ['PluginStopped', 'refused'],
+      ]);
+    }
+    const stopped = (plugin: string) => log.find((e) => e.type === 'PluginStopped' && e.data.plugin === plugin)!.data.error;
+    expect(stopped('oldproto')).toContain('rebuild the plugin against protocol 1');
+    expect(stopped('impostor')).toContain("said hello as 'files', but its manifest names it 'impostor'");
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it("leaves nothing running past the next start when the daemon is SIGKILLed: the plugin's process group is reaped", async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['orphaner'] });
+    const first = await daemons.start(dir);
+    const grandchild = Number(first.output.match(/plugin orphaner: grandchild (\d+)/)![1]);
+    daemons.onCleanup(async () => void (processState(grandchild) === 'alive' && process.kill(grandchild, 'SIGKILL')));
+    const plugin = Number((await runHomed(['plugins', '--data', dir])).stdout.match(/^orphaner .* pid (\d+)/m)![1]);
+    first.process.kill('SIGKILL');
+    await first.exited;
+    // The plugin leaves when its stdin closes; what it forked does not.
+    await expect.poll(() => processState(plugin), { timeout: 5_000 }).toBe('gone');
+    expect(processState(grandchild)).toBe('alive');
+    const second = await daemons.start(dir);
+    expect(second.output).toContain(`plugin orphaner: process group ${plugin} of a previous daemon: killed ${grandchild}`);
+    await expect.poll(() => processState(grandchild), { timeout: 2_000 }).toBe('gone');
+    const reaped = await logOf(dir, '--type', 'PluginProcessGroupReaped');
+    expect(reaped.map((e) => e.data)).toEqual([
+      expect.objectContaining({ plugin: 'orphaner', pid: plugin, killed: [grandchild], spared: 0 }),
+    ]);
+    await daemons.stop(second);
+    // A clean stop ended every group it spawned: the next start has nothing to reap.
+    const open = await logOf(dir, '--stream', 'plugins');
+    const spawned = open.filter((e) => e.type === 'PluginProcessSpawned').length;
+    const closed = open.filter((e) => e.type === 'PluginProcessGroupEnded' || e.type === 'PluginProcessGroupReaped').length;
+    expect(spawned).toBe(2);
+    expect(closed).toBe(2);
+    await verifyReplay(dir);
+  });
+});
