@@ -8,7 +8,7 @@ import { keepProcessAlive } from '../actors/clock/systemClock.ts';
 import { createDefaultCatalog, type HologramEventType, type ReadAllOptions } from '../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
-import { closestNames } from './closestNames.ts';
+import { closestNames } from '../events/index.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
 import { toJsonLine } from './jsonLines.ts';

@@ -6,7 +6,7 @@
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { SqliteReadModelTx } from '../actors/projections/sqliteReadModelTx.ts';
 import { type StreamEntry, streamCatalog } from '../projections/index.ts';
-import { closestNames } from './closestNames.ts';
+import { closestNames } from '../events/index.ts';
 
 /** The stream names the catalog recorded; none on a log no daemon has projected yet (no catalog table). */
 const catalogued = (store: SqliteEventStore): StreamEntry[] => {

@@ -12,3 +12,4 @@ export * from './clock.ts';
 export * from './tailSubscription.ts';
 export * from './inMemoryEventStore.ts';
 export * from './catalog/index.ts';
+export * from './closestNames.ts';

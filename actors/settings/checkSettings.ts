@@ -3,7 +3,7 @@
  * path (`llm.sources[0].baseUrl`), an unknown key with the closest known name. Pure; never
  * throws, whatever the JSON.
  */
-import { closestName } from './closestName.ts';
+import { closestNames } from '../../events/index.ts';
 import type { SettingsField } from './settingsField.ts';
 
 export type SettingsProblem = Readonly<{ key: string; problem: string }>;
@@ -50,7 +50,7 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
     }
     case 'enum':
       if (typeof value !== 'string' || !field.values.includes(value)) {
-        const close = typeof value === 'string' ? closestName(value, field.values) : null;
+        const close = typeof value === 'string' ? closestNames(value, field.values, 1)[0] : null;
         wrong(
           `must be one of ${field.values.map((v) => `"${v}"`).join(', ')}, got ${shown(value)}${close ? `; did you mean "${close}"?` : ''}`,
         );
@@ -70,7 +70,7 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
           checkField(item, known, join(key, name), problems);
           continue;
         }
-        const close = field.type === 'object' ? closestName(name, Object.keys(field.fields)) : null;
+        const close = field.type === 'object' ? closestNames(name, Object.keys(field.fields), 1)[0] : null;
         problems.push({
           key: join(key, name),
           problem: `is not a setting${close ? `; did you mean ${join(key, close)}?` : ''}`,

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import { Facility } from '../../actors/index.ts';
-import { HologramError } from '../../events/index.ts';
+import { editDistance, HologramError } from '../../events/index.ts';
 import type { PluginKind, PluginManifest } from '../sdk/manifestTypes.ts';
 import { parseLuaLimits } from './manifestLimits.ts';
 import { PLUGIN_CAPABILITIES, type PluginCapability } from '../sdk/wireMethods.ts';
@@ -303,20 +303,6 @@ function suggestion(word: string, candidates: readonly string[]): string {
     }
   }
   return best === undefined ? '' : ` (did you mean "${best}"?)`;
-}
-
-/** Levenshtein distance. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function describeValue(value: unknown): string {

@@ -2,6 +2,7 @@
  * L3, the graph: entities, relations with confidence, and each relation's sentence and the
  * context events (and their cites) it came from. Entities exist while a relation names them.
  */
+import { editDistance } from '../../events/index.ts';
 import { defineProjection, type ReadModelTx } from '../projection.ts';
 import { entityKey, json, type TripleData } from './memoryRows.ts';
 
@@ -255,16 +256,6 @@ export const graphCounts = (tx: ReadModelTx): { entities: number; relations: num
   entities: tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_graph_entities')?.n ?? 0,
   relations: tx.get<{ n: number }>('SELECT count(*) AS n FROM memory_graph_relations')?.n ?? 0,
 });
-
-const editDistance = (a: string, b: string): number => {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    row = next;
-  }
-  return row[b.length]!;
-};
 
 /** Stored entity names near `name` (containing it, contained in it, or a few edits away), nearest first. */
 export const closeEntityNames = (tx: ReadModelTx, name: string, limit = 5): string[] => {

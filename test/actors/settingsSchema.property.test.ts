@@ -2,7 +2,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkSettings } from '../../actors/settings/checkSettings.ts';
-import { closestName } from '../../actors/settings/closestName.ts';
 import { SETTINGS_SCHEMA } from '../../actors/settings/settingsSchema.ts';
 
 /** Every dotted path the value holds (`a.b[0].c`), the value itself as ''. */
@@ -94,7 +93,6 @@ describe('checkSettings', () => {
   });
 
   it('suggests a name only when one is close', () => {
-    expect(closestName('keepTopk', ['keepTopK', 'protectRecent'])).toBe('keepTopK');
-    expect(closestName('zzzzzz', ['keepTopK', 'protectRecent'])).toBeNull();
+    expect(checkSettings({ memory: { zzzzzz: 1 } }, SETTINGS_SCHEMA)).toEqual([{ key: 'memory.zzzzzz', problem: 'is not a setting' }]);
   });
 });

@@ -1,6 +1,6 @@
 /** "Did you mean": which names a mistyped one is offered. */
 import { describe, expect, it } from 'vitest';
-import { closestNames } from '../../cli/closestNames.ts';
+import { closestNames } from '../../events/index.ts';
 
 const TYPES = ['KernelStarted', 'KernelStopped', 'InputDelivered', 'InputQueued', 'PluginCrashed'];
 
