@@ -10,7 +10,7 @@ describe('loadOnnxRuntime without the package', () => {
     const { loadOnnxRuntime } = await import('../../adapters/embeddings/onnx/onnxRuntime.ts');
     const error = await loadOnnxRuntime().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'ONNX_RUNTIME_MISSING' });
-    expect((error as Error).message).toContain('npm install --no-save onnxruntime-node');
+    expect((error as Error).message).toContain('npm run install:onnx');
     expect((error as Error).message).toContain('remove memory.embedding.onnxDir');
   });
 });

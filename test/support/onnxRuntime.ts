@@ -16,7 +16,5 @@ const installed = (): boolean => {
 export const ONNX_RUNTIME_INSTALLED = installed();
 
 if (!ONNX_RUNTIME_INSTALLED) {
-  console.warn(
-    'onnxruntime-node is not installed: the dense-recall tests are skipped (ONNXRUNTIME_NODE_INSTALL=skip npm install --no-save onnxruntime-node@~1.30 runs them)',
-  );
+  console.warn('onnxruntime-node is not installed: the dense-recall tests are skipped (npm run install:onnx, then they run)');
 }

@@ -36,8 +36,7 @@ export const loadOnnxRuntime = (): Promise<OnnxRuntime> => {
       throw new OnnxEmbeddingError(
         'ONNX_RUNTIME_MISSING',
         `dense recall needs the optional package ${ONNX_RUNTIME_PACKAGE}, which is not installed: run ` +
-          `\`ONNXRUNTIME_NODE_INSTALL=skip npm install --no-save ${ONNX_RUNTIME_PACKAGE}@~1.30\` in the checkout, ` +
-          'or remove memory.embedding.onnxDir from settings.json',
+          '`npm run install:onnx` in the checkout, or remove memory.embedding.onnxDir from settings.json',
         ONNX_RUNTIME_PACKAGE,
         { cause: error },
       );
