@@ -33,8 +33,9 @@ A message is at most 1 MiB (a longer one is refused before it is sent).
 
 Exit status:
   0    done
-  1    the reply failed, or the daemon refused the request, is not running, cannot be reached
-       or the connection to it was lost: one line on stderr says which, and what to do
+  1    the reply was not an answer (the model failed, a round limit, every tool denied, a stop),
+       or the daemon refused the request, is not running, cannot be reached or the connection
+       to it was lost: one line on stderr says which, and what to do
   2    bad usage: the line says which argument
   70   an unexpected failure (a bug): the trace is printed; please report it
   74   the output could not be written (a full disk, an I/O error): one line on stderr
@@ -53,7 +54,14 @@ export class ReplyFailed extends HologramError {
   readonly code = 'REPLY_FAILED';
 }
 
-/** Sends one message and streams its reply until the end; a failed turn rejects with why. */
+/** How a reply that is not an answer ends waiter (exit 1, with this line on stderr). */
+const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
+  round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
+  denied: 'every tool call the model made was denied',
+  cancelled: 'the turn was stopped before it finished',
+};
+
+/** Sends one message and streams its reply until the end; a reply that is not an answer rejects with why. */
 const converse = (client: CliClient, text: string): Promise<void> =>
   new Promise((resolve, reject) => {
     let streamed = false;
@@ -75,7 +83,8 @@ const converse = (client: CliClient, text: string): Promise<void> =>
           return;
         }
         out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
-        settle();
+        const why = reply.outcome === undefined ? undefined : NOT_AN_ANSWER[reply.outcome];
+        settle(why === undefined ? undefined : new ReplyFailed(why));
       } else if (reply.type === 'error') settle(new DaemonRefused(reply.message));
     };
     // A write to a closed stdout throws here, inside the socket's data event: it ends the conversation instead.

@@ -51,7 +51,11 @@ export const testDataDir = (root: string, { llm, sources, plugins = [], settings
   mkdirSync(join(dir, 'plugins'), { recursive: true });
   for (const plugin of plugins) symlinkSync(join(REPO, 'test/fixtures/plugins/host', plugin), join(dir, 'plugins', plugin));
   const llmSources = sources ?? (llm ? [{ name: 'local', adapter: 'openai', baseUrl: llm.baseUrl('openai'), model: 'm' }] : undefined);
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ ...(llmSources ? { llm: { sources: llmSources } } : {}), ...settings }));
+  const llmSettings = { ...(llmSources ? { sources: llmSources } : {}), ...(settings.llm as object | undefined) };
+  writeFileSync(
+    join(dir, 'settings.json'),
+    JSON.stringify({ ...settings, ...(Object.keys(llmSettings).length ? { llm: llmSettings } : {}) }),
+  );
   return dir;
 };
 

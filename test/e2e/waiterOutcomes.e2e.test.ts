@@ -1,0 +1,42 @@
+/**
+ * waiter says why a reply did not come, and exits non-zero for anything that is not an answer:
+ * a model server that is down (with its URL), a tool-round limit. An answer exits 0.
+ */
+import { describe, expect, it } from 'vitest';
+import { testDataDir, useDaemons } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { finished, hasNoStackTrace, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+const waiter = (dir: string, text: string) => finished(spawnNode([WAITER, '--data', dir, text]));
+
+describe('waiter on a reply that is not an answer', () => {
+  it('exits 1 and says the model server is down, naming its URL', async () => {
+    const dir = testDataDir(tempDir(), {
+      sources: [{ name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }],
+    });
+    const daemon = await daemons.start(dir);
+    const result = await waiter(dir, 'hello?');
+    await daemons.stop(daemon);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach http://127.0.0.1:9/v1/chat/completions');
+    expect(hasNoStackTrace(result.stderr)).toBe(true);
+  });
+
+  it('exits 1 at the tool-round limit, and 0 for an answer', async () => {
+    const llm = await startLlmServer([{ toolCalls: [{ name: 'timer_list', arguments: {} }] }, { text: 'a plain answer' }]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm, settings: { llm: { maxRounds: 1 } } });
+    const daemon = await daemons.start(dir);
+    const limited = await waiter(dir, 'list my timers');
+    const answered = await waiter(dir, 'hi');
+    await daemons.stop(daemon);
+    expect(limited.code, limited.stderr).toBe(1);
+    expect(limited.stderr).toContain('tool-round limit');
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toBe('a plain answer\n');
+  });
+});
