@@ -76,7 +76,8 @@ describe('what leaves a turn comes from its journal', () => {
 
   it('a stop pressed mid-stream is recorded, answered as a cancellation, and replays', async () => {
     const server = await startLlmServer([
-      { text: 'one two three four five six seven eight nine ten', slow: SLOW },
+      // About 10 s of stream: waiter --stop lands mid-stream even when it starts slowly on a loaded machine.
+      { text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), slow: SLOW },
       { text: 'After the stop.' },
     ]);
     daemons.onCleanup(() => server.close());
