@@ -99,8 +99,9 @@ describe('a turn through homed with a plugin', () => {
     // At once: tens of ms when idle; the bound leaves room for a loaded CI machine.
     expect(abortedAtWallClock - (stopEvent.data.at as number)).toBeLessThan(1_000);
     const result = await conversation;
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1); // not an answer
     expect(result.stdout).toContain('(cancelled)');
+    expect(result.stderr).toContain('the turn was stopped before it finished');
     expect(log.filter((e) => e.type === 'TurnCompleted').map((e) => e.data.outcome)).toEqual(['cancelled']);
     await expect.poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).map((e) => e.data.outcome)).toEqual(['cancelled']);
   });
