@@ -69,6 +69,20 @@ const startVictim = async ({ llm = true, ...options }: StartOptions & { llm?: bo
   return { dir, pid, llm, exitCode: () => daemon.process.exitCode, peakRssMb: () => peak };
 };
 
+/** Resolves once a new client is served, not refused: the daemon has seen the clients a test dropped go. */
+const servedAgain = async (dir: string): Promise<void> => {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const socket = await connectCli(dir).catch(() => undefined);
+    const replies = socket && repliesOf(socket);
+    socket?.write(requestLine({ type: 'tools' }));
+    const reply = await replies?.next();
+    socket?.destroy();
+    if (reply?.type === 'tools') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('homed still refuses new clients 10 s after the others left');
+};
+
 /** The daemon is up, answers a new message (without a model: with what to configure), stayed under the memory limit, and its log replays. */
 const expectHealthy = async (victim: Victim): Promise<void> => {
   expect(victim.exitCode(), 'the daemon exited').toBeNull();
@@ -183,6 +197,7 @@ describe('hostile cli clients', () => {
     expect(waiter.code).toBe(1);
     expect(waiter.stderr.trim().split('\n')).toEqual([expect.stringContaining('homed already serves 256 cli clients')]);
     for (const { socket } of clients) socket.destroy();
+    await servedAgain(victim.dir);
     await expectHealthy(victim);
   });
 
@@ -227,6 +242,7 @@ describe('a daemon out of file descriptors', () => {
     ]);
     expect(hasNoStackTrace(waiter.stderr)).toBe(true);
     for (const socket of sockets) socket?.destroy();
+    await servedAgain(dir);
     await expectHealthy(victim);
   });
 });
