@@ -343,10 +343,14 @@ export class PluginHub {
     return this.inject(plugin, input, 'interrupt', level);
   }
 
-  /** A setting by dotted path, with every secret (keys, tokens, passwords, URL credentials) removed. */
+  /**
+   * A setting of the plugin's own subtree (`plugins.<plugin>.<key>`; `''` for all of it), with
+   * every secret (keys, tokens, passwords, URL credentials) removed. Nothing outside it is readable.
+   */
   setting(plugin: string, key: string): unknown {
     this.need(plugin, 'settings');
-    return pluginSetting(this.options.settings ?? {}, key);
+    if (typeof key !== 'string') throw new RegistrationRefused(`plugin '${plugin}': settings.get needs a string 'key'`);
+    return pluginSetting(this.options.settings ?? {}, ['plugins', plugin, ...(key ? [key] : [])].join('.'));
   }
 
   recallMemory(plugin: string, query: string, k = 5): Promise<readonly MemoryItem[]> {

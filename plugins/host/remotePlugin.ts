@@ -44,7 +44,7 @@ export const servePlugin = (
       case KernelMethod.injectInterrupt:
         return hub.injectInterrupt(plugin, p as unknown as InjectedInput, p.level as number);
       case KernelMethod.setting:
-        return hub.setting(plugin, String(p.key)) ?? null;
+        return hub.setting(plugin, (p.key ?? '') as string) ?? null;
       case KernelMethod.memoryRecall:
         return hub.recallMemory(plugin, p.query as string, p.k as number | undefined);
       case KernelMethod.memoryCommit:

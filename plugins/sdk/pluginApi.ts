@@ -123,7 +123,10 @@ export interface PluginApi {
   injectInput(input: InjectedInput): Promise<InjectedReceipt>;
   /** Raises an interrupt at `level` 1–3 (4 is the kernel's: a plugin asking for it gets 3). */
   injectInterrupt(input: InjectedInput, level: number): Promise<InjectedReceipt>;
-  /** A value of the data dir's settings.json (dotted key), or undefined. */
+  /**
+   * A value of this plugin's own settings (`plugins.<name>.<key>` in settings.json; `''` for all
+   * of them), or undefined. Secret-named fields are never handed out.
+   */
   setting(key: string): Promise<unknown>;
   /** Needs the 'memory' capability. */
   readonly memory: PluginMemory;

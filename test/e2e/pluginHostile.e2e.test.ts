@@ -61,9 +61,10 @@ describe('a hostile plugin', () => {
     await verifyReplay(dir);
   });
 
-  it("gets neither the daemon's environment nor its keys: an allow-list, what its manifest asks for, and settings without secrets", async () => {
+  it("gets neither the daemon's environment nor its keys: an allow-list, what its manifest asks for, and only its own settings without secrets", async () => {
     const dir = testDataDir(tempDir(), {
       plugins: ['spy'],
+      settings: { plugins: { spy: { greeting: 'hello', apiKey: 'sk-own-secret' } } },
       sources: [
         { name: 'inline', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-inline-secret' },
         { name: 'fromenv', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeyEnv: 'SPY_PROVIDER_KEY' },
@@ -78,9 +79,12 @@ describe('a hostile plugin', () => {
       ),
     ).toBe(true);
     expect(env.SPY_WANTED).toBe('visible');
-    const llm = JSON.parse(daemon.output.match(/plugin spy: settings llm (.*)/)![1]!) as { sources: Record<string, unknown>[] };
-    expect(llm.sources.map((s) => s.name)).toEqual(['inline', 'fromenv']);
+    // Its own subtree, without its secret; nothing outside it (the llm sources) at all.
+    expect(daemon.output).toContain('plugin spy: settings own {"greeting":"hello"}');
+    expect(daemon.output).toContain('plugin spy: settings llm null');
+    expect(daemon.output).toContain('plugin spy: settings escape null');
     expect(daemon.output).toContain('plugin spy: settings key null');
+    expect(daemon.output).not.toContain('sk-own-secret');
     expect(daemon.output).not.toContain('sk-inline-secret');
     expect(daemon.output).not.toContain('sk-env-secret');
     const withheld = (await logOf(dir, '--type', 'PluginMisbehaved')).map((e) => e.data);

@@ -157,7 +157,7 @@ describe('files plugin: confinement to the roots', () => {
 
   it('takes roots from the setting, relative ones from the data dir; relative paths go to the first', async () => {
     const second = tempDir();
-    const { call, dataDir } = await given({ 'plugins.files.roots': ['work', second] });
+    const { call, dataDir } = await given({ roots: ['work', second] });
     mkdirSync(join(dataDir, 'work'));
     expect((await call('files_write', { path: 'rel.txt', content: '1' })).isError).toBe(false);
     expect(readFileSync(join(dataDir, 'work/rel.txt'), 'utf8')).toBe('1');
@@ -170,7 +170,7 @@ describe('files plugin: confinement to the roots', () => {
 
   it('refuses to start on a roots setting that is not a non-empty list of paths', async () => {
     for (const roots of [[], 'files', [42]]) {
-      const api = createFakePluginApi('files', { 'plugins.files.roots': roots });
+      const api = createFakePluginApi('files', { roots: roots });
       await expect(
         filesPlugin.start(api, { dataDir: tempDir(), clock: new VirtualClock(), timers: createManualTimers() }),
       ).rejects.toBeInstanceOf(InvalidFilesRoots);

@@ -30,7 +30,7 @@ afterEach(async () => {
 const newStore = () => new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('evt'));
 
 /** A restored hub on `store` (a fresh one by default), a recording input sink, and a way to attach plugins. */
-const given = async (store = newStore()) => {
+const given = async (store = newStore(), settings?: Record<string, unknown>) => {
   const submitted: Submitted[] = [];
   const inputs: InputSink = {
     submit: async (input) => {
@@ -46,7 +46,14 @@ const given = async (store = newStore()) => {
     },
     knowledge: (entity) => [{ subject: entity, predicate: 'lives_in', object: 'london', confidence: 1, sentence: null, hops: 1 }],
   };
-  const hub = new PluginHub({ store, clock: new VirtualClock(1_000), ids: new SequentialIds('input'), inputs, memory });
+  const hub = new PluginHub({
+    store,
+    clock: new VirtualClock(1_000),
+    ids: new SequentialIds('input'),
+    inputs,
+    memory,
+    ...(settings ? { settings } : {}),
+  });
   hubs.push(hub);
   await hub.restore();
   const plugin = (name: string, capabilities: readonly PluginCapability[], external = false) =>
@@ -94,6 +101,28 @@ describe('capabilities', () => {
       expect(submitted).toEqual([]);
     },
   );
+});
+
+describe('settings', () => {
+  const settings = {
+    llm: { sources: [{ name: 'a', apiKey: 'sk-1' }] },
+    plugins: { a: { city: 'Oslo', token: 't-1', nested: { depth: 2 } }, b: { city: 'Bergen' } },
+  };
+
+  it('a plugin reads its own subtree (without secrets) and nothing of the settings outside it', async () => {
+    const { plugin } = await given(newStore(), settings);
+    const api = plugin('a', ['settings']);
+    expect(await api.setting('')).toEqual({ city: 'Oslo', nested: { depth: 2 } });
+    expect(await api.setting('nested.depth')).toBe(2);
+    expect(await api.setting('token')).toBeUndefined();
+    for (const outside of ['llm', 'plugins', '..b', '.', 'city.length', '__proto__']) expect(await api.setting(outside)).toBeUndefined();
+    expect(await plugin('b', ['settings']).setting('city')).toBe('Bergen');
+  });
+
+  it('a key that is not a string is refused', async () => {
+    const { plugin } = await given(newStore(), settings);
+    await expect(plugin('a', ['settings']).setting(7 as never)).rejects.toMatchObject({ code: 'REGISTRATION_REFUSED' });
+  });
 });
 
 describe('registrations refused', () => {

@@ -28,7 +28,8 @@ export const filesManifest: PluginManifest = {
   description: 'Read, write and list text files inside configured root directories.',
 };
 
-export const ROOTS_SETTING = 'plugins.files.roots';
+/** Read from the plugin's own settings subtree: `plugins.files.roots` in settings.json. */
+export const ROOTS_SETTING = 'roots';
 
 /** The roots as absolute paths: the setting's entries resolved against the data dir, or `<dataDir>/files`. */
 export const resolveRoots = (setting: unknown, dataDir: string): readonly string[] => {
