@@ -197,6 +197,32 @@ describe('the instruction budget inside library calls', () => {
     for (const fn of ['rep', 'move', 'concat']) expect(caught(() => v.call(fn)).code).toBe('LUA_BUDGET_EXCEEDED');
   });
 
+  it('stops a pattern that backtracks exponentially before it starts, in find, match, gmatch and gsub, also under pcall', () => {
+    const v = vm(`
+      local subject, pattern = ('a'):rep(30), ('a*'):rep(5) .. 'b'
+      function find() return string.find(subject, pattern) end
+      function match() return string.match(subject, '(' .. pattern .. ')') end
+      function gmatch() for w in subject:gmatch(pattern) do end end
+      function gsub() return (subject:gsub(pattern, 'x')) end
+      function guarded() local ok = pcall(string.find, subject, pattern) return ok end
+    `);
+    // About 7 million steps each (twice the budget's worth); with ('a*'):rep(30) it would be longer than the universe has existed.
+    for (const fn of ['find', 'match', 'gmatch', 'gsub', 'guarded']) expect(caught(() => v.call(fn)).code, fn).toBe('LUA_BUDGET_EXCEEDED');
+  });
+
+  it('lets ordinary matching through: a trim, words and a replacement over a 100 KB text', () => {
+    const v = vm(`
+      function work(text)
+        local trimmed = text:match('^%s*(.-)%s*$')
+        local words = 0
+        for _ in trimmed:gmatch('%a+') do words = words + 1 end
+        local dashed = trimmed:gsub('%s+', '-')
+        return words .. ' ' .. #dashed .. ' ' .. tostring(trimmed:find('word', 1, true))
+      end
+    `);
+    expect(v.call('work', `  ${'word '.repeat(20_000)}  `)).toBe(`20000 ${20_000 * 5 - 1} 1`);
+  });
+
   it('removes string.dump (no use without load)', () => {
     expect(vm('function f() return type(string.dump) end').call('f')).toBe('nil');
   });

@@ -1,7 +1,7 @@
 /**
  * A Lua memory bomb against the running daemon: the model calls a Lua plugin's tool that doubles
  * a string forty times, three times over. Each call fails with the plugin's memory limit in the
- * message, the daemon answers every message, its RSS stays under 400 MB, the plugin keeps none
+ * message (and a pattern match of exponential cost fails with the instruction budget), the daemon answers every message, its RSS stays under 400 MB, the plugin keeps none
  * of what the bomb built, and the log replays.
  */
 import { readFileSync } from 'node:fs';
@@ -31,6 +31,8 @@ describe('a Lua memory bomb through homed', () => {
       ...bombThenAnswer(1),
       ...bombThenAnswer(2),
       ...bombThenAnswer(3),
+      { toolCalls: [{ id: 'call_backtrack', name: 'backtrack', arguments: {} }] },
+      { text: 'The match was stopped.' },
       { toolCalls: [{ id: 'call_tally', name: 'tally', arguments: {} }] },
       { text: 'Tallied.' },
     ]);
@@ -46,6 +48,10 @@ describe('a Lua memory bomb through homed', () => {
       expect(toolResult).not.toMatch(/built \d+ bytes/);
       expect(rssMb(pid)).toBeLessThan(400);
     }
+
+    // A match that backtracks exponentially is priced before it runs and refused by the budget.
+    expect(answer(await askSocket(dir, 'Match the pattern'))).toBe('The match was stopped.');
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("tool 'backtrack' ran more than 2000000 Lua instructions");
 
     expect(answer(await askSocket(dir, 'What does the plugin hold?'))).toBe('Tallied.');
     // The script was reloaded after each bomb: a fresh count, and no 32 MB string kept.

@@ -107,6 +107,11 @@ export class LuaMeter {
     if (this.estimate > this.limits.memoryLimitBytes) this.room(L, 0);
   }
 
+  /** Instruction equivalents left to the current call. */
+  get remaining(): number {
+    return Math.max(0, this.limits.instructionBudget - this.instructions);
+  }
+
   /** Inside a call: `units` instruction equivalents of work a library function is about to do. */
   work(L: LuaState, units: number): void {
     if (this.exceeded !== null) this.raise(L);

@@ -4,11 +4,13 @@
  * repeated, %q quadruples), string.gsub (a replacement per match; a function or table
  * replacement is counted as it answers), string.pack (sizes in the format), captures of
  * find/match/gmatch (each at most the subject). The rest of the library builds at most a copy
- * of one argument. `string.dump` is removed: without `load` a dumped chunk is of no use.
+ * of one argument. Every pattern match is priced in steps before it runs (matchPrice.ts), since
+ * backtracking has no bound in the arguments' sizes. `string.dump` is removed: without `load` a dumped chunk is of no use.
  */
 import { lauxlib, lua, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
 import { SIZES } from './heapSize.ts';
 import type { LuaMeter } from './luaMeter.ts';
+import { gmatchPricer, priceFind, priceGsub } from './matchPrice.ts';
 import {
   BUFFER_FACTOR,
   BYTES_PER_WORK_UNIT,
@@ -87,12 +89,15 @@ const unpack: Guard = (L, meter) => {
   scan(L, meter, length);
 };
 
-/** find and match: each capture is a piece of the subject (or a position). */
-const search: Guard = (L, meter) => {
-  const length = stringArgLength(L, 1);
-  meter.room(L, (captureCount(L, 2) + 1) * (length + SIZES.STRING));
-  scan(L, meter, length);
-};
+/** find and match: each capture is a piece of the subject (or a position); the match's steps are priced first. */
+const search =
+  (find: boolean): Guard =>
+  (L, meter) => {
+    const length = stringArgLength(L, 1);
+    meter.room(L, (captureCount(L, 2) + 1) * (length + SIZES.STRING));
+    scan(L, meter, length);
+    priceFind(find)(L, meter);
+  };
 
 /** A replacement function (or table) counted as it answers: the buffer holds the subject and every answer. */
 const countingReplacement = (meter: LuaMeter, subject: number, isTable: boolean): LuaCFunction => {
@@ -118,7 +123,7 @@ const countingReplacement = (meter: LuaMeter, subject: number, isTable: boolean)
  * (matches do not overlap, so all of them together at most the subject); a function or table
  * replacement is wrapped to count what it answers.
  */
-const gsub: Guard = (L, meter) => {
+const gsubRoom: Guard = (L, meter) => {
   const subject = stringArgLength(L, 1);
   const type = lua.lua_type(L, 3);
   if (type === lua.LUA_TFUNCTION || type === lua.LUA_TTABLE) {
@@ -144,6 +149,12 @@ const gsub: Guard = (L, meter) => {
   scan(L, meter, subject);
 };
 
+/** gsub: the room for what it builds (first, so a replacement too big is refused as such), then its match steps. */
+const gsub: Guard = (L, meter) => {
+  gsubRoom(L, meter);
+  priceGsub(L, meter);
+};
+
 /** string.pack: every option takes at most 16 bytes, except sizes written in the format and the strings packed. */
 const pack: Guard = (L, meter) => {
   const fmt = lua.lua_type(L, 1) === lua.LUA_TSTRING ? lua.lua_tolstring(L, 1) : null;
@@ -164,16 +175,18 @@ const byte: Guard = (L, meter) => {
   if (count > 0) meter.room(L, count * SIZES.SLOT);
 };
 
-/** gmatch's iterator, wrapped: each step's captures are pieces of the subject. */
+/** gmatch's iterator, wrapped: each step's match is priced, and its captures are pieces of the subject. */
 const meteredGmatch =
   (meter: LuaMeter, original: LuaCFunction): LuaCFunction =>
   (L) => {
     const subject = stringArgLength(L, 1);
     const captures = captureCount(L, 2) + 1;
+    const price = gmatchPricer(L);
     original(L);
     lua.lua_pushcclosure(
       L,
       (L) => {
+        price(L, meter);
         meter.room(L, captures * (subject + SIZES.STRING));
         lua.lua_settop(L, 0);
         lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
@@ -193,8 +206,8 @@ export const meterStringLibrary = (L: LuaState, meter: LuaMeter): void => {
     rep,
     format,
     gsub,
-    find: search,
-    match: search,
+    find: search(true),
+    match: search(false),
     pack,
     byte,
     sub: copyOfSubject,
