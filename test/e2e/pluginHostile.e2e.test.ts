@@ -3,23 +3,14 @@
  * attempt is refused or contained, recorded in the log with a reason, the daemon goes on
  * answering, and `homed replay --verify` still passes.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 
-/** 'gone' once the process no longer runs (an unreaped zombie counts as gone). */
-const processState = (pid: number): 'alive' | 'gone' => {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
-  } catch {
-    return 'gone';
-  }
-};
 const daemons = useDaemons();
 
 describe('a hostile plugin', () => {

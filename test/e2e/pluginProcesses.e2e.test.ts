@@ -4,25 +4,15 @@
  * disabled plugin stays disabled across a restart; killing the daemon with SIGKILL leaves no
  * plugin process behind.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
-import { runHomed } from '../support/processes.ts';
+import { processState, runHomed } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 const daemons = useDaemons();
 
 const dataDirWith = (plugins: string[]): string => testDataDir(tempDir(), { plugins });
-
-/** 'gone' once the process no longer runs (an unreaped zombie counts as gone). */
-const processState = (pid: number): 'alive' | 'gone' => {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
-  } catch {
-    return 'gone';
-  }
-};
 
 const pluginLine = (listing: string, name: string): string => listing.split('\n').find((l) => l.startsWith(name)) ?? '';
 

@@ -4,14 +4,14 @@
  * garbage and withheld capabilities are answered and logged, a mute plugin times out, and a
  * plugin that dies behind a grandchild holding its stdout is still noticed.
  */
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds } from '../../events/index.ts';
 import { systemClock, systemTimers } from '../../actors/clock/systemClock.ts';
 import { PluginHost } from '../../plugins/host/pluginHost.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
-import { REPO } from '../support/processes.ts';
+import { processState, REPO } from '../support/processes.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -45,15 +45,6 @@ const startHost = async (plugins: string[], options: Partial<ConstructorParamete
   await host.start();
   const types = async () => (await store.readStream(PLUGIN_REGISTRY_STREAM)).map((e) => e.type);
   return { host, store, lines, failures, types };
-};
-
-/** 'gone' for a process that no longer runs (a zombie nobody reaped yet counts as gone). */
-const processState = (pid: number): 'alive' | 'gone' => {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
-  } catch {
-    return 'gone';
-  }
 };
 
 const callInfo = { callId: 'c1', name: 'x' };

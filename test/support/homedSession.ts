@@ -66,8 +66,16 @@ export const askSocket = (dir: string, text: string, onReply?: (reply: CliReply)
   new Promise((resolve, reject) => {
     const socket = createConnection(join(dir, 'homed.sock'));
     const replies: CliReply[] = [];
-    createInterface({ input: socket }).on('line', (line) => {
-      const reply = JSON.parse(line) as CliReply;
+    const lines = createInterface({ input: socket });
+    lines.on('error', reject);
+    lines.on('line', (line) => {
+      let reply: CliReply;
+      try {
+        reply = JSON.parse(line) as CliReply;
+      } catch {
+        reject(new Error(`homed sent a reply that is not JSON (cut by a kill?): ${line.slice(0, 200)}`));
+        return;
+      }
       replies.push(reply);
       onReply?.(reply);
       if (reply.type === 'end' || reply.type === 'error') {

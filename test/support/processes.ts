@@ -1,5 +1,6 @@
 /** Running homed and fixture scripts as real processes, the way a user or a crash would. */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,3 +88,12 @@ export const waitForLine = (child: ChildProcess, pattern: RegExp, timeoutMs = 30
 
 /** A message is a clear error: no JavaScript stack frames in it. */
 export const hasNoStackTrace = (text: string): boolean => !/^\s+at .+:\d+:\d+\)?$/m.test(text);
+
+/** 'gone' once the process no longer runs (a zombie nobody reaped yet counts as gone). */
+export const processState = (pid: number): 'alive' | 'gone' => {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')) ? 'gone' : 'alive';
+  } catch {
+    return 'gone';
+  }
+};
