@@ -58,6 +58,9 @@ type Events = {
   close: (reason: string) => void;
 };
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
 type Pending = { method: string; resolve: (result: unknown) => void; reject: (error: Error) => void; timer: unknown };
 
 type Waiter<T> = { settle: (message: T) => void; fail: (error: Error) => void };
@@ -85,8 +88,6 @@ export class PluginConnection {
   private helloWaiter: Waiter<HelloMessage> | undefined;
   private welcomeWaiter: Waiter<WelcomeMessage> | undefined;
   private closedReason: string | undefined;
-  /** Frames of this tick are being gathered for one write. */
-  private corked = false;
 
   constructor(
     private readonly readable: Readable,
@@ -360,27 +361,41 @@ export class PluginConnection {
       this.send({ type: 'error', id, code: WIRE_ERROR_CODES.methodNotFound, message: `no handler for method '${method}'` });
       return;
     }
-    new Promise<unknown>((resolve) => resolve(handler(method, params))).then(
-      (result) => {
-        if (this.closedReason !== undefined) return;
-        try {
-          this.write(encodeFrame({ type: 'response', id, result }, this.maxFrameBytes));
-        } catch (error) {
-          const code = WIRE_ERROR_CODES.resultNotEncodable;
-          this.send({ type: 'error', id, code, message: `the result of '${method}' cannot be sent: ${describeThrown(error)}` });
-        }
-      },
-      (error: unknown) => {
-        if (this.closedReason !== undefined) return;
-        const code = (error as { code?: unknown } | null)?.code;
-        this.send({
-          type: 'error',
-          id,
-          code: typeof code === 'string' && code.length > 0 ? code.slice(0, 200) : WIRE_ERROR_CODES.handlerFailed,
-          message: describeThrown(error).slice(0, MAX_ERROR_MESSAGE_CHARS),
-        });
-      },
-    );
+    // A handler that answers at once is answered at once; only a promise waits for its result.
+    let result: unknown;
+    try {
+      result = handler(method, params);
+    } catch (error) {
+      this.answerWithError(id, error);
+      return;
+    }
+    if (isThenable(result)) {
+      Promise.resolve(result).then(
+        (value) => this.answer(id, method, value),
+        (error: unknown) => this.answerWithError(id, error),
+      );
+    } else this.answer(id, method, result);
+  }
+
+  private answer(id: number, method: string, result: unknown): void {
+    if (this.closedReason !== undefined) return;
+    try {
+      this.write(encodeFrame({ type: 'response', id, result }, this.maxFrameBytes));
+    } catch (error) {
+      const code = WIRE_ERROR_CODES.resultNotEncodable;
+      this.send({ type: 'error', id, code, message: `the result of '${method}' cannot be sent: ${describeThrown(error)}` });
+    }
+  }
+
+  private answerWithError(id: number, error: unknown): void {
+    if (this.closedReason !== undefined) return;
+    const code = (error as { code?: unknown } | null)?.code;
+    this.send({
+      type: 'error',
+      id,
+      code: typeof code === 'string' && code.length > 0 ? code.slice(0, 200) : WIRE_ERROR_CODES.handlerFailed,
+      message: describeThrown(error).slice(0, MAX_ERROR_MESSAGE_CHARS),
+    });
   }
 
   private send(message: Message): void {
@@ -389,19 +404,10 @@ export class PluginConnection {
 
   private write(frame: Buffer): void {
     if (this.writable.writableEnded || this.writable.destroyed) return;
-    // Frames written in one tick leave in one writev: 64 answers in flight cost one syscall, not 64.
-    if (!this.corked) {
-      this.corked = true;
-      this.writable.cork();
-      process.nextTick(this.uncork);
-    }
+    // Each frame leaves at once: gathering a tick's frames into one writev saves syscalls but makes
+    // the two ends take turns instead of working at the same time (plugin.transport bench: 0.66x).
     this.writable.write(frame);
   }
-
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.writable.uncork();
-  };
 
   private report(error: PluginProtocolError): void {
     for (const listener of [...this.listeners.protocolError]) listener(error);

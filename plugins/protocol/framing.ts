@@ -5,7 +5,7 @@
  * limit whose body does not start as a message (a msgpack map) is not a frame but stray bytes
  * (text on stdout): the decoder reports the framing lost once and reads nothing more.
  */
-import { encodeBody } from './codec.ts';
+import { encodeBodyAfter } from './codec.ts';
 import { FramingLost, FrameTooLarge } from './errors.ts';
 
 export const FRAME_HEADER_BYTES = 4;
@@ -32,7 +32,13 @@ const previewOf = (bytes: Buffer): string => {
  * @throws FrameTooLarge when the body would exceed `maxFrameBytes`.
  * @example socket.write(encodeFrame({ type: 'notify', method: 'tick', params: null }))
  */
-export const encodeFrame = (value: unknown, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Buffer => frameBody(encodeBody(value), maxFrameBytes);
+export const encodeFrame = (value: unknown, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Buffer => {
+  const frame = encodeBodyAfter(FRAME_HEADER_BYTES, value);
+  const length = frame.length - FRAME_HEADER_BYTES;
+  if (length > maxFrameBytes) throw new FrameTooLarge(length, maxFrameBytes);
+  frame.writeUInt32BE(length, 0);
+  return frame;
+};
 
 /** Wraps an already encoded body in a frame header. */
 export const frameBody = (body: Uint8Array, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Buffer => {
@@ -64,13 +70,25 @@ export class FrameDecoder {
   constructor(readonly maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {}
 
   /** Feeds bytes; returns every frame completed by them, in order (an empty body is a frame too). */
-  push(chunk: Uint8Array): DecodedFrame[] {
+  push(bytes: Uint8Array): DecodedFrame[] {
     if (this.lost) return [];
-    if (chunk.length > 0) {
-      this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
-      this.buffered += chunk.length;
-    }
+    let chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     const out: DecodedFrame[] = [];
+    if (this.buffered === 0 && this.expected === undefined && this.skipping === 0 && this.oversized === undefined) {
+      // Nothing pending: whole frames come straight out of the chunk, with no copy and no bookkeeping.
+      let offset = 0;
+      while (chunk.length - offset >= FRAME_HEADER_BYTES) {
+        const length = chunk.readUInt32BE(offset);
+        const end = offset + FRAME_HEADER_BYTES + length;
+        if (length > this.maxFrameBytes || end > chunk.length) break;
+        out.push(chunk.subarray(offset + FRAME_HEADER_BYTES, end));
+        offset = end;
+      }
+      if (offset === chunk.length) return out;
+      chunk = chunk.subarray(offset);
+    }
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
     for (;;) {
       if (this.skipping > 0) {
         const n = Math.min(this.skipping, this.buffered);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, encodeFrame, FrameDecoder, FramingLost, FrameTooLarge, frameBody } from '../../plugins/protocol/index.ts';
 
@@ -31,6 +32,26 @@ describe('frames: 4-byte big-endian length + msgpack body', () => {
     const decoder = new FrameDecoder();
     expect(bodies(decoder.push(all.subarray(0, all.length - 2)))).toEqual([1, 'two']);
     expect(bodies(decoder.push(all.subarray(all.length - 2)))).toEqual([[3]]);
+  });
+
+  it('yields the same frames, in order, however the stream is cut into chunks', () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.dictionary(fc.string({ maxLength: 4 }), fc.string(), { maxKeys: 3 }));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), (values, cuts) => {
+        const stream = Buffer.concat(values.map((v) => encodeFrame(v)));
+        const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+        const decoder = new FrameDecoder();
+        const out = [];
+        let from = 0;
+        for (const to of [...points, stream.length]) {
+          out.push(...decoder.push(stream.subarray(from, to)));
+          from = to;
+        }
+        expect(bodies(out)).toEqual(values);
+        expect(decoder.pendingBytes).toBe(0);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('yields a zero-length frame as an empty body', () => {
