@@ -80,5 +80,11 @@ export {
   type TripleData,
 } from '../projections/index.ts';
 // Lua script plugins run in the same sandboxed VM as the LLM adapters.
-export { DEFAULT_INSTRUCTION_BUDGET, DEFAULT_MEMORY_LIMIT_BYTES, LuaVm, type LuaLogLevel } from '../adapters/llm/luaVm.ts';
+export {
+  DEFAULT_INSTRUCTION_BUDGET,
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  DEFAULT_TIME_LIMIT_MS,
+  LuaVm,
+  type LuaLogLevel,
+} from '../adapters/llm/luaVm.ts';
 export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdapterError.ts';

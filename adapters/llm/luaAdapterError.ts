@@ -6,6 +6,7 @@ export type LuaAdapterErrorCode =
   | 'LUA_RUNTIME_ERROR' // a called function raised a Lua error
   | 'LUA_BUDGET_EXCEEDED' // the instruction budget of one call ran out
   | 'LUA_MEMORY_EXCEEDED' // the VM would have held more than its memory ceiling
+  | 'LUA_TIME_EXCEEDED' // one call ran past its wall-clock limit
   | 'LUA_MISSING_FUNCTION' // the script defines no global function of that name
   | 'LUA_VALUE_NOT_JSON' // a value crossing JS ↔ Lua cannot be represented as JSON
   | 'ADAPTER_NOT_FOUND' // loadAdapter(name) found no script of that name
@@ -38,6 +39,8 @@ function describe(code: LuaAdapterErrorCode): string {
       return 'instruction budget exceeded (runaway loop?)';
     case 'LUA_MEMORY_EXCEEDED':
       return 'memory limit exceeded';
+    case 'LUA_TIME_EXCEEDED':
+      return 'time limit exceeded';
     case 'LUA_MISSING_FUNCTION':
       return 'no such global function in the script';
     case 'LUA_VALUE_NOT_JSON':

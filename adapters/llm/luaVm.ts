@@ -1,8 +1,8 @@
 /**
  * A sandboxed Lua 5.3 VM (fengari) for adapter scripts. Invariant: a script can touch nothing
  * but its inputs and the built-ins below (no io, os, require, load, debug, package, coroutine),
- * every call runs under an instruction budget and the VM under a memory ceiling (luaMeter/), so
- * a script can neither reach the host, nor hang it, nor take its memory.
+ * every call runs under an instruction budget and a wall-clock limit, and the VM under a memory
+ * ceiling (luaMeter/), so a script can neither reach the host, nor hang it, nor take its memory.
  *
  * Built-ins: `json.encode(v)`, `json.decode(s)`, `json.array(t?)`, `json.object(t?)`, `json.null`
  * (see luaJson.ts for the mapping rules), `json.present(v)` (v, or nil for json.null),
@@ -25,11 +25,16 @@ export type LuaVmOptions = Readonly<{
   instructionBudget?: number;
   /** Bytes the VM may hold (estimated, see luaMeter/heapSize.ts). Default 64 MiB. */
   memoryLimitBytes?: number;
+  /** Wall-clock milliseconds per call (and for loading the script). Default 5,000. */
+  timeLimitMs?: number;
+  /** The clock of the time limit (tests inject one). */
+  now?: () => number;
   log?: LuaLogSink;
 }>;
 
 export const DEFAULT_INSTRUCTION_BUDGET = 2_000_000;
 export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_TIME_LIMIT_MS = 5_000;
 /** A log line from a script is cut here, so a script cannot flood the daemon's log with one call. */
 export const MAX_LOG_MESSAGE_BYTES = 8 * 1024;
 
@@ -67,6 +72,8 @@ return array_mt, object_mt, null
 export class LuaVm {
   readonly name: string;
   readonly memoryLimitBytes: number;
+  readonly timeLimitMs: number;
+  private readonly now: (() => number) | undefined;
   private readonly script: string;
   private readonly budget: number;
   private readonly logSink: LuaLogSink;
@@ -79,6 +86,8 @@ export class LuaVm {
     this.script = options.script;
     this.budget = options.instructionBudget ?? DEFAULT_INSTRUCTION_BUDGET;
     this.memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+    this.timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
+    this.now = options.now;
     this.logSink = options.log ?? (() => {});
     this.build();
   }
@@ -100,7 +109,12 @@ export class LuaVm {
 
   private build(): void {
     this.L = lauxlib.luaL_newstate();
-    this.meter = new LuaMeter(this.L, { memoryLimitBytes: this.memoryLimitBytes, instructionBudget: this.budget });
+    this.meter = new LuaMeter(this.L, {
+      memoryLimitBytes: this.memoryLimitBytes,
+      instructionBudget: this.budget,
+      timeLimitMs: this.timeLimitMs,
+      ...(this.now ? { now: this.now } : {}),
+    });
     this.openLibraries();
     this.markers = this.runPrelude();
     this.installBuiltins();
@@ -295,6 +309,9 @@ export class LuaVm {
       if (status !== lua.LUA_OK) lua.lua_pop(L, 1);
       if (meter.exceeded === 'memory') {
         throw new LuaAdapterError('LUA_MEMORY_EXCEEDED', this.name, fnName, `used more than ${this.limitText()}`);
+      }
+      if (meter.exceeded === 'time') {
+        throw new LuaAdapterError('LUA_TIME_EXCEEDED', this.name, fnName, `ran for more than ${this.timeLimitMs} ms`);
       }
       throw new LuaAdapterError('LUA_BUDGET_EXCEEDED', this.name, fnName, `more than ${this.budget} instructions`);
     }

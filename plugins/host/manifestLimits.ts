@@ -1,6 +1,7 @@
 /**
- * The `limits` of a Lua plugin's manifest: `{"memory_mb": 64, "instructions": 2000000}`, the
- * memory ceiling of its VM and the instruction budget of each call. Every problem is reported
+ * The `limits` of a Lua plugin's manifest: `{"memory_mb": 64, "instructions": 2000000,
+ * "time_ms": 5000}`, the memory ceiling of its VM, the instruction budget and the wall-clock
+ * limit of each call. Every problem is reported
  * with what a valid value looks like; nothing out of range is silently clamped.
  */
 import type { LuaLimits } from '../sdk/manifestTypes.ts';
@@ -8,6 +9,7 @@ import type { LuaLimits } from '../sdk/manifestTypes.ts';
 const RANGES = {
   memory_mb: { min: 1, max: 4096, example: 64 },
   instructions: { min: 1000, max: 1_000_000_000, example: 2_000_000 },
+  time_ms: { min: 10, max: 600_000, example: 5_000 },
 } as const;
 const KEYS = Object.keys(RANGES) as (keyof typeof RANGES)[];
 
@@ -23,7 +25,7 @@ export const parseLuaLimits = (raw: unknown, isLua: boolean, problems: string[])
     return undefined;
   }
   const found = problems.length;
-  const limits: { memory_mb?: number; instructions?: number } = {};
+  const limits: { -readonly [K in keyof LuaLimits]: LuaLimits[K] } = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!(KEYS as string[]).includes(key)) {
       problems.push(`"limits" has an unknown key "${key}"; known keys: ${KEYS.join(', ')}`);

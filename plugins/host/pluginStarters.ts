@@ -59,12 +59,13 @@ export const luaStarter =
   async (hub) => {
     const script = readFileSync(join(dir, manifest.entry), 'utf8');
     const api = attachLocalPlugin(hub, manifest.name, manifest.capabilities, env.log, { external: true });
-    const { memory_mb, instructions } = manifest.limits ?? {};
+    const { memory_mb, instructions, time_ms } = manifest.limits ?? {};
     const running = await startLuaPlugin(api, {
       name: manifest.name,
       script,
       ...(memory_mb === undefined ? {} : { memoryLimitBytes: memory_mb * 1024 * 1024 }),
       ...(instructions === undefined ? {} : { instructionBudget: instructions }),
+      ...(time_ms === undefined ? {} : { timeLimitMs: time_ms }),
     });
     return localInstance(() => running.stop());
   };

@@ -12,7 +12,13 @@
  *   an object schema without properties. The function returns a string, or a table sent as JSON.
  * - `plugin.log(...)`: a line for the daemon's log.
  */
-import { DEFAULT_INSTRUCTION_BUDGET, DEFAULT_MEMORY_LIMIT_BYTES, LuaVm, type LuaLogLevel } from '../../actors/index.ts';
+import {
+  DEFAULT_INSTRUCTION_BUDGET,
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  DEFAULT_TIME_LIMIT_MS,
+  LuaVm,
+  type LuaLogLevel,
+} from '../../actors/index.ts';
 import { isLuaAdapterError, type LuaAdapterError } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import type { RunningPlugin } from '../sdk/builtinPlugin.ts';
@@ -38,9 +44,11 @@ export type LuaPluginOptions = Readonly<{
   instructionBudget?: number;
   /** Bytes the plugin's VM may hold (estimated). Default 64 MiB. */
   memoryLimitBytes?: number;
+  /** Wall-clock milliseconds for loading the script and for each tool call. Default 5,000. */
+  timeLimitMs?: number;
 }>;
 
-type Limits = Readonly<{ budget: number; memoryLimitBytes: number }>;
+type Limits = Readonly<{ budget: number; memoryLimitBytes: number; timeLimitMs: number }>;
 
 const CALL_TOOL = '__hologram_call_tool';
 const TAKE_SPECS = '__hologram_take_specs';
@@ -80,6 +88,7 @@ export async function startLuaPlugin(api: PluginApi, options: LuaPluginOptions):
   const limits: Limits = {
     budget: options.instructionBudget ?? DEFAULT_INSTRUCTION_BUDGET,
     memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+    timeLimitMs: options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
   };
   const log = (level: LuaLogLevel, message: string): void => api.log(level === 'info' ? message : `[${level}] ${message}`);
   const safeLog = (level: LuaLogLevel, message: string): void => {
@@ -98,6 +107,7 @@ export async function startLuaPlugin(api: PluginApi, options: LuaPluginOptions):
       script: PRELUDE + options.script,
       instructionBudget: limits.budget,
       memoryLimitBytes: limits.memoryLimitBytes,
+      timeLimitMs: limits.timeLimitMs,
       log,
     });
   } catch (error) {
@@ -191,7 +201,8 @@ function replyText(result: unknown): string {
 }
 
 const isLimitError = (error: unknown): boolean =>
-  isLuaAdapterError(error) && (error.code === 'LUA_MEMORY_EXCEEDED' || error.code === 'LUA_BUDGET_EXCEEDED');
+  isLuaAdapterError(error) &&
+  (error.code === 'LUA_MEMORY_EXCEEDED' || error.code === 'LUA_BUDGET_EXCEEDED' || error.code === 'LUA_TIME_EXCEEDED');
 
 const megabytes = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;
 
@@ -202,6 +213,8 @@ function luaDetail(plugin: string, error: unknown, limits: Limits, what: string)
   switch (e.code) {
     case 'LUA_BUDGET_EXCEEDED':
       return `${what} ran more than ${limits.budget} Lua instructions (an endless loop?)`;
+    case 'LUA_TIME_EXCEEDED':
+      return `${what} ran for more than ${limits.timeLimitMs} ms: do less per call, or raise "limits": {"time_ms": ...} in its plugin.json`;
     case 'LUA_MEMORY_EXCEEDED':
       return (
         `Lua plugin '${plugin}' used more than ${megabytes(limits.memoryLimitBytes)} of memory in ${what}: build less, ` +

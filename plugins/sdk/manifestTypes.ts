@@ -4,7 +4,7 @@ import type { PluginCapability } from './wireMethods.ts';
 export type PluginKind = 'subprocess' | 'lua' | 'builtin';
 
 /** A Lua plugin's limits (manifest `limits`): its VM's memory ceiling and each call's instruction budget. */
-export type LuaLimits = Readonly<{ memory_mb?: number; instructions?: number }>;
+export type LuaLimits = Readonly<{ memory_mb?: number; instructions?: number; time_ms?: number }>;
 
 export type PluginManifest = Readonly<{
   name: string;

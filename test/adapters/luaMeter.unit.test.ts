@@ -228,6 +228,33 @@ describe('the instruction budget inside library calls', () => {
   });
 });
 
+describe('the wall-clock limit', () => {
+  it('stops a call that runs past it (on an injected clock), and the next call has a fresh one', () => {
+    let clock = 0;
+    const v = new LuaVm({
+      name: 'probe',
+      timeLimitMs: 100,
+      now: () => (clock += 1), // a millisecond passes at every look
+      script: 'function spin() local x = 0 for i = 1, 1500000 do x = x + 1 end return x end function quick() return 1 end',
+    });
+    const error = caught(() => v.call('spin'));
+    expect(error.code).toBe('LUA_TIME_EXCEEDED');
+    expect(error.message).toContain('ran for more than 100 ms');
+    expect(v.call('quick')).toBe(1);
+  });
+
+  it('leaves a call alone that stays within it', () => {
+    let clock = 0;
+    const v = new LuaVm({
+      name: 'probe',
+      timeLimitMs: 1_000,
+      now: () => (clock += 1),
+      script: 'function spin() local x = 0 for i = 1, 100000 do x = x + 1 end return x end',
+    });
+    expect(v.call('spin')).toBe(100_000);
+  });
+});
+
 describe('measureHeap', () => {
   it('counts each object once, by what it holds', () => {
     const v = vm("t = {} local s = string.rep('z', 100000) for i = 1, 1000 do t[i] = s end function f() end");

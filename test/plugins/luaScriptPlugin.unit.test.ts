@@ -155,6 +155,24 @@ describe('Lua script plugins', () => {
     expect(await call('count')).toEqual({ content: '0' });
   });
 
+  it('stops a call at its wall-clock limit, says which limit to raise, and reloads the script', async () => {
+    const { api, call } = fakeApi();
+    await startLuaPlugin(api, {
+      name: 'luademo',
+      instructionBudget: 1_000_000_000,
+      timeLimitMs: 10,
+      script: `
+        items = {}
+        plugin.register_tool({ name = "slow", description = "Adds, then spins" }, function() items[#items + 1] = 1 while true do end end)
+        plugin.register_tool({ name = "count", description = "Counts" }, function() return #items end)`,
+    });
+    expect(await call('slow')).toEqual({
+      isError: true,
+      content: expect.stringContaining(`tool 'slow' ran for more than 10 ms: do less per call, or raise "limits": {"time_ms": ...}`),
+    });
+    expect(await call('count')).toEqual({ content: '0' });
+  });
+
   it('turns a Lua error in a tool into an error result naming the line', async () => {
     const { api, call } = fakeApi();
     await startLuaPlugin(api, {

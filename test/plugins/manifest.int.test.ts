@@ -121,14 +121,18 @@ describe('parseManifest', () => {
   });
 
   it("keeps a Lua plugin's limits, and refuses bad ones, unknown ones, and limits on a subprocess plugin", () => {
-    expect(parseManifest({ ...minimal, limits: { memory_mb: 16, instructions: 500_000 } }, WHERE).limits).toEqual({
+    expect(parseManifest({ ...minimal, limits: { memory_mb: 16, instructions: 500_000, time_ms: 250 } }, WHERE).limits).toEqual({
       memory_mb: 16,
       instructions: 500_000,
+      time_ms: 250,
     });
+    expect(refusal({ ...minimal, limits: { time_ms: 5 } }).message).toContain('"limits.time_ms" must be a whole number from 10 to 600000');
     expect(parseManifest(minimal, WHERE)).not.toHaveProperty('limits');
     expect(refusal({ ...minimal, limits: { memory_mb: 0 } }).message).toContain('"limits.memory_mb" must be a whole number from 1 to 4096');
     expect(refusal({ ...minimal, limits: { memory_mb: '64' } }).message).toContain('not "64"');
-    expect(refusal({ ...minimal, limits: { memory: 64 } }).message).toContain('unknown key "memory"; known keys: memory_mb, instructions');
+    expect(refusal({ ...minimal, limits: { memory: 64 } }).message).toContain(
+      'unknown key "memory"; known keys: memory_mb, instructions, time_ms',
+    );
     expect(refusal({ ...minimal, limits: 64 }).message).toContain('"limits" must be an object');
     expect(refusal({ ...minimal, entry: 'main.ts', limits: { memory_mb: 64 } }).message).toContain('applies to Lua plugins only');
   });

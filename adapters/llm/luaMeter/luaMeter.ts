@@ -27,14 +27,29 @@ export type LuaMeterLimits = Readonly<{
   memoryLimitBytes: number;
   /** Instructions (and instruction equivalents of library work) per call. */
   instructionBudget: number;
+  /**
+   * Wall-clock milliseconds per call, the backstop for time the budget does not see (a slow
+   * machine, work the pricing misses). Checked every CLOCK_EVERY instructions and before large
+   * library work. Not deterministic, unlike the budget: what a plugin answers is recorded, so
+   * replay never runs it again.
+   */
+  timeLimitMs?: number;
+  /** The clock for the time limit, in milliseconds (tests inject one). */
+  now?: () => number;
 }>;
 
-export type LimitExceeded = 'memory' | 'instructions';
+export type LimitExceeded = 'memory' | 'instructions' | 'time';
 
 const MESSAGE: Readonly<Record<LimitExceeded, string>> = {
   memory: 'memory limit exceeded',
   instructions: 'instruction budget exceeded',
+  time: 'time limit exceeded',
 };
+
+/** Instructions between two looks at the clock. */
+const CLOCK_EVERY = 4096;
+/** Library work (in instruction equivalents) large enough to look at the clock first. */
+const CLOCK_WORK = 1024;
 
 export class LuaMeter {
   /** Which limit the current call ran into, if one. Sticky until the next call begins. */
@@ -42,11 +57,15 @@ export class LuaMeter {
   private measured = 0;
   private charged = 0;
   private instructions = 0;
+  private deadline = Number.POSITIVE_INFINITY;
+  private readonly now: () => number;
 
   constructor(
     private readonly L: LuaState,
     readonly limits: LuaMeterLimits,
-  ) {}
+  ) {
+    this.now = limits.now ?? (() => performance.now());
+  }
 
   /** Measures the heap from scratch (after a load: the script's own tables and functions). */
   remeasure(): number {
@@ -64,12 +83,14 @@ export class LuaMeter {
   beginCall(): void {
     this.instructions = 0;
     this.exceeded = null;
+    this.deadline = this.limits.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : this.now() + this.limits.timeLimitMs;
   }
 
   /** The count hook (set with a count of 1): the budget, then what the next instruction allocates. */
   readonly hook = (L: LuaState): void => {
     if (this.exceeded !== null) this.raise(L); // every instruction after a refusal fails too, even under pcall
     if (++this.instructions > this.limits.instructionBudget) this.refuse(L, 'instructions');
+    if (this.instructions % CLOCK_EVERY === 0) this.checkClock(L);
     const bytes = nextInstructionBytes(L);
     if (bytes > 0) this.allocate(L, bytes);
   };
@@ -117,6 +138,11 @@ export class LuaMeter {
     if (this.exceeded !== null) this.raise(L);
     this.instructions += units;
     if (this.instructions > this.limits.instructionBudget) this.refuse(L, 'instructions');
+    if (units >= CLOCK_WORK) this.checkClock(L);
+  }
+
+  private checkClock(L: LuaState): void {
+    if (this.deadline !== Number.POSITIVE_INFINITY && this.now() > this.deadline) this.refuse(L, 'time');
   }
 
   private refuse(L: LuaState, limit: LimitExceeded): never {
