@@ -45,6 +45,8 @@ export type SchedulerFacility = Readonly<{
   submit(input: InputDescriptor): Promise<readonly Fact[]>;
   finish(taskId: string, outcome: 'done' | 'failed' | 'cancelled'): Promise<readonly Fact[]>;
   stop(): Promise<readonly Fact[]>;
+  /** Stops one input: the running task if it is that one, else it never starts; anything else is left alone. */
+  cancel(inputId: string): Promise<readonly Fact[]>;
   state(): SchedulerState;
   /** What an input that has not ended says, and where its reply goes. */
   inputOf(inputId: string): InputPayload | undefined;
@@ -144,6 +146,7 @@ export const schedulerModule = (): KernelModule => {
         },
         finish: (taskId, outcome) => deliver({ type: 'task.finish', at: clock.now(), taskId, outcome }),
         stop: () => deliver({ type: 'stop', at: clock.now() }),
+        cancel: (inputId) => deliver({ type: 'cancel', at: clock.now(), inputId }),
         state: () => journaled.snapshot.context,
         inputOf: (inputId) => payloads.get(inputId),
         onFacts: (listener) => {

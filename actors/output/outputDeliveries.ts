@@ -7,13 +7,25 @@
  */
 import { TURN_STREAM_PREFIX, type AnyEvent, type OutputChannel, type Recorded } from '../../events/index.ts';
 import type { SchedulerMessage } from '../../machines/scheduler/index.ts';
-import { OUTPUT_SEND_PREFIX, parseChannelTool, type OutputKind } from '../../machines/turn/index.ts';
+import { OUTPUT_SEND_PREFIX, parseChannelTool, showsProgress, type OutputKind } from '../../machines/turn/index.ts';
 
 export type Route = Readonly<{ channel: string; target: string | null }>;
 
-export type Delivery = Readonly<{ route: Route; kind: 'chunk' | 'end' | 'message'; text: string; outcome?: OutputKind }>;
+/**
+ * `tool`: a tool started for the reply (`text` is its name), only to channels that show progress.
+ * `inputId`: the input the reply answers, when there is one.
+ */
+export type Delivery = Readonly<{
+  route: Route;
+  kind: 'chunk' | 'end' | 'message' | 'tool';
+  text: string;
+  outcome?: OutputKind;
+  inputId?: string;
+}>;
 
-type TurnOutput = { route: Route | null; streamingRound: number | null; sent: string };
+type TurnOutput = { route: Route | null; inputId: string | undefined; streamingRound: number | null; sent: string };
+
+const forInput = (inputId: string | undefined): { inputId?: string } => (inputId === undefined ? {} : { inputId });
 
 export type OutputState = {
   /** Reply routes of inputs that have not ended. */
@@ -66,7 +78,7 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     case 'InputShortCircuited': {
       const route = state.routes.get(event.data.inputId);
       state.routes.delete(event.data.inputId);
-      return route ? [{ route, kind: 'end', text: 'stopped before it started', outcome: 'cancelled' }] : [];
+      return route ? [{ route, kind: 'end', text: 'stopped before it started', outcome: 'cancelled', inputId: event.data.inputId }] : [];
     }
     case 'TaskCompleted':
       state.routes.delete(event.data.taskId);
@@ -74,14 +86,14 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     case 'BacklogAcknowledged':
       return event.data.inputIds.flatMap((id): Delivery[] => {
         const route = state.routes.get(id);
-        return route ? [{ route, kind: 'message', text: BUSY_NOTE }] : [];
+        return route ? [{ route, kind: 'message', text: BUSY_NOTE, inputId: id }] : [];
       });
     case 'ToolsetRecorded':
       state.toolsets.set(event.data.toolset, event.data.channels);
       return [];
     case 'TurnRequested': {
       const route = (event.data.taskId ? state.routes.get(event.data.taskId) : state.streamRoutes.get(event.stream)) ?? null;
-      state.turns.set(event.stream, { route, streamingRound: null, sent: '' });
+      state.turns.set(event.stream, { route, inputId: event.data.taskId, streamingRound: null, sent: '' });
       for (const channel of state.toolsets.get(event.data.toolset) ?? []) state.channels.set(channel.name, channel);
       return [];
     }
@@ -94,7 +106,7 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       const turn = turnOf(state, event);
       if (!turn?.route || turn.streamingRound !== event.data.round) return [];
       turn.sent += event.data.text;
-      return [{ route: turn.route, kind: 'chunk', text: event.data.text }];
+      return [{ route: turn.route, kind: 'chunk', text: event.data.text, ...forInput(turn.inputId) }];
     }
     case 'LlmAnswerRecorded': {
       const turn = turnOf(state, event);
@@ -102,11 +114,16 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       if (!turn?.route || turn.streamingRound !== event.data.round || !text.startsWith(turn.sent) || text === turn.sent) return [];
       const rest = text.slice(turn.sent.length);
       turn.sent = text;
-      return [{ route: turn.route, kind: 'chunk', text: rest }];
+      return [{ route: turn.route, kind: 'chunk', text: rest, ...forInput(turn.inputId) }];
     }
     case 'ToolCalled': {
       const parsed = event.data.name.startsWith(OUTPUT_SEND_PREFIX) ? parseChannelTool(event.data.name) : undefined;
-      if (parsed?.kind !== 'send' || !state.channels.has(parsed.channel)) return [];
+      if (parsed === undefined) {
+        const turn = turnOf(state, event);
+        if (!turn?.route || !showsProgress(state.channels.get(turn.route.channel))) return [];
+        return [{ route: turn.route, kind: 'tool', text: event.data.name, ...forInput(turn.inputId) }];
+      }
+      if (parsed.kind !== 'send' || !state.channels.has(parsed.channel)) return [];
       return [{ route: { channel: parsed.channel, target: null }, kind: 'message', text: String(event.data.args.payload ?? '') }];
     }
     case 'OutputSent': {
@@ -114,8 +131,9 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       if (!turn?.route) return [];
       const { text, kind, streamed } = event.data;
       if (kind === 'preempted') return []; // the task runs again from its input; its reply is still to come
-      const whole: Delivery[] = !streamed && text !== '' && kind !== 'failed' ? [{ route: turn.route, kind: 'chunk', text }] : [];
-      return [...whole, { route: turn.route, kind: 'end', text: kind === 'failed' ? text : OUTCOME_NOTES[kind], outcome: kind }];
+      const id = forInput(turn.inputId);
+      const whole: Delivery[] = !streamed && text !== '' && kind !== 'failed' ? [{ route: turn.route, kind: 'chunk', text, ...id }] : [];
+      return [...whole, { route: turn.route, kind: 'end', text: kind === 'failed' ? text : OUTCOME_NOTES[kind], outcome: kind, ...id }];
     }
     case 'TurnCompleted':
       state.turns.delete(event.stream);

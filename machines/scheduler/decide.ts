@@ -116,6 +116,16 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
       if (!d.state.running) d = shortCircuitBudgeted(d, at, waiting);
       break;
     }
+    case 'cancel': {
+      // The same fact as a stop, narrowed to one input; a suspended or unknown one is left alone.
+      const running = d.state.running?.id === message.inputId;
+      const waiting = waitingTask(d.state, message.inputId) !== undefined;
+      if (!running && !waiting) break;
+      const cancelBudget = waiting ? [message.inputId] : [];
+      d = record(d, { type: 'StopRequested', data: { runningTaskId: running ? message.inputId : null, cancelBudget, at } });
+      if (!d.state.running) d = shortCircuitBudgeted(d, at, cancelBudget);
+      break;
+    }
     case 'tick':
       break;
     default: {

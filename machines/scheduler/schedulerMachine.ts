@@ -42,6 +42,7 @@ export const schedulerMachine = setup({
     'input.arrive': { actions: 'decideAndRecord' },
     'task.finish': { actions: 'decideAndRecord' },
     stop: { actions: 'decideAndRecord' },
+    cancel: { actions: 'decideAndRecord' },
     tick: { actions: 'decideAndRecord' },
   },
   states: {

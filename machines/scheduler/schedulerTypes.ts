@@ -71,6 +71,8 @@ export type SchedulerMessage =
   | Readonly<{ type: 'input.arrive'; at: number; input: InputDescriptor }>
   | Readonly<{ type: 'task.finish'; at: number; taskId: string; outcome: 'done' | 'failed' | 'cancelled' | 'abandoned' }>
   | Readonly<{ type: 'stop'; at: number }>
+  /** Stop for one input only: stops it if it runs, short-circuits it if it waits; anything else is left alone. */
+  | Readonly<{ type: 'cancel'; at: number; inputId: string }>
   | Readonly<{ type: 'tick'; at: number }>;
 
 /** Facts the scheduler emits: its decisions, appended to the log (declared in the event catalog). */

@@ -6,16 +6,20 @@
 import type { OutputChannel, RegisteredTool } from '../../events/index.ts';
 
 /**
- * The flags a channel declares: the payload types it carries, and `realtime` (a live stream,
- * such as voice, where a late chunk is worth less than a dropped one).
+ * The flags a channel declares: the payload types it carries, `realtime` (a live stream, such as
+ * voice, where a late chunk is worth less than a dropped one) and `progress` (it shows a line
+ * when a tool starts for a reply it carries).
  */
-export const Capability = { text: 1, file: 2, image: 4, audio: 8, structured: 16, realtime: 32 } as const;
+export const Capability = { text: 1, file: 2, image: 4, audio: 8, structured: 16, realtime: 32, progress: 64 } as const;
 export type CapabilityName = keyof typeof Capability;
 
 const PAYLOAD_TYPES: readonly CapabilityName[] = ['text', 'file', 'image', 'audio', 'structured'];
 
 /** Whether a channel declared itself real-time: only there may output drop chunks to keep up. */
 export const isRealtime = (channel: OutputChannel | undefined): boolean => ((channel?.capabilities ?? 0) & Capability.realtime) !== 0;
+
+/** Whether a channel asked to be told when a tool starts for a reply it carries. */
+export const showsProgress = (channel: OutputChannel | undefined): boolean => ((channel?.capabilities ?? 0) & Capability.progress) !== 0;
 
 /** `owner` delivers the channel; `capabilities` is a bitwise OR of `Capability` flags; `metaDoc` says how `meta` routes. */
 export type { OutputChannel };

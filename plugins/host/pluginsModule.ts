@@ -12,6 +12,13 @@ import { hubMemoryOf } from './hubMemory.ts';
 import { PluginHost } from './pluginHost.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
 
+/** The model sources of the settings, in order: what a client's banner names. */
+const configuredModels = (settings: Readonly<Record<string, unknown>>): { name: string; model: string }[] =>
+  setting<unknown[]>(settings, 'llm.sources', []).flatMap((source) => {
+    const { name, model } = (source ?? {}) as { name?: unknown; model?: unknown };
+    return typeof name === 'string' ? [{ name, model: typeof model === 'string' ? model : '' }] : [];
+  });
+
 export const MEMORY_NOTES_SCOPE = 'notes';
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin];
@@ -39,6 +46,8 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const inspect = context.optional(INSPECT_FACILITY);
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),
+        cancel: async (inputId) => void (await scheduler.cancel(inputId)),
+        models: () => configuredModels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),
         plugins: () => host!.list(),
         pluginAction: (action, name) => host!.control(action, name),
@@ -76,8 +85,15 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const { hub } = host;
       context.provide(Facility.plugins, {
         turns: turnPluginsOf(hub),
-        deliver: ({ route, kind, text, outcome }) =>
-          hub.deliver({ channel: route.channel, target: route.target, kind, text, ...(outcome ? { outcome } : {}) }),
+        deliver: ({ route, kind, text, outcome, inputId }) =>
+          hub.deliver({
+            channel: route.channel,
+            target: route.target,
+            kind,
+            text,
+            ...(outcome ? { outcome } : {}),
+            ...(inputId ? { inputId } : {}),
+          }),
         list: () => host!.list(),
       });
     },

@@ -27,6 +27,10 @@ export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
 export type KernelControl = Readonly<{
   /** Stops the running task and cancels what waits (the scheduler's stop). */
   stop(): Promise<void>;
+  /** Stops one input (the task a client started), not the others. */
+  cancel(inputId: string): Promise<void>;
+  /** The model sources the daemon asks, in order (for a client's banner). */
+  models(): readonly Readonly<{ name: string; model: string }>[];
   tools(): readonly Readonly<{ name: string; plugin: string; description: string }>[];
   plugins(): readonly PluginSummary[];
   pluginAction(action: PluginAction, name: string): Promise<PluginSummary>;

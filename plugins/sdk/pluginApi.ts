@@ -47,8 +47,11 @@ export type StageHandler = (
 
 export type ChannelSpec = Readonly<{
   name: string;
-  /** Capability names: 'text', 'file', 'image', 'audio', 'structured'. */
-  capabilities: readonly ('text' | 'file' | 'image' | 'audio' | 'structured')[];
+  /**
+   * Capability names: the payload types 'text', 'file', 'image', 'audio', 'structured'; 'realtime'
+   * (late chunks may be dropped); 'progress' (deliveries of kind 'tool' when a tool starts).
+   */
+  capabilities: readonly ('text' | 'file' | 'image' | 'audio' | 'structured' | 'realtime' | 'progress')[];
   /** How `meta` routes a message on this channel (shown to the model by the _help tool). */
   metaDoc?: string;
 }>;
@@ -61,8 +64,11 @@ export type ChannelSpec = Readonly<{
 export type ChannelDelivery = Readonly<{
   channel: string;
   target: string | null;
-  kind: 'chunk' | 'end' | 'message';
+  /** `tool`: a tool started for the reply, `text` its name (only to channels with 'progress'). */
+  kind: 'chunk' | 'end' | 'message' | 'tool';
   text: string;
+  /** The input the reply answers, when there is one (a client matches replies to its messages by it). */
+  inputId?: string;
   /** With `end`: what the reply was (`answer`; `handler`, `denied`, `round_limit` from the kernel; `failed`; `cancelled`). */
   outcome?: string;
   meta?: Readonly<Record<string, unknown>>;

@@ -89,7 +89,7 @@ const expectHealthy = async (victim: Victim): Promise<void> => {
   const replies = await askSocket(victim.dir, 'are you there?');
   if (victim.llm) {
     expect(replies.filter((r) => r.type === 'chunk').map((r) => r.text)).toEqual(['still here']);
-    expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer' });
+    expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer', inputId: expect.any(String) });
   } else {
     expect(replies.at(-1)).toMatchObject({ type: 'end', outcome: 'failed', text: expect.stringContaining('llm.sources') });
   }

@@ -37,13 +37,13 @@ describe('what leaves a turn comes from its journal', () => {
     const rewritten = await askSocket(dir, 'tell me the secret');
     expect(rewritten).toEqual([
       expect.objectContaining({ type: 'accepted' }),
-      { type: 'chunk', text: 'The [redacted] is out.' },
-      { type: 'end', text: '', outcome: 'answer' },
+      { type: 'chunk', text: 'The [redacted] is out.', inputId: rewritten[0]!.inputId },
+      { type: 'end', text: '', outcome: 'answer', inputId: rewritten[0]!.inputId },
     ]);
     const answered = await askSocket(dir, 'ping');
     expect(answered.slice(1)).toEqual([
-      { type: 'chunk', text: 'pong from the plugin' },
-      { type: 'end', text: '', outcome: 'handler' },
+      { type: 'chunk', text: 'pong from the plugin', inputId: answered[0]!.inputId },
+      { type: 'end', text: '', outcome: 'handler', inputId: answered[0]!.inputId },
     ]);
     expect(server.requests).toHaveLength(1); // the plugin answered ping without the model
 
@@ -88,7 +88,7 @@ describe('what leaves a turn comes from its journal', () => {
     const replies = askSocket(dir, 'count slowly', (r) => r.type === 'chunk' && streaming());
     await started;
     expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped\n');
-    expect((await replies).at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled' });
+    expect((await replies).at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled', inputId: expect.any(String) });
     const turn = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted', '--type', 'TaskCompleted');
     expect(turn.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
       ['TurnStopRequested', 'stop'],
@@ -137,7 +137,7 @@ describe('what leaves a turn comes from its journal', () => {
     const dir = testDataDir(tempDir(), { llm: server, plugins: ['interrupter'] });
     await daemons.start(dir);
     const replies = await askSocket(dir, 'write a poem');
-    expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer' });
+    expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer', inputId: expect.any(String) });
     expect(
       replies
         .filter((r) => r.type === 'chunk')

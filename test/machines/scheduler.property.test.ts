@@ -222,6 +222,8 @@ type Step =
   /** A completion for a task that is not running: suspended, waiting, ended or unknown. */
   | Readonly<{ t: 'stale'; pick: number }>
   | Readonly<{ t: 'stop' }>
+  /** A stop for one input: the running one, a waiting one, or one that is neither. */
+  | Readonly<{ t: 'cancel'; pick: number }>
   /** Interrupts of rising levels arriving at once: each preempts the last (the chain bound). */
   | Readonly<{ t: 'burst'; levels: readonly number[]; origin: ModelOrigin }>
   /** Moves virtual time forward; `tick` says whether the runtime ticks the scheduler then. */
@@ -264,6 +266,11 @@ const messagesFor = (step: Step, h: Harness): SchedulerMessage[] => {
     }
     case 'stop':
       return [{ type: 'stop', at: h.clock }];
+    case 'cancel': {
+      const candidates = [...model.inputs.keys()];
+      const inputId = step.pick < candidates.length ? candidates[step.pick]! : `unknown-${step.pick}`;
+      return [{ type: 'cancel', at: h.clock, inputId }];
+    }
     case 'advance':
       h.checkWake(h.clock + step.ms);
       h.clock += step.ms;
@@ -286,6 +293,8 @@ const describeStep = (step: Step): string => {
       return `FinishStale(#${step.pick})`;
     case 'stop':
       return 'Stop';
+    case 'cancel':
+      return `Cancel(#${step.pick})`;
     case 'advance':
       return `Advance(${step.ms}${step.tick ? ', tick' : ''})`;
   }
@@ -346,6 +355,7 @@ const stepArbs: fc.Arbitrary<Step>[] = [
     origin: fc.constantFrom<ModelOrigin>('kernel', 'user', 'plugin'),
   }),
   fc.constant<Step>({ t: 'stop' }),
+  fc.record({ t: fc.constant('cancel' as const), pick: fc.nat(12) }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.boolean() }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.constant(true) }),
 ];

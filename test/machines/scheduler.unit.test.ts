@@ -65,6 +65,31 @@ const interrupt = (at: number, id: string, level?: number, origin: InputDescript
 const finish = (at: number, taskId: string): SchedulerMessage => ({ type: 'task.finish', at, taskId, outcome: 'done' });
 const stop = (at: number): SchedulerMessage => ({ type: 'stop', at });
 const tick = (at: number): SchedulerMessage => ({ type: 'tick', at });
+const cancel = (at: number, inputId: string): SchedulerMessage => ({ type: 'cancel', at, inputId });
+
+describe('cancelling one input', () => {
+  it('stops the running task when it is that input, and leaves the waiting ones to run', () => {
+    const { facts, view } = given(arrive(0, 'a'), arrive(1, 'b'), cancel(2, 'a'));
+    const stop = facts.find((f) => f.type === 'StopRequested');
+    expect(stop?.data).toEqual({ runningTaskId: 'a', cancelBudget: [], at: 2 });
+    expect(view).toMatchObject({ running: 'a', queue: [], inbox: ['b'] });
+  });
+
+  it('short-circuits a waiting input when its turn comes, and runs the others', () => {
+    const { facts, view } = given(arrive(0, 'a'), arrive(1, 'b'), arrive(2, 'c'), cancel(3, 'b'), finish(4, 'a'));
+    expect(trace(facts).slice(-4)).toEqual(['Stop:[b]', 'Completed:a', 'Pumped:b,c', 'ShortCircuited:b', 'Started:c'].slice(-4));
+    expect(facts.find((f) => f.type === 'StopRequested')?.data).toMatchObject({ runningTaskId: null, cancelBudget: ['b'] });
+    expect(view).toMatchObject({ running: 'c' });
+  });
+
+  it('records nothing for an input that ended, is suspended or was never seen', () => {
+    const ended = given(arrive(0, 'a'), finish(1, 'a'));
+    expect(decideScheduler(ended.state, cancel(2, 'a'))).toEqual([]);
+    const suspended = given(arrive(0, 'a'), interrupt(1, 'i'));
+    expect(decideScheduler(suspended.state, cancel(2, 'a'))).toEqual([]);
+    expect(decideScheduler(suspended.state, cancel(2, 'nobody'))).toEqual([]);
+  });
+});
 
 describe('scheduler rules', () => {
   it('queued inputs wait for the running task, then run in arrival order', () => {

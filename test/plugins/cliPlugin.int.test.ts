@@ -37,9 +37,11 @@ const startSocket = async () => {
   };
   const cli = await startCli(api, join(dir, CLI_SOCKET_FILE), undefined, createManualTimers());
   stops.push(() => cli.stop());
-  /** Delivers on the cli channel to session `target` (the first client is s1), as the output actor would. */
+  /** Delivers on the cli channel to `target`, as the output actor would. */
   const send = (delivery: Omit<ChannelDelivery, 'channel'>) => deliver!({ channel: 'cli', ...delivery } as ChannelDelivery);
-  return { dir, api, send };
+  /** The reply target of the n-th input a client sent (0-based). */
+  const targetOf = (n: number): string => api.inputs[n]!.replyTo!.target!;
+  return { dir, api, send, targetOf };
 };
 
 /** Resolves once `check` holds, polling the event loop (the socket's events come in their own time). */
@@ -47,6 +49,56 @@ const eventually = async (check: () => boolean, what: string): Promise<void> => 
   for (let i = 0; i < 2_000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
   expect(check(), what).toBe(true);
 };
+
+describe('sessions and their users', () => {
+  it('says who a session is in its welcome, and sends a reply whose session is gone to the same user only', async () => {
+    const { dir, api, send, targetOf } = await startSocket();
+    const asker = await connectCli(dir);
+    const askerReplies = repliesOf(asker);
+    asker.end(requestLine({ type: 'message', text: 'remind me in a minute', from: 'ada' }));
+    expect(await askerReplies.next()).toMatchObject({ type: 'accepted' });
+    expect(targetOf(0)).toMatch(/^ada\/\w+-s1$/);
+    // Its reply ends, and the session with it (the client had half-closed).
+    send({ kind: 'end', target: targetOf(0), text: '', outcome: 'answer', inputId: 'in-1' });
+    await askerReplies.closed();
+
+    const later = await connectCli(dir);
+    const laterReplies = repliesOf(later);
+    later.write(requestLine({ type: 'hello', from: 'ada' }));
+    expect(await laterReplies.next()).toEqual({
+      type: 'welcome',
+      session: expect.stringMatching(/-s2$/),
+      conversation: 'cli:ada',
+      models: [],
+    });
+    const other = await connectCli(dir);
+    const otherReplies = repliesOf(other);
+    other.write(requestLine({ type: 'hello', from: 'bob' }));
+    expect(await otherReplies.next()).toMatchObject({ type: 'welcome', conversation: 'cli:bob' });
+
+    await eventually(() => api.inputs.length === 1, 'the first message got in');
+    send({ kind: 'tool', target: targetOf(0), text: 'timer_set', inputId: 'in-9' });
+    send({ kind: 'chunk', target: targetOf(0), text: 'Time to stretch.', inputId: 'in-9' });
+    send({ kind: 'end', target: targetOf(0), text: '', outcome: 'answer', inputId: 'in-9' });
+    expect(await laterReplies.next()).toEqual({ type: 'tool', name: 'timer_set', inputId: 'in-9' });
+    expect(await laterReplies.next()).toEqual({ type: 'chunk', text: 'Time to stretch.', inputId: 'in-9' });
+    expect(await laterReplies.next()).toEqual({ type: 'end', text: '', outcome: 'answer', inputId: 'in-9' });
+    other.write(requestLine({ type: 'tools' }));
+    expect(await otherReplies.next()).toEqual({ type: 'tools', tools: [] }); // bob got none of ada's reminder
+    later.destroy();
+    other.destroy();
+  });
+
+  it('refuses a hello or a cancel that does not say who or what', async () => {
+    const { dir } = await startSocket();
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.write(`${requestLine({ type: 'hello', from: 'no spaces allowed' })}${requestLine({ type: 'cancel' })}`);
+    expect(await replies.next()).toMatchObject({ type: 'error', code: 'bad_request', message: expect.stringContaining("'from'") });
+    expect(await replies.next()).toMatchObject({ type: 'error', code: 'bad_request', message: expect.stringContaining("'inputId'") });
+    socket.destroy();
+  });
+});
 
 describe('the cli socket', () => {
   it('refuses a line longer than the limit as it arrives, before its newline, and closes only that connection', async () => {
@@ -79,7 +131,7 @@ describe('the cli socket', () => {
   });
 
   it('survives clients that leave right after sending, while their reply is delivered to them', async () => {
-    const { dir, api, send } = await startSocket();
+    const { dir, api, send, targetOf } = await startSocket();
     for (let i = 0; i < 20; i++) {
       const socket = await connectCli(dir);
       socket.end(requestLine({ type: 'message', text: `bye ${i}` }));
@@ -87,9 +139,9 @@ describe('the cli socket', () => {
     }
     await eventually(() => api.inputs.length === 20, 'every message got in before its client left');
     // Their replies go out while, or after, they leave: EPIPE and ECONNRESET end their sessions only.
-    for (let i = 1; i <= 20; i++) {
-      send({ kind: 'chunk', target: `s${i}`, text: 'z'.repeat(100_000) });
-      send({ kind: 'end', target: `s${i}`, text: '', outcome: 'answer' });
+    for (let i = 0; i < 20; i++) {
+      send({ kind: 'chunk', target: targetOf(i), text: 'z'.repeat(100_000) });
+      send({ kind: 'end', target: targetOf(i), text: '', outcome: 'answer' });
     }
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
@@ -99,41 +151,41 @@ describe('the cli socket', () => {
   });
 
   it('a half-closed client still gets its whole reply, then the daemon closes its side', async () => {
-    const { dir, send } = await startSocket();
+    const { dir, send, targetOf } = await startSocket();
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
     socket.end(requestLine({ type: 'message', text: 'hello' }));
     expect(await replies.next()).toMatchObject({ type: 'accepted' });
-    send({ kind: 'chunk', target: 's1', text: 'hi' });
-    send({ kind: 'end', target: 's1', text: '', outcome: 'answer' });
+    send({ kind: 'chunk', target: targetOf(0), text: 'hi' });
+    send({ kind: 'end', target: targetOf(0), text: '', outcome: 'answer' });
     await replies.closed();
     expect(replies.replies.map((r) => r.type)).toEqual(['accepted', 'chunk', 'end']);
   });
 
   it(`reads a session's next message only while fewer than ${MAX_PENDING_MESSAGES} wait for their reply`, async () => {
-    const { dir, api, send } = await startSocket();
+    const { dir, api, send, targetOf } = await startSocket();
     const socket = await connectCli(dir);
     repliesOf(socket);
     socket.write(Array.from({ length: 10 }, (_, i) => requestLine({ type: 'message', text: `m${i}` })).join(''));
     await eventually(() => api.inputs.length === MAX_PENDING_MESSAGES, 'the first messages got in');
     for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(api.inputs).toHaveLength(MAX_PENDING_MESSAGES);
-    send({ kind: 'end', target: 's1', text: '', outcome: 'answer' });
+    send({ kind: 'end', target: targetOf(0), text: '', outcome: 'answer' });
     await eventually(() => api.inputs.length === MAX_PENDING_MESSAGES + 1, 'one more once a reply ended');
     expect(api.inputs.map((input) => input.text)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
     socket.destroy();
   });
 
   it('drops a client that leaves its replies unread past the limit, and says so in the log', async () => {
-    const { dir, api, send } = await startSocket();
+    const { dir, api, send, targetOf } = await startSocket();
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
     socket.write(requestLine({ type: 'message', text: 'stream me a lot' }));
     expect(await replies.next()).toMatchObject({ type: 'accepted' });
     socket.pause(); // reads nothing more
     const chunk = 'x'.repeat(256 * 1024);
-    for (let sent = 0; sent <= 2 * MAX_UNREAD_OUTPUT_BYTES; sent += chunk.length) send({ kind: 'chunk', target: 's1', text: chunk });
-    expect(api.logs).toContainEqual(expect.stringMatching(/dropped cli session s1: it left more than 8 MiB of replies unread/));
+    for (let sent = 0; sent <= 2 * MAX_UNREAD_OUTPUT_BYTES; sent += chunk.length) send({ kind: 'chunk', target: targetOf(0), text: chunk });
+    expect(api.logs).toContainEqual(expect.stringMatching(/dropped cli session \w+-s1: it left more than 8 MiB of replies unread/));
     socket.resume();
     await replies.closed();
   });

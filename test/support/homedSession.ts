@@ -59,7 +59,7 @@ export const testDataDir = (root: string, { llm, sources, plugins = [], settings
   return dir;
 };
 
-export type CliReply = { type: string; text?: string; outcome?: string; kind?: string; error?: string };
+export type CliReply = { type: string; text?: string; outcome?: string; kind?: string; error?: string; inputId?: string; name?: string };
 
 /** Speaks the cli wire directly: every reply line of one message, until its end (or the socket closes). */
 export const askSocket = (dir: string, text: string, onReply?: (reply: CliReply) => void): Promise<CliReply[]> =>

@@ -9,7 +9,7 @@
 import { ENDED, WAITING, type ModelStatus } from './schedulerModel.ts';
 
 export type LedgerFact = Readonly<{ type: string; data: Record<string, unknown> }>;
-export type LedgerMessage = Readonly<{ type: string; at: number }>;
+export type LedgerMessage = Readonly<{ type: string; at: number; inputId?: string }>;
 
 type Entry = {
   readonly id: string;
@@ -57,7 +57,9 @@ export class SchedulerFactLedger {
     for (const fact of facts) {
       this.count += 1;
       this.rule(fact.data.at === at, fact, `carries the message's time ${at}`);
-      this.apply(fact, previous);
+      if (fact.type === 'StopRequested')
+        this.rule(message.type === 'stop' || message.type === 'cancel', fact, 'follows a stop or a cancel');
+      this.apply(fact, previous, message);
       previous = fact;
     }
     this.rule(previous?.type !== 'TaskPreempted', previous, 'is followed by the start of the preempting input');
@@ -91,7 +93,7 @@ export class SchedulerFactLedger {
       .sort((a, b) => b.level - a.level || a.order - b.order)[0];
   }
 
-  private apply(fact: LedgerFact, previous: LedgerFact | undefined): void {
+  private apply(fact: LedgerFact, previous: LedgerFact | undefined, message?: LedgerMessage): void {
     const d = fact.data;
     switch (fact.type) {
       case 'InputQueued': {
@@ -201,8 +203,25 @@ export class SchedulerFactLedger {
           .map((e) => e.id)
           .sort();
         const budget = [...(d.cancelBudget as string[])].sort();
-        this.rule(JSON.stringify(budget) === JSON.stringify(waiting), fact, `budgets exactly the inputs waiting at the stop [${waiting}]`);
-        this.rule((d.runningTaskId ?? null) === this.running, fact, `names the running task (${this.running})`);
+        if (message?.type === 'cancel') {
+          // One input's stop: that input, if it waits; the running task, only if it is that input.
+          const id = message.inputId!;
+          const expected = waiting.includes(id) ? [id] : [];
+          this.rule(
+            JSON.stringify(budget) === JSON.stringify(expected),
+            fact,
+            `budgets only the cancelled input, if it waits [${expected}]`,
+          );
+          this.rule((d.runningTaskId ?? null) === (this.running === id ? id : null), fact, `names the running task only if it is ${id}`);
+          this.rule(budget.length > 0 || this.running === id, fact, 'is recorded only when the cancel concerns a waiting or running input');
+        } else {
+          this.rule(
+            JSON.stringify(budget) === JSON.stringify(waiting),
+            fact,
+            `budgets exactly the inputs waiting at the stop [${waiting}]`,
+          );
+          this.rule((d.runningTaskId ?? null) === this.running, fact, `names the running task (${this.running})`);
+        }
         for (const id of budget) {
           this.entry(id).budgeted = true;
           this.budgeted.add(id);

@@ -41,6 +41,7 @@ export type ModelMessage =
     }>
   | Readonly<{ type: 'task.finish'; at: number; taskId: string; outcome: string }>
   | Readonly<{ type: 'stop'; at: number }>
+  | Readonly<{ type: 'cancel'; at: number; inputId: string }>
   | Readonly<{ type: 'tick'; at: number }>;
 
 export type ModelConfig = Readonly<{ preemptCooldownMs: number; offloadAfterMs: number }>;
@@ -238,6 +239,22 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
           removeFrom(model.pending, id);
           shortCircuit(model, id);
         }
+      }
+      break;
+    }
+    case 'cancel': {
+      // One input's stop: the running task is told to stop; a waiting one never starts.
+      // Suspended, ended and unknown ids are left alone.
+      const id = message.inputId;
+      const waiting = model.inbox.includes(id) || model.queue.includes(id) || model.pending.includes(id);
+      if (!waiting) break;
+      input(model, id).budgeted = true;
+      model.stops.push({ at, budget: [id] });
+      if (model.running === null) {
+        removeFrom(model.inbox, id);
+        removeFrom(model.queue, id);
+        removeFrom(model.pending, id);
+        shortCircuit(model, id);
       }
       break;
     }

@@ -6,6 +6,7 @@
  * At most MAX_CLI_CLIENTS sessions at once (one more is told `busy`); each is bounded on its
  * own (cliSession.ts), so no client can take the daemon down.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -14,7 +15,17 @@ import type { BuiltinPlugin, KernelControl } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { ChannelDelivery, PluginApi } from '../../sdk/pluginApi.ts';
 import { CliSession, closeWith, errorReply } from './cliSession.ts';
-import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_CLI_CLIENTS, MAX_LINE_BYTES } from './cliWire.ts';
+import {
+  ANONYMOUS,
+  CLI_SOCKET_FILE,
+  type CliReply,
+  type CliRequest,
+  cliTarget,
+  formatBytes,
+  MAX_CLI_CLIENTS,
+  MAX_LINE_BYTES,
+  parseCliTarget,
+} from './cliWire.ts';
 import { refusalLog } from './refusalLog.ts';
 
 export const CLI_CHANNEL = 'cli';
@@ -59,34 +70,68 @@ export const startCli = async (
   timers: Timers,
 ): Promise<{ stop(): Promise<void> }> => {
   const sessions = new Map<string, CliSession>();
+  // Session ids differ from one start to the next, so a reply routed to a session of an earlier
+  // start (a reminder set before a restart) is never taken for the session that now has its number.
+  const boot = randomBytes(3).toString('hex');
   let nextSession = 1;
+  /** Where a delivery goes: its session if still connected, else every session of its user; no target: everyone. */
+  const receivers = (target: string | null): CliSession[] => {
+    if (target === null) return [...sessions.values()];
+    const named = parseCliTarget(target);
+    if (named === undefined) return [];
+    const own = sessions.get(named.session);
+    return own?.live ? [own] : [...sessions.values()].filter((session) => session.live && session.from === named.from);
+  };
+  const replyOf = (delivery: ChannelDelivery): CliReply => {
+    const inputId = delivery.inputId ? { inputId: delivery.inputId } : {};
+    switch (delivery.kind) {
+      case 'chunk':
+        return { type: 'chunk', text: delivery.text, ...inputId };
+      case 'tool':
+        return { type: 'tool', name: delivery.text, ...inputId };
+      case 'end':
+        return { type: 'end', text: delivery.text, ...(delivery.outcome ? { outcome: delivery.outcome } : {}), ...inputId };
+      case 'message':
+        return { type: 'message', text: delivery.text, ...inputId };
+    }
+  };
   await api.registerOutputChannel(
-    { name: CLI_CHANNEL, capabilities: ['text'], metaDoc: 'no routing: a message goes to every connected waiter; send {}' },
+    {
+      name: CLI_CHANNEL,
+      capabilities: ['text', 'progress'],
+      metaDoc: 'no routing: a message goes to every connected waiter; send {}',
+    },
     (delivery: ChannelDelivery) => {
-      const targets = delivery.target ? [sessions.get(delivery.target)] : [...sessions.values()];
-      for (const session of targets) {
-        if (!session) continue;
-        session.send(
-          delivery.kind === 'chunk'
-            ? { type: 'chunk', text: delivery.text }
-            : delivery.kind === 'end'
-              ? { type: 'end', text: delivery.text, ...(delivery.outcome ? { outcome: delivery.outcome } : {}) }
-              : { type: 'message', text: delivery.text },
-        );
-        if (delivery.kind === 'end' && delivery.target === session.id) session.replyEnded();
+      const reply = replyOf(delivery);
+      const owner = delivery.target === null ? undefined : parseCliTarget(delivery.target)?.session;
+      for (const session of receivers(delivery.target)) {
+        session.send(reply);
+        if (delivery.kind === 'end' && owner === session.id) session.replyEnded();
       }
     },
   );
-  const serve = async (request: CliRequest, session: string): Promise<CliReply> => {
+  const serve = async (request: CliRequest, id: string): Promise<CliReply> => {
+    const session = sessions.get(id);
     switch (request.type) {
+      case 'hello': {
+        const from = request.from ?? session?.from ?? ANONYMOUS;
+        if (session) session.from = from;
+        return { type: 'welcome', session: id, conversation: `${CLI_CHANNEL}:${from}`, models: control?.models() ?? [] };
+      }
       case 'message': {
+        const from = request.from ?? session?.from ?? ANONYMOUS;
+        if (session && session.from === undefined) session.from = from;
         const { inputId } = await api.injectInput({
           text: request.text,
-          replyTo: { channel: CLI_CHANNEL, target: session },
-          conversation: `${CLI_CHANNEL}:${request.from ?? 'local'}`,
+          replyTo: { channel: CLI_CHANNEL, target: cliTarget(from, id) },
+          conversation: `${CLI_CHANNEL}:${from}`,
         });
         return { type: 'accepted', inputId };
       }
+      case 'cancel':
+        if (!control) throw new Error('this kernel gives the cli no stop button');
+        await control.cancel(request.inputId);
+        return { type: 'cancelled', inputId: request.inputId };
       case 'stop':
         if (!control) throw new Error('this kernel gives the cli no stop button');
         await control.stop();
@@ -110,7 +155,7 @@ export const startCli = async (
       return;
     }
     refusals.accepted();
-    const id = `s${nextSession++}`;
+    const id = `${boot}-s${nextSession++}`;
     const session = new CliSession(id, socket, host);
     sessions.set(id, session);
     socket.once('close', () => sessions.delete(id));

@@ -53,6 +53,8 @@ export const closeWith = (socket: Socket, reply: CliReply, timers: Timers): void
 };
 
 export class CliSession {
+  /** The user this session speaks for, once it said (`hello`, or its first message). */
+  from: string | undefined;
   private readonly splitter = new LineSplitter(MAX_LINE_BYTES);
   private readonly queue: string[] = [];
   /** A message read while the session had its fill of unanswered ones: served when one ends. */
@@ -79,6 +81,11 @@ export class CliSession {
     socket.on('close', () => {
       this.over = true;
     });
+  }
+
+  /** Whether the client is still there to receive replies. */
+  get live(): boolean {
+    return !this.over && this.socket.writable;
   }
 
   /** Sends a reply unless the client is gone; a client that does not read is dropped at the limit. */

@@ -33,26 +33,52 @@ export const formatBytes = (bytes: number): string => {
 export type CliRequest =
   /** `from` names who is talking (waiter sends the OS user): their conversation continues across sessions. */
   | Readonly<{ type: 'message'; text: string; from?: string }>
+  /** Says who is here before any message, so what arrives for them (a reminder) reaches this session; answered `welcome`. */
+  | Readonly<{ type: 'hello'; from?: string }>
   | Readonly<{ type: 'stop' }>
+  /** Stops one input this client sent (running or waiting), not the others; answered `cancelled`. */
+  | Readonly<{ type: 'cancel'; inputId: string }>
   | Readonly<{ type: 'tools' }>
   | Readonly<{ type: 'plugins' }>
   | Readonly<{ type: 'plugin'; action: 'enable' | 'disable' | 'reload' | 'start' | 'stop'; name: string }>;
 
+/**
+ * Replies. `inputId` on `chunk`, `tool`, `end` and `message` names the input a reply answers: a
+ * session also receives replies it did not ask for (a reminder for its user, a message the model
+ * sent to the cli channel), and a client tells them apart by it.
+ */
 export type CliReply =
   | Readonly<{ type: 'accepted'; inputId: string }>
-  /** A piece of the streamed reply to this session's message. */
-  | Readonly<{ type: 'chunk'; text: string }>
+  /** The answer to `hello`: this session, its conversation, and the model sources the daemon asks. */
+  | Readonly<{ type: 'welcome'; session: string; conversation: string; models: readonly { name: string; model: string }[] }>
+  /** A piece of a streamed reply. */
+  | Readonly<{ type: 'chunk'; text: string; inputId?: string }>
+  /** A tool started for a reply (`name`). */
+  | Readonly<{ type: 'tool'; name: string; inputId?: string }>
   /** The reply is complete; `outcome` says what it was (`failed`: `text` says why; `cancelled`: stopped). */
-  | Readonly<{ type: 'end'; text: string; outcome?: string }>
-  /** Something the model sent to the cli channel with output_send__cli. */
-  | Readonly<{ type: 'message'; text: string }>
+  | Readonly<{ type: 'end'; text: string; outcome?: string; inputId?: string }>
+  /** Something the model sent to the cli channel with output_send__cli, or the note that a queued message waits. */
+  | Readonly<{ type: 'message'; text: string; inputId?: string }>
   | Readonly<{ type: 'stopped' }>
+  | Readonly<{ type: 'cancelled'; inputId: string }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>
   | Readonly<{ type: 'plugin'; plugin: PluginSummary }>
   | Readonly<{ type: 'error'; message: string; code?: CliErrorCode }>;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'];
+/** Who is talking: the OS user name waiter sends; it names the conversation (`cli:<from>`). */
+const USER_NAME = /^[\w.@-]{1,64}$/;
+/** The user of a session that never said. */
+export const ANONYMOUS = 'local';
+
+/** A reply target on the cli channel: the user and the session (`alice/k3f9-s2`), so a reply outlives its session. */
+export const cliTarget = (from: string, session: string): string => `${from}/${session}`;
+/** The user and the session a target names; a target of another shape names neither. */
+export const parseCliTarget = (target: string): { from: string; session: string } | undefined => {
+  const slash = target.indexOf('/');
+  return slash > 0 ? { from: target.slice(0, slash), session: target.slice(slash + 1) } : undefined;
+};
 
 /** Parses one client line; a bad line is a message for the client, never a crash. */
 export const parseCliRequest = (line: string): CliRequest | { error: string } => {
@@ -65,11 +91,18 @@ export const parseCliRequest = (line: string): CliRequest | { error: string } =>
   const r = value as Record<string, unknown>;
   switch (r?.type) {
     case 'message':
-      if (typeof r.text !== 'string' || !r.text.trim()) return { error: "'message' needs a non-empty 'text'" };
-      if (r.from !== undefined && (typeof r.from !== 'string' || !/^[\w.@-]{1,64}$/.test(r.from))) {
-        return { error: "'from' must be a user name (letters, digits, . _ @ -)" };
+    case 'hello': {
+      if (r.type === 'message' && (typeof r.text !== 'string' || !r.text.trim())) return { error: "'message' needs a non-empty 'text'" };
+      if (r.from !== undefined && (typeof r.from !== 'string' || !USER_NAME.test(r.from))) {
+        return { error: "'from' must be a user name (1–64 letters, digits, . _ @ -)" };
       }
-      return { type: 'message', text: r.text, ...(typeof r.from === 'string' ? { from: r.from } : {}) };
+      const from = typeof r.from === 'string' ? { from: r.from } : {};
+      return r.type === 'hello' ? { type: 'hello', ...from } : { type: 'message', text: r.text as string, ...from };
+    }
+    case 'cancel':
+      return typeof r.inputId === 'string' && r.inputId.length > 0 && r.inputId.length <= 200
+        ? { type: 'cancel', inputId: r.inputId }
+        : { error: "'cancel' needs the 'inputId' of a message this client sent" };
     case 'stop':
     case 'tools':
     case 'plugins':
@@ -79,6 +112,6 @@ export const parseCliRequest = (line: string): CliRequest | { error: string } =>
         ? { type: 'plugin', action: r.action as 'enable', name: r.name }
         : { error: `'plugin' needs 'name' and 'action' (one of ${ACTIONS.join(', ')})` };
     default:
-      return { error: `unknown request type ${JSON.stringify(r?.type)}; use message, stop, tools, plugins or plugin` };
+      return { error: `unknown request type ${JSON.stringify(r?.type)}; use message, hello, stop, cancel, tools, plugins or plugin` };
   }
 };

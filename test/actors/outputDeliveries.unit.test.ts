@@ -1,0 +1,48 @@
+/**
+ * What the user receives, folded from committed events: each delivery of a reply names the input
+ * it answers, and a tool that starts is shown only on a channel that asked for progress.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
+import type { Recorded } from '../../events/index.ts';
+import { Capability } from '../../machines/turn/index.ts';
+
+let seq = 0;
+const event = (stream: string, type: string, data: Record<string, unknown>): Recorded =>
+  ({ seq: ++seq, stream, version: seq, id: `e${seq}`, type, schemaVersion: 1, at: 0, causation: null, correlation: null, data }) as never;
+
+/** An input from `channel`, its turn (tools offered through a toolset with that channel), one tool call and the answer. */
+const replyWithTool = (channelFlags: number) => {
+  const input = { id: 'in-7', payload: { text: 'list my files', replyChannel: 'cli', replyTarget: 'ada/x-s1', conversation: 'cli:ada' } };
+  return [
+    event('scheduler', 'InputDelivered', { to: 'scheduler', message: { type: 'input.arrive', at: 0, input } }),
+    event('turn-in-7', 'ToolsetRecorded', {
+      toolset: 'ts1',
+      tools: [],
+      handlers: [],
+      channels: [{ name: 'cli', owner: 'cli', capabilities: channelFlags, metaDoc: '' }],
+    }),
+    event('turn-in-7', 'TurnRequested', { turnId: 't1', taskId: 'in-7', input: 'list my files', model: 'm', maxRounds: 8, toolset: 'ts1' }),
+    event('turn-in-7', 'ToolCalled', { callId: 'c1', name: 'files_list', owner: 'files', args: {} }),
+    event('turn-in-7', 'OutputSent', { text: 'Two files.', kind: 'answer', streamed: false }),
+  ];
+};
+
+describe('deliveries of a reply', () => {
+  it('name the input they answer, and show a tool as it starts on a channel with progress', () => {
+    const state = emptyOutputState();
+    const deliveries = replyWithTool(Capability.text | Capability.progress).flatMap((e) => foldOutput(state, e));
+    const route = { channel: 'cli', target: 'ada/x-s1' };
+    expect(deliveries).toEqual([
+      { route, kind: 'tool', text: 'files_list', inputId: 'in-7' },
+      { route, kind: 'chunk', text: 'Two files.', inputId: 'in-7' },
+      { route, kind: 'end', text: '', outcome: 'answer', inputId: 'in-7' },
+    ]);
+  });
+
+  it('leave tools out on a channel that did not ask for progress', () => {
+    const state = emptyOutputState();
+    const kinds = replyWithTool(Capability.text).flatMap((e) => foldOutput(state, e).map((d) => d.kind));
+    expect(kinds).toEqual(['chunk', 'end']);
+  });
+});
