@@ -1,10 +1,9 @@
 /**
  * `waiter`: the command-line client of a running homed, over the cli plugin's socket. It
- * sends a message and streams the reply, presses stop, or lists tools and plugins; without a
- * message it reads lines from stdin (interactive).
+ * sends a message and streams the reply (Ctrl-C stops it), presses stop, or lists tools and
+ * plugins; without a message it is a chat session (interactiveWaiter.ts).
  */
 import { userInfo } from 'node:os';
-import { createInterface } from 'node:readline';
 import { HologramError } from '../events/index.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
@@ -14,6 +13,7 @@ import { DaemonRefused } from './daemonErrors.ts';
 import { runCommand } from './runCommand.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { formatPlugins } from './pluginsCommand.ts';
+import { InteractiveWaiter } from './interactiveWaiter.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
@@ -22,7 +22,8 @@ export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
 The command-line client of a running homed (it talks to the cli plugin's socket, DIR/homed.sock).
 
   waiter "what time is it?"   send a message, stream the reply, exit when it is complete
-  waiter                      interactive: each line is a message; /stop, /tools, /plugins, /quit
+  waiter                      interactive: each line is a message; /help lists the commands
+                              (/stop, /tools, /plugins, /quit); Ctrl-C stops a streaming reply
   --stop                      stop the running task and cancel the waiting ones
   --tools                     list the tools the model can call, with their plugins
   --plugins                   list the plugins with their state, restarts and registrations
@@ -61,17 +62,32 @@ const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
   cancelled: 'the turn was stopped before it finished',
 };
 
-/** Sends one message and streams its reply until the end; a reply that is not an answer rejects with why. */
+/**
+ * Sends one message and streams its reply until the end; a reply that is not an answer rejects
+ * with why. Replies for other inputs (a reminder for the same user) are left out. Ctrl-C stops
+ * this message's task (and only it); a second Ctrl-C leaves at once.
+ */
 const converse = (client: CliClient, text: string): Promise<void> =>
   new Promise((resolve, reject) => {
     let streamed = false;
+    let inputId: string | undefined;
+    let interrupted = false;
+    /** Replies that came before `accepted` said which input is ours. */
+    const early: CliReply[] = [];
     const settle = (error?: unknown) => {
       off();
       offClose();
+      process.off('SIGINT', onInterrupt);
       if (error === undefined) resolve();
       else reject(error);
     };
-    const onReply = (reply: CliReply) => {
+    const onInterrupt = () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      process.stderr.write('waiter: stopping (Ctrl-C again to leave at once)\n');
+      if (inputId !== undefined) client.send({ type: 'cancel', inputId });
+    };
+    const onOwnReply = (reply: CliReply) => {
       if (reply.type === 'chunk') {
         streamed = true;
         out(reply.text);
@@ -85,7 +101,19 @@ const converse = (client: CliClient, text: string): Promise<void> =>
         out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
         const why = reply.outcome === undefined ? undefined : NOT_AN_ANSWER[reply.outcome];
         settle(why === undefined ? undefined : new ReplyFailed(why));
-      } else if (reply.type === 'error') settle(new DaemonRefused(reply.message));
+      }
+    };
+    const onReply = (reply: CliReply) => {
+      if (reply.type === 'error') return settle(new DaemonRefused(reply.message));
+      if (reply.type === 'accepted') {
+        inputId = reply.inputId;
+        if (interrupted) client.send({ type: 'cancel', inputId });
+        for (const held of early.splice(0)) if (!('inputId' in held) || held.inputId === inputId) onOwnReply(held);
+        return;
+      }
+      if (reply.type !== 'chunk' && reply.type !== 'end' && reply.type !== 'message') return;
+      if (inputId === undefined && 'inputId' in reply && reply.inputId !== undefined) early.push(reply);
+      else if (!('inputId' in reply) || reply.inputId === undefined || reply.inputId === inputId) onOwnReply(reply);
     };
     // A write to a closed stdout throws here, inside the socket's data event: it ends the conversation instead.
     const off = client.onReply((reply) => {
@@ -96,31 +124,13 @@ const converse = (client: CliClient, text: string): Promise<void> =>
       }
     });
     const offClose = client.onClose(settle);
+    process.on('SIGINT', onInterrupt);
     try {
       client.send({ type: 'message', text, from: userInfo().username });
     } catch (error) {
       settle(error);
     }
   });
-
-const interactive = async (client: CliClient): Promise<void> => {
-  const lines = createInterface({ input: process.stdin });
-  for await (const line of lines) {
-    const text = line.trim();
-    if (!text) continue;
-    if (text === '/quit') break;
-    if (text === '/stop') client.send({ type: 'stop' });
-    else if (text === '/tools') printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
-    else if (text === '/plugins') out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
-    else {
-      // A failed reply or a refused message is said, and the conversation goes on.
-      await converse(client, text).catch((error: unknown) => {
-        if (!(error instanceof ReplyFailed || error instanceof DaemonRefused)) throw error;
-        process.stderr.write(`waiter: ${error.message}\n`);
-      });
-    }
-  }
-};
 
 export const waiter = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parse(
@@ -146,7 +156,21 @@ export const waiter = async (argv: string[]): Promise<number> => {
     else if (values.tools) printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
     else if (values.plugins) out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
     else if (positionals.length > 0) await converse(client, positionals.join(' '));
-    else await interactive(client);
+    else {
+      const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      const session = new InteractiveWaiter({
+        dataDir: values.data ?? defaultDataDir(),
+        user: userInfo().username,
+        input: process.stdin,
+        stdout,
+        terminal,
+        columns: () => process.stdout.columns ?? 80,
+        warn: (line) => process.stderr.write(`${line}\n`),
+        connect: (dir) => CliClient.connect(dir),
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      });
+      return await session.run(client);
+    }
   } finally {
     client.close();
   }

@@ -1,0 +1,305 @@
+/**
+ * `waiter` without a message: a chat session with a running homed. In a terminal it shows a
+ * banner (data dir, model) and a prompt, answers /help itself, streams replies as whole lines
+ * above the prompt (so typed and streamed text never mix), shows a line when a tool starts, takes
+ * /stop and Ctrl-C while a reply streams, shows whatever arrives for its user at any time (a
+ * reminder), and reconnects when the daemon goes away and comes back. With piped input it reads
+ * one message per line, prints only the replies, and ends when the last one has.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
+import { type CliClient, replyOfType } from './cliClient.ts';
+import type { CommandOutput } from './commandOutput.ts';
+import { DaemonRefused } from './daemonErrors.ts';
+import { formatPlugins } from './pluginsCommand.ts';
+import { StreamLines } from './streamLines.ts';
+
+export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):
+  /stop      stop the reply that is streaming (Ctrl-C does the same)
+  /tools     the tools the model can call
+  /plugins   the plugins, with their state
+  /help      this list
+  /quit      leave (Ctrl-D does the same)
+Anything else is a message. Replies stream above the prompt; a line starting with · is a tool
+being run; one starting with ↪ came for you without being asked here (a reminder, say).`;
+
+/** How long a lost daemon is waited for before the session gives up. */
+const RECONNECT_FOR_MS = 60_000;
+const RECONNECT_EVERY_MS = 500;
+
+const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
+  round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
+  denied: 'every tool call the model made was denied',
+  cancelled: 'stopped',
+};
+
+export type InteractiveOptions = Readonly<{
+  dataDir: string;
+  user: string;
+  input: NodeJS.ReadableStream;
+  stdout: CommandOutput;
+  terminal: boolean;
+  columns: () => number;
+  /** One line for the user about a problem (stderr). */
+  warn: (line: string) => void;
+  connect: (dataDir: string) => Promise<CliClient>;
+  sleep: (ms: number) => Promise<void>;
+}>;
+
+/** A reply under way: `asked` when this session sent its message; `marked` once its ↪ is shown. */
+type Reply = { lines: StreamLines; asked: boolean; streamed: boolean; marked: boolean };
+
+export class InteractiveWaiter {
+  private client: CliClient | undefined;
+  private rl: Interface | undefined;
+  /** Replies under way, by input: `asked` when this session sent the message. */
+  private readonly replies = new Map<string, Reply>();
+  /** Messages sent whose `accepted` has not come yet. */
+  private unaccepted = 0;
+  private inputEnded = false;
+  private quitting = false;
+  private lastInterrupt = 0;
+  private finish: ((code: number) => void) | undefined;
+
+  constructor(private readonly options: InteractiveOptions) {}
+
+  async run(client: CliClient): Promise<number> {
+    const done = new Promise<number>((resolve) => {
+      this.finish = resolve;
+    });
+    await this.attach(client);
+    const { terminal, input } = this.options;
+    this.rl = createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: '› ' });
+    this.rl.on('line', (line) => void this.onLine(line));
+    this.rl.on('close', () => {
+      this.inputEnded = true;
+      if (terminal) this.end(0);
+      else this.endIfIdle();
+    });
+    this.rl.on('SIGINT', () => this.onInterrupt());
+    this.prompt();
+    return done;
+  }
+
+  private async attach(client: CliClient): Promise<void> {
+    this.client = client;
+    client.onReply((reply) => this.onReply(reply));
+    client.onClose((lost) => void this.onLost(lost.message));
+    const welcome = await client.ask({ type: 'hello', from: this.options.user }, replyOfType('welcome'));
+    if (this.options.terminal) {
+      const models = welcome.models.map((m) => (m.model ? `${m.name} (${m.model})` : m.name)).join(', ') || 'none configured';
+      this.say(`hologram · ${this.options.dataDir} · model ${models} · you are ${welcome.conversation}`);
+      this.say('type a message; /help for commands, Ctrl-D to leave');
+    }
+  }
+
+  private async onLine(raw: string): Promise<void> {
+    const text = raw.trim();
+    if (!text) return this.prompt();
+    if (text.startsWith('/')) return this.command(text);
+    if (!this.client) {
+      this.warn('not connected to homed right now; the message was not sent (it will be possible again once it is back)');
+      return this.prompt();
+    }
+    try {
+      this.client.send({ type: 'message', text, from: this.options.user });
+      this.unaccepted += 1;
+    } catch (error) {
+      this.warn((error as Error).message);
+    }
+    this.prompt();
+  }
+
+  private async command(text: string): Promise<void> {
+    const [name] = text.split(/\s+/);
+    try {
+      switch (name) {
+        case '/help':
+          this.say(INTERACTIVE_HELP);
+          break;
+        case '/quit':
+        case '/exit':
+          this.end(0);
+          return;
+        case '/stop':
+          this.stopReplies();
+          break;
+        case '/tools': {
+          const { tools } = await this.need().ask({ type: 'tools' }, replyOfType('tools'));
+          this.say(
+            tools.length === 0
+              ? 'no tools registered'
+              : tools.map((t) => `${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}`).join('\n'),
+          );
+          break;
+        }
+        case '/plugins':
+          this.say(formatPlugins((await this.need().ask({ type: 'plugins' }, replyOfType('plugins'))).plugins).trimEnd());
+          break;
+        default:
+          this.warn(`no command ${name}; /help lists them (to send a message starting with '/', put a space before it)`);
+      }
+    } catch (error) {
+      this.warn((error as Error).message);
+    }
+    this.prompt();
+  }
+
+  private need(): CliClient {
+    if (!this.client) throw new DaemonRefused('not connected to homed right now');
+    return this.client;
+  }
+
+  /** Stops what this session asked for that is still being answered. */
+  private stopReplies(): void {
+    const asked = [...this.replies].filter(([, reply]) => reply.asked).map(([id]) => id);
+    if (asked.length === 0 && this.unaccepted === 0) {
+      this.say('nothing of yours is being answered');
+      return;
+    }
+    for (const inputId of asked) this.client?.send({ type: 'cancel', inputId });
+    this.say('stopping…');
+  }
+
+  private onInterrupt(): void {
+    if ([...this.replies.values()].some((r) => r.asked)) return this.stopReplies();
+    const now = Date.now();
+    if (now - this.lastInterrupt < 2_000) return this.end(0);
+    this.lastInterrupt = now;
+    this.say('(Ctrl-C again, Ctrl-D or /quit to leave)');
+    this.prompt();
+  }
+
+  private onReply(reply: CliReply): void {
+    switch (reply.type) {
+      case 'accepted':
+        this.unaccepted = Math.max(0, this.unaccepted - 1);
+        this.replyFor(reply.inputId, true).asked = true;
+        return;
+      case 'chunk': {
+        const entry = this.replyFor(reply.inputId, false);
+        entry.streamed = true;
+        if (!this.options.terminal) return this.options.stdout.write(reply.text);
+        const lines = entry.lines.push(reply.text);
+        if (lines.length > 0) this.say(this.mark(entry, lines).join('\n'));
+        return;
+      }
+      case 'tool':
+        this.say(`· ${reply.name}`, true);
+        return;
+      case 'message':
+        if (this.options.terminal) this.say(`↪ ${reply.text}`);
+        else this.options.stdout.write(`↪ ${reply.text}\n`);
+        return;
+      case 'end':
+        return this.ended(reply);
+      case 'error':
+        this.warn(reply.message);
+        if (this.unaccepted > 0) this.unaccepted -= 1;
+        this.endIfIdle();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The reply under way for `inputId` (one that carries none is taken as the newest asked). */
+  private replyFor(inputId: string | undefined, asked: boolean): Reply {
+    const id = inputId ?? [...this.replies.keys()].at(-1) ?? 'unknown';
+    let entry = this.replies.get(id);
+    if (!entry) {
+      entry = { lines: new StreamLines(this.options.columns), asked, streamed: false, marked: false };
+      this.replies.set(id, entry);
+    }
+    return entry;
+  }
+
+  /** A reply nobody here asked for is marked on its first line. */
+  private mark(entry: Reply, lines: string[]): string[] {
+    if (entry.asked || entry.marked || lines.length === 0) return lines;
+    entry.marked = true;
+    return [`↪ ${lines[0]}`, ...lines.slice(1)];
+  }
+
+  private ended(reply: Extract<CliReply, { type: 'end' }>): void {
+    const id = reply.inputId ?? [...this.replies.keys()].at(-1);
+    const entry = id === undefined ? undefined : this.replies.get(id);
+    if (id !== undefined) this.replies.delete(id);
+    if (this.options.terminal) {
+      const rest = entry?.lines.flush();
+      if (rest !== undefined) this.say(this.mark(entry!, [rest]).join('\n'));
+      if (reply.text && reply.outcome !== 'failed') this.say(reply.text);
+    } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
+      this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
+    }
+    if (reply.outcome === 'failed') this.warn(reply.text);
+    else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
+    else if (reply.outcome === 'cancelled' && this.options.terminal) this.say('(stopped)');
+    this.prompt();
+    this.endIfIdle();
+  }
+
+  private async onLost(why: string): Promise<void> {
+    this.client = undefined;
+    const cut = [...this.replies.values()].some((r) => r.asked) || this.unaccepted > 0;
+    this.replies.clear();
+    this.unaccepted = 0;
+    if (this.quitting) return;
+    if (!this.options.terminal) {
+      this.warn(why);
+      return this.end(1);
+    }
+    this.warn(`homed went away${cut ? ' (the reply under way was cut off)' : ''}; trying to reconnect for ${RECONNECT_FOR_MS / 1000} s…`);
+    const deadline = Date.now() + RECONNECT_FOR_MS;
+    while (Date.now() < deadline && !this.quitting) {
+      await this.options.sleep(RECONNECT_EVERY_MS);
+      try {
+        const client = await this.options.connect(this.options.dataDir);
+        this.say('reconnected to homed');
+        await this.attach(client);
+        this.prompt();
+        return;
+      } catch {
+        // not back yet
+      }
+    }
+    if (!this.quitting) {
+      this.warn(`homed did not come back within ${RECONNECT_FOR_MS / 1000} s: ${why}`);
+      this.end(1);
+    }
+  }
+
+  /** Piped input: once it has ended and every reply has, the session is over. */
+  private endIfIdle(): void {
+    if (this.inputEnded && !this.options.terminal && this.unaccepted === 0 && ![...this.replies.values()].some((r) => r.asked)) {
+      this.end(0);
+    }
+  }
+
+  private end(code: number): void {
+    if (this.quitting) return;
+    this.quitting = true;
+    this.rl?.close();
+    this.client?.close();
+    this.finish?.(code);
+  }
+
+  private prompt(): void {
+    if (this.options.terminal && !this.quitting) this.rl?.prompt(true);
+  }
+
+  /** A line (or lines) above the prompt in a terminal; plain output otherwise. */
+  private say(text: string, dim = false): void {
+    if (!this.options.terminal) return;
+    const body = dim ? `\x1b[2m${text}\x1b[22m` : text;
+    this.options.stdout.write(`\r\x1b[2K${body}\n`);
+    this.prompt();
+  }
+
+  private warn(line: string): void {
+    if (this.options.terminal) {
+      this.options.stdout.write(`\r\x1b[2K\x1b[31mwaiter: ${line}\x1b[39m\n`);
+      this.prompt();
+    } else this.options.warn(`waiter: ${line}`);
+  }
+}
