@@ -5,15 +5,15 @@
  */
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
-import { HologramError } from '../events/index.ts';
+import { HologramError } from '../events/errors.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 import { runCommand } from './runCommand.ts';
-import { defaultDataDir } from './dataDir.ts';
-import { formatPlugins } from './pluginsCommand.ts';
+import { defaultDataDir } from './defaultDataDir.ts';
+import { formatPlugins } from './formatPlugins.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
