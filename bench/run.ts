@@ -32,6 +32,8 @@
  *                                 commit: a turn in commits' worth; lower is better. Target <= 25.
  *   daemon.turn.events            events appended per turn vs 1. Target <= 15.
  *   daemon.turn.bytes             stored bytes of those events per turn vs 1. Target <= 8192.
+ *   waiter.start                  ms from starting `node bin/waiter.js --help` to its exit (from
+ *                                 its bundle, when fresh) vs `node -e 0`; lower is better. Target <= 4.
  *
  * Rates are events per second unless the unit says otherwise; higher ratios are better unless
  * the unit says lower is better. A missed target is reported, never an exit code. Databases
@@ -48,6 +50,7 @@ import { pluginTransport } from './pluginTransportBench.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { turnOverhead } from './turnBench.ts';
+import { waiterStart } from './waiterStartBench.ts';
 import { TempFiles } from './tempFiles.ts';
 import { positiveInt, UsageError } from './options.ts';
 
@@ -61,13 +64,14 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'turn.overhead', run: turnOverhead },
   { name: 'plugin.transport', run: pluginTransport },
   { name: 'daemon.turn', run: daemonTurns },
+  { name: 'waiter.start', run: waiterStart },
 ];
 
 const HELP = `usage: npm run bench [-- options]
 
 Measures the event store, the projection rebuild, the scheduler, the turn, the plugin
-transport and turns through the running daemon against baselines and prints a table (value,
-baseline, ratio = value/baseline, target). Progress goes to stderr.
+transport, turns through the running daemon and waiter's start against baselines and prints
+a table (value, baseline, ratio = value/baseline, target). Progress goes to stderr.
 
 options:
   --json FILE     also write { "<figure>": { value, baseline, ratio, unit } } to FILE
@@ -75,7 +79,7 @@ options:
   --appends N     appends of the single and concurrent figures, messages of scheduler.journaled,
                   calls per latency round of plugin.transport (default 2000); a tenth of it,
                   30 to 300, is the turns of daemon.turn
-  --reps N        timed repetitions of each side, median kept (default 5)
+  --reps N        timed repetitions of each side, median kept (default 5; waiter.start at least 10)
   --only NAMES    comma-separated figures to run (default all):
                   ${FIGURES.map((f) => f.name).join(', ')}
   --help          show this text

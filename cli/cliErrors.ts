@@ -1,5 +1,5 @@
 /** How the command-line tools fail: a usage error, or a typed error with a clear message. */
-import { HologramError } from '../events/index.ts';
+import { HologramError } from '../events/errors.ts';
 
 export class UsageError extends HologramError {
   readonly code = 'USAGE';

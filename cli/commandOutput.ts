@@ -7,7 +7,7 @@
  * with one line on stderr.
  */
 import type { Writable } from 'node:stream';
-import { HologramError } from '../events/index.ts';
+import { HologramError } from '../events/errors.ts';
 
 export const EXIT_PIPE_CLOSED = 141;
 export const EXIT_IO_ERROR = 74;

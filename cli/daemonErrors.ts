@@ -2,7 +2,7 @@
  * How a client of the cli socket (waiter, `homed plugins`) says that it could not talk to the
  * daemon: one line naming the data dir, what went wrong and what to do, never a stack trace.
  */
-import { HologramError } from '../events/index.ts';
+import { HologramError } from '../events/errors.ts';
 
 /** Nothing listens on the data dir's socket (ENOENT, ECONNREFUSED). */
 export class DaemonNotRunning extends HologramError {

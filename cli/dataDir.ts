@@ -5,12 +5,11 @@
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable } from '../events/index.ts';
 import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
 
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { defaultDataDir } from './defaultDataDir.ts';
 
 export const EVENT_LOG_FILE = 'events.db';
 
@@ -24,8 +23,6 @@ export const PRIVATE_UMASK = 0o077;
 export const makeCreatedFilesPrivate = (): void => {
   process.umask(PRIVATE_UMASK);
 };
-
-export const defaultDataDir = (): string => process.env.HOLOGRAM_DATA ?? join(PACKAGE_ROOT, '.hologram');
 
 /** Creates the data dir if needed (0700) and checks it can be written. */
 export const prepareDataDir = (dir: string): string => {

@@ -11,7 +11,7 @@ import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 import { type CliClient, replyOfType } from './cliClient.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
-import { formatPlugins } from './pluginsCommand.ts';
+import { formatPlugins } from './formatPlugins.ts';
 import { StreamLines } from './streamLines.ts';
 
 export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):

@@ -12,6 +12,7 @@ import { DaemonNotRunning } from './daemonErrors.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
 import { PLUGIN_EVENT_TYPES } from '../events/index.ts';
+import { formatPlugins } from './formatPlugins.ts';
 
 export const PLUGINS_HELP = `Usage: homed plugins [--data DIR]
        homed plugins enable|disable|reload|start|stop NAME [--data DIR]
@@ -24,19 +25,6 @@ The actions need a running daemon (they talk to its cli socket):
   start NAME / stop NAME       start or stop it once (a gave-up plugin is started fresh)`;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'] as const;
-
-export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
-  `${plugins
-    .map((p) => {
-      const held = [
-        p.tools.length ? `tools: ${p.tools.join(', ')}` : '',
-        p.stages.length ? `stages: ${p.stages.join(', ')}` : '',
-        p.channels.length ? `channels: ${p.channels.join(', ')}` : '',
-      ].filter(Boolean);
-      const pid = p.pid ? ` pid ${String(p.pid)}` : '';
-      return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;
-    })
-    .join('\n')}\n`;
 
 /** The plugins as the log last recorded them, for when homed is not running (no process, so no pid). */
 const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {

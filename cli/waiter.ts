@@ -4,15 +4,15 @@
  * plugins; without a message it is a chat session (interactiveWaiter.ts).
  */
 import { userInfo } from 'node:os';
-import { HologramError } from '../events/index.ts';
+import { HologramError } from '../events/errors.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 import { runCommand } from './runCommand.ts';
-import { defaultDataDir } from './dataDir.ts';
-import { formatPlugins } from './pluginsCommand.ts';
+import { defaultDataDir } from './defaultDataDir.ts';
+import { formatPlugins } from './formatPlugins.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 
