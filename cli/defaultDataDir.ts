@@ -6,6 +6,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export const defaultDataDir = (): string => process.env.HOLOGRAM_DATA ?? join(PACKAGE_ROOT, '.hologram');

@@ -56,10 +56,12 @@ export class InteractiveWaiter {
   private readonly replies = new Map<string, Reply>();
   /** Messages sent whose `accepted` has not come yet. */
   private unaccepted = 0;
-  private inputEnded = false;
   private quitting = false;
   private lastInterrupt = 0;
   private finish: ((code: number) => void) | undefined;
+  /** Piped input is taken a line at a time: the next one once this one is done (its reply ended). */
+  private lines: Promise<void> = Promise.resolve();
+  private replyDone: (() => void) | undefined;
 
   constructor(private readonly options: InteractiveOptions) {}
 
@@ -70,11 +72,13 @@ export class InteractiveWaiter {
     await this.attach(client);
     const { terminal, input } = this.options;
     this.rl = createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: '› ' });
-    this.rl.on('line', (line) => void this.onLine(line));
+    this.rl.on('line', (line) => {
+      if (terminal) void this.onLine(line);
+      else this.lines = this.lines.then(() => this.onLine(line));
+    });
     this.rl.on('close', () => {
-      this.inputEnded = true;
       if (terminal) this.end(0);
-      else this.endIfIdle();
+      else void this.lines.then(() => this.end(0));
     });
     this.rl.on('SIGINT', () => this.onInterrupt());
     this.prompt();
@@ -101,21 +105,26 @@ export class InteractiveWaiter {
       this.warn('not connected to homed right now; the message was not sent (it will be possible again once it is back)');
       return this.prompt();
     }
+    const replied = this.options.terminal ? undefined : new Promise<void>((resolve) => (this.replyDone = resolve));
     try {
       this.client.send({ type: 'message', text, from: this.options.user });
       this.unaccepted += 1;
     } catch (error) {
+      this.replyDone = undefined;
       this.warn((error as Error).message);
+      return this.prompt();
     }
     this.prompt();
+    await replied;
   }
 
   private async command(text: string): Promise<void> {
+    if (this.quitting) return;
     const [name] = text.split(/\s+/);
     try {
       switch (name) {
         case '/help':
-          this.say(INTERACTIVE_HELP);
+          this.print(INTERACTIVE_HELP);
           break;
         case '/quit':
         case '/exit':
@@ -126,7 +135,7 @@ export class InteractiveWaiter {
           break;
         case '/tools': {
           const { tools } = await this.need().ask({ type: 'tools' }, replyOfType('tools'));
-          this.say(
+          this.print(
             tools.length === 0
               ? 'no tools registered'
               : tools.map((t) => `${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}`).join('\n'),
@@ -134,7 +143,7 @@ export class InteractiveWaiter {
           break;
         }
         case '/plugins':
-          this.say(formatPlugins((await this.need().ask({ type: 'plugins' }, replyOfType('plugins'))).plugins).trimEnd());
+          this.print(formatPlugins((await this.need().ask({ type: 'plugins' }, replyOfType('plugins'))).plugins).trimEnd());
           break;
         default:
           this.warn(`no command ${name}; /help lists them (to send a message starting with '/', put a space before it)`);
@@ -196,7 +205,7 @@ export class InteractiveWaiter {
       case 'error':
         this.warn(reply.message);
         if (this.unaccepted > 0) this.unaccepted -= 1;
-        this.endIfIdle();
+        this.releaseLine();
         return;
       default:
         return;
@@ -236,7 +245,7 @@ export class InteractiveWaiter {
     else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
     else if (reply.outcome === 'cancelled' && this.options.terminal) this.say('(stopped)');
     this.prompt();
-    this.endIfIdle();
+    if (entry?.asked) this.releaseLine();
   }
 
   private async onLost(why: string): Promise<void> {
@@ -269,16 +278,17 @@ export class InteractiveWaiter {
     }
   }
 
-  /** Piped input: once it has ended and every reply has, the session is over. */
-  private endIfIdle(): void {
-    if (this.inputEnded && !this.options.terminal && this.unaccepted === 0 && ![...this.replies.values()].some((r) => r.asked)) {
-      this.end(0);
-    }
+  /** Piped input: the line waiting for its reply may go on to the next. */
+  private releaseLine(): void {
+    const done = this.replyDone;
+    this.replyDone = undefined;
+    done?.();
   }
 
   private end(code: number): void {
     if (this.quitting) return;
     this.quitting = true;
+    this.releaseLine();
     this.rl?.close();
     this.client?.close();
     this.finish?.(code);
@@ -288,7 +298,13 @@ export class InteractiveWaiter {
     if (this.options.terminal && !this.quitting) this.rl?.prompt(true);
   }
 
-  /** A line (or lines) above the prompt in a terminal; plain output otherwise. */
+  /** What a command answers: above the prompt in a terminal, plain lines otherwise. */
+  private print(text: string): void {
+    if (this.options.terminal) this.say(text);
+    else this.options.stdout.write(`${text}\n`);
+  }
+
+  /** A note above the prompt in a terminal (the banner, a tool, `stopping…`); nothing otherwise. */
   private say(text: string, dim = false): void {
     if (!this.options.terminal) return;
     const body = dim ? `\x1b[2m${text}\x1b[22m` : text;
