@@ -1,0 +1,151 @@
+/**
+ * The journeys of a person at the terminal, driven through tmux against a real homed: the
+ * banner, /help answered locally, a tool shown while it runs, /stop while a reply streams, a
+ * reminder coming back to its user in another session, and a daemon restart under an open
+ * session. And one-shot waiter's Ctrl-C, which stops only the task it started.
+ */
+import { describe, expect, it } from 'vitest';
+import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
+import { finished, spawnNode, WAITER, waitForLine } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+import { useTerminals } from '../support/tmux.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+const terminals = useTerminals();
+
+type Message = { role: string; content?: unknown };
+const messagesOf = (request: RecordedRequest): Message[] => (request.body as { messages?: Message[] }).messages ?? [];
+const lastUser = (request: RecordedRequest): string => {
+  const content = messagesOf(request)
+    .filter((m) => m.role === 'user')
+    .at(-1)?.content;
+  return typeof content === 'string' ? content : '';
+};
+const afterTool = (request: RecordedRequest): boolean => messagesOf(request).at(-1)?.role === 'tool';
+const asks = (start: string) => (request: RecordedRequest) => !afterTool(request) && lastUser(request).startsWith(start);
+
+/** Ten lines of a story, streamed a word at a time: long enough to press /stop in the middle. */
+const STORY = Array.from({ length: 10 }, (_, i) => `Line ${i + 1} of a story that goes on and on.`).join('\n');
+
+const startScriptedLlm = () =>
+  startLlmServer([
+    { when: (r) => afterTool(r) && lastUser(r).startsWith('list'), reply: { text: 'There is nothing there yet.' }, repeat: true },
+    { when: (r) => afterTool(r) && lastUser(r).startsWith('remind'), reply: { text: 'I will remind you.' }, repeat: true },
+    { when: asks('list'), reply: { toolCalls: [{ name: 'files_list', arguments: {} }] }, repeat: true },
+    { when: asks('remind'), reply: { toolCalls: [{ name: 'timer_set', arguments: { seconds: 2, note: 'stretch' } }] }, repeat: true },
+    { when: asks('Timer'), reply: { text: 'Time to stretch!' }, repeat: true },
+    { when: (r) => !afterTool(r) && lastUser(r).includes('story'), reply: { text: STORY, slow: { chunkDelayMs: 60 } }, repeat: true },
+    { when: asks('ping'), reply: { text: 'pong' }, repeat: true },
+  ]);
+
+const interactive = (dir: string) => terminals.open([process.execPath, WAITER, '--data', dir]);
+
+describe('interactive waiter in a terminal', () => {
+  it('greets with the data dir and model, answers /help itself, shows a tool as it runs, then the answer', async () => {
+    const server = await startScriptedLlm();
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
+    const term = interactive(dir);
+    await term.waitFor(new RegExp(`hologram · ${dir.replaceAll('/', '\\/')} · model local \\(m\\)`));
+    await term.waitFor(/^› /m);
+
+    term.type('/help');
+    await term.waitFor(/\/stop +stop the reply that is streaming/);
+    expect(server.requests, '/help went to the model').toHaveLength(0);
+
+    term.type('list the files');
+    const screen = await term.waitFor(/There is nothing there yet\./);
+    expect(screen).toMatch(/· files_list\n(.*\n)*There is nothing there yet\./);
+    // What was typed stays on its prompt line; the reply has lines of its own.
+    expect(screen).toMatch(/^› list the files$/m);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('/stop while a reply streams stops it there, and the next message is answered', async () => {
+    const server = await startScriptedLlm();
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
+    const term = interactive(dir);
+    await term.waitFor(/^› /m);
+    term.type('tell me a story');
+    await term.waitFor(/Line 2 of a story/);
+    term.type('/stop');
+    const stopped = await term.waitFor(/\(stopped\)/);
+    expect(stopped).not.toContain('Line 10 of a story');
+    expect((await logOf(dir, '--type', 'TurnCancelled')).length).toBe(1);
+
+    term.type('ping');
+    await term.waitFor(/^pong$/m);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it("shows a reminder set from another session when it fires, answered with that conversation's history", async () => {
+    const server = await startScriptedLlm();
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
+    // Set from a one-shot waiter, which leaves at once.
+    const setter = await finished(spawnNode([WAITER, '--data', dir, 'remind me to stretch in 2 seconds']));
+    expect(setter.stdout).toBe('I will remind you.\n');
+
+    const term = interactive(dir);
+    await term.waitFor(/^› /m);
+    await term.waitFor(/↪ Time to stretch!/, 15_000);
+    const reminder = server.requests.find((r) => lastUser(r).startsWith('Timer'))!;
+    expect(JSON.stringify(messagesOf(reminder)), 'the reminder turn has the conversation it was set in').toContain(
+      'remind me to stretch in 2 seconds',
+    );
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('says when homed goes away, reconnects when it is back, and goes on', async () => {
+    const server = await startScriptedLlm();
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const first = await daemons.start(dir);
+    const term = interactive(dir);
+    await term.waitFor(/^› /m);
+    await daemons.stop(first);
+    await term.waitFor(/homed went away; trying to reconnect/);
+
+    const second = await daemons.start(dir);
+    await term.waitFor(/reconnected to homed/);
+    term.type('ping');
+    await term.waitFor(/^pong$/m);
+    await daemons.stop(second);
+    await verifyReplay(dir);
+  });
+});
+
+describe('one-shot waiter', () => {
+  it('Ctrl-C stops the task it started and no other: it exits 1 saying so, and the next message still runs', async () => {
+    const server = await startScriptedLlm();
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
+    const story = spawnNode([WAITER, '--data', dir, 'tell me a story']);
+    const storyDone = finished(story);
+    await waitForLine(story, /Line 1 of a story/);
+    // Another client's message waits behind the story; Ctrl-C on the story must not cancel it.
+    const ping = finished(spawnNode([WAITER, '--data', dir, 'ping']));
+    await expect.poll(async () => (await logOf(dir, '--type', 'InputQueued')).length, { timeout: 10_000 }).toBe(2);
+    story.kill('SIGINT');
+    const result = await storyDone;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the turn was stopped before it finished');
+    expect(result.stdout).not.toContain('Line 10');
+    expect((await ping).stdout).toBe('pong\n');
+    const stops = await logOf(dir, '--type', 'StopRequested');
+    expect(stops).toHaveLength(1);
+    expect(stops[0]!.data).toMatchObject({ cancelBudget: [] });
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+});
