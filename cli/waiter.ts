@@ -3,18 +3,16 @@
  * sends a message and streams the reply, presses stop, or lists tools and plugins; without a
  * message it reads lines from stdin (interactive).
  */
-import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
-import { HologramError } from '../events/index.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
+import { converse as converseWith, ReplyFailed } from './converse.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 import { runCommand } from './runCommand.ts';
 import { defaultDataDir } from './dataDir.ts';
 import { formatPlugins } from './pluginsCommand.ts';
-import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
        waiter [--data DIR] --stop | --tools | --plugins
@@ -50,58 +48,10 @@ const printTools = (tools: readonly { name: string; plugin: string; description:
   for (const t of tools) out(`${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}\n`);
 };
 
-export class ReplyFailed extends HologramError {
-  readonly code = 'REPLY_FAILED';
-}
+export { ReplyFailed };
 
-/** How a reply that is not an answer ends waiter (exit 1, with this line on stderr). */
-const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
-  round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
-  denied: 'every tool call the model made was denied',
-  cancelled: 'the turn was stopped before it finished',
-};
-
-/** Sends one message and streams its reply until the end; a reply that is not an answer rejects with why. */
-const converse = (client: CliClient, text: string): Promise<void> =>
-  new Promise((resolve, reject) => {
-    let streamed = false;
-    const settle = (error?: unknown) => {
-      off();
-      offClose();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onReply = (reply: CliReply) => {
-      if (reply.type === 'chunk') {
-        streamed = true;
-        out(reply.text);
-      } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
-      else if (reply.type === 'end') {
-        if (reply.outcome === 'failed') {
-          if (streamed) out('\n');
-          settle(new ReplyFailed(reply.text));
-          return;
-        }
-        out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
-        const why = reply.outcome === undefined ? undefined : NOT_AN_ANSWER[reply.outcome];
-        settle(why === undefined ? undefined : new ReplyFailed(why));
-      } else if (reply.type === 'error') settle(new DaemonRefused(reply.message));
-    };
-    // A write to a closed stdout throws here, inside the socket's data event: it ends the conversation instead.
-    const off = client.onReply((reply) => {
-      try {
-        onReply(reply);
-      } catch (error) {
-        settle(error);
-      }
-    });
-    const offClose = client.onClose(settle);
-    try {
-      client.send({ type: 'message', text, from: userInfo().username });
-    } catch (error) {
-      settle(error);
-    }
-  });
+/** The one-shot conversation, printing to stdout (shared with `homed chat`: cli/converse.ts). */
+const converse = (client: CliClient, text: string): Promise<void> => converseWith(client, text, out);
 
 const interactive = async (client: CliClient): Promise<void> => {
   const lines = createInterface({ input: process.stdin });
