@@ -1,34 +1,42 @@
 /**
- * `homed chat`: runs one turn against the LLM sources given on the command line, streams the
- * reply to stdout, and journals the turn in the data dir's log (it replays like any other).
+ * `homed chat`: one message, the same turn a daemon runs (its system prompt, tools and
+ * memory). Through the daemon when one answers on the data dir's cli socket; otherwise in the
+ * daemon's kernel booted in this process for the one message, under the data dir's lock. The
+ * reply streams to stdout either way, and the turn is journaled in the data dir's log.
  */
-import { join } from 'node:path';
-import type { HttpProvider } from '../adapters/llm/httpProvider.ts';
+import { join, resolve } from 'node:path';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
-import { InvalidLlmSource, providerFor, sourceFromFlag, sourcesFromSettings } from '../actors/llm/llmSources.ts';
-import { ProviderChain } from '../actors/llm/providerChain.ts';
-import { openRefusalJournal } from '../actors/llm/refusalJournal.ts';
-import { loadSettings, SETTINGS_FILE } from '../actors/modules/config.ts';
-import { TURN_STREAM_PREFIX } from '../events/index.ts';
-import { DEFAULT_MAX_ROUNDS, EMPTY_TOOLSET } from '../machines/turn/index.ts';
-import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
-import { emptyOutputState, foldOutput, type Delivery } from '../actors/output/outputDeliveries.ts';
-import { TurnActor } from '../actors/turn/turnActor.ts';
-import { modelEffects } from '../actors/turn/turnEffects.ts';
-import { ToolsetLedger } from '../actors/turn/toolsets.ts';
+import { InvalidLlmSource, llmFacilityFrom, sourceSettingFromFlag } from '../actors/llm/llmSources.ts';
+import { loadSettings, SETTINGS_FILE, type Settings } from '../actors/modules/config.ts';
+import { checkSettings } from '../actors/settings/checkSettings.ts';
+import { SETTINGS_SCHEMA } from '../actors/settings/settingsSchema.ts';
+import { HologramError } from '../events/index.ts';
 import { parse, positiveInteger } from './args.ts';
+import { chatOver } from './chatConversation.ts';
+import { CHAT_COMMAND, chatInProcess } from './chatInProcess.ts';
+import { CliClient } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import type { CommandOutput } from './commandOutput.ts';
-import { defaultDataDir, EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
-import { describeHolder, lockDataDir } from './dataDirLock.ts';
+import { DaemonNotRunning } from './daemonErrors.ts';
+import { defaultDataDir, prepareDataDir } from './dataDir.ts';
+import { DataDirInUse, describeHolder, holderOf } from './dataDirLock.ts';
 
 export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] "message"
 
-Runs one turn: the message goes to the model, the reply streams to stdout, and the whole
-turn is journaled in the data dir's log (homed replay --verify replays it without the model).
-  --llm ADAPTER=URL  an LLM source, tried in the order given; ADAPTER is one of
-                     ${BUILTIN_ADAPTERS.join(', ')} (openai also serves vLLM, llama.cpp server,
-                     LM Studio): e.g. --llm openai=http://127.0.0.1:8000/v1
+Sends one message and streams the reply to stdout. It is the turn the daemon runs: its system
+prompt (the persona, the date and time), the plugins' tools, and the memory of your
+conversation (the one waiter's messages join too). The turn is journaled in the data dir's log
+(homed replay --verify replays it without the model).
+
+With a daemon running on DIR, the message goes through it, as with waiter "message": the
+daemon's settings decide, and the flags below are refused. Without one, chat starts the
+daemon's kernel in this process for the one message, under the data dir's lock, and stops it in
+order after the reply: settings.json, the model sources, the memory, and every plugin the
+daemon starts (the built-in ones and those in DIR/plugins, whose processes run while chat
+does). The flags then override settings.json for this run only:
+  --llm ADAPTER=URL  an LLM source, tried in the order given, instead of llm.sources;
+                     ADAPTER is one of ${BUILTIN_ADAPTERS.join(', ')} (openai also serves vLLM,
+                     llama.cpp server, LM Studio): e.g. --llm openai=http://127.0.0.1:8000/v1
                      --llm ollama=http://127.0.0.1:11434. Its key is read from the environment
                      variable ADAPTER_API_KEY (OPENAI_API_KEY, ANTHROPIC_API_KEY), never printed.
                      Without --llm, the sources of DIR/settings.json are used:
@@ -36,14 +44,77 @@ turn is journaled in the data dir's log (homed replay --verify replays it withou
                        "baseUrl": "http://127.0.0.1:11434", "model": "qwen2.5",
                        "apiKeyEnv": "MY_KEY", "contextWindow": 32768}]}}
                      ("apiKey" may stand in the file instead of "apiKeyEnv"; it is never printed).
-  --model NAME       the model to ask (overrides each source's "model")
-  --system TEXT      a system prompt
-  --max-rounds N     tool rounds before the turn gives up (default 8)
-Ctrl-C stops the turn (recorded as a stop): the HTTP request is aborted at once.
+  --model NAME       the model to ask (llm.model: overrides each source's "model")
+  --system TEXT      the persona (llm.systemPrompt; else DIR/persona.md; the date and time follow it)
+  --max-rounds N     tool rounds before the turn gives up (llm.maxRounds; default 8)
+Ctrl-C stops the turn (recorded as a stop; the HTTP request is aborted at once) and exits 130.
+A reply that is not an answer (a failure, the round limit, every tool denied) exits 1, saying
+why on stderr, as waiter does.
 `;
 
+/** Each flag and the setting it overrides, for errors that name both. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  'llm.sources': '--llm',
+  'llm.model': '--model',
+  'llm.systemPrompt': '--system',
+  'llm.maxRounds': '--max-rounds',
+};
+
+/** A flag that overrides settings, while a daemon (whose settings decide) answers the message. */
+export class ChatFlagRefused extends HologramError {
+  readonly code = 'CHAT_FLAG_REFUSED';
+}
+
+type ChatFlags = Readonly<{ llm?: string[]; model?: string; system?: string; 'max-rounds'?: string }>;
+
+/** The flags as settings for this run, checked against the settings schema, and the flags that gave them. */
+const overridesOf = (values: ChatFlags): Readonly<{ overrides: Settings; flags: readonly string[] }> => {
+  const sources = (values.llm ?? []).map((spec, i) => {
+    try {
+      return sourceSettingFromFlag(spec, i);
+    } catch (error) {
+      throw error instanceof InvalidLlmSource ? new UsageError(error.message) : error;
+    }
+  });
+  const maxRounds = positiveInteger('max-rounds', values['max-rounds']);
+  const llm = {
+    ...(sources.length > 0 ? { sources } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values.system ? { systemPrompt: values.system } : {}),
+    ...(maxRounds !== undefined ? { maxRounds } : {}),
+  };
+  const overrides = Object.keys(llm).length > 0 ? { llm } : {};
+  const [problem] = checkSettings(overrides, SETTINGS_SCHEMA);
+  if (problem) {
+    const key = Object.keys(FLAG_OF).find((k) => problem.key === k || problem.key.startsWith(`${k}[`));
+    throw new UsageError(`${key ? `${FLAG_OF[key]} (${problem.key})` : problem.key}: ${problem.problem}`);
+  }
+  return { overrides, flags: Object.keys(llm).map((key) => FLAG_OF[`llm.${key}`]!) };
+};
+
+/**
+ * The running daemon's cli socket, or undefined when no daemon listens there. Another
+ * `homed chat`'s own kernel is no daemon: it stops once its reply ended, whatever it still serves.
+ */
+const daemonOn = async (dir: string): Promise<CliClient | undefined> => {
+  const client = await CliClient.connect(dir).catch((error: unknown) => {
+    if (error instanceof DaemonNotRunning) return undefined;
+    throw error; // a daemon is there, and cannot be reached: say so rather than start a second writer
+  });
+  const holder = client && holderOf(dir);
+  if (client && holder?.command === CHAT_COMMAND) {
+    client.close();
+    throw new DataDirInUse(
+      dir,
+      holder,
+      `the data dir ${dir} is in use by ${describeHolder(holder)}, which stops once its reply ended; ` +
+        'try again then, or start a daemon (homed run) for chats to share',
+    );
+  }
+  return client;
+};
+
 export const chatCommand = async (args: string[], output: CommandOutput): Promise<number> => {
-  const write = output.line;
   const { values, positionals } = parse(
     args,
     {
@@ -57,115 +128,32 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
     true,
   );
   if (values.help) {
-    write(CHAT_HELP);
+    output.line(CHAT_HELP);
     return 0;
   }
   if (positionals.length !== 1 || positionals[0]!.trim() === '') throw new UsageError('give the message as one argument (quote it)');
-  const maxRounds = positiveInteger('max-rounds', values['max-rounds']);
-  const flagged = (values.llm ?? []).map((spec, i) => {
+  const text = positionals[0]!;
+  const { overrides, flags } = overridesOf(values);
+  const dir = resolve(values.data ?? defaultDataDir());
+  const daemon = await daemonOn(dir);
+  if (daemon) {
     try {
-      return sourceFromFlag(spec, i);
-    } catch (error) {
-      throw error instanceof InvalidLlmSource ? new UsageError(error.message) : error;
+      if (flags.length > 0) {
+        throw new ChatFlagRefused(
+          `the data dir ${dir} is in use by ${describeHolder(holderOf(dir))}, so chat sends the message through it and its ` +
+            `settings (${join(dir, SETTINGS_FILE)}) decide the turn: ${flags.join(', ')} cannot be used then; ` +
+            'drop them, or stop the daemon first',
+        );
+      }
+      return await chatOver({ client: daemon, text, output, signals: ['SIGINT'] });
+    } finally {
+      daemon.close();
     }
-  });
-  const dir = prepareDataDir(values.data ?? defaultDataDir());
-  const specs = flagged.length > 0 ? flagged : sourcesFromSettings(loadSettings(dir));
-  if (specs.length === 0) {
+  }
+  prepareDataDir(dir);
+  // Before the kernel starts: a chat with no model would only be told so by the turn.
+  if ('missing' in llmFacilityFrom(loadSettings(dir, overrides))) {
     throw new UsageError(`no LLM source: pass --llm ADAPTER=URL, or add llm.sources to ${join(dir, SETTINGS_FILE)}`);
   }
-  const sources = specs.map((spec) => providerFor(spec, values.model));
-  // The turn is appended to the log: only while no daemon (or other writer) holds the dir.
-  const lock = lockDataDir(
-    dir,
-    'homed chat',
-    (holder) =>
-      `the data dir ${dir} is in use by ${describeHolder(holder)}, and chat would append to its log; ` +
-      `talk to the running daemon with waiter (waiter --data ${dir} "message"), or stop it first`,
-  );
-  try {
-    return await chatLocked(dir, sources, values, positionals[0]!, maxRounds, output);
-  } finally {
-    lock.release();
-  }
-};
-
-const chatLocked = async (
-  dir: string,
-  sources: readonly HttpProvider[],
-  values: Readonly<{ model?: string; system?: string }>,
-  input: string,
-  maxRounds: number | undefined,
-  output: CommandOutput,
-): Promise<number> => {
-  const store = openEventLog(join(dir, EVENT_LOG_FILE));
-  const stream = `${TURN_STREAM_PREFIX}${randomIds.next()}`;
-  const deliveries = emptyOutputState();
-  deliveries.streamRoutes.set(stream, { channel: 'stdout', target: null });
-  let ended: Delivery | undefined;
-  let printed = false;
-  let turn: TurnActor | undefined;
-  const onSigint = () => void turn?.stop('stop').catch(() => undefined);
-  // What is printed comes from the log, as a channel would get it.
-  const subscription = store.subscribe({
-    afterSeq: await store.headSeq(),
-    handler: (events) => {
-      for (const event of events) {
-        for (const delivery of foldOutput(deliveries, event)) {
-          if (delivery.kind === 'chunk') {
-            printed = true;
-            try {
-              output.write(delivery.text);
-            } catch {
-              onSigint(); // nobody reads the reply any more: stop the turn, as Ctrl-C does
-            }
-          } else if (delivery.kind === 'end') ended = delivery;
-        }
-      }
-    },
-  });
-  turn = new TurnActor({
-    store,
-    stream,
-    toolset: EMPTY_TOOLSET,
-    effects: {
-      ...modelEffects({
-        chain: new ProviderChain(sources, await openRefusalJournal(store, systemClock)),
-        model: values.model ?? sources[0]!.model,
-      }),
-      callTool: async (call) => ({ content: `tool '${call.name}' is not available in homed chat`, isError: true }),
-      runHandler: async () => null,
-    },
-    clock: systemClock,
-    timers: systemTimers,
-  });
-  process.once('SIGINT', onSigint);
-  try {
-    await turn.start({
-      turnId: stream.slice(TURN_STREAM_PREFIX.length),
-      input,
-      model: values.model ?? sources[0]!.model,
-      maxRounds: maxRounds ?? DEFAULT_MAX_ROUNDS,
-      ...(values.system ? { systemPrompt: values.system } : {}),
-      toolset: await new ToolsetLedger(store).record(EMPTY_TOOLSET),
-    });
-    const outcome = await turn.done;
-    await turn.settled();
-    await subscription.caughtUp(await store.headSeq());
-    if (outcome === 'failed') {
-      process.stderr.write(`${printed ? '\n' : ''}homed: ${ended?.text ?? 'the turn failed'}\n`);
-      return 1;
-    }
-    if (outcome === 'cancelled') {
-      process.stderr.write('\nhomed: stopped\n');
-      return 130;
-    }
-    if (printed) output.write('\n');
-    return 0;
-  } finally {
-    process.off('SIGINT', onSigint);
-    turn.close();
-    await subscription.stop();
-    await store.close();
-  }
+  return chatInProcess({ dir, overrides, text, output });
 };

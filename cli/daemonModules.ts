@@ -1,5 +1,6 @@
 /** Every module homed assembles: the kernel's own, the model sources, memory, the plugin host, the output, and the turns that use them. */
 import type { KernelModule } from '../actors/kernel/kernelModule.ts';
+import type { Settings } from '../actors/modules/config.ts';
 import { defaultModules } from '../actors/modules/index.ts';
 import { llmModule } from '../actors/modules/llmModule.ts';
 import { memoryModule } from '../actors/modules/memoryModule.ts';
@@ -7,8 +8,9 @@ import { outputModule } from '../actors/modules/outputModule.ts';
 import { turnsModule } from '../actors/modules/turnsModule.ts';
 import { pluginsModule } from '../plugins/host/pluginsModule.ts';
 
-export const daemonModules = (): KernelModule[] => [
-  ...defaultModules(),
+/** `settings`: overrides for this run, laid over settings.json (`homed chat`'s flags); the daemon has none. */
+export const daemonModules = (settings?: Settings): KernelModule[] => [
+  ...defaultModules(settings),
   llmModule(),
   memoryModule(),
   pluginsModule(),

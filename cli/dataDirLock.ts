@@ -64,7 +64,7 @@ const isAlive = (pid: number): boolean => {
  * Who holds the lock: the kernel's answer (/proc/locks) when there is one, else the pid file's
  * if that process is alive. The command comes from the pid file only when its pid is the holder.
  */
-const holderOf = (dataDir: string): LockHolder | undefined => {
+export const holderOf = (dataDir: string): LockHolder | undefined => {
   const recorded = readPidFile(dataDir);
   const pid = lockHolderPid(join(dataDir, LOCK_FILE)) ?? (recorded && isAlive(recorded.pid) ? recorded.pid : undefined);
   if (pid === undefined) return undefined;

@@ -24,7 +24,7 @@ Commands:
   log             print events as JSON lines (homed log --help)
   replay          rebuild projections from the log; --verify, --until SEQ (homed replay --help)
   graph           print the kernel's module layers
-  chat            run one turn against LLM sources and stream the reply (homed chat --help)
+  chat            send one message, stream the reply: the daemon's turn, through it or in process (homed chat --help)
   plugins         list plugins; enable|disable|reload|start|stop NAME (homed plugins --help)
 
 Options:

@@ -4,17 +4,15 @@
  * plugins; without a message it is a chat session (interactiveWaiter.ts).
  */
 import { userInfo } from 'node:os';
-import { HologramError } from '../events/errors.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
+import { converse as converseWith, ReplyFailed } from './converse.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
-import { DaemonRefused } from './daemonErrors.ts';
 import { runCommand } from './runCommand.ts';
 import { defaultDataDir } from './defaultDataDir.ts';
 import { formatPlugins } from './formatPlugins.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
-import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
        waiter [--data DIR] --stop | --tools | --plugins
@@ -51,86 +49,26 @@ const printTools = (tools: readonly { name: string; plugin: string; description:
   for (const t of tools) out(`${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}\n`);
 };
 
-export class ReplyFailed extends HologramError {
-  readonly code = 'REPLY_FAILED';
-}
-
-/** How a reply that is not an answer ends waiter (exit 1, with this line on stderr). */
-const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
-  round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
-  denied: 'every tool call the model made was denied',
-  cancelled: 'the turn was stopped before it finished',
-};
+export { ReplyFailed };
 
 /**
- * Sends one message and streams its reply until the end; a reply that is not an answer rejects
- * with why. Replies for other inputs (a reminder for the same user) are left out. Ctrl-C stops
- * this message's task (and only it); a second Ctrl-C leaves at once.
+ * The one-shot conversation, printing to stdout (shared with `homed chat`: cli/converse.ts).
+ * Ctrl-C stops this message's task (and only it); a second Ctrl-C leaves at once.
  */
-const converse = (client: CliClient, text: string): Promise<void> =>
-  new Promise((resolve, reject) => {
-    let streamed = false;
-    let inputId: string | undefined;
-    let interrupted = false;
-    /** Replies that came before `accepted` said which input is ours. */
-    const early: CliReply[] = [];
-    const settle = (error?: unknown) => {
-      off();
-      offClose();
-      process.off('SIGINT', onInterrupt);
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onInterrupt = () => {
-      if (interrupted) process.exit(130);
-      interrupted = true;
-      process.stderr.write('waiter: stopping (Ctrl-C again to leave at once)\n');
-      if (inputId !== undefined) client.send({ type: 'cancel', inputId });
-    };
-    const onOwnReply = (reply: CliReply) => {
-      if (reply.type === 'chunk') {
-        streamed = true;
-        out(reply.text);
-      } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
-      else if (reply.type === 'end') {
-        if (reply.outcome === 'failed') {
-          if (streamed) out('\n');
-          settle(new ReplyFailed(reply.text));
-          return;
-        }
-        out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
-        const why = reply.outcome === undefined ? undefined : NOT_AN_ANSWER[reply.outcome];
-        settle(why === undefined ? undefined : new ReplyFailed(why));
-      }
-    };
-    const onReply = (reply: CliReply) => {
-      if (reply.type === 'error') return settle(new DaemonRefused(reply.message));
-      if (reply.type === 'accepted') {
-        inputId = reply.inputId;
-        if (interrupted) client.send({ type: 'cancel', inputId });
-        for (const held of early.splice(0)) if (!('inputId' in held) || held.inputId === inputId) onOwnReply(held);
-        return;
-      }
-      if (reply.type !== 'chunk' && reply.type !== 'end' && reply.type !== 'message') return;
-      if (inputId === undefined && 'inputId' in reply && reply.inputId !== undefined) early.push(reply);
-      else if (!('inputId' in reply) || reply.inputId === undefined || reply.inputId === inputId) onOwnReply(reply);
-    };
-    // A write to a closed stdout throws here, inside the socket's data event: it ends the conversation instead.
-    const off = client.onReply((reply) => {
-      try {
-        onReply(reply);
-      } catch (error) {
-        settle(error);
-      }
-    });
-    const offClose = client.onClose(settle);
-    process.on('SIGINT', onInterrupt);
-    try {
-      client.send({ type: 'message', text, from: userInfo().username });
-    } catch (error) {
-      settle(error);
-    }
-  });
+const converse = async (client: CliClient, text: string): Promise<void> => {
+  const stop = new AbortController();
+  const onInterrupt = () => {
+    if (stop.signal.aborted) process.exit(130);
+    process.stderr.write('waiter: stopping (Ctrl-C again to leave at once)\n');
+    stop.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    await converseWith(client, text, out, stop.signal);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+};
 
 export const waiter = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parse(

@@ -68,14 +68,27 @@ export const sourcesFromSettings = (settings: Settings, env: NodeJS.ProcessEnv =
   });
 };
 
+/** The variable `--llm ADAPTER=URL` reads its key from: OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_API_KEY. */
+const flagKeyEnv = (adapter: string): string => `${adapter.toUpperCase()}_API_KEY`;
+
 /** `--llm ADAPTER=URL`, its key from ADAPTER_API_KEY. */
 export const sourceFromFlag = (spec: string, index: number, env: NodeJS.ProcessEnv = process.env): SourceSpec => {
   const at = spec.indexOf('=');
   const where = `--llm '${spec}'`;
   const adapter = checkAdapter(where, at > 0 ? spec.slice(0, at) : '');
   const baseUrl = checkUrl(where, spec.slice(at + 1));
-  const apiKey = env[`${adapter.toUpperCase()}_API_KEY`];
+  const apiKey = env[flagKeyEnv(adapter)];
   return { name: `${adapter}#${index + 1}`, adapter, baseUrl, ...(apiKey ? { apiKey } : {}) };
+};
+
+/**
+ * `--llm ADAPTER=URL` as an entry of settings.json's `llm.sources`, naming (not holding) the
+ * variable its key is in, when that variable is set: what the flag means laid over the settings.
+ * @throws InvalidLlmSource naming the flag when the adapter or URL is wrong.
+ */
+export const sourceSettingFromFlag = (spec: string, index: number, env: NodeJS.ProcessEnv = process.env): Settings => {
+  const { name, adapter, baseUrl, apiKey } = sourceFromFlag(spec, index, env);
+  return { name, adapter, baseUrl, ...(apiKey ? { apiKeyEnv: flagKeyEnv(adapter) } : {}) };
 };
 
 export const providerFor = (source: SourceSpec, modelOverride: string | undefined): HttpProvider => {

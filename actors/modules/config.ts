@@ -1,7 +1,8 @@
 /**
  * Settings of a data dir: `DIR/settings.json`, optional. A file that is not valid JSON, or
  * whose settings do not fit the schema, is an error naming the file and every problem in it,
- * never silently replaced by defaults.
+ * never silently replaced by defaults. Overrides for one run (`homed chat`'s flags) are laid
+ * over the file's and checked against the same schema.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,33 @@ export type Settings = Readonly<Record<string, unknown>>;
 
 export const SETTINGS_FILE = 'settings.json';
 
-export const loadSettings = (dataDir: string): Settings => {
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `overrides` laid over `settings`: objects merge key by key, anything else (a list, a value) replaces. */
+export const overlaySettings = (settings: Settings, overrides: Settings): Settings => {
+  const merged: Record<string, unknown> = { ...settings };
+  for (const [key, value] of Object.entries(overrides)) {
+    const under = merged[key];
+    merged[key] = isObject(under) && isObject(value) ? overlaySettings(under, value) : value;
+  }
+  return merged;
+};
+
+/**
+ * The data dir's settings, with `overrides` for this run laid over them (see `overlaySettings`).
+ * @throws InvalidSettings naming the file (or the overrides) and every problem found.
+ */
+export const loadSettings = (dataDir: string, overrides?: Settings): Settings => {
+  const file = loadSettingsFile(dataDir);
+  if (overrides === undefined) return file;
+  const problems = checkSettings(overrides, SETTINGS_SCHEMA);
+  if (problems.length > 0) {
+    throw new InvalidSettings(`the settings given for this run do not fit: ${problems.map((p) => `${p.key}: ${p.problem}`).join('; ')}`);
+  }
+  return overlaySettings(file, overrides);
+};
+
+const loadSettingsFile = (dataDir: string): Settings => {
   const path = join(dataDir, SETTINGS_FILE);
   if (!existsSync(path)) return {};
   let parsed: unknown;

@@ -1,9 +1,15 @@
-/** `homed chat` against the local LLM server: streamed reply, fallback, journal, replay without the model. */
+/**
+ * `homed chat` against the local LLM server: the daemon's turn (system prompt, tools, memory)
+ * through a running daemon or in the daemon's kernel booted for one message; streamed reply,
+ * fallback, journal, replay without the model; a daemon that dies mid-reply.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
-import { startLlmServer, type LlmServer } from '../support/llmServer/index.ts';
-import { finished, HOMED, runHomed, spawnNode } from '../support/processes.ts';
+import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer, type LlmServer, type RecordedRequest } from '../support/llmServer/index.ts';
+import { finished, hasNoStackTrace, HOMED, REPO, runHomed, spawnNode } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -11,6 +17,7 @@ const servers: LlmServer[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
+const daemons = useDaemons();
 
 type Line = { seq: number; type: string; stream: string; data: Record<string, unknown> };
 const lines = (stdout: string): Line[] =>
@@ -46,7 +53,7 @@ describe('homed chat', () => {
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((e) => e.data.text).join('')).toBe('Paris is sunny today.');
     expect(chunks.at(-1)!.seq).toBeLessThan(turn.find((e) => e.type === 'LlmAnswerRecorded')!.seq);
-    // No plugin offers stage handlers to homed chat: no stage leaves a fact.
+    // The daemon's kernel ran the turn; no built-in plugin registers a stage handler, so no stage leaves a fact.
     expect(turn.filter((e) => e.type !== 'LlmChunkRecorded').map((e) => e.type)).toEqual([
       'TurnRequested',
       'LlmRequested',
@@ -112,6 +119,32 @@ describe('homed chat', () => {
     const usage = await runHomed(['chat', '--llm', 'gpt=http://x', '--model', 'm', 'hi']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("--llm 'gpt=http://x': adapter must be one of openai, anthropic, ollama");
+    // A flag is a setting for this run, checked by the settings schema.
+    const rounds = await runHomed(['chat', '--data', dir, '--max-rounds', '5000', 'hi']);
+    expect(rounds.code).toBe(2);
+    expect(rounds.stderr).toContain('--max-rounds (llm.maxRounds): must be at most 1000, got 5000');
+  });
+
+  it('ends a reply that is not an answer as waiter does: exit 1, saying why (here the --max-rounds of this run)', async () => {
+    const server = await startLlmServer([{ toolCalls: [{ name: 'timer_list', arguments: {} }] }, { text: 'never asked' }]);
+    servers.push(server);
+    const dir = join(tempDir(), 'data');
+    const limited = await runHomed([
+      'chat',
+      '--data',
+      dir,
+      '--llm',
+      `openai=${server.baseUrl('openai')}`,
+      '--model',
+      'm',
+      '--max-rounds',
+      '1',
+      'list my timers',
+    ]);
+    expect(limited.code).toBe(1);
+    expect(limited.stderr).toBe('homed: the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer\n');
+    expect(server.requests).toHaveLength(1);
+    await verifyReplay(dir);
   });
 
   it('Ctrl-C during streaming aborts the HTTP request at once and records the turn as cancelled', async () => {
@@ -162,5 +195,219 @@ describe('homed chat', () => {
     const chat = await runHomed(['chat', '--data', dir, 'hi']);
     expect(chat.code).toBe(2);
     expect(chat.stderr).toContain('no LLM source: pass --llm ADAPTER=URL, or add llm.sources to');
+  });
+});
+
+type ChatMessage = { role: string; content: string | null; tool_calls?: { function: { name: string } }[] };
+type ChatBody = { messages: ChatMessage[]; tools?: { function: { name: string } }[] };
+
+const bodyOf = (request: RecordedRequest): ChatBody => request.body as ChatBody;
+
+/** A model that writes a file with the files plugin, says so, then answers from the conversation. */
+const gardenerScript = () => [
+  { toolCalls: [{ name: 'files_write', arguments: { path: 'plan.txt', content: 'sow the beans' } }] },
+  { text: 'Saved your plan.' },
+  { text: 'You asked me to save your plan.' },
+];
+
+/** Two chats on a data dir whose persona is Ada and which holds the `mute` plugin (tool `mute_wait`). */
+const gardenDir = (llm: LlmServer): string => {
+  const dir = testDataDir(tempDir(), { llm, plugins: ['mute'], settings: { timeZone: 'Europe/Paris' } });
+  writeFileSync(join(dir, 'persona.md'), 'You are Ada, a gardener who answers in one line.\n');
+  return dir;
+};
+
+const chat = (dir: string, ...args: string[]) => runHomed(['chat', '--data', dir, ...args]);
+
+/** What the daemon's turn sends: the persona and the time, the tools of built-in and data-dir plugins. */
+const expectDaemonTurn = (request: RecordedRequest, persona = 'You are Ada, a gardener') => {
+  const body = bodyOf(request);
+  expect(body.messages[0]?.role).toBe('system');
+  expect(body.messages[0]?.content).toContain(persona);
+  expect(body.messages[0]?.content).toMatch(/It is now .*\(Europe\/Paris\)/);
+  const tools = (body.tools ?? []).map((t) => t.function.name);
+  for (const tool of ['files_write', 'memory_recall', 'timer_set', 'mute_wait']) expect(tools).toContain(tool);
+};
+
+/** The second chat's request carries the first exchange: the words, the tool call, its result, the answer. */
+const expectFirstExchangeIn = (request: RecordedRequest) => {
+  const history = bodyOf(request).messages.slice(1);
+  expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+  expect(history[0]!.content).toBe('save my plan: sow the beans');
+  expect(history[1]!.tool_calls?.[0]?.function.name).toBe('files_write');
+  expect(history[2]!.content).toContain('plan.txt');
+  expect(history[3]!.content).toBe('Saved your plan.');
+  expect(history[4]!.content).toBe('what did I ask you?');
+};
+
+describe('homed chat runs the turn the daemon runs', () => {
+  it('goes through a running daemon: its system prompt and tools, a tool call that runs, the history kept; its log replays', async () => {
+    const llm = await startLlmServer(gardenerScript());
+    servers.push(llm);
+    const dir = gardenDir(llm);
+    const daemon = await daemons.start(dir);
+
+    const first = await chat(dir, 'save my plan: sow the beans');
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('Saved your plan.\n');
+    expect(readFileSync(join(dir, 'files', 'plan.txt'), 'utf8')).toBe('sow the beans');
+    const second = await chat(dir, 'what did I ask you?');
+    expect(second.stderr).toBe('');
+    expect(second.stdout).toBe('You asked me to save your plan.\n');
+
+    expect(llm.requests).toHaveLength(3);
+    expectDaemonTurn(llm.requests[0]!);
+    expectFirstExchangeIn(llm.requests[2]!);
+    // The daemon ran both turns: chat booted no kernel of its own, and the daemon still holds the dir.
+    expect(await logOf(dir, '--type', 'KernelStarted')).toHaveLength(1);
+    expect(readFileSync(join(dir, 'homed.pid'), 'utf8')).toBe(`${daemon.process.pid}\nhomed run\n`);
+
+    // Its settings decide there: a flag that would override them is refused in one line, and nothing is asked.
+    const flagged = await chat(dir, '--model', 'other', '--system', 'You are Bea.', 'hi');
+    expect(flagged.code).toBe(1);
+    expect(flagged.stderr.trim().split('\n')).toHaveLength(1);
+    expect(flagged.stderr).toContain(`is in use by homed run (pid ${daemon.process.pid})`);
+    expect(flagged.stderr).toContain('--model, --system cannot be used');
+    expect(llm.requests).toHaveLength(3);
+
+    await daemons.stop(daemon);
+    expect(await verifyReplay(dir)).toContain('turns: 2 of 2 journals match');
+  });
+
+  it('Ctrl-C through the daemon stops the turn chat started; the daemon answers the next chat', async () => {
+    const llm = await startLlmServer([
+      { text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } },
+      { text: 'Still here.' },
+    ]);
+    servers.push(llm);
+    const dir = testDataDir(tempDir(), { llm });
+    const daemon = await daemons.start(dir);
+    const counting = spawnNode([HOMED, 'chat', '--data', dir, 'count']);
+    const done = finished(counting);
+    await new Promise<void>((resolve) => counting.stdout!.once('data', () => resolve())); // streaming has begun
+    counting.kill('SIGINT');
+    expect((await llm.settled(0)).outcome).toBe('aborted');
+    const stopped = await done;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toBe('homed: stopped\n');
+    const [completed] = await logOf(dir, '--type', 'TurnCompleted');
+    expect(completed!.data.outcome).toBe('cancelled');
+
+    const next = await chat(dir, 'still there?');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toBe('Still here.\n');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it("without a daemon, boots the daemon's kernel for each message and stops it in order: the same prompt, tools and history; the log replays", async () => {
+    const llm = await startLlmServer(gardenerScript());
+    servers.push(llm);
+    const dir = gardenDir(llm);
+
+    const first = await chat(dir, 'save my plan: sow the beans');
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('Saved your plan.\n');
+    expect(readFileSync(join(dir, 'files', 'plan.txt'), 'utf8')).toBe('sow the beans');
+    // A flag overrides its setting for this one run: here the persona.
+    const second = await chat(dir, '--system', 'You are Bea, a baker.', 'what did I ask you?');
+    expect(second.stderr).toBe('');
+    expect(second.stdout).toBe('You asked me to save your plan.\n');
+
+    expect(llm.requests).toHaveLength(3);
+    expectDaemonTurn(llm.requests[0]!);
+    expectDaemonTurn(llm.requests[2]!, 'You are Bea, a baker.');
+    expect(bodyOf(llm.requests[2]!).messages[0]!.content).not.toContain('Ada');
+    expectFirstExchangeIn(llm.requests[2]!);
+
+    // Each chat booted the kernel and stopped it in order, and left the dir to the next writer.
+    const started = await logOf(dir, '--type', 'KernelStarted');
+    expect(started.map((e) => e.data.pid)).toHaveLength(2);
+    expect(await logOf(dir, '--type', 'KernelStopped')).toHaveLength(2);
+    expect(existsSync(join(dir, 'homed.sock'))).toBe(false);
+    expect(existsSync(join(dir, 'homed.pid'))).toBe(false);
+    const report = await verifyReplay(dir);
+    expect(report).toContain('kernel: 2 of 2 journals match');
+    expect(report).toContain('turns: 2 of 2 journals match');
+  });
+
+  it('refuses a second chat in one line while the first runs its own kernel, which it would not outlive', async () => {
+    const llm = await startLlmServer([{ text: 'one two three four five six', slow: { chunkDelayMs: 300 } }, { text: 'never asked' }]);
+    servers.push(llm);
+    const dir = testDataDir(tempDir(), { llm });
+    const firstChat = spawnNode([HOMED, 'chat', '--data', dir, 'count']);
+    const first = finished(firstChat);
+    await new Promise<void>((resolve) => firstChat.stdout!.once('data', () => resolve())); // its kernel answers on the socket
+    const second = await chat(dir, 'me too');
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim().split('\n')).toHaveLength(1);
+    expect(second.stderr).toContain(`is in use by homed chat (pid ${firstChat.pid}), which stops once its reply ended`);
+    expect(hasNoStackTrace(second.stderr)).toBe(true);
+    const answered = await first;
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.stdout).toBe('one two three four five six\n');
+    expect(llm.requests).toHaveLength(1);
+    await verifyReplay(dir);
+  });
+
+  it("Ctrl-C while chat's kernel boots stops the boot in order: exit 130, no model asked, the log replays", async () => {
+    const llm = await startLlmServer([{ text: 'never asked' }]);
+    servers.push(llm);
+    const dir = testDataDir(tempDir(), { llm });
+    // A data-dir plugin whose start waits for a file: chat's kernel is still booting until then.
+    const plugin = join(dir, 'plugins', 'slowstart');
+    mkdirSync(plugin);
+    writeFileSync(join(plugin, 'package.json'), '{"type": "module"}');
+    writeFileSync(join(plugin, 'plugin.json'), JSON.stringify({ name: 'slowstart', version: '1.0.0', entry: 'main.ts', capabilities: [] }));
+    writeFileSync(
+      join(plugin, 'main.ts'),
+      `import { existsSync, writeFileSync } from 'node:fs';
+import { runPlugin } from ${JSON.stringify(join(REPO, 'plugins/sdk/index.ts'))};
+writeFileSync('started', '');
+const until = Date.now() + 9_000;
+while (!existsSync('go') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+await runPlugin({ name: 'slowstart', version: '1.0.0' }, async () => undefined);
+`,
+    );
+    const booting = spawnNode([HOMED, 'chat', '--data', dir, 'hi']);
+    const done = finished(booting);
+    while (!existsSync(join(plugin, 'started'))) await new Promise((resolve) => setTimeout(resolve, 50));
+    booting.kill('SIGINT');
+    writeFileSync(join(plugin, 'go'), '');
+    const stopped = await done;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toBe('homed: stopped\n');
+    expect(llm.requests).toHaveLength(0);
+    const [kernelStopped] = await logOf(dir, '--type', 'KernelStopped');
+    expect(kernelStopped!.data.reason).toBe('homed chat was interrupted while starting');
+    await verifyReplay(dir);
+  });
+
+  it('when the daemon dies mid-reply, exits 1 with one line and no stack trace; the next chat runs without it', async () => {
+    const llm = await startLlmServer([
+      { text: 'one two three four five six seven eight nine ten eleven twelve', slow: { chunkDelayMs: 300 } },
+      { text: 'Back without it.' },
+    ]);
+    servers.push(llm);
+    const dir = testDataDir(tempDir(), { llm });
+    const daemon = await daemons.start(dir);
+    const counting = spawnNode([HOMED, 'chat', '--data', dir, 'count']);
+    const done = finished(counting);
+    await new Promise<void>((resolve) => counting.stdout!.once('data', () => resolve()));
+    daemon.process.kill('SIGKILL');
+    const lost = await done;
+    expect(lost.code).toBe(1);
+    expect(lost.stderr.trim().split('\n')).toHaveLength(1);
+    expect(lost.stderr).toContain('the connection to homed');
+    expect(hasNoStackTrace(lost.stderr)).toBe(true);
+    await daemon.exited;
+
+    // The killed daemon left its socket and lock behind: neither blocks the next chat, which runs in process.
+    const next = await chat(dir, 'are you there?');
+    expect(next.stderr).toBe('');
+    expect(next.stdout).toBe('Back without it.\n');
+    await verifyReplay(dir);
   });
 });

@@ -1,10 +1,11 @@
 /**
  * One daemon per data dir, the way users and accidents meet it: a second `homed run`, two
- * started at once, a SIGKILL and a restart, a pid file that lies, `homed chat` and
- * `homed replay --out` on a dir a daemon holds. The refused process starts nothing and
- * writes nothing; readers keep working; the dir always boots again.
+ * started at once, a SIGKILL and a restart, a pid file that lies, `homed chat` on a dir a
+ * daemon holds (sent through it, even while it boots; its overriding flags refused) or another
+ * writer holds, and `homed replay --out` into a dir a daemon holds. The refused process starts
+ * nothing and writes nothing; readers keep working; the dir always boots again.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
@@ -143,7 +144,7 @@ describe('one daemon per data dir', () => {
     await daemons.stop(daemon);
   });
 
-  it('refuses homed chat on a dir a daemon holds, calls no model and writes nothing; runs once the daemon is gone', async () => {
+  it("refuses homed chat's overriding flags on a dir a daemon holds, calls no model and writes nothing; runs once the daemon is gone", async () => {
     const server = await startLlmServer([{ text: 'Hello from the model.' }]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir());
@@ -151,9 +152,10 @@ describe('one daemon per data dir', () => {
     const before = await logOf(dir);
     const chat = ['chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'm', 'hi'];
 
+    // Without the flags chat would talk to the daemon; with them it would need the daemon's settings changed.
     const refused = await runHomed(chat);
     expectRefused(refused, daemon.process.pid!);
-    expect(refused.stderr).toContain('waiter');
+    expect(refused.stderr).toContain('--llm, --model cannot be used');
     expect(server.requests).toHaveLength(0);
     expect(await logOf(dir)).toEqual(before);
 
@@ -162,6 +164,56 @@ describe('one daemon per data dir', () => {
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('Hello from the model.\n');
     await verifyReplay(dir);
+  });
+
+  it('sends homed chat through a daemon still booting, answered once the boot is done', async () => {
+    const server = await startLlmServer([{ text: 'Booted and answering.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const gate = holdBootUntilReleased(dir);
+    const first = spawnNode([HOMED, 'run', '--data', dir]);
+    const firstDone = finished(first);
+    const ready = waitForLine(first, /homed: ready/);
+    await waitForLine(first, /plugin cli: listening/); // booting: the socket answers, a plugin still holds the boot
+    const chat = finished(spawnNode([HOMED, 'chat', '--data', dir, 'are you up?']));
+    gate.release();
+    await ready;
+    const answered = await chat;
+    expect(answered.stderr).toBe('');
+    expect(answered.stdout).toBe('Booted and answering.\n');
+    first.kill('SIGTERM');
+    expect((await firstDone).code).toBe(0);
+    expect((await logOf(dir, '--type', 'KernelStarted')).length).toBe(1);
+    await verifyReplay(dir);
+  });
+
+  it('refuses homed chat in one line while a writer that is no daemon holds the dir, and starts nothing', async () => {
+    const dir = testDataDir(tempDir(), { sources: [{ name: 'never', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }] });
+    const holder = spawnNode(
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { lockDataDir } from ${JSON.stringify(join(REPO, 'cli/dataDirLock.ts'))};
+// Held in a global: a lock nobody refers to is collected, and its descriptor closed with it.
+globalThis.held = lockDataDir(${JSON.stringify(dir)}, 'homed replay --out');
+console.log('locked');
+setInterval(() => undefined, 1000);`,
+      ],
+      { cwd: REPO },
+    );
+    daemons.onCleanup(() => {
+      holder.kill('SIGKILL');
+      return undefined;
+    });
+    await waitForLine(holder, /locked/);
+    const refused = await runHomed(['chat', '--data', dir, 'hi']);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain(`is in use by homed replay --out (pid ${holder.pid}), whose cli socket does not answer`);
+    expect(hasNoStackTrace(refused.stderr)).toBe(true);
+    expect(existsSync(join(dir, 'events.db'))).toBe(false);
   });
 
   it('keeps the readers working beside the daemon, and refuses replay --out into the dir it holds', async () => {

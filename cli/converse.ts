@@ -1,0 +1,96 @@
+/**
+ * One message to a running homed over the cli socket, its reply streamed to `out` until the
+ * end: what `waiter "message"` and `homed chat` both do. Replies for other inputs (a reminder
+ * for the same user) are left out. Aborting `signal` stops this message's task and no other
+ * (the reply then ends as cancelled). A reply that is not an answer (a failure, a round limit,
+ * every tool denied, a stop) rejects with `ReplyFailed` saying why, so the command exits 1 with
+ * that one line.
+ */
+import { userInfo } from 'node:os';
+import { HologramError } from '../events/errors.ts';
+import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
+import type { CliClient } from './cliClient.ts';
+import { DaemonRefused } from './daemonErrors.ts';
+
+export class ReplyFailed extends HologramError {
+  readonly code = 'REPLY_FAILED';
+}
+
+/** How a reply that is not an answer ends waiter (exit 1, with this line on stderr). */
+const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
+  round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
+  denied: 'every tool call the model made was denied',
+  cancelled: 'the turn was stopped before it finished',
+};
+
+type OwnReply = Extract<CliReply, { type: 'chunk' | 'end' | 'message' }>;
+const isOwnKind = (reply: CliReply): reply is OwnReply => reply.type === 'chunk' || reply.type === 'end' || reply.type === 'message';
+
+/** Sends one message and streams its reply until the end; a reply that is not an answer rejects with why. */
+export const converse = (client: CliClient, text: string, out: (text: string) => void, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    let streamed = false;
+    let inputId: string | undefined;
+    /** Replies that came before `accepted` said which input is ours. */
+    const early: OwnReply[] = [];
+    const cancel = () => {
+      if (inputId !== undefined) client.send({ type: 'cancel', inputId });
+    };
+    const settle = (error?: unknown) => {
+      off();
+      offClose();
+      signal?.removeEventListener('abort', onAbort);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onAbort = () => {
+      try {
+        cancel();
+      } catch (error) {
+        settle(error);
+      }
+    };
+    const onOwnReply = (reply: OwnReply) => {
+      if (reply.type === 'chunk') {
+        streamed = true;
+        out(reply.text);
+      } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
+      else {
+        if (reply.outcome === 'failed') {
+          if (streamed) out('\n');
+          settle(new ReplyFailed(reply.text));
+          return;
+        }
+        out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
+        const why = reply.outcome === undefined ? undefined : NOT_AN_ANSWER[reply.outcome];
+        settle(why === undefined ? undefined : new ReplyFailed(why));
+      }
+    };
+    const onReply = (reply: CliReply) => {
+      if (reply.type === 'error') return settle(new DaemonRefused(reply.message));
+      if (reply.type === 'accepted') {
+        inputId = reply.inputId;
+        if (signal?.aborted) cancel();
+        for (const held of early.splice(0)) if (held.inputId === inputId) onOwnReply(held);
+        return;
+      }
+      if (!isOwnKind(reply)) return;
+      if (reply.inputId === undefined || reply.inputId === inputId) onOwnReply(reply);
+      else if (inputId === undefined) early.push(reply);
+    };
+    // A write to a closed stdout throws here, inside the socket's data event: it ends the conversation instead.
+    const off = client.onReply((reply) => {
+      try {
+        onReply(reply);
+      } catch (error) {
+        settle(error);
+      }
+    });
+    const offClose = client.onClose(settle);
+    signal?.addEventListener('abort', onAbort);
+    try {
+      client.send({ type: 'message', text, from: userInfo().username });
+    } catch (error) {
+      settle(error);
+    }
+  });
