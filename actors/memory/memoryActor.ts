@@ -232,19 +232,31 @@ export class MemoryActor {
       causation: null,
       correlation: null,
     } as Recorded);
-    const facts: Fact[] = event.role === 'user' ? this.prune(scope, event.text, message.at, event) : [];
+    const facts: Fact[] = event.role === 'user' ? this.prune(scope, event.text, message.at, event, message.data.relevance) : [];
     if (situation) facts.push(...this.scene(situation, declaredKey, event.eventId));
     return facts;
   }
 
-  /** Scores the scope's context against `query` and sinks what the decision says. */
-  private prune(scope: string, query: string, at: number, arriving?: ContextEventData): EventNamed<'ContextEventsSunk'>[] {
+  /**
+   * Scores the scope's context against `query` and sinks what the decision says. `recorded`: the
+   * relevance the message carries (dense + keyword, scored before it was recorded); without it,
+   * keyword scores from the index.
+   */
+  private prune(
+    scope: string,
+    query: string,
+    at: number,
+    arriving?: ContextEventData,
+    recorded?: readonly { eventId: string; score: number }[],
+  ): EventNamed<'ContextEventsSunk'>[] {
     const context = [...contextOf(this.options.tx, scope).map(rowEvent), ...(arriving ? [arriving] : [])];
     if (nothingCanSink(context, this.pruneConfig)) return [];
     const relevance = new Map(
-      this.options.index.items
-        .search(query, context.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0))
-        .map((h) => [h.id, h.score]),
+      recorded
+        ? recorded.map((r) => [`ctx:${r.eventId}`, r.score] as const)
+        : this.options.index.items
+            .search(query, context.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0))
+            .map((h) => [h.id, h.score] as const),
     );
     return decidePrune(
       scope,

@@ -112,6 +112,20 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     for (const [i, p] of pending.entries()) index.items.setVector(p.id, vectors[i]!);
   };
   await embedPending();
+  /**
+   * With a dense space, what the prune of `scope` compares against an input: dense and keyword
+   * ranks of the scope's context fused, recorded with the input (its vectors are not the log).
+   */
+  const denseRelevance = async (scope: string, text: string): Promise<{ eventId: string; score: number }[] | undefined> => {
+    if (!dense) return undefined;
+    const [vector] = await embed([text]);
+    const inScope = (item: { tier: string; scope?: string | null }) => (item.tier === 'context' && item.scope === scope ? 1 : 0);
+    const size = index.items.size;
+    return index.items
+      .searchHybrid(text, vector!, size, inScope)
+      .filter((hit) => hit.id.startsWith('ctx:'))
+      .map((hit) => ({ eventId: hit.id.slice('ctx:'.length), score: hit.score }));
+  };
   const actor = new MemoryActor({
     store,
     tx,
@@ -140,11 +154,13 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
         ...(o.toolCallId ? { toolCallId: o.toolCallId } : {}),
       };
       const { declaredKey, ...where } = situation ?? {};
+      const relevance = o.role === 'user' ? await denseRelevance(scope, o.text) : undefined;
       const facts = await actor.deliver({
         type: 'ContextEventAppended',
         data: {
           scope,
           event,
+          ...(relevance ? { relevance } : {}),
           ...(situation ? { situation: { ...where, ...(where.tools ? { tools: [...where.tools] } : {}), text: o.text, at: o.at } } : {}),
           ...(declaredKey ? { declaredKey } : {}),
         },

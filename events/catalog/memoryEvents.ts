@@ -69,7 +69,18 @@ export const memoryEvents = {
    */
   ContextEventAppended: defineEvent(
     'ContextEventAppended',
-    object({ scope: nonEmptyString(), event: contextEvent(), situation: optional(situation()), declaredKey: optional(string()) }),
+    object({
+      scope: nonEmptyString(),
+      event: contextEvent(),
+      situation: optional(situation()),
+      declaredKey: optional(string()),
+      /**
+       * With a dense space: how relevant each context event of the scope is to this one (dense
+       * and keyword ranks fused), the input the prune decides from. Recorded because the vectors
+       * are a cache, not the log: replay re-decides from these scores.
+       */
+      relevance: optional(array(object({ eventId: nonEmptyString(), score: number() }))),
+    }),
   ),
   /** The context actor's decision: these events sink into new cold docs (L1 → L2), their blocks with them. */
   ContextEventsSunk: defineEvent(

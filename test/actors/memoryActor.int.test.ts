@@ -18,6 +18,7 @@ import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import type { DenseRecall, MemoryOptions } from '../../actors/memory/openMemory.ts';
 import { parseVerdict, type MergeJudge, type RelationJudge } from '../../actors/memory/mergeJudge.ts';
+import { replayMemory } from '../../actors/memory/replayMemory.ts';
 
 const tempDir = useTempDir();
 const stores = useOpenStores();
@@ -128,6 +129,22 @@ describe('the memory', () => {
       ['memory_scenes', 'match'],
       ['memory_heartbeats', 'match'],
     ]);
+  });
+
+  it('with a dense space, the prune keeps what the input means, not only what it says, and replay re-decides it from the recorded scores', async () => {
+    const lines = ['I drove my automobile to the coast', 'Soup for lunch again', 'The weather turned grey', 'Where did I park the car?'];
+    const keptWith = async (dense?: DenseRecall) => {
+      const { say, tx, store } = await setup(2, dense);
+      for (const [i, line] of lines.entries()) await say(line, 1_000_000 + i * 100, `D1:${i + 1}`);
+      return { context: contextOf(tx, SCOPE).map((r) => r.text), store };
+    };
+    // Keywords alone: 'car' shares no word with 'automobile', so the newer of the two older lines stays.
+    expect((await keptWith()).context).toEqual(['Soup for lunch again', 'The weather turned grey', 'Where did I park the car?']);
+    const { context, store } = await keptWith({ provider: synonymProvider().provider });
+    expect(context).toEqual(['I drove my automobile to the coast', 'The weather turned grey', 'Where did I park the car?']);
+    const last = (await store.readStream(MEMORY_STREAM)).filter((e) => e.type === 'ContextEventAppended').at(-1)!;
+    expect((last.data as { relevance?: unknown[] }).relevance).toHaveLength(3);
+    expect((await replayMemory(store, { prune: { protectRecent: 2, keepTopK: 1, budgetTokens: 10_000 } })).divergence).toBeNull();
   });
 
   it('with a dense space, recall fuses cosine and keyword ranks: a paraphrase is found, and vectors come from the cache', async () => {
