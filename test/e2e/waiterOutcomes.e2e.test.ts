@@ -1,6 +1,8 @@
 /**
  * waiter says why a reply did not come, and exits non-zero for anything that is not an answer:
- * a model server that is down (with its URL), a tool-round limit. An answer exits 0.
+ * no model configured, a model server that is down (with its URL), a wrong URL (404, with a
+ * hint), a tool-round limit. An answer exits 0, also from an OpenAI-compatible baseUrl written
+ * without its /v1.
  */
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
@@ -14,6 +16,39 @@ const daemons = useDaemons();
 const waiter = (dir: string, text: string) => finished(spawnNode([WAITER, '--data', dir, text]));
 
 describe('waiter on a reply that is not an answer', () => {
+  it('exits 1 and says what to configure when no model is', async () => {
+    const dir = testDataDir(tempDir());
+    const daemon = await daemons.start(dir);
+    const result = await waiter(dir, 'hello?');
+    await daemons.stop(daemon);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^waiter: .*llm\.sources.*\n$/);
+    expect(result.stderr).toContain('homed init');
+  });
+
+  it('exits 1 on a wrong URL, naming it with a hint (404)', async () => {
+    const llm = await startLlmServer([{ text: 'never sent' }]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { sources: [{ name: 'local', adapter: 'openai', baseUrl: `${llm.url}/nope/v1`, model: 'm' }] });
+    const daemon = await daemons.start(dir);
+    const result = await waiter(dir, 'hello?');
+    await daemons.stop(daemon);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`POST ${llm.url}/nope/v1/chat/completions was not found: check the source's baseUrl and model`);
+    expect(hasNoStackTrace(result.stderr)).toBe(true);
+  });
+
+  it('answers from an OpenAI-compatible baseUrl given without its /v1', async () => {
+    const llm = await startLlmServer([{ text: 'answered through /v1' }]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { sources: [{ name: 'local', adapter: 'openai', baseUrl: llm.url, model: 'm' }] });
+    const daemon = await daemons.start(dir);
+    const result = await waiter(dir, 'hello?');
+    await daemons.stop(daemon);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('answered through /v1\n');
+  });
+
   it('exits 1 and says the model server is down, naming its URL', async () => {
     const dir = testDataDir(tempDir(), {
       sources: [{ name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }],
