@@ -105,7 +105,9 @@ export const providerFor = (source: SourceSpec, modelOverride: string | undefine
 export const llmFacilityFrom = (settings: Settings, refusals?: RefusalJournal): LlmFacility => {
   const specs = sourcesFromSettings(settings);
   if (specs.length === 0) {
-    return missingLlm("no LLM source is configured: run 'homed init' (it asks for the server and model and writes them), or add llm.sources to the data dir's settings.json (see the README), then restart homed");
+    return missingLlm(
+      "no LLM source is configured: run 'homed init' (it asks for the server and model and writes them), or add llm.sources to the data dir's settings.json (see the README), then restart homed",
+    );
   }
   const override = setting<string | undefined>(settings, 'llm.model', undefined);
   const sources = specs.map((spec) => providerFor(spec, override));
