@@ -10,6 +10,7 @@ import { converse as converseWith, ReplyFailed } from './converse.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
+import { systemTimers } from '../actors/clock/systemClock.ts';
 import { defaultDataDir } from './defaultDataDir.ts';
 import { formatPlugins } from './formatPlugins.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
@@ -105,7 +106,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
         columns: () => process.stdout.columns ?? 80,
         warn: (line) => process.stderr.write(`${line}\n`),
         connect: (dir) => CliClient.connect(dir),
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        sleep: (ms) => new Promise((resolve) => systemTimers.setTimer(resolve, ms)),
       });
       return await session.run(client);
     }

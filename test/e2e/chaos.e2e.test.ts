@@ -104,18 +104,19 @@ describe('chaos through homed', () => {
     for (const [round, delay] of killAfterMs.entries()) {
       const daemon = await daemons.start(dir);
       const rss = samplePeakRss(daemon.process.pid!);
-      const traffic: Promise<unknown>[] = [
+      // Settled from the start: a client of a killed daemon may fail before anyone awaits it.
+      const traffic = Promise.allSettled([
         askSocket(dir, `story ${round}`),
         askSocket(dir, `tool ${round}`),
         askSocket(dir, `another story ${round}`),
         finished(spawnNode([WAITER, '--data', dir, '--stop'])),
-      ];
+      ]);
       await sleep(delay);
       daemon.process.kill('SIGKILL');
       expect((await daemon.exited).signal).toBe('SIGKILL');
       rss.stop();
       peakRss = Math.max(peakRss, rss.peak());
-      await Promise.allSettled(traffic); // clients of a killed daemon see their socket close; none may hang
+      await traffic; // clients of a killed daemon see their socket close; none may hang
     }
 
     const last = await daemons.start(dir);

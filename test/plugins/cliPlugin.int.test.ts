@@ -19,6 +19,7 @@ import type { ChannelDelivery } from '../../plugins/sdk/pluginApi.ts';
 import { connectCli, repliesOf, requestLine } from '../support/cliSockets.ts';
 import { createFakePluginApi } from '../support/fakePluginApi.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
+import { VirtualClock } from '../../events/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -35,7 +36,7 @@ const startSocket = async () => {
   api.registerOutputChannel = async (_spec, handler) => {
     deliver = handler as (delivery: ChannelDelivery) => void;
   };
-  const cli = await startCli(api, join(dir, CLI_SOCKET_FILE), undefined, createManualTimers());
+  const cli = await startCli(api, join(dir, CLI_SOCKET_FILE), undefined, createManualTimers(), new VirtualClock(1_700_000_000_000));
   stops.push(() => cli.stop());
   /** Delivers on the cli channel to `target`, as the output actor would. */
   const send = (delivery: Omit<ChannelDelivery, 'channel'>) => deliver!({ channel: 'cli', ...delivery } as ChannelDelivery);

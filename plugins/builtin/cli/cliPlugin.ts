@@ -6,11 +6,10 @@
  * At most MAX_CLI_CLIENTS sessions at once (one more is told `busy`); each is bounded on its
  * own (cliSession.ts), so no client can take the daemon down.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { HologramError, type Timers } from '../../../events/index.ts';
+import { type Clock, HologramError, type Timers } from '../../../events/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { ChannelDelivery, PluginApi } from '../../sdk/pluginApi.ts';
@@ -68,11 +67,12 @@ export const startCli = async (
   socketPath: string,
   control: KernelControl | undefined,
   timers: Timers,
+  clock: Clock,
 ): Promise<{ stop(): Promise<void> }> => {
   const sessions = new Map<string, CliSession>();
   // Session ids differ from one start to the next, so a reply routed to a session of an earlier
   // start (a reminder set before a restart) is never taken for the session that now has its number.
-  const boot = randomBytes(3).toString('hex');
+  const boot = clock.now().toString(36);
   let nextSession = 1;
   /** Where a delivery goes: its session if still connected, else every session of its user; no target: everyone. */
   const receivers = (target: string | null): CliSession[] => {
@@ -187,5 +187,5 @@ export const startCli = async (
 
 export const cliPlugin: BuiltinPlugin = {
   manifest,
-  start: (api, env) => startCli(api, join(env.dataDir, CLI_SOCKET_FILE), env.control, env.timers),
+  start: (api, env) => startCli(api, join(env.dataDir, CLI_SOCKET_FILE), env.control, env.timers, env.clock),
 };
