@@ -12,6 +12,7 @@ import { LOG_HELP, logCommand } from './logCommand.ts';
 import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
 import { runDaemon } from './runDaemon.ts';
 import { PLUGINS_HELP, pluginsCommand } from './pluginsCommand.ts';
+import { secretCommand } from './secretCommand.ts';
 
 export const HOMED_HELP = `Usage: homed [command] [options]
 
@@ -26,6 +27,7 @@ Commands:
   graph           print the kernel's module layers
   chat            send one message, stream the reply: the daemon's turn, through it or in process (homed chat --help)
   plugins         list plugins; enable|disable|reload|start|stop NAME (homed plugins --help)
+  secret          the credential vault: set NAME (value on stdin), list, rm NAME (homed secret --help)
 
 Options:
   --inspect       relay every machine (kernel, modules, scheduler) to the Stately inspector:
@@ -73,13 +75,15 @@ export const main = async (argv: string[]): Promise<number> => {
       return chatCommand(rest, stdout);
     case 'plugins':
       return pluginsCommand(rest, write);
+    case 'secret':
+      return secretCommand(rest, write);
     case 'help':
       write(HOMED_HELP);
       return 0;
     default: {
       const args = first === 'run' ? rest : argv;
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
-        throw new UsageError(`unknown command '${first}'; commands are init, run, log, replay, graph, chat, plugins`);
+        throw new UsageError(`unknown command '${first}'; commands are init, run, log, replay, graph, chat, plugins, secret`);
       }
       const { values } = parse(args, {
         data: { type: 'string' },

@@ -37,8 +37,19 @@ const checkAdapter = (where: string, adapter: unknown): string => {
   return adapter;
 };
 
-/** `llm.sources` of settings.json, in order. */
-export const sourcesFromSettings = (settings: Settings, env: NodeJS.ProcessEnv = process.env): SourceSpec[] => {
+/** A secret of the data dir's vault by name; throws, saying how to set it, when there is none. */
+export type SecretLookup = (name: string) => string;
+
+const noVault: SecretLookup = (name) => {
+  throw new InvalidLlmSource(`apiKeySecret ${name}: this command reads no vault; use apiKeyEnv or apiKey here`);
+};
+
+/** `llm.sources` of settings.json, in order; a key named by `apiKeySecret` comes from `secrets`. */
+export const sourcesFromSettings = (
+  settings: Settings,
+  env: NodeJS.ProcessEnv = process.env,
+  secrets: SecretLookup = noVault,
+): SourceSpec[] => {
   const raw = setting<unknown>(settings, 'llm.sources', []);
   if (!Array.isArray(raw)) throw new InvalidLlmSource('settings.json llm.sources must be a list of sources');
   return raw.map((entry: unknown, i): SourceSpec => {
@@ -53,7 +64,13 @@ export const sourcesFromSettings = (settings: Settings, env: NodeJS.ProcessEnv =
     }
     let apiKey: string | undefined;
     if (typeof source.apiKey === 'string') apiKey = source.apiKey;
-    else if (typeof source.apiKeyEnv === 'string') {
+    else if (typeof source.apiKeySecret === 'string') {
+      try {
+        apiKey = secrets(source.apiKeySecret);
+      } catch (error) {
+        throw new InvalidLlmSource(`${where}: ${(error as Error).message}`);
+      }
+    } else if (typeof source.apiKeyEnv === 'string') {
       apiKey = env[source.apiKeyEnv];
       if (apiKey === undefined) throw new InvalidLlmSource(`${where}: the environment variable ${source.apiKeyEnv} (apiKeyEnv) is not set`);
     }
@@ -102,8 +119,8 @@ export const providerFor = (source: SourceSpec, modelOverride: string | undefine
  * The `llm` facility from settings.json's `llm.sources` (model: `llm.model`, else the first
  * source's), or why there is none, said so the user knows what to add. Refusals go to `refusals`.
  */
-export const llmFacilityFrom = (settings: Settings, refusals?: RefusalJournal): LlmFacility => {
-  const specs = sourcesFromSettings(settings);
+export const llmFacilityFrom = (settings: Settings, refusals?: RefusalJournal, secrets?: SecretLookup): LlmFacility => {
+  const specs = sourcesFromSettings(settings, process.env, secrets);
   if (specs.length === 0) {
     return missingLlm(
       "no LLM source is configured: run 'homed init' (it asks for the server and model and writes them), or add llm.sources to the data dir's settings.json (see the README), then restart homed",

@@ -1,8 +1,9 @@
 /**
- * The `llm` facility as a kernel module: one provider chain from settings.json, shared by every
- * caller. Its refusals are journaled and restored at start, so a key refused before a restart
+ * The `llm` facility as a kernel module: one provider chain from settings.json (keys named by
+ * `apiKeySecret` from the data dir's vault), shared by every caller. Its refusals are journaled and restored at start, so a key refused before a restart
  * is not tried again until it changes.
  */
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { llmFacilityFrom } from '../llm/llmSources.ts';
@@ -10,13 +11,14 @@ import { openRefusalJournal } from '../llm/refusalJournal.ts';
 
 export const llmModule = (): KernelModule => ({
   name: 'llm',
-  requires: [Facility.config, Facility.eventLog, Facility.clock],
+  requires: [Facility.config, Facility.eventLog, Facility.clock, Facility.dataDir],
   provides: [Facility.llm],
   async init(context) {
     const refusals = await openRefusalJournal(context.require(Facility.eventLog), context.require(Facility.clock), (refusal) =>
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
-    const llm = llmFacilityFrom(context.require(Facility.config), refusals);
+    const dataDir = context.require(Facility.dataDir);
+    const llm = llmFacilityFrom(context.require(Facility.config), refusals, (name) => SecretVault.open(dataDir).get(name));
     if ('missing' in llm) context.log(`llm: ${llm.missing}`);
     context.provide(Facility.llm, llm);
   },

@@ -4,6 +4,7 @@
  * reads each setting). A module that reads a new setting adds it here.
  */
 import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
+import { SECRET_NAME } from '../../adapters/secrets/secretVault.ts';
 import { baseUrlProblem } from './baseUrl.ts';
 import type { SettingsField } from './settingsField.ts';
 
@@ -26,7 +27,12 @@ const llmSource: SettingsField = {
       doc: 'the server, e.g. http://127.0.0.1:8000/v1 (OpenAI-compatible) or http://127.0.0.1:11434 (Ollama)',
     },
     model: { type: 'string', nonEmpty: true, doc: "the model's name on that server" },
-    apiKey: { type: 'string', doc: 'the key itself (prefer apiKeyEnv)' },
+    apiKey: { type: 'string', doc: 'the key itself (prefer apiKeySecret or apiKeyEnv)' },
+    apiKeySecret: {
+      type: 'string',
+      check: (name) => (SECRET_NAME.test(name) ? null : 'is not a secret name (capital letters, digits and _, as homed secret set takes)'),
+      doc: "the name of a secret in the data dir's vault (homed secret set NAME)",
+    },
     apiKeyEnv: { type: 'string', nonEmpty: true, doc: 'the environment variable holding the key' },
     contextWindow: { type: 'integer', min: 1, doc: 'tokens the model can read; prompts are kept within 80% of it' },
   },

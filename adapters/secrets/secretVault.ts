@@ -1,0 +1,142 @@
+/**
+ * The credential vault of a data dir: named secrets encrypted at rest (AES-256-GCM) in
+ * `DIR/secrets/vault.json`, with a key in `DIR/secrets/vault.key` made at first use. Both files
+ * are 0600 in a 0700 folder and written whole (a temporary file renamed), so a crash never leaves
+ * half a vault. Plaintext leaves only through `get`; names, never values, are listed.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HologramError } from '../../events/errors.ts';
+
+export const SECRETS_DIR = 'secrets';
+const KEY_FILE = 'vault.key';
+const VAULT_FILE = 'vault.json';
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const VAULT_VERSION = 1;
+
+/** A secret's name: what `@{NAME}` and `apiKeySecret` refer to. */
+export const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** A name that is not one, a secret that is not there, a vault that cannot be read. */
+export class SecretVaultError extends HologramError {
+  readonly code = 'SECRET_VAULT';
+}
+
+type Sealed = { iv: string; tag: string; data: string };
+type VaultFile = { version: number; secrets: Record<string, Sealed> };
+
+export const checkSecretName = (name: string): void => {
+  if (!SECRET_NAME.test(name)) {
+    throw new SecretVaultError(
+      `${JSON.stringify(name)} is not a secret name: use 1–64 capital letters, digits and '_', starting with a letter (e.g. OPENAI_KEY)`,
+    );
+  }
+};
+
+const writePrivate = (path: string, bytes: string | Buffer): void => {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, bytes, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+};
+
+export class SecretVault {
+  private constructor(
+    private readonly dir: string,
+    private file: VaultFile,
+  ) {}
+
+  /** The vault of `dataDir` (empty when none was written yet). */
+  static open(dataDir: string): SecretVault {
+    const dir = join(dataDir, SECRETS_DIR);
+    const path = join(dir, VAULT_FILE);
+    if (!existsSync(path)) return new SecretVault(dir, { version: VAULT_VERSION, secrets: {} });
+    let file: VaultFile;
+    try {
+      file = JSON.parse(readFileSync(path, 'utf8')) as VaultFile;
+    } catch (error) {
+      throw new SecretVaultError(
+        `the vault ${path} cannot be read (${(error as Error).message}); restore it from a backup, or remove it and set the secrets again`,
+      );
+    }
+    if (file?.version !== VAULT_VERSION || typeof file.secrets !== 'object' || file.secrets === null) {
+      throw new SecretVaultError(
+        `the vault ${path} is not one this build reads (version ${JSON.stringify(file?.version)}, expected ${VAULT_VERSION})`,
+      );
+    }
+    return new SecretVault(dir, file);
+  }
+
+  /** The names of the secrets, sorted. */
+  names(): string[] {
+    return Object.keys(this.file.secrets).sort();
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.file.secrets, name);
+  }
+
+  /** The plaintext of `name`. @throws SecretVaultError when there is none, or the key does not open it. */
+  get(name: string): string {
+    const sealed = this.has(name) ? this.file.secrets[name] : undefined;
+    if (!sealed) throw new SecretVaultError(`no secret ${name} in the vault; set it with 'homed secret set ${name}'`);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key(false), Buffer.from(sealed.iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
+    } catch (error) {
+      if (error instanceof SecretVaultError) throw error;
+      throw new SecretVaultError(
+        `secret ${name} cannot be opened with ${join(this.dir, KEY_FILE)} (the key file was replaced, or the vault was changed): set it again`,
+      );
+    }
+  }
+
+  /** Stores `value` under `name`, replacing what was there. */
+  set(name: string, value: string): void {
+    checkSecretName(name);
+    if (value === '') throw new SecretVaultError(`the value for ${name} is empty; give it on stdin`);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key(true), iv);
+    const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+    this.file = {
+      ...this.file,
+      secrets: {
+        ...this.file.secrets,
+        [name]: { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') },
+      },
+    };
+    this.save();
+  }
+
+  /** Removes `name`. @returns whether it was there. */
+  remove(name: string): boolean {
+    if (!this.has(name)) return false;
+    const { [name]: _removed, ...rest } = this.file.secrets;
+    this.file = { ...this.file, secrets: rest };
+    this.save();
+    return true;
+  }
+
+  private key(create: boolean): Buffer {
+    const path = join(this.dir, KEY_FILE);
+    if (existsSync(path)) {
+      const key = readFileSync(path);
+      if (key.length !== KEY_BYTES) throw new SecretVaultError(`${path} is not a vault key (${key.length} bytes, expected ${KEY_BYTES})`);
+      return key;
+    }
+    if (!create) throw new SecretVaultError(`the vault key ${path} is missing: the secrets cannot be opened without it; set them again`);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+    const key = randomBytes(KEY_BYTES);
+    writePrivate(path, key);
+    return key;
+  }
+
+  private save(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    writePrivate(join(this.dir, VAULT_FILE), `${JSON.stringify(this.file, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * `homed secret set|list|rm`: the data dir's credential vault. A value is read from stdin (typed
+ * without echo in a terminal, or piped), never taken as an argument, so it stays out of the shell
+ * history and the process list; only names are ever printed.
+ */
+import { checkSecretName, SecretVault } from '../adapters/secrets/secretVault.ts';
+import { parse } from './args.ts';
+import { UsageError } from './cliErrors.ts';
+import { defaultDataDir } from './dataDir.ts';
+
+export const SECRET_HELP = `Usage: homed secret set NAME [--data DIR]    the value comes on stdin
+       homed secret list [--data DIR]        names only
+       homed secret rm NAME [--data DIR]
+
+The data dir's credential vault: values are encrypted at rest in DIR/secrets/vault.json with a
+key made at first use (DIR/secrets/vault.key, 0600). Keep both, or the secrets cannot be opened.
+In a terminal 'set' asks for the value without showing it; otherwise it reads all of stdin
+(one trailing newline removed):  printf %s "$KEY" | homed secret set OPENAI_KEY
+A model source uses one with "apiKeySecret": "OPENAI_KEY" in llm.sources (settings.json).
+NAME: 1–64 capital letters, digits and '_', starting with a letter.
+`;
+
+/** Reads the value: without echo from a terminal, else all of stdin without its last newline. */
+const readValue = async (name: string): Promise<string> => {
+  const input = process.stdin;
+  if (!input.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of input) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
+  }
+  process.stderr.write(`value for ${name} (not shown): `);
+  input.setRawMode(true);
+  input.resume();
+  return new Promise<string>((resolve, reject) => {
+    let value = '';
+    const done = (error?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off('data', onData);
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const char of chunk.toString('utf8')) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003') return done(new UsageError('cancelled: nothing was stored'));
+        if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    input.on('data', onData);
+  });
+};
+
+export const secretCommand = async (args: string[], write: (text: string) => void): Promise<number> => {
+  const { values, positionals } = parse(args, { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
+  if (values.help || positionals.length === 0) {
+    write(SECRET_HELP.trimEnd());
+    return values.help ? 0 : 2;
+  }
+  const [action, name, ...extra] = positionals;
+  const vault = () => SecretVault.open(values.data ?? defaultDataDir());
+  const needName = (): string => {
+    if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME`);
+    if (extra.length > 0) {
+      throw new UsageError(`homed secret ${action} takes one NAME; the value is read from stdin, never from the command line`);
+    }
+    checkSecretName(name);
+    return name;
+  };
+  switch (action) {
+    case 'set': {
+      const secret = needName();
+      const value = await readValue(secret);
+      vault().set(secret, value);
+      write(`stored ${secret}; refer to it as "apiKeySecret": "${secret}" (restart homed to use a changed key)`);
+      return 0;
+    }
+    case 'list': {
+      if (name !== undefined) throw new UsageError('homed secret list takes no NAME');
+      const names = vault().names();
+      write(names.length === 0 ? 'no secrets stored' : names.join('\n'));
+      return 0;
+    }
+    case 'rm': {
+      const secret = needName();
+      if (!vault().remove(secret)) throw new UsageError(`no secret ${secret} in the vault (homed secret list shows the names)`);
+      write(`removed ${secret}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown action '${action}'; use set, list or rm (homed secret --help)`);
+  }
+};

@@ -1,0 +1,66 @@
+/**
+ * The credential vault on disk: a value comes back as it was stored and is nowhere in clear in
+ * the data dir; the files are private; names are checked; a replaced key, a missing key and a
+ * damaged vault are each refused with what to do, never with a value.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SECRETS_DIR, SecretVault, SecretVaultError } from '../../adapters/secrets/secretVault.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const VALUE = 'sk-live-very-secret-0123456789';
+
+const everyByte = (dir: string): string =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'latin1'))
+    .join('\n');
+
+describe('the secret vault', () => {
+  it('gives back what was stored, from a fresh open, and keeps it nowhere in clear', () => {
+    const dir = tempDir();
+    SecretVault.open(dir).set('OPENAI_KEY', VALUE);
+    SecretVault.open(dir).set('OTHER', 'second value');
+    const vault = SecretVault.open(dir);
+    expect(vault.names()).toEqual(['OPENAI_KEY', 'OTHER']);
+    expect(vault.get('OPENAI_KEY')).toBe(VALUE);
+    expect(everyByte(dir)).not.toContain(VALUE);
+    expect(everyByte(dir)).not.toContain(Buffer.from(VALUE).toString('base64'));
+    expect(statSync(join(dir, SECRETS_DIR)).mode & 0o777).toBe(0o700);
+    for (const file of ['vault.key', 'vault.json']) expect(statSync(join(dir, SECRETS_DIR, file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('removes a secret, and says so only when there was one', () => {
+    const dir = tempDir();
+    SecretVault.open(dir).set('GONE', VALUE);
+    expect(SecretVault.open(dir).remove('GONE')).toBe(true);
+    expect(SecretVault.open(dir).remove('GONE')).toBe(false);
+    expect(() => SecretVault.open(dir).get('GONE')).toThrow(/no secret GONE in the vault; set it with 'homed secret set GONE'/);
+  });
+
+  it('refuses a name that is not one, and an empty value', () => {
+    const vault = SecretVault.open(tempDir());
+    for (const name of ['lower', '1ST', 'WITH-DASH', '', 'A'.repeat(65)]) expect(() => vault.set(name, VALUE)).toThrow(SecretVaultError);
+    expect(() => vault.set('EMPTY', '')).toThrow(/empty/);
+  });
+
+  it('cannot be opened with another key, or without one, and says what to do without showing a value', () => {
+    const dir = tempDir();
+    SecretVault.open(dir).set('KEYED', VALUE);
+    writeFileSync(join(dir, SECRETS_DIR, 'vault.key'), Buffer.alloc(32, 7));
+    const replaced = (() => {
+      try {
+        SecretVault.open(dir).get('KEYED');
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(replaced).toBeInstanceOf(SecretVaultError);
+    expect(replaced!.message).toMatch(/cannot be opened .*set it again/);
+    expect(replaced!.message).not.toContain(VALUE);
+    writeFileSync(join(dir, SECRETS_DIR, 'vault.json'), '{ not json');
+    expect(() => SecretVault.open(dir)).toThrow(/cannot be read .*restore it from a backup/);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The credential vault as a user meets it: `homed secret set` takes the value on stdin (never as
+ * an argument), `list` shows names only, a model source names the secret (`apiKeySecret`), and the
+ * value reaches the model server as its key but appears in nothing else: no request body, no
+ * event, no output, no file of the data dir in clear. A source naming a secret that is not there
+ * stops the daemon with what to run.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { finished, HOMED, hasNoStackTrace, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+const VALUE = 'sk-e2e-vault-4f1c9a7d2b';
+
+const secret = async (dir: string, args: string[], stdin?: string) => {
+  const child = spawnNode([HOMED, 'secret', ...args, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = finished(child);
+  child.stdin?.end(stdin ?? '');
+  return done;
+};
+
+const everyFile = (dir: string): string =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'latin1'))
+    .join('\n');
+
+describe('homed secret', () => {
+  it('stores a key from stdin that the model server gets and nothing else shows', async () => {
+    const server = await startLlmServer([{ text: 'keyed answer' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), {
+      sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm', apiKeySecret: 'OPENAI_KEY' }],
+    });
+    const stored = await secret(dir, ['set', 'OPENAI_KEY'], `${VALUE}\n`);
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(stored.stdout).toContain('stored OPENAI_KEY');
+    expect((await secret(dir, ['list'])).stdout).toBe('OPENAI_KEY\n');
+    const asArgument = await secret(dir, ['set', 'OPENAI_KEY', VALUE]);
+    expect(asArgument.code).toBe(2);
+    expect(asArgument.stderr).toContain('the value is read from stdin, never from the command line');
+    expect(asArgument.stderr).not.toContain(VALUE);
+
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'hello?']));
+    expect(reply.stdout).toBe('keyed answer\n');
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${VALUE}`);
+    await daemons.stop(daemon);
+
+    const log = await runHomed(['log', '--data', dir]);
+    const seen = [
+      daemon.output,
+      (await daemon.exited).stdout,
+      reply.stdout,
+      reply.stderr,
+      log.stdout,
+      JSON.stringify(server.requests.map((r) => r.body)),
+    ];
+    for (const text of seen) expect(text).not.toContain(VALUE);
+    expect(everyFile(dir), 'the value in clear in the data dir').not.toContain(VALUE);
+    await verifyReplay(dir);
+  });
+
+  it('stops the daemon with what to run when a source names a secret that is not in the vault', async () => {
+    const dir = testDataDir(tempDir(), {
+      sources: [{ name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'MISSING_KEY' }],
+    });
+    const run = await runHomed(['run', '--data', dir]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("no secret MISSING_KEY in the vault; set it with 'homed secret set MISSING_KEY'");
+    expect(hasNoStackTrace(run.stderr)).toBe(true);
+    const removed = await secret(dir, ['rm', 'MISSING_KEY']);
+    expect(removed.code).toBe(2);
+    expect(removed.stderr).toContain('no secret MISSING_KEY in the vault');
+  });
+});
