@@ -102,6 +102,28 @@ export const SETTINGS_SCHEMA: SettingsField = {
         },
       },
     },
+    security: {
+      type: 'object',
+      doc: 'the security firewall',
+      fields: {
+        tools: {
+          type: 'object',
+          doc: 'which tools a turn may offer and run; deny always wins',
+          fields: {
+            allow: {
+              type: 'list',
+              of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('files_*')" },
+              doc: 'when given, only these tools',
+            },
+            deny: {
+              type: 'list',
+              of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('memory_*')" },
+              doc: 'never these tools',
+            },
+          },
+        },
+      },
+    },
     plugins: {
       type: 'map',
       doc: "each plugin's own settings, by plugin name",

@@ -9,7 +9,8 @@ import type { Toolset } from '../../machines/turn/index.ts';
 
 export const toolsetId = (toolset: Toolset): string =>
   createHash('sha256')
-    .update(JSON.stringify([toolset.tools, toolset.handlers, toolset.channels]))
+    // Refusals join the hash only when there are some, so the ids of sets recorded before them stay.
+    .update(JSON.stringify([toolset.tools, toolset.handlers, toolset.channels, ...(toolset.refused?.length ? [toolset.refused] : [])]))
     .digest('hex')
     .slice(0, 16);
 
@@ -22,7 +23,12 @@ export class ToolsetLedger {
   private load(): Promise<void> {
     this.loaded ??= (async () => {
       for (const { data } of await this.store.readAll({ types: ['ToolsetRecorded'] })) {
-        this.known.set(data.toolset, { tools: data.tools, handlers: data.handlers, channels: data.channels });
+        this.known.set(data.toolset, {
+          tools: data.tools,
+          handlers: data.handlers,
+          channels: data.channels,
+          ...(data.refused?.length ? { refused: data.refused } : {}),
+        });
       }
     })();
     return this.loaded;
@@ -38,7 +44,13 @@ export class ToolsetLedger {
       {
         id: `toolset-${id}`,
         type: 'ToolsetRecorded',
-        data: { toolset: id, tools: [...toolset.tools], handlers: toolset.handlers, channels: [...toolset.channels] },
+        data: {
+          toolset: id,
+          tools: [...toolset.tools],
+          handlers: toolset.handlers,
+          channels: [...toolset.channels],
+          ...(toolset.refused?.length ? { refused: [...toolset.refused] } : {}),
+        },
       },
     ]);
     this.known.set(id, toolset);

@@ -7,6 +7,7 @@
  * left open are closed as abandoned, and a task the scheduler started before this module was
  * listening is run.
  */
+import { applyToolRules, type ToolRules } from '../../machines/security/index.ts';
 import {
   TURN_INPUT_TYPES,
   TURN_STREAM_PREFIX,
@@ -26,6 +27,7 @@ import {
   planTurnContext,
   runtimeBlock,
   timelineBlock,
+  type Toolset,
   type TurnInputMessage,
   type TurnMessage,
   type TurnOutcome,
@@ -38,6 +40,13 @@ import { TurnActor } from './turnActor.ts';
 import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
+/** The toolset with what the security policy refuses taken out, and recorded as refused. */
+const withToolRules = (toolset: Toolset, rules: ToolRules): Toolset => {
+  if (!rules.allow?.length && !rules.deny?.length) return toolset;
+  const { tools, refused } = applyToolRules(toolset.tools, rules);
+  return refused.length === 0 ? toolset : { ...toolset, tools, refused };
+};
+
 export type TurnRunnerOptions = Readonly<{
   store: EventStore;
   scheduler: SchedulerFacility;
@@ -47,6 +56,8 @@ export type TurnRunnerOptions = Readonly<{
   persona?: string;
   /** The IANA time zone of the timeline layer; default UTC. */
   timeZone?: string;
+  /** `security.tools`: the tools a turn may offer and run (deny wins). */
+  toolRules?: ToolRules;
   maxRounds?: number;
   memory: TurnMemory;
   clock: Clock;
@@ -183,7 +194,7 @@ export class TurnRunner {
     };
     const now = clock.now();
     const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: now });
-    const toolset = plugins.toolset();
+    const toolset = withToolRules(plugins.toolset(), this.options.toolRules ?? {});
     const layers = {
       persona: this.options.persona ?? DEFAULT_PERSONA,
       timeline: timelineBlock(now, this.options.timeZone ?? 'UTC'),

@@ -157,7 +157,14 @@ export const turnEvents = {
   /** The tools, stage handlers and output channels plugins offered, recorded once per distinct set (stream `toolsets`). */
   ToolsetRecorded: defineEvent(
     'ToolsetRecorded',
-    object({ toolset: nonEmptyString(), tools: array(registeredTool()), handlers: stageHandlers(), channels: array(outputChannel()) }),
+    object({
+      toolset: nonEmptyString(),
+      tools: array(registeredTool()),
+      handlers: stageHandlers(),
+      channels: array(outputChannel()),
+      /** Tools the security policy took out, with why: a call to one is answered with the reason. */
+      refused: optional(array(object({ name: string(), reason: string() }))),
+    }),
   ),
 
   // ── recorded by builds before 2026-12-01, no longer decided (kept so old logs read) ──

@@ -178,7 +178,7 @@ const answered = (d: Decision, message: Extract<TurnInputMessage, { type: 'LlmAn
 
 const startBatch = (d: Decision): void => {
   const { stage, tools } = d.state;
-  const started = stage.toolCalls.map((call) => startCall(call, tools));
+  const started = stage.toolCalls.map((call) => startCall(call, tools, d.state.toolset.refused));
   set(d, { phase: 'tools', calls: started.map((s) => s.state) });
   for (let index = 0; index < started.length && d.state.phase === 'tools'; index++) {
     d.facts.push(...started[index]!.facts);

@@ -14,12 +14,22 @@ import type { TurnFact, TurnMessage } from './turnTypes.ts';
 
 export type CallStep = Readonly<{ state: CallState; facts: TurnFact[] }>;
 
-/** A call's first step: an unknown tool ends at once with an error result; a known one waits for before_toolcall. */
-export const startCall = (call: ToolCall, tools: readonly RegisteredTool[]): CallStep => {
+/**
+ * A call's first step: a tool the security policy refused, or an unknown one, ends at once with an
+ * error result saying why; a known one waits for before_toolcall.
+ */
+export const startCall = (
+  call: ToolCall,
+  tools: readonly RegisteredTool[],
+  refused: readonly Readonly<{ name: string; reason: string }>[] = [],
+): CallStep => {
   const owner = tools.find((t) => t.name === call.name)?.owner ?? null;
   const state: CallState = { call, owner, phase: 'before', denied: false, result: '', response: null };
   if (owner !== null) return { state, facts: [] };
-  const error = `unknown tool '${call.name}' (known: ${tools.map((t) => t.name).join(', ') || 'none'})`;
+  const refusal = refused.find((r) => r.name === call.name);
+  const error = refusal
+    ? `tool '${call.name}' is refused by the security policy: ${refusal.reason}`
+    : `unknown tool '${call.name}' (known: ${tools.map((t) => t.name).join(', ') || 'none'})`;
   return {
     state: { ...state, phase: 'done', result: `Error: ${error}` },
     facts: [{ type: 'ToolCompleted', data: { callId: call.id, name: call.name, result: `Error: ${error}`, error } }],

@@ -33,7 +33,13 @@ export const DEFAULT_MAX_ROUNDS = 8;
 export const DEFAULT_STAGE_TIMEOUT_MS = 5_000;
 
 /** What plugins offered a turn: their tools, stage handlers in registration order, and output channels. */
-export type Toolset = Readonly<{ tools: readonly RegisteredTool[]; handlers: StageHandlers; channels: readonly OutputChannel[] }>;
+export type Toolset = Readonly<{
+  tools: readonly RegisteredTool[];
+  handlers: StageHandlers;
+  channels: readonly OutputChannel[];
+  /** Tools the security policy refused, with why (absent: none). */
+  refused?: readonly Readonly<{ name: string; reason: string }>[];
+}>;
 
 export const EMPTY_TOOLSET: Toolset = { tools: [], handlers: {}, channels: [] };
 

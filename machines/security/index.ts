@@ -1,0 +1,2 @@
+/** The security firewall's pure rules: tool policy. */
+export * from './toolPolicy.ts';

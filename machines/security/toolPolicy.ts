@@ -1,0 +1,51 @@
+/**
+ * Which tools a turn may offer and run, from `security.tools` in settings: names and globs (`*`
+ * any run of characters, `?` one) to `allow` (when given, only those) and to `deny`; deny always
+ * wins. A refused tool is taken out of what the model is offered, and a call to it anyway is
+ * answered with the reason. Pure: the same rules and names give the same verdicts.
+ */
+import type { RegisteredTool } from '../../events/index.ts';
+
+export type ToolRules = Readonly<{ allow?: readonly string[]; deny?: readonly string[] }>;
+
+export type ToolVerdict = Readonly<{ allowed: true }> | Readonly<{ allowed: false; reason: string }>;
+
+/** A tool the policy refused, and why (what the model is told if it calls it). */
+export type RefusedTool = Readonly<{ name: string; reason: string }>;
+
+const escapeRegExp = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+
+/** Whether `glob` names `name`: `*` any run of characters, `?` one; anything else literally. */
+export const globMatches = (glob: string, name: string): boolean =>
+  new RegExp(
+    `^${glob
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c)))
+      .join('')}$`,
+    's',
+  ).test(name);
+
+export const decideTool = (rules: ToolRules, name: string): ToolVerdict => {
+  const denied = (rules.deny ?? []).find((glob) => globMatches(glob, name));
+  if (denied !== undefined) return { allowed: false, reason: `security.tools.deny has '${denied}'` };
+  const allow = rules.allow ?? [];
+  if (allow.length > 0 && !allow.some((glob) => globMatches(glob, name))) {
+    return { allowed: false, reason: `it is not in security.tools.allow (${allow.join(', ')})` };
+  }
+  return { allowed: true };
+};
+
+/** The tools the rules let through, and those they refused with why. */
+export const applyToolRules = (
+  tools: readonly RegisteredTool[],
+  rules: ToolRules,
+): Readonly<{ tools: RegisteredTool[]; refused: RefusedTool[] }> => {
+  const kept: RegisteredTool[] = [];
+  const refused: RefusedTool[] = [];
+  for (const tool of tools) {
+    const verdict = decideTool(rules, tool.name);
+    if (verdict.allowed) kept.push(tool);
+    else refused.push({ name: tool.name, reason: verdict.reason });
+  }
+  return { tools: kept, refused };
+};

@@ -1,0 +1,42 @@
+/**
+ * The tool policy through homed: a tool `security.tools.deny` names is not offered to the model,
+ * and a call to it anyway is answered with the rule that refused it, without running; the log
+ * replays with the refusal.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
+import { finished, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+const offered = (request: RecordedRequest): string[] =>
+  ((request.body as { tools?: { function?: { name?: string } }[] }).tools ?? []).map((t) => t.function?.name ?? '');
+
+describe('security.tools through homed', () => {
+  it('does not offer a denied tool, answers a call to it with the rule, and never runs it', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'call_write', name: 'files_write', arguments: { path: 'x.txt', content: 'written anyway' } }] },
+      { text: 'I could not write it.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { deny: ['files_write', 'memory_*'] } } } });
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'write x.txt please']));
+    expect(reply.stdout).toBe('I could not write it.\n');
+
+    const tools = offered(server.requests[0]!);
+    expect(tools).toContain('files_read');
+    expect(tools.filter((t) => t === 'files_write' || t.startsWith('memory_'))).toEqual([]);
+    const told = JSON.stringify(server.requests[1]!.body);
+    expect(told).toContain("tool 'files_write' is refused by the security policy: security.tools.deny has 'files_write'");
+    expect(existsSync(join(dir, 'files', 'x.txt'))).toBe(false);
+    expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+});
