@@ -100,7 +100,8 @@ export class InteractiveWaiter {
   private async onLine(raw: string): Promise<void> {
     const text = raw.trim();
     if (!text) return this.prompt();
-    if (text.startsWith('/')) return this.command(text);
+    // A line that starts with '/' is a command; with a space before it, a message.
+    if (raw.startsWith('/')) return this.command(text);
     if (!this.client) {
       this.warn('not connected to homed right now; the message was not sent (it will be possible again once it is back)');
       return this.prompt();

@@ -55,6 +55,9 @@ describe('interactive waiter in a terminal', () => {
     term.type('/help');
     await term.waitFor(/\/stop +stop the reply that is streaming/);
     expect(server.requests, '/help went to the model').toHaveLength(0);
+    term.type('/nope');
+    await term.waitFor(/no command \/nope; \/help lists them/);
+    expect(server.requests, 'an unknown command went to the model').toHaveLength(0);
 
     term.type('list the files');
     const screen = await term.waitFor(/There is nothing there yet\./);
