@@ -18,12 +18,17 @@ const read = (path: string): string | null => {
 /** This boot's id, or null where /proc does not say. */
 export const currentBootId = (): string | null => read('/proc/sys/kernel/random/boot_id')?.trim() || null;
 
-/** pgid and start of one process from its /proc/PID/stat (the name in parentheses may hold spaces and parentheses). */
+/**
+ * pgid and start of one live process from its /proc/PID/stat (the name in parentheses may hold
+ * spaces and parentheses); null for one that is gone or a zombie.
+ */
 export const processInfo = (pid: number): ProcessInfo | null => {
   const stat = read(`/proc/${pid}/stat`);
   if (stat === null) return null;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After the name: state(3) ppid(4) pgrp(5) … starttime(22); fields[0] is field 3.
+  // A zombie (exited, not yet reaped by whoever inherited it) runs nothing and has no environment to check.
+  if (fields[0] === 'Z' || fields[0] === 'X') return null;
   const pgid = Number(fields[2]);
   const startTicks = Number(fields[19]);
   return Number.isInteger(pgid) && Number.isInteger(startTicks) ? { pid, pgid, startTicks } : null;
