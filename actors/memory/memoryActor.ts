@@ -251,16 +251,12 @@ export class MemoryActor {
   ): EventNamed<'ContextEventsSunk'>[] {
     const context = [...contextOf(this.options.tx, scope).map(rowEvent), ...(arriving ? [arriving] : [])];
     if (nothingCanSink(context, this.pruneConfig)) return [];
-    const relevance = new Map(
-      recorded
-        ? recorded.map((r) => [`ctx:${r.eventId}`, r.score] as const)
-        : this.options.index.items
-            .search(query, context.length, (item) => (item.tier === 'context' && item.scope === scope ? 1 : 0))
-            .map((h) => [h.id, h.score] as const),
-    );
+    const relevance = recorded
+      ? new Map(recorded.map((r) => [r.eventId, r.score]))
+      : this.options.index.contextRelevance(scope, query, context.length);
     return decidePrune(
       scope,
-      context.map((event) => ({ event, score: relevance.get(`ctx:${event.eventId}`) ?? 0 })),
+      context.map((event) => ({ event, score: relevance.get(event.eventId) ?? 0 })),
       this.pruneConfig,
       at,
     );

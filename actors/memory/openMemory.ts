@@ -119,12 +119,7 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
   const denseRelevance = async (scope: string, text: string): Promise<{ eventId: string; score: number }[] | undefined> => {
     if (!dense) return undefined;
     const [vector] = await embed([text]);
-    const inScope = (item: { tier: string; scope?: string | null }) => (item.tier === 'context' && item.scope === scope ? 1 : 0);
-    const size = index.items.size;
-    return index.items
-      .searchHybrid(text, vector!, size, inScope)
-      .filter((hit) => hit.id.startsWith('ctx:'))
-      .map((hit) => ({ eventId: hit.id.slice('ctx:'.length), score: hit.score }));
+    return [...index.contextRelevance(scope, text, index.items.size, vector)].map(([eventId, score]) => ({ eventId, score }));
   };
   const actor = new MemoryActor({
     store,

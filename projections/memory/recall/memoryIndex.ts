@@ -31,6 +31,10 @@ export const relationItem = (rel: RelationRow): RecallItem => {
 };
 
 /** The one speaker of a run of events, if they all have the same one. */
+/** The recall id of a context event: `ctx:<eventId>`. */
+const CONTEXT_ID = 'ctx:';
+const contextItemId = (eventId: string): string => `${CONTEXT_ID}${eventId}`;
+
 const personOf = (events: readonly ContextEventData[]): string | undefined => {
   const speaker = events[0]?.speaker;
   return speaker !== undefined && events.every((e) => e.speaker === speaker) ? speaker : undefined;
@@ -107,7 +111,7 @@ export class MemoryIndex {
         const text = this.noteUtterance(scope, e);
         this.putContext(scope, e);
         for (const earlier of this.utterances.earlierNeighbours(e.eventId))
-          this.items.addNeighbour(`ctx:${earlier.eventId}`, { text, weight: earlier.weight });
+          this.items.addNeighbour(contextItemId(earlier.eventId), { text, weight: earlier.weight });
         return;
       }
       case 'ContextEventsRestored':
@@ -117,9 +121,9 @@ export class MemoryIndex {
         for (const { events, docId } of event.data.docs) {
           const doc = coldDocById(this.tx, docId)!;
           // One utterance keeps its item (its neighbours' words and its vector) under the doc's id.
-          if (events.length === 1) this.items.move(`ctx:${events[0]!.eventId}`, coldDocItem(doc));
+          if (events.length === 1) this.items.move(contextItemId(events[0]!.eventId), coldDocItem(doc));
           else {
-            for (const e of events) this.items.remove(`ctx:${e.eventId}`);
+            for (const e of events) this.items.remove(contextItemId(e.eventId));
             this.putColdDoc(doc);
           }
         }
@@ -165,6 +169,17 @@ export class MemoryIndex {
     }
   }
 
+  /**
+   * How relevant each context event of `scope` is to `query`, best first, by event id (at most
+   * `k`): keyword scores, or with `vector` (the query in the dense space) dense and keyword ranks
+   * fused. What the prune compares.
+   */
+  contextRelevance(scope: string, query: string, k: number, vector?: Float32Array): Map<string, number> {
+    const inScope = (item: RecallItem) => (item.tier === 'context' && item.scope === scope ? 1 : 0);
+    const hits = vector ? this.items.searchHybrid(query, vector, k, inScope) : this.items.search(query, k, inScope);
+    return new Map(hits.filter((hit) => hit.id.startsWith(CONTEXT_ID)).map((hit) => [hit.id.slice(CONTEXT_ID.length), hit.score]));
+  }
+
   /** Notes an utterance in its scope's order and its speaker as a person; returns its text as indexed. */
   noteUtterance(scope: string, e: ContextEventData): string {
     const text = utteranceText(e);
@@ -186,7 +201,7 @@ export class MemoryIndex {
 
   private putContext(scope: string, e: ContextEventData): void {
     const item: RecallItem = {
-      id: `ctx:${e.eventId}`,
+      id: contextItemId(e.eventId),
       tier: 'context',
       scope,
       text: utteranceText(e),
