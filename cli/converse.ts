@@ -17,7 +17,7 @@ export class ReplyFailed extends HologramError {
 }
 
 /** How a reply that is not an answer ends waiter (exit 1, with this line on stderr). */
-const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
+export const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
   round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
   denied: 'every tool call the model made was denied',
   cancelled: 'the turn was stopped before it finished',

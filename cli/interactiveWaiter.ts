@@ -9,9 +9,10 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 import { type CliClient, replyOfType } from './cliClient.ts';
+import { NOT_AN_ANSWER } from './converse.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
-import { formatPlugins } from './formatPlugins.ts';
+import { formatPlugins, formatTools } from './listings.ts';
 import { StreamLines } from './streamLines.ts';
 
 export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):
@@ -26,12 +27,6 @@ being run; one starting with ↪ came for you without being asked here (a remind
 /** How long a lost daemon is waited for before the session gives up. */
 const RECONNECT_FOR_MS = 60_000;
 const RECONNECT_EVERY_MS = 500;
-
-const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
-  round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
-  denied: 'every tool call the model made was denied',
-  cancelled: 'stopped',
-};
 
 export type InteractiveOptions = Readonly<{
   dataDir: string;
@@ -135,12 +130,7 @@ export class InteractiveWaiter {
           this.stopReplies();
           break;
         case '/tools': {
-          const { tools } = await this.need().ask({ type: 'tools' }, replyOfType('tools'));
-          this.print(
-            tools.length === 0
-              ? 'no tools registered'
-              : tools.map((t) => `${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}`).join('\n'),
-          );
+          this.print(formatTools((await this.need().ask({ type: 'tools' }, replyOfType('tools'))).tools).replace(/\n$/, ''));
           break;
         }
         case '/plugins':

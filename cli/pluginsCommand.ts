@@ -12,7 +12,7 @@ import { DaemonNotRunning } from './daemonErrors.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
 import { PLUGIN_EVENT_TYPES } from '../events/index.ts';
-import { formatPlugins } from './formatPlugins.ts';
+import { formatPlugins } from './listings.ts';
 
 export const PLUGINS_HELP = `Usage: homed plugins [--data DIR]
        homed plugins enable|disable|reload|start|stop NAME [--data DIR]

@@ -12,7 +12,7 @@ import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
 import { systemTimers } from '../actors/clock/systemClock.ts';
 import { defaultDataDir } from './defaultDataDir.ts';
-import { formatPlugins } from './formatPlugins.ts';
+import { formatPlugins, formatTools } from './listings.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
@@ -44,11 +44,6 @@ Exit status:
 
 const stdout = new CommandOutput(process.stdout);
 const out = stdout.write;
-
-const printTools = (tools: readonly { name: string; plugin: string; description: string }[]) => {
-  if (tools.length === 0) out('no tools registered\n');
-  for (const t of tools) out(`${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}\n`);
-};
 
 export { ReplyFailed };
 
@@ -89,16 +84,17 @@ export const waiter = async (argv: string[]): Promise<number> => {
   }
   const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
-  const client = await CliClient.connect(values.data ?? defaultDataDir());
+  const dataDir = values.data ?? defaultDataDir();
+  const client = await CliClient.connect(dataDir);
   try {
     if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then(() => out('stopped\n'));
-    else if (values.tools) printTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools);
+    else if (values.tools) out(formatTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools));
     else if (values.plugins) out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
     else if (positionals.length > 0) await converse(client, positionals.join(' '));
     else {
       const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
       const session = new InteractiveWaiter({
-        dataDir: values.data ?? defaultDataDir(),
+        dataDir,
         user: userInfo().username,
         input: process.stdin,
         stdout,

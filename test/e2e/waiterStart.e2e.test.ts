@@ -150,12 +150,12 @@ describe('waiter with a bundle older than its sources', () => {
 
   it('runs the sources through tsx when an input is gone, or the manifest is missing or is not JSON', async () => {
     const gone = copyCheckout();
-    rmSync(join(gone, 'cli/formatPlugins.ts'));
+    rmSync(join(gone, 'cli/listings.ts'));
     // The sources cannot run either: tsx says which import is missing, as it did before there was a bundle.
     const withoutInput = await waiter(gone, HELP);
     expect(waiterRanFrom(withoutInput.modules, gone)).toBe('tsx');
     expect(withoutInput.code).not.toBe(0);
-    expect(withoutInput.stderr).toContain('formatPlugins');
+    expect(withoutInput.stderr).toContain('listings');
 
     const unlisted = copyCheckout();
     rmSync(join(unlisted, MANIFEST_FILE));

@@ -1,9 +1,16 @@
 /**
- * How a plugin list reads on a terminal: one line per plugin (kind, state, restarts, pid), then
- * what it holds. Pure, and free of the event log, so waiter's bundle does not carry SQLite.
+ * How the daemon's tools and plugins read on a terminal (waiter, its chat session, `homed
+ * plugins`). Pure, and free of the event log, so waiter's bundle does not carry SQLite.
  */
 import type { PluginSummary } from '../plugins/sdk/builtinPlugin.ts';
 
+/** One line per tool: its name, its plugin, what it does. */
+export const formatTools = (tools: readonly Readonly<{ name: string; plugin: string; description: string }>[]): string =>
+  tools.length === 0
+    ? 'no tools registered\n'
+    : tools.map((t) => `${t.name.padEnd(28)} ${t.plugin.padEnd(12)} ${t.description}\n`).join('');
+
+/** One line per plugin (kind, state, restarts, pid), then what it holds. */
 export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
   `${plugins
     .map((p) => {
