@@ -7,14 +7,12 @@
 import { lua, type LuaState } from 'fengari';
 import type { LuaMeter } from './luaMeter.ts';
 import { integerArg } from './meteredCall.ts';
-import { findSteps, GmatchWalk, gsubSteps, isPlainFind, type PatternWalk } from './patternSteps.ts';
+import { findSteps, GmatchWalk, gsubSteps, isDigit, isPlainFind, type PatternWalk } from './patternSteps.ts';
 
 /** Match steps per instruction equivalent (fengari takes about 10–13 ns a step and about 23 ns an instruction). */
 export const STEPS_PER_WORK_UNIT = 2;
 /** Below this bound on its steps a match is charged the bound without walking it first. */
 const WALK_THRESHOLD = 20_000;
-
-const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 48 && c <= 57;
 
 const stringAt = (L: LuaState, i: number): Uint8Array | null => (lua.lua_type(L, i) === lua.LUA_TSTRING ? lua.lua_tolstring(L, i) : null);
 
@@ -32,9 +30,8 @@ const stepBound = (subject: number, pattern: Uint8Array): number => {
 const charge = (L: LuaState, meter: LuaMeter, walk: PatternWalk): void =>
   meter.work(L, walk.outcome === 'ceiling' ? meter.remaining + 1 : Math.ceil(walk.steps / STEPS_PER_WORK_UNIT));
 
-/** Charges what a match of `pattern` over `subject` costs, walking it first only when the cheap bound is too high. */
-const price = (L: LuaState, meter: LuaMeter, subject: Uint8Array, pattern: Uint8Array, walk: (ceiling: number) => PatternWalk) => {
-  const bound = stepBound(subject.length, pattern);
+/** Charges what a match costs: its `bound` when that is cheap, else the steps of walking it first. */
+const price = (L: LuaState, meter: LuaMeter, bound: number, walk: (ceiling: number) => PatternWalk) => {
   if (bound <= WALK_THRESHOLD) meter.work(L, Math.ceil(bound / STEPS_PER_WORK_UNIT));
   else charge(L, meter, walk(meter.remaining * STEPS_PER_WORK_UNIT));
 };
@@ -56,7 +53,7 @@ export const priceFind =
     if (subject === null || pattern === null) return;
     const init = startOf(L, subject.length);
     if (init === null || (find && isPlainFind(pattern, lua.lua_toboolean(L, 4)))) return;
-    price(L, meter, subject, pattern, (ceiling) => findSteps(subject, pattern, init, ceiling));
+    price(L, meter, stepBound(subject.length, pattern), (ceiling) => findSteps(subject, pattern, init, ceiling));
   };
 
 /** string.gsub: every attempt up to its maximum number of replacements. */
@@ -65,7 +62,7 @@ export const priceGsub = (L: LuaState, meter: LuaMeter): void => {
   const pattern = stringAt(L, 2);
   if (subject === null || pattern === null) return;
   const max = integerArg(L, 4, subject.length + 1);
-  price(L, meter, subject, pattern, (ceiling) => gsubSteps(subject, pattern, max, ceiling));
+  price(L, meter, stepBound(subject.length, pattern), (ceiling) => gsubSteps(subject, pattern, max, ceiling));
 };
 
 /** For gmatch: prices each call of the iterator as it comes, following the iteration. */
@@ -74,9 +71,6 @@ export const gmatchPricer = (L: LuaState): ((L: LuaState, meter: LuaMeter) => vo
   const pattern = stringAt(L, 2);
   if (subject === null || pattern === null) return () => undefined;
   const iteration = new GmatchWalk(subject, pattern);
-  const cheap = stepBound(subject.length, pattern) <= WALK_THRESHOLD;
-  return (L, meter) => {
-    if (cheap) meter.work(L, Math.ceil(stepBound(subject.length, pattern) / STEPS_PER_WORK_UNIT));
-    else charge(L, meter, iteration.next(meter.remaining * STEPS_PER_WORK_UNIT));
-  };
+  const bound = stepBound(subject.length, pattern);
+  return (L, meter) => price(L, meter, bound, (ceiling) => iteration.next(ceiling));
 };

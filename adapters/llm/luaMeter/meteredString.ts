@@ -11,6 +11,7 @@ import { lauxlib, lua, to_luastring, type LuaCFunction, type LuaState } from 'fe
 import { SIZES } from './heapSize.ts';
 import type { LuaMeter } from './luaMeter.ts';
 import { gmatchPricer, priceFind, priceGsub } from './matchPrice.ts';
+import { isDigit } from './patternSteps.ts';
 import {
   BUFFER_FACTOR,
   BYTES_PER_WORK_UNIT,
@@ -23,7 +24,6 @@ import {
 } from './meteredCall.ts';
 
 const PERCENT = 37;
-const isDigit = (byte: number | undefined): boolean => byte !== undefined && byte >= 48 && byte <= 57;
 /** The longest text one format item of a number can give (%99.99f of 1e308). */
 const NUMBER_ITEM = 430;
 

@@ -17,7 +17,8 @@ const UNFINISHED = -1;
 class WalkEnded extends Error {}
 
 const isAlpha = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-const isDigit = (c: number) => c >= 48 && c <= 57;
+/** An ASCII digit byte (absent: no). */
+export const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 48 && c <= 57;
 const isGraph = (c: number) => c >= 33 && c <= 126;
 const classMatches = (c: number, cl: number): boolean => {
   const lower = cl | 32;
@@ -231,7 +232,7 @@ class Walk {
         s = null;
         break;
       }
-      if (c === ESC && isDigit(this.pat[p + 1] ?? 0)) {
+      if (c === ESC && isDigit(this.pat[p + 1])) {
         s = this.backReference(s, this.pat[p + 1]!);
         p += 2;
         continue;
