@@ -7,6 +7,7 @@ export { Facility, INSPECT_FACILITY, type FacilityName, type FacilityTypes, type
 export type { KernelModule, ModuleContext } from './kernel/kernelModule.ts';
 export type { PluginListing, PluginsFacility } from './kernel/pluginsFacility.ts';
 export { setting, type Settings } from './modules/config.ts';
+export { sourceLabels } from './llm/llmSources.ts';
 export type { SchedulerFacility } from './modules/schedulerModule.ts';
 export { inertClock, JournaledActor, type Fact, type TimedMessage } from './journal/journaledActor.ts';
 export { replayJournal, type ReplayDivergence } from './journal/replayJournal.ts';

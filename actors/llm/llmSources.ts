@@ -37,6 +37,24 @@ const checkAdapter = (where: string, adapter: unknown): string => {
   return adapter;
 };
 
+/** How logs, errors and clients name a source: its `name`, else `ADAPTER#N` (N from 1, in order). */
+const sourceName = (source: Readonly<Record<string, unknown>>, index: number): string =>
+  typeof source.name === 'string' ? source.name : `${String(source.adapter)}#${index + 1}`;
+
+/**
+ * Each source of settings.json's `llm.sources` by the name it goes by and its model ('' when it
+ * names none), without reading a key: what a client's banner shows.
+ */
+export const sourceLabels = (settings: Settings): { name: string; model: string }[] => {
+  const raw = setting<unknown>(settings, 'llm.sources', []);
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((entry: unknown, i) => {
+    if (typeof entry !== 'object' || entry === null) return [];
+    const source = entry as Record<string, unknown>;
+    return [{ name: sourceName(source, i), model: typeof source.model === 'string' ? source.model : '' }];
+  });
+};
+
 /** A secret of the data dir's vault by name; throws, saying how to set it, when there is none. */
 export type SecretLookup = (name: string) => string;
 
@@ -75,7 +93,7 @@ export const sourcesFromSettings = (
       if (apiKey === undefined) throw new InvalidLlmSource(`${where}: the environment variable ${source.apiKeyEnv} (apiKeyEnv) is not set`);
     }
     return {
-      name: typeof source.name === 'string' ? source.name : `${adapter}#${i + 1}`,
+      name: sourceName(source, i),
       adapter,
       baseUrl,
       ...(typeof source.model === 'string' ? { model: source.model } : {}),

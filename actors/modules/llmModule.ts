@@ -18,7 +18,13 @@ export const llmModule = (): KernelModule => ({
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
     const dataDir = context.require(Facility.dataDir);
-    const llm = llmFacilityFrom(context.require(Facility.config), refusals, (name) => SecretVault.open(dataDir).get(name));
+    let vault: SecretVault | undefined;
+    // Opened once, and only when a source names a secret.
+    const secret = (name: string): string => {
+      vault ??= SecretVault.open(dataDir);
+      return vault.get(name);
+    };
+    const llm = llmFacilityFrom(context.require(Facility.config), refusals, secret);
     if ('missing' in llm) context.log(`llm: ${llm.missing}`);
     context.provide(Facility.llm, llm);
   },

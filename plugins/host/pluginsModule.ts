@@ -2,7 +2,7 @@
  * The plugin host as a kernel module: loads the built-in and data-dir plugins and provides
  * `Facility.plugins` (the host, and the plugins as a turn sees them).
  */
-import { Facility, INSPECT_FACILITY, setting, type KernelModule } from '../../actors/index.ts';
+import { Facility, INSPECT_FACILITY, setting, sourceLabels, type KernelModule } from '../../actors/index.ts';
 import { cliPlugin } from '../builtin/cli/index.ts';
 import { filesPlugin } from '../builtin/files/index.ts';
 import { MEMORY_ADMIN_TOOLS_SETTING, memoryToolsPlugin } from '../builtin/memory/index.ts';
@@ -11,13 +11,6 @@ import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
 import { PluginHost } from './pluginHost.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
-
-/** The model sources of the settings, in order: what a client's banner names. */
-const configuredModels = (settings: Readonly<Record<string, unknown>>): { name: string; model: string }[] =>
-  setting<unknown[]>(settings, 'llm.sources', []).flatMap((source) => {
-    const { name, model } = (source ?? {}) as { name?: unknown; model?: unknown };
-    return typeof name === 'string' ? [{ name, model: typeof model === 'string' ? model : '' }] : [];
-  });
 
 export const MEMORY_NOTES_SCOPE = 'notes';
 
@@ -47,7 +40,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),
         cancel: async (inputId) => void (await scheduler.cancel(inputId)),
-        models: () => configuredModels(settings),
+        models: () => sourceLabels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),
         plugins: () => host!.list(),
         pluginAction: (action, name) => host!.control(action, name),
