@@ -3,20 +3,15 @@
  * the data dir; the files are private; names are checked; a replaced key, a missing key and a
  * damaged vault are each refused with what to do, never with a value.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SECRETS_DIR, SecretVault, SecretVaultError } from '../../adapters/secrets/secretVault.ts';
+import { everyFileText } from '../support/everyFile.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 const VALUE = 'sk-live-very-secret-0123456789';
-
-const everyByte = (dir: string): string =>
-  readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'latin1'))
-    .join('\n');
 
 describe('the secret vault', () => {
   it('gives back what was stored, from a fresh open, and keeps it nowhere in clear', () => {
@@ -26,8 +21,8 @@ describe('the secret vault', () => {
     const vault = SecretVault.open(dir);
     expect(vault.names()).toEqual(['OPENAI_KEY', 'OTHER']);
     expect(vault.get('OPENAI_KEY')).toBe(VALUE);
-    expect(everyByte(dir)).not.toContain(VALUE);
-    expect(everyByte(dir)).not.toContain(Buffer.from(VALUE).toString('base64'));
+    expect(everyFileText(dir)).not.toContain(VALUE);
+    expect(everyFileText(dir)).not.toContain(Buffer.from(VALUE).toString('base64'));
     expect(statSync(join(dir, SECRETS_DIR)).mode & 0o777).toBe(0o700);
     for (const file of ['vault.key', 'vault.json']) expect(statSync(join(dir, SECRETS_DIR, file)).mode & 0o777).toBe(0o600);
   });

@@ -12,23 +12,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { rssMb } from '../support/cliSockets.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
+import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, processState, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const RSS_LIMIT_MB = 400;
 const tempDir = useTempDir();
 const daemons = useDaemons();
-
-type Message = { role: string; content?: unknown };
-const messagesOf = (request: RecordedRequest): Message[] => (request.body as { messages?: Message[] }).messages ?? [];
-const lastUserText = (request: RecordedRequest): string => {
-  const content = messagesOf(request)
-    .filter((m) => m.role === 'user')
-    .at(-1)?.content;
-  return typeof content === 'string' ? content : '';
-};
-const afterToolResult = (request: RecordedRequest): boolean => messagesOf(request).at(-1)?.role === 'tool';
 
 /** A story streams for about a second (so kills land mid-stream); `tool …` calls the fragile plugin's echo first. */
 const startChaosLlm = () =>

@@ -13,18 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CLI_CLIENTS, MAX_PENDING_MESSAGES } from '../../plugins/builtin/cli/cliWire.ts';
 import { connectCli, repliesOf, requestLine, rssMb } from '../support/cliSockets.ts';
 import { askSocket, logOf, type StartOptions, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { type LlmServer, type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
+import { type LlmServer, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, hasNoStackTrace, spawnNode, WAITER } from '../support/processes.ts';
 
 const RSS_LIMIT_MB = 400;
 /** What the flood's messages are answered with: 256 KiB, so its unread replies pass the high-water mark after a few. */
 const BIG_REPLY = 'x'.repeat(256 * 1024);
-
-const asked = (request: RecordedRequest): string => {
-  const messages = (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = messages.filter((m) => m.role === 'user').at(-1);
-  return typeof last?.content === 'string' ? last.content : '';
-};
 
 const daemons = useDaemons();
 let root: string;
@@ -34,7 +28,7 @@ let dirs = 0;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'hologram-hostile-'));
   server = await startLlmServer([
-    { when: (r) => asked(r).startsWith('flood'), reply: { text: BIG_REPLY }, repeat: true },
+    { when: (r) => lastUserText(r).startsWith('flood'), reply: { text: BIG_REPLY }, repeat: true },
     { when: () => true, reply: { text: 'still here' }, repeat: true },
   ]);
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
+import { afterToolResult, lastUserText, messagesOf, type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, spawnNode, WAITER, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { useTerminals } from '../support/tmux.ts';
@@ -15,39 +15,39 @@ const tempDir = useTempDir();
 const daemons = useDaemons();
 const terminals = useTerminals();
 
-type Message = { role: string; content?: unknown };
-const messagesOf = (request: RecordedRequest): Message[] => (request.body as { messages?: Message[] }).messages ?? [];
-const lastUser = (request: RecordedRequest): string => {
-  const content = messagesOf(request)
-    .filter((m) => m.role === 'user')
-    .at(-1)?.content;
-  return typeof content === 'string' ? content : '';
-};
-const afterTool = (request: RecordedRequest): boolean => messagesOf(request).at(-1)?.role === 'tool';
-const asks = (start: string) => (request: RecordedRequest) => !afterTool(request) && lastUser(request).startsWith(start);
+const asks = (start: string) => (request: RecordedRequest) => !afterToolResult(request) && lastUserText(request).startsWith(start);
 
 /** Ten lines of a story, streamed a word at a time: long enough to press /stop in the middle. */
 const STORY = Array.from({ length: 10 }, (_, i) => `Line ${i + 1} of a story that goes on and on.`).join('\n');
 
 const startScriptedLlm = () =>
   startLlmServer([
-    { when: (r) => afterTool(r) && lastUser(r).startsWith('list'), reply: { text: 'There is nothing there yet.' }, repeat: true },
-    { when: (r) => afterTool(r) && lastUser(r).startsWith('remind'), reply: { text: 'I will remind you.' }, repeat: true },
+    { when: (r) => afterToolResult(r) && lastUserText(r).startsWith('list'), reply: { text: 'There is nothing there yet.' }, repeat: true },
+    { when: (r) => afterToolResult(r) && lastUserText(r).startsWith('remind'), reply: { text: 'I will remind you.' }, repeat: true },
     { when: asks('list'), reply: { toolCalls: [{ name: 'files_list', arguments: {} }] }, repeat: true },
     { when: asks('remind'), reply: { toolCalls: [{ name: 'timer_set', arguments: { seconds: 2, note: 'stretch' } }] }, repeat: true },
     { when: asks('Timer'), reply: { text: 'Time to stretch!' }, repeat: true },
-    { when: (r) => !afterTool(r) && lastUser(r).includes('story'), reply: { text: STORY, slow: { chunkDelayMs: 60 } }, repeat: true },
+    {
+      when: (r) => !afterToolResult(r) && lastUserText(r).includes('story'),
+      reply: { text: STORY, slow: { chunkDelayMs: 60 } },
+      repeat: true,
+    },
     { when: asks('ping'), reply: { text: 'pong' }, repeat: true },
   ]);
+
+/** A homed on a fresh data dir, answered by the scripted server. */
+const startScriptedHomed = async () => {
+  const server = await startScriptedLlm();
+  daemons.onCleanup(() => server.close());
+  const dir = testDataDir(tempDir(), { llm: server });
+  return { server, dir, daemon: await daemons.start(dir) };
+};
 
 const interactive = (dir: string) => terminals.open([process.execPath, WAITER, '--data', dir]);
 
 describe('interactive waiter in a terminal', () => {
   it('greets with the data dir and model, answers /help itself, shows a tool as it runs, then the answer', async () => {
-    const server = await startScriptedLlm();
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server });
-    const daemon = await daemons.start(dir);
+    const { server, dir, daemon } = await startScriptedHomed();
     const term = interactive(dir);
     await term.waitFor(new RegExp(`hologram · ${dir.replaceAll('/', '\\/')} · model local \\(m\\)`));
     await term.waitFor(/^› /m);
@@ -69,10 +69,7 @@ describe('interactive waiter in a terminal', () => {
   });
 
   it('/stop while a reply streams stops it there, and the next message is answered', async () => {
-    const server = await startScriptedLlm();
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server });
-    const daemon = await daemons.start(dir);
+    const { dir, daemon } = await startScriptedHomed();
     const term = interactive(dir);
     await term.waitFor(/^› /m);
     term.type('tell me a story');
@@ -89,10 +86,7 @@ describe('interactive waiter in a terminal', () => {
   });
 
   it("shows a reminder set from another session when it fires, answered with that conversation's history", async () => {
-    const server = await startScriptedLlm();
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server });
-    const daemon = await daemons.start(dir);
+    const { server, dir, daemon } = await startScriptedHomed();
     // Set from a one-shot waiter, which leaves at once.
     const setter = await finished(spawnNode([WAITER, '--data', dir, 'remind me to stretch in 2 seconds']));
     expect(setter.stdout).toBe('I will remind you.\n');
@@ -100,7 +94,7 @@ describe('interactive waiter in a terminal', () => {
     const term = interactive(dir);
     await term.waitFor(/^› /m);
     await term.waitFor(/↪ Time to stretch!/, 15_000);
-    const reminder = server.requests.find((r) => lastUser(r).startsWith('Timer'))!;
+    const reminder = server.requests.find((r) => lastUserText(r).startsWith('Timer'))!;
     expect(JSON.stringify(messagesOf(reminder)), 'the reminder turn has the conversation it was set in').toContain(
       'remind me to stretch in 2 seconds',
     );
@@ -109,10 +103,7 @@ describe('interactive waiter in a terminal', () => {
   });
 
   it('says when homed goes away, reconnects when it is back, and goes on', async () => {
-    const server = await startScriptedLlm();
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server });
-    const first = await daemons.start(dir);
+    const { dir, daemon: first } = await startScriptedHomed();
     const term = interactive(dir);
     await term.waitFor(/^› /m);
     await daemons.stop(first);
@@ -129,10 +120,7 @@ describe('interactive waiter in a terminal', () => {
 
 describe('one-shot waiter', () => {
   it('Ctrl-C stops the task it started and no other: it exits 1 saying so, and the next message still runs', async () => {
-    const server = await startScriptedLlm();
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server });
-    const daemon = await daemons.start(dir);
+    const { dir, daemon } = await startScriptedHomed();
     const story = spawnNode([WAITER, '--data', dir, 'tell me a story']);
     const storyDone = finished(story);
     await waitForLine(story, /Line 1 of a story/);

@@ -1,16 +1,8 @@
-/**
- * The credential vault as a user meets it: `homed secret set` takes the value on stdin (never as
- * an argument), `list` shows names only, a model source names the secret (`apiKeySecret`), and the
- * value reaches the model server as its key but appears in nothing else: no request body, no
- * event, no output, no file of the data dir in clear. A source naming a secret that is not there
- * stops the daemon with what to run.
- */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, HOMED, hasNoStackTrace, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { everyFileText } from '../support/everyFile.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -23,12 +15,6 @@ const secret = async (dir: string, args: string[], stdin?: string) => {
   child.stdin?.end(stdin ?? '');
   return done;
 };
-
-const everyFile = (dir: string): string =>
-  readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'latin1'))
-    .join('\n');
 
 describe('homed secret', () => {
   it('stores a key from stdin that the model server gets and nothing else shows', async () => {
@@ -62,7 +48,7 @@ describe('homed secret', () => {
       JSON.stringify(server.requests.map((r) => r.body)),
     ];
     for (const text of seen) expect(text).not.toContain(VALUE);
-    expect(everyFile(dir), 'the value in clear in the data dir').not.toContain(VALUE);
+    expect(everyFileText(dir), 'the value in clear in the data dir').not.toContain(VALUE);
     await verifyReplay(dir);
   });
 

@@ -10,20 +10,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay, type CliReply } from '../support/homedSession.ts';
-import { startLlmServer, type RecordedRequest, type ScriptEntry } from '../support/llmServer/index.ts';
+import { lastUserText, startLlmServer, type ScriptEntry } from '../support/llmServer/index.ts';
 import { finished, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 const daemons = useDaemons();
 
-/** The text of the last user message of a request: what a scripted reply answers. */
-const asked = (request: RecordedRequest): string => {
-  const messages = (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  return typeof last?.content === 'string' ? last.content : '';
-};
-const when = (text: string, reply: ScriptEntry & object): ScriptEntry => ({ when: (r) => asked(r) === text, reply: reply as never });
+const when = (text: string, reply: ScriptEntry & object): ScriptEntry => ({ when: (r) => lastUserText(r) === text, reply: reply as never });
 
 const SLOW = { chunkDelayMs: 250 };
 
@@ -65,7 +59,7 @@ describe('what leaves a turn comes from its journal', () => {
     const dir = testDataDir(tempDir(), { llm: server, plugins: ['redactor'] });
     await daemons.start(dir);
     expect((await askSocket(dir, 'my password: hunter2')).at(-1)).toMatchObject({ outcome: 'answer' });
-    expect(asked(server.requests[0]!)).toBe('my password: [redacted]');
+    expect(lastUserText(server.requests[0]!)).toBe('my password: [redacted]');
     const memory = (await logOf(dir, '--type', 'ContextEventAppended')).map((e) => e.data.event as { role: string; text: string });
     expect(memory.map((e) => [e.role, e.text])).toEqual([
       ['user', 'my password: [redacted]'],

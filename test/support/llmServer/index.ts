@@ -1,4 +1,5 @@
 /** A scripted local LLM server for tests: real HTTP, three wire formats, recorded requests. */
+export { afterToolResult, lastUserText, messagesOf, type RecordedMessage } from './recordedMessages.ts';
 export { startLlmServer } from './startLlmServer.ts';
 export type {
   FinishReason,
