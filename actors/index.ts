@@ -5,7 +5,7 @@
  */
 export { Facility, INSPECT_FACILITY, type FacilityName, type FacilityTypes, type Inspector } from './kernel/facilities.ts';
 export type { KernelModule, ModuleContext } from './kernel/kernelModule.ts';
-export type { PluginListing, PluginsFacility } from './kernel/pluginsFacility.ts';
+export type { ApprovalDesk, PluginListing, PluginsFacility } from './kernel/pluginsFacility.ts';
 export { setting, type Settings } from './modules/config.ts';
 export { sourceLabels } from './llm/llmSources.ts';
 export type { SchedulerFacility } from './modules/schedulerModule.ts';
@@ -27,6 +27,7 @@ export {
   type HandlerInput,
   type HandlerResolution,
 } from '../machines/stagePipeline/index.ts';
+export { INTERNAL, OWNER } from '../machines/security/index.ts';
 export {
   Capability,
   DEFAULT_STAGE_TIMEOUT_MS,

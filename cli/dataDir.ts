@@ -11,7 +11,9 @@ import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
 
 export { defaultDataDir } from './defaultDataDir.ts';
 
-export const EVENT_LOG_FILE = 'events.db';
+import { EVENT_LOG_FILE } from '../actors/modules/config.ts';
+
+export { EVENT_LOG_FILE };
 
 /** Group and others get nothing of what homed (and the plugins it starts) creates. */
 export const PRIVATE_UMASK = 0o077;

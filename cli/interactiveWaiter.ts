@@ -12,6 +12,7 @@ import { type CliClient, replyOfType } from './cliClient.ts';
 import { NOT_AN_ANSWER } from './converse.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
+import { answerApproval, formatApprovals } from './approvals.ts';
 import { formatPlugins, formatTools } from './listings.ts';
 import { StreamLines } from './streamLines.ts';
 
@@ -19,6 +20,9 @@ export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model)
   /stop      stop the reply that is streaming (Ctrl-C does the same)
   /tools     the tools the model can call
   /plugins   the plugins, with their state
+  /approvals the tool calls waiting for your approval
+  /approve [ID]          run a waiting call (ID may be left out when only one waits)
+  /deny [ID] [reason]    refuse it; the model is told the reason
   /help      this list
   /quit      leave (Ctrl-D does the same)
 Anything else is a message. Replies stream above the prompt; a line starting with · is a tool
@@ -135,6 +139,13 @@ export class InteractiveWaiter {
         }
         case '/plugins':
           this.print(formatPlugins((await this.need().ask({ type: 'plugins' }, replyOfType('plugins'))).plugins).trimEnd());
+          break;
+        case '/approvals':
+          this.print(formatApprovals((await this.need().ask({ type: 'approvals' }, replyOfType('approvals'))).pending));
+          break;
+        case '/approve':
+        case '/deny':
+          this.say(await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1)));
           break;
         default:
           this.warn(`no command ${name}; /help lists them (to send a message starting with '/', put a space before it)`);

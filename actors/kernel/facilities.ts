@@ -13,6 +13,7 @@ import type { ProjectionsFacility } from '../modules/projectionsModule.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
 import type { PluginsFacility } from './pluginsFacility.ts';
 import type { TurnRunner } from '../turn/turnRunner.ts';
+import type { SecurityProxy } from '../security/securityProxy.ts';
 
 export const Facility = {
   /** Group 0: given before assembly. */
@@ -30,6 +31,7 @@ export const Facility = {
   turns: 'turns',
   memory: 'memory',
   output: 'output',
+  security: 'security',
 } as const;
 
 export type FacilityName = (typeof Facility)[keyof typeof Facility];
@@ -55,6 +57,7 @@ export type FacilityTypes = {
   memory: Memory;
   output: Readonly<{ caughtUp(seq?: number): Promise<void> }>;
   inspect: Inspector;
+  security: SecurityProxy;
 };
 
 /** Facilities that exist before any module starts (the spec's "group 0"). */

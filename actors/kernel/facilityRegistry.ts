@@ -1,12 +1,15 @@
 /**
  * The kernel's shared state: facilities by name. A module reads only what it declared in
- * `requires` and writes only what it declared in `provides`.
+ * `requires` and writes only what it declared in `provides`; a facility another module guards
+ * is stored as that module's wrap of it, so no reader can reach the unwrapped one.
  */
 import type { FacilityTypes } from './facilities.ts';
 import type { KernelModule, ModuleContext } from './kernelModule.ts';
 
 export class FacilityRegistry {
   private readonly values = new Map<string, unknown>();
+
+  private readonly wraps = new Map<string, (value: unknown) => unknown>();
 
   private readonly given: ReadonlySet<string>;
 
@@ -40,7 +43,15 @@ export class FacilityRegistry {
         if (!module.provides.includes(facility)) {
           throw new Error(`module '${module.name}' provides '${facility}' without declaring it in provides`);
         }
-        this.values.set(facility, value);
+        const wrap = this.wraps.get(facility);
+        this.values.set(facility, wrap ? wrap(value) : value);
+      },
+      guard: (facility, wrap) => {
+        if (!module.guards?.includes(facility)) {
+          throw new Error(`module '${module.name}' guards '${facility}' without declaring it in guards`);
+        }
+        if (this.values.has(facility)) throw new Error(`module '${module.name}' guards '${facility}' after it was provided`);
+        this.wraps.set(facility, wrap as (value: unknown) => unknown);
       },
       log,
       fail,

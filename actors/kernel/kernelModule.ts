@@ -9,6 +9,8 @@ export interface ModuleContext {
   optional<K extends keyof FacilityTypes>(facility: K): FacilityTypes[K] | undefined;
   /** Publishes a facility this module declared in `provides`. */
   provide<K extends keyof FacilityTypes>(facility: K, value: FacilityTypes[K]): void;
+  /** Wraps a facility this module declared in `guards`: its provider's value reaches every reader through `wrap`. */
+  guard<K extends keyof FacilityTypes>(facility: K, wrap: (value: FacilityTypes[K]) => FacilityTypes[K]): void;
   /** A line for the daemon's console. */
   log(line: string): void;
   /** Reports that the running module broke; the kernel then stops in order. */
@@ -18,6 +20,7 @@ export interface ModuleContext {
 export interface KernelModule extends ModuleDeclaration {
   readonly requires: readonly (keyof FacilityTypes)[];
   readonly provides: readonly (keyof FacilityTypes)[];
+  readonly guards?: readonly (keyof FacilityTypes)[];
   init(context: ModuleContext): void | Promise<void>;
   stop?(): void | Promise<void>;
 }

@@ -3,6 +3,7 @@
  * way output reaches a channel, and the controls and listings the cli offers.
  */
 import type { Delivery } from '../output/outputDeliveries.ts';
+import type { ToolRules } from '../../machines/security/index.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
 
 export type PluginListing = Readonly<{
@@ -23,4 +24,14 @@ export type PluginsFacility = Readonly<{
   /** Hands a delivery to the plugin that owns its channel. */
   deliver(delivery: Delivery): Promise<void>;
   list(): readonly PluginListing[];
+  /** The tool rules of a plugin-declared principal (a profile in its plugin's manifest). */
+  profileOf(principal: string): ToolRules | undefined;
+  /** Where the cli's /approve and /deny go (the turns hand it over when they start). */
+  useApprovals(desk: ApprovalDesk): void;
+}>;
+
+/** The calls waiting for a person, and how to answer one (the turn runner). */
+export type ApprovalDesk = Readonly<{
+  pending(): readonly Readonly<{ approval: string; name: string; callId: string; conversation: string }>[];
+  answer(answer: Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>): Promise<void>;
 }>;

@@ -5,7 +5,10 @@
  */
 import type { ProviderChain } from './providerChain.ts';
 
-export type LlmFacility = Readonly<{ chain: ProviderChain; model: string }> | Readonly<{ missing: string; model: string }>;
+/** What callers use of the chain: asking it, and the source it asks first. */
+export type ModelChain = Pick<ProviderChain, 'complete' | 'primary'>;
+
+export type LlmFacility = Readonly<{ chain: ModelChain; model: string }> | Readonly<{ missing: string; model: string }>;
 
 /** No source is configured: every call fails with what to configure. */
 export const missingLlm = (why: string): LlmFacility => ({ missing: why, model: '(none)' });

@@ -3,7 +3,7 @@
  * graph says about each. Its answer is recorded (`MergeDecided`) before it is applied, like
  * every other model answer, so replay never asks again.
  */
-import type { ProviderChain } from '../llm/providerChain.ts';
+import type { ModelChain } from '../llm/llmFacility.ts';
 
 export type MergeVerdict = Readonly<{ decision: 'merge' | 'keep'; reason: string }>;
 
@@ -53,7 +53,7 @@ export const parseRelationVerdict = (text: string): RelationVerdict => {
 };
 
 export const llmRelationJudge =
-  (chain: ProviderChain, model: string): RelationJudge =>
+  (chain: ModelChain, model: string): RelationJudge =>
   async (r) => {
     const content = [
       `Sentence: "${r.sentence}"`,
@@ -65,7 +65,7 @@ export const llmRelationJudge =
   };
 
 export const llmMergeJudge =
-  (chain: ProviderChain, model: string): MergeJudge =>
+  (chain: ModelChain, model: string): MergeJudge =>
   async (a, b, evidence) => {
     const answer = await chain.complete({ model, messages: [{ role: 'user', content: PROMPT(a, b, evidence) }], tools: [], stream: false });
     return parseVerdict(answer.text);

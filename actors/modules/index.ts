@@ -4,6 +4,12 @@ import type { Settings } from './config.ts';
 import { configModule } from './configModule.ts';
 import { projectionsModule } from './projectionsModule.ts';
 import { schedulerModule } from './schedulerModule.ts';
+import { securityModule } from './securityModule.ts';
 
 /** `settings`: overrides for this run, laid over settings.json (see configModule). */
-export const defaultModules = (settings?: Settings): KernelModule[] => [configModule(settings), projectionsModule(), schedulerModule()];
+export const defaultModules = (settings?: Settings): KernelModule[] => [
+  configModule(settings),
+  securityModule(),
+  projectionsModule(),
+  schedulerModule(),
+];

@@ -1,9 +1,8 @@
 /**
  * The `llm` facility as a kernel module: one provider chain from settings.json (keys named by
- * `apiKeySecret` from the data dir's vault), shared by every caller. Its refusals are journaled and restored at start, so a key refused before a restart
+ * `apiKeySecret`, read from the vault through the security module), shared by every caller. Its refusals are journaled and restored at start, so a key refused before a restart
  * is not tried again until it changes.
  */
-import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { llmFacilityFrom } from '../llm/llmSources.ts';
@@ -11,20 +10,14 @@ import { openRefusalJournal } from '../llm/refusalJournal.ts';
 
 export const llmModule = (): KernelModule => ({
   name: 'llm',
-  requires: [Facility.config, Facility.eventLog, Facility.clock, Facility.dataDir],
+  requires: [Facility.config, Facility.eventLog, Facility.clock, Facility.security],
   provides: [Facility.llm],
   async init(context) {
     const refusals = await openRefusalJournal(context.require(Facility.eventLog), context.require(Facility.clock), (refusal) =>
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
-    const dataDir = context.require(Facility.dataDir);
-    let vault: SecretVault | undefined;
-    // Opened once, and only when a source names a secret.
-    const secret = (name: string): string => {
-      vault ??= SecretVault.open(dataDir);
-      return vault.get(name);
-    };
-    const llm = llmFacilityFrom(context.require(Facility.config), refusals, secret);
+    const security = context.require(Facility.security);
+    const llm = llmFacilityFrom(context.require(Facility.config), refusals, (name) => security.secret(name));
     if ('missing' in llm) context.log(`llm: ${llm.missing}`);
     context.provide(Facility.llm, llm);
   },

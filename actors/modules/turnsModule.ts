@@ -5,7 +5,7 @@
  * `timeZone` (IANA, for the timeline layer; default the machine's). Without a model source the
  * daemon still runs, and each input is answered with a failure saying what to configure.
  */
-import type { ToolRules } from '../../machines/security/index.ts';
+import type { SecurityPolicy } from '../../machines/security/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TURN_STREAM_PREFIX } from '../../events/index.ts';
@@ -48,7 +48,7 @@ export const turnsModule = (): KernelModule => {
         (existsSync(personaFile) ? readFileSync(personaFile, 'utf8').trim() || undefined : undefined);
       const timeZone = setting<string>(settings, 'timeZone', Intl.DateTimeFormat().resolvedOptions().timeZone);
       const maxRounds = setting<number | undefined>(settings, 'llm.maxRounds', undefined);
-      const toolRules = setting<ToolRules>(settings, 'security.tools', {});
+      const policy = setting<SecurityPolicy>(settings, 'security', {});
       const projections = context.require(Facility.projections);
       runner = new TurnRunner({
         store,
@@ -57,7 +57,8 @@ export const turnsModule = (): KernelModule => {
         llm: context.require(Facility.llm),
         ...(persona ? { persona } : {}),
         timeZone,
-        toolRules,
+        policy,
+        profileOf: (principal) => context.require(Facility.plugins).profileOf(principal),
         ...(maxRounds ? { maxRounds } : {}),
         log: (line) => context.log(line),
         memory: turnMemoryOf(context.require(Facility.memory)),
@@ -70,6 +71,7 @@ export const turnsModule = (): KernelModule => {
         },
       });
       await runner.start();
+      context.require(Facility.plugins).useApprovals(runner);
       context.provide(Facility.turns, runner);
     },
     async stop() {

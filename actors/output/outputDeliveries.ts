@@ -5,7 +5,7 @@
  * ends each reply with what it was, and delivers output-channel sends. Pure: the same events give
  * the same deliveries; nothing here reads anything but the events.
  */
-import { TURN_STREAM_PREFIX, type AnyEvent, type OutputChannel, type Recorded } from '../../events/index.ts';
+import { TURN_STREAM_PREFIX, type AnyEvent, type EventNamed, type OutputChannel, type Recorded } from '../../events/index.ts';
 import type { SchedulerMessage } from '../../machines/scheduler/index.ts';
 import { OUTPUT_SEND_PREFIX, parseChannelTool, showsProgress, type OutputKind } from '../../machines/turn/index.ts';
 
@@ -59,6 +59,13 @@ export const OUTCOME_NOTES: Readonly<Record<OutputKind, string>> = {
   failed: '',
   cancelled: '(cancelled)',
   preempted: '',
+};
+
+/** What the person is asked when a call waits for them. */
+export const approvalNote = ({ approval, name, args, reason }: EventNamed<'ApprovalRequested'>['data']): string => {
+  const shown = JSON.stringify(args);
+  const brief = shown.length > 300 ? `${shown.slice(0, 300)}…` : shown;
+  return `Approval ${approval}: the agent wants to run ${name} ${brief} (${reason}). Answer /approve ${approval} or /deny ${approval}.`;
 };
 
 const turnOf = (state: OutputState, event: AnyEvent & { stream: string }): TurnOutput | undefined =>
@@ -125,6 +132,10 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       }
       if (parsed.kind !== 'send' || !state.channels.has(parsed.channel)) return [];
       return [{ route: { channel: parsed.channel, target: null }, kind: 'message', text: String(event.data.args.payload ?? '') }];
+    }
+    case 'ApprovalRequested': {
+      const turn = turnOf(state, event);
+      return turn?.route ? [{ route: turn.route, kind: 'message', text: approvalNote(event.data), ...forInput(turn.inputId) }] : [];
     }
     case 'OutputSent': {
       const turn = turnOf(state, event);

@@ -5,6 +5,7 @@
  */
 import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
 import { SECRET_NAME } from '../../adapters/secrets/secretVault.ts';
+import { FINDING_RULES } from '../../events/index.ts';
 import { baseUrlProblem } from './baseUrl.ts';
 import type { SettingsField } from './settingsField.ts';
 
@@ -14,6 +15,24 @@ const timeZoneProblem = (zone: string): string | null =>
     : `'${zone}' is not an IANA time zone; use a name like "Europe/Paris" or "UTC"`;
 
 const minutes = (loop: string): SettingsField => ({ type: 'number', exclusiveMin: 0, doc: `minutes between two runs of the ${loop} loop` });
+
+const toolRules = (doc: string): SettingsField => ({
+  type: 'object',
+  doc,
+  fields: {
+    allow: {
+      type: 'list',
+      of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('files_*')" },
+      doc: 'when given, only these tools',
+    },
+    deny: { type: 'list', of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('memory_*')" }, doc: 'never these tools' },
+    approve: {
+      type: 'list',
+      of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('files_write')" },
+      doc: 'each call waits for your /approve',
+    },
+  },
+});
 
 const llmSource: SettingsField = {
   type: 'object',
@@ -106,19 +125,50 @@ export const SETTINGS_SCHEMA: SettingsField = {
       type: 'object',
       doc: 'the security firewall',
       fields: {
-        tools: {
+        tools: toolRules('which tools a turn may offer and run, whoever sent its input; deny always wins'),
+        principals: {
+          type: 'map',
+          doc: "rules for one principal (who an input is from: 'owner', 'internal', or a plugin profile such as 'qq.guest'), on top of security.tools",
+          of: toolRules('the tools this principal may use'),
+        },
+        owners: {
+          type: 'list',
+          of: { type: 'string', nonEmpty: true, doc: "a plugin profile, e.g. 'qq.owner'" },
+          doc: 'plugin profiles you vouch for as yourself: they may use hard-private tools (settings, secrets, plugins, memory admin)',
+        },
+        sandbox: {
           type: 'object',
-          doc: 'which tools a turn may offer and run; deny always wins',
+          doc: 'where tools that touch the machine may read, write and connect (checked on the arguments each tool declares)',
           fields: {
-            allow: {
+            read: {
               type: 'list',
-              of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('files_*')" },
-              doc: 'when given, only these tools',
+              of: { type: 'string', nonEmpty: true, doc: 'a directory' },
+              doc: 'directories tools may read (default: the files plugin roots)',
             },
-            deny: {
+            write: {
               type: 'list',
-              of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('memory_*')" },
-              doc: 'never these tools',
+              of: { type: 'string', nonEmpty: true, doc: 'a directory' },
+              doc: 'directories tools may write (default: the files plugin roots)',
+            },
+            network: { type: 'boolean', doc: 'whether tools may connect anywhere at all (default false)' },
+            hosts: {
+              type: 'list',
+              of: { type: 'string', nonEmpty: true, doc: "a host name, or '*.example.com'" },
+              doc: 'when given, the only hosts tools may connect to',
+            },
+            loopback: { type: 'boolean', doc: 'whether tools may connect to this machine (localhost, 127.0.0.1, ::1); default false' },
+          },
+        },
+        review: {
+          type: 'object',
+          doc: 'content review of inputs and tool results: a finding is recorded (never the matched text) and the model is warned',
+          fields: {
+            enabled: { type: 'boolean', doc: 'review at all (default true)' },
+            words: { type: 'list', of: { type: 'string', nonEmpty: true, doc: 'a word or phrase' }, doc: 'sensitive words to flag' },
+            block: {
+              type: 'list',
+              of: { type: 'enum', values: FINDING_RULES, doc: 'a review rule' },
+              doc: 'rules whose finding withholds the content from the model instead of warning it',
             },
           },
         },

@@ -10,7 +10,15 @@ import type { Toolset } from '../../machines/turn/index.ts';
 export const toolsetId = (toolset: Toolset): string =>
   createHash('sha256')
     // Refusals join the hash only when there are some, so the ids of sets recorded before them stay.
-    .update(JSON.stringify([toolset.tools, toolset.handlers, toolset.channels, ...(toolset.refused?.length ? [toolset.refused] : [])]))
+    .update(
+      JSON.stringify([
+        toolset.tools,
+        toolset.handlers,
+        toolset.channels,
+        ...(toolset.refused?.length || toolset.approve?.length ? [toolset.refused ?? []] : []),
+        ...(toolset.approve?.length ? [toolset.approve] : []),
+      ]),
+    )
     .digest('hex')
     .slice(0, 16);
 
@@ -28,6 +36,7 @@ export class ToolsetLedger {
           handlers: data.handlers,
           channels: data.channels,
           ...(data.refused?.length ? { refused: data.refused } : {}),
+          ...(data.approve?.length ? { approve: data.approve } : {}),
         });
       }
     })();
@@ -50,6 +59,7 @@ export class ToolsetLedger {
           handlers: toolset.handlers,
           channels: [...toolset.channels],
           ...(toolset.refused?.length ? { refused: [...toolset.refused] } : {}),
+          ...(toolset.approve?.length ? { approve: [...toolset.approve] } : {}),
         },
       },
     ]);

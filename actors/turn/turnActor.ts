@@ -81,6 +81,11 @@ export class TurnActor {
     if (context.phase === 'done') this.finished(context.outcome ?? 'answered');
   }
 
+  /** The turn's stream in the log. */
+  get stream(): string {
+    return this.options.stream;
+  }
+
   get state(): TurnState {
     return this.journal.snapshot.context;
   }
@@ -251,9 +256,19 @@ export class TurnActor {
     this.options.effects.callTool({ callId, name, owner, args }, controller.signal).then(
       (result) => {
         if (!this.untrack(controller)) return;
+        const { content, isError, filled, findings, blocked, refused } = result;
         this.deliver({
           type: 'ToolResultRecorded',
-          data: { callId, name, content: result.content, ...(result.isError ? { isError: true } : {}) },
+          data: {
+            callId,
+            name,
+            content,
+            ...(isError ? { isError: true } : {}),
+            ...(filled?.length ? { filled: [...filled] } : {}),
+            ...(findings?.length ? { findings: [...findings] } : {}),
+            ...(blocked ? { blocked: true } : {}),
+            ...(refused !== undefined ? { refused } : {}),
+          },
         });
       },
       (error: unknown) => {

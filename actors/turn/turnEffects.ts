@@ -8,7 +8,12 @@ import type { LlmFacility } from '../llm/llmFacility.ts';
 import type { TurnEffects } from './turnActor.ts';
 
 /** Where a tool call comes from: what a tool acting on "this conversation" (or answering later, as a timer) needs. */
-export type ToolCallOrigin = Readonly<{ conversation: string; replyTo?: Readonly<{ channel: string; target?: string }> }>;
+export type ToolCallOrigin = Readonly<{
+  conversation: string;
+  replyTo?: Readonly<{ channel: string; target?: string }>;
+  /** Who the turn's input was from. */
+  principal?: string;
+}>;
 
 /** What the plugins bring to a turn (the plugins facility has this shape). */
 export type TurnPlugins = Readonly<{

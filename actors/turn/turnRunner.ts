@@ -6,11 +6,16 @@
  * stops every turn and leaves their tasks to the next start. On start, turns a killed daemon
  * left open are closed as abandoned, and a task the scheduler started before this module was
  * listening is run.
+ *
+ * A turn whose calls wait for a person's approval is parked: its task ends (the agent goes on
+ * with other inputs) and the turn stays open in the log, across restarts. An answer is queued
+ * as an input; when the scheduler starts it, the parked turn takes the answer and goes on.
  */
-import { applyToolRules, type ToolRules } from '../../machines/security/index.ts';
+import { applyPolicy, INTERNAL, OWNER, type SecurityPolicy, type ToolRules } from '../../machines/security/index.ts';
 import {
   TURN_INPUT_TYPES,
   TURN_STREAM_PREFIX,
+  HologramError,
   type Clock,
   type EventStore,
   type IdSource,
@@ -24,6 +29,8 @@ import {
   DEFAULT_MAX_ROUNDS,
   DEFAULT_PERSONA,
   FALLBACK_CONTEXT_WINDOW,
+  awaitsApproval,
+  pendingApprovals,
   planTurnContext,
   runtimeBlock,
   timelineBlock,
@@ -40,11 +47,15 @@ import { TurnActor } from './turnActor.ts';
 import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
-/** The toolset with what the security policy refuses taken out, and recorded as refused. */
-const withToolRules = (toolset: Toolset, rules: ToolRules): Toolset => {
-  if (!rules.allow?.length && !rules.deny?.length) return toolset;
-  const { tools, refused } = applyToolRules(toolset.tools, rules);
-  return refused.length === 0 ? toolset : { ...toolset, tools, refused };
+/** The toolset as the security policy lets `principal` use it: refused tools out (recorded as refused), approvals marked. */
+const withPolicy = (toolset: Toolset, policy: SecurityPolicy, principal: string, profile: ToolRules | undefined): Toolset => {
+  const { tools, refused, approve } = applyPolicy(toolset.tools, policy, { name: principal, ...(profile ? { profile } : {}) });
+  return {
+    ...toolset,
+    tools,
+    ...(refused.length ? { refused } : {}),
+    ...(approve.length ? { approve } : {}),
+  };
 };
 
 export type TurnRunnerOptions = Readonly<{
@@ -56,8 +67,10 @@ export type TurnRunnerOptions = Readonly<{
   persona?: string;
   /** The IANA time zone of the timeline layer; default UTC. */
   timeZone?: string;
-  /** `security.tools`: the tools a turn may offer and run (deny wins). */
-  toolRules?: ToolRules;
+  /** `security` (tools, principals, owners): the tools a turn may offer and run, by who sent its input (deny wins). */
+  policy?: SecurityPolicy;
+  /** The rules of a plugin-declared principal's profile (from its plugin's manifest). */
+  profileOf?: (principal: string) => ToolRules | undefined;
   maxRounds?: number;
   memory: TurnMemory;
   clock: Clock;
@@ -82,12 +95,39 @@ const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'
  * launch (memory, recall, toolset) is done, and a stop that comes before then is sent as soon
  * as it does.
  */
-type Running = { taskId: string; turn: TurnActor | undefined; stopping: TurnStopReason | null; launched: Promise<void> };
+type Running = {
+  taskId: string;
+  turn: TurnActor | undefined;
+  stopping: TurnStopReason | null;
+  launched: Promise<void>;
+  said?: Said;
+};
+
+/** A call waiting for a person: what `/approve` and `/deny` answer, and what the person is shown. */
+export type PendingApproval = Readonly<{ approval: string; turn: string; callId: string; name: string; conversation: string }>;
+
+/** The answer to an approval, as the person gave it. */
+export type ApprovalAnswer = Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>;
+
+export class ApprovalUnknown extends HologramError {
+  readonly code = 'APPROVAL_UNKNOWN';
+  constructor(approval: string, pending: readonly PendingApproval[]) {
+    super(
+      `no call waits for approval '${approval}'` +
+        (pending.length ? `; waiting: ${pending.map((p) => `${p.approval} (${p.name})`).join(', ')}` : '; none is waiting'),
+    );
+  }
+}
+
+/** A parked turn: its run (which a resumed task takes over) and what it needs to go on. */
+type Parked = Readonly<{ run: Running; turn: TurnActor; said: Said }>;
 
 /** What a turn was asked, for memory once it ends: `sentBefore` counts the messages it started with (system prompt, history). */
 type Said = Readonly<{
   conversation: string;
   where: Readonly<{ channel?: string; peer: string }>;
+  /** Where on the channel the reply goes. */
+  target?: string;
   input: string;
   at: number;
   sentBefore: number;
@@ -95,6 +135,8 @@ type Said = Readonly<{
 
 export class TurnRunner {
   private readonly running = new Map<string, Running>();
+  /** Turns waiting for approvals with no task, by stream. */
+  private readonly parked = new Map<string, Parked>();
   private readonly toolsets: ToolsetLedger;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
@@ -114,6 +156,9 @@ export class TurnRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
+    // A parked turn stays open in the log: the next start parks it again.
+    for (const { turn } of this.parked.values()) turn.close();
+    this.parked.clear();
     const all = [...this.running.values()];
     await Promise.all(
       all.map(async (run) => {
@@ -171,6 +216,7 @@ export class TurnRunner {
       void this.finish(taskId, 'failed');
       return;
     }
+    if (payload.resume) return void this.resume(taskId, payload.resume);
     const run: Running = { taskId, turn: undefined, stopping: null, launched: Promise.resolve() };
     this.running.set(taskId, run);
     run.launched = this.launch(run, payload).catch(async (error: unknown) => {
@@ -186,15 +232,17 @@ export class TurnRunner {
     const { memory, clock, plugins } = this.options;
     const conversation = input.conversation ?? `${input.replyChannel ?? '-'}:${input.replyTarget ?? '-'}`;
     const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
+    const principal = input.principal ?? OWNER;
     const origin: ToolCallOrigin = {
       conversation,
+      principal,
       ...(input.replyChannel
         ? { replyTo: { channel: input.replyChannel, ...(input.replyTarget ? { target: input.replyTarget } : {}) } }
         : {}),
     };
     const now = clock.now();
     const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: now });
-    const toolset = withToolRules(plugins.toolset(), this.options.toolRules ?? {});
+    const toolset = withPolicy(plugins.toolset(), this.options.policy ?? {}, principal, this.options.profileOf?.(principal));
     const layers = {
       persona: this.options.persona ?? DEFAULT_PERSONA,
       timeline: timelineBlock(now, this.options.timeZone ?? 'UTC'),
@@ -216,16 +264,21 @@ export class TurnRunner {
       store: this.options.store,
       stream: `${TURN_STREAM_PREFIX}${turnId}`,
       toolset,
-      effects: {
-        ...modelEffects(this.options.llm),
-        callTool: (invocation, signal) => plugins.callTool(invocation, signal, origin),
-        runHandler: plugins.runHandler,
-      },
+      effects: this.effectsFor(origin),
       clock,
       timers: this.options.timers,
+      onFacts: () => this.parkIfWaiting(run, said),
     });
     run.turn = turn;
-    const said: Said = { conversation, where, input: input.text, at: now, sentBefore: 1 + history.length };
+    const said: Said = {
+      conversation,
+      where,
+      ...(input.replyTarget ? { target: input.replyTarget } : {}),
+      input: input.text,
+      at: now,
+      sentBefore: 1 + history.length,
+    };
+    run.said = said;
     void turn.done.then((outcome) => this.completed(run, turn, outcome, said));
     const started = turn.start({
       turnId,
@@ -236,10 +289,105 @@ export class TurnRunner {
       ...(systemPrompt ? { systemPrompt } : {}),
       ...(history.length ? { history } : {}),
       toolset: toolsetId,
+      principal,
+      ...(input.findings?.length ? { inputFindings: [...input.findings] } : {}),
+      ...(input.blocked ? { inputBlocked: true } : {}),
+      origin: {
+        conversation,
+        ...(input.replyChannel ? { replyChannel: input.replyChannel } : {}),
+        ...(input.replyTarget ? { replyTarget: input.replyTarget } : {}),
+      },
     });
     // Preempted, stopped or shut down while it launched: the turn is stopped as it starts.
     if (run.stopping) this.sendStop(run, turn, run.stopping);
     await started;
+  }
+
+  private effectsFor(origin: ToolCallOrigin | undefined) {
+    const { plugins } = this.options;
+    return {
+      ...modelEffects(this.options.llm),
+      callTool: (invocation: Parameters<TurnPlugins['callTool']>[0], signal: AbortSignal) => plugins.callTool(invocation, signal, origin),
+      runHandler: plugins.runHandler,
+    };
+  }
+
+  // ── approvals ─────────────────────────────────────────────────────────────────────────
+
+  /** Every call waiting for a person, parked or in a running turn. */
+  pending(): PendingApproval[] {
+    const entries = [
+      ...[...this.parked].map(([stream, { turn, said }]) => ({ stream, turn, conversation: said.conversation })),
+      ...[...this.running.values()].flatMap((run) =>
+        run.turn ? [{ stream: run.turn.stream, turn: run.turn, conversation: run.said?.conversation ?? '' }] : [],
+      ),
+    ];
+    return entries.flatMap(({ stream, turn, conversation }) =>
+      pendingApprovals(turn.state).map((p) => ({ ...p, turn: stream, conversation })),
+    );
+  }
+
+  /**
+   * Answers a waiting call: a turn still holding its task takes the answer now; a parked one
+   * when the scheduler runs the answer, queued as an input of the kernel's own.
+   * @throws ApprovalUnknown naming the approvals that do wait
+   */
+  async answer(answer: ApprovalAnswer): Promise<void> {
+    const pending = this.pending();
+    const waiting = pending.find((p) => p.approval === answer.approval);
+    if (!waiting) throw new ApprovalUnknown(answer.approval, pending);
+    const live = [...this.running.values()].find((run) => run.turn?.stream === waiting.turn);
+    if (live?.turn) {
+      await live.turn.send({ type: 'ApprovalAnswered', data: { ...answer } });
+      return;
+    }
+    const parked = this.parked.get(waiting.turn)!;
+    const route = parked.said.where.channel;
+    await this.options.scheduler.submit({
+      id: this.options.ids.next(),
+      source: 'approvals',
+      origin: 'kernel',
+      kind: 'queued',
+      payload: {
+        text: `${answer.approved ? 'approved' : 'refused'} ${answer.approval}`,
+        replyChannel: route ?? null,
+        replyTarget: parked.said.target ?? null,
+        conversation: parked.said.conversation,
+        principal: INTERNAL,
+        resume: { turn: waiting.turn, ...answer },
+      },
+    });
+  }
+
+  /** Once a turn waits only for people, its task ends and the turn waits parked. */
+  private parkIfWaiting(run: Running, said: Said): void {
+    const { turn } = run;
+    if (!turn || !awaitsApproval(turn.state) || this.parked.has(turn.stream) || this.stopped) return;
+    if (this.running.get(run.taskId) === run) this.running.delete(run.taskId);
+    this.parked.set(turn.stream, { run, turn, said });
+    void this.finish(run.taskId, 'done');
+  }
+
+  /** The scheduler runs an answer: the parked turn takes it under the answer's task. */
+  private resume(taskId: string, resume: NonNullable<InputPayload['resume']>): void {
+    const parked = this.parked.get(resume.turn);
+    if (!parked || !pendingApprovals(parked.turn.state).some((p) => p.approval === resume.approval)) {
+      this.options.log(`turns: approval ${resume.approval} was answered already or its turn is gone; nothing to resume`);
+      void this.finish(taskId, 'done');
+      return;
+    }
+    this.parked.delete(resume.turn);
+    const { run, turn } = parked;
+    run.taskId = taskId;
+    run.stopping = null;
+    this.running.set(taskId, run);
+    const { turn: _stream, ...answer } = resume;
+    run.launched = turn
+      .send({ type: 'ApprovalAnswered', data: answer })
+      .then(() => undefined)
+      .catch((error: unknown) =>
+        this.options.log(`turns: approval ${resume.approval} could not reach its turn: ${(error as Error).message}`),
+      );
   }
 
   private warnedWindow = false;
@@ -291,7 +439,10 @@ export class TurnRunner {
       .catch((error: unknown) => this.options.log(`turns: could not finish task ${taskId}: ${(error as Error).message}`));
   }
 
-  /** Turns a killed daemon left open get a recorded end: stopped as abandoned. */
+  /**
+   * Turns the previous process left open: one waiting only for approvals is parked again; any
+   * other (a killed daemon's) gets a recorded end, stopped as abandoned.
+   */
   private async closeAbandoned(): Promise<void> {
     for (const stream of (await this.options.openTurns?.()) ?? []) {
       const events = await this.options.store.readStream(stream);
@@ -300,19 +451,41 @@ export class TurnRunner {
       const toolset = await this.toolsets.get(request.data.toolset);
       if (!toolset) continue;
       const history = events.filter((e) => (TURN_INPUT_TYPES as readonly string[]).includes(e.type)).map(asMessage);
+      const { origin } = request.data;
+      const run: Running = { taskId: request.data.taskId ?? '', turn: undefined, stopping: null, launched: Promise.resolve() };
+      const said: Said | undefined = origin && {
+        conversation: origin.conversation,
+        where: { ...(origin.replyChannel ? { channel: origin.replyChannel } : {}), peer: origin.conversation },
+        ...(origin.replyTarget ? { target: origin.replyTarget } : {}),
+        input: request.data.input,
+        at: request.at,
+        sentBefore: (request.data.systemPrompt ? 1 : 0) + (request.data.history?.length ?? 0),
+      };
       const turn = new TurnActor({
         store: this.options.store,
         stream,
         toolset,
-        effects: {
-          ...modelEffects(this.options.llm),
-          callTool: this.options.plugins.callTool,
-          runHandler: this.options.plugins.runHandler,
-        },
+        effects: this.effectsFor(
+          origin && {
+            conversation: origin.conversation,
+            ...(origin.replyChannel
+              ? { replyTo: { channel: origin.replyChannel, ...(origin.replyTarget ? { target: origin.replyTarget } : {}) } }
+              : {}),
+            ...(request.data.principal ? { principal: request.data.principal } : {}),
+          },
+        ),
         clock: this.options.clock,
         timers: this.options.timers,
         history,
+        ...(said ? { onFacts: () => this.parkIfWaiting(run, said) } : {}),
       });
+      run.turn = turn;
+      if (said && awaitsApproval(turn.state)) {
+        run.said = said;
+        this.parked.set(stream, { run, turn, said });
+        void turn.done.then((outcome) => this.completed(run, turn, outcome, said));
+        continue;
+      }
       await turn.stop('abandoned');
       await turn.done; // only after_output is left, bounded by its stage timeout
       await turn.settled();

@@ -11,7 +11,7 @@ import { HologramError } from '../../events/errors.ts';
 
 export const SECRETS_DIR = 'secrets';
 const KEY_FILE = 'vault.key';
-const VAULT_FILE = 'vault.json';
+export const VAULT_FILE = 'vault.json';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const VAULT_VERSION = 1;

@@ -19,6 +19,7 @@ import {
   string,
   unknown,
 } from '../schema.ts';
+import { toolAccess } from './turnParts.ts';
 
 export const PLUGIN_REGISTRY_STREAM = 'plugins';
 export const PLUGIN_SUPERVISOR_STREAM_PREFIX = 'plugin-';
@@ -70,7 +71,13 @@ export const pluginEvents = {
   ),
   PluginToolRegistered: defineEvent(
     'PluginToolRegistered',
-    object({ plugin: plugin(), name: nonEmptyString(), description: string(), parameters: record(unknown()) }),
+    object({
+      plugin: plugin(),
+      name: nonEmptyString(),
+      description: string(),
+      parameters: record(unknown()),
+      access: optional(toolAccess()),
+    }),
   ),
   PluginStageRegistered: defineEvent(
     'PluginStageRegistered',

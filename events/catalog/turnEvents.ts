@@ -15,6 +15,7 @@ import {
   llmToolCall,
   outputChannel,
   registeredTool,
+  securityFinding,
   stageHandlers,
   stageName,
   turnMessage,
@@ -48,6 +49,14 @@ export const turnEvents = {
       history: optional(array(turnMessage())),
       /** The `ToolsetRecorded` this turn's tools, stage handlers and channels come from. */
       toolset: string(),
+      /** Who sent the input (`owner`, `internal`, or a plugin-declared principal); absent in logs before principals. */
+      principal: optional(string()),
+      /** What content review found in the input (the model is warned beside it; a blocking finding refuses the turn). */
+      inputFindings: optional(array(securityFinding())),
+      /** Review withheld the input: the turn answers with the notice and asks no model. */
+      inputBlocked: optional(boolean()),
+      /** The conversation the turn acts on and where its replies go: what a turn resumed after a restart needs. */
+      origin: optional(object({ conversation: string(), replyChannel: optional(string()), replyTarget: optional(string()) })),
     }),
     {
       schemaVersion: 2,
@@ -75,9 +84,29 @@ export const turnEvents = {
     'LlmAnswerRecorded',
     object({ round: integer(), source: optional(string()), answer: optional(llmAnswer()), error: optional(string()) }),
   ),
+  /**
+   * A tool's result as the security proxy let it through: secret values scrubbed back to their
+   * aliases, `filled` the secrets it filled into the arguments, `findings` what content review
+   * found, `refused` why the proxy did not run the call (sandbox, an unknown alias).
+   */
   ToolResultRecorded: defineEvent(
     'ToolResultRecorded',
-    object({ callId: string(), name: string(), content: string(), isError: optional(boolean()) }),
+    object({
+      callId: string(),
+      name: string(),
+      content: string(),
+      isError: optional(boolean()),
+      filled: optional(array(string())),
+      findings: optional(array(securityFinding())),
+      /** Review withheld the content: `content` is the notice the model reads instead. */
+      blocked: optional(boolean()),
+      refused: optional(string()),
+    }),
+  ),
+  /** A person answered the approval a call waits for (`by`: who answered). */
+  ApprovalAnswered: defineEvent(
+    'ApprovalAnswered',
+    object({ approval: nonEmptyString(), approved: boolean(), by: string(), reason: optional(string()) }),
   ),
   /** What a stage handler of stage run `run` answered (a change, nothing, or an error), before the stage saw it. */
   HandlerResultRecorded: defineEvent(
@@ -132,6 +161,20 @@ export const turnEvents = {
     },
   ),
   LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
+  /** The security policy or sandbox refused a call; the model is told `reason`. */
+  ToolCallRefused: defineEvent('ToolCallRefused', object({ callId: string(), name: string(), reason: string() })),
+  /** The proxy filled these secrets (by name) into a call's arguments right before it ran. */
+  SecretFilled: defineEvent('SecretFilled', object({ callId: string(), name: string(), secrets: array(string()) })),
+  /** Content review flagged an input or a tool result; `blocked`: the content was withheld from the model. */
+  ContentFlagged: defineEvent(
+    'ContentFlagged',
+    object({ source: literal('input', 'tool_result'), callId: optional(string()), findings: array(securityFinding()), blocked: boolean() }),
+  ),
+  /** A call waits for a person's approval under id `approval` (answered by ApprovalAnswered). */
+  ApprovalRequested: defineEvent(
+    'ApprovalRequested',
+    object({ approval: nonEmptyString(), callId: string(), name: string(), args: record(unknown()), reason: string() }),
+  ),
   ToolCallDenied: defineEvent('ToolCallDenied', object({ callId: string(), name: string(), handlerId: string(), reason: string() })),
   ToolCallRewritten: defineEvent(
     'ToolCallRewritten',
@@ -164,6 +207,8 @@ export const turnEvents = {
       channels: array(outputChannel()),
       /** Tools the security policy took out, with why: a call to one is answered with the reason. */
       refused: optional(array(object({ name: string(), reason: string() }))),
+      /** Tools that run only after a person approves each call, with why. */
+      approve: optional(array(object({ name: string(), reason: string() }))),
     }),
   ),
 
@@ -184,6 +229,7 @@ export const TURN_INPUT_TYPES = [
   'HandlerResultRecorded',
   'StageTimedOut',
   'TurnStopRequested',
+  'ApprovalAnswered',
 ] as const satisfies readonly (keyof typeof turnEvents)[];
 
 export type TurnEvent = EventUnion<typeof turnEvents>;

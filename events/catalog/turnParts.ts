@@ -31,7 +31,16 @@ export const turnMessage = () =>
     toolCallId: optional(string()),
   });
 
+/** What content review found, by rule and count: never the matched text (the log holds findings). */
+export const FINDING_RULES = ['sensitive_word', 'injection.instruction', 'injection.hidden_text', 'injection.reveal_secret'] as const;
+
+export const securityFinding = () => object({ rule: literal(...FINDING_RULES), count: integer(), words: optional(array(integer())) });
+
 export const llmToolDefinition = () => object({ name: string(), description: string(), parameters: args() });
+
+/** Which of a tool's arguments hold a path it reads, a path it writes, a host it connects to: what the sandbox checks. */
+export const toolAccess = () =>
+  object({ read: optional(array(string())), write: optional(array(string())), network: optional(array(string())) });
 
 export const registeredTool = () =>
   object({
@@ -40,6 +49,7 @@ export const registeredTool = () =>
     parameters: args(),
     owner: string(),
     origin: literal('plugin', 'builtin', 'memory'),
+    access: optional(toolAccess()),
   });
 
 export const handlerRef = () => object({ id: nonEmptyString(), plugin: string(), scope: literal('global', 'own_tools') });
@@ -102,6 +112,8 @@ export type StageName = (typeof STAGES)[number];
 export type LlmToolCall = Infer<ReturnType<typeof llmToolCall>>;
 export type TurnMessage = Infer<ReturnType<typeof turnMessage>>;
 export type LlmToolDefinition = Infer<ReturnType<typeof llmToolDefinition>>;
+export type ToolAccess = Infer<ReturnType<typeof toolAccess>>;
+export type SecurityFinding = Infer<ReturnType<typeof securityFinding>>;
 export type RegisteredTool = Infer<ReturnType<typeof registeredTool>>;
 export type HandlerRef = Infer<ReturnType<typeof handlerRef>>;
 export type StageHandlers = Infer<ReturnType<typeof stageHandlers>>;

@@ -1,6 +1,8 @@
 /**
  * Resolves the module graph into layers: a module sits in the first layer after every
- * provider of what it requires. Missing, duplicate and cyclic facilities are refused.
+ * provider of what it requires, and after every module that guards what it provides. Missing,
+ * duplicate and cyclic facilities are refused; so is a facility guarded twice or guarded but
+ * provided by nobody.
  * Pure; the same declarations always give the same layers (names sorted within a layer).
  */
 import { KernelAssemblyError } from './assemblyErrors.ts';
@@ -8,7 +10,13 @@ import type { ModuleDeclaration } from './moduleDeclaration.ts';
 
 export type ModuleLayers = readonly (readonly string[])[];
 
-const findCycle = (remaining: readonly ModuleDeclaration[], providerOf: Map<string, string>): string => {
+/** The modules `module` must start after: the providers of what it requires, the guards of what it provides. */
+const predecessorsOf = (module: ModuleDeclaration, providerOf: Map<string, string>, guardOf: Map<string, string>): string[] => [
+  ...module.requires.flatMap((f) => providerOf.get(f) ?? []),
+  ...module.provides.flatMap((f) => guardOf.get(f) ?? []),
+];
+
+const findCycle = (remaining: readonly ModuleDeclaration[], providerOf: Map<string, string>, guardOf: Map<string, string>): string => {
   const byName = new Map(remaining.map((m) => [m.name, m]));
   const path: string[] = [];
   const visiting = new Set<string>();
@@ -16,10 +24,9 @@ const findCycle = (remaining: readonly ModuleDeclaration[], providerOf: Map<stri
     if (visiting.has(name)) return [...path.slice(path.indexOf(name)), name].join(' → ');
     visiting.add(name);
     path.push(name);
-    for (const facility of byName.get(name)!.requires) {
-      const provider = providerOf.get(facility);
-      if (provider && byName.has(provider)) {
-        const cycle = visit(provider);
+    for (const before of predecessorsOf(byName.get(name)!, providerOf, guardOf)) {
+      if (byName.has(before)) {
+        const cycle = visit(before);
         if (cycle) return cycle;
       }
     }
@@ -47,6 +54,17 @@ export const planLayers = (modules: readonly ModuleDeclaration[], given: readonl
       providerOf.set(facility, module.name);
     }
   }
+  const guardOf = new Map<string, string>();
+  for (const module of modules) {
+    for (const facility of module.guards ?? []) {
+      const other = guardOf.get(facility);
+      if (other) throw fail('DUPLICATE_FACILITY', `facility '${facility}' is guarded by both ${other} and ${module.name}`);
+      if (!providerOf.has(facility) || providerOf.get(facility) === '(given)') {
+        throw fail('MISSING_FACILITY', `module '${module.name}' guards facility '${facility}', which no module provides`);
+      }
+      guardOf.set(facility, module.name);
+    }
+  }
   for (const module of modules) {
     for (const facility of module.requires) {
       if (!providerOf.has(facility)) {
@@ -54,15 +72,15 @@ export const planLayers = (modules: readonly ModuleDeclaration[], given: readonl
       }
     }
   }
-  const ready = new Set(given);
+  const placed = new Set(['(given)']);
   const layers: string[][] = [];
   let remaining = [...modules];
   while (remaining.length > 0) {
-    const layer = remaining.filter((m) => m.requires.every((f) => ready.has(f)));
+    const layer = remaining.filter((m) => predecessorsOf(m, providerOf, guardOf).every((p) => placed.has(p)));
     if (layer.length === 0) {
-      throw fail('FACILITY_CYCLE', `modules depend on each other in a cycle: ${findCycle(remaining, providerOf)}`);
+      throw fail('FACILITY_CYCLE', `modules depend on each other in a cycle: ${findCycle(remaining, providerOf, guardOf)}`);
     }
-    for (const module of layer) for (const facility of module.provides) ready.add(facility);
+    for (const module of layer) placed.add(module.name);
     layers.push(layer.map((m) => m.name).sort());
     remaining = remaining.filter((m) => !layer.includes(m));
   }

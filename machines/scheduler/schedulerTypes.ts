@@ -1,5 +1,5 @@
 /** The scheduler's vocabulary: tasks, its state, the messages it takes and the facts it emits. */
-import type { SchedulerEvent } from '../../events/index.ts';
+import type { SchedulerEvent, SecurityFinding } from '../../events/index.ts';
 
 /** 0 = a queued task; 1–4 = interrupt levels (L4 is kernel-only). */
 export type Level = 0 | 1 | 2 | 3 | 4;
@@ -64,6 +64,13 @@ export type InputPayload = Readonly<{
   replyTarget: string | null;
   /** The memory scope the input belongs to (`<channel>:<peer>`). */
   conversation: string | null;
+  /** Who sent it (`owner`, `internal`, or a plugin-declared principal); absent in logs before principals. */
+  principal?: string;
+  /** What content review found in the text, and whether that withholds it from the model. */
+  findings?: readonly SecurityFinding[];
+  blocked?: boolean;
+  /** A person's answer to a pending approval: the task resumes that turn instead of starting one. */
+  resume?: Readonly<{ turn: string; approval: string; approved: boolean; by: string; reason?: string }>;
 }>;
 
 /** Messages the scheduler takes. Each carries the time it happened. */

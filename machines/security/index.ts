@@ -1,2 +1,5 @@
-/** The security firewall's pure rules: tool policy. */
+/** The security firewall's pure rules: tool policy by principal, the sandbox, content review, secret aliases. */
+export * from './principals.ts';
 export * from './toolPolicy.ts';
+export * from './sandbox.ts';
+export * from './contentReview.ts';

@@ -4,9 +4,12 @@
  * wins. A refused tool is taken out of what the model is offered, and a call to it anyway is
  * answered with the reason. Pure: the same rules and names give the same verdicts.
  */
-import type { RegisteredTool } from '../../events/index.ts';
-
-export type ToolRules = Readonly<{ allow?: readonly string[]; deny?: readonly string[] }>;
+export type ToolRules = Readonly<{
+  allow?: readonly string[];
+  deny?: readonly string[];
+  /** Tools a person must approve, call by call, before they run. */
+  approve?: readonly string[];
+}>;
 
 export type ToolVerdict = Readonly<{ allowed: true }> | Readonly<{ allowed: false; reason: string }>;
 
@@ -25,27 +28,13 @@ export const globMatches = (glob: string, name: string): boolean =>
     's',
   ).test(name);
 
-export const decideTool = (rules: ToolRules, name: string): ToolVerdict => {
+/** One layer of rules on its own; `where` names the layer in the reason (a settings path, a profile). */
+export const decideTool = (rules: ToolRules, name: string, where = 'security.tools'): ToolVerdict => {
   const denied = (rules.deny ?? []).find((glob) => globMatches(glob, name));
-  if (denied !== undefined) return { allowed: false, reason: `security.tools.deny has '${denied}'` };
+  if (denied !== undefined) return { allowed: false, reason: `${where}.deny has '${denied}'` };
   const allow = rules.allow ?? [];
   if (allow.length > 0 && !allow.some((glob) => globMatches(glob, name))) {
-    return { allowed: false, reason: `it is not in security.tools.allow (${allow.join(', ')})` };
+    return { allowed: false, reason: `it is not in ${where}.allow (${allow.join(', ')})` };
   }
   return { allowed: true };
-};
-
-/** The tools the rules let through, and those they refused with why. */
-export const applyToolRules = (
-  tools: readonly RegisteredTool[],
-  rules: ToolRules,
-): Readonly<{ tools: RegisteredTool[]; refused: RefusedTool[] }> => {
-  const kept: RegisteredTool[] = [];
-  const refused: RefusedTool[] = [];
-  for (const tool of tools) {
-    const verdict = decideTool(rules, tool.name);
-    if (verdict.allowed) kept.push(tool);
-    else refused.push({ name: tool.name, reason: verdict.reason });
-  }
-  return { tools: kept, refused };
 };

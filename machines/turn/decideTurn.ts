@@ -9,6 +9,7 @@
  * the state it was given.
  */
 import { messageOf } from '../../events/index.ts';
+import { blockedNotice, warningBlock } from '../security/index.ts';
 import {
   awaitedHandlers,
   finishStageRun,
@@ -21,7 +22,7 @@ import {
   type StagePipelineOutput,
   type ToolScope,
 } from '../stagePipeline/index.ts';
-import { callOutcome, NOT_RUN_AFTER_ANSWER, startCall, toolMessage } from './toolCalls.ts';
+import { answerApproval, callOutcome, NOT_RUN_AFTER_ANSWER, startCall, toolMessage, type ApprovalAsk } from './toolCalls.ts';
 import type { CallState, OpenRun, RunOwner, TurnPhase, TurnState } from './turnState.ts';
 import {
   DEFAULT_STAGE_TIMEOUT_MS,
@@ -111,6 +112,7 @@ const afterTurnStage = (d: Decision, output: StagePipelineOutput): void => {
       const { stage } = d.state;
       const added: TurnMessage[] = [
         ...stage.injected.map((content): TurnMessage => ({ role: 'system', content })),
+        ...(d.state.inputWarning ? [{ role: 'system' as const, content: d.state.inputWarning }] : []),
         { role: 'user', content: stage.input },
       ];
       set(d, { messages: [...d.state.messages, ...added] });
@@ -213,19 +215,48 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
     updateCall(d, index, { phase: 'done', result: NOT_RUN_AFTER_ANSWER });
     return finishBatchIfDone(d);
   }
-  const step = callOutcome(state, output, d.state.toolset.channels);
+  const step = callOutcome(state, output, d.state.toolset.channels, approvalAsk(d.state, index));
   d.facts.push(...step.facts);
   updateCall(d, index, step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
   finishBatchIfDone(d);
 };
 
+/** The approval a call must wait for under the toolset's rules, with an id the person answers by. */
+const approvalAsk = (s: TurnState, index: number): ApprovalAsk | null => {
+  const rule = s.toolset.approve?.find((a) => a.name === s.calls[index]?.call.name);
+  if (!rule || !s.request) return null;
+  return { id: `${s.request.turnId.slice(0, 6)}-${s.rounds + 1}.${index + 1}`, reason: rule.reason };
+};
+
+const approvalAnswered = (d: Decision, message: Extract<TurnInputMessage, { type: 'ApprovalAnswered' }>): void => {
+  if (d.state.phase !== 'tools') return;
+  const index = d.state.calls.findIndex((c) => c.phase === 'approval' && c.approval === message.data.approval);
+  if (index < 0) return;
+  const step = answerApproval(d.state.calls[index]!, message.data, d.state.toolset.channels);
+  d.facts.push(...step.facts);
+  updateCall(d, index, step.state);
+  if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
+  finishBatchIfDone(d);
+};
+
+/** What the proxy decided about a result becomes facts; flagged content reaches the model with a warning beside it. */
+const securityFacts = (d: Decision, message: Extract<TurnInputMessage, { type: 'ToolResultRecorded' }>): string => {
+  const { callId, name, content, filled, findings, blocked, refused } = message.data;
+  if (refused !== undefined) d.facts.push({ type: 'ToolCallRefused', data: { callId, name, reason: refused } });
+  if (filled?.length) d.facts.push({ type: 'SecretFilled', data: { callId, name, secrets: [...filled] } });
+  if (!findings?.length) return content;
+  d.facts.push({ type: 'ContentFlagged', data: { source: 'tool_result', callId, findings: [...findings], blocked: blocked === true } });
+  return blocked ? content : `${content}\n\n${warningBlock(findings, 'tool_result')}`;
+};
+
 const toolResulted = (d: Decision, message: Extract<TurnInputMessage, { type: 'ToolResultRecorded' }>): void => {
-  const { callId, content, isError } = message.data;
+  const { callId, isError } = message.data;
   if (d.state.phase !== 'tools') return;
   const index = d.state.calls.findIndex((c) => c.call.id === callId && c.phase === 'running');
   if (index < 0) return;
   const { call } = d.state.calls[index]!;
+  const content = securityFacts(d, message);
   d.facts.push({
     type: 'ToolCompleted',
     data: isError ? { callId, name: call.name, result: content, error: content } : { callId, name: call.name, result: content },
@@ -288,7 +319,7 @@ const stopped = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnSt
 
 const requested = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnRequested' }>): void => {
   if (d.state.phase !== 'waiting') return;
-  const { turnId, taskId, input, model, maxRounds, stageTimeoutMs, systemPrompt, history } = message.data;
+  const { turnId, taskId, input, model, maxRounds, stageTimeoutMs, systemPrompt, history, inputFindings, inputBlocked } = message.data;
   const messages: TurnMessage[] = [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), ...(history ?? [])];
   set(d, {
     phase: 'on_input',
@@ -297,6 +328,12 @@ const requested = (d: Decision, message: Extract<TurnInputMessage, { type: 'Turn
     messages,
     recordedCount: messages.length,
   });
+  if (inputFindings?.length) {
+    const blocked = inputBlocked === true;
+    d.facts.push({ type: 'ContentFlagged', data: { source: 'input', findings: [...inputFindings], blocked } });
+    if (blocked) return respond(d, blockedNotice(inputFindings, 'input'), 'denied', 'denied');
+    set(d, { inputWarning: warningBlock(inputFindings, 'input') });
+  }
   runStage(d, 'on_input', {}, { kind: 'turn' });
 };
 
@@ -337,6 +374,9 @@ export const decideTurn = (state: TurnState, message: TurnInputMessage): Readonl
       break;
     case 'TurnStopRequested':
       stopped(d, message);
+      break;
+    case 'ApprovalAnswered':
+      approvalAnswered(d, message);
       break;
     default: {
       const unknown: never = message;

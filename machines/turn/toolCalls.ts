@@ -32,7 +32,10 @@ export const startCall = (
     : `unknown tool '${call.name}' (known: ${tools.map((t) => t.name).join(', ') || 'none'})`;
   return {
     state: { ...state, phase: 'done', result: `Error: ${error}` },
-    facts: [{ type: 'ToolCompleted', data: { callId: call.id, name: call.name, result: `Error: ${error}`, error } }],
+    facts: [
+      ...(refusal ? [{ type: 'ToolCallRefused' as const, data: { callId: call.id, name: call.name, reason: refusal.reason } }] : []),
+      { type: 'ToolCompleted', data: { callId: call.id, name: call.name, result: `Error: ${error}`, error } },
+    ],
   };
 };
 
@@ -55,7 +58,15 @@ const channelResult = (call: ToolCall, channels: readonly OutputChannel[]): { co
 /** The result a call leaves when a before_toolcall handler answered the turn before it ran. */
 export const NOT_RUN_AFTER_ANSWER = 'Not run: a before_toolcall handler answered the turn.';
 
-export const callOutcome = (state: CallState, before: StagePipelineOutput, channels: readonly OutputChannel[]): CallStep => {
+/** A call that waits for a person: its approval's id, and the rule that asks for it. */
+export type ApprovalAsk = Readonly<{ id: string; reason: string }>;
+
+export const callOutcome = (
+  state: CallState,
+  before: StagePipelineOutput,
+  channels: readonly OutputChannel[],
+  approval: ApprovalAsk | null = null,
+): CallStep => {
   const { id, name } = state.call;
   if (before.shortCircuit) {
     return {
@@ -80,6 +91,22 @@ export const callOutcome = (state: CallState, before: StagePipelineOutput, chann
   if (JSON.stringify(call.args) !== JSON.stringify(state.call.args)) {
     facts.push({ type: 'ToolCallRewritten', data: { callId: id, name, from: { ...state.call.args }, to: { ...call.args } } });
   }
+  if (approval) {
+    facts.push({
+      type: 'ApprovalRequested',
+      data: { approval: approval.id, callId: id, name, args: { ...call.args }, reason: approval.reason },
+    });
+    return { state: { ...state, call, phase: 'approval', approval: approval.id }, facts };
+  }
+  const run = runCall({ ...state, call }, channels);
+  return { state: run.state, facts: [...facts, ...run.facts] };
+};
+
+/** The call runs now: a plugin's tool as a `ToolCalled` the runtime performs, a channel's send or help decided here. */
+export const runCall = (state: CallState, channels: readonly OutputChannel[]): CallStep => {
+  const { call } = state;
+  const { id, name } = call;
+  const facts: TurnFact[] = [];
   const channel = channelResult(call, channels);
   if (channel?.error !== undefined) {
     facts.push({ type: 'ToolCompleted', data: { callId: id, name, result: channel.content, error: channel.error } });
@@ -91,6 +118,21 @@ export const callOutcome = (state: CallState, before: StagePipelineOutput, chann
     return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
   }
   return { state: { ...state, call, phase: 'running' }, facts };
+};
+
+/** A person's answer to the approval a call waits for: it runs, or it is denied with their reason. */
+export const answerApproval = (
+  state: CallState,
+  answer: Readonly<{ approved: boolean; by: string; reason?: string }>,
+  channels: readonly OutputChannel[],
+): CallStep => {
+  if (answer.approved) return runCall(state, channels);
+  const reason = `${answer.by} refused it${answer.reason ? `: ${answer.reason}` : ''}`;
+  const { id, name } = state.call;
+  return {
+    state: { ...state, phase: 'done', denied: true, result: `Tool call denied: ${reason}` },
+    facts: [{ type: 'ToolCallDenied', data: { callId: id, name, handlerId: 'approval', reason } }],
+  };
 };
 
 /** The tool message a call leaves in the conversation. */

@@ -27,7 +27,7 @@ export type RunOwner = Readonly<{ kind: 'turn' }> | Readonly<{ kind: 'call'; ind
 
 export type OpenRun = Readonly<{ run: StageRun; owner: RunOwner }>;
 
-export type CallPhase = 'before' | 'running' | 'after' | 'done';
+export type CallPhase = 'before' | 'approval' | 'running' | 'after' | 'done';
 
 export type CallState = Readonly<{
   call: ToolCall;
@@ -38,6 +38,8 @@ export type CallState = Readonly<{
   result: string;
   /** A handler answered in a tool stage: the turn short-circuits with this. */
   response: string | null;
+  /** The id of the approval the call waits for (phase `approval`). */
+  approval?: string;
 }>;
 
 export type TurnRequest = Readonly<{
@@ -75,6 +77,8 @@ export type TurnState = Readonly<{
   /** What the turn will send (its kind is known before before_output may rewrite the text). */
   output: Readonly<{ text: string; kind: OutputKind }> | null;
   stopped: TurnStopReason | null;
+  /** What the model is told beside the input when content review flagged it. */
+  inputWarning: string | null;
 }>;
 
 export const initialTurnState = (toolset: Toolset): TurnState => ({
@@ -95,4 +99,18 @@ export const initialTurnState = (toolset: Toolset): TurnState => ({
   outcome: null,
   output: null,
   stopped: null,
+  inputWarning: null,
 });
+
+/** The turn can go on only when a person answers: every call of the round is done or waits for approval, and one waits. */
+export const awaitsApproval = (state: TurnState): boolean =>
+  state.phase === 'tools' &&
+  state.runs.length === 0 &&
+  state.calls.some((c) => c.phase === 'approval') &&
+  state.calls.every((c) => c.phase === 'approval' || c.phase === 'done');
+
+/** The approvals a turn waits for, with what each would run. */
+export const pendingApprovals = (state: TurnState): Readonly<{ approval: string; callId: string; name: string }>[] =>
+  state.calls.flatMap((c) =>
+    c.phase === 'approval' && c.approval ? [{ approval: c.approval, callId: c.call.id, name: c.call.name }] : [],
+  );

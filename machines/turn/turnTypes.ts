@@ -10,6 +10,7 @@ import type {
   LlmToolDefinition,
   OutputChannel,
   RegisteredTool,
+  SecurityFinding,
   StageHandlers,
   TurnMessage,
 } from '../../events/index.ts';
@@ -22,8 +23,18 @@ export type LlmCall = Readonly<{ messages: readonly TurnMessage[]; tools: readon
 /** One tool call to run, with the args as before_toolcall left them. */
 export type ToolInvocation = Readonly<{ callId: string; name: string; owner: string; args: Readonly<Record<string, unknown>> }>;
 
-/** A tool's result. `isError` marks a result that reports a failure to the model. */
-export type ToolResult = Readonly<{ content: string; isError?: boolean }>;
+/**
+ * A tool's result. `isError` marks a result that reports a failure to the model; the security
+ * proxy adds the secrets it filled, what content review found, and why it refused to run the call.
+ */
+export type ToolResult = Readonly<{
+  content: string;
+  isError?: boolean;
+  filled?: readonly string[];
+  findings?: readonly SecurityFinding[];
+  blocked?: boolean;
+  refused?: string;
+}>;
 
 export type TurnOutcome = EventNamed<'TurnCompleted'>['data']['outcome'];
 export type OutputKind = EventNamed<'OutputSent'>['data']['kind'];
@@ -39,6 +50,8 @@ export type Toolset = Readonly<{
   channels: readonly OutputChannel[];
   /** Tools the security policy refused, with why (absent: none). */
   refused?: readonly Readonly<{ name: string; reason: string }>[];
+  /** Tools whose every call waits for a person's approval, with why (absent: none). */
+  approve?: readonly Readonly<{ name: string; reason: string }>[];
 }>;
 
 export const EMPTY_TOOLSET: Toolset = { tools: [], handlers: {}, channels: [] };
@@ -52,6 +65,7 @@ export type TurnInputEvent = EventNamed<
   | 'HandlerResultRecorded'
   | 'StageTimedOut'
   | 'TurnStopRequested'
+  | 'ApprovalAnswered'
 >;
 
 /** A turn's message, stamped with the time it was recorded. */
@@ -64,6 +78,10 @@ export type TurnFact = EventNamed<
   | 'LlmRequested'
   | 'LlmFailed'
   | 'ToolCallDenied'
+  | 'ToolCallRefused'
+  | 'SecretFilled'
+  | 'ContentFlagged'
+  | 'ApprovalRequested'
   | 'ToolCallRewritten'
   | 'ToolCalled'
   | 'ToolCompleted'

@@ -9,6 +9,7 @@ import { Facility } from '../../actors/index.ts';
 import { editDistance, HologramError } from '../../events/index.ts';
 import type { PluginKind, PluginManifest } from '../sdk/manifestTypes.ts';
 import { parseLuaLimits } from './manifestLimits.ts';
+import { parseProfiles } from './manifestProfiles.ts';
 import { PLUGIN_CAPABILITIES, type PluginCapability } from '../sdk/wireMethods.ts';
 
 export const MANIFEST_FILE = 'plugin.json';
@@ -45,6 +46,7 @@ const KNOWN_KEYS = [
   'description',
   'limits',
   'env',
+  'profiles',
 ] as const;
 
 const FACILITY_NAMES: readonly string[] = Object.values(Facility);
@@ -114,6 +116,7 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
 
   const isLua = entry?.toLowerCase().endsWith('.lua') ?? false;
   const limits = parseLuaLimits(obj.limits, isLua, problems);
+  const profiles = parseProfiles(obj.profiles, name, problems);
 
   if (problems.length > 0 || name === undefined || version === undefined || entry === undefined) {
     throw new ManifestInvalid(where, problems);
@@ -132,6 +135,7 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
     env,
     ...(typeof description === 'string' ? { description } : {}),
     ...(limits === undefined ? {} : { limits }),
+    ...(profiles === undefined ? {} : { profiles }),
   };
 }
 

@@ -18,11 +18,11 @@ import {
   type Timers,
 } from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
-import { Capability, type CapabilityName } from '../../actors/index.ts';
+import { Capability, INTERNAL, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
 import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
 import type { MisbehaviourConfig } from '../../actors/index.ts';
-import type { PluginManifest } from '../sdk/manifestTypes.ts';
+import type { PluginManifest, PluginProfiles } from '../sdk/manifestTypes.ts';
 import type {
   ChannelDelivery,
   ChannelSpec,
@@ -58,7 +58,13 @@ export type InputSink = Readonly<{
     origin: 'plugin';
     kind: 'queued' | 'interrupt';
     level?: number;
-    payload: Readonly<{ text: string; replyChannel: string | null; replyTarget: string | null; conversation: string | null }>;
+    payload: Readonly<{
+      text: string;
+      replyChannel: string | null;
+      replyTarget: string | null;
+      conversation: string | null;
+      principal: string;
+    }>;
   }): Promise<unknown>;
 }>;
 
@@ -106,12 +112,34 @@ export type PluginHubOptions = Readonly<{
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+const ACCESS_KINDS = ['read', 'write', 'network'] as const;
+
+/** A tool's declared access, checked: each kind a list of argument names. */
+const toolAccessOf = (plugin: string, spec: ToolSpec): ToolSpec['access'] => {
+  const access = spec.access;
+  if (access === undefined) return undefined;
+  const bad = (why: string) => new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' access ${why}`);
+  if (typeof access !== 'object' || access === null || Array.isArray(access)) throw bad('must be an object of read, write, network');
+  const stray = Object.keys(access).find((k) => !(ACCESS_KINDS as readonly string[]).includes(k));
+  if (stray !== undefined) throw bad(`has '${stray}', which is not one of ${ACCESS_KINDS.join(', ')}`);
+  const checked: Record<string, string[]> = {};
+  for (const kind of ACCESS_KINDS) {
+    const names = access[kind];
+    if (names === undefined) continue;
+    if (!Array.isArray(names) || names.some((n) => typeof n !== 'string' || !n)) throw bad(`.${kind} must be a list of argument names`);
+    checked[kind] = [...names];
+  }
+  return checked;
+};
+
 export class PluginHub {
   private state: PluginRegistry = emptyPluginRegistry();
   private groups: ProcessGroups = emptyProcessGroups();
   private readonly endpoints = new Map<string, PluginEndpoint>();
   private readonly granted = new Map<string, readonly PluginCapability[]>();
   private readonly external = new Set<string>();
+  /** Each loaded plugin's manifest profiles: the principals its inputs may speak as. */
+  private readonly profiles = new Map<string, PluginProfiles>();
   private readonly builtins = new Set<string>();
   /** Exact names the built-in plugins registered this boot: theirs even while they hold nothing. */
   private readonly builtinNames = new Map<string, string>();
@@ -163,6 +191,7 @@ export class PluginHub {
 
   /** Records a loaded manifest. */
   load(manifest: PluginManifest): Promise<void> {
+    this.profiles.set(manifest.name, manifest.profiles ?? {});
     return this.append({
       type: 'PluginLoaded',
       data: {
@@ -271,9 +300,10 @@ export class PluginHub {
     if (typeof parameters !== 'object' || Array.isArray(parameters)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
     }
+    const access = toolAccessOf(plugin, spec);
     await this.claim(plugin, 'tool', spec.name, {
       type: 'PluginToolRegistered',
-      data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters },
+      data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters, ...(access ? { access } : {}) },
     });
   }
 
@@ -433,6 +463,7 @@ export class PluginHub {
         `plugin '${plugin}': replyTo names channel '${replyChannel}', which is not ${owner === undefined ? 'a registered channel' : 'one of its own channels'}`,
       );
     }
+    const principal = this.principalOf(plugin, input);
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
     const replyTarget = input.replyTo?.target ?? null;
@@ -444,9 +475,42 @@ export class PluginHub {
       origin: 'plugin',
       kind,
       ...(kind === 'interrupt' ? { level } : {}),
-      payload: { text: input.text, replyChannel, replyTarget, conversation },
+      payload: { text: input.text, replyChannel, replyTarget, conversation, principal },
     });
     return { inputId, level };
+  }
+
+  /**
+   * Who an injected input is from: a built-in plugin speaks as the owner or the kernel (default
+   * the kernel); any other plugin as one of its manifest's profiles, or as itself. A name it did
+   * not declare is refused, never replaced by a default.
+   * @throws RegistrationRefused naming the declared profiles
+   */
+  private principalOf(plugin: string, input: InjectedInput): string {
+    const { profile, principal } = input;
+    if (principal !== undefined) {
+      if (this.external.has(plugin) || typeof principal !== 'string' || principal === '') {
+        throw new RegistrationRefused(
+          `plugin '${plugin}': an input cannot name principal ${JSON.stringify(principal)}; give 'profile', one of its manifest's profiles`,
+        );
+      }
+      return principal;
+    }
+    if (profile === undefined) return this.external.has(plugin) ? plugin : INTERNAL;
+    const declared = Object.keys(this.profiles.get(plugin) ?? {});
+    if (typeof profile !== 'string' || !declared.includes(profile)) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': profile ${JSON.stringify(profile)} is not declared in its manifest` +
+          (declared.length ? ` (declared: ${declared.join(', ')})` : '; declare it under "profiles" in plugin.json'),
+      );
+    }
+    return profile;
+  }
+
+  /** The tool rules of a plugin-declared principal (`<plugin>.<profile>`), if some plugin declares it. */
+  profileOf(principal: string): PluginProfiles[string] | undefined {
+    const plugin = principal.split('.')[0] ?? '';
+    return this.profiles.get(plugin)?.[principal];
   }
 
   /**

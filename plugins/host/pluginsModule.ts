@@ -2,7 +2,7 @@
  * The plugin host as a kernel module: loads the built-in and data-dir plugins and provides
  * `Facility.plugins` (the host, and the plugins as a turn sees them).
  */
-import { Facility, INSPECT_FACILITY, setting, sourceLabels, type KernelModule } from '../../actors/index.ts';
+import { Facility, INSPECT_FACILITY, setting, sourceLabels, type ApprovalDesk, type KernelModule } from '../../actors/index.ts';
 import { cliPlugin } from '../builtin/cli/index.ts';
 import { filesPlugin } from '../builtin/files/index.ts';
 import { MEMORY_ADMIN_TOOLS_SETTING, memoryToolsPlugin } from '../builtin/memory/index.ts';
@@ -18,6 +18,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin
 
 export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGINS): KernelModule => {
   let host: PluginHost | undefined;
+  // The turns start after the plugins (they use their tools) and hand over the approvals then.
+  let approvals: ApprovalDesk | undefined;
   return {
     name: 'plugins',
     requires: [
@@ -44,6 +46,9 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),
         plugins: () => host!.list(),
         pluginAction: (action, name) => host!.control(action, name),
+        approvals: () => approvals?.pending() ?? [],
+        answerApproval: (answer) =>
+          approvals ? approvals.answer(answer) : Promise.reject(new Error('the turns have not started; try again in a moment')),
       };
       const memory = context.require(Facility.memory);
       host = new PluginHost({
@@ -88,6 +93,10 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
             ...(inputId ? { inputId } : {}),
           }),
         list: () => host!.list(),
+        useApprovals: (desk) => {
+          approvals = desk;
+        },
+        profileOf: (principal) => hub.profileOf(principal),
       });
     },
     async stop() {

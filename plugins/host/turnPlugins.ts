@@ -17,6 +17,7 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
         parameters: t.parameters,
         owner: t.plugin,
         origin: 'plugin' as const,
+        ...(t.access ? { access: t.access } : {}),
       })),
       handlers: handlers as StageHandlers,
       channels: [...registry.channels.values()],

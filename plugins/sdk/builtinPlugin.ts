@@ -34,7 +34,14 @@ export type KernelControl = Readonly<{
   tools(): readonly Readonly<{ name: string; plugin: string; description: string }>[];
   plugins(): readonly PluginSummary[];
   pluginAction(action: PluginAction, name: string): Promise<PluginSummary>;
+  /** The calls waiting for a person's approval. */
+  approvals(): readonly PendingApprovalSummary[];
+  /** Answers one; rejects naming the waiting ones when `approval` is not among them. */
+  answerApproval(answer: Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>): Promise<void>;
 }>;
+
+/** A call waiting for approval, as a client lists it. */
+export type PendingApprovalSummary = Readonly<{ approval: string; name: string; callId: string; conversation: string }>;
 
 /**
  * Where a built-in plugin keeps its files: `<dataDir>/state/<name>/`, outside `plugins/`, which

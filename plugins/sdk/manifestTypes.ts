@@ -6,6 +6,11 @@ export type PluginKind = 'subprocess' | 'lua' | 'builtin';
 /** A Lua plugin's limits (manifest `limits`): its VM's memory ceiling and each call's instruction budget. */
 export type LuaLimits = Readonly<{ memory_mb?: number; instructions?: number; time_ms?: number }>;
 
+/** The principals a plugin injects inputs as (`<plugin>.<profile>`), each with its tool rules. */
+export type PluginProfiles = Readonly<
+  Record<string, Readonly<{ allow?: readonly string[]; deny?: readonly string[]; approve?: readonly string[] }>>
+>;
+
 export type PluginManifest = Readonly<{
   name: string;
   version: string;
@@ -25,4 +30,6 @@ export type PluginManifest = Readonly<{
   description?: string;
   /** Lua plugins only; defaults 64 MB and 2,000,000 instructions. */
   limits?: LuaLimits;
+  /** Who its inputs may speak as; an input names one of these, or it is from the plugin itself. */
+  profiles?: PluginProfiles;
 }>;

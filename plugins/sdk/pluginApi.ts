@@ -15,6 +15,11 @@ export type ToolSpec = Readonly<{
   name: string;
   description: string;
   parameters: ToolParameters;
+  /**
+   * Which arguments touch the machine: names of arguments holding a path the tool reads, a path
+   * it writes, a URL or host it connects to. The kernel's sandbox checks them before each call.
+   */
+  access?: Readonly<{ read?: readonly string[]; write?: readonly string[]; network?: readonly string[] }>;
 }>;
 
 /** What a tool returns: text for the model, or text marked as a failure report. */
@@ -29,6 +34,8 @@ export type ToolCallInfo = Readonly<{
   name: string;
   conversation?: string;
   replyTo?: Readonly<{ channel: string; target?: string }>;
+  /** Built-in tools: who the turn's input was from (a timer fires as the principal that set it). */
+  principal?: string;
 }>;
 
 export type ToolHandler = (args: Readonly<Record<string, unknown>>, call: ToolCallInfo) => ToolReply | Promise<ToolReply>;
@@ -88,6 +95,13 @@ export type InjectedInput = Readonly<{
    * `<channel>/<target>`; give a stable key when targets are transient (a cli session).
    */
   conversation?: string;
+  /**
+   * Who the input is from: one of the profiles your manifest declares (`<plugin>.<profile>`);
+   * its tool rules hold for the turn. Without one, the input is from your plugin itself.
+   */
+  profile?: string;
+  /** Built-in plugins only: who the input is from (`owner` at the machine, `internal`, or the principal a timer was set for). */
+  principal?: string;
 }>;
 
 export type InjectedReceipt = Readonly<{ inputId: string; level: number }>;

@@ -3,7 +3,7 @@
  * state, and the tools, stage handlers, output channels and subscriptions each one holds
  * now. The host folds events as it appends them; `homed plugins` folds the log.
  */
-import { PLUGIN_EVENT_TYPES, type AnyEvent, type PluginEvent } from '../../events/index.ts';
+import { PLUGIN_EVENT_TYPES, type AnyEvent, type PluginEvent, type ToolAccess } from '../../events/index.ts';
 
 export type PluginState = 'loaded' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gave_up' | 'stopped';
 
@@ -19,7 +19,13 @@ export type PluginEntry = Readonly<{
   lastError: string | null;
 }>;
 
-export type ToolEntry = Readonly<{ name: string; plugin: string; description: string; parameters: Readonly<Record<string, unknown>> }>;
+export type ToolEntry = Readonly<{
+  name: string;
+  plugin: string;
+  description: string;
+  parameters: Readonly<Record<string, unknown>>;
+  access?: ToolAccess;
+}>;
 /** A stage handler as registered (the stage pipeline's HandlerRef, plus its stage name). */
 export type HandlerEntry = Readonly<{ id: string; plugin: string; scope: 'global' | 'own_tools'; stage: string }>;
 export type ChannelEntry = Readonly<{ name: string; owner: string; capabilities: number; metaDoc: string }>;
@@ -105,10 +111,16 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
     case 'PluginDisabled':
       return withPlugin(registry, name, (entry) => ({ ...entry, enabled: event.type === 'PluginEnabled' }));
     case 'PluginToolRegistered': {
-      const { description, parameters } = event.data;
+      const { description, parameters, access } = event.data;
       return {
         ...registry,
-        tools: new Map(registry.tools).set(event.data.name, { name: event.data.name, plugin: name, description, parameters }),
+        tools: new Map(registry.tools).set(event.data.name, {
+          name: event.data.name,
+          plugin: name,
+          description,
+          parameters,
+          ...(access ? { access } : {}),
+        }),
       };
     }
     case 'PluginStageRegistered': {

@@ -3,6 +3,7 @@
  * `attachLocalPlugin`: capability checks, refusals that append nothing, interrupt levels,
  * detachment (live and after a killed process), event subscriptions, and reaching tools.
  */
+import type { PluginManifest } from '../../plugins/sdk/manifestTypes.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createDefaultCatalog,
@@ -28,6 +29,18 @@ afterEach(async () => {
 });
 
 const newStore = () => new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('evt'));
+
+const manifestOf = (name: string): PluginManifest => ({
+  name,
+  version: '1.0.0',
+  entry: 'main.js',
+  kind: 'subprocess',
+  platforms: [],
+  requires_facilities: [],
+  capabilities: ['input'],
+  auto_start: true,
+  auto_restart: true,
+});
 
 /** A restored hub on `store` (a fresh one by default), a recording input sink, and a way to attach plugins. */
 const given = async (store = newStore(), settings?: Record<string, unknown>) => {
@@ -193,7 +206,7 @@ describe('injected inputs', () => {
 
     expect(receipt.level).toBe(3);
     expect(await registryEvents()).toEqual([]);
-    const payload = { text: 'wake up', replyChannel: null, replyTarget: null, conversation: null };
+    const payload = { text: 'wake up', replyChannel: null, replyTarget: null, conversation: null, principal: 'internal' };
     expect(submitted).toEqual([{ id: receipt.inputId, source: 'a', origin: 'plugin', kind: 'interrupt', level: 3, payload }]);
   });
 
@@ -211,8 +224,35 @@ describe('injected inputs', () => {
 
     expect(receipt.level).toBe(0);
     expect(await registryEvents()).toEqual([]);
-    const payload = { text: 'do this later', replyChannel: null, replyTarget: null, conversation: null };
+    const payload = { text: 'do this later', replyChannel: null, replyTarget: null, conversation: null, principal: 'internal' };
     expect(submitted).toEqual([{ id: receipt.inputId, source: 'a', origin: 'plugin', kind: 'queued', payload }]);
+  });
+
+  it('an input says who it is from: a profile the plugin declared, else the plugin itself; a built-in speaks as the kernel or as whom it names', async () => {
+    const { hub, plugin, submitted } = await given();
+    await hub.load({ ...manifestOf('qq'), profiles: { 'qq.guest': { deny: ['files_*'] }, 'qq.owner': {} } });
+    const qq = plugin('qq', ['input'], true);
+    await qq.injectInput({ text: 'hi', profile: 'qq.guest' });
+    await qq.injectInput({ text: 'hi' });
+    await plugin('timer', ['input']).injectInput({ text: 'due', principal: 'qq.guest' });
+    await plugin('cli', ['input']).injectInput({ text: 'me' });
+    expect(submitted.map((s) => s.payload.principal)).toEqual(['qq.guest', 'qq', 'qq.guest', 'internal']);
+    expect(hub.profileOf('qq.guest')).toEqual({ deny: ['files_*'] });
+    expect(hub.profileOf('other.guest')).toBeUndefined();
+  });
+
+  it('an external plugin naming a profile it did not declare, or a principal, is refused at injection and nothing is submitted', async () => {
+    const { hub, plugin, submitted } = await given();
+    await hub.load({ ...manifestOf('qq'), profiles: { 'qq.guest': {} } });
+    const qq = plugin('qq', ['input'], true);
+    await expect(qq.injectInput({ text: 'hi', profile: 'qq.owner' })).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining('profile "qq.owner" is not declared in its manifest (declared: qq.guest)'),
+    });
+    await expect(qq.injectInput({ text: 'hi', principal: 'owner' })).rejects.toMatchObject({
+      message: expect.stringContaining('an input cannot name principal "owner"'),
+    });
+    expect(submitted).toEqual([]);
   });
 
   it("an external plugin's replyTo naming a channel of another plugin is refused, and nothing is recorded or submitted", async () => {

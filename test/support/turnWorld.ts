@@ -88,6 +88,8 @@ export class TurnWorld {
         return this.runs.has(message.data.run);
       case 'TurnStopRequested':
         return this.requested && !this.outputSent;
+      case 'ApprovalAnswered':
+        return false; // the worlds offer no tool that asks for approval
     }
   }
 

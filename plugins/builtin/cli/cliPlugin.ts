@@ -9,6 +9,7 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { OWNER } from '../../../actors/index.ts';
 import { type Clock, HologramError, type Timers } from '../../../events/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
@@ -125,6 +126,8 @@ export const startCli = async (
           text: request.text,
           replyTo: { channel: CLI_CHANNEL, target: cliTarget(from, id) },
           conversation: `${CLI_CHANNEL}:${from}`,
+          // Whoever reaches the socket (0600, in the private data dir) is the user at the machine.
+          principal: OWNER,
         });
         return { type: 'accepted', inputId };
       }
@@ -143,6 +146,22 @@ export const startCli = async (
       case 'plugin':
         if (!control) throw new Error('this kernel gives the cli no plugin control');
         return { type: 'plugin', plugin: await control.pluginAction(request.action, request.name) };
+      case 'approvals':
+        return {
+          type: 'approvals',
+          pending: (control?.approvals() ?? []).map(({ approval, name, callId, conversation }) => ({
+            approval,
+            name,
+            callId,
+            conversation,
+          })),
+        };
+      case 'approve': {
+        if (!control) throw new Error('this kernel gives the cli no approvals');
+        const { approval, approved, reason } = request;
+        await control.answerApproval({ approval, approved, by: session?.from ?? OWNER, ...(reason ? { reason } : {}) });
+        return { type: 'answered', approval, approved };
+      }
     }
   };
   const host = { serve, log: (line: string) => api.log(line), timers };

@@ -4,7 +4,7 @@
  * each in order and streams replies to the session that sent the message. Every limit a
  * client can reach is named here, and reaching one is answered with an `error` reply.
  */
-import type { PluginSummary } from '../../sdk/builtinPlugin.ts';
+import type { PendingApprovalSummary, PluginSummary } from '../../sdk/builtinPlugin.ts';
 
 export const CLI_SOCKET_FILE = 'homed.sock';
 
@@ -40,7 +40,11 @@ export type CliRequest =
   | Readonly<{ type: 'cancel'; inputId: string }>
   | Readonly<{ type: 'tools' }>
   | Readonly<{ type: 'plugins' }>
-  | Readonly<{ type: 'plugin'; action: 'enable' | 'disable' | 'reload' | 'start' | 'stop'; name: string }>;
+  | Readonly<{ type: 'plugin'; action: 'enable' | 'disable' | 'reload' | 'start' | 'stop'; name: string }>
+  /** The calls waiting for approval; answered `approvals`. */
+  | Readonly<{ type: 'approvals' }>
+  /** Approves or refuses a waiting call (`reason` is told to the model on a refusal); answered `answered`. */
+  | Readonly<{ type: 'approve'; approval: string; approved: boolean; reason?: string }>;
 
 /**
  * Replies. `inputId` on `chunk`, `tool`, `end` and `message` names the input a reply answers: a
@@ -64,6 +68,8 @@ export type CliReply =
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>
   | Readonly<{ type: 'plugin'; plugin: PluginSummary }>
+  | Readonly<{ type: 'approvals'; pending: readonly PendingApprovalSummary[] }>
+  | Readonly<{ type: 'answered'; approval: string; approved: boolean }>
   | Readonly<{ type: 'error'; message: string; code?: CliErrorCode }>;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'];
@@ -106,12 +112,23 @@ export const parseCliRequest = (line: string): CliRequest | { error: string } =>
     case 'stop':
     case 'tools':
     case 'plugins':
+    case 'approvals':
       return { type: r.type };
+    case 'approve':
+      if (typeof r.approval !== 'string' || !r.approval || r.approval.length > 200 || typeof r.approved !== 'boolean') {
+        return { error: "'approve' needs 'approval' (an id from 'approvals') and 'approved' (true or false)" };
+      }
+      if (r.reason !== undefined && (typeof r.reason !== 'string' || r.reason.length > 2000)) {
+        return { error: "'reason' must be a string of at most 2000 characters" };
+      }
+      return { type: 'approve', approval: r.approval, approved: r.approved, ...(typeof r.reason === 'string' ? { reason: r.reason } : {}) };
     case 'plugin':
       return typeof r.name === 'string' && ACTIONS.includes(r.action as string)
         ? { type: 'plugin', action: r.action as 'enable', name: r.name }
         : { error: `'plugin' needs 'name' and 'action' (one of ${ACTIONS.join(', ')})` };
     default:
-      return { error: `unknown request type ${JSON.stringify(r?.type)}; use message, hello, stop, cancel, tools, plugins or plugin` };
+      return {
+        error: `unknown request type ${JSON.stringify(r?.type)}; use message, hello, stop, cancel, tools, plugins, plugin, approvals or approve`,
+      };
   }
 };

@@ -64,6 +64,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
   await api.registerTool(
     {
       name: 'files_read',
+      access: { read: ['path'] },
       description: `Read a UTF-8 text file, at most ${MAX_READ_BYTES} bytes per call (use offset to read on). ${rootsNote}`,
       parameters: {
         type: 'object',
@@ -92,6 +93,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
   await api.registerTool(
     {
       name: 'files_write',
+      access: { write: ['path'] },
       description: `Write a UTF-8 text file (replacing it, or appending with append: true); missing parent directories are created. ${rootsNote}`,
       parameters: {
         type: 'object',
@@ -117,6 +119,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
   await api.registerTool(
     {
       name: 'files_list',
+      access: { read: ['path'] },
       description: `List a directory (default: the first root). ${rootsNote}`,
       parameters: {
         type: 'object',

@@ -82,7 +82,7 @@ export const timerPlugin: BuiltinPlugin = {
         ? `Timer ${id} fired late: ${timer.note} (it was due ${iso(timer.dueAt)}, ${describeDuration(now - timer.dueAt)} ago, while the daemon was down)`
         : `Timer ${id} fired: ${timer.note}`;
       const job = api
-        .injectInterrupt({ text, ...timer.route }, TIMER_INTERRUPT_LEVEL)
+        .injectInterrupt({ text, ...timer.route, ...(timer.principal ? { principal: timer.principal } : {}) }, TIMER_INTERRUPT_LEVEL)
         .then(
           () => {
             timers.delete(id);
@@ -125,7 +125,14 @@ export const timerPlugin: BuiltinPlugin = {
           const route = call.conversation
             ? { conversation: call.conversation, ...(call.replyTo ? { replyTo: call.replyTo } : {}) }
             : undefined;
-          const timer: StoredTimer = { id: `t${nextId}`, dueAt, setAt: now, note, ...(route ? { route } : {}) };
+          const timer: StoredTimer = {
+            id: `t${nextId}`,
+            dueAt,
+            setAt: now,
+            note,
+            ...(route ? { route } : {}),
+            ...(call.principal ? { principal: call.principal } : {}),
+          };
           nextId += 1;
           timers.set(timer.id, timer);
           try {

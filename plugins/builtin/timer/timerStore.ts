@@ -11,7 +11,8 @@ import { TimerStoreCorrupt } from './errors.ts';
 /** Where a timer's firing goes: the conversation and reply route of the turn that set it. */
 export type TimerRoute = Readonly<{ conversation: string; replyTo?: Readonly<{ channel: string; target?: string }> }>;
 
-export type StoredTimer = Readonly<{ id: string; dueAt: number; setAt: number; note: string; route?: TimerRoute }>;
+/** `principal`: who set it; it fires as them (absent for timers set before principals: the kernel's own). */
+export type StoredTimer = Readonly<{ id: string; dueAt: number; setAt: number; note: string; route?: TimerRoute; principal?: string }>;
 
 const isRoute = (value: unknown): boolean => {
   if (value === undefined) return true;
@@ -50,8 +51,15 @@ const STORE_VERSION = 1;
 
 const isTimer = (value: unknown): value is StoredTimer => {
   if (typeof value !== 'object' || value === null) return false;
-  const { id, dueAt, setAt, note, route } = value as Record<string, unknown>;
-  return typeof id === 'string' && Number.isFinite(dueAt) && Number.isFinite(setAt) && typeof note === 'string' && isRoute(route);
+  const { id, dueAt, setAt, note, route, principal } = value as Record<string, unknown>;
+  return (
+    typeof id === 'string' &&
+    Number.isFinite(dueAt) &&
+    Number.isFinite(setAt) &&
+    typeof note === 'string' &&
+    isRoute(route) &&
+    (principal === undefined || (typeof principal === 'string' && principal !== ''))
+  );
 };
 
 /** The stored state, or the empty one when there is no file yet. */

@@ -1,0 +1,63 @@
+/**
+ * The security firewall as a kernel module: right after config, before every module that reads
+ * credentials or runs tools. It guards the scheduler (inputs), the llm (the model) and the
+ * plugins (tools, stage handlers, output), so every module that uses them gets them through
+ * the proxy. Settings: `security.review`, `security.sandbox`; tool rules by principal are read
+ * where a turn builds its toolset.
+ */
+import { join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { SECRETS_DIR } from '../../adapters/secrets/secretVault.ts';
+import type { ReviewRules, SandboxBase, SandboxRules } from '../../machines/security/index.ts';
+import { Facility } from '../kernel/facilities.ts';
+import type { KernelModule } from '../kernel/kernelModule.ts';
+import { SecretAliases } from '../security/secretAliases.ts';
+import { SecurityProxy } from '../security/securityProxy.ts';
+import { EVENT_LOG_FILE, SETTINGS_FILE, setting, type Settings } from './config.ts';
+
+/** The files plugin's default root, relative to the data dir: where tools may read and write unless settings say more. */
+export const DEFAULT_FILES_ROOT = 'files';
+
+/**
+ * The sandbox from settings. Roots default to the files plugin's (its `roots` setting, else
+ * `<dataDir>/files`), and a relative path is taken from the first of those, as that plugin does.
+ */
+export const sandboxFrom = (settings: Settings, dataDir: string): Readonly<{ rules: SandboxRules; base: SandboxBase }> => {
+  const filesRoots = setting<readonly string[] | undefined>(settings, 'plugins.files.roots', undefined) ?? [DEFAULT_FILES_ROOT];
+  const roots = filesRoots.filter((r): r is string => typeof r === 'string').map((r) => resolve(dataDir, r));
+  return {
+    rules: {
+      read: setting<readonly string[]>(settings, 'security.sandbox.read', roots).map((r) => resolve(dataDir, r)),
+      write: setting<readonly string[]>(settings, 'security.sandbox.write', roots).map((r) => resolve(dataDir, r)),
+      network:
+        setting<readonly string[] | undefined>(settings, 'security.sandbox.hosts', undefined) ??
+        setting<boolean>(settings, 'security.sandbox.network', false),
+      loopback: setting<boolean>(settings, 'security.sandbox.loopback', false),
+    },
+    base: { cwd: roots[0] ?? dataDir, home: homedir() },
+  };
+};
+
+export const securityModule = (): KernelModule => ({
+  name: 'security',
+  requires: [Facility.config, Facility.dataDir],
+  provides: [Facility.security],
+  guards: [Facility.scheduler, Facility.llm, Facility.plugins],
+  init(context) {
+    const settings = context.require(Facility.config);
+    const dataDir = context.require(Facility.dataDir);
+    const proxy = new SecurityProxy({
+      aliases: new SecretAliases(dataDir),
+      review: setting<ReviewRules>(settings, 'security.review', {}),
+      ...sandboxFrom(settings, dataDir),
+      // The daemon's own files: the vault, settings, the log and its WAL.
+      protectedPaths: [SECRETS_DIR, SETTINGS_FILE, EVENT_LOG_FILE, `${EVENT_LOG_FILE}-wal`, `${EVENT_LOG_FILE}-shm`].map((f) =>
+        join(dataDir, f),
+      ),
+    });
+    context.guard(Facility.scheduler, (scheduler) => proxy.guardInputs(scheduler));
+    context.guard(Facility.llm, (llm) => proxy.guardModel(llm));
+    context.guard(Facility.plugins, (plugins) => proxy.guardPlugins(plugins));
+    context.provide(Facility.security, proxy);
+  },
+});

@@ -1,0 +1,95 @@
+/**
+ * Secrets by alias: `@{NAME}` stands for the vault's secret NAME everywhere outside the tool
+ * call that needs it. Filling swaps aliases in a call's arguments for the values right before
+ * it runs; scrubbing swaps every value found in text back to its alias. The vault is read again
+ * when its file changes, so `homed secret set` takes effect without a restart.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SECRETS_DIR, SecretVault, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
+
+/** `@{NAME}`, NAME as `homed secret set` takes it. */
+export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
+
+export const aliasOf = (name: string): string => `@{${name}}`;
+
+/** Values shorter than this are not scrubbed from text: they would match ordinary words. */
+export const MIN_SCRUBBED_LENGTH = 4;
+
+export type Filled = Readonly<{ args: Record<string, unknown>; filled: readonly string[]; unknown: readonly string[] }>;
+
+export class SecretAliases {
+  private values: ReadonlyMap<string, string> = new Map();
+  /** Values longest first, so a value containing another is replaced whole. */
+  private byLength: readonly (readonly [string, string])[] = [];
+  private stamp = '';
+
+  constructor(private readonly dataDir: string) {}
+
+  /** The secrets' names and values, read again if the vault file changed since the last call. */
+  private current(): ReadonlyMap<string, string> {
+    const path = join(this.dataDir, SECRETS_DIR, VAULT_FILE);
+    let stamp = 'none';
+    try {
+      const stat = statSync(path);
+      stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    } catch {
+      // no vault yet: no secrets
+    }
+    if (stamp === this.stamp) return this.values;
+    const vault = stamp === 'none' ? undefined : SecretVault.open(this.dataDir);
+    const values = new Map((vault?.names() ?? []).map((name) => [name, vault!.get(name)] as const));
+    this.values = values;
+    this.byLength = [...values].filter(([, v]) => v.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b[1].length - a[1].length);
+    this.stamp = stamp;
+    return values;
+  }
+
+  /** The plaintext of `name`. @throws SecretVaultError naming what to run when there is none. */
+  secret(name: string): string {
+    const value = this.current().get(name);
+    return value ?? SecretVault.open(this.dataDir).get(name);
+  }
+
+  /** `text` with every secret value replaced by its alias. */
+  scrub(text: string): string {
+    this.current();
+    let scrubbed = text;
+    for (const [name, value] of this.byLength) if (scrubbed.includes(value)) scrubbed = scrubbed.split(value).join(aliasOf(name));
+    return scrubbed;
+  }
+
+  /** Every string inside `value` scrubbed (objects and arrays copied, other values as they are). */
+  scrubDeep<T>(value: T): T {
+    if (this.current().size === 0) return value;
+    return mapStrings(value, (text) => this.scrub(text)) as T;
+  }
+
+  /** `args` with each alias of a known secret replaced by its value; unknown names are listed, not filled. */
+  fill(args: Readonly<Record<string, unknown>>): Filled {
+    const values = this.current();
+    const filled = new Set<string>();
+    const unknown = new Set<string>();
+    const filledArgs = mapStrings(args, (text) =>
+      text.replace(ALIAS, (alias, name: string) => {
+        const value = values.get(name);
+        if (value === undefined) {
+          unknown.add(name);
+          return alias;
+        }
+        filled.add(name);
+        return value;
+      }),
+    ) as Record<string, unknown>;
+    return { args: filledArgs, filled: [...filled].sort(), unknown: [...unknown].sort() };
+  }
+}
+
+const mapStrings = (value: unknown, map: (text: string) => string): unknown => {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
+  }
+  return value;
+};

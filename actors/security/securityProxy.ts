@@ -1,0 +1,155 @@
+/**
+ * The security firewall as a proxy: the security module wraps, at assembly, the mount points
+ * through which anything crosses between the kernel and the outside: inputs (the scheduler's
+ * submit), tools (the plugins' callTool and stage handlers), output (the plugins' deliver) and
+ * the model (the llm chain). No module reaches the unwrapped facility. What the proxy decides
+ * travels with what it lets through (a tool result's `filled`, `findings`, `refused`; an
+ * input's `findings`), so the turn records it as facts and replay reproduces it.
+ */
+import type { SecurityFinding } from '../../events/index.ts';
+import {
+  blockedNotice,
+  blocksContent,
+  decideSandbox,
+  normalisePath,
+  isUnder,
+  reviewContent,
+  type ReviewRules,
+  type SandboxBase,
+  type SandboxRules,
+  type ToolAccess,
+} from '../../machines/security/index.ts';
+import type { ToolInvocation, ToolResult } from '../../machines/turn/index.ts';
+import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
+import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
+import type { SchedulerFacility } from '../modules/schedulerModule.ts';
+import type { TurnPlugins } from '../turn/turnEffects.ts';
+import type { SecretAliases } from './secretAliases.ts';
+
+export type SecurityOptions = Readonly<{
+  aliases: SecretAliases;
+  review: ReviewRules;
+  rules: SandboxRules;
+  base: SandboxBase;
+  /** Paths no tool may touch whatever the roots say (the vault, the log, settings). */
+  protectedPaths: readonly string[];
+}>;
+
+/** What the proxy adds to a tool's result before the turn records it. */
+export type GuardedResult = ToolResult;
+
+export class SecurityProxy {
+  constructor(private readonly options: SecurityOptions) {}
+
+  /** The plaintext of secret `name` (for a module that sends it itself, as the llm sources' keys). */
+  secret(name: string): string {
+    return this.options.aliases.secret(name);
+  }
+
+  scrub(text: string): string {
+    return this.options.aliases.scrub(text);
+  }
+
+  /** What content review finds in `text` from `source`, and whether it blocks it. */
+  review(text: string, source: 'input' | 'tool_result'): Readonly<{ findings: readonly SecurityFinding[]; blocked: boolean }> {
+    const findings = reviewContent(text, this.options.review, source);
+    return { findings, blocked: findings.length > 0 && blocksContent(findings, this.options.review) };
+  }
+
+  /** Inputs enter the log with secret values as aliases and with what review found in them. */
+  guardInputs(scheduler: SchedulerFacility): SchedulerFacility {
+    return {
+      ...scheduler,
+      submit: (descriptor) => {
+        const { payload } = descriptor;
+        if (!payload) return scheduler.submit(descriptor);
+        const text = this.scrub(payload.text);
+        const { findings, blocked } = this.review(text, 'input');
+        const reviewed = { ...payload, text, ...(findings.length ? { findings } : {}), ...(blocked ? { blocked } : {}) };
+        return scheduler.submit({ ...descriptor, payload: reviewed });
+      },
+    };
+  }
+
+  /** The model is asked with every secret value as its alias, and its answer is read the same way. */
+  guardModel(llm: LlmFacility): LlmFacility {
+    if (!('chain' in llm)) return llm;
+    const { chain } = llm;
+    const guarded: ModelChain = {
+      primary: () => chain.primary(),
+      complete: async (request, options) => {
+        const answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, options);
+        return { ...answer, text: this.scrub(answer.text), toolCalls: this.options.aliases.scrubDeep(answer.toolCalls) };
+      },
+    };
+    return { ...llm, chain: guarded };
+  }
+
+  /** Tools run through the proxy (fill, sandbox, scrub, review), handlers' changes are scrubbed, output leaves scrubbed. */
+  guardPlugins(plugins: PluginsFacility): PluginsFacility {
+    return {
+      ...plugins,
+      turns: this.guardTools(plugins.turns),
+      deliver: (delivery) => plugins.deliver({ ...delivery, text: this.scrub(delivery.text) }),
+    };
+  }
+
+  guardTools(turns: TurnPlugins): TurnPlugins {
+    return {
+      toolset: () => turns.toolset(),
+      runHandler: async (input, signal) => this.options.aliases.scrubDeep(await turns.runHandler(input, signal)),
+      callTool: (invocation, signal, origin) => this.callTool(turns, invocation, signal, origin),
+    };
+  }
+
+  private async callTool(
+    turns: TurnPlugins,
+    invocation: ToolInvocation,
+    signal: AbortSignal,
+    origin: Parameters<TurnPlugins['callTool']>[2],
+  ): Promise<GuardedResult> {
+    const { args, filled, unknown } = this.options.aliases.fill(invocation.args);
+    if (unknown.length > 0) {
+      return this.refusal(
+        `no secret named ${unknown.join(', ')} in the vault; 'homed secret list' shows the names, 'homed secret set NAME' adds one`,
+      );
+    }
+    const access = turns.toolset().tools.find((t) => t.name === invocation.name)?.access as ToolAccess | undefined;
+    const refused = this.sandboxRefusal(access, args);
+    if (refused) return this.refusal(refused);
+    let result: ToolResult;
+    try {
+      result = await turns.callTool({ ...invocation, args }, signal, origin);
+    } catch (error) {
+      throw new Error(this.scrub((error as Error)?.message ?? String(error)));
+    }
+    const content = this.scrub(result.content);
+    const { findings, blocked } = this.review(content, 'tool_result');
+    return {
+      content: blocked ? blockedNotice(findings, 'tool_result') : content,
+      ...(result.isError ? { isError: true } : {}),
+      ...(filled.length ? { filled } : {}),
+      ...(findings.length ? { findings } : {}),
+      ...(blocked ? { blocked: true } : {}),
+    };
+  }
+
+  private refusal(reason: string): GuardedResult {
+    const scrubbed = this.scrub(reason);
+    return { content: `Refused by the security firewall: ${scrubbed}`, isError: true, refused: scrubbed };
+  }
+
+  private sandboxRefusal(access: ToolAccess | undefined, args: Readonly<Record<string, unknown>>): string | undefined {
+    if (!access) return undefined;
+    const verdict = decideSandbox(access, args, this.options.rules, this.options.base);
+    if (!verdict.allowed) return verdict.reason;
+    for (const argument of [...(access.read ?? []), ...(access.write ?? [])]) {
+      for (const value of [args[argument]].flat()) {
+        const path = typeof value === 'string' ? normalisePath(value, this.options.base) : null;
+        const guarded = path && this.options.protectedPaths.find((p) => isUnder(path, p));
+        if (guarded) return `'${argument}' names ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Answering the tool calls that wait for a person, from waiter: `/approve [ID]`, `/deny [ID]
+ * [reason]` in a session, `waiter --approve ID` / `--deny ID` once. Without an ID, the one call
+ * waiting is meant; with several waiting, the person is shown them and picks.
+ */
+import type { PendingApprovalSummary } from '../plugins/sdk/builtinPlugin.ts';
+import { type CliClient, replyOfType } from './cliClient.ts';
+import { DaemonRefused } from './daemonErrors.ts';
+
+/** An approval's id as the turn gives it (`<turn>-<round>.<call>`). */
+const APPROVAL_ID = /^[^\s]+-\d+\.\d+$/;
+
+export const formatApprovals = (pending: readonly PendingApprovalSummary[]): string =>
+  pending.length === 0
+    ? 'no tool call is waiting for approval'
+    : pending.map((p) => `${p.approval}  ${p.name}  (${p.conversation})`).join('\n');
+
+/** Approves or refuses; `words` are the ID (optional when one call waits) and, for a refusal, the reason. Returns what to tell the person. */
+export const answerApproval = async (client: CliClient, approved: boolean, words: readonly string[]): Promise<string> => {
+  const given = words.filter((w) => w !== '');
+  const named = given[0] !== undefined && APPROVAL_ID.test(given[0]);
+  let approval = named ? given[0] : undefined;
+  const reason = named ? given.slice(1) : given;
+  if (approved && !named && given.length > 0) {
+    throw new DaemonRefused(`'${given[0]}' is not an approval id; /approvals lists the waiting calls`);
+  }
+  if (approval === undefined) {
+    const { pending } = await client.ask({ type: 'approvals' }, replyOfType('approvals'));
+    if (pending.length !== 1) {
+      throw new DaemonRefused(
+        pending.length === 0
+          ? 'no tool call is waiting for approval'
+          : `${pending.length} calls are waiting; name one: ${pending.map((p) => `${p.approval} (${p.name})`).join(', ')}`,
+      );
+    }
+    approval = pending[0]!.approval;
+  }
+  const text = reason.join(' ');
+  await client.ask({ type: 'approve', approval, approved, ...(text && !approved ? { reason: text } : {}) }, replyOfType('answered'));
+  return approved ? `approved ${approval}: it runs now` : `refused ${approval}`;
+};
