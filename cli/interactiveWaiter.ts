@@ -145,7 +145,7 @@ export class InteractiveWaiter {
           break;
         case '/approve':
         case '/deny':
-          this.say(await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1)));
+          this.print(await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1)));
           break;
         default:
           this.warn(`no command ${name}; /help lists them (to send a message starting with '/', put a space before it)`);

@@ -11,6 +11,7 @@ import {
   createDefaultCatalog,
   type OutputChannel,
   type RegisteredTool,
+  type SecurityFinding,
 } from '../../events/index.ts';
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import {
@@ -21,6 +22,7 @@ import {
   type StageHandlers,
   type ToolInvocation,
   type ToolResult,
+  type Toolset,
   type TurnFact,
   type TurnMessage,
   type TurnOutcome,
@@ -45,6 +47,12 @@ export type TurnSetup = Readonly<{
   channels?: readonly OutputChannel[];
   maxRounds?: number;
   stageTimeoutMs?: number;
+  /** Tools the policy refused, and tools whose calls wait for approval (as the runner records them). */
+  refused?: Toolset['refused'];
+  approve?: Toolset['approve'];
+  /** What content review found in the input (the security proxy's verdict, recorded with it). */
+  inputFindings?: readonly SecurityFinding[];
+  inputBlocked?: boolean;
 }>;
 
 export const answer = (text: string, toolCalls: LlmToolCall[] = []): LlmAnswer => ({
@@ -92,7 +100,13 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
   const clock = new VirtualClock(1_000);
   const store = new InMemoryEventStore(createDefaultCatalog(), clock, new SequentialIds('t'));
   const stream = `${TURN_STREAM_PREFIX}test`;
-  const toolset = { tools: setup.tools ?? [], handlers: setup.handlers ?? {}, channels: setup.channels ?? [] };
+  const toolset: Toolset = {
+    tools: setup.tools ?? [],
+    handlers: setup.handlers ?? {},
+    channels: setup.channels ?? [],
+    ...(setup.refused ? { refused: setup.refused } : {}),
+    ...(setup.approve ? { approve: setup.approve } : {}),
+  };
   const turn = new TurnActor({
     store,
     stream,
@@ -126,6 +140,8 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
     ...(setup.stageTimeoutMs !== undefined ? { stageTimeoutMs: setup.stageTimeoutMs } : {}),
     ...(setup.messages?.length ? { history: [...setup.messages] } : {}),
     toolset: 'test',
+    ...(setup.inputFindings ? { inputFindings: [...setup.inputFindings] } : {}),
+    ...(setup.inputBlocked ? { inputBlocked: true } : {}),
   });
   const output = async (): Promise<TurnRunOutput> => {
     const outcome = await turn.done;

@@ -1,0 +1,110 @@
+/**
+ * The security firewall through homed, as a person uses it: a secret set with `homed secret set`
+ * is filled into the tool call that names its alias and appears nowhere else (not in a request
+ * to the model, a result the model sees, an event, stdout, or the data dir outside the vault
+ * and the file the tool wrote); a call that needs approval waits, survives a daemon restart,
+ * and runs after /approve from waiter. Both logs replay.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { everyFileText } from '../support/everyFile.ts';
+import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { finished, HOMED, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+const VALUE = 'tok-e2e-alias-7c31d9f0aa';
+
+const setSecret = async (dir: string, name: string, value: string) => {
+  const child = spawnNode([HOMED, 'secret', 'set', name, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = finished(child);
+  child.stdin?.end(`${value}\n`);
+  expect((await done).code).toBe(0);
+};
+
+/** waiter with `input` piped in, as a script runs it. */
+const piped = (dir: string, input: string) => {
+  const child = spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = finished(child);
+  child.stdin?.end(input);
+  return done;
+};
+
+/** Polls the log until `type` is in it (the daemon is real; its turn ends when it ends). */
+const logged = async (dir: string, type: string, timeoutMs = 20_000) => {
+  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
+    const lines = await logOf(dir, '--type', type);
+    if (lines.length > 0) return lines;
+  }
+  throw new Error(`no ${type} in the log within ${timeoutMs} ms`);
+};
+
+describe('the firewall through homed', () => {
+  it('fills @{NAME} into the call that names it, right before it runs, and scrubs it everywhere else', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'token.txt', content: 'token=@{API_TOKEN}' } }] },
+      { toolCalls: [{ id: 'r', name: 'files_read', arguments: { path: 'token.txt' } }] },
+      { text: 'The file holds @{API_TOKEN}.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    await setSecret(dir, 'API_TOKEN', VALUE);
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, `store my token, it is ${VALUE}`]));
+    expect(reply.stdout).toBe('The file holds @{API_TOKEN}.\n');
+
+    // The tool ran with the real value.
+    expect(readFileSync(join(dir, 'files', 'token.txt'), 'utf8')).toBe(`token=${VALUE}`);
+    const filled = await logOf(dir, '--type', 'SecretFilled');
+    expect(filled.map((l) => l.data)).toEqual([{ callId: 'w', name: 'files_write', secrets: ['API_TOKEN'] }]);
+    // Nothing the model received holds it: the pasted value came in as the alias, the read result went back as it.
+    const sent = JSON.stringify(server.requests.map((r) => r.body));
+    expect(sent).not.toContain(VALUE);
+    expect(sent).toContain('store my token, it is @{API_TOKEN}');
+    expect(sent).toContain('token=@{API_TOKEN}');
+    expect(reply.stdout + reply.stderr + daemon.output).not.toContain(VALUE);
+    await daemons.stop(daemon);
+    expect(JSON.stringify(await logOf(dir))).not.toContain(VALUE);
+    const elsewhere = everyFileText(dir).replaceAll(`token=${VALUE}`, '');
+    expect(elsewhere, 'the value in clear in the data dir outside the file the tool wrote').not.toContain(VALUE);
+    await verifyReplay(dir);
+  });
+
+  it('holds a call that needs approval across a restart, and runs it after /approve', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'approved.txt', content: 'yes' } }] },
+      { text: 'Written, with your approval.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    let daemon = await daemons.start(dir);
+    const seen: CliReply[] = [];
+    const asked = askSocket(dir, 'write approved.txt', (r) => seen.push(r));
+    const [request] = await logged(dir, 'ApprovalRequested');
+    const approval = String(request!.data.approval);
+    expect(request!.data).toMatchObject({ name: 'files_write', args: { path: 'approved.txt', content: 'yes' } });
+    await daemons.stop(daemon);
+    await asked;
+    expect(seen.some((r) => r.type === 'message' && r.text?.includes(`/approve ${approval}`))).toBe(true);
+    expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
+
+    daemon = await daemons.start(dir);
+    const listed = await finished(
+      spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] }).once('spawn', function (this: ReturnType<typeof spawnNode>) {
+        this.stdin?.end('/approvals\n');
+      }),
+    );
+    expect(listed.stdout + listed.stderr).toContain(`${approval}  files_write`);
+    expect((await piped(dir, `/approve ${approval}\n`)).stdout).toBe(`approved ${approval}: it runs now\n`);
+
+    const [completed] = await logged(dir, 'TurnCompleted');
+    expect(completed!.data).toMatchObject({ outcome: 'answered' });
+    expect(readFileSync(join(dir, 'files', 'approved.txt'), 'utf8')).toBe('yes');
+    expect((await logOf(dir, '--type', 'OutputSent')).map((l) => l.data.text)).toEqual(['Written, with your approval.']);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+});
