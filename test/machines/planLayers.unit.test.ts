@@ -26,6 +26,18 @@ describe('planLayers', () => {
     expect(formatLayers(layers)).toBe('layer 0  config\nlayer 1  llm, memory\nlayer 2  agent\nlayer 3  device');
   });
 
+  it('starts the provider of a guarded facility after its guard, and refuses a guard of what nothing provides', () => {
+    const guard: ModuleDeclaration = { name: 'security', requires: ['config'], provides: ['security'], guards: ['llm'] };
+    expect(planLayers([m('llm', ['config'], ['llm']), m('config', [], ['config']), guard])).toEqual([['config'], ['security'], ['llm']]);
+    expect(assemblyError([m('config', [], ['config']), { ...guard, guards: ['tools'] }]).message).toContain(
+      "module 'security' guards facility 'tools', which no module provides",
+    );
+    // A guard that needs what it guards can never start.
+    expect(assemblyError([m('llm', [], ['llm']), m('config', [], ['config']), { ...guard, requires: ['llm'] }]).code).toBe(
+      'FACILITY_CYCLE',
+    );
+  });
+
   it('counts facilities given before assembly as ready', () => {
     expect(planLayers([m('config', ['data-dir'], ['config'])], ['data-dir'])).toEqual([['config']]);
   });
