@@ -77,8 +77,13 @@ export class SecurityProxy {
     const { chain } = llm;
     const guarded: ModelChain = {
       primary: () => chain.primary(),
-      complete: async (request, options) => {
-        const answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, options);
+      complete: async (request, options = {}) => {
+        const { onDelta } = options;
+        // Streamed pieces are scrubbed one by one (a value split across two pieces is not caught here).
+        const scrubbed = onDelta
+          ? { ...options, onDelta: (delta: Parameters<typeof onDelta>[0]) => onDelta(this.options.aliases.scrubDeep(delta)) }
+          : options;
+        const answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, scrubbed);
         return { ...answer, text: this.scrub(answer.text), toolCalls: this.options.aliases.scrubDeep(answer.toolCalls) };
       },
     };
