@@ -336,7 +336,9 @@ describe('network', () => {
       expect(connect('https://example.com', rules)).toMatchObject({
         allowed: false,
         argument: 'url',
-        reason: expect.stringContaining('allows no network access; set security.sandbox.network to true, or list the hosts in security.sandbox.hosts'),
+        reason: expect.stringContaining(
+          'allows no network access; set security.sandbox.network to true, or list the hosts in security.sandbox.hosts',
+        ),
       });
     }
   });
