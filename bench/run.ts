@@ -27,6 +27,14 @@
  *   plugin.throughput.calls       the same calls with 64 in flight, msgpack vs NDJSON (calls/s).
  *   plugin.throughput.bytes       1 MiB echoed each way, 4 in flight, in MB/s: msgpack bin vs the
  *                                 same bytes as base64 in an NDJSON string (encode/decode timed).
+ *   security.proxy.p50 / .p99     µs per files_write call (~1 KB args with a secret alias, ~2 KB
+ *                                 result) to the plugin.transport msgpack child: through the security
+ *                                 proxy (fill, sandbox, scrub, review) vs straight to the plugins'
+ *                                 callTool; lower is better, so a ratio above 1 is the proxy's share.
+ *                                 Target <= 1.05 at p50.
+ *   security.proxy.cost.p50 / .p99  the proxy's own µs per call (proxied minus direct, the tool
+ *                                 answering in process) vs the direct plugin round trip's µs: the
+ *                                 proxy as a fraction of a round trip. Target <= 0.05 at p50.
  *   daemon.turn.p50 / .p99        ms per short turn through a running homed (child process, cli
  *                                 socket, a local scripted model over HTTP) vs ms of one durable
  *                                 commit: a turn in commits' worth; lower is better. Target <= 25.
@@ -49,6 +57,7 @@ import { daemonTurns } from './daemonTurnBench.ts';
 import { pluginTransport } from './pluginTransportBench.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
+import { securityProxyCost } from './securityProxyBench.ts';
 import { turnOverhead } from './turnBench.ts';
 import { waiterStart } from './waiterStartBench.ts';
 import { TempFiles } from './tempFiles.ts';
@@ -63,6 +72,7 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'scheduler.journaled', run: schedulerJournaling },
   { name: 'turn.overhead', run: turnOverhead },
   { name: 'plugin.transport', run: pluginTransport },
+  { name: 'security.proxy', run: securityProxyCost },
   { name: 'daemon.turn', run: daemonTurns },
   { name: 'waiter.start', run: waiterStart },
 ];
@@ -70,15 +80,16 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
 const HELP = `usage: npm run bench [-- options]
 
 Measures the event store, the projection rebuild, the scheduler, the turn, the plugin
-transport, turns through the running daemon and waiter's start against baselines and prints
-a table (value, baseline, ratio = value/baseline, target). Progress goes to stderr.
+transport, the security proxy, turns through the running daemon and waiter's start against
+baselines and prints a table (value, baseline, ratio = value/baseline, target). Progress goes
+to stderr.
 
 options:
   --json FILE     also write { "<figure>": { value, baseline, ratio, unit } } to FILE
   --events N      events of the batched-append and rebuild figures, messages of scheduler.decide (default 100000)
   --appends N     appends of the single and concurrent figures, messages of scheduler.journaled,
-                  calls per latency round of plugin.transport (default 2000); a tenth of it,
-                  30 to 300, is the turns of daemon.turn
+                  calls per latency round of plugin.transport and security.proxy (default 2000);
+                  a tenth of it, 30 to 300, is the turns of daemon.turn
   --reps N        timed repetitions of each side, median kept (default 5; waiter.start at least 10)
   --only NAMES    comma-separated figures to run (default all):
                   ${FIGURES.map((f) => f.name).join(', ')}

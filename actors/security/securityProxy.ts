@@ -24,6 +24,7 @@ import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
 import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
+import { realPathOf } from './realPaths.ts';
 import type { SecretAliases } from './secretAliases.ts';
 
 export type SecurityOptions = Readonly<{
@@ -39,7 +40,20 @@ export type SecurityOptions = Readonly<{
 export type GuardedResult = ToolResult;
 
 export class SecurityProxy {
-  constructor(private readonly options: SecurityOptions) {}
+  /** The rules and protected paths with symbolic links resolved, for judging resolved paths. */
+  private readonly real: Readonly<{ rules: SandboxRules; protectedPaths: readonly string[] }>;
+
+  constructor(private readonly options: SecurityOptions) {
+    const { rules } = options;
+    this.real = {
+      rules: {
+        ...rules,
+        ...(rules.read ? { read: rules.read.map(realPathOf) } : {}),
+        ...(rules.write ? { write: rules.write.map(realPathOf) } : {}),
+      },
+      protectedPaths: options.protectedPaths.map(realPathOf),
+    };
+  }
 
   /** The plaintext of secret `name` (for a module that sends it itself, as the llm sources' keys). */
   secret(name: string): string {
@@ -144,17 +158,31 @@ export class SecurityProxy {
     return { content: `Refused by the security firewall: ${scrubbed}`, isError: true, refused: scrubbed };
   }
 
+  /**
+   * Why the sandbox refuses the call, judged on the paths as written and again as they resolve
+   * (a link inside a root that leads out of it, or to the daemon's own files, is refused).
+   */
   private sandboxRefusal(access: ToolAccess | undefined, args: Readonly<Record<string, unknown>>): string | undefined {
     if (!access) return undefined;
-    const verdict = decideSandbox(access, args, this.options.rules, this.options.base);
+    const { base } = this.options;
+    const verdict = decideSandbox(access, args, this.options.rules, base);
     if (!verdict.allowed) return verdict.reason;
+    const resolved: Record<string, unknown> = { ...args };
     for (const argument of [...(access.read ?? []), ...(access.write ?? [])]) {
-      for (const value of [args[argument]].flat()) {
-        const path = typeof value === 'string' ? normalisePath(value, this.options.base) : null;
-        const guarded = path && this.options.protectedPaths.find((p) => isUnder(path, p));
-        if (guarded) return `'${argument}' names ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;
+      if (!Object.hasOwn(args, argument)) continue;
+      const values = [args[argument]].flat().map((value) => {
+        const path = typeof value === 'string' ? normalisePath(value, base) : null;
+        return path === null ? { path, real: null } : { path, real: realPathOf(path) };
+      });
+      for (const { path, real } of values) {
+        const guarded =
+          (path && this.options.protectedPaths.find((p) => isUnder(path, p))) ||
+          (real && this.real.protectedPaths.find((p) => isUnder(real, p)));
+        if (guarded) return `'${argument}' leads to ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;
       }
+      resolved[argument] = Array.isArray(args[argument]) ? values.map((v) => v.real) : values[0]?.real;
     }
-    return undefined;
+    const real = decideSandbox(access, resolved, this.real.rules, base);
+    return real.allowed ? undefined : `${real.reason} (the path leads there through a symbolic link)`;
   }
 }

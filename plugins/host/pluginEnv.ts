@@ -1,7 +1,8 @@
 /**
  * The environment a subprocess plugin starts with: an allow-list, never the daemon's own.
  * PATH, HOME, LANG, LC_ALL, TZ and TMPDIR pass (when set), then what the manifest's `env` asks
- * for by name, except the variables that hold the daemon's LLM keys (`apiKeyEnv`); and the
+ * for by name, except the variables that hold the daemon's LLM keys (`apiKeyEnv`) or a value of
+ * the vault; and the
  * instance marker by which the next daemon recognises the processes of this start.
  */
 
@@ -25,6 +26,7 @@ export const pluginEnvironment = (
   from: Readonly<Record<string, string | undefined>>,
   keyVariables: ReadonlySet<string>,
   instance: string,
+  holdsSecret: (value: string) => boolean = () => false,
 ): PluginEnvironment => {
   const env: Record<string, string> = {};
   const withheld: WithheldVariable[] = [];
@@ -42,7 +44,12 @@ export const pluginEnvironment = (
     }
     if (name === PLUGIN_INSTANCE_ENV) continue;
     const value = from[name];
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined && holdsSecret(value)) {
+      withheld.push({
+        name,
+        why: `${name}, whose value holds a secret of the vault; a plugin gets a secret only as @{NAME} filled into a tool call`,
+      });
+    } else if (value !== undefined) env[name] = value;
   }
   env[PLUGIN_INSTANCE_ENV] = instance;
   return { env, withheld };

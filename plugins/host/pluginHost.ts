@@ -42,6 +42,8 @@ export type PluginHostOptions = Readonly<{
   memory?: HubMemory;
   /** The data dir's settings (plugins read them without secrets; subprocesses never get the keys' variables). */
   settings?: Readonly<Record<string, unknown>>;
+  /** Whether a value holds a secret of the vault: such a variable is never passed to a plugin. */
+  holdsSecret?: (value: string) => boolean;
   log: (line: string) => void;
   fail: (error: unknown) => void;
   /** Every timer the host arms (backoff, stable uptime, handshake, requests, kill grace): the kernel's, or manual ones in tests. */
@@ -96,6 +98,7 @@ export class PluginHost {
       log: options.log,
       ids: options.ids,
       keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
+      ...(options.holdsSecret ? { holdsSecret: options.holdsSecret } : {}),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),

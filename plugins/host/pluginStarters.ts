@@ -34,6 +34,8 @@ export type HostEnv = BuiltinEnv &
     ids: IdSource;
     /** Variables that hold the daemon's keys: never passed to a plugin, even when its manifest asks. */
     keyVariables: ReadonlySet<string>;
+    /** Whether a value holds a vault secret: that variable is withheld too. */
+    holdsSecret?: (value: string) => boolean;
     handshakeTimeoutMs?: number;
     remoteTimeouts?: RemoteTimeouts;
   }>;

@@ -23,6 +23,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
   return {
     name: 'plugins',
     requires: [
+      Facility.security,
       Facility.eventLog,
       Facility.clock,
       Facility.timers,
@@ -35,6 +36,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
     provides: [Facility.plugins],
     async init(context) {
       const settings = context.require(Facility.config);
+      const security = context.require(Facility.security);
       const scheduler = context.require(Facility.scheduler);
       const clock = context.require(Facility.clock);
       const ids = context.require(Facility.ids);
@@ -71,7 +73,9 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         inputs: scheduler,
         memory: hubMemoryOf(memory, clock, ids),
         settings,
-        log: (line) => context.log(line),
+        holdsSecret: (value) => security.scrub(value) !== value,
+        // What plugins log is theirs to write; it reaches the console with secret values as aliases.
+        log: (line) => context.log(security.scrub(line)),
         fail: (error) => context.fail(error),
         ...(inspect ? { inspect } : {}),
       });

@@ -67,7 +67,7 @@ const spawnPlugin = async (
   const name = manifest.name;
   const { command, args } = commandFor(join(dir, manifest.entry));
   const instance = env.ids.next();
-  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance);
+  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
   const child = await PluginProcess.spawn({
     plugin: name,

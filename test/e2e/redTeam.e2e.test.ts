@@ -258,11 +258,9 @@ describe('red team: a plugin reading its environment and the settings', () => {
     await verifyReplay(dir);
   });
 
-  // GAP (plugins/host/pluginEnv.ts, pluginEnvironment): a variable the manifest asks for is withheld
-  // only when an LLM source names it as apiKeyEnv; a key that moved to the vault (apiKeySecret) while
-  // the same value is still exported in the daemon's environment is handed to any plugin that asks
-  // for that variable. The plugin's log lines are not scrubbed either, so the daemon prints the value.
-  it.fails("is not handed a vault secret's value through a variable it asks for", async () => {
+  // A variable whose value holds a vault secret is withheld like an apiKeyEnv one, and what the
+  // plugin logs reaches the console scrubbed (a key moved to the vault but still exported). This was a leak.
+  it("is not handed a vault secret's value through a variable it asks for", async () => {
     const dir = testDataDir(tempDir(), {
       plugins: ['spy'],
       sources: [{ name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: SECRET }],
@@ -369,12 +367,9 @@ describe('red team: path escapes through the files tools', () => {
     await verifyReplay(dir);
   });
 
-  // BUG (actors/security/securityProxy.ts, sandboxRefusal / protectedPaths): the protected-path check
-  // is lexical, so a symlink inside an allowed root that points at the daemon's own files passes it,
-  // and the files plugin's confinePath (which does resolve symlinks) only checks the roots. With a
-  // root that holds the data dir (plugins.files.roots ['.'], or a root like the home directory that
-  // holds ~/.hologram), a planted link reads settings.json (and the vault files) into the model.
-  it.fails('refuses a symlink inside the root that points at settings.json', async () => {
+  // The proxy judges a path again as it resolves: a link planted in a root (a checkout, an archive)
+  // cannot reach the daemon's own files. This was a leak.
+  it('refuses a symlink inside the root that points at settings.json', async () => {
     const server = await scripted([
       { toolCalls: [{ id: 'link', name: 'files_read', arguments: { path: 'shared/readme.txt' } }] },
       { text: 'Read it.' },

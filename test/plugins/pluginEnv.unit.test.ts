@@ -42,4 +42,11 @@ describe('a plugin environment', () => {
     expect(env[PLUGIN_INSTANCE_ENV]).toBe('i-2');
     expect(withheld).toEqual([{ name: 'OPENAI_API_KEY', why: expect.stringContaining('OPENAI_API_KEY holds an API key of the daemon') }]);
   });
+
+  it('withholds a variable whose value holds a vault secret, whatever its name', () => {
+    const holdsSecret = (value: string) => value.includes('Oslo');
+    const { env, withheld } = pluginEnvironment(['WEATHER_CITY', 'HOME'], daemonEnv, new Set(), 'i-3', holdsSecret);
+    expect(env).not.toHaveProperty('WEATHER_CITY');
+    expect(withheld).toEqual([{ name: 'WEATHER_CITY', why: expect.stringContaining('whose value holds a secret of the vault') }]);
+  });
 });
