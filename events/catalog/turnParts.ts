@@ -84,6 +84,8 @@ export const stageChange = () =>
     inject: optional(array(string())),
     response: optional(string()),
     deny: optional(object({ reason: string() })),
+    /** before_toolcall: the call waits for a person's approval (the reason is shown to them). */
+    askApproval: optional(object({ reason: string() })),
     rewriteArgs: optional(args()),
     redact: optional(array(object({ find: string(), replaceWith: string() }))),
   });

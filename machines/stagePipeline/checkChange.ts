@@ -13,7 +13,7 @@ export const STAGE_CAPABILITIES: Readonly<Record<StageName, Capability>> = {
   on_input: { keys: ['set', 'response'], settable: ['input'] },
   pre_action: { keys: ['inject', 'response'], settable: [] },
   post_action: { keys: ['set', 'response'], settable: ['llmText', 'toolCalls'] },
-  before_toolcall: { keys: ['deny', 'rewriteArgs', 'response'], settable: [] },
+  before_toolcall: { keys: ['deny', 'askApproval', 'rewriteArgs', 'response'], settable: [] },
   after_toolcall: { keys: ['set', 'redact', 'response'], settable: ['toolResult'] },
   before_output: { keys: ['set', 'response'], settable: ['output'] },
   after_output: { keys: [], settable: [] },
@@ -24,7 +24,7 @@ export type ChangeCheck =
   /** `denied`: the refused change carried a deny, which still stands (only in before_toolcall). */
   | Readonly<{ ok: false; error: string; denied?: StageChange }>;
 
-const CHANGE_KEYS: readonly string[] = ['set', 'inject', 'response', 'deny', 'rewriteArgs', 'redact'] satisfies ChangeKey[];
+const CHANGE_KEYS: readonly string[] = ['set', 'inject', 'response', 'deny', 'askApproval', 'rewriteArgs', 'redact'] satisfies ChangeKey[];
 
 class ChangeRefused extends Error {}
 
@@ -86,6 +86,10 @@ const readKey = (key: ChangeKey, value: unknown, stage: StageName): unknown => {
       const reason = text(record(value, 'deny').reason, 'deny.reason');
       return reason.trim() ? { reason } : refuse('deny.reason must say why the call is denied');
     }
+    case 'askApproval': {
+      const reason = text(record(value, 'askApproval').reason, 'askApproval.reason');
+      return reason.trim() ? { reason } : refuse('askApproval.reason must say why a person should look at the call');
+    }
     case 'rewriteArgs':
       return record(value, 'rewriteArgs');
     case 'redact':
@@ -120,7 +124,7 @@ const read = (stage: StageName, value: unknown): StageChange | null => {
       );
     }
     const checked = readKey(key as ChangeKey, v, stage);
-    if (key === 'response' || key === 'deny' || !isEmpty(checked)) change[key] = checked;
+    if (key === 'response' || key === 'deny' || key === 'askApproval' || !isEmpty(checked)) change[key] = checked;
   }
   return Object.keys(change).length > 0 ? change : null;
 };

@@ -13,7 +13,7 @@ export type AppliedChange = Readonly<{ handlerId: string; change: StageChange }>
  * 3. `redact` — every redaction, in handler order, on the result as set in step 1, so no
  *    handler's replacement can bring back text another handler redacted;
  * 4. `inject` — concatenated in handler order;
- * 5. `deny` — the first denial stands (with its handler id);
+ * 5. `deny` — the first denial stands (with its handler id); so does the first `askApproval`;
  * 6. `response` — a later handler overrides an earlier one.
  *
  * @example mergeChanges(ctx, [{ handlerId: 'a', change: { set: { input: 'x' } } }]).input // 'x'
@@ -33,6 +33,7 @@ export const mergeChanges = (context: StageContext, changes: readonly AppliedCha
   for (const { change } of changes) if (change.inject) next = { ...next, injected: [...next.injected, ...change.inject] };
   for (const { handlerId, change } of changes) {
     if (change.deny && next.denial === null) next = { ...next, denial: { handlerId, reason: change.deny.reason } };
+    if (change.askApproval && !next.approvalAsked) next = { ...next, approvalAsked: { handlerId, reason: change.askApproval.reason } };
   }
   for (const { change } of changes) if (change.response !== undefined) next = { ...next, response: change.response };
   return next;

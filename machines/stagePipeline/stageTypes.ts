@@ -22,6 +22,8 @@ export type StageContext = Readonly<{
   toolCall: ToolCall | null;
   /** Set when a before_toolcall handler denied the call: the call must not run. */
   denial: Readonly<{ handlerId: string; reason: string }> | null;
+  /** Set when a before_toolcall handler asked for a person's approval: the call waits for one. */
+  approvalAsked?: Readonly<{ handlerId: string; reason: string }> | null;
   /** The tool's result text (after_toolcall). */
   toolResult: string | null;
   /** The final text to send (before_output). */

@@ -215,18 +215,19 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
     updateCall(d, index, { phase: 'done', result: NOT_RUN_AFTER_ANSWER });
     return finishBatchIfDone(d);
   }
-  const step = callOutcome(state, output, d.state.toolset.channels, approvalAsk(d.state, index));
+  const step = callOutcome(state, output, d.state.toolset.channels, approvalAsk(d.state, index, output.context.approvalAsked ?? null));
   d.facts.push(...step.facts);
   updateCall(d, index, step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
   finishBatchIfDone(d);
 };
 
-/** The approval a call must wait for under the toolset's rules, with an id the person answers by. */
-const approvalAsk = (s: TurnState, index: number): ApprovalAsk | null => {
+/** The approval a call must wait for (the toolset's rules ask, or a before_toolcall handler did), with an id the person answers by. */
+const approvalAsk = (s: TurnState, index: number, asked: Readonly<{ handlerId: string; reason: string }> | null): ApprovalAsk | null => {
   const rule = s.toolset.approve?.find((a) => a.name === s.calls[index]?.call.name);
-  if (!rule || !s.request) return null;
-  return { id: `${s.request.turnId.slice(0, 6)}-${s.rounds + 1}.${index + 1}`, reason: rule.reason };
+  const reason = rule?.reason ?? (asked ? `handler ${asked.handlerId}: ${asked.reason}` : undefined);
+  if (reason === undefined || !s.request) return null;
+  return { id: `${s.request.turnId.slice(0, 6)}-${s.rounds + 1}.${index + 1}`, reason };
 };
 
 const approvalAnswered = (d: Decision, message: Extract<TurnInputMessage, { type: 'ApprovalAnswered' }>): void => {

@@ -75,6 +75,25 @@ describe('approvals in a turn', () => {
     await replays(run);
   });
 
+  it('a before_toolcall handler can ask for approval: the call waits with its reason and runs once approved', async () => {
+    const run = runTurn(
+      { input: 'read', tools, handlers: { before_toolcall: [{ id: 'guard', plugin: 'guard', scope: 'global' }] } },
+      {
+        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read', { path: '/etc/shadow' })]) : answer('read')),
+        tool: () => ({ content: 'ran' }),
+        handler: () => ({ askApproval: { reason: 'reads outside the project' } }),
+      },
+    );
+    await flush();
+    const [asked] = run.of('ApprovalRequested').map((f) => f.data);
+    expect(asked).toMatchObject({ callId: 'c1', reason: 'handler guard: reads outside the project' });
+    expect(run.invocations).toEqual([]);
+    await run.turn.send({ type: 'ApprovalAnswered', data: { approval: asked!.approval, approved: true, by: 'ada' } });
+    expect(await run.output()).toMatchObject({ outcome: 'answered', reply: 'read' });
+    expect(run.invocations.map((i) => i.callId)).toEqual(['c1']);
+    await replays(run);
+  });
+
   it('a stop while calls wait for approval cancels the turn; nothing runs', async () => {
     const run = runTurn(
       { input: 'write', tools, approve },

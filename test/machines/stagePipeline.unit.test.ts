@@ -188,7 +188,7 @@ describe('a stage run', () => {
     expect(output.outcomes.map((o) => o.error)).toEqual([
       "refused change: 'rewriteArgs' is not allowed in on_input (allowed: set, response)",
       'refused change: set.input must be a string, got a number',
-      "refused change: unknown change 'reply' (changes: set, inject, response, deny, rewriteArgs, redact)",
+      "refused change: unknown change 'reply' (changes: set, inject, response, deny, askApproval, rewriteArgs, redact)",
       undefined,
     ]);
     expect(output.context.input).toBe('fine');
