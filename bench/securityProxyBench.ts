@@ -4,8 +4,8 @@
  * plugins' callTool (baseline) and through SecurityProxy.guardTools (value: alias fill, the
  * sandbox check on the declared `write: ['path']`, the call, then scrub and content review of
  * the ~2 KB result, which holds KEY_1's value). The proxy is built as the security module
- * builds it: a temp data dir whose vault holds 5 secrets, review words, `sandboxFrom({})`
- * (the files root, with notes/a.txt in it as after a first write).
+ * builds it: a temp data dir whose vault holds 5 secrets (KEY_1 set for files_write), review
+ * words, `sandboxFrom({})` (the files root, with notes/a.txt in it as after a first write).
  *
  * The tool is reached through the product's turnPluginsOf over a stand-in hub holding 12
  * registered tools. Its far end is the plugin.transport figure's msgpack child
@@ -119,7 +119,8 @@ const securityProxy = (dataDir: string): SecurityProxy => {
   mkdirSync(join(dataDir, DEFAULT_FILES_ROOT, dirname(ARGS.path)), { recursive: true });
   writeFileSync(join(dataDir, DEFAULT_FILES_ROOT, ARGS.path), CONTENT);
   const vault = SecretVault.open(dataDir);
-  for (const [name, value] of SECRETS) vault.set(name, value);
+  // KEY_1 may be filled into the tool called here; the others are set for another tool.
+  for (const [name, value] of SECRETS) vault.set(name, value, name === SECRETS[0]![0] ? [TOOL] : ['web_*']);
   return new SecurityProxy({
     aliases: new SecretAliases(dataDir),
     review: { words: REVIEW_WORDS },

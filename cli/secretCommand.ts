@@ -8,8 +8,8 @@ import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir } from './dataDir.ts';
 
-export const SECRET_HELP = `Usage: homed secret set NAME [--data DIR]    the value comes on stdin
-       homed secret list [--data DIR]        names only
+export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data DIR]    the value comes on stdin
+       homed secret list [--data DIR]        names, and the tools each may be filled into
        homed secret rm NAME [--data DIR]
 
 The data dir's credential vault: values are encrypted at rest in DIR/secrets/vault.json with a
@@ -17,6 +17,9 @@ key made at first use (DIR/secrets/vault.key, 0600). Keep both, or the secrets c
 In a terminal 'set' asks for the value without showing it; otherwise it reads all of stdin
 (one trailing newline removed):  printf %s "$KEY" | homed secret set OPENAI_KEY
 A model source uses one with "apiKeySecret": "OPENAI_KEY" in llm.sources (settings.json).
+A tool gets one when its call says @{NAME}, filled in right before it runs, and only a tool
+named by --tools (comma-separated names or globs, e.g. --tools 'http_get,github_*'); a secret
+set without --tools is never filled into a tool call.
 NAME: 1–64 capital letters, digits and '_', starting with a letter.
 `;
 
@@ -55,8 +58,21 @@ const readValue = async (name: string): Promise<string> => {
   });
 };
 
+/** `--tools a,b*`: tool names or globs, each 1–64 letters, digits, '_', '-', '*' or '?'. */
+const toolGlobs = (given: string | undefined): string[] => {
+  if (given === undefined) return [];
+  const globs = given.split(',').map((g) => g.trim());
+  const bad = globs.find((g) => !/^[A-Za-z0-9_*?-]{1,64}$/.test(g));
+  if (bad !== undefined) throw new UsageError(`--tools takes tool names or globs separated by commas; '${bad}' is not one`);
+  return globs;
+};
+
 export const secretCommand = async (args: string[], write: (text: string) => void): Promise<number> => {
-  const { values, positionals } = parse(args, { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
+  const { values, positionals } = parse(
+    args,
+    { data: { type: 'string' }, tools: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   if (values.help || positionals.length === 0) {
     write(SECRET_HELP.trimEnd());
     return values.help ? 0 : 2;
@@ -74,15 +90,21 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
   switch (action) {
     case 'set': {
       const secret = needName();
+      const tools = toolGlobs(values.tools);
       const value = await readValue(secret);
-      vault().set(secret, value);
-      write(`stored ${secret}; refer to it as "apiKeySecret": "${secret}" (restart homed to use a changed key)`);
+      vault().set(secret, value, tools);
+      write(
+        `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (restart homed to use a changed key)` +
+          (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')}` : ''),
+      );
       return 0;
     }
     case 'list': {
       if (name !== undefined) throw new UsageError('homed secret list takes no NAME');
-      const names = vault().names();
-      write(names.length === 0 ? 'no secrets stored' : names.join('\n'));
+      const open = vault();
+      const names = open.names();
+      const line = (n: string) => (open.toolsOf(n).length ? `${n}  (tools: ${open.toolsOf(n).join(', ')})` : n);
+      write(names.length === 0 ? 'no secrets stored' : names.map(line).join('\n'));
       return 0;
     }
     case 'rm': {

@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
+import { globMatches } from '../../machines/security/index.ts';
 
 /** `@{NAME}`, NAME as `homed secret set` takes it. */
 export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
@@ -16,10 +17,18 @@ export const aliasOf = (name: string): string => `@{${name}}`;
 /** Values shorter than this are not scrubbed from text: they would match ordinary words. */
 export const MIN_SCRUBBED_LENGTH = 4;
 
-export type Filled = Readonly<{ args: Record<string, unknown>; filled: readonly string[]; unknown: readonly string[] }>;
+export type Filled = Readonly<{
+  args: Record<string, unknown>;
+  filled: readonly string[];
+  unknown: readonly string[];
+  /** Secrets named in the call that may not be filled into this tool. */
+  withheld: readonly string[];
+}>;
 
 export class SecretAliases {
   private values: ReadonlyMap<string, string> = new Map();
+  /** The tools each secret may be filled into. */
+  private tools: ReadonlyMap<string, readonly string[]> = new Map();
   /** Values longest first, so a value containing another is replaced whole. */
   private byLength: readonly (readonly [string, string])[] = [];
   private stamp = '';
@@ -40,6 +49,7 @@ export class SecretAliases {
     const vault = stamp === 'none' ? undefined : SecretVault.open(this.dataDir);
     const values = new Map((vault?.names() ?? []).map((name) => [name, vault!.get(name)] as const));
     this.values = values;
+    this.tools = new Map((vault?.names() ?? []).map((name) => [name, vault!.toolsOf(name)] as const));
     this.byLength = [...values].filter(([, v]) => v.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b[1].length - a[1].length);
     this.stamp = stamp;
     return values;
@@ -65,23 +75,34 @@ export class SecretAliases {
     return mapStrings(value, (text) => this.scrub(text)) as T;
   }
 
-  /** `args` with each alias of a known secret replaced by its value; unknown names are listed, not filled. */
-  fill(args: Readonly<Record<string, unknown>>): Filled {
+  /** The tools `name` may be filled into (names or globs). */
+  toolsOf(name: string): readonly string[] {
+    this.current();
+    return this.tools.get(name) ?? [];
+  }
+
+  /**
+   * `args` of a call of `tool` with each alias of a known secret replaced by its value; names the
+   * vault does not hold, and secrets not set for this tool, are listed and left as aliases.
+   */
+  fill(args: Readonly<Record<string, unknown>>, tool: string): Filled {
     const values = this.current();
     const filled = new Set<string>();
     const unknown = new Set<string>();
+    const withheld = new Set<string>();
     const filledArgs = mapStrings(args, (text) =>
       text.replace(ALIAS, (alias, name: string) => {
         const value = values.get(name);
-        if (value === undefined) {
-          unknown.add(name);
-          return alias;
+        if (value === undefined) unknown.add(name);
+        else if (!(this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool))) withheld.add(name);
+        else {
+          filled.add(name);
+          return value;
         }
-        filled.add(name);
-        return value;
+        return alias;
       }),
     ) as Record<string, unknown>;
-    return { args: filledArgs, filled: [...filled].sort(), unknown: [...unknown].sort() };
+    return { args: filledArgs, filled: [...filled].sort(), unknown: [...unknown].sort(), withheld: [...withheld].sort() };
   }
 }
 

@@ -127,10 +127,16 @@ export class SecurityProxy {
     signal: AbortSignal,
     origin: Parameters<TurnPlugins['callTool']>[2],
   ): Promise<GuardedResult> {
-    const { args, filled, unknown } = this.options.aliases.fill(invocation.args);
+    const { args, filled, unknown, withheld } = this.options.aliases.fill(invocation.args, invocation.name);
     if (unknown.length > 0) {
       return this.refusal(
         `no secret named ${unknown.join(', ')} in the vault; 'homed secret list' shows the names, 'homed secret set NAME' adds one`,
+      );
+    }
+    if (withheld.length > 0) {
+      const which = withheld.map((n) => `${n} (${this.options.aliases.toolsOf(n).join(', ') || 'no tool'})`).join(', ');
+      return this.refusal(
+        `${which} may not be filled into ${invocation.name}; the owner allows a tool with 'homed secret set NAME --tools ${invocation.name}'`,
       );
     }
     const access = turns.toolset().tools.find((t) => t.name === invocation.name)?.access as ToolAccess | undefined;

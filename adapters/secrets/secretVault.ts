@@ -24,7 +24,8 @@ export class SecretVaultError extends HologramError {
   readonly code = 'SECRET_VAULT';
 }
 
-type Sealed = { iv: string; tag: string; data: string };
+/** `tools`: the tools (names or globs) its alias may be filled into; none when absent. Not secret, kept in clear. */
+type Sealed = { iv: string; tag: string; data: string; tools?: string[] };
 type VaultFile = { version: number; secrets: Record<string, Sealed> };
 
 export const checkSecretName = (name: string): void => {
@@ -94,8 +95,13 @@ export class SecretVault {
     }
   }
 
-  /** Stores `value` under `name`, replacing what was there. */
-  set(name: string, value: string): void {
+  /** The tools `name`'s alias may be filled into (names or globs); empty when none. */
+  toolsOf(name: string): readonly string[] {
+    return (this.has(name) ? this.file.secrets[name]?.tools : undefined) ?? [];
+  }
+
+  /** Stores `value` under `name`, replacing what was there; `tools`: where its alias may be filled in. */
+  set(name: string, value: string, tools: readonly string[] = []): void {
     checkSecretName(name);
     if (value === '') throw new SecretVaultError(`the value for ${name} is empty; give it on stdin`);
     const iv = randomBytes(IV_BYTES);
@@ -105,7 +111,12 @@ export class SecretVault {
       ...this.file,
       secrets: {
         ...this.file.secrets,
-        [name]: { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') },
+        [name]: {
+          iv: iv.toString('base64'),
+          tag: cipher.getAuthTag().toString('base64'),
+          data: data.toString('base64'),
+          ...(tools.length ? { tools: [...tools] } : {}),
+        },
       },
     };
     this.save();

@@ -21,7 +21,8 @@ const KEY = 'sk-proxy-test-91d2e7';
 
 const given = (review = {}) => {
   const dir = tempDir();
-  SecretVault.open(dir).set('API_KEY', KEY);
+  SecretVault.open(dir).set('API_KEY', KEY, ['files_*']);
+  SecretVault.open(dir).set('LLM_ONLY', 'llm-only-value-5521');
   mkdirSync(join(dir, 'files'), { recursive: true });
   const proxy = new SecurityProxy({
     aliases: new SecretAliases(dir),
@@ -58,11 +59,15 @@ describe('the security proxy', () => {
     expect(result).toEqual({ content: 'file says @{API_KEY}', filled: ['API_KEY'] });
   });
 
-  it('refuses a call naming a secret the vault does not hold, without running it', async () => {
+  it('refuses a call naming a secret the vault does not hold, or one not set for this tool, without running it', async () => {
     const { calls, call } = given();
     const result = await call({ path: '@{NOPE}' });
-    expect(calls).toEqual([]);
     expect(result).toMatchObject({ isError: true, refused: expect.stringContaining('no secret named NOPE in the vault') });
+    const withheld = await call({ path: '@{LLM_ONLY}' });
+    expect(withheld.refused).toContain('LLM_ONLY (no tool) may not be filled into files_read');
+    const elsewhere = await call({ url: '@{API_KEY}' }, 'web_get');
+    expect(elsewhere.refused).toContain('API_KEY (files_*) may not be filled into web_get');
+    expect(calls).toEqual([]);
   });
 
   it('refuses paths outside the roots, into the daemon’s own files, and through a symbolic link out of a root', async () => {

@@ -18,8 +18,8 @@ const tempDir = useTempDir();
 const daemons = useDaemons();
 const VALUE = 'tok-e2e-alias-7c31d9f0aa';
 
-const setSecret = async (dir: string, name: string, value: string) => {
-  const child = spawnNode([HOMED, 'secret', 'set', name, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+const setSecret = async (dir: string, name: string, value: string, tools: string) => {
+  const child = spawnNode([HOMED, 'secret', 'set', name, '--tools', tools, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
   const done = finished(child);
   child.stdin?.end(`${value}\n`);
   expect((await done).code).toBe(0);
@@ -51,7 +51,7 @@ describe('the firewall through homed', () => {
     ]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server });
-    await setSecret(dir, 'API_TOKEN', VALUE);
+    await setSecret(dir, 'API_TOKEN', VALUE, 'files_write');
     const daemon = await daemons.start(dir);
     const reply = await finished(spawnNode([WAITER, '--data', dir, `store my token, it is ${VALUE}`]));
     expect(reply.stdout).toBe('The file holds @{API_TOKEN}.\n');
