@@ -10,7 +10,7 @@ export const realPathOf = (path: string): string => {
   const rest: string[] = [];
   for (let at = path; ; at = dirname(at)) {
     try {
-      return join(realpathSync(at), ...rest.reverse());
+      return join(realpathSync.native(at), ...rest.reverse());
     } catch {
       if (dirname(at) === at) return path;
       rest.push(basename(at));

@@ -61,9 +61,9 @@ export class SecretAliases {
     return value ?? SecretVault.open(this.dataDir).get(name);
   }
 
-  /** `text` with every secret value replaced by its alias. */
-  scrub(text: string): string {
-    this.current();
+  /** `text` with every secret value replaced by its alias; `fresh: false` trusts the vault as last read (one call's second look). */
+  scrub(text: string, { fresh = true }: Readonly<{ fresh?: boolean }> = {}): string {
+    if (fresh) this.current();
     let scrubbed = text;
     for (const [name, value] of this.byLength) if (scrubbed.includes(value)) scrubbed = scrubbed.split(value).join(aliasOf(name));
     return scrubbed;
@@ -72,7 +72,7 @@ export class SecretAliases {
   /** Every string inside `value` scrubbed (objects and arrays copied, other values as they are). */
   scrubDeep<T>(value: T): T {
     if (this.current().size === 0) return value;
-    return mapStrings(value, (text) => this.scrub(text)) as T;
+    return mapStrings(value, (text) => this.scrub(text, { fresh: false })) as T;
   }
 
   /** The tools `name` may be filled into (names or globs). */

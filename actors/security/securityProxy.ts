@@ -148,7 +148,7 @@ export class SecurityProxy {
     } catch (error) {
       throw new Error(this.scrub((error as Error)?.message ?? String(error)));
     }
-    const content = this.scrub(result.content);
+    const content = this.options.aliases.scrub(result.content, { fresh: false });
     const { findings, blocked } = this.review(content, 'tool_result');
     return {
       content: blocked ? blockedNotice(findings, 'tool_result') : content,
@@ -174,6 +174,7 @@ export class SecurityProxy {
     const verdict = decideSandbox(access, args, this.options.rules, base);
     if (!verdict.allowed) return verdict.reason;
     const resolved: Record<string, unknown> = { ...args };
+    let moved = false;
     for (const argument of [...(access.read ?? []), ...(access.write ?? [])]) {
       if (!Object.hasOwn(args, argument)) continue;
       const values = [args[argument]].flat().map((value) => {
@@ -186,8 +187,11 @@ export class SecurityProxy {
           (real && this.real.protectedPaths.find((p) => isUnder(real, p)));
         if (guarded) return `'${argument}' leads to ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;
       }
+      moved ||= values.some((v) => v.real !== v.path);
       resolved[argument] = Array.isArray(args[argument]) ? values.map((v) => v.real) : values[0]?.real;
     }
+    // No path leads anywhere through a link: judged as written, it is judged.
+    if (!moved) return undefined;
     const real = decideSandbox(access, resolved, this.real.rules, base);
     return real.allowed ? undefined : `${real.reason} (the path leads there through a symbolic link)`;
   }

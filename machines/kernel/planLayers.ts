@@ -1,8 +1,8 @@
 /**
  * Resolves the module graph into layers: a module sits in the first layer after every
- * provider of what it requires, and after every module that guards what it provides. Missing,
- * duplicate and cyclic facilities are refused; so is a facility guarded twice or guarded but
- * provided by nobody.
+ * provider of what it requires, and after every module that guards what it provides (a guard
+ * of a facility no module of this kernel provides guards nothing). Missing, duplicate and cyclic
+ * facilities are refused; so is a facility guarded twice, or one given before assembly.
  * Pure; the same declarations always give the same layers (names sorted within a layer).
  */
 import { KernelAssemblyError } from './assemblyErrors.ts';
@@ -59,8 +59,8 @@ export const planLayers = (modules: readonly ModuleDeclaration[], given: readonl
     for (const facility of module.guards ?? []) {
       const other = guardOf.get(facility);
       if (other) throw fail('DUPLICATE_FACILITY', `facility '${facility}' is guarded by both ${other} and ${module.name}`);
-      if (!providerOf.has(facility) || providerOf.get(facility) === '(given)') {
-        throw fail('MISSING_FACILITY', `module '${module.name}' guards facility '${facility}', which no module provides`);
+      if (providerOf.get(facility) === '(given)') {
+        throw fail('DUPLICATE_FACILITY', `module '${module.name}' guards facility '${facility}', which is given before any module starts`);
       }
       guardOf.set(facility, module.name);
     }

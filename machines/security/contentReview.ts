@@ -32,7 +32,14 @@ export type ReviewRules = Readonly<{
 const BOTH_SOURCES: readonly ReviewedSource[] = ['input', 'tool_result'];
 const TOOL_RESULTS_ONLY: readonly ReviewedSource[] = ['tool_result'];
 
-type InjectionShape = Readonly<{ pattern: RegExp; sources: readonly ReviewedSource[] }>;
+/**
+ * `cues`: words at least one of which every match contains (in the lower-cased visible text);
+ * a shape none of whose cues is there is not run, so ordinary text costs a few substring scans.
+ */
+type InjectionShape = Readonly<{ pattern: RegExp; sources: readonly ReviewedSource[]; cues: readonly string[] }>;
+
+const IGNORE_CUES = ['ignore', 'disregard', 'forget', 'override', 'bypass'];
+const IGNORE_CUES_ZH = ['忽略', '无视', '忽视', '不要理会', '不用理会', '忘记', '忘掉', '抛开', '不要遵守', '不再遵守', '别管'];
 
 // The user may tell their own agent "you are now my assistant": in `input` only shapes with no innocent reading fire.
 const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
@@ -40,59 +47,97 @@ const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
     pattern:
       /\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|each|every|the|your|these|those|of|everything|anything|that|you|were|was|given|told)\s+){0,4}(?:previous|prior|preceding|above|earlier|former|foregoing|original|initial|system)\s+(?:instructions?|prompts?|directions|directives?|rules|guidelines|commands|programming)\b/gi,
     sources: BOTH_SOURCES,
+    cues: IGNORE_CUES,
   },
   {
     pattern:
       /\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+(?:of\s+)?)?your\s+(?:(?:previous|prior|original|initial|current|earlier|safety|core)\s+)?(?:instructions|system\s+prompt|system\s+message|directives|programming)\b/gi,
     sources: BOTH_SOURCES,
+    cues: IGNORE_CUES,
   },
   {
     pattern: /<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>/gi,
     sources: BOTH_SOURCES,
+    cues: ['<|', '[inst]', '[/inst]', '<<sys>>', '<</sys>>'],
   },
   {
     pattern:
       /(?:忽略|无视|忽视|不要理会|不用理会|忘记|忘掉|抛开|不要遵守|不再遵守|别管)[^。！？!?\n我]{0,12}?(?:之前|以前|先前|上面|以上|前面|上述|此前|原来|原先|原有|原始|系统|所有|全部|一切)[^。！？!?\n我]{0,8}?(?:指令|指示|命令|提示词|规则|设定|限制|约束)/g,
     sources: BOTH_SOURCES,
+    cues: IGNORE_CUES_ZH,
   },
   {
     pattern:
       /\byou\s+are\s+now\s+(?:(?:a|an|the|my|our|in)\s+)?(?:[\w-]+\s+){0,3}?(?:ai|assistant|model|chatbot|bot|agent|dan|persona|character|jailbroken|unrestricted|unfiltered|uncensored|free|evil|mode|no\s+longer)\b|\byou\s+are\s+now\s+(?:acting|operating|playing|going\s+to\s+act|to\s+act)\s+as\b/gi,
     sources: TOOL_RESULTS_ONLY,
+    cues: ['now'],
   },
-  { pattern: /\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should|have\s+to|need\s+to)\b/gi, sources: TOOL_RESULTS_ONLY },
+  {
+    pattern: /\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should|have\s+to|need\s+to)\b/gi,
+    sources: TOOL_RESULTS_ONLY,
+    cues: ['now'],
+  },
   {
     pattern: /\b(?:new|updated|revised|real|actual|true|hidden|secret|override)\s+(?:system\s+)?(?:instructions?|directives?|prompt)\s*:/gi,
     sources: TOOL_RESULTS_ONLY,
+    cues: ['instruction', 'directive', 'prompt'],
   },
   {
     pattern: /^[ \t>]{0,8}(?:\[\s*system\s*\]|<\s*\/?\s*system\s*>|#{1,4}\s*system\s*(?:prompt|message)?\s*$)/gim,
     sources: TOOL_RESULTS_ONLY,
+    cues: ['system'],
   },
-  { pattern: /^[ \t>]{0,8}(?:System|SYSTEM)[ \t]{0,4}:/gm, sources: TOOL_RESULTS_ONLY },
+  { pattern: /^[ \t>]{0,8}(?:System|SYSTEM)[ \t]{0,4}:/gm, sources: TOOL_RESULTS_ONLY, cues: ['system'] },
   {
     pattern:
       /\bas\s+an?\s+(?:ai|artificial\s+intelligence|large\s+language\s+model|language\s+model|llm|assistant)(?:\s+(?:language\s+)?(?:model|assistant))?,?\s+you\s+(?:must|should|have\s+to|need\s+to|are\s+(?:required|obligated|instructed)\s+to|will)\b/gi,
     sources: TOOL_RESULTS_ONLY,
+    cues: ['you'],
   },
   {
     pattern:
       /\b(?:do\s+not|don['’]t|never|must\s+not|mustn['’]t)\s+(?:tell|inform|notify|alert|warn|(?:mention|reveal|show)\s+(?:this|it|that)\s+to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying|alerting|warning)\s+the\s+user\b/gi,
     sources: TOOL_RESULTS_ONLY,
+    cues: ['user'],
   },
   {
     pattern: /你现在(?:是|扮演|充当|作为|的身份是)|从现在(?:开始|起)[，,\s]{0,2}你(?:是|将|要|必须|就是|只能)/g,
     sources: TOOL_RESULTS_ONLY,
+    cues: ['你现在', '从现在'],
   },
-  { pattern: /(?:不要|别|不得|不能|切勿|请勿)(?:告诉|通知|提醒|透露给)用户/g, sources: TOOL_RESULTS_ONLY },
-  { pattern: /新的?(?:指令|指示|系统提示)[:：]/g, sources: TOOL_RESULTS_ONLY },
-  { pattern: /作为(?:一个|一名)?(?:AI|人工智能|语言模型|助手|AI助手)[，,]?\s*你(?:必须|应该|需要|要)/gi, sources: TOOL_RESULTS_ONLY },
+  { pattern: /(?:不要|别|不得|不能|切勿|请勿)(?:告诉|通知|提醒|透露给)用户/g, sources: TOOL_RESULTS_ONLY, cues: ['用户'] },
+  { pattern: /新的?(?:指令|指示|系统提示)[:：]/g, sources: TOOL_RESULTS_ONLY, cues: ['指令', '指示', '系统提示'] },
+  {
+    pattern: /作为(?:一个|一名)?(?:AI|人工智能|语言模型|助手|AI助手)[，,]?\s*你(?:必须|应该|需要|要)/gi,
+    sources: TOOL_RESULTS_ONLY,
+    cues: ['作为'],
+  },
 ];
 
 /** A verb asking for something, then (within 60 characters) a kind of secret; English and Chinese. */
 const SECRET_REQUESTS: readonly RegExp[] = [
   /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b[^\n]{0,60}?(?:\bapi[\s_-]?keys?\b|\bapikeys?\b|\bsecret[\s_-]?(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_-]?tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
   /(?:告诉我|打印|输出|显示|发送|发给|泄露|透露|给我|列出|展示)[^。！？!?\n]{0,30}?(?:密钥|秘钥|密码|令牌|口令|凭据|凭证|私钥|环境变量|api\s*key|token)/gi,
+];
+
+/** Words one of which every secret request holds (the kind of secret), in the lower-cased visible text. */
+const SECRET_CUES = [
+  'key',
+  'secret',
+  'passw',
+  'token',
+  'credential',
+  'env',
+  '@{',
+  '密钥',
+  '秘钥',
+  '密码',
+  '令牌',
+  '口令',
+  '凭据',
+  '凭证',
+  '私钥',
+  '环境变量',
 ];
 
 const INVISIBLE_RUN = /[\u200B-\u200D\u2060\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]+/gu;
@@ -208,6 +253,7 @@ const styleHidesText = (style: string): boolean => {
 };
 
 const countHiddenElements = (text: string): number => {
+  if (!text.includes('<')) return 0;
   let elements = 0;
   for (const tag of text.matchAll(START_TAG)) {
     const attributes = tag[1] ?? '';
@@ -256,13 +302,27 @@ const wordPattern = (word: string): RegExp => {
   return new RegExp(`${before}${escapeRegExp(word)}${after}`, 'giu');
 };
 
+/** Each configured word's pattern (null for a blank one), made once per list of words. */
+const compiledWords = new WeakMap<readonly string[], readonly (RegExp | null)[]>();
+
+const wordPatterns = (words: readonly string[]): readonly (RegExp | null)[] => {
+  let patterns = compiledWords.get(words);
+  if (!patterns) {
+    patterns = words.map((word) => {
+      const normalWord = visibleText(word).trim();
+      return normalWord === '' ? null : wordPattern(normalWord);
+    });
+    compiledWords.set(words, patterns);
+  }
+  return patterns;
+};
+
 const findSensitiveWords = (visible: string, words: readonly string[]): Readonly<{ count: number; indexes: number[] }> => {
   let count = 0;
   const indexes: number[] = [];
-  words.forEach((word, index) => {
-    const normalWord = visibleText(word).trim();
-    if (normalWord === '') return;
-    const occurrences = countMatches(visible, [wordPattern(normalWord)]);
+  wordPatterns(words).forEach((pattern, index) => {
+    if (pattern === null) return;
+    const occurrences = countMatches(visible, [pattern]);
     if (occurrences === 0) return;
     count += occurrences;
     indexes.push(index);
@@ -274,13 +334,17 @@ const findSensitiveWords = (visible: string, words: readonly string[]): Readonly
 export const reviewContent = (text: string, rules: ReviewRules, source: ReviewedSource): readonly Finding[] => {
   if (rules.enabled === false) return [];
   const visible = visibleText(text);
+  const lower = visible.toLowerCase();
+  const cued = (cues: readonly string[]) => cues.some((cue) => lower.includes(cue));
   const words = findSensitiveWords(visible, rules.words ?? []);
-  const instructionPatterns = INSTRUCTION_SHAPES.filter((shape) => shape.sources.includes(source)).map((shape) => shape.pattern);
+  const instructionPatterns = INSTRUCTION_SHAPES.filter((shape) => shape.sources.includes(source) && cued(shape.cues)).map(
+    (shape) => shape.pattern,
+  );
   const counts: Readonly<Record<FindingRule, number>> = {
     sensitive_word: words.count,
     'injection.instruction': countPlaces(visible, instructionPatterns),
     'injection.hidden_text': countInvisibleRuns(text) + countWordyComments(text) + countHiddenElements(text),
-    'injection.reveal_secret': countPlaces(visible, SECRET_REQUESTS),
+    'injection.reveal_secret': cued(SECRET_CUES) ? countPlaces(visible, SECRET_REQUESTS) : 0,
   };
   return FINDING_RULES.filter((rule) => counts[rule] > 0).map((rule) =>
     rule === 'sensitive_word' ? { rule, count: counts[rule], words: words.indexes } : { rule, count: counts[rule] },

@@ -42,10 +42,18 @@ const pattern = fc
 const subject = fc.array(fc.constantFrom('a', 'b', '(', ')', ' ', '1', 'c'), { maxLength: 12 }).map((chars) => chars.join(''));
 const CEILING = 1e7;
 
+/**
+ * A back-reference to a position capture (`()a%1`): fengari compares it with length -2 and then
+ * reads before the subject's start, giving matches that end before they begin and counts no C
+ * Lua gives. The walk prices such a match as lstrlib would run it; it is not compared here.
+ */
+const backReferencesAPosition = (p: string): boolean => p.includes('()') && /%[1-9]/.test(p);
+
 describe('the pattern walk follows Lua 5.3 (fengari)', () => {
   it('finds what string.find finds, and errs where it raises', () => {
     fc.assert(
       fc.property(subject, pattern, fc.integer({ min: 1, max: 4 }), (s, p, init) => {
+        fc.pre(!backReferencesAPosition(p));
         const real = lua53(`return string.find(S, P, ${init})`, s, p);
         const walk = findSteps(bytes(s), bytes(p), Math.min(init, s.length + 1), CEILING);
         if (init > s.length + 1 || isPlainFind(bytes(p), false)) return;
@@ -60,6 +68,7 @@ describe('the pattern walk follows Lua 5.3 (fengari)', () => {
   it('counts the matches string.gsub counts', () => {
     fc.assert(
       fc.property(subject, pattern, fc.integer({ min: 0, max: 5 }), (s, p, max) => {
+        fc.pre(!backReferencesAPosition(p));
         const real = lua53(`return select(2, string.gsub(S, P, '', ${max}))`, s, p);
         const walk = gsubSteps(bytes(s), bytes(p), max, CEILING);
         if (real === 'error') expect(walk.outcome).toBe('error');
@@ -72,6 +81,7 @@ describe('the pattern walk follows Lua 5.3 (fengari)', () => {
   it('steps through gmatch as gmatch does: the same matches, in order', () => {
     fc.assert(
       fc.property(subject, pattern, (s, p) => {
+        fc.pre(!backReferencesAPosition(p));
         const real = lua53('local n = 0 for _ in string.gmatch(S, P) do n = n + 1 if n > 20 then break end end return n', s, p);
         const walk = new GmatchWalk(bytes(s), bytes(p));
         let found = 0;

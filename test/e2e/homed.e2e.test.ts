@@ -21,7 +21,7 @@ describe('homed', () => {
       const done = finished(daemon);
       const output = await waitForLine(daemon, /ready, log at seq \d+/);
       expect(output).toContain('layer 0  config');
-      expect(output).toContain('layer 1  llm, projections, scheduler');
+      expect(output).toContain('layer 1  projections, security\nlayer 2  llm, scheduler');
       daemon.kill(signal);
       const result = await done;
       expect(result.code).toBe(0);
@@ -30,17 +30,20 @@ describe('homed', () => {
       const log = await runHomed(['log', '--data', dir, '--stream', 'kernel']);
       expect(log.code).toBe(0);
       const types = typesOf(log.stdout);
-      // Layers of 1, 3, 1, 1, 1 and 1 modules: each but the last is followed by the next one's start.
-      const starts = [1, 3, 1, 1, 1, 1].flatMap((n, i) => [...Array(n).fill('ModuleStarted'), ...(i < 5 ? ['LayerStartRequested'] : [])]);
+      // Layers of 1, 2, 2, 1, 1, 1 and 1 modules: each but the last is followed by the next one's start.
+      const starts = [1, 2, 2, 1, 1, 1, 1].flatMap((n, i) => [
+        ...Array(n).fill('ModuleStarted'),
+        ...(i < 6 ? ['LayerStartRequested'] : []),
+      ]);
       expect(types.filter((t) => t !== 'InputDelivered')).toEqual([
         'KernelStarted',
         'LayerStartRequested',
         ...starts,
-        ...Array(8).fill(['ModuleStopRequested', 'ModuleStopped']).flat(),
+        ...Array(9).fill(['ModuleStopRequested', 'ModuleStopped']).flat(),
         'KernelStopped',
       ]);
-      // Every message is journaled with the facts it caused: the boot, 8 readies, the stop, 8 stops.
-      expect(types.filter((t) => t === 'InputDelivered')).toHaveLength(18);
+      // Every message is journaled with the facts it caused: the boot, 9 readies, the stop, 9 stops.
+      expect(types.filter((t) => t === 'InputDelivered')).toHaveLength(20);
       expect(types[0]).toBe('InputDelivered');
       expect(log.stdout).toContain(`"reason":"received ${signal}"`);
 
@@ -97,7 +100,7 @@ describe('homed', () => {
 
   it('prints the module layers and a help that names every command', async () => {
     const graph = await runHomed(['graph']);
-    expect(graph.stdout).toMatch(/^layer 0 {2}config\nlayer 1 {2}llm, projections, scheduler\n/);
+    expect(graph.stdout).toMatch(/^layer 0 {2}config\nlayer 1 {2}projections, security\nlayer 2 {2}llm, scheduler\n/);
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);

@@ -26,11 +26,12 @@ describe('planLayers', () => {
     expect(formatLayers(layers)).toBe('layer 0  config\nlayer 1  llm, memory\nlayer 2  agent\nlayer 3  device');
   });
 
-  it('starts the provider of a guarded facility after its guard, and refuses a guard of what nothing provides', () => {
+  it('starts the provider of a guarded facility after its guard; a guard of what this kernel lacks guards nothing', () => {
     const guard: ModuleDeclaration = { name: 'security', requires: ['config'], provides: ['security'], guards: ['llm'] };
     expect(planLayers([m('llm', ['config'], ['llm']), m('config', [], ['config']), guard])).toEqual([['config'], ['security'], ['llm']]);
-    expect(assemblyError([m('config', [], ['config']), { ...guard, guards: ['tools'] }]).message).toContain(
-      "module 'security' guards facility 'tools', which no module provides",
+    expect(planLayers([m('config', [], ['config']), { ...guard, guards: ['tools'] }])).toEqual([['config'], ['security']]);
+    expect(assemblyError([m('config', [], ['config']), { ...guard, guards: ['clock'] }], ['clock']).message).toContain(
+      "guards facility 'clock', which is given before any module starts",
     );
     // A guard that needs what it guards can never start.
     expect(assemblyError([m('llm', [], ['llm']), m('config', [], ['config']), { ...guard, requires: ['llm'] }]).code).toBe(

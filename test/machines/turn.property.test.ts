@@ -2,9 +2,10 @@
  * The turn decider against a random world (fast-check `commands`): over random toolsets, the
  * world answers what the turn asked for (`LlmRequested`, `StageStarted`, `ToolCalled`) in any
  * order with any content — text, calls to known and unknown tools, model errors, streamed
- * pieces, handler changes, denials, rewrites, answers, errors, stage timeouts, tool results —
+ * pieces, handler changes, denials, rewrites, answers, requests for approval, errors, stage
+ * timeouts, tool results with the security proxy's verdicts, a person's approvals and refusals —
  * and sends stops of every reason and junk (a stale round, a finished run, a settled handler,
- * a done call, a second request). After every message the driver checks junk changes nothing
+ * a done call, a second request, an answer to no waiting approval). After every message the driver checks junk changes nothing
  * and real answers are never ignored, nothing follows TurnCompleted, the XState machine emits
  * the decider's facts, and the turn always waits for something (`test/support/turnDriver.ts`).
  * Then the world answers everything still outstanding: the turn must complete within a bound
@@ -63,7 +64,8 @@ const requestMessage = (r: TurnRequestSpec): TurnInputEvent => ({
  */
 const answersNeeded = (toolset: Toolset, maxRounds: number): number => {
   const h = (stage: keyof Toolset['handlers']) => toolset.handlers[stage]?.length ?? 0;
-  const round = 1 + h('post_action') + MAX_CALLS * (h('before_toolcall') + 1 + h('after_toolcall'));
+  // A call: its stages, perhaps a person's approval, and its result.
+  const round = 1 + h('post_action') + MAX_CALLS * (h('before_toolcall') + 2 + h('after_toolcall'));
   return h('on_input') + h('pre_action') + llmCallsAllowed(maxRounds) * round + h('before_output') + h('after_output');
 };
 

@@ -87,12 +87,20 @@ const summarised = (toolset: Toolset): Toolset => {
   return Object.defineProperty({ ...toolset }, fc.toStringMethod, { value: () => `Toolset(${text})` });
 };
 
+/** Tools whose calls wait for a person (the policy's `approve`), as the runner records them. */
+const approveArb = fc.oneof(
+  { weight: 2, arbitrary: fc.constant([]) },
+  { weight: 1, arbitrary: fc.subarray(TOOL_POOL.map((t) => ({ name: t.name, reason: `security.tools.approve has '${t.name}'` }))) },
+);
+
 export const toolsetArb: fc.Arbitrary<Toolset> = fc
   .record({
     tools: fc.oneof(fc.constant([...TOOL_POOL]), fc.subarray([...TOOL_POOL])),
     channels: fc.subarray([...CHANNEL_POOL]),
     handlers: fc.oneof({ weight: 1, arbitrary: fc.constant({}) }, { weight: 3, arbitrary: handlersArb }),
+    approve: approveArb,
   })
+  .map(({ approve, ...toolset }) => (approve.length ? { ...toolset, approve } : toolset))
   .map(summarised);
 
 /** Every tool and channel, a before_toolcall guard (global, or own_tools of a tool's plugin), and handlers elsewhere as they come. */
@@ -145,9 +153,12 @@ export const requestArb = (stageTimeoutMs: fc.Arbitrary<number | undefined> = fc
     );
 
 /** What a stage handler answers; the world turns `change` into a change the run's stage admits. */
-export type HandlerReply = 'nothing' | 'change' | 'response' | 'deny' | 'refused' | 'error';
+export type HandlerReply = 'nothing' | 'change' | 'response' | 'deny' | 'ask' | 'refused' | 'error';
 
-export const JUNK_KINDS = ['round', 'run', 'handler', 'call', 'request'] as const;
+/** What the security proxy says of a tool result (recorded with it): nothing, secrets it filled, findings, a withheld result, a refusal. */
+export type ProxyVerdict = 'none' | 'filled' | 'flagged' | 'blocked' | 'refused';
+
+export const JUNK_KINDS = ['round', 'run', 'handler', 'call', 'request', 'approval'] as const;
 export type JunkKind = (typeof JUNK_KINDS)[number];
 
 export const STOP_REASONS: readonly TurnStopReason[] = ['stop', 'preempted', 'shutdown', 'abandoned'];
@@ -159,12 +170,14 @@ export type Step =
   | Readonly<{ t: 'chunk'; text: string }>
   | Readonly<{ t: 'handler'; pick: number; reply: HandlerReply; text: string; calls: readonly CallSpec[] }>
   | Readonly<{ t: 'timeout'; pick: number }>
-  | Readonly<{ t: 'tool'; pick: number; content: string; isError: boolean }>
+  | Readonly<{ t: 'tool'; pick: number; content: string; isError: boolean; verdict: ProxyVerdict }>
+  /** A person answers a call waiting for approval. */
+  | Readonly<{ t: 'approve'; pick: number; approved: boolean }>
   | Readonly<{ t: 'stop'; reason: TurnStopReason }>
   /** A message that answers nothing outstanding: a stale round, a finished run, a settled handler, a done call, a second request. */
   | Readonly<{ t: 'junk'; kind: JunkKind; pick: number }>;
 
-const replyArb = fc.constantFrom<HandlerReply>('nothing', 'change', 'response', 'deny', 'refused', 'error');
+const replyArb = fc.constantFrom<HandlerReply>('nothing', 'change', 'response', 'deny', 'ask', 'refused', 'error');
 
 /**
  * How the world's stage handlers answer in one run: a mix, or one temper throughout (every call
@@ -195,7 +208,17 @@ export const stepArbs = (temper: readonly HandlerReply[]): readonly fc.Arbitrary
       fc.record({ t: fc.constant('handler' as const), pick: fc.nat(7), reply: fc.constantFrom(...temper), text: textArb, calls: callsArb }),
     ],
     [1, fc.record({ t: fc.constant('timeout' as const), pick: fc.nat(7) })],
-    [4, fc.record({ t: fc.constant('tool' as const), pick: fc.nat(7), content: textArb, isError: fc.boolean() })],
+    [
+      4,
+      fc.record({
+        t: fc.constant('tool' as const),
+        pick: fc.nat(7),
+        content: textArb,
+        isError: fc.boolean(),
+        verdict: fc.constantFrom<ProxyVerdict>('none', 'none', 'none', 'filled', 'flagged', 'blocked', 'refused'),
+      }),
+    ],
+    [2, fc.record({ t: fc.constant('approve' as const), pick: fc.nat(7), approved: fc.boolean() })],
     [1, fc.record({ t: fc.constant('stop' as const), reason: fc.constantFrom(...STOP_REASONS) })],
     [2, fc.record({ t: fc.constant('junk' as const), kind: fc.constantFrom(...JUNK_KINDS), pick: fc.nat(7) })],
   );

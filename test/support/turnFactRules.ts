@@ -51,6 +51,48 @@ export const checkTurn = (toolset: Toolset, request: TurnRequestSpec, journal: r
   checkStageRuns(toolset, facts);
   checkOutputKind(toolset, request, journal);
   checkWhatTheUserReceives(journal);
+  checkApprovals(toolset, journal);
+  checkProxyVerdicts(journal);
+};
+
+/**
+ * A call the policy holds always waits for a person, and a waiting call runs only after an
+ * approval of its own id and is denied after a refusal; each waiting call has its own id.
+ */
+const checkApprovals = (toolset: Toolset, journal: readonly JournalEntry[]): void => {
+  const held = new Set((toolset.approve ?? []).map((a) => a.name));
+  const waiting = new Map<string, string>(); // approval → callId
+  const approved = new Set<string>();
+  const ids = new Set<string>();
+  for (const { message, junk, facts } of journal) {
+    if (message.type === 'ApprovalAnswered' && !junk && message.data.approved) approved.add(waiting.get(message.data.approval) ?? '');
+    for (const f of facts) {
+      if (f.type === 'LlmRequested') approved.clear();
+      if (f.type === 'ApprovalRequested') {
+        expect(ids.has(f.data.approval), `approval id ${f.data.approval} given twice`).toBe(false);
+        ids.add(f.data.approval);
+        waiting.set(f.data.approval, f.data.callId);
+      }
+      if (f.type === 'ToolCalled' && held.has(f.data.name)) {
+        expect(approved.has(f.data.callId), `ToolCalled ${f.data.callId} (${f.data.name}) without an approval`).toBe(true);
+      }
+    }
+  }
+};
+
+/** What the proxy recorded with a result is in the facts: refusals, secrets filled, findings, and the warning the model reads. */
+const checkProxyVerdicts = (journal: readonly JournalEntry[]): void => {
+  for (const { message, junk, facts } of journal) {
+    if (message.type !== 'ToolResultRecorded' || junk) continue;
+    const { callId, refused, filled, findings, blocked } = message.data;
+    const of = (type: TurnFact['type']) => facts.filter((f) => f.type === type && (f.data as { callId?: string }).callId === callId);
+    expect(of('ToolCallRefused').length, `ToolCallRefused for ${callId}`).toBe(refused === undefined ? 0 : 1);
+    expect(of('SecretFilled').length, `SecretFilled for ${callId}`).toBe(filled?.length ? 1 : 0);
+    const flagged = of('ContentFlagged') as Extract<TurnFact, { type: 'ContentFlagged' }>[];
+    expect(flagged.map((f) => f.data.blocked)).toEqual(findings?.length ? [blocked === true] : []);
+    const completed = of('ToolCompleted') as Extract<TurnFact, { type: 'ToolCompleted' }>[];
+    if (findings?.length && !blocked) expect(completed[0]?.data.result).toContain('[Security review]');
+  }
 };
 
 /** One OutputSent, then only after_output, then one TurnCompleted, last, whose outcome matches the output's kind. */

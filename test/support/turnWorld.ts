@@ -7,7 +7,7 @@
  */
 import type { StageName } from '../../events/index.ts';
 import type { TurnFact, TurnInputEvent, TurnStopReason } from '../../machines/turn/index.ts';
-import { TEXTS, type CallSpec, type DrainPlan, type HandlerReply, type JunkKind, type Step } from './turnArbitraries.ts';
+import { TEXTS, type CallSpec, type DrainPlan, type HandlerReply, type JunkKind, type ProxyVerdict, type Step } from './turnArbitraries.ts';
 
 type Open = { stage: StageName; handlers: readonly string[]; pending: string[] };
 type Message<T extends TurnInputEvent['type']> = Extract<TurnInputEvent, { type: T }>;
@@ -45,10 +45,28 @@ const handlerData = (run: number, handlerId: string, stage: StageName, reply: Ha
       return { run, handlerId, change: { response: text } };
     case 'deny':
       return { run, handlerId, change: { deny: { reason: text.trim() || 'not allowed' } } };
+    case 'ask':
+      return { run, handlerId, change: stage === 'before_toolcall' ? { askApproval: { reason: text.trim() || 'look first' } } : null };
     case 'refused':
       return { run, handlerId, change: 42 };
     case 'error':
       return { run, handlerId, error: 'handler crashed' };
+  }
+};
+
+/** The fields the proxy records with a result for each verdict. */
+const verdictOf = (verdict: ProxyVerdict) => {
+  switch (verdict) {
+    case 'none':
+      return {};
+    case 'filled':
+      return { filled: ['API_KEY'] };
+    case 'flagged':
+      return { findings: [{ rule: 'injection.instruction' as const, count: 1 }] };
+    case 'blocked':
+      return { findings: [{ rule: 'injection.hidden_text' as const, count: 2 }], blocked: true };
+    case 'refused':
+      return { isError: true, refused: 'outside the sandbox' };
   }
 };
 
@@ -65,11 +83,14 @@ export class TurnWorld {
   private readonly runs = new Map<number, Open>();
   private readonly finished = new Map<number, readonly string[]>();
   private running: { callId: string; name: string }[] = [];
+  /** Calls waiting for a person, by approval id (from ApprovalRequested). */
+  private approvals: string[] = [];
+  private readonly answeredApprovals: string[] = [];
   private readonly doneCalls: string[] = [];
 
   /** Whether the turn is waiting for anything from the world. */
   outstanding(): boolean {
-    return this.llmRound !== null || this.runs.size > 0 || this.running.length > 0;
+    return this.llmRound !== null || this.runs.size > 0 || this.running.length > 0 || this.approvals.length > 0;
   }
 
   /** Whether `message` answers something the turn asked for (else it is junk the turn must ignore). */
@@ -89,7 +110,7 @@ export class TurnWorld {
       case 'TurnStopRequested':
         return this.requested && !this.outputSent;
       case 'ApprovalAnswered':
-        return false; // the worlds offer no tool that asks for approval
+        return this.approvals.includes(message.data.approval);
     }
   }
 
@@ -123,6 +144,10 @@ export class TurnWorld {
         return this.runDone(message.data.run);
       case 'TurnStopRequested':
         return;
+      case 'ApprovalAnswered':
+        this.approvals = this.approvals.filter((a) => a !== message.data.approval);
+        this.answeredApprovals.push(message.data.approval);
+        return;
     }
   }
 
@@ -142,6 +167,9 @@ export class TurnWorld {
       case 'ToolCalled':
         this.running.push({ callId: fact.data.callId, name: fact.data.name });
         return;
+      case 'ApprovalRequested':
+        this.approvals.push(fact.data.approval);
+        return;
       case 'ToolCompleted':
         return this.callDone(fact.data.callId);
       case 'TurnCancelled':
@@ -149,6 +177,8 @@ export class TurnWorld {
         this.llmRound = null;
         for (const run of [...this.runs.keys()]) this.runDone(run);
         for (const { callId } of [...this.running]) this.callDone(callId);
+        this.answeredApprovals.push(...this.approvals);
+        this.approvals = [];
         if (fact.type === 'OutputSent') this.outputSent = true;
         return;
       case 'TurnCompleted':
@@ -198,7 +228,15 @@ export class TurnWorld {
       case 'tool': {
         if (this.running.length === 0) return undefined;
         const { callId, name } = this.running[step.pick % this.running.length]!;
-        return { type: 'ToolResultRecorded', data: { callId, name, content: step.content, ...(step.isError ? { isError: true } : {}) } };
+        return {
+          type: 'ToolResultRecorded',
+          data: { callId, name, content: step.content, ...(step.isError ? { isError: true } : {}), ...verdictOf(step.verdict) },
+        };
+      }
+      case 'approve': {
+        if (this.approvals.length === 0) return undefined;
+        const approval = this.approvals[step.pick % this.approvals.length]!;
+        return { type: 'ApprovalAnswered', data: { approval, approved: step.approved, by: 'owner' } };
       }
       case 'stop':
         return this.stop(step.reason);
@@ -250,6 +288,10 @@ export class TurnWorld {
       }
       case 'request':
         return this.request!;
+      case 'approval': {
+        const candidates = [...this.answeredApprovals, 'ghost-1.1'].filter((a) => !this.approvals.includes(a));
+        return { type: 'ApprovalAnswered', data: { approval: candidates[pick % candidates.length]!, approved: true, by: 'owner' } };
+      }
     }
   }
 
@@ -271,6 +313,8 @@ export class TurnWorld {
     }
     const call = this.running[0];
     if (call) return { type: 'ToolResultRecorded', data: { callId: call.callId, name: call.name, content: of(TEXTS) } };
+    const approval = this.approvals[0];
+    if (approval) return { type: 'ApprovalAnswered', data: { approval, approved: n % 2 === 0, by: 'owner' } };
     return undefined;
   }
 }

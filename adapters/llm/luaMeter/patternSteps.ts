@@ -276,7 +276,8 @@ class Walk {
     while (this.single(s + i, p, ep)) i++;
     for (; i >= 0; i--) {
       const res = this.match(s + i, ep + 1);
-      if (res !== null) return res;
+      // As fengari's max_expand, which tests the end for truth: a match ending at 0 counts as none.
+      if (res !== null && res !== 0) return res;
     }
     return null;
   }
