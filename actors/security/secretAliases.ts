@@ -91,16 +91,18 @@ export class SecretAliases {
     const unknown = new Set<string>();
     const withheld = new Set<string>();
     const filledArgs = mapStrings(args, (text) =>
-      text.replace(ALIAS, (alias, name: string) => {
-        const value = values.get(name);
-        if (value === undefined) unknown.add(name);
-        else if (!(this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool))) withheld.add(name);
-        else {
-          filled.add(name);
-          return value;
-        }
-        return alias;
-      }),
+      !text.includes('@{')
+        ? text
+        : text.replace(ALIAS, (alias, name: string) => {
+            const value = values.get(name);
+            if (value === undefined) unknown.add(name);
+            else if (!(this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool))) withheld.add(name);
+            else {
+              filled.add(name);
+              return value;
+            }
+            return alias;
+          }),
     ) as Record<string, unknown>;
     return { args: filledArgs, filled: [...filled].sort(), unknown: [...unknown].sort(), withheld: [...withheld].sort() };
   }

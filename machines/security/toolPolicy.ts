@@ -18,15 +18,22 @@ export type RefusedTool = Readonly<{ name: string; reason: string }>;
 
 const escapeRegExp = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, '\\$&');
 
+/** Globs as patterns, made once each (globs come from settings, manifests and the vault: a few dozen). */
+const globPatterns = new Map<string, RegExp>();
+
 /** Whether `glob` names `name`: `*` any run of characters, `?` one; anything else literally. */
-export const globMatches = (glob: string, name: string): boolean =>
-  new RegExp(
-    `^${glob
+export const globMatches = (glob: string, name: string): boolean => {
+  let pattern = globPatterns.get(glob);
+  if (!pattern) {
+    const source = glob
       .split('')
       .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c)))
-      .join('')}$`,
-    's',
-  ).test(name);
+      .join('');
+    pattern = new RegExp(`^${source}$`, 's');
+    if (globPatterns.size < 1_000) globPatterns.set(glob, pattern);
+  }
+  return pattern.test(name);
+};
 
 /** One layer of rules on its own; `where` names the layer in the reason (a settings path, a profile). */
 export const decideTool = (rules: ToolRules, name: string, where = 'security.tools'): ToolVerdict => {
