@@ -157,6 +157,11 @@ export const SETTINGS_SCHEMA: SettingsField = {
               doc: 'when given, the only hosts tools may connect to',
             },
             loopback: { type: 'boolean', doc: 'whether tools may connect to this machine (localhost, 127.0.0.1, ::1); default false' },
+            pluginNetwork: {
+              type: 'enum',
+              values: ['isolate', 'require', 'off'],
+              doc: 'subprocess plugins without the "network" capability run in a network namespace of their own: isolate (default; when this machine cannot, they keep the network and the start says so), require (they do not start then), off',
+            },
           },
         },
         review: {

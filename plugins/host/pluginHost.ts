@@ -4,6 +4,7 @@
  * starts those that auto-start and are enabled. It answers `homed plugins` actions and stops
  * every plugin (and its process group) when the kernel stops.
  */
+import { probeIsolation, type NetworkIsolation, type PluginNetworkMode } from './networkIsolation.ts';
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
 import { holdingsOf, setting } from '../../actors/index.ts';
@@ -86,6 +87,19 @@ export class PluginHost {
     });
   }
 
+  /** How plugins without the `network` capability are kept off the network, asked once; said when it cannot be done. */
+  private networkIsolation(): Readonly<{ mode: PluginNetworkMode; isolation: NetworkIsolation }> {
+    const mode = setting<PluginNetworkMode>(this.options.settings ?? {}, 'security.sandbox.pluginNetwork', 'isolate');
+    const isolation = probeIsolation(mode);
+    if (isolation.kind === 'unavailable') {
+      this.options.log(
+        `plugins: ${isolation.why}; plugins without the "network" capability ${mode === 'require' ? 'will not start' : 'keep the network'} ` +
+          '(security.sandbox.pluginNetwork)',
+      );
+    }
+    return { mode, isolation };
+  }
+
   /** Loads every plugin, then starts the ones that auto-start; resolves when each has started or failed once. */
   async start(): Promise<void> {
     const { options } = this;
@@ -99,6 +113,7 @@ export class PluginHost {
       ids: options.ids,
       keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
       ...(options.holdsSecret ? { holdsSecret: options.holdsSecret } : {}),
+      network: this.networkIsolation(),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),

@@ -3,6 +3,7 @@
  * (in-process); a subprocess in `subprocessPlugin.ts`. Each start gives back a running
  * instance whose `exited` resolves once, when it is gone.
  */
+import type { NetworkIsolation, PluginNetworkMode } from './networkIsolation.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IdSource } from '../../events/index.ts';
@@ -36,6 +37,8 @@ export type HostEnv = BuiltinEnv &
     keyVariables: ReadonlySet<string>;
     /** Whether a value holds a vault secret: that variable is withheld too. */
     holdsSecret?: (value: string) => boolean;
+    /** How subprocess plugins without the `network` capability are kept off the network. */
+    network?: Readonly<{ mode: PluginNetworkMode; isolation: NetworkIsolation }>;
     handshakeTimeoutMs?: number;
     remoteTimeouts?: RemoteTimeouts;
   }>;

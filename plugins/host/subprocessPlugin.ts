@@ -5,6 +5,7 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
+import { isolatedCommand } from './networkIsolation.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
@@ -65,7 +66,14 @@ const spawnPlugin = async (
   hub: PluginHub,
 ): Promise<{ child: PluginProcess; ended: Promise<ProcessExit> }> => {
   const name = manifest.name;
-  const { command, args } = commandFor(join(dir, manifest.entry));
+  const network = env.network ?? { mode: 'off', isolation: { kind: 'off' } };
+  const { command, args } = isolatedCommand(
+    name,
+    manifest.capabilities.includes('network'),
+    network.mode,
+    network.isolation,
+    commandFor(join(dir, manifest.entry)),
+  );
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);

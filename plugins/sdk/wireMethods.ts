@@ -49,6 +49,8 @@ export const CAPABILITY_METHODS = {
   memory: [KernelMethod.memoryRecall, KernelMethod.memoryCommit],
   /** Read-only queries of the knowledge graph around an entity. */
   knowledge: [KernelMethod.knowledgeQuery],
+  /** No kernel method: a subprocess plugin without it runs in a network namespace of its own (no address reachable). */
+  network: [],
 } as const;
 
 /** Methods only built-in plugins may call: external plugins get a read-only memory and no publish. */
