@@ -347,7 +347,8 @@ describe('red team: path escapes through the files tools', () => {
         .filter((id) => id !== 'notes')
         .sort(),
     );
-    const guarded = (file: string) => `'path' names ${join(dir, file)}, which holds the daemon's own secrets or log; no tool may touch it`;
+    const guarded = (file: string) =>
+      `'path' leads to ${join(dir, file)}, which holds the daemon's own secrets or log; no tool may touch it`;
     expect(Object.fromEntries(refused)).toEqual({
       key: guarded('secrets'),
       vault: guarded('secrets'),
