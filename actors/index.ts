@@ -90,3 +90,7 @@ export {
   type LuaLogLevel,
 } from '../adapters/llm/luaVm.ts';
 export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdapterError.ts';
+
+/** The data dir's own files, by name (what a plugin's sandbox hides). */
+export { EVENT_LOG_FILE, SETTINGS_FILE, VECTOR_CACHE_FILE } from './modules/config.ts';
+export { SECRETS_DIR } from '../adapters/secrets/secretVault.ts';

@@ -21,6 +21,9 @@ export const SETTINGS_FILE = 'settings.json';
 /** The event log, in the data dir. */
 export const EVENT_LOG_FILE = 'events.db';
 
+/** The cache of embedding vectors, in the data dir (rebuildable). */
+export const VECTOR_CACHE_FILE = 'vectors.db';
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `overrides` laid over `settings`: objects merge key by key, anything else (a list, a value) replaces. */

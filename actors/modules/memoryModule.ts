@@ -20,7 +20,7 @@ import { DEFAULT_MEMORY_CONFIG, MEMORY_LEXICONS, type DenseRecall, type MemoryCo
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { join, resolve } from 'node:path';
-import { InvalidSettings, setting, type Settings } from './config.ts';
+import { InvalidSettings, setting, type Settings, VECTOR_CACHE_FILE } from './config.ts';
 
 /**
  * The memory settings of settings.json (the daemon and `homed replay --verify` read the same).
@@ -51,8 +51,6 @@ export const heartbeatIntervalsFrom = (settings: Settings): Record<HeartbeatLoop
       setting(settings, `memory.heartbeats.${loop}Minutes`, DEFAULT_HEARTBEAT_INTERVALS_MS[loop] / 60_000) * 60_000,
     ]),
   ) as Record<HeartbeatLoop, number>;
-
-export const VECTOR_CACHE_FILE = 'vectors.db';
 
 export const memoryModule = (): KernelModule => {
   let timer: unknown;

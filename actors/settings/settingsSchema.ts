@@ -157,10 +157,10 @@ export const SETTINGS_SCHEMA: SettingsField = {
               doc: 'when given, the only hosts tools may connect to',
             },
             loopback: { type: 'boolean', doc: 'whether tools may connect to this machine (localhost, 127.0.0.1, ::1); default false' },
-            pluginNetwork: {
+            plugins: {
               type: 'enum',
               values: ['isolate', 'require', 'off'],
-              doc: 'subprocess plugins without the "network" capability run in a network namespace of their own: isolate (default; when this machine cannot, they keep the network and the start says so), require (they do not start then), off',
+              doc: 'subprocess plugins run where the daemon\'s own files are hidden and, without the "network" capability, no address is reachable: isolate (default; when this machine cannot, they run as they are and the start says so), require (they do not start then), off',
             },
           },
         },

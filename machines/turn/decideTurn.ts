@@ -267,6 +267,12 @@ const toolResulted = (d: Decision, message: Extract<TurnInputMessage, { type: 'T
 };
 
 const finishBatchIfDone = (d: Decision): void => {
+  // Once a handler answered the turn, a call still waiting for a person will not run: it is closed now.
+  if (d.state.calls.some((c) => c.response !== null) && d.state.calls.some((c) => c.phase === 'approval')) {
+    set(d, {
+      calls: d.state.calls.map((c) => (c.phase === 'approval' ? { ...c, phase: 'done' as const, result: NOT_RUN_AFTER_ANSWER } : c)),
+    });
+  }
   const s = d.state;
   if (s.phase !== 'tools' || !s.calls.every((c) => c.phase === 'done')) return;
   const rounds = s.rounds + 1;

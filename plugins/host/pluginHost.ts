@@ -4,7 +4,7 @@
  * starts those that auto-start and are enabled. It answers `homed plugins` actions and stops
  * every plugin (and its process group) when the kernel stops.
  */
-import { probeIsolation, type NetworkIsolation, type PluginNetworkMode } from './networkIsolation.ts';
+import { probeSandbox, type HiddenPaths, type PluginSandboxMode, type SandboxSupport } from './processSandbox.ts';
 import { join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
 import { holdingsOf, setting } from '../../actors/index.ts';
@@ -45,6 +45,8 @@ export type PluginHostOptions = Readonly<{
   settings?: Readonly<Record<string, unknown>>;
   /** Whether a value holds a secret of the vault: such a variable is never passed to a plugin. */
   holdsSecret?: (value: string) => boolean;
+  /** The daemon's own files, hidden from subprocess plugins in their sandbox. */
+  hiddenFromPlugins?: HiddenPaths;
   log: (line: string) => void;
   fail: (error: unknown) => void;
   /** Every timer the host arms (backoff, stable uptime, handshake, requests, kill grace): the kernel's, or manual ones in tests. */
@@ -87,17 +89,17 @@ export class PluginHost {
     });
   }
 
-  /** How plugins without the `network` capability are kept off the network, asked once; said when it cannot be done. */
-  private networkIsolation(): Readonly<{ mode: PluginNetworkMode; isolation: NetworkIsolation }> {
-    const mode = setting<PluginNetworkMode>(this.options.settings ?? {}, 'security.sandbox.pluginNetwork', 'isolate');
-    const isolation = probeIsolation(mode);
-    if (isolation.kind === 'unavailable') {
+  /** The sandbox subprocess plugins run in, asked of this machine once; said when it cannot be had. */
+  private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden: HiddenPaths }> {
+    const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
+    const support = probeSandbox(mode);
+    if (support.kind === 'unavailable') {
       this.options.log(
-        `plugins: ${isolation.why}; plugins without the "network" capability ${mode === 'require' ? 'will not start' : 'keep the network'} ` +
-          '(security.sandbox.pluginNetwork)',
+        `plugins: ${support.why}; subprocess plugins ${mode === 'require' ? 'will not start' : 'run without a sandbox (they keep the network and see the data dir)'} ` +
+          '(security.sandbox.plugins)',
       );
     }
-    return { mode, isolation };
+    return { mode, support, hidden: this.options.hiddenFromPlugins ?? { dirs: [], files: [] } };
   }
 
   /** Loads every plugin, then starts the ones that auto-start; resolves when each has started or failed once. */
@@ -113,7 +115,7 @@ export class PluginHost {
       ids: options.ids,
       keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
       ...(options.holdsSecret ? { holdsSecret: options.holdsSecret } : {}),
-      network: this.networkIsolation(),
+      sandbox: this.pluginSandbox(),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),

@@ -3,7 +3,7 @@
  * (in-process); a subprocess in `subprocessPlugin.ts`. Each start gives back a running
  * instance whose `exited` resolves once, when it is gone.
  */
-import type { NetworkIsolation, PluginNetworkMode } from './networkIsolation.ts';
+import type { HiddenPaths, PluginSandboxMode, SandboxSupport } from './processSandbox.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IdSource } from '../../events/index.ts';
@@ -37,8 +37,8 @@ export type HostEnv = BuiltinEnv &
     keyVariables: ReadonlySet<string>;
     /** Whether a value holds a vault secret: that variable is withheld too. */
     holdsSecret?: (value: string) => boolean;
-    /** How subprocess plugins without the `network` capability are kept off the network. */
-    network?: Readonly<{ mode: PluginNetworkMode; isolation: NetworkIsolation }>;
+    /** The sandbox subprocess plugins run in (absent: none). */
+    sandbox?: Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden: HiddenPaths }>;
     handshakeTimeoutMs?: number;
     remoteTimeouts?: RemoteTimeouts;
   }>;

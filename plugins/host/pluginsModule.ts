@@ -2,7 +2,22 @@
  * The plugin host as a kernel module: loads the built-in and data-dir plugins and provides
  * `Facility.plugins` (the host, and the plugins as a turn sees them).
  */
-import { Facility, INSPECT_FACILITY, setting, sourceLabels, type ApprovalDesk, type KernelModule } from '../../actors/index.ts';
+import { join } from 'node:path';
+import { CLI_SOCKET_FILE } from '../builtin/cli/cliWire.ts';
+import { BUILTIN_STATE_DIR } from '../sdk/builtinPlugin.ts';
+import type { HiddenPaths } from './processSandbox.ts';
+import {
+  EVENT_LOG_FILE,
+  Facility,
+  INSPECT_FACILITY,
+  SECRETS_DIR,
+  SETTINGS_FILE,
+  setting,
+  sourceLabels,
+  VECTOR_CACHE_FILE,
+  type ApprovalDesk,
+  type KernelModule,
+} from '../../actors/index.ts';
 import { cliPlugin } from '../builtin/cli/index.ts';
 import { filesPlugin } from '../builtin/files/index.ts';
 import { MEMORY_ADMIN_TOOLS_SETTING, memoryToolsPlugin } from '../builtin/memory/index.ts';
@@ -13,6 +28,17 @@ import { PluginHost } from './pluginHost.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
 
 export const MEMORY_NOTES_SCOPE = 'notes';
+
+/**
+ * What a subprocess plugin's process must not see of the data dir: the vault, the built-ins'
+ * state, settings, the log and its WAL, the vectors, and the cli socket (which speaks as the owner).
+ */
+export const hiddenFromPlugins = (dataDir: string): HiddenPaths => ({
+  dirs: [SECRETS_DIR, BUILTIN_STATE_DIR].map((d) => join(dataDir, d)),
+  files: [SETTINGS_FILE, EVENT_LOG_FILE, `${EVENT_LOG_FILE}-wal`, `${EVENT_LOG_FILE}-shm`, VECTOR_CACHE_FILE, CLI_SOCKET_FILE].map((f) =>
+    join(dataDir, f),
+  ),
+});
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin];
 
@@ -74,6 +100,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         memory: hubMemoryOf(memory, clock, ids),
         settings,
         holdsSecret: (value) => security.scrub(value) !== value,
+        hiddenFromPlugins: hiddenFromPlugins(context.require(Facility.dataDir)),
         // What plugins log is theirs to write; it reaches the console with secret values as aliases.
         log: (line) => context.log(security.scrub(line)),
         fail: (error) => context.fail(error),

@@ -5,7 +5,8 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
-import { isolatedCommand } from './networkIsolation.ts';
+import { accessSync, constants } from 'node:fs';
+import { PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
@@ -21,9 +22,22 @@ import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown =>
-  error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed
+  error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed || error instanceof PluginSandboxUnavailable
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
+
+/**
+ * An entry that is a program must be one this user may run: asked before it starts, because in
+ * its sandbox the exec happens inside, where a failure would look like a crash, not a refusal.
+ */
+const checkRunnable = (plugin: string, command: string): void => {
+  if (command === process.execPath) return;
+  try {
+    accessSync(command, constants.X_OK);
+  } catch (error) {
+    throw new PluginSpawnFailed(plugin, command, error);
+  }
+};
 
 const TSX_LOADER = fileURLToPath(import.meta.resolve('tsx'));
 
@@ -66,13 +80,16 @@ const spawnPlugin = async (
   hub: PluginHub,
 ): Promise<{ child: PluginProcess; ended: Promise<ProcessExit> }> => {
   const name = manifest.name;
-  const network = env.network ?? { mode: 'off', isolation: { kind: 'off' } };
-  const { command, args } = isolatedCommand(
+  const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' }, hidden: { dirs: [], files: [] } };
+  const entry = commandFor(join(dir, manifest.entry));
+  checkRunnable(name, entry.command);
+  const { command, args } = sandboxedCommand(
     name,
     manifest.capabilities.includes('network'),
-    network.mode,
-    network.isolation,
-    commandFor(join(dir, manifest.entry)),
+    sandbox.mode,
+    sandbox.support,
+    sandbox.hidden,
+    entry,
   );
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);

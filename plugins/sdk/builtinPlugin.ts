@@ -47,7 +47,10 @@ export type PendingApprovalSummary = Readonly<{ approval: string; name: string; 
  * Where a built-in plugin keeps its files: `<dataDir>/state/<name>/`, outside `plugins/`, which
  * the loader scans for user plugins.
  */
-export const builtinStateDir = (dataDir: string, plugin: string): string => join(dataDir, 'state', plugin);
+/** The folder, in the data dir, that holds every built-in's state folder. */
+export const BUILTIN_STATE_DIR = 'state';
+
+export const builtinStateDir = (dataDir: string, plugin: string): string => join(dataDir, BUILTIN_STATE_DIR, plugin);
 
 export type BuiltinEnv = Readonly<{
   /** The daemon's data dir (absolute). A built-in keeps its files under `builtinStateDir(dataDir, name)`. */

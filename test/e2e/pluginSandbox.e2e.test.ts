@@ -1,0 +1,81 @@
+/**
+ * Plugins sandboxed below the tools, where the proxy cannot see: a subprocess plugin's process
+ * cannot read the vault, settings or the log, nor reach the cli socket (which speaks as the
+ * owner), whether or not it has the network; one whose manifest does not ask for `network`
+ * reaches no address, not even this machine's loopback, while the same tool granted `network`
+ * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
+ * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
+import { probeSandbox } from '../../plugins/host/processSandbox.ts';
+import { describe, expect, it } from 'vitest';
+import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { messagesOf } from '../support/llmServer/recordedMessages.ts';
+import { finished, spawnNode, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+const canIsolate = probeSandbox('isolate').kind === 'available';
+
+describe("a subprocess plugin's sandbox", () => {
+  it.skipIf(!canIsolate)("see none of the daemon's files or its socket, and reach no address unless granted network", async () => {
+    const server = await startLlmServer([]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['prober', 'netprober'] });
+    SecretVault.open(dir).set('CANARY', 'vault-canary-77a1');
+    const file = (name: string) => join(dir, name);
+    server.setScript([
+      {
+        toolCalls: [
+          { id: 'isolated', name: 'prober_connect', arguments: { port: server.port } },
+          { id: 'granted', name: 'netprober_connect', arguments: { port: server.port } },
+          { id: 'socket', name: 'netprober_connect', arguments: { socket: file('homed.sock') } },
+          { id: 'key', name: 'netprober_read', arguments: { path: file('secrets/vault.key') } },
+          { id: 'vault', name: 'prober_read', arguments: { path: file('secrets/vault.json') } },
+          { id: 'settings', name: 'netprober_read', arguments: { path: file('settings.json') } },
+          { id: 'log', name: 'prober_read', arguments: { path: file('events.db') } },
+          { id: 'own', name: 'prober_read', arguments: { path: file('plugins/prober/plugin.json') } },
+        ],
+      },
+      { text: 'probed' },
+    ]);
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'probe the network']));
+    expect(reply.stdout).toBe('probed\n');
+    const results = Object.fromEntries(
+      messagesOf(server.requests[1]!)
+        .filter((m) => m.role === 'tool')
+        .map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
+    );
+    expect(results.isolated).toMatch(/^failed: (ENETUNREACH|EHOSTUNREACH|ECONNREFUSED|EACCES)/);
+    expect(results.granted).toBe('connected');
+    expect(results.socket).toMatch(/^failed: /);
+    expect(results.key).toBe('failed: ENOENT');
+    expect(results.vault).toBe('failed: ENOENT');
+    expect(results.settings).toBe('read: ');
+    expect(results.log).toBe('read: ');
+    expect(results.own).toContain('"name": "prober"');
+    // Outside the sandbox nothing moved: the daemon's files are where they were.
+    expect(readFileSync(file('settings.json'), 'utf8')).toContain('llm');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('in "require" mode, does not start one when this machine cannot sandbox it, and says why', async () => {
+    const dir = testDataDir(tempDir(), {
+      plugins: ['prober', 'netprober'],
+      settings: { security: { sandbox: { plugins: 'require' } } },
+    });
+    const daemon = await daemons.start(dir, { env: { PATH: '/nonexistent' } });
+    expect(daemon.output).toContain('subprocess plugins will not start (security.sandbox.plugins)');
+    const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
+    const text = listed.stdout + listed.stderr + daemon.output;
+    expect(text).toContain('security.sandbox.plugins is "require" and this machine cannot sandbox its process');
+    expect(text).not.toMatch(/prober \(subprocess\): running/);
+    await daemons.stop(daemon);
+  });
+});
