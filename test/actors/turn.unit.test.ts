@@ -2,11 +2,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ChatMessage, CompletionResponse, ToolDefinition } from '../../adapters/llm/llmTypes.ts';
 import type { HandlerRef } from '../../machines/stagePipeline/index.ts';
 import type { LlmAnswer, LlmToolDefinition, TurnMessage } from '../../machines/turn/index.ts';
-import { TURN_INPUT_TYPES } from '../../events/index.ts';
-import { replayJournal } from '../../actors/journal/replayJournal.ts';
 import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
 import { CHUNK_FRAME_MS } from '../../actors/turn/turnActor.ts';
-import { turnMachine } from '../../machines/turn/index.ts';
 import { answer, call, deferred, flush, runTurn, tool } from '../support/turnHarness.ts';
 
 const global = (id: string, plugin = 'guard'): HandlerRef => ({ id, plugin, scope: 'global' });
@@ -417,22 +414,10 @@ describe('turn machine', () => {
       },
     );
     await run.output();
-    const replay = await replayJournal({
-      store: run.store,
-      stream: run.stream,
-      logic: turnMachine,
-      input: { toolset: run.toolset },
-      inputTypes: TURN_INPUT_TYPES,
-    });
+    const replay = await run.replay();
     expect(replay.divergence).toBeNull();
     expect(replay.snapshot.status).toBe('done');
-    const other = await replayJournal({
-      store: run.store,
-      stream: run.stream,
-      logic: turnMachine,
-      input: { toolset: { ...run.toolset, handlers: {} } },
-      inputTypes: TURN_INPUT_TYPES,
-    });
+    const other = await run.replay({ ...run.toolset, handlers: {} });
     expect(other.divergence).not.toBeNull();
   });
 

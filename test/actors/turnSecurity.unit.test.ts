@@ -6,21 +6,13 @@
  * journal replays to the same facts.
  */
 import { describe, expect, it } from 'vitest';
-import { TURN_INPUT_TYPES } from '../../events/index.ts';
-import { replayJournal } from '../../actors/journal/replayJournal.ts';
-import { awaitsApproval, pendingApprovals, turnMachine } from '../../machines/turn/index.ts';
+import { awaitsApproval, pendingApprovals } from '../../machines/turn/index.ts';
 import { answer, call, flush, runTurn, tool } from '../support/turnHarness.ts';
 
 const tools = [tool('files_read'), tool('files_write')];
 const approve = [{ name: 'files_write', reason: "security.tools.approve has 'files_write'" }];
 const replays = async (run: ReturnType<typeof runTurn>) => {
-  const replay = await replayJournal({
-    store: run.store,
-    stream: run.stream,
-    logic: turnMachine,
-    input: { toolset: run.toolset },
-    inputTypes: TURN_INPUT_TYPES,
-  });
+  const replay = await run.replay();
   expect(replay.divergence).toBeNull();
   expect(replay.snapshot.status).toBe('done');
 };

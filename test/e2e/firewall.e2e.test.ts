@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { everyFileText } from '../support/everyFile.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, HOMED, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, HOMED, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -19,19 +19,12 @@ const daemons = useDaemons();
 const VALUE = 'tok-e2e-alias-7c31d9f0aa';
 
 const setSecret = async (dir: string, name: string, value: string, tools: string) => {
-  const child = spawnNode([HOMED, 'secret', 'set', name, '--tools', tools, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const done = finished(child);
-  child.stdin?.end(`${value}\n`);
-  expect((await done).code).toBe(0);
+  const stored = await runNodeWithInput([HOMED, 'secret', 'set', name, '--tools', tools, '--data', dir], `${value}\n`);
+  expect(stored.code).toBe(0);
 };
 
 /** waiter with `input` piped in, as a script runs it. */
-const piped = (dir: string, input: string) => {
-  const child = spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const done = finished(child);
-  child.stdin?.end(input);
-  return done;
-};
+const piped = (dir: string, input: string) => runNodeWithInput([WAITER, '--data', dir], input);
 
 /** Polls the log until `type` is in it (the daemon is real; its turn ends when it ends). */
 const logged = async (dir: string, type: string, timeoutMs = 20_000) => {

@@ -14,7 +14,7 @@ import { MAX_CLI_CLIENTS, MAX_PENDING_MESSAGES } from '../../plugins/builtin/cli
 import { connectCli, repliesOf, requestLine, rssMb } from '../support/cliSockets.ts';
 import { askSocket, logOf, type StartOptions, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { type LlmServer, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
-import { finished, hasNoStackTrace, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, hasNoStackTrace, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 
 const RSS_LIMIT_MB = 400;
 /** What the flood's messages are answered with: 256 KiB, so its unread replies pass the high-water mark after a few. */
@@ -204,10 +204,7 @@ describe('hostile cli clients', () => {
     await replies.closed();
     expect(replies.replies).toEqual([expect.objectContaining({ type: 'error', code: 'line_too_long' })]);
     // waiter refuses it itself, in one line, and goes on with the next message.
-    const waiter = spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const done = finished(waiter);
-    waiter.stdin?.end(`${'z'.repeat(10_000_000)}\nand now a short one\n`);
-    const result = await done;
+    const result = await runNodeWithInput([WAITER, '--data', dir], `${'z'.repeat(10_000_000)}\nand now a short one\n`);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe(
       'waiter: this message is 9.5 MiB as a request, and homed takes at most 1 MiB per request; send a shorter one\n',

@@ -7,17 +7,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, HOMED, spawnNode } from '../support/processes.ts';
+import { HOMED, runNodeWithInput } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 const daemons = useDaemons();
 
-const init = async (dir: string, answers: string[], flags: string[] = []) => {
-  const child = spawnNode([HOMED, 'init', '--data', dir, ...flags], { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin?.end(answers.map((a) => `${a}\n`).join(''));
-  return finished(child);
-};
+const init = (dir: string, answers: string[], flags: string[] = []) =>
+  runNodeWithInput([HOMED, 'init', '--data', dir, ...flags], answers.map((a) => `${a}\n`).join(''));
 
 describe('homed init', () => {
   it('asks, probes the server, writes settings.json keeping other settings, and the daemon then answers', async () => {

@@ -31,7 +31,7 @@ import {
   type Script,
   startLlmServer,
 } from '../support/llmServer/index.ts';
-import { finished, HOMED, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, HOMED, runHomed, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -45,12 +45,7 @@ const VALUE = 'sk-redteam-vault-9e3b71c04a5d';
 const REFUSED = 'Refused by the security firewall: ';
 
 /** `homed secret ARGS --data DIR`, the value on stdin (as secrets.e2e.test.ts runs it). */
-const secret = async (dir: string, args: string[], stdin?: string) => {
-  const child = spawnNode([HOMED, 'secret', ...args, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const done = finished(child);
-  child.stdin?.end(stdin ?? '');
-  return done;
-};
+const secret = (dir: string, args: string[], stdin = '') => runNodeWithInput([HOMED, 'secret', ...args, '--data', dir], stdin);
 
 /** The secret through `homed secret set`, as a user stores it. */
 const setSecret = async (dir: string): Promise<void> => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, HOMED, hasNoStackTrace, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, hasNoStackTrace, HOMED, runHomed, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -9,12 +9,7 @@ const tempDir = useTempDir();
 const daemons = useDaemons();
 const VALUE = 'sk-e2e-vault-4f1c9a7d2b';
 
-const secret = async (dir: string, args: string[], stdin?: string) => {
-  const child = spawnNode([HOMED, 'secret', ...args, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const done = finished(child);
-  child.stdin?.end(stdin ?? '');
-  return done;
-};
+const secret = (dir: string, args: string[], stdin = '') => runNodeWithInput([HOMED, 'secret', ...args, '--data', dir], stdin);
 
 describe('homed secret', () => {
   it('stores a key from stdin that the model server gets and nothing else shows', async () => {

@@ -63,6 +63,14 @@ export const spawnNodeBoundByPermissions = (args: string[], options: SpawnOption
   );
 };
 
+/** Runs `node ARGS` to completion with `input` on its stdin, which is closed after it (a script piping into it). */
+export const runNodeWithInput = (args: string[], input: string): Promise<Finished> => {
+  const child = spawnNode(args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = finished(child);
+  child.stdin?.end(input);
+  return done;
+};
+
 /** Runs `homed ARGS` to completion. */
 export const runHomed = (args: string[], options: SpawnOptions = {}): Promise<Finished> => finished(spawnNode([HOMED, ...args], options));
 

@@ -3,9 +3,11 @@
  * model, tool and stage-handler fakes, an in-memory log and manual timers: facts, what each fake
  * was asked and the signals it got are collected; nothing waits on the wall clock.
  */
+import { replayJournal } from '../../actors/journal/replayJournal.ts';
 import {
   InMemoryEventStore,
   SequentialIds,
+  TURN_INPUT_TYPES,
   TURN_STREAM_PREFIX,
   VirtualClock,
   createDefaultCatalog,
@@ -16,6 +18,7 @@ import {
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
 import {
   DEFAULT_MAX_ROUNDS,
+  turnMachine,
   type LlmAnswer,
   type LlmCall,
   type LlmToolCall,
@@ -149,11 +152,15 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
     const sent = facts.find((f): f is Extract<TurnFact, { type: 'OutputSent' }> => f.type === 'OutputSent');
     return { outcome, reply: sent?.data.text ?? '', rounds: turn.state.rounds, messages: turn.state.messages };
   };
+  /** Replays the turn's journal with fresh machines (on `withToolset`, say a changed one): the first divergence, or none. */
+  const replay = (withToolset: Toolset = toolset) =>
+    replayJournal({ store, stream, logic: turnMachine, input: { toolset: withToolset }, inputTypes: TURN_INPUT_TYPES });
   return {
     turn,
     store,
     stream,
     toolset,
+    replay,
     timers,
     facts,
     llmCalls,
