@@ -93,4 +93,5 @@ export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdap
 
 /** The data dir's own files, by name (what a plugin's sandbox hides). */
 export { EVENT_LOG_FILE, SETTINGS_FILE, VECTOR_CACHE_FILE } from './modules/config.ts';
+export { DEFAULT_FILES_ROOT } from './modules/securityModule.ts';
 export { SECRETS_DIR } from '../adapters/secrets/secretVault.ts';

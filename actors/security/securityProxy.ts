@@ -36,9 +36,6 @@ export type SecurityOptions = Readonly<{
   protectedPaths: readonly string[];
 }>;
 
-/** What the proxy adds to a tool's result before the turn records it. */
-export type GuardedResult = ToolResult;
-
 export class SecurityProxy {
   /** The rules and protected paths with symbolic links resolved, for judging resolved paths. */
   private readonly real: Readonly<{ rules: SandboxRules; protectedPaths: readonly string[] }>;
@@ -116,6 +113,7 @@ export class SecurityProxy {
   guardTools(turns: TurnPlugins): TurnPlugins {
     return {
       toolset: () => turns.toolset(),
+      accessOf: (name) => turns.accessOf(name),
       runHandler: async (input, signal) => this.options.aliases.scrubDeep(await turns.runHandler(input, signal)),
       callTool: (invocation, signal, origin) => this.callTool(turns, invocation, signal, origin),
     };
@@ -126,7 +124,7 @@ export class SecurityProxy {
     invocation: ToolInvocation,
     signal: AbortSignal,
     origin: Parameters<TurnPlugins['callTool']>[2],
-  ): Promise<GuardedResult> {
+  ): Promise<ToolResult> {
     const { args, filled, unknown, withheld } = this.options.aliases.fill(invocation.args, invocation.name);
     if (unknown.length > 0) {
       return this.refusal(
@@ -139,8 +137,7 @@ export class SecurityProxy {
         `${which} may not be filled into ${invocation.name}; the owner allows a tool with 'homed secret set NAME --tools ${invocation.name}'`,
       );
     }
-    const access = turns.toolset().tools.find((t) => t.name === invocation.name)?.access as ToolAccess | undefined;
-    const refused = this.sandboxRefusal(access, args);
+    const refused = this.sandboxRefusal(turns.accessOf(invocation.name), args);
     if (refused) return this.refusal(refused);
     let result: ToolResult;
     try {
@@ -159,7 +156,7 @@ export class SecurityProxy {
     };
   }
 
-  private refusal(reason: string): GuardedResult {
+  private refusal(reason: string): ToolResult {
     const scrubbed = this.scrub(reason);
     return { content: `Refused by the security firewall: ${scrubbed}`, isError: true, refused: scrubbed };
   }

@@ -3,6 +3,7 @@
  * through what the plugins offer. A missing model is a failure the turn records like any other.
  */
 import type { HandlerInput, HandlerResolution } from '../../machines/stagePipeline/index.ts';
+import type { ToolAccess } from '../../events/index.ts';
 import type { ToolInvocation, ToolResult, Toolset } from '../../machines/turn/index.ts';
 import type { LlmFacility } from '../llm/llmFacility.ts';
 import type { TurnEffects } from './turnActor.ts';
@@ -19,6 +20,8 @@ export type ToolCallOrigin = Readonly<{
 export type TurnPlugins = Readonly<{
   /** Their tools, stage handlers and output channels, as registered now. */
   toolset(): Toolset;
+  /** What a registered tool declares it touches (what the sandbox checks), found without building a toolset. */
+  accessOf(name: string): ToolAccess | undefined;
   /** `origin`: the conversation of the turn the call belongs to, and where its replies go. */
   callTool(invocation: ToolInvocation, signal: AbortSignal, origin?: ToolCallOrigin): Promise<ToolResult>;
   runHandler(input: HandlerInput, signal: AbortSignal): Promise<HandlerResolution>;

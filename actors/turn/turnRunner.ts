@@ -17,6 +17,7 @@ import {
   TURN_STREAM_PREFIX,
   HologramError,
   type Clock,
+  type EventNamed,
   type EventStore,
   type IdSource,
   type Recorded,
@@ -118,6 +119,33 @@ export class ApprovalUnknown extends HologramError {
     );
   }
 }
+
+/** Where a turn acts and answers, as its TurnRequested records it. */
+type TurnOrigin = NonNullable<EventNamed<'TurnRequested'>['data']['origin']>;
+
+/** What a tool call of the turn is told of where it comes from. */
+const toolCallOrigin = (origin: TurnOrigin, principal: string | undefined): ToolCallOrigin => ({
+  conversation: origin.conversation,
+  ...(origin.replyChannel
+    ? { replyTo: { channel: origin.replyChannel, ...(origin.replyTarget ? { target: origin.replyTarget } : {}) } }
+    : {}),
+  ...(principal ? { principal } : {}),
+});
+
+/** Where memory files what the turn says: its channel and conversation. */
+const whereOf = (origin: TurnOrigin): Said['where'] => ({
+  ...(origin.replyChannel ? { channel: origin.replyChannel } : {}),
+  peer: origin.conversation,
+});
+
+const saidOf = (origin: TurnOrigin, input: string, at: number, sentBefore: number): Said => ({
+  conversation: origin.conversation,
+  where: whereOf(origin),
+  ...(origin.replyTarget ? { target: origin.replyTarget } : {}),
+  input,
+  at,
+  sentBefore,
+});
 
 /** A parked turn: its run (which a resumed task takes over) and what it needs to go on. */
 type Parked = Readonly<{ run: Running; turn: TurnActor; said: Said }>;
@@ -231,15 +259,14 @@ export class TurnRunner {
     const { taskId } = run;
     const { memory, clock, plugins } = this.options;
     const conversation = input.conversation ?? `${input.replyChannel ?? '-'}:${input.replyTarget ?? '-'}`;
-    const where = { ...(input.replyChannel ? { channel: input.replyChannel } : {}), peer: conversation };
-    const principal = input.principal ?? OWNER;
-    const origin: ToolCallOrigin = {
+    const turnOrigin: TurnOrigin = {
       conversation,
-      principal,
-      ...(input.replyChannel
-        ? { replyTo: { channel: input.replyChannel, ...(input.replyTarget ? { target: input.replyTarget } : {}) } }
-        : {}),
+      ...(input.replyChannel ? { replyChannel: input.replyChannel } : {}),
+      ...(input.replyTarget ? { replyTarget: input.replyTarget } : {}),
     };
+    const where = whereOf(turnOrigin);
+    const principal = input.principal ?? OWNER;
+    const origin = toolCallOrigin(turnOrigin, principal);
     const now = clock.now();
     const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: now });
     const toolset = withPolicy(plugins.toolset(), this.options.policy ?? {}, principal, this.options.profileOf?.(principal));
@@ -270,14 +297,7 @@ export class TurnRunner {
       onFacts: () => this.parkIfWaiting(run, said),
     });
     run.turn = turn;
-    const said: Said = {
-      conversation,
-      where,
-      ...(input.replyTarget ? { target: input.replyTarget } : {}),
-      input: input.text,
-      at: now,
-      sentBefore: 1 + history.length,
-    };
+    const said = saidOf(turnOrigin, input.text, now, 1 + history.length);
     run.said = said;
     void turn.done.then((outcome) => this.completed(run, turn, outcome, said));
     const started = turn.start({
@@ -292,11 +312,7 @@ export class TurnRunner {
       principal,
       ...(input.findings?.length ? { inputFindings: [...input.findings] } : {}),
       ...(input.blocked ? { inputBlocked: true } : {}),
-      origin: {
-        conversation,
-        ...(input.replyChannel ? { replyChannel: input.replyChannel } : {}),
-        ...(input.replyTarget ? { replyTarget: input.replyTarget } : {}),
-      },
+      origin: turnOrigin,
     });
     // Preempted, stopped or shut down while it launched: the turn is stopped as it starts.
     if (run.stopping) this.sendStop(run, turn, run.stopping);
@@ -453,27 +469,13 @@ export class TurnRunner {
       const history = events.filter((e) => (TURN_INPUT_TYPES as readonly string[]).includes(e.type)).map(asMessage);
       const { origin } = request.data;
       const run: Running = { taskId: request.data.taskId ?? '', turn: undefined, stopping: null, launched: Promise.resolve() };
-      const said: Said | undefined = origin && {
-        conversation: origin.conversation,
-        where: { ...(origin.replyChannel ? { channel: origin.replyChannel } : {}), peer: origin.conversation },
-        ...(origin.replyTarget ? { target: origin.replyTarget } : {}),
-        input: request.data.input,
-        at: request.at,
-        sentBefore: (request.data.systemPrompt ? 1 : 0) + (request.data.history?.length ?? 0),
-      };
+      const said =
+        origin && saidOf(origin, request.data.input, request.at, (request.data.systemPrompt ? 1 : 0) + (request.data.history?.length ?? 0));
       const turn = new TurnActor({
         store: this.options.store,
         stream,
         toolset,
-        effects: this.effectsFor(
-          origin && {
-            conversation: origin.conversation,
-            ...(origin.replyChannel
-              ? { replyTo: { channel: origin.replyChannel, ...(origin.replyTarget ? { target: origin.replyTarget } : {}) } }
-              : {}),
-            ...(request.data.principal ? { principal: request.data.principal } : {}),
-          },
-        ),
+        effects: this.effectsFor(origin && toolCallOrigin(origin, request.data.principal)),
         clock: this.options.clock,
         timers: this.options.timers,
         history,

@@ -23,6 +23,7 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
       channels: [...registry.channels.values()],
     };
   },
+  accessOf: (name) => hub.registry.tools.get(name)?.access,
   callTool: async (call, _signal, origin) => {
     const reply = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name, ...origin });
     if (typeof reply === 'string') return { content: reply };

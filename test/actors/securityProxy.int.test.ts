@@ -38,6 +38,7 @@ const given = (review = {}) => {
       handlers: {},
       channels: [],
     }),
+    accessOf: (name) => (name === 'files_read' ? { read: ['path'] } : undefined),
     callTool: async (invocation) => {
       calls.push(invocation);
       return { content: reply };

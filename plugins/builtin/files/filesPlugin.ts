@@ -5,6 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_FILES_ROOT } from '../../../actors/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
@@ -33,7 +34,7 @@ export const ROOTS_SETTING = 'roots';
 
 /** The roots as absolute paths: the setting's entries resolved against the data dir, or `<dataDir>/files`. */
 export const resolveRoots = (setting: unknown, dataDir: string): readonly string[] => {
-  if (setting === undefined || setting === null) return [join(dataDir, 'files')];
+  if (setting === undefined || setting === null) return [join(dataDir, DEFAULT_FILES_ROOT)];
   if (!Array.isArray(setting) || setting.length === 0) throw new InvalidFilesRoots(setting);
   return setting.map((root: unknown) => {
     if (typeof root !== 'string' || root.trim() === '') throw new InvalidFilesRoots(setting);
