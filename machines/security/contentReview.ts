@@ -58,7 +58,7 @@ const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
   {
     pattern: /<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>/gi,
     sources: BOTH_SOURCES,
-    cues: ['<|', '[inst]', '[/inst]', '<<sys>>', '<</sys>>'],
+    cues: ['<|', 'inst]', 'sys>>'],
   },
   {
     pattern:
@@ -115,29 +115,19 @@ const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
 ];
 
 /** A verb asking for something, then (within 60 characters) a kind of secret; English and Chinese. */
-const SECRET_REQUESTS: readonly RegExp[] = [
-  /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b[^\n]{0,60}?(?:\bapi[\s_-]?keys?\b|\bapikeys?\b|\bsecret[\s_-]?(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_-]?tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
-  /(?:告诉我|打印|输出|显示|发送|发给|泄露|透露|给我|列出|展示)[^。！？!?\n]{0,30}?(?:密钥|秘钥|密码|令牌|口令|凭据|凭证|私钥|环境变量|api\s*key|token)/gi,
-];
-
-/** Words one of which every secret request holds (the kind of secret), in the lower-cased visible text. */
-const SECRET_CUES = [
-  'key',
-  'secret',
-  'passw',
-  'token',
-  'credential',
-  'env',
-  '@{',
-  '密钥',
-  '秘钥',
-  '密码',
-  '令牌',
-  '口令',
-  '凭据',
-  '凭证',
-  '私钥',
-  '环境变量',
+const SECRET_REQUESTS: readonly Readonly<{ pattern: RegExp; cues: readonly string[] }>[] = [
+  {
+    pattern:
+      /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b[^\n]{0,60}?(?:\bapi[\s_-]?keys?\b|\bapikeys?\b|\bsecret[\s_-]?(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_-]?tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
+    // the kind of secret
+    cues: ['key', 'secret', 'passw', 'token', 'credential', 'env', '@{'],
+  },
+  {
+    pattern:
+      /(?:告诉我|打印|输出|显示|发送|发给|泄露|透露|给我|列出|展示)[^。！？!?\n]{0,30}?(?:密钥|秘钥|密码|令牌|口令|凭据|凭证|私钥|环境变量|api\s*key|token)/gi,
+    // the verb (the kind may be written in English)
+    cues: ['告诉我', '打印', '输出', '显示', '发送', '发给', '泄露', '透露', '给我', '列出', '展示'],
+  },
 ];
 
 const INVISIBLE_RUN = /[\u200B-\u200D\u2060\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]+/gu;
@@ -264,6 +254,10 @@ const countHiddenElements = (text: string): number => {
   return elements;
 };
 
+/** Whether every character is ASCII: then nothing is invisible, NFKC changes nothing and no Chinese cue can be there. */
+const isAscii = (text: string): boolean =>
+  typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') === text.length : !/[\u0080-\uffff]/.test(text);
+
 /** The text as a reader sees it: invisible characters removed, compatibility forms (full-width letters, ligatures) folded. */
 const visibleText = (text: string): string => text.replace(INVISIBLE_RUN, '').normalize('NFKC');
 
@@ -302,27 +296,35 @@ const wordPattern = (word: string): RegExp => {
   return new RegExp(`${before}${escapeRegExp(word)}${after}`, 'giu');
 };
 
-/** Each configured word's pattern (null for a blank one), made once per list of words. */
-const compiledWords = new WeakMap<readonly string[], readonly (RegExp | null)[]>();
+/**
+ * A configured word's pattern, and for a word all ASCII its lower case: in NFKC text (where the
+ * Kelvin sign and the long s are folded already) such a word matches only where the lower-cased
+ * text holds it, so a substring test rules most texts out before the pattern runs.
+ */
+type WordPattern = Readonly<{ pattern: RegExp; asciiLower?: string }>;
 
-const wordPatterns = (words: readonly string[]): readonly (RegExp | null)[] => {
+/** Each configured word's pattern (null for a blank one), made once per list of words. */
+const compiledWords = new WeakMap<readonly string[], readonly (WordPattern | null)[]>();
+
+const wordPatterns = (words: readonly string[]): readonly (WordPattern | null)[] => {
   let patterns = compiledWords.get(words);
   if (!patterns) {
     patterns = words.map((word) => {
       const normalWord = visibleText(word).trim();
-      return normalWord === '' ? null : wordPattern(normalWord);
+      if (normalWord === '') return null;
+      return { pattern: wordPattern(normalWord), ...(isAscii(normalWord) ? { asciiLower: normalWord.toLowerCase() } : {}) };
     });
     compiledWords.set(words, patterns);
   }
   return patterns;
 };
 
-const findSensitiveWords = (visible: string, words: readonly string[]): Readonly<{ count: number; indexes: number[] }> => {
+const findSensitiveWords = (visible: string, lower: string, words: readonly string[]): Readonly<{ count: number; indexes: number[] }> => {
   let count = 0;
   const indexes: number[] = [];
-  wordPatterns(words).forEach((pattern, index) => {
-    if (pattern === null) return;
-    const occurrences = countMatches(visible, [pattern]);
+  wordPatterns(words).forEach((word, index) => {
+    if (word === null || (word.asciiLower !== undefined && !lower.includes(word.asciiLower))) return;
+    const occurrences = countMatches(visible, [word.pattern]);
     if (occurrences === 0) return;
     count += occurrences;
     indexes.push(index);
@@ -330,27 +332,45 @@ const findSensitiveWords = (visible: string, words: readonly string[]): Readonly
   return { count, indexes };
 };
 
-/** Every cue word of every shape and of secret requests, each looked for once per text. */
-const CUES: readonly string[] = [...new Set([...INSTRUCTION_SHAPES.flatMap((shape) => shape.cues), ...SECRET_CUES])];
+/** Every cue word of every shape and of secret requests, each looked for once per text; the ASCII ones apart. */
+const CUES: readonly string[] = [...new Set([...INSTRUCTION_SHAPES, ...SECRET_REQUESTS].flatMap((shape) => shape.cues))];
+const ASCII_CUES: readonly string[] = CUES.filter(isAscii);
 
 /** The cue words in `lower` (a substring test each: one pass per cue is faster here than one alternation). */
-const cuesIn = (lower: string): ReadonlySet<string> => new Set(CUES.filter((cue) => lower.includes(cue)));
+const cuesIn = (lower: string, ascii: boolean): ReadonlySet<string> =>
+  new Set((ascii ? ASCII_CUES : CUES).filter((cue) => lower.includes(cue)));
+
+/**
+ * What the cue gate rests on, for its property test: a shape whose pattern matches a text's
+ * visible form has one of its cues among `cuesOf(text)`, so skipping the others changes nothing.
+ */
+export const cueGate = {
+  shapes: [...INSTRUCTION_SHAPES, ...SECRET_REQUESTS] as readonly Readonly<{ pattern: RegExp; cues: readonly string[] }>[],
+  visibleText: (text: string): string => (isAscii(text) ? text : visibleText(text)),
+  cuesOf: (text: string): ReadonlySet<string> => {
+    const ascii = isAscii(text);
+    return cuesIn((ascii ? text : visibleText(text)).toLowerCase(), ascii);
+  },
+};
 
 /** The findings of `rules` on `text` from `source`, one per rule that fired, in FINDING_RULES order; none when review is off. */
 export const reviewContent = (text: string, rules: ReviewRules, source: ReviewedSource): readonly Finding[] => {
   if (rules.enabled === false) return [];
-  const visible = visibleText(text);
-  const present = cuesIn(visible.toLowerCase());
+  const ascii = isAscii(text);
+  const visible = ascii ? text : visibleText(text);
+  const lower = visible.toLowerCase();
+  const present = cuesIn(lower, ascii);
   const cued = (cues: readonly string[]) => cues.some((cue) => present.has(cue));
-  const words = findSensitiveWords(visible, rules.words ?? []);
+  const words = findSensitiveWords(visible, lower, rules.words ?? []);
   const instructionPatterns = INSTRUCTION_SHAPES.filter((shape) => shape.sources.includes(source) && cued(shape.cues)).map(
     (shape) => shape.pattern,
   );
+  const secretPatterns = SECRET_REQUESTS.filter((request) => cued(request.cues)).map((request) => request.pattern);
   const counts: Readonly<Record<FindingRule, number>> = {
     sensitive_word: words.count,
     'injection.instruction': countPlaces(visible, instructionPatterns),
-    'injection.hidden_text': countInvisibleRuns(text) + countWordyComments(text) + countHiddenElements(text),
-    'injection.reveal_secret': cued(SECRET_CUES) ? countPlaces(visible, SECRET_REQUESTS) : 0,
+    'injection.hidden_text': (ascii ? 0 : countInvisibleRuns(text)) + countWordyComments(text) + countHiddenElements(text),
+    'injection.reveal_secret': countPlaces(visible, secretPatterns),
   };
   return FINDING_RULES.filter((rule) => counts[rule] > 0).map((rule) =>
     rule === 'sensitive_word' ? { rule, count: counts[rule], words: words.indexes } : { rule, count: counts[rule] },
