@@ -22,6 +22,7 @@ import { cliPlugin } from '../builtin/cli/index.ts';
 import { filesPlugin } from '../builtin/files/index.ts';
 import { MEMORY_ADMIN_TOOLS_SETTING, memoryToolsPlugin } from '../builtin/memory/index.ts';
 import { timerPlugin } from '../builtin/timer/index.ts';
+import { webuiPlugin } from '../builtin/webui/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
 import { PluginHost } from './pluginHost.ts';
@@ -40,7 +41,7 @@ export const hiddenFromPlugins = (dataDir: string): HiddenPaths => ({
   ),
 });
 
-export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin];
+export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin, webuiPlugin];
 
 export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGINS): KernelModule => {
   let host: PluginHost | undefined;
@@ -66,6 +67,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const scheduler = context.require(Facility.scheduler);
       const clock = context.require(Facility.clock);
       const ids = context.require(Facility.ids);
+      const store = context.require(Facility.eventLog);
       const inspect = context.optional(INSPECT_FACILITY);
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),
@@ -77,11 +79,19 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         approvals: () => approvals?.pending() ?? [],
         answerApproval: (answer) =>
           approvals ? approvals.answer(answer) : Promise.reject(new Error('the turns have not started; try again in a moment')),
+        log: {
+          read: (options) => store.readAll(options as Parameters<typeof store.readAll>[0]),
+          head: () => store.headSeq(),
+          follow: (afterSeq, onEvents) => {
+            const subscription = store.subscribe({ afterSeq, handler: (events) => onEvents(events) });
+            return () => subscription.stop();
+          },
+        },
       };
       const memory = context.require(Facility.memory);
       host = new PluginHost({
         dataDir: context.require(Facility.dataDir),
-        store: context.require(Facility.eventLog),
+        store,
         clock,
         ids,
         timers: context.require(Facility.timers),

@@ -3,7 +3,7 @@
  * gets over the wire, plus the few process-local things it needs to do I/O well.
  */
 import { join } from 'node:path';
-import type { Clock, Timers } from '../../events/index.ts';
+import type { Clock, RecordedEvent, Timers } from '../../events/index.ts';
 import type { PluginManifest } from './manifestTypes.ts';
 import type { PluginApi } from './pluginApi.ts';
 
@@ -38,6 +38,20 @@ export type KernelControl = Readonly<{
   approvals(): readonly PendingApprovalSummary[];
   /** Answers one; rejects naming the waiting ones when `approval` is not among them. */
   answerApproval(answer: Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>): Promise<void>;
+  /** The event log, read-only: what the web UI shows (conversations, trajectories, the live log). */
+  log: KernelLogView;
+}>;
+
+/** Reads of the event log and a tail of it; nothing here can append. */
+export type KernelLogView = Readonly<{
+  /** Events in seq order: from `fromSeq` (inclusive), at most `maxCount`, only `types` or one `stream` when given. */
+  read(
+    options: Readonly<{ fromSeq?: number; toSeq?: number; maxCount: number; types?: readonly string[]; stream?: string }>,
+  ): Promise<readonly RecordedEvent[]>;
+  /** Seq of the newest event. */
+  head(): Promise<number>;
+  /** Every event after `afterSeq`, then each one appended, in batches; returns what ends it. */
+  follow(afterSeq: number, onEvents: (events: readonly RecordedEvent[]) => void): () => Promise<void>;
 }>;
 
 /** A call waiting for approval, as a client lists it. */

@@ -54,7 +54,15 @@ export const testDataDir = (root: string, { llm, sources, plugins = [], settings
   const llmSettings = { ...(llmSources ? { sources: llmSources } : {}), ...(settings.llm as object | undefined) };
   writeFileSync(
     join(dir, 'settings.json'),
-    JSON.stringify({ ...settings, ...(Object.keys(llmSettings).length ? { llm: llmSettings } : {}) }),
+    JSON.stringify({
+      ...settings,
+      // Daemons of tests run side by side: each web UI takes a free port (its URL is in the daemon's output).
+      plugins: {
+        ...(settings.plugins as object | undefined),
+        webui: { port: 0, ...(settings.plugins as { webui?: object } | undefined)?.webui },
+      },
+      ...(Object.keys(llmSettings).length ? { llm: llmSettings } : {}),
+    }),
   );
   return dir;
 };

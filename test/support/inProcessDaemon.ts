@@ -89,7 +89,8 @@ export class InProcessDaemon {
     });
     const modules = swapModules(daemonModules(), {
       llm: gatedLlmModule(this.gate),
-      plugins: pluginsModule([...BUILTIN_PLUGINS, this.probe.plugin]),
+      // No web UI: in-process daemons run side by side, and its port is one for all of them.
+      plugins: pluginsModule([...BUILTIN_PLUGINS.filter((p) => p.manifest.name !== 'webui'), this.probe.plugin]),
     });
     const kernel = await startKernel({
       store,

@@ -1,0 +1,41 @@
+/** The daemon's JSON API, as the page calls it (the cookie carries the token). */
+import type { LoggedEvent } from './chatFold.ts';
+
+export class ApiError extends Error {}
+
+const call = async <T>(path: string, init?: RequestInit): Promise<T> => {
+  const response = await fetch(path, { credentials: 'same-origin', ...init });
+  const body = (await response.json().catch(() => ({}))) as { error?: string };
+  if (!response.ok) throw new ApiError(body.error ?? `${response.status} ${response.statusText}`);
+  return body as T;
+};
+
+const post = <T>(path: string, body: unknown): Promise<T> =>
+  call<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+export type Approval = Readonly<{ approval: string; name: string; callId: string; conversation: string }>;
+export type ConversationSummary = Readonly<{ key: string; turns: number; lastAt: number; lastInput: string }>;
+export type Overview = Readonly<{
+  conversations: readonly ConversationSummary[];
+  defaultConversation: string;
+  approvals: readonly Approval[];
+  models: readonly { name: string; model: string }[];
+  head: number;
+}>;
+export type Delivery = Readonly<{ channel: string; target: string | null; kind: string; text: string; inputId?: string; outcome?: string }>;
+
+export const api = {
+  overview: () => call<Overview>('/api/overview'),
+  conversation: (key: string) =>
+    call<{ key: string; turns: { turnId: string; events: LoggedEvent[] }[]; older: number; head: number }>(
+      `/api/conversation?key=${encodeURIComponent(key)}`,
+    ),
+  turn: (id: string) =>
+    call<{ turnId: string; taskId: string; events: LoggedEvent[]; scheduler: LoggedEvent[] }>(`/api/turn?id=${encodeURIComponent(id)}`),
+  events: (from: number, limit: number) => call<{ events: LoggedEvent[]; head: number }>(`/api/events?from=${from}&limit=${limit}`),
+  approvals: () => call<{ approvals: Approval[] }>('/api/approvals'),
+  send: (conversation: string, text: string) => post<{ inputId: string }>('/api/message', { conversation, text }),
+  cancel: (inputId: string) => post<unknown>('/api/cancel', { inputId }),
+  stop: () => post<unknown>('/api/stop', {}),
+  approve: (approval: string, approved: boolean, reason?: string) => post<unknown>('/api/approve', { approval, approved, reason }),
+};

@@ -1,0 +1,136 @@
+/**
+ * A turn as the chat shows it, folded from its stream's events (pure, no DOM): the input, each
+ * tool call with its arguments, result and what the firewall or a stage decided, the approvals
+ * it waits for, the answer as the log says it was sent, and how it ended. A failure is shown as
+ * a failure, never as the assistant's words.
+ */
+export type LoggedEvent = Readonly<{ seq: number; stream: string; type: string; at: number; data: unknown }>;
+
+export type ToolStatus = 'awaiting_approval' | 'running' | 'done' | 'failed' | 'refused' | 'denied';
+
+export type ToolView = {
+  callId: string;
+  name: string;
+  args: unknown;
+  status: ToolStatus;
+  result?: string;
+  /** Why the firewall or a stage refused it, or content review's findings. */
+  note?: string;
+  approval?: string;
+};
+
+export type TurnView = {
+  turnId: string;
+  /** The scheduler's input id: streamed deliveries name it. */
+  taskId: string;
+  conversation: string;
+  input: string;
+  at: number;
+  tools: ToolView[];
+  /** What was sent, once the log says so. */
+  answer?: Readonly<{ text: string; kind: string }>;
+  outcome?: string;
+  endedAt?: number;
+  /** The last seq folded in. */
+  seq: number;
+};
+
+type Data = Record<string, unknown>;
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+const toolOf = (turn: TurnView, data: Data): ToolView => {
+  const callId = str(data.callId);
+  let tool = turn.tools.find((t) => t.callId === callId);
+  if (!tool) {
+    tool = { callId, name: str(data.name), args: data.args ?? {}, status: 'running' };
+    turn.tools.push(tool);
+  }
+  return tool;
+};
+
+/** Folds one event into the turn (a new turn on TurnRequested); events of other streams are ignored. */
+export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): TurnView | undefined => {
+  const data = (event.data ?? {}) as Data;
+  if (event.type === 'TurnRequested') {
+    const origin = (data.origin ?? {}) as Data;
+    return {
+      turnId: str(data.turnId),
+      taskId: str(data.taskId),
+      conversation: str(origin.conversation) || '(none)',
+      input: str(data.input),
+      at: event.at,
+      tools: [],
+      seq: event.seq,
+    };
+  }
+  if (!turn) return undefined;
+  turn.seq = event.seq;
+  switch (event.type) {
+    case 'ApprovalRequested': {
+      const tool = toolOf(turn, data);
+      tool.args = data.args ?? tool.args;
+      tool.status = 'awaiting_approval';
+      tool.approval = str(data.approval);
+      tool.note = str(data.reason);
+      break;
+    }
+    case 'ToolCalled': {
+      const tool = toolOf(turn, data);
+      tool.args = data.args ?? tool.args;
+      tool.status = 'running';
+      break;
+    }
+    case 'ToolResultRecorded': {
+      const tool = toolOf(turn, data);
+      tool.result = str(data.content);
+      tool.status = data.refused ? 'refused' : data.isError ? 'failed' : 'done';
+      if (data.refused) tool.note = str(data.refused);
+      else if (Array.isArray(data.findings) && data.findings.length > 0) {
+        tool.note = `flagged by content review: ${(data.findings as Data[]).map((f) => str(f.rule)).join(', ')}${data.blocked ? ' (withheld)' : ''}`;
+      }
+      break;
+    }
+    case 'ToolCallRefused': {
+      const tool = toolOf(turn, data);
+      tool.status = 'refused';
+      tool.note = str(data.reason);
+      break;
+    }
+    case 'ToolCallDenied': {
+      const tool = toolOf(turn, data);
+      tool.status = 'denied';
+      tool.note = str(data.reason);
+      break;
+    }
+    case 'OutputSent':
+      turn.answer = { text: str(data.text), kind: str(data.kind) || 'answer' };
+      break;
+    case 'TurnCompleted':
+      turn.outcome = str(data.outcome);
+      turn.endedAt = event.at;
+      break;
+    case 'TurnCancelled':
+      turn.outcome = 'cancelled';
+      turn.endedAt = event.at;
+      break;
+  }
+  return turn;
+};
+
+/** The turns of a list of events (several turns' streams mixed), in the order they started. */
+export const foldTurns = (events: readonly LoggedEvent[]): TurnView[] => {
+  const turns = new Map<string, TurnView>();
+  for (const event of events) {
+    if (!event.stream.startsWith('turn-')) continue;
+    const next = foldTurnEvent(turns.get(event.stream), event);
+    if (next) turns.set(event.stream, next);
+  }
+  return [...turns.values()];
+};
+
+/** Whether the turn is over (its answer is final). */
+export const isOver = (turn: TurnView): boolean => turn.outcome !== undefined;
+
+/** A failure is shown as one: the answer's kind, or the turn's outcome, says so. */
+export const isFailure = (turn: TurnView): boolean =>
+  turn.outcome === 'failed' || turn.answer?.kind === 'failed' || turn.outcome === 'round_limit';

@@ -1,0 +1,51 @@
+/**
+ * The page's one live feed (Server-Sent Events from /api/live): the log's events as they are
+ * committed, and the web UI channel's deliveries. EventSource reconnects by itself and the
+ * server resumes after the Last-Event-ID it sent, so nothing is missed or repeated.
+ */
+import type { Delivery } from './api.ts';
+import type { LoggedEvent } from './chatFold.ts';
+
+type Listener<T> = (value: T) => void;
+
+export class LiveFeed {
+  private readonly onEvents = new Set<Listener<readonly LoggedEvent[]>>();
+  private readonly onDelivery = new Set<Listener<Delivery>>();
+  private readonly onState = new Set<Listener<boolean>>();
+  head = 0;
+
+  start(afterSeq: number): void {
+    this.head = afterSeq;
+    const source = new EventSource(`/api/live?after=${afterSeq}`);
+    source.addEventListener('log', (message) => {
+      const events = JSON.parse((message as MessageEvent<string>).data) as LoggedEvent[];
+      if (events.length === 0) return;
+      this.head = events[events.length - 1]!.seq;
+      for (const listener of this.onEvents) listener(events);
+    });
+    source.addEventListener('delivery', (message) => {
+      const delivery = JSON.parse((message as MessageEvent<string>).data) as Delivery;
+      for (const listener of this.onDelivery) listener(delivery);
+    });
+    source.addEventListener('open', () => this.state(true));
+    source.addEventListener('error', () => this.state(false));
+  }
+
+  events(listener: Listener<readonly LoggedEvent[]>): () => void {
+    this.onEvents.add(listener);
+    return () => this.onEvents.delete(listener);
+  }
+
+  deliveries(listener: Listener<Delivery>): () => void {
+    this.onDelivery.add(listener);
+    return () => this.onDelivery.delete(listener);
+  }
+
+  connection(listener: Listener<boolean>): void {
+    this.onState.add(listener);
+  }
+
+  private state(connected: boolean): void {
+    for (const listener of this.onState) listener(connected);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * A turn's trajectory: how it was scheduled, then each thing that happened in it (the input,
+ * every LLM request and answer with its latency and tokens, each tool call and result, memory
+ * and output), on one timeline from the turn's first event. Each step opens to its event's JSON.
+ */
+import { api } from './api.ts';
+import type { LoggedEvent } from './chatFold.ts';
+import { clear, h, json, time } from './dom.ts';
+
+type Data = Record<string, unknown>;
+
+const summary = (event: LoggedEvent, requestedAt: Map<number, number>): string => {
+  const d = (event.data ?? {}) as Data;
+  switch (event.type) {
+    case 'TurnRequested':
+      return `input: ${String(d.input)} (model ${String(d.model)}, at most ${String(d.maxRounds)} rounds)`;
+    case 'LlmRequested':
+      requestedAt.set(Number(d.round), event.at);
+      return `round ${String(d.round)}: asked the model with ${String(d.total)} messages`;
+    case 'LlmAnswerRecorded': {
+      const answer = (d.answer ?? {}) as Data;
+      const usage = (answer.usage ?? {}) as Data;
+      const started = requestedAt.get(Number(d.round));
+      const latency = started === undefined ? '' : `, ${event.at - started} ms`;
+      const tokens = usage.outputTokens === undefined ? '' : `, ${String(usage.inputTokens)} in / ${String(usage.outputTokens)} out tokens`;
+      const calls = Array.isArray(answer.toolCalls) ? answer.toolCalls.length : 0;
+      return `round ${String(d.round)}: ${String(d.source)} answered${latency}${tokens}${calls ? `, ${calls} tool call(s)` : ''}`;
+    }
+    case 'LlmChunkRecorded':
+      return `streamed: ${JSON.stringify(d.text)}`;
+    case 'ToolCalled':
+      return `called ${String(d.name)} ${JSON.stringify(d.args)}`;
+    case 'ToolResultRecorded':
+      return `${String(d.name)} returned ${String(d.content).length} characters${d.isError ? ' (an error)' : ''}`;
+    case 'OutputSent':
+      return `sent (${String(d.kind)}): ${String(d.text)}`;
+    case 'TurnCompleted':
+      return `ended: ${String(d.outcome)} after ${String(d.rounds)} round(s)`;
+    default:
+      return Object.keys(d).length ? JSON.stringify(d).slice(0, 160) : '';
+  }
+};
+
+export class TrajectoryView {
+  readonly element = h('section', { class: 'trajectory', 'aria-label': 'Trajectory' });
+
+  async show(turnId: string): Promise<void> {
+    clear(this.element, h('p', {}, 'Loading…'));
+    const turn = await api.turn(turnId);
+    const all = [...turn.scheduler, ...turn.events].sort((a, b) => a.seq - b.seq);
+    const start = all[0]?.at ?? 0;
+    const detail = h('pre', { class: 'event-json' }, 'Select a step to see its event.');
+    const requestedAt = new Map<number, number>();
+    const steps = all
+      .filter((event) => event.type !== 'LlmChunkRecorded')
+      .map((event) =>
+        h(
+          'li',
+          { class: `step step-${event.type}`, tabindex: 0, onclick: () => (detail.textContent = json(event)) },
+          h('span', { class: 'at' }, `+${event.at - start} ms`),
+          h('span', { class: 'type' }, event.type),
+          h('span', { class: 'what' }, summary(event, requestedAt)),
+        ),
+      );
+    const chunks = all.filter((e) => e.type === 'LlmChunkRecorded').length;
+    clear(
+      this.element,
+      h(
+        'header',
+        { class: 'trajectory-bar' },
+        h('h2', {}, `Turn ${turnId.slice(0, 8)}`),
+        h('span', {}, `started ${time(start)} · ${all.length} events${chunks ? ` (${chunks} streamed pieces)` : ''}`),
+        h('a', { href: `/api/turn?id=${encodeURIComponent(turnId)}&download=1`, download: `turn-${turnId}.json` }, 'Export JSON'),
+      ),
+      h('div', { class: 'events-body' }, h('ol', { class: 'timeline' }, steps), detail),
+    );
+  }
+}

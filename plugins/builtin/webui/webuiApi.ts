@@ -1,0 +1,172 @@
+/**
+ * What the web UI's page asks the daemon, as JSON: the conversations and their turns (read from
+ * the log), a turn's trajectory, the log itself, and the actions a person takes (send, stop,
+ * approve). A request of the wrong shape is answered 400 with what to send instead.
+ */
+import type { RecordedEvent } from '../../../events/index.ts';
+import { OWNER } from '../../../actors/index.ts';
+import type { KernelControl } from '../../sdk/builtinPlugin.ts';
+import type { PluginApi } from '../../sdk/pluginApi.ts';
+
+export const WEBUI_CHANNEL = 'webui';
+/** The conversation a browser talks in unless it names another. */
+export const DEFAULT_CONVERSATION = `${WEBUI_CHANNEL}:owner`;
+/** Most events one read returns. */
+export const MAX_EVENTS_PER_READ = 2_000;
+/** Most turns a conversation view loads (the newest). */
+export const MAX_TURNS_SHOWN = 200;
+const MAX_TEXT = 256 * 1024;
+const CONVERSATION = /^[\w.@:/-]{1,128}$/;
+const TURN_STREAM = 'turn-';
+
+export class BadRequest extends Error {
+  readonly status = 400;
+}
+export class NotFound extends Error {
+  readonly status = 404;
+}
+
+type Body = Readonly<Record<string, unknown>>;
+
+const text = (body: Body, key: string, max = MAX_TEXT): string => {
+  const value = body[key];
+  if (typeof value !== 'string' || value.trim() === '' || value.length > max) {
+    throw new BadRequest(`'${key}' must be a non-empty string of at most ${max} characters`);
+  }
+  return value;
+};
+
+const conversationOf = (value: unknown): string => {
+  if (value === undefined || value === null || value === '') return DEFAULT_CONVERSATION;
+  if (typeof value !== 'string' || !CONVERSATION.test(value)) {
+    throw new BadRequest("'conversation' must be 1–128 letters, digits or . _ @ : / - (such as webui:owner)");
+  }
+  return value;
+};
+
+const seqParam = (value: string | null, name: string, fallback: number): number => {
+  if (value === null || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new BadRequest(`'${name}' must be a whole number of at least 0`);
+  return n;
+};
+
+type TurnRequestedData = Readonly<{ turnId: string; taskId: string; input: string; origin?: { conversation?: string } }>;
+
+export type ConversationSummary = Readonly<{ key: string; turns: number; lastAt: number; lastInput: string }>;
+
+export class WebuiApi {
+  constructor(
+    private readonly api: PluginApi,
+    private readonly control: KernelControl,
+  ) {}
+
+  private async turnRequests(): Promise<readonly RecordedEvent[]> {
+    return this.control.log.read({ types: ['TurnRequested'], maxCount: 1_000_000 });
+  }
+
+  async overview(): Promise<unknown> {
+    const byKey = new Map<string, ConversationSummary>();
+    for (const event of await this.turnRequests()) {
+      const data = event.data as TurnRequestedData;
+      const key = data.origin?.conversation ?? '(none)';
+      const seen = byKey.get(key);
+      byKey.set(key, { key, turns: (seen?.turns ?? 0) + 1, lastAt: event.at, lastInput: data.input.slice(0, 120) });
+    }
+    return {
+      conversations: [...byKey.values()].sort((a, b) => b.lastAt - a.lastAt),
+      defaultConversation: DEFAULT_CONVERSATION,
+      approvals: this.control.approvals(),
+      models: this.control.models(),
+      head: await this.control.log.head(),
+    };
+  }
+
+  /** The conversation's newest turns, each its turn stream's events. */
+  async conversation(params: URLSearchParams): Promise<unknown> {
+    const key = conversationOf(params.get('key'));
+    const requests = (await this.turnRequests()).filter(
+      (event) => ((event.data as TurnRequestedData).origin?.conversation ?? '(none)') === key,
+    );
+    const shown = requests.slice(-MAX_TURNS_SHOWN);
+    const turns = await Promise.all(
+      shown.map(async (request) =>
+        this.control.log.read({ stream: request.stream, maxCount: MAX_EVENTS_PER_READ }).then((events) => ({
+          turnId: (request.data as TurnRequestedData).turnId,
+          events,
+        })),
+      ),
+    );
+    return { key, turns, older: requests.length - shown.length, head: await this.control.log.head() };
+  }
+
+  async turn(params: URLSearchParams): Promise<unknown> {
+    const id = params.get('id') ?? '';
+    if (!/^[\w-]{1,100}$/.test(id)) throw new BadRequest("'id' must be a turn id (as the conversation view lists them)");
+    const events = await this.control.log.read({ stream: `${TURN_STREAM}${id}`, maxCount: MAX_EVENTS_PER_READ });
+    if (events.length === 0) throw new NotFound(`no turn ${id} in the log`);
+    const taskId = (events[0]!.data as TurnRequestedData).taskId;
+    // How the turn was scheduled: the scheduler's facts about its task, from the first of them on.
+    const scheduler = (await this.control.log.read({ stream: 'scheduler', maxCount: 1_000_000 })).filter((event) =>
+      JSON.stringify(event.data).includes(taskId),
+    );
+    return { turnId: id, taskId, events, scheduler };
+  }
+
+  async events(params: URLSearchParams): Promise<unknown> {
+    const fromSeq = seqParam(params.get('from'), 'from', 1);
+    const limit = Math.min(seqParam(params.get('limit'), 'limit', 500), MAX_EVENTS_PER_READ);
+    const types = (params.get('types') ?? '').split(',').filter(Boolean);
+    const stream = params.get('stream') || undefined;
+    const events = await this.control.log.read({
+      fromSeq,
+      maxCount: limit,
+      ...(types.length ? { types } : {}),
+      ...(stream ? { stream } : {}),
+    });
+    return { events, head: await this.control.log.head() };
+  }
+
+  async message(body: Body): Promise<unknown> {
+    const conversation = conversationOf(body.conversation);
+    const { inputId } = await this.api.injectInput({
+      text: text(body, 'text'),
+      replyTo: { channel: WEBUI_CHANNEL, target: conversation },
+      conversation,
+      // Whoever holds the web UI's token is the owner, as whoever reaches the cli socket is.
+      principal: OWNER,
+    });
+    return { inputId, conversation };
+  }
+
+  async cancel(body: Body): Promise<unknown> {
+    const inputId = text(body, 'inputId', 200);
+    await this.control.cancel(inputId);
+    return { cancelled: inputId };
+  }
+
+  async stop(): Promise<unknown> {
+    await this.control.stop();
+    return { stopped: true };
+  }
+
+  async approve(body: Body): Promise<unknown> {
+    const approval = text(body, 'approval', 200);
+    if (typeof body.approved !== 'boolean') throw new BadRequest("'approved' must be true or false");
+    const reason = body.reason === undefined || body.reason === '' ? undefined : text(body, 'reason', 2_000);
+    await this.control
+      .answerApproval({ approval, approved: body.approved, by: OWNER, ...(reason ? { reason } : {}) })
+      .catch((error: Error) => {
+        throw new BadRequest(error.message);
+      });
+    return { approval, approved: body.approved };
+  }
+
+  approvals(): unknown {
+    return { approvals: this.control.approvals() };
+  }
+
+  plugins(): unknown {
+    return { plugins: this.control.plugins(), tools: this.control.tools() };
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The web UI's HTTP server. Every asset comes from the daemon (no CDN, font or script from
+ * elsewhere, and a Content-Security-Policy that allows nothing else). Every request needs the
+ * token: `/?token=…` (the URL homed prints) sets it as an HttpOnly, SameSite=Strict cookie, and
+ * an `Authorization: Bearer` header works for scripts. Hostile requests are bounded: an unknown
+ * Host (DNS rebinding) or a foreign Origin is refused, bodies are at most MAX_BODY_BYTES of JSON,
+ * slow clients time out, and connections and live streams are capped.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BadRequest, NotFound, type WebuiApi } from './webuiApi.ts';
+import type { LiveStreams } from './liveStreams.ts';
+import { tokenMatches } from './webuiToken.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_CONNECTIONS = 128;
+const COOKIE = 'hologram_token';
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+export type Assets = Readonly<{ page(): string; script(): Promise<string>; style(): string }>;
+
+export type WebuiServerOptions = Readonly<{
+  host: string;
+  port: number;
+  token: string;
+  api: WebuiApi;
+  live: LiveStreams;
+  assets: Assets;
+  log: (line: string) => void;
+}>;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const cookieOf = (request: IncomingMessage, name: string): string | undefined => {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+};
+
+const bearerOf = (request: IncomingMessage): string | undefined => {
+  const header = request.headers.authorization ?? '';
+  return header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+};
+
+const send = (response: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}) => {
+  response.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': CSP,
+    ...headers,
+  });
+  response.end(body);
+};
+
+const json = (response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) =>
+  send(response, status, 'application/json; charset=utf-8', JSON.stringify(value), headers);
+
+const readJson = (request: IncomingMessage): Promise<Readonly<Record<string, unknown>>> =>
+  new Promise((resolve, reject) => {
+    if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+      reject(new HttpError(415, "send the body as JSON with 'content-type: application/json'"));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Refused at once; the rest is read and dropped (so the client reads the answer), until the request times out.
+      if (size > MAX_BODY_BYTES) {
+        chunks.length = 0;
+        reject(new HttpError(413, `a request body is at most ${MAX_BODY_BYTES >> 20} MiB`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('error', reject);
+    request.on('end', () => {
+      try {
+        const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
+        resolve(value as Record<string, unknown>);
+      } catch {
+        reject(new HttpError(400, 'the body is not a JSON object'));
+      }
+    });
+  });
+
+const SIGN_IN_PAGE = `<!doctype html><meta charset="utf-8"><title>Hologram</title><link rel="icon" href="data:,">
+<p>This page needs the web UI's token. Open the URL <code>homed</code> printed when it started
+(it ends in <code>?token=…</code>), or read the token from <code>state/webui/token</code> in the data dir.</p>`;
+
+export class WebuiServer {
+  private server: Server | undefined;
+  private allowedHosts = new Set<string>();
+
+  constructor(private readonly options: WebuiServerOptions) {}
+
+  /** Listens; resolves with the port (the one asked for, or the one the system gave for 0). */
+  async listen(): Promise<number> {
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => this.failed(response, error));
+    });
+    server.maxConnections = MAX_CONNECTIONS;
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.options.log(`web UI server: ${error.message}`));
+    const port = (server.address() as AddressInfo).port;
+    const host = this.options.host.includes(':') && !this.options.host.startsWith('[') ? `[${this.options.host}]` : this.options.host;
+    for (const name of ['127.0.0.1', 'localhost', '[::1]', host]) this.allowedHosts.add(`${name}:${port}`);
+    return port;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  private failed(response: ServerResponse, error: unknown): void {
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const status = error instanceof HttpError || error instanceof BadRequest || error instanceof NotFound ? error.status : 500;
+    if (status === 500) this.options.log(`web UI request failed: ${(error as Error)?.message ?? String(error)}`);
+    json(response, status, { error: (error as Error)?.message ?? String(error) }, status === 413 ? { connection: 'close' } : {});
+  }
+
+  private authorised(request: IncomingMessage): boolean {
+    return tokenMatches(this.options.token, bearerOf(request) ?? cookieOf(request, COOKIE));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const host = request.headers.host ?? '';
+    if (!this.allowedHosts.has(host)) {
+      throw new HttpError(421, `this server answers to ${[...this.allowedHosts].join(', ')}, not '${host}'`);
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) throw new HttpError(403, `requests from ${origin} are refused`);
+    const url = new URL(request.url ?? '/', `http://${host}`);
+    const method = request.method ?? 'GET';
+    const given = url.searchParams.get('token');
+    if (method === 'GET' && url.pathname === '/' && given !== null) {
+      if (!tokenMatches(this.options.token, given)) throw new HttpError(401, 'that token is not this web UI’s; open the URL homed printed');
+      send(response, 303, 'text/plain; charset=utf-8', 'signed in', {
+        location: '/',
+        'set-cookie': `${COOKIE}=${this.options.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000`,
+      });
+      return;
+    }
+    if (!this.authorised(request)) {
+      if (method === 'GET' && url.pathname === '/') send(response, 401, 'text/html; charset=utf-8', SIGN_IN_PAGE);
+      else throw new HttpError(401, 'sign in first: open the URL homed printed (it carries ?token=…)');
+      return;
+    }
+    await this.route(method, url, request, response);
+  }
+
+  private async route(method: string, url: URL, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { api, assets, live } = this.options;
+    const get = async (produce: () => unknown) => json(response, 200, await produce());
+    const post = async (produce: (body: Readonly<Record<string, unknown>>) => Promise<unknown>) =>
+      json(response, 200, await produce(await readJson(request)));
+    const key = `${method} ${url.pathname}`;
+    switch (key) {
+      case 'GET /':
+        return send(response, 200, 'text/html; charset=utf-8', assets.page());
+      case 'GET /app.js':
+        return send(response, 200, 'text/javascript; charset=utf-8', await assets.script());
+      case 'GET /app.css':
+        return send(response, 200, 'text/css; charset=utf-8', assets.style());
+      case 'GET /api/overview':
+        return get(() => api.overview());
+      case 'GET /api/conversation':
+        return get(() => api.conversation(url.searchParams));
+      case 'GET /api/turn': {
+        const turn = await api.turn(url.searchParams);
+        const download = url.searchParams.get('download') === '1';
+        return json(
+          response,
+          200,
+          turn,
+          download ? { 'content-disposition': `attachment; filename="turn-${url.searchParams.get('id')}.json"` } : {},
+        );
+      }
+      case 'GET /api/events':
+        return get(() => api.events(url.searchParams));
+      case 'GET /api/approvals':
+        return get(() => api.approvals());
+      case 'GET /api/plugins':
+        return get(() => api.plugins());
+      case 'GET /api/live': {
+        if (live.full) throw new HttpError(503, 'too many live views are open; close a tab and try again');
+        const after = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '';
+        const afterSeq = Number(after);
+        if (!Number.isInteger(afterSeq) || afterSeq < 0) throw new HttpError(400, "'after' must be a seq (a whole number)");
+        live.open(response, afterSeq);
+        return;
+      }
+      case 'POST /api/message':
+        return post((body) => api.message(body));
+      case 'POST /api/cancel':
+        return post((body) => api.cancel(body));
+      case 'POST /api/stop':
+        return post(() => api.stop());
+      case 'POST /api/approve':
+        return post((body) => api.approve(body));
+      default:
+        throw new HttpError(404, `no ${method} ${url.pathname} here`);
+    }
+  }
+}

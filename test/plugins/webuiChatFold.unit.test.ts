@@ -1,0 +1,79 @@
+/**
+ * The chat's fold of a turn's events: a call that waited for approval and ran, a refused call,
+ * content review's note, the answer as sent, a failure shown as one, a stopped turn, and turns
+ * of several streams told apart.
+ */
+import { describe, expect, it } from 'vitest';
+import { foldTurns, isFailure, isOver, type LoggedEvent } from '../../plugins/builtin/webui/app/chatFold.ts';
+
+let seq = 0;
+const at = (stream: string, type: string, data: unknown): LoggedEvent => ({ seq: ++seq, stream, type, at: 1_000 + seq, data });
+const requested = (stream: string, input: string, conversation = 'webui:owner') =>
+  at(stream, 'TurnRequested', { turnId: stream.slice(5), taskId: `task-${stream}`, input, origin: { conversation } });
+
+describe('the chat fold', () => {
+  it('shows a call waiting for approval, then running and done, and the answer as sent', () => {
+    const [turn] = foldTurns([
+      requested('turn-a', 'write it'),
+      at('turn-a', 'ApprovalRequested', { approval: 'a-1.1', callId: 'c1', name: 'files_write', args: { path: 'x' }, reason: 'asked' }),
+    ]);
+    expect(turn!.tools).toEqual([
+      { callId: 'c1', name: 'files_write', args: { path: 'x' }, status: 'awaiting_approval', approval: 'a-1.1', note: 'asked' },
+    ]);
+    expect(isOver(turn!)).toBe(false);
+    const [done] = foldTurns([
+      requested('turn-a', 'write it'),
+      at('turn-a', 'ApprovalRequested', { approval: 'a-1.1', callId: 'c1', name: 'files_write', args: { path: 'x' }, reason: 'asked' }),
+      at('turn-a', 'ToolCalled', { callId: 'c1', name: 'files_write', owner: 'files', args: { path: 'x' } }),
+      at('turn-a', 'ToolResultRecorded', { callId: 'c1', name: 'files_write', content: 'wrote 1 byte' }),
+      at('turn-a', 'OutputSent', { text: 'Done.', kind: 'answer', streamed: false }),
+      at('turn-a', 'TurnCompleted', { outcome: 'answered', rounds: 1 }),
+    ]);
+    expect(done!.tools[0]).toMatchObject({ status: 'done', result: 'wrote 1 byte' });
+    expect(done!.answer).toEqual({ text: 'Done.', kind: 'answer' });
+    expect([isOver(done!), isFailure(done!)]).toEqual([true, false]);
+  });
+
+  it('says why a call was refused or flagged, and shows a failure as a failure', () => {
+    const [turn] = foldTurns([
+      requested('turn-b', 'read the vault'),
+      at('turn-b', 'ToolCalled', { callId: 'c1', name: 'files_read', owner: 'files', args: {} }),
+      at('turn-b', 'ToolResultRecorded', {
+        callId: 'c1',
+        name: 'files_read',
+        content: 'Refused',
+        isError: true,
+        refused: 'the vault is private',
+      }),
+      at('turn-b', 'ToolCalled', { callId: 'c2', name: 'web_fetch', owner: 'web', args: {} }),
+      at('turn-b', 'ToolResultRecorded', {
+        callId: 'c2',
+        name: 'web_fetch',
+        content: '[Blocked]',
+        findings: [{ rule: 'injection.instruction', count: 1 }],
+        blocked: true,
+      }),
+      at('turn-b', 'OutputSent', { text: 'The model could not be reached', kind: 'failed', streamed: false }),
+      at('turn-b', 'TurnCompleted', { outcome: 'failed', rounds: 1 }),
+    ]);
+    expect(turn!.tools.map((t) => [t.status, t.note])).toEqual([
+      ['refused', 'the vault is private'],
+      ['done', 'flagged by content review: injection.instruction (withheld)'],
+    ]);
+    expect(isFailure(turn!)).toBe(true);
+  });
+
+  it('keeps turns of different streams apart, ignores other streams, and marks a stopped turn', () => {
+    const turns = foldTurns([
+      requested('turn-c', 'first'),
+      requested('turn-d', 'second', 'cli:root'),
+      at('scheduler', 'TaskStarted', { taskId: 'x' }),
+      at('turn-c', 'TurnCancelled', { during: 'llm', reason: 'stop' }),
+      at('turn-e', 'OutputSent', { text: 'orphan', kind: 'answer', streamed: false }),
+    ]);
+    expect(turns.map((t) => [t.input, t.conversation, t.outcome])).toEqual([
+      ['first', 'webui:owner', 'cancelled'],
+      ['second', 'cli:root', undefined],
+    ]);
+  });
+});
