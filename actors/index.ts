@@ -3,7 +3,14 @@
  * plugin host, the SDK's built-ins and the built-in plugins). What a plugin may touch of the
  * kernel is listed here; everything else under actors/ is internal.
  */
-export { Facility, INSPECT_FACILITY, type FacilityName, type FacilityTypes, type Inspector } from './kernel/facilities.ts';
+export {
+  Facility,
+  INSPECT_FACILITY,
+  MACHINE_WATCH_FACILITY,
+  type FacilityName,
+  type FacilityTypes,
+  type Inspector,
+} from './kernel/facilities.ts';
 export type { KernelModule, ModuleContext } from './kernel/kernelModule.ts';
 export type { ApprovalDesk, PluginListing, PluginsFacility } from './kernel/pluginsFacility.ts';
 export { setting, type Settings } from './modules/config.ts';
@@ -95,3 +102,5 @@ export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdap
 export { EVENT_LOG_FILE, SETTINGS_FILE, VECTOR_CACHE_FILE } from './modules/config.ts';
 export { DEFAULT_FILES_ROOT } from './modules/securityModule.ts';
 export { SECRETS_DIR } from '../adapters/secrets/secretVault.ts';
+export { layoutMachine, type MachineLayout } from './inspect/machineLayout.ts';
+export type { MachineWatch, WatchedActor, WatchedEvent } from './inspect/machineWatch.ts';

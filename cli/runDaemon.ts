@@ -5,7 +5,16 @@
  * the log, with every acknowledged event on disk, and only then lets the lock go.
  */
 import { join } from 'node:path';
-import { GIVEN_FACILITIES, Facility, INSPECT_FACILITY, startKernel } from '../actors/kernel/index.ts';
+import type { InspectionEvent } from 'xstate';
+import {
+  GIVEN_FACILITIES,
+  Facility,
+  INSPECT_FACILITY,
+  type Inspector,
+  MACHINE_WATCH_FACILITY,
+  startKernel,
+} from '../actors/kernel/index.ts';
+import { MachineWatch } from '../actors/inspect/machineWatch.ts';
 import { startInspector } from '../actors/inspect/startInspector.ts';
 import { daemonModules } from './daemonModules.ts';
 import { formatLayers, planLayers } from '../machines/kernel/index.ts';
@@ -61,12 +70,20 @@ const runLocked = async (
     out(`homed: the inspector relay listens on ${options.inspectHost}: anyone who can reach it sees every machine's events`);
   }
   out(formatLayers(planLayers(modules, GIVEN_FACILITIES)));
+  // Every actor reports to the machine watch (the web UI's machines view) and, under --inspect, to the relay.
+  const watch = new MachineWatch(() => systemClock.now());
+  const relayed = inspector?.inspect as Inspector | undefined;
+  const inspect = (event: InspectionEvent): void => {
+    watch.inspect(event);
+    if (typeof relayed === 'function') relayed(event);
+    else relayed?.next?.(event);
+  };
   const kernel = await startKernel({
     store,
     modules,
     given: givenFacilities(store, dir),
-    optional: { [INSPECT_FACILITY]: inspector?.inspect },
-    ...(inspector ? { inspect: inspector.inspect } : {}),
+    optional: { [INSPECT_FACILITY]: inspect, [MACHINE_WATCH_FACILITY]: watch },
+    inspect,
     pid: process.pid,
     dataDir: dir,
     log: (line) => out(`homed: ${line}`),

@@ -64,6 +64,8 @@ export class JournaledActor<TLogic extends AnyStateMachine> {
       ...(options.correlation !== undefined ? { correlation: options.correlation } : {}),
     });
     this.actor = createActor(options.logic, {
+      // Named by its stream: what the log, the machines view and the inspector call it.
+      id: options.stream,
       input: options.input,
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.clock ? { clock: options.clock } : {}),

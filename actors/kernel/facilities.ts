@@ -14,6 +14,7 @@ import type { SchedulerFacility } from '../modules/schedulerModule.ts';
 import type { PluginsFacility } from './pluginsFacility.ts';
 import type { TurnRunner } from '../turn/turnRunner.ts';
 import type { SecurityProxy } from '../security/securityProxy.ts';
+import type { MachineWatch } from '../inspect/machineWatch.ts';
 
 export const Facility = {
   /** Group 0: given before assembly. */
@@ -36,8 +37,11 @@ export const Facility = {
 
 export type FacilityName = (typeof Facility)[keyof typeof Facility];
 
-/** Given when the daemon runs with --inspect: the XState inspection observer. */
+/** The XState inspection observer every actor reports to (the machine watch, and the Stately relay under --inspect). */
 export const INSPECT_FACILITY = 'inspect';
+
+/** What every running machine is doing, for the web UI (given by the daemon). */
+export const MACHINE_WATCH_FACILITY = 'machine-watch';
 
 export type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
@@ -57,6 +61,7 @@ export type FacilityTypes = {
   memory: Memory;
   output: Readonly<{ caughtUp(seq?: number): Promise<void> }>;
   inspect: Inspector;
+  'machine-watch': MachineWatch;
   security: SecurityProxy;
 };
 

@@ -3,7 +3,7 @@
  * on the times it is given. The memory asks which loops are due, then fires each as a message of
  * its own; after a restart each loop resumes from its last recorded firing.
  */
-import { createActor, type Actor } from 'xstate';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/index.ts';
 
 export const HEARTBEAT_LOOPS: readonly HeartbeatLoop[] = ['rules', 'distill', 'archive', 'merge', 'review'];
@@ -13,7 +13,10 @@ type Loop = { actor: Actor<typeof heartbeatMachine>; fired: HeartbeatFact['data'
 export class HeartbeatLoops {
   private loops = new Map<HeartbeatLoop, Loop>();
 
-  constructor(private intervals: Partial<Record<HeartbeatLoop, number>>) {}
+  constructor(
+    private intervals: Partial<Record<HeartbeatLoop, number>>,
+    private readonly inspect?: (event: InspectionEvent) => void,
+  ) {}
 
   /** Starts every loop at `startAt`, or from its last firing when it fired before; `intervals` replace the ones given before. */
   restart(startAt: number, lastFired: Readonly<Record<string, number>>, intervals = this.intervals): void {
@@ -28,7 +31,8 @@ export class HeartbeatLoops {
           startAt,
           ...(lastFiredAt !== undefined ? { lastFiredAt } : {}),
         };
-        const entry: Loop = { actor: createActor(heartbeatMachine, { input }), fired: [] };
+        const actor = createActor(heartbeatMachine, { id: `heartbeat-${loop}`, input, ...(this.inspect ? { inspect: this.inspect } : {}) });
+        const entry: Loop = { actor, fired: [] };
         entry.actor.on('HeartbeatFired', (fact) => entry.fired.push(fact.data));
         entry.actor.start();
         return [loop, entry];

@@ -6,6 +6,7 @@
  * models move inline in that append; the recall index follows each recorded event; asking a
  * model is an effect after the commit, whose answer comes back as a message.
  */
+import type { InspectionEvent } from 'xstate';
 import {
   MEMORY_STREAM,
   type ContextEventData,
@@ -99,6 +100,8 @@ export type MemoryActorOptions = Readonly<{
   index: MemoryIndex;
   config: MemoryDecisionConfig;
   intervals: Partial<Record<HeartbeatLoop, number>>;
+  /** Sees the heartbeat loops' machines (the web UI's machines view). */
+  inspect?: (event: InspectionEvent) => void;
   /** Asks a model about proposed merges; without one they stay proposals. */
   mergeJudge?: MergeJudge;
   /** Asks a model about uncertain relations; without one the review loop only records its firing. */
@@ -129,7 +132,7 @@ export class MemoryActor {
     this.journal = new Journal(options.store, MEMORY_STREAM, (message) =>
       (MEMORY_INPUT_TYPES as readonly string[]).includes(message.type) ? 'as-event' : 'InputDelivered',
     );
-    this.loops = new HeartbeatLoops(options.intervals);
+    this.loops = new HeartbeatLoops(options.intervals, options.inspect);
     this.pruneConfig = options.config.prune;
   }
 

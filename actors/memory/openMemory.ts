@@ -4,6 +4,7 @@
  * (the daemon's projections module does that); `openMemory` attaches them itself (the LoCoMo
  * benchmark, tests). Both give the same memory, so the benchmark measures the path the daemon runs.
  */
+import type { InspectionEvent } from 'xstate';
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
 import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
@@ -80,6 +81,8 @@ export type MemoryOptions = Readonly<{
   startAt: number;
   config?: Partial<MemoryConfig>;
   intervals?: Partial<Record<HeartbeatLoop, number>>;
+  /** Sees the heartbeat loops' machines. */
+  inspect?: (event: InspectionEvent) => void;
   /** A dense space for recall (dense + keyword); without it recall is keyword-only. */
   dense?: DenseRecall;
   /** Decides proposed entity merges; without it they stay proposals. */
@@ -127,6 +130,7 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     index,
     config,
     intervals: options.intervals ?? {},
+    ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(options.mergeJudge ? { mergeJudge: options.mergeJudge } : {}),
     ...(options.relationJudge ? { relationJudge: options.relationJudge } : {}),
     ...(options.log ? { log: options.log } : {}),

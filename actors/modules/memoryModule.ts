@@ -7,11 +7,12 @@
  * the default, or "none"), and `memory.embedding.onnxDir` (a model directory: recall becomes
  * dense + keyword; vectors are cached in `vectors.db`, which can be deleted at any time).
  */
+import type { InspectionEvent } from 'xstate';
 import type { Timers } from '../../events/index.ts';
 import { DEFAULT_HEARTBEAT_INTERVALS_MS, type HeartbeatLoop } from '../../machines/memory/heartbeatMachine.ts';
 import { DEFAULT_PRUNE_CONFIG } from '../../machines/memory/contextPruning.ts';
 import { computeTokenBudget, TYPICAL_FIXED_TOKENS } from '../../machines/turn/index.ts';
-import { Facility } from '../kernel/facilities.ts';
+import { Facility, INSPECT_FACILITY } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { createMemory, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
@@ -74,6 +75,9 @@ export const memoryModule = (): KernelModule => {
     async init(context) {
       const store = context.require(Facility.eventLog);
       const clock = context.require(Facility.clock);
+      const watching = context.optional(INSPECT_FACILITY);
+      // The loops take a function; the relay of --inspect may be an observer.
+      const inspect = typeof watching === 'function' ? watching : watching ? (event: InspectionEvent) => watching.next?.(event) : undefined;
       const settings = context.require(Facility.config);
       const dataDir = context.require(Facility.dataDir);
       const intervals = heartbeatIntervalsFrom(settings);
@@ -99,6 +103,7 @@ export const memoryModule = (): KernelModule => {
         log: (line) => context.log(line),
         startAt: clock.now(),
         intervals,
+        ...(inspect ? { inspect } : {}),
         config: memoryConfigFrom(settings, 'chain' in llm ? llm.chain.primary()?.contextWindow : undefined),
       });
       // The next firing is a timer at the time the loops are due; each firing is a journaled message.

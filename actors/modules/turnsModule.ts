@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TURN_STREAM_PREFIX } from '../../events/index.ts';
 import { openStreams } from '../../projections/index.ts';
-import { Facility } from '../kernel/facilities.ts';
+import { Facility, INSPECT_FACILITY } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { turnMemoryOf } from '../memory/turnMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
@@ -50,6 +50,7 @@ export const turnsModule = (): KernelModule => {
       const maxRounds = setting<number | undefined>(settings, 'llm.maxRounds', undefined);
       const policy = setting<SecurityPolicy>(settings, 'security', {});
       const projections = context.require(Facility.projections);
+      const inspect = context.optional(INSPECT_FACILITY);
       runner = new TurnRunner({
         store,
         scheduler: context.require(Facility.scheduler),
@@ -65,6 +66,7 @@ export const turnsModule = (): KernelModule => {
         clock: context.require(Facility.clock),
         timers: context.require(Facility.timers),
         ids: context.require(Facility.ids),
+        ...(inspect ? { inspect } : {}),
         openTurns: async () => {
           await projections.subscription.caughtUp(await store.headSeq());
           return openStreams(new SqliteReadModelTx(store.db), TURN_STREAM_PREFIX, 'TurnCompleted');

@@ -44,7 +44,7 @@ import {
 import type { LlmFacility } from '../llm/llmFacility.ts';
 import type { TurnMemory } from '../memory/turnMemory.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
-import { TurnActor } from './turnActor.ts';
+import { TurnActor, type TurnActorOptions } from './turnActor.ts';
 import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
@@ -80,6 +80,8 @@ export type TurnRunnerOptions = Readonly<{
   log: (line: string) => void;
   /** Streams the turns still open (a killed daemon's), for closing them at start. */
   openTurns?: () => Promise<readonly string[]>;
+  /** Sees every turn actor's events and snapshots (the web UI's machines view, --inspect). */
+  inspect?: TurnActorOptions['inspect'];
 }>;
 
 const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'>> = {
@@ -294,6 +296,7 @@ export class TurnRunner {
       effects: this.effectsFor(origin),
       clock,
       timers: this.options.timers,
+      ...(this.options.inspect ? { inspect: this.options.inspect } : {}),
       onFacts: () => this.parkIfWaiting(run, said),
     });
     run.turn = turn;
@@ -478,6 +481,7 @@ export class TurnRunner {
         effects: this.effectsFor(origin && toolCallOrigin(origin, request.data.principal)),
         clock: this.options.clock,
         timers: this.options.timers,
+        ...(this.options.inspect ? { inspect: this.options.inspect } : {}),
         history,
         ...(said ? { onFacts: () => this.parkIfWaiting(run, said) } : {}),
       });

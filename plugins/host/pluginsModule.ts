@@ -10,6 +10,9 @@ import {
   EVENT_LOG_FILE,
   Facility,
   INSPECT_FACILITY,
+  layoutMachine,
+  MACHINE_WATCH_FACILITY,
+  type MachineLayout,
   SECRETS_DIR,
   SETTINGS_FILE,
   setting,
@@ -69,6 +72,8 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const ids = context.require(Facility.ids);
       const store = context.require(Facility.eventLog);
       const inspect = context.optional(INSPECT_FACILITY);
+      const watch = context.optional(MACHINE_WATCH_FACILITY);
+      const layouts = new Map<string, Promise<MachineLayout>>();
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),
         cancel: async (inputId) => void (await scheduler.cancel(inputId)),
@@ -86,6 +91,18 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
             const subscription = store.subscribe({ afterSeq, handler: (events) => onEvents(events) });
             return () => subscription.stop();
           },
+        },
+        machines: {
+          layouts: () =>
+            Promise.all(
+              [...(watch?.machines() ?? new Map()).values()].map((machine) => {
+                const laid = layouts.get(machine.id) ?? layoutMachine(machine);
+                layouts.set(machine.id, laid);
+                return laid;
+              }),
+            ),
+          live: () => watch?.view() ?? { actors: [], events: [] },
+          changes: () => watch?.changes ?? 0,
         },
       };
       const memory = context.require(Facility.memory);

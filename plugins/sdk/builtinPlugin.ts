@@ -3,6 +3,7 @@
  * gets over the wire, plus the few process-local things it needs to do I/O well.
  */
 import { join } from 'node:path';
+import type { MachineLayout, WatchedActor, WatchedEvent } from '../../actors/index.ts';
 import type { Clock, RecordedEvent, Timers } from '../../events/index.ts';
 import type { PluginManifest } from './manifestTypes.ts';
 import type { PluginApi } from './pluginApi.ts';
@@ -40,6 +41,17 @@ export type KernelControl = Readonly<{
   answerApproval(answer: Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>): Promise<void>;
   /** The event log, read-only: what the web UI shows (conversations, trajectories, the live log). */
   log: KernelLogView;
+  /** The running machines: what the web UI's machines view draws. */
+  machines: KernelMachinesView;
+}>;
+
+export type KernelMachinesView = Readonly<{
+  /** Each machine that ran, as a laid-out statechart (made once per machine). */
+  layouts(): Promise<readonly MachineLayout[]>;
+  /** Every actor's machine and current state, and the latest events between actors. */
+  live(): Readonly<{ actors: readonly WatchedActor[]; events: readonly WatchedEvent[] }>;
+  /** Grows with every change, so a reader sends a view only when it moved. */
+  changes(): number;
 }>;
 
 /** Reads of the event log and a tail of it; nothing here can append. */

@@ -2,8 +2,8 @@
  * The web UI in a real browser (headless chromium) against a real homed and the local test LLM
  * server, as a person uses it: opening the printed URL signs the browser in; a message streams
  * in piece by piece; Stop ends a reply that is taking too long; a call that needs approval is
- * approved from the page and runs; a turn's trajectory and the live event log show what the log
- * holds; a 390 px window still works; and no request leaves the daemon. Screenshots of each page
+ * approved from the page and runs; the machines view shows the scheduler busy while a reply runs
+ * and idle after; a turn's trajectory and the live event log show what the log holds; a 390 px window still works; and no request leaves the daemon. Screenshots of each page
  * go to test-artifacts/webui/.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -77,11 +77,25 @@ describe('the web UI in a browser', () => {
     await composer.fill('take your time');
     await composer.press('Enter');
     await page.locator('.turn[data-state="running"]').waitFor();
+
+    // Meanwhile the machines view draws every machine and lights the state each is in: the scheduler is busy.
+    await page.locator('nav.views a', { hasText: 'Machines' }).click();
+    await page.locator('.machine[data-machine="scheduler"][data-current="busy"]').waitFor();
+    await page.locator('.machine[data-machine="scheduler"] [data-state="scheduler.busy"].active').waitFor();
+    for (const machine of ['kernel', 'turn', 'pluginSupervisor', 'heartbeat']) {
+      await expect(page.locator(`.machine[data-machine="${machine}"] svg`).count(), machine).resolves.toBe(1);
+    }
+    await browser.screenshot(page, 'machines');
+    await page.locator('nav.views a', { hasText: 'Chat' }).click();
+    await page.locator('.turn[data-state="running"]').waitFor();
     const stop = page.locator('button.stop');
     await expect(stop.isEnabled()).resolves.toBe(true);
     await stop.click();
     await page.locator('.turn[data-state="cancelled"] .who', { hasText: 'stopped' }).waitFor();
     await expect(stop.isDisabled()).resolves.toBe(true);
+    await page.locator('nav.views a', { hasText: 'Machines' }).click();
+    await page.locator('.machine[data-machine="scheduler"][data-current="idle"]').waitFor();
+    await page.locator('nav.views a', { hasText: 'Chat' }).click();
 
     // A call that needs approval waits for the person, and runs when approved from the page.
     await composer.fill('write the note');

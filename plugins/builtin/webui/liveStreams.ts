@@ -54,6 +54,12 @@ export class LiveStreams {
     for (const live of this.streams) this.write(live, frame);
   }
 
+  /** The machines' states (every actor's), sent when they moved. */
+  machines(view: unknown): void {
+    const frame = `event: machines\ndata: ${JSON.stringify(view)}\n\n`;
+    for (const live of this.streams) this.write(live, frame);
+  }
+
   keepAlive(): void {
     for (const live of this.streams) this.write(live, ': keep-alive\n\n');
   }

@@ -166,6 +166,10 @@ export class WebuiApi {
     return { approvals: this.control.approvals() };
   }
 
+  async machines(): Promise<unknown> {
+    return { layouts: await this.control.machines.layouts(), ...this.control.machines.live() };
+  }
+
   plugins(): unknown {
     return { plugins: this.control.plugins(), tools: this.control.tools() };
   }

@@ -18,6 +18,7 @@ import { isLoopback, WebuiSettingError, webuiSettingsFrom } from './webuiSetting
 import { webuiToken } from './webuiToken.ts';
 
 const NAME = 'webui';
+const MACHINES_EVERY_MS = 250;
 
 export const webuiManifest: PluginManifest = {
   name: NAME,
@@ -78,9 +79,20 @@ export const startWebui = async (api: PluginApi, env: WebuiEnv): Promise<{ stop(
     live.keepAlive();
     keepAlive = env.timers.setTimer(beat, KEEPALIVE_MS);
   }, KEEPALIVE_MS);
+  // The machines' states go out at most every MACHINES_EVERY_MS, and only when they moved.
+  let sentChanges = -1;
+  let machines = env.timers.setTimer(function tick() {
+    const changes = control.machines.changes();
+    if (changes !== sentChanges && live.size > 0) {
+      sentChanges = changes;
+      live.machines(control.machines.live());
+    }
+    machines = env.timers.setTimer(tick, MACHINES_EVERY_MS);
+  }, MACHINES_EVERY_MS);
   return {
     stop: async () => {
       env.timers.clearTimer(keepAlive);
+      env.timers.clearTimer(machines);
       await live.closeAll();
       await server.close();
     },

@@ -212,6 +212,8 @@ export class WebuiServer {
         return get(() => api.approvals());
       case 'GET /api/plugins':
         return get(() => api.plugins());
+      case 'GET /api/machines':
+        return get(() => api.machines());
       case 'GET /api/live': {
         if (live.full) throw new HttpError(503, 'too many live views are open; close a tab and try again');
         const after = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '';

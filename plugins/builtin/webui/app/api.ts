@@ -24,7 +24,39 @@ export type Overview = Readonly<{
 }>;
 export type Delivery = Readonly<{ channel: string; target: string | null; kind: string; text: string; inputId?: string; outcome?: string }>;
 
+export type WatchedActor = Readonly<{
+  sessionId: string;
+  id: string;
+  systemId: string | null;
+  machine: string | null;
+  state: unknown;
+  status: string;
+  events: number;
+  lastEvent: string | null;
+  updatedAt: number;
+}>;
+export type WatchedEvent = Readonly<{ at: number; from: string | null; to: string; type: string }>;
+export type MachinesLive = Readonly<{ actors: readonly WatchedActor[]; events: readonly WatchedEvent[] }>;
+export type LaidOutState = Readonly<{
+  id: string;
+  label: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  kind: string;
+  initial: boolean;
+}>;
+export type MachineLayout = Readonly<{
+  machine: string;
+  width: number;
+  height: number;
+  states: readonly LaidOutState[];
+  transitions: readonly Readonly<{ id: string; source: string; target: string; label: string; points: readonly [number, number][] }>[];
+}>;
+
 export const api = {
+  machines: () => call<MachinesLive & { layouts: MachineLayout[] }>('/api/machines'),
   overview: () => call<Overview>('/api/overview'),
   conversation: (key: string) =>
     call<{ key: string; turns: { turnId: string; events: LoggedEvent[] }[]; older: number; head: number }>(

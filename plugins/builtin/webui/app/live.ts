@@ -3,7 +3,7 @@
  * committed, and the web UI channel's deliveries. EventSource reconnects by itself and the
  * server resumes after the Last-Event-ID it sent, so nothing is missed or repeated.
  */
-import type { Delivery } from './api.ts';
+import type { Delivery, MachinesLive } from './api.ts';
 import type { LoggedEvent } from './chatFold.ts';
 
 type Listener<T> = (value: T) => void;
@@ -12,6 +12,7 @@ export class LiveFeed {
   private readonly onEvents = new Set<Listener<readonly LoggedEvent[]>>();
   private readonly onDelivery = new Set<Listener<Delivery>>();
   private readonly onState = new Set<Listener<boolean>>();
+  private readonly onMachines = new Set<Listener<MachinesLive>>();
   head = 0;
 
   start(afterSeq: number): void {
@@ -27,6 +28,10 @@ export class LiveFeed {
       const delivery = JSON.parse((message as MessageEvent<string>).data) as Delivery;
       for (const listener of this.onDelivery) listener(delivery);
     });
+    source.addEventListener('machines', (message) => {
+      const view = JSON.parse((message as MessageEvent<string>).data) as MachinesLive;
+      for (const listener of this.onMachines) listener(view);
+    });
     source.addEventListener('open', () => this.state(true));
     source.addEventListener('error', () => this.state(false));
   }
@@ -39,6 +44,11 @@ export class LiveFeed {
   deliveries(listener: Listener<Delivery>): () => void {
     this.onDelivery.add(listener);
     return () => this.onDelivery.delete(listener);
+  }
+
+  machines(listener: Listener<MachinesLive>): () => void {
+    this.onMachines.add(listener);
+    return () => this.onMachines.delete(listener);
   }
 
   connection(listener: Listener<boolean>): void {

@@ -4,6 +4,7 @@ import { ChatView } from './chatView.ts';
 import { clear, h } from './dom.ts';
 import { EventsView } from './eventsView.ts';
 import { LiveFeed } from './live.ts';
+import { MachinesView } from './machinesView.ts';
 import { TrajectoryView } from './trajectoryView.ts';
 
 /** How much of the log's tail the event view starts with. */
@@ -16,12 +17,14 @@ const boot = async (): Promise<void> => {
   const chat = new ChatView(live);
   const events = new EventsView(live);
   const trajectory = new TrajectoryView();
+  const machines = new MachinesView(live);
   const status = h('span', { class: 'status', role: 'status' }, 'connecting…');
   const nav = h(
     'nav',
     { class: 'views', 'aria-label': 'Views' },
     h('a', { href: '#/chat', 'data-view': 'chat' }, 'Chat'),
     h('a', { href: '#/events', 'data-view': 'events' }, 'Events'),
+    h('a', { href: '#/machines', 'data-view': 'machines' }, 'Machines'),
   );
   const main = h('main', {});
   const models = overview.models.map((m) => `${m.name} (${m.model})`).join(', ') || 'no model configured';
@@ -40,7 +43,10 @@ const boot = async (): Promise<void> => {
       link.toggleAttribute('aria-current', link.dataset.view === view);
     }
     if (view === 'events') clear(main, events.element);
-    else if (view === 'turn' && arg) {
+    else if (view === 'machines') {
+      clear(main, machines.element);
+      await machines.show();
+    } else if (view === 'turn' && arg) {
       clear(main, trajectory.element);
       await trajectory.show(decodeURIComponent(arg));
     } else {
