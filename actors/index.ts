@@ -101,6 +101,11 @@ export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdap
 /** The data dir's own files, by name (what a plugin's sandbox hides). */
 export { EVENT_LOG_FILE, SETTINGS_FILE, VECTOR_CACHE_FILE } from './modules/config.ts';
 export { DEFAULT_FILES_ROOT } from './modules/securityModule.ts';
-export { SECRETS_DIR } from '../adapters/secrets/secretVault.ts';
+export { checkSecretName, SECRET_NAME, SECRETS_DIR, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
+export { probeModel, type ProbeResult } from '../adapters/llm/modelProbe.ts';
+export { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
+export { checkSettings, type SettingsProblem } from './settings/checkSettings.ts';
+export { SETTINGS_SCHEMA } from './settings/settingsSchema.ts';
+export type { SettingsField } from './settings/settingsField.ts';
 export { layoutMachine, type MachineLayout } from './inspect/machineLayout.ts';
 export type { MachineWatch, WatchedActor, WatchedEvent } from './inspect/machineWatch.ts';

@@ -16,7 +16,7 @@ import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, prepareDataDir } from './dataDir.ts';
-import { probeModel } from './modelProbe.ts';
+import { probeModel } from '../adapters/llm/modelProbe.ts';
 
 export const INIT_HELP = `Usage: homed init [--data DIR] [--adapter A] [--url URL] [--model NAME] [--key-env VAR] [--context-window N] [--force]
 

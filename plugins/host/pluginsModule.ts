@@ -29,6 +29,7 @@ import { webuiPlugin } from '../builtin/webui/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
 import { PluginHost } from './pluginHost.ts';
+import { SettingsDesk } from './settingsDesk.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
 
 export const MEMORY_NOTES_SCOPE = 'notes';
@@ -104,6 +105,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           live: () => watch?.view() ?? { actors: [], events: [] },
           changes: () => watch?.changes ?? 0,
         },
+        settings: new SettingsDesk(context.require(Facility.dataDir)),
       };
       const memory = context.require(Facility.memory);
       host = new PluginHost({

@@ -3,7 +3,7 @@
  * gets over the wire, plus the few process-local things it needs to do I/O well.
  */
 import { join } from 'node:path';
-import type { MachineLayout, WatchedActor, WatchedEvent } from '../../actors/index.ts';
+import type { MachineLayout, ProbeResult, SettingsProblem, WatchedActor, WatchedEvent } from '../../actors/index.ts';
 import type { Clock, RecordedEvent, Timers } from '../../events/index.ts';
 import type { PluginManifest } from './manifestTypes.ts';
 import type { PluginApi } from './pluginApi.ts';
@@ -43,6 +43,19 @@ export type KernelControl = Readonly<{
   log: KernelLogView;
   /** The running machines: what the web UI's machines view draws. */
   machines: KernelMachinesView;
+  /** Settings and keys as the web UI edits them (see plugins/host/settingsDesk.ts). */
+  settings: KernelSettingsDesk;
+}>;
+
+export type KernelSettingsDesk = Readonly<{
+  /** settings.json with secret-looking values hidden, the schema's reference, the vault's names. */
+  read(): Readonly<{ settings: unknown; broken?: string; reference: readonly unknown[]; secrets: readonly string[]; file: string }>;
+  /** Writes the settings if they fit the schema; else the schema's problems, nothing written. */
+  save(settings: unknown): Promise<Readonly<{ problems: readonly SettingsProblem[] }>>;
+  setSecret(name: string, value: string, tools?: readonly string[]): void;
+  probe(
+    source: Readonly<{ adapter: string; baseUrl: string; model: string; apiKey?: string; apiKeySecret?: string }>,
+  ): Promise<ProbeResult>;
 }>;
 
 export type KernelMachinesView = Readonly<{

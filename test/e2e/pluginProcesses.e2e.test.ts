@@ -55,7 +55,7 @@ describe('plugin processes through homed', () => {
     expect(reloaded.stdout.match(/pid (\d+)/)?.[1]).not.toBe(pidBefore);
     expect(reloaded.stdout).toContain('tools: lookup');
     const unknown = await runHomed(['plugins', 'reload', 'nosuch', '--data', dir]);
-    expect(unknown.stderr).toContain("there is no plugin 'nosuch'; the plugins are: cli, timer, files, memory, gatekeeper");
+    expect(unknown.stderr).toContain("there is no plugin 'nosuch'; the plugins are: cli, timer, files, webui, memory, gatekeeper");
     expect(unknown.code).toBe(1);
     await daemons.stop(daemon);
 

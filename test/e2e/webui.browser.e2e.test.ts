@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useBrowser, webuiUrlOf } from '../support/browser.ts';
-import { testDataDir, useDaemons } from '../support/homedSession.ts';
+import { logOf, testDataDir, useDaemons } from '../support/homedSession.ts';
 import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -23,7 +23,7 @@ const STREAMED = 'Here is a reply that arrives in many small pieces, so a person
 describe('the web UI in a browser', () => {
   it('streams a reply, stops a slow one, approves a call, and shows the trajectory and the log', async () => {
     const server = await startLlmServer([
-      { when: (r) => lastUserText(r) === 'hello' && !afterToolResult(r), reply: { text: STREAMED, slow: { chunkDelayMs: 60 } } },
+      { when: (r) => lastUserText(r) === 'hello' && !afterToolResult(r), reply: { text: STREAMED, slow: { chunkDelayMs: 100 } } },
       { when: (r) => lastUserText(r) === 'take your time', reply: { hang: true } },
       {
         when: (r) => lastUserText(r) === 'write the note' && !afterToolResult(r),
@@ -51,20 +51,29 @@ describe('the web UI in a browser', () => {
     await composer.press('Enter');
     const streaming = page.locator('.message.assistant.streaming .answer');
     await streaming.waitFor();
-    // Sampled in the page every few ms (the list is drawn anew as pieces come): some text, not yet all of it.
+    // Every text the answer showed while it streamed, recorded as the page drew it: some were part of it.
     const partial = await page.evaluate(
       (whole) =>
         new Promise<string>((resolve) => {
-          type Doc = { querySelector(selector: string): { textContent: string | null } | null };
-          const doc = (globalThis as unknown as { document: Doc }).document;
-          const started = Date.now();
-          const sample = () => {
-            const text = doc.querySelector('.message.assistant.streaming .answer')?.textContent ?? '';
-            if (text.length > 5 && text.length < whole.length && whole.startsWith(text)) resolve(text);
-            else if (Date.now() - started > 15_000) resolve('');
-            else setTimeout(sample, 5);
+          type Element = { textContent: string | null };
+          type Doc = { querySelector(selector: string): Element | null; body: unknown };
+          const scope = globalThis as unknown as {
+            document: Doc;
+            MutationObserver: new (callback: () => void) => { observe(node: unknown, options: object): void; disconnect(): void };
           };
-          sample();
+          const seen = (): string => scope.document.querySelector('.message.assistant.streaming .answer')?.textContent ?? '';
+          const observer = new scope.MutationObserver(() => {
+            const text = seen();
+            if (text.length > 5 && text.length < whole.length && whole.startsWith(text)) {
+              observer.disconnect();
+              resolve(text);
+            }
+          });
+          observer.observe(scope.document.body, { childList: true, subtree: true, characterData: true });
+          setTimeout(() => {
+            observer.disconnect();
+            resolve('');
+          }, 20_000);
         }),
       STREAMED,
     );
@@ -138,5 +147,76 @@ describe('the web UI in a browser', () => {
     expect(requests.length).toBeGreaterThan(3);
     expect(errors).toEqual([]);
     expect(existsSync(join(dir, 'state', 'webui', 'token'))).toBe(true);
+  });
+
+  it('adds a model source with its key from the settings page: the key goes to the vault, is used, and is shown nowhere', async () => {
+    const KEY = 'sk-webui-e2e-3f9a7c1d5b';
+    const first = await startLlmServer([{ when: () => true, repeat: true, reply: { text: 'from the first source' } }]);
+    const second = await startLlmServer([
+      { when: (r) => lastUserText(r).startsWith('Reply with the single word'), repeat: true, reply: { text: 'ready' } },
+      { when: () => true, repeat: true, reply: { text: 'from the second source' } },
+    ]);
+    daemons.onCleanup(() => Promise.all([first.close(), second.close()]));
+    const dir = testDataDir(tempDir(), { llm: first });
+    const daemon = await daemons.start(dir);
+    const url = webuiUrlOf(daemon.output);
+    const { page, errors } = await browser.page();
+    const bodies: string[] = [];
+    page.on(
+      'response',
+      (response) =>
+        void response.text().then(
+          (text) => bodies.push(text),
+          () => undefined,
+        ),
+    );
+    await page.goto(url.href);
+    await page.locator('nav.views a', { hasText: 'Settings' }).click();
+
+    // The schema's own words for a setting of the wrong shape; nothing is written.
+    const before = readFileSync(join(dir, 'settings.json'), 'utf8');
+    await page.locator('.settings-json').fill('{"llm": {"sources": 5}}');
+    await page.locator('button.save-json').click();
+    await page.locator('.problems li', { hasText: 'llm.sources' }).waitFor();
+    expect(readFileSync(join(dir, 'settings.json'), 'utf8')).toBe(before);
+
+    // A new source, tested, then added with its key.
+    const form = page.locator('.source-form');
+    await form.locator('input[name="name"]').fill('second');
+    await form.locator('select[name="adapter"]').selectOption('openai');
+    await form.locator('input[name="baseUrl"]').fill(second.baseUrl('openai'));
+    await form.locator('input[name="model"]').fill('mb');
+    await form.locator('input[name="apiKey"]').fill(KEY);
+    await form.locator('button', { hasText: 'Test connection' }).click();
+    await form.locator('.probe .ok', { hasText: 'ready' }).waitFor();
+    await form.locator('button', { hasText: 'Add source' }).click();
+    await page.locator('tr[data-source="second"]', { hasText: 'vault: LLM_SECOND_KEY' }).waitFor();
+    await page.locator('.notice', { hasText: 'Restart homed' }).waitFor();
+    await browser.screenshot(page, 'settings');
+    // The first source goes, so the next start asks the second.
+    await page.locator('tr[data-source="local"] button', { hasText: 'Remove' }).click();
+    await page.locator('tr[data-source="local"]').waitFor({ state: 'detached' });
+
+    await daemons.stop(daemon);
+    const again = await daemons.start(dir);
+    await page.goto(webuiUrlOf(again.output).origin);
+    const composer = page.locator('.composer-input');
+    await composer.fill('which source is this?');
+    await composer.press('Enter');
+    await page.locator('.turn[data-state="answered"] .answer', { hasText: 'from the second source' }).waitFor();
+    const asked = second.requests.filter((r) => lastUserText(r) === 'which source is this?');
+    expect(asked.map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY}`]);
+
+    // The key is in no page, no answer the page got, no setting, no event, no line homed printed.
+    await expect(page.content()).resolves.not.toContain(KEY);
+    expect(bodies.length).toBeGreaterThan(5);
+    for (const body of bodies) expect(body).not.toContain(KEY);
+    const settings = readFileSync(join(dir, 'settings.json'), 'utf8');
+    expect(settings).toContain('"apiKeySecret": "LLM_SECOND_KEY"');
+    expect(settings).not.toContain(KEY);
+    expect(JSON.stringify(await logOf(dir))).not.toContain(KEY);
+    expect(again.output + daemon.output).not.toContain(KEY);
+    // Expected: the refused save's 422, and the live feed losing the daemon while it restarted.
+    expect(errors.filter((e) => !/status of 422|ERR_CONNECTION_REFUSED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e))).toEqual([]);
   });
 });

@@ -4,8 +4,8 @@
  * approve). A request of the wrong shape is answered 400 with what to send instead.
  */
 import type { RecordedEvent } from '../../../events/index.ts';
-import { OWNER } from '../../../actors/index.ts';
-import type { KernelControl } from '../../sdk/builtinPlugin.ts';
+import { BUILTIN_ADAPTERS, OWNER, SecretVaultError } from '../../../actors/index.ts';
+import type { KernelControl, PluginAction } from '../../sdk/builtinPlugin.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 
 export const WEBUI_CHANNEL = 'webui';
@@ -25,6 +25,15 @@ export class BadRequest extends Error {
 export class NotFound extends Error {
   readonly status = 404;
 }
+/** Settings that do not fit the schema: 422, with every problem the daemon's check found. */
+export class Unfit extends Error {
+  readonly status = 422;
+  constructor(readonly problems: readonly Readonly<{ key: string; problem: string }>[]) {
+    super(`the settings do not fit: ${problems.map((p) => `${p.key}: ${p.problem}`).join('; ')}`);
+  }
+}
+
+const PLUGIN_ACTIONS: readonly PluginAction[] = ['enable', 'disable', 'reload', 'start', 'stop'];
 
 type Body = Readonly<Record<string, unknown>>;
 
@@ -172,5 +181,57 @@ export class WebuiApi {
 
   plugins(): unknown {
     return { plugins: this.control.plugins(), tools: this.control.tools() };
+  }
+
+  async pluginAction(body: Body): Promise<unknown> {
+    const action = text(body, 'action', 20);
+    if (!PLUGIN_ACTIONS.includes(action as PluginAction)) throw new BadRequest(`'action' must be one of ${PLUGIN_ACTIONS.join(', ')}`);
+    const name = text(body, 'name', 64);
+    const plugin = await this.control.pluginAction(action as PluginAction, name).catch((error: Error) => {
+      throw new BadRequest(error.message);
+    });
+    return { plugin };
+  }
+
+  settings(): unknown {
+    return { ...this.control.settings.read(), adapters: BUILTIN_ADAPTERS };
+  }
+
+  async saveSettings(body: Body): Promise<unknown> {
+    const { problems } = await this.control.settings.save(body.settings);
+    if (problems.length > 0) throw new Unfit(problems);
+    return { saved: true, applies: 'when homed starts again' };
+  }
+
+  /** A key goes to the vault; the answer names it and never holds it. */
+  setSecret(body: Body): unknown {
+    const name = text(body, 'name', 64);
+    const value = text(body, 'value', 16 * 1024);
+    const tools = body.tools === undefined ? [] : body.tools;
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 100)) {
+      throw new BadRequest("'tools' must be a list of tool names or globs");
+    }
+    try {
+      this.control.settings.setSecret(name, value, tools as string[]);
+    } catch (error) {
+      if (error instanceof SecretVaultError) throw new BadRequest(error.message);
+      throw error;
+    }
+    return { stored: name };
+  }
+
+  async probe(body: Body): Promise<unknown> {
+    const adapter = text(body, 'adapter', 40);
+    if (!(BUILTIN_ADAPTERS as readonly string[]).includes(adapter))
+      throw new BadRequest(`'adapter' must be one of ${BUILTIN_ADAPTERS.join(', ')}`);
+    const key = body.apiKey === undefined || body.apiKey === '' ? {} : { apiKey: text(body, 'apiKey', 16 * 1024) };
+    const secret = body.apiKeySecret === undefined || body.apiKeySecret === '' ? {} : { apiKeySecret: text(body, 'apiKeySecret', 64) };
+    return this.control.settings.probe({
+      adapter,
+      baseUrl: text(body, 'baseUrl', 2_000),
+      model: text(body, 'model', 200),
+      ...key,
+      ...secret,
+    });
   }
 }

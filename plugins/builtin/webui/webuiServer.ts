@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BadRequest, NotFound, type WebuiApi } from './webuiApi.ts';
+import { BadRequest, NotFound, Unfit, type WebuiApi } from './webuiApi.ts';
 import type { LiveStreams } from './liveStreams.ts';
 import { tokenMatches } from './webuiToken.ts';
 
@@ -144,9 +144,16 @@ export class WebuiServer {
       response.destroy();
       return;
     }
-    const status = error instanceof HttpError || error instanceof BadRequest || error instanceof NotFound ? error.status : 500;
+    const status =
+      error instanceof HttpError || error instanceof BadRequest || error instanceof NotFound || error instanceof Unfit ? error.status : 500;
     if (status === 500) this.options.log(`web UI request failed: ${(error as Error)?.message ?? String(error)}`);
-    json(response, status, { error: (error as Error)?.message ?? String(error) }, status === 413 ? { connection: 'close' } : {});
+    const problems = error instanceof Unfit ? { problems: error.problems } : {};
+    json(
+      response,
+      status,
+      { error: (error as Error)?.message ?? String(error), ...problems },
+      status === 413 ? { connection: 'close' } : {},
+    );
   }
 
   private authorised(request: IncomingMessage): boolean {
@@ -214,6 +221,16 @@ export class WebuiServer {
         return get(() => api.plugins());
       case 'GET /api/machines':
         return get(() => api.machines());
+      case 'GET /api/settings':
+        return get(() => api.settings());
+      case 'POST /api/settings':
+        return post((body) => api.saveSettings(body));
+      case 'POST /api/secret':
+        return post(async (body) => api.setSecret(body));
+      case 'POST /api/probe':
+        return post((body) => api.probe(body));
+      case 'POST /api/plugin':
+        return post((body) => api.pluginAction(body));
       case 'GET /api/live': {
         if (live.full) throw new HttpError(503, 'too many live views are open; close a tab and try again');
         const after = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '';

@@ -55,7 +55,56 @@ export type MachineLayout = Readonly<{
   transitions: readonly Readonly<{ id: string; source: string; target: string; label: string; points: readonly [number, number][] }>[];
 }>;
 
+export type SettingsReference = Readonly<{ key: string; type: string; doc: string; values?: readonly string[] }>;
+export type SettingsRead = Readonly<{
+  settings: Record<string, unknown>;
+  broken?: string;
+  reference: readonly SettingsReference[];
+  secrets: readonly string[];
+  file: string;
+  adapters: readonly string[];
+}>;
+export type Probe = Readonly<{ models: readonly string[] | null; listError?: string; answer?: string; error?: string }>;
+export type PluginSummary = Readonly<{
+  name: string;
+  kind: string;
+  version: string;
+  state: string;
+  enabled: boolean;
+  restarts: number;
+  pid: number | null;
+  tools: readonly string[];
+  stages: readonly string[];
+  channels: readonly string[];
+}>;
+
+/** Settings the daemon refused: every problem its schema check found. */
+export class SettingsRefused extends ApiError {
+  constructor(readonly problems: readonly { key: string; problem: string }[]) {
+    super(problems.map((p) => `${p.key}: ${p.problem}`).join('; '));
+  }
+}
+
 export const api = {
+  settings: () => call<SettingsRead>('/api/settings'),
+  saveSettings: async (settings: unknown) => {
+    const response = await fetch('/api/settings', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ settings }),
+    });
+    const body = (await response.json().catch(() => ({}))) as { error?: string; problems?: { key: string; problem: string }[] };
+    if (response.status === 422 && body.problems) throw new SettingsRefused(body.problems);
+    if (!response.ok) throw new ApiError(body.error ?? `${response.status}`);
+    return body;
+  },
+  setSecret: (name: string, value: string, tools: readonly string[] = []) =>
+    post<{ stored: string }>('/api/secret', { name, value, tools }),
+  probe: (source: Readonly<{ adapter: string; baseUrl: string; model: string; apiKey?: string; apiKeySecret?: string }>) =>
+    post<Probe>('/api/probe', source),
+  plugins: () => call<{ plugins: PluginSummary[]; tools: { name: string; plugin: string; description: string }[] }>('/api/plugins'),
+  pluginAction: (action: string, name: string) => post<{ plugin: PluginSummary }>('/api/plugin', { action, name }),
   machines: () => call<MachinesLive & { layouts: MachineLayout[] }>('/api/machines'),
   overview: () => call<Overview>('/api/overview'),
   conversation: (key: string) =>

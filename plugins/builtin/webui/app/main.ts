@@ -5,6 +5,8 @@ import { clear, h } from './dom.ts';
 import { EventsView } from './eventsView.ts';
 import { LiveFeed } from './live.ts';
 import { MachinesView } from './machinesView.ts';
+import { PluginsView } from './pluginsView.ts';
+import { SettingsView } from './settingsView.ts';
 import { TrajectoryView } from './trajectoryView.ts';
 
 /** How much of the log's tail the event view starts with. */
@@ -18,6 +20,8 @@ const boot = async (): Promise<void> => {
   const events = new EventsView(live);
   const trajectory = new TrajectoryView();
   const machines = new MachinesView(live);
+  const settings = new SettingsView();
+  const plugins = new PluginsView();
   const status = h('span', { class: 'status', role: 'status' }, 'connecting…');
   const nav = h(
     'nav',
@@ -25,6 +29,8 @@ const boot = async (): Promise<void> => {
     h('a', { href: '#/chat', 'data-view': 'chat' }, 'Chat'),
     h('a', { href: '#/events', 'data-view': 'events' }, 'Events'),
     h('a', { href: '#/machines', 'data-view': 'machines' }, 'Machines'),
+    h('a', { href: '#/plugins', 'data-view': 'plugins' }, 'Plugins'),
+    h('a', { href: '#/settings', 'data-view': 'settings' }, 'Settings'),
   );
   const main = h('main', {});
   const models = overview.models.map((m) => `${m.name} (${m.model})`).join(', ') || 'no model configured';
@@ -43,7 +49,13 @@ const boot = async (): Promise<void> => {
       link.toggleAttribute('aria-current', link.dataset.view === view);
     }
     if (view === 'events') clear(main, events.element);
-    else if (view === 'machines') {
+    else if (view === 'settings') {
+      clear(main, settings.element);
+      await settings.show();
+    } else if (view === 'plugins') {
+      clear(main, plugins.element);
+      await plugins.show();
+    } else if (view === 'machines') {
       clear(main, machines.element);
       await machines.show();
     } else if (view === 'turn' && arg) {

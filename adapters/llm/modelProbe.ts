@@ -2,7 +2,7 @@
  * Asks a model server what it serves and whether it answers, for `homed init`: the models it
  * lists (when it has such a route) and one tiny request through the same provider a turn uses.
  */
-import { HttpProvider, requestBaseUrl } from '../adapters/llm/httpProvider.ts';
+import { HttpProvider, requestBaseUrl } from './httpProvider.ts';
 
 export type ProbeResult = Readonly<{ models: readonly string[] | null; listError?: string; answer?: string; error?: string }>;
 

@@ -1,0 +1,67 @@
+/** The plugins: each one's kind, state, restarts and what it registered, with its controls. */
+import { api, type PluginSummary } from './api.ts';
+import { clear, h } from './dom.ts';
+
+const ACTIONS = ['reload', 'stop', 'start', 'disable', 'enable'] as const;
+
+export class PluginsView {
+  readonly element = h('section', { class: 'plugins', 'aria-label': 'Plugins' });
+  private readonly notice = h('p', { class: 'notice', role: 'status' });
+
+  async show(): Promise<void> {
+    const { plugins } = await api.plugins();
+    this.render(plugins);
+  }
+
+  private async act(action: string, name: string): Promise<void> {
+    try {
+      const { plugin } = await api.pluginAction(action, name);
+      this.notice.textContent = `${plugin.name}: ${plugin.state}${plugin.enabled ? '' : ' (disabled)'}`;
+    } catch (error) {
+      this.notice.textContent = `${name}: ${(error as Error).message}`;
+    }
+    await this.show();
+  }
+
+  private render(plugins: readonly PluginSummary[]): void {
+    clear(
+      this.element,
+      h('h2', {}, 'Plugins'),
+      this.notice,
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['plugin', 'kind', 'state', 'restarts', 'pid', 'registered', ''].map((t) => h('th', {}, t)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          plugins.map((p) =>
+            h(
+              'tr',
+              { 'data-plugin': p.name },
+              h('td', {}, h('strong', {}, p.name), ` ${p.version}`),
+              h('td', {}, p.kind),
+              h('td', { class: 'plugin-state' }, `${p.state}${p.enabled ? '' : ' (disabled)'}`),
+              h('td', {}, String(p.restarts)),
+              h('td', {}, p.pid === null ? '' : String(p.pid)),
+              h('td', {}, [...p.tools, ...p.stages.map((s) => `stage ${s}`), ...p.channels.map((c) => `channel ${c}`)].join(', ')),
+              h(
+                'td',
+                { class: 'actions' },
+                ACTIONS.map((action) => h('button', { type: 'button', onclick: () => void this.act(action, p.name) }, action)),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Settings as the web UI edits them: read with every secret-looking value hidden, checked
+ * against the daemon's one schema before anything is written (its problems are the answer), and
+ * written whole (a temporary file renamed, 0600). A hidden value sent back unchanged keeps what
+ * the file held. Keys go to the vault, never to settings or the page; a source's connection is
+ * tried with the same probe `homed init` uses. What is saved applies when homed starts again.
+ */
+import { chmodSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  checkSettings,
+  probeModel,
+  type ProbeResult,
+  SETTINGS_FILE,
+  SETTINGS_SCHEMA,
+  type SettingsField,
+  type SettingsProblem,
+  SecretVault,
+} from '../../actors/index.ts';
+import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
+
+/** What the page gets instead of a secret-looking value. */
+export const HIDDEN = '(hidden)';
+const SECRET_KEY = /key|secret|token|password|passwd/i;
+/** Keys that name where a secret is, not the secret. */
+const NAMES_A_SECRET = /Secret$|Env$/;
+
+export type SettingsReference = Readonly<{ key: string; type: string; doc: string; values?: readonly string[] }>;
+
+export type SourceProbe = Readonly<{ adapter: string; baseUrl: string; model: string; apiKey?: string; apiKeySecret?: string }>;
+
+type Json = unknown;
+
+const isObject = (value: Json): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `value` with every string under a secret-looking key replaced by HIDDEN. */
+export const hideSecrets = (value: Json, key = ''): Json => {
+  if (typeof value === 'string') return SECRET_KEY.test(key) && !NAMES_A_SECRET.test(key) ? HIDDEN : value;
+  if (Array.isArray(value)) return value.map((item) => hideSecrets(item, key));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideSecrets(v, k)]));
+  return value;
+};
+
+/** `edited` with each HIDDEN put back to what `stored` holds at the same place (dropped where it holds nothing). */
+export const restoreHidden = (edited: Json, stored: Json): Json => {
+  if (edited === HIDDEN) return typeof stored === 'string' ? stored : undefined;
+  if (Array.isArray(edited)) return edited.map((item, i) => restoreHidden(item, Array.isArray(stored) ? stored[i] : undefined));
+  if (isObject(edited)) {
+    const entries = Object.entries(edited)
+      .map(([k, v]) => [k, restoreHidden(v, isObject(stored) ? stored[k] : undefined)] as const)
+      .filter(([, v]) => v !== undefined);
+    return Object.fromEntries(entries);
+  }
+  return edited;
+};
+
+const typeOf = (field: SettingsField): string =>
+  field.type === 'list' ? `list of ${typeOf(field.of)}` : field.type === 'map' ? `map of ${typeOf(field.of)}` : field.type;
+
+/** Every documented setting, as dotted keys (`llm.sources[].model`), for the page's reference. */
+export const settingsReference = (field: SettingsField = SETTINGS_SCHEMA, key = ''): SettingsReference[] => {
+  const here: SettingsReference[] = key
+    ? [{ key, type: typeOf(field), doc: field.doc, ...(field.type === 'enum' ? { values: field.values } : {}) }]
+    : [];
+  switch (field.type) {
+    case 'object':
+      return [...here, ...Object.entries(field.fields).flatMap(([k, f]) => settingsReference(f, key ? `${key}.${k}` : k))];
+    case 'list':
+      return [...here, ...(field.of.type === 'object' ? settingsReference(field.of, `${key}[]`).filter((r) => r.key !== `${key}[]`) : [])];
+    case 'map':
+      return [...here, ...Object.entries(field.known ?? {}).flatMap(([k, f]) => settingsReference(f, `${key}.${k}`))];
+    default:
+      return here;
+  }
+};
+
+export class SettingsDesk {
+  constructor(private readonly dataDir: string) {}
+
+  private path(): string {
+    return join(this.dataDir, SETTINGS_FILE);
+  }
+
+  /** The file's settings; {} when there is none; why not, when it is not a JSON object. */
+  private stored(): Record<string, Json> | Readonly<{ broken: string }> {
+    let text: string;
+    try {
+      text = readFileSync(this.path(), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      return { broken: `${this.path()} cannot be read: ${(error as Error).message}` };
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return isObject(parsed) ? parsed : { broken: `${this.path()} does not hold a JSON object` };
+    } catch (error) {
+      return { broken: `${this.path()} is not valid JSON (${(error as Error).message}); saving here replaces it` };
+    }
+  }
+
+  read(): Readonly<{ settings: Json; broken?: string; reference: readonly SettingsReference[]; secrets: readonly string[]; file: string }> {
+    const stored = this.stored();
+    const broken = 'broken' in stored && typeof stored.broken === 'string' ? stored.broken : undefined;
+    return {
+      settings: broken ? {} : hideSecrets(stored),
+      ...(broken ? { broken } : {}),
+      reference: settingsReference(),
+      secrets: SecretVault.open(this.dataDir).names(),
+      file: this.path(),
+    };
+  }
+
+  /** Writes `edited` (hidden values kept as stored) if it fits the schema; else its problems, nothing written. */
+  async save(edited: Json): Promise<Readonly<{ problems: readonly SettingsProblem[] }>> {
+    if (!isObject(edited)) return { problems: [{ key: '(settings)', problem: 'must be a JSON object of settings' }] };
+    const stored = this.stored();
+    const settings = restoreHidden(edited, 'broken' in stored ? {} : stored);
+    const problems = checkSettings(settings, SETTINGS_SCHEMA);
+    if (problems.length === 0) {
+      await writeFileAtomic(this.path(), `${JSON.stringify(settings, null, 2)}\n`);
+      chmodSync(this.path(), 0o600);
+    }
+    return { problems };
+  }
+
+  /** Stores a secret in the vault (for `tools`, as `homed secret set --tools`); its value is never read back. */
+  setSecret(name: string, value: string, tools: readonly string[] = []): void {
+    SecretVault.open(this.dataDir).set(name, value, tools);
+  }
+
+  async probe(source: SourceProbe): Promise<ProbeResult> {
+    const apiKey = source.apiKey ?? (source.apiKeySecret ? SecretVault.open(this.dataDir).get(source.apiKeySecret) : undefined);
+    const result = await probeModel({
+      adapter: source.adapter,
+      baseUrl: source.baseUrl,
+      model: source.model,
+      ...(apiKey ? { apiKey } : {}),
+    });
+    // A server may echo what it was sent; the key never goes back to the page.
+    const scrub = (text: string | undefined) => (text && apiKey ? text.split(apiKey).join(HIDDEN) : text);
+    return {
+      ...result,
+      ...(result.error ? { error: scrub(result.error) } : {}),
+      ...(result.listError ? { listError: scrub(result.listError) } : {}),
+    };
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The web UI's settings desk: secret-looking values are hidden on the way out and kept on the
+ * way back (never replaced by the marker), names of secrets are not hidden, settings that do
+ * not fit the schema are refused with its problems and nothing is written, and the reference
+ * lists documented keys.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HIDDEN, hideSecrets, restoreHidden, SettingsDesk, settingsReference } from '../../plugins/host/settingsDesk.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+
+const STORED = {
+  llm: { sources: [{ name: 'a', adapter: 'openai', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: 'sk-plain-1234' }] },
+  plugins: { spy: { token: 'tok-99', apiKeySecret: 'SPY_KEY', greeting: 'hi' } },
+};
+
+describe('the settings desk', () => {
+  it('hides secret-looking values, not the names of secrets, and puts them back when sent back unchanged', () => {
+    const hidden = hideSecrets(STORED) as typeof STORED;
+    expect(hidden.llm.sources[0]!.apiKey).toBe(HIDDEN);
+    expect(hidden.plugins.spy).toEqual({ token: HIDDEN, apiKeySecret: 'SPY_KEY', greeting: 'hi' });
+    expect(JSON.stringify(hidden)).not.toContain('sk-plain-1234');
+    expect(restoreHidden(hidden, STORED)).toEqual(STORED);
+    // A marker with nothing stored under it is dropped, never written as a value.
+    expect(restoreHidden({ plugins: { other: { password: HIDDEN } } }, STORED)).toEqual({ plugins: { other: {} } });
+  });
+
+  it('writes settings that fit the schema, and refuses the rest with its problems, writing nothing', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify(STORED));
+    const desk = new SettingsDesk(dir);
+    const refused = await desk.save({ llm: { sources: 5 } });
+    expect(refused.problems.map((p) => p.key)).toEqual(['llm.sources']);
+    expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'))).toEqual(STORED);
+    const edited = desk.read().settings as typeof STORED;
+    edited.plugins.spy.greeting = 'hello';
+    expect((await desk.save(edited)).problems).toEqual([]);
+    const written = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
+    expect(written.plugins.spy).toEqual({ token: 'tok-99', apiKeySecret: 'SPY_KEY', greeting: 'hello' });
+    expect(written.llm.sources[0].apiKey).toBe('sk-plain-1234');
+  });
+
+  it('says when settings.json is not JSON instead of showing it as empty', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'settings.json'), '{ not json');
+    expect(new SettingsDesk(dir).read().broken).toMatch(/is not valid JSON/);
+  });
+
+  it('lists documented keys, nested ones by dotted path', () => {
+    const keys = settingsReference().map((r) => r.key);
+    expect(keys).toEqual(expect.arrayContaining(['llm.sources', 'llm.sources[].baseUrl', 'llm.sources[].apiKeySecret', 'timeZone']));
+  });
+});
