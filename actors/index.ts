@@ -109,3 +109,8 @@ export { SETTINGS_SCHEMA } from './settings/settingsSchema.ts';
 export type { SettingsField } from './settings/settingsField.ts';
 export { layoutMachine, type MachineLayout } from './inspect/machineLayout.ts';
 export type { MachineWatch, WatchedActor, WatchedEvent } from './inspect/machineWatch.ts';
+export { kernelReplayer, memoryReplayer, schedulerReplayer, turnsReplayer } from './replay/coreReplayers.ts';
+export { reportLines } from './replay/replayer.ts';
+export { TimeTravel, type ActorAt, type StateAt } from './replay/timeTravel.ts';
+export { verifyProjections, type ProjectionVerdict } from './replay/verifyProjections.ts';
+export { allProjections } from '../projections/index.ts';

@@ -16,6 +16,8 @@ export type KernelBootReplay = Readonly<{
   divergence: ReplayDivergence | null;
   messages: number;
   earlierFormat: boolean;
+  /** The replayed kernel's state value after the boot's last message. */
+  state?: unknown;
 }>;
 
 const isBoot = (event: RecordedEvent): boolean => messageOf(event, undefined)?.type === 'boot';
@@ -35,7 +37,7 @@ export const replayKernelBoot = (events: readonly RecordedEvent[]): KernelBootRe
   const journal = `${KERNEL_STREAM}@${events[0]?.seq ?? 0}`;
   if (events[0]?.type === 'KernelStarted') return { journal, divergence: null, messages: 0, earlierFormat: true };
   const replay = replayEvents({ events, logic: kernelMachine, input: undefined });
-  return { journal, divergence: replay.divergence, messages: replay.messages.length, earlierFormat: false };
+  return { journal, divergence: replay.divergence, messages: replay.messages.length, earlierFormat: false, state: replay.snapshot.value };
 };
 
 /** Every boot in the log, oldest first. */

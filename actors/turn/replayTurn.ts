@@ -10,10 +10,23 @@ import { turnMachine } from '../../machines/turn/index.ts';
 import { replayEvents, type ReplayDivergence } from '../journal/replayJournal.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
-export type TurnReplay = Readonly<{ stream: string; divergence: ReplayDivergence | null; earlierFormat: boolean; messages: number }>;
+export type TurnReplay = Readonly<{
+  stream: string;
+  divergence: ReplayDivergence | null;
+  earlierFormat: boolean;
+  messages: number;
+  /** The replayed machine's state value after the last message (absent when nothing was replayed). */
+  state?: unknown;
+}>;
 
-export const replayTurn = async (store: EventStore, stream: string, toolsets = new ToolsetLedger(store)): Promise<TurnReplay> => {
-  const events = await store.readStream(stream);
+/** `untilSeq`: replay only the journal's events up to that global seq (the turn as it stood then). */
+export const replayTurn = async (
+  store: EventStore,
+  stream: string,
+  toolsets = new ToolsetLedger(store),
+  untilSeq = Number.MAX_SAFE_INTEGER,
+): Promise<TurnReplay> => {
+  const events = (await store.readStream(stream)).filter((e) => e.seq <= untilSeq);
   const request = events[0];
   if (request?.type !== 'TurnRequested') {
     const actual = request ? { type: request.type, data: request.data } : null;
@@ -31,7 +44,7 @@ export const replayTurn = async (store: EventStore, stream: string, toolsets = n
     return { stream, divergence: { seq: request.seq, expected, actual: null }, earlierFormat: false, messages: 0 };
   }
   const replay = replayEvents({ events, logic: turnMachine, input: { toolset }, inputTypes: TURN_INPUT_TYPES });
-  return { stream, divergence: replay.divergence, earlierFormat: false, messages: replay.messages.length };
+  return { stream, divergence: replay.divergence, earlierFormat: false, messages: replay.messages.length, state: replay.snapshot.value };
 };
 
 /** Every turn stream in the log, oldest first. */

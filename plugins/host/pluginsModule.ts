@@ -30,6 +30,7 @@ import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
 import { PluginHost } from './pluginHost.ts';
 import { SettingsDesk } from './settingsDesk.ts';
+import { TimeTravelDesk } from './timeTravelDesk.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
 
 export const MEMORY_NOTES_SCOPE = 'notes';
@@ -49,6 +50,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin
 
 export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGINS): KernelModule => {
   let host: PluginHost | undefined;
+  let timeTravel: TimeTravelDesk | undefined;
   // The turns start after the plugins (they use their tools) and hand over the approvals then.
   let approvals: ApprovalDesk | undefined;
   return {
@@ -75,6 +77,8 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const inspect = context.optional(INSPECT_FACILITY);
       const watch = context.optional(MACHINE_WATCH_FACILITY);
       const layouts = new Map<string, Promise<MachineLayout>>();
+      const travel = new TimeTravelDesk(store, settings);
+      timeTravel = travel;
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),
         cancel: async (inputId) => void (await scheduler.cancel(inputId)),
@@ -106,6 +110,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           changes: () => watch?.changes ?? 0,
         },
         settings: new SettingsDesk(context.require(Facility.dataDir)),
+        timeTravel: travel,
       };
       const memory = context.require(Facility.memory);
       host = new PluginHost({
@@ -161,6 +166,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
     },
     async stop() {
       await host?.stop();
+      timeTravel?.close();
     },
   };
 };

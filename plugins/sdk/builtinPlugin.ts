@@ -45,6 +45,8 @@ export type KernelControl = Readonly<{
   machines: KernelMachinesView;
   /** Settings and keys as the web UI edits them (see plugins/host/settingsDesk.ts). */
   settings: KernelSettingsDesk;
+  /** The system at a seq, and verify (see plugins/host/timeTravelDesk.ts). */
+  timeTravel: Readonly<{ at(seq: number): Promise<unknown>; verify(): Promise<unknown> }>;
 }>;
 
 export type KernelSettingsDesk = Readonly<{

@@ -3,7 +3,8 @@
  * server, as a person uses it: opening the printed URL signs the browser in; a message streams
  * in piece by piece; Stop ends a reply that is taking too long; a call that needs approval is
  * approved from the page and runs; the machines view shows the scheduler busy while a reply runs
- * and idle after; a turn's trajectory and the live event log show what the log holds; a 390 px window still works; and no request leaves the daemon. Screenshots of each page
+ * and idle after; a turn's trajectory and the live event log show what the log holds; time travel
+ * shows the scheduler as it was at an earlier seq, and verify from the page finds the log matching; a 390 px window still works; and no request leaves the daemon. Screenshots of each page
  * go to test-artifacts/webui/.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -135,6 +136,27 @@ describe('the web UI in a browser', () => {
     expect(types.length).toBeGreaterThan(0);
     expect(types.every((t) => t === 'ToolCalled')).toBe(true);
     await browser.screenshot(page, 'events');
+
+    // Time travel: to the seq where the first task started the scheduler is busy again; at the end, idle; verify matches.
+    const [started] = await logOf(dir, '--type', 'TaskStarted');
+    await page.locator('.events tbody tr', { hasText: 'ToolCalled' }).first().click();
+    await page.locator('.event-json a.travel').click();
+    await page.locator('.time[data-seq]').waitFor();
+    await page.goto(`${url.origin}/#/time/${started!.seq}`);
+    await page.locator(`.time[data-seq="${started!.seq}"] tr[data-actor="scheduler"] .actor-state`, { hasText: 'busy' }).waitFor();
+    // A seq inside an append (the message there, its facts after) is the cut, not a divergence.
+    await expect(page.locator('.actors-at .failed').count()).resolves.toBe(0);
+    await browser.screenshot(page, 'time-travel');
+    // Past the end is the end.
+    await page.goto(`${url.origin}/#/time/999999999`);
+    await page.locator(`.time[data-seq]:not([data-seq="${started!.seq}"]):not([data-loading])`).waitFor();
+    const head = Number(await page.locator('.time').getAttribute('data-seq'));
+    expect(head).toBeGreaterThan(started!.seq);
+    await page.locator(`.time[data-seq="${head}"] tr[data-actor="scheduler"] .actor-state`, { hasText: 'idle' }).waitFor();
+    await page.locator('button.step-back').click();
+    await page.locator(`.time[data-seq="${head - 1}"]`).waitFor();
+    await page.locator('button.run-verify').click();
+    await expect(page.locator('.verify-summary').textContent({ timeout: 60_000 })).resolves.toMatch(/matches the log/);
 
     // A phone-sized window: the chat is still there and still sends.
     const narrow = await browser.page(390, 800);

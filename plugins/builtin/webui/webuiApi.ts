@@ -193,6 +193,14 @@ export class WebuiApi {
     return { plugin };
   }
 
+  async timeTravel(params: URLSearchParams): Promise<unknown> {
+    return this.control.timeTravel.at(seqParam(params.get('seq'), 'seq', 1));
+  }
+
+  verify(): Promise<unknown> {
+    return this.control.timeTravel.verify();
+  }
+
   settings(): unknown {
     return { ...this.control.settings.read(), adapters: BUILTIN_ADAPTERS };
   }

@@ -221,6 +221,10 @@ export class WebuiServer {
         return get(() => api.plugins());
       case 'GET /api/machines':
         return get(() => api.machines());
+      case 'GET /api/time':
+        return get(() => api.timeTravel(url.searchParams));
+      case 'POST /api/verify':
+        return post(() => api.verify() as Promise<unknown>);
       case 'GET /api/settings':
         return get(() => api.settings());
       case 'POST /api/settings':

@@ -85,7 +85,31 @@ export class SettingsRefused extends ApiError {
   }
 }
 
+export type ActorAt = Readonly<{ actor: string; machine: string; state: unknown; messages: number; diverged: boolean }>;
+export type StateAt = Readonly<{
+  seq: number;
+  head: number;
+  event: LoggedEvent | null;
+  actors: readonly ActorAt[];
+  projections: Record<string, unknown>;
+}>;
+export type Divergence = Readonly<{ seq: number; expected: unknown; actual: unknown }>;
+export type VerifyResult = Readonly<{
+  projections: readonly Readonly<{
+    projection: string;
+    status: string;
+    position?: number;
+    firstDivergingSeq?: number | null;
+    detail?: string;
+  }>[];
+  journals: readonly Readonly<{ actors: string; journal: string; divergence: Divergence | null }>[];
+  notes: readonly string[];
+  first: string | null;
+}>;
+
 export const api = {
+  timeAt: (seq: number) => call<StateAt>(`/api/time?seq=${seq}`),
+  verify: () => post<VerifyResult>('/api/verify', {}),
   settings: () => call<SettingsRead>('/api/settings'),
   saveSettings: async (settings: unknown) => {
     const response = await fetch('/api/settings', {

@@ -17,8 +17,8 @@ export const h = (tag: string, attributes: Attributes = {}, ...children: readonl
   return element;
 };
 
-export const clear = (element: Element, ...children: readonly (Node | null)[]): void =>
-  element.replaceChildren(...children.filter((child): child is Node => child !== null));
+export const clear = (element: Element, ...children: readonly (Node | string | null)[]): void =>
+  element.replaceChildren(...children.filter((child): child is Node | string => child !== null));
 
 export const time = (at: number): string => new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 

@@ -84,7 +84,7 @@ export class EventsView {
   }
 
   private select(event: LoggedEvent): void {
-    this.detail.textContent = json(event);
+    clear(this.detail, h('a', { href: `#/time/${event.seq}`, class: 'travel' }, `Time travel to seq ${event.seq}`), '\n', json(event));
   }
 
   private flush(): void {

@@ -7,6 +7,7 @@ import { LiveFeed } from './live.ts';
 import { MachinesView } from './machinesView.ts';
 import { PluginsView } from './pluginsView.ts';
 import { SettingsView } from './settingsView.ts';
+import { TimeView } from './timeView.ts';
 import { TrajectoryView } from './trajectoryView.ts';
 
 /** How much of the log's tail the event view starts with. */
@@ -22,6 +23,7 @@ const boot = async (): Promise<void> => {
   const machines = new MachinesView(live);
   const settings = new SettingsView();
   const plugins = new PluginsView();
+  const timeTravel = new TimeView();
   const status = h('span', { class: 'status', role: 'status' }, 'connecting…');
   const nav = h(
     'nav',
@@ -29,6 +31,7 @@ const boot = async (): Promise<void> => {
     h('a', { href: '#/chat', 'data-view': 'chat' }, 'Chat'),
     h('a', { href: '#/events', 'data-view': 'events' }, 'Events'),
     h('a', { href: '#/machines', 'data-view': 'machines' }, 'Machines'),
+    h('a', { href: '#/time', 'data-view': 'time' }, 'Time travel'),
     h('a', { href: '#/plugins', 'data-view': 'plugins' }, 'Plugins'),
     h('a', { href: '#/settings', 'data-view': 'settings' }, 'Settings'),
   );
@@ -49,7 +52,10 @@ const boot = async (): Promise<void> => {
       link.toggleAttribute('aria-current', link.dataset.view === view);
     }
     if (view === 'events') clear(main, events.element);
-    else if (view === 'settings') {
+    else if (view === 'time') {
+      clear(main, timeTravel.element);
+      await timeTravel.show(arg ? Number(arg) : undefined);
+    } else if (view === 'settings') {
       clear(main, settings.element);
       await settings.show();
     } else if (view === 'plugins') {
