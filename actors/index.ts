@@ -67,8 +67,14 @@ export {
   type OpenGroup,
   type ProcessGroups,
 } from '../projections/plugins/processGroups.ts';
-// The memory read models' queries, for the memory tools.
+// The memory read models' queries, for the memory tools and the web UI's memory view.
 export {
+  allRelations,
+  coldDocs,
+  contextOf,
+  contextScopes,
+  sceneMembers,
+  scenes,
   blockCounts,
   blocksHeldBy,
   closeEntityNames,

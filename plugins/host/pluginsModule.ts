@@ -29,6 +29,7 @@ import { webuiPlugin } from '../builtin/webui/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
 import { PluginHost } from './pluginHost.ts';
+import { MemoryDesk } from './memoryDesk.ts';
 import { SettingsDesk } from './settingsDesk.ts';
 import { TimeTravelDesk } from './timeTravelDesk.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
@@ -111,6 +112,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         },
         settings: new SettingsDesk(context.require(Facility.dataDir)),
         timeTravel: travel,
+        memory: new MemoryDesk(context.require(Facility.memory)),
       };
       const memory = context.require(Facility.memory);
       host = new PluginHost({

@@ -45,6 +45,11 @@ export type KernelControl = Readonly<{
   machines: KernelMachinesView;
   /** Settings and keys as the web UI edits them (see plugins/host/settingsDesk.ts). */
   settings: KernelSettingsDesk;
+  /** The memory's tiers and scenes, and a recall with scores (see plugins/host/memoryDesk.ts). */
+  memory: Readonly<{
+    browse(scope: string | undefined): unknown;
+    recall(query: string, k: number, scope: string | undefined): Promise<unknown>;
+  }>;
   /** The system at a seq, and verify (see plugins/host/timeTravelDesk.ts). */
   timeTravel: Readonly<{ at(seq: number): Promise<unknown>; verify(): Promise<unknown> }>;
 }>;

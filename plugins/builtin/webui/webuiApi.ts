@@ -193,6 +193,18 @@ export class WebuiApi {
     return { plugin };
   }
 
+  memory(params: URLSearchParams): unknown {
+    const scope = params.get('scope');
+    return this.control.memory.browse(scope ? conversationOf(scope) : undefined);
+  }
+
+  recall(params: URLSearchParams): Promise<unknown> {
+    const query = params.get('q') ?? '';
+    if (!query.trim() || query.length > 2_000) throw new BadRequest("'q' must be the text to recall (at most 2000 characters)");
+    const scope = params.get('scope');
+    return this.control.memory.recall(query, seqParam(params.get('k'), 'k', 10), scope ? conversationOf(scope) : undefined);
+  }
+
   async timeTravel(params: URLSearchParams): Promise<unknown> {
     return this.control.timeTravel.at(seqParam(params.get('seq'), 'seq', 1));
   }

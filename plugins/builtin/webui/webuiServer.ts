@@ -221,6 +221,10 @@ export class WebuiServer {
         return get(() => api.plugins());
       case 'GET /api/machines':
         return get(() => api.machines());
+      case 'GET /api/memory':
+        return get(() => api.memory(url.searchParams));
+      case 'GET /api/recall':
+        return get(() => api.recall(url.searchParams));
       case 'GET /api/time':
         return get(() => api.timeTravel(url.searchParams));
       case 'POST /api/verify':

@@ -107,7 +107,30 @@ export type VerifyResult = Readonly<{
   first: string | null;
 }>;
 
+export type MemoryBrowse = Readonly<{
+  scopes: readonly string[];
+  scope: string | null;
+  context: readonly Readonly<{ eventId: string; role: string; text: string; at: number }>[];
+  cold: readonly Readonly<{ docId: string; text: string; createdAt: number; accesses: number }>[];
+  relations: readonly Readonly<{ relationId: string; subject: string; predicate: string; object: string; confidence: number }>[];
+  scenes: readonly Readonly<{
+    sceneId: string;
+    kind: string;
+    key: string | null;
+    strength: number;
+    occurrences: number;
+    members: number;
+  }>[];
+  counts: Readonly<{ entities: number; relations: number; blocks: readonly { tier: string; blocks: number }[] }>;
+}>;
+export type RecallHit = Readonly<{ tier: string; score: number; text: string; cites: readonly string[] }>;
+
 export const api = {
+  memory: (scope?: string) => call<MemoryBrowse>(`/api/memory${scope ? `?scope=${encodeURIComponent(scope)}` : ''}`),
+  recall: (query: string, scope?: string) =>
+    call<{ query: string; hits: RecallHit[] }>(
+      `/api/recall?q=${encodeURIComponent(query)}&k=10${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
+    ),
   timeAt: (seq: number) => call<StateAt>(`/api/time?seq=${seq}`),
   verify: () => post<VerifyResult>('/api/verify', {}),
   settings: () => call<SettingsRead>('/api/settings'),

@@ -18,12 +18,7 @@ export class LiveFeed {
   start(afterSeq: number): void {
     this.head = afterSeq;
     const source = new EventSource(`/api/live?after=${afterSeq}`);
-    source.addEventListener('log', (message) => {
-      const events = JSON.parse((message as MessageEvent<string>).data) as LoggedEvent[];
-      if (events.length === 0) return;
-      this.head = events[events.length - 1]!.seq;
-      for (const listener of this.onEvents) listener(events);
-    });
+    source.addEventListener('log', (message) => this.receive(JSON.parse((message as MessageEvent<string>).data) as LoggedEvent[]));
     source.addEventListener('delivery', (message) => {
       const delivery = JSON.parse((message as MessageEvent<string>).data) as Delivery;
       for (const listener of this.onDelivery) listener(delivery);
@@ -34,6 +29,13 @@ export class LiveFeed {
     });
     source.addEventListener('open', () => this.state(true));
     source.addEventListener('error', () => this.state(false));
+  }
+
+  /** A batch of committed events, as the feed delivers it (the browser test drives the views through here too). */
+  receive(events: readonly LoggedEvent[]): void {
+    if (events.length === 0) return;
+    this.head = events[events.length - 1]!.seq;
+    for (const listener of this.onEvents) listener(events);
   }
 
   events(listener: Listener<readonly LoggedEvent[]>): () => void {

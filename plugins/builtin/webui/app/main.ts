@@ -5,6 +5,7 @@ import { clear, h } from './dom.ts';
 import { EventsView } from './eventsView.ts';
 import { LiveFeed } from './live.ts';
 import { MachinesView } from './machinesView.ts';
+import { MemoryView } from './memoryView.ts';
 import { PluginsView } from './pluginsView.ts';
 import { SettingsView } from './settingsView.ts';
 import { TimeView } from './timeView.ts';
@@ -24,6 +25,7 @@ const boot = async (): Promise<void> => {
   const settings = new SettingsView();
   const plugins = new PluginsView();
   const timeTravel = new TimeView();
+  const memory = new MemoryView();
   const status = h('span', { class: 'status', role: 'status' }, 'connecting…');
   const nav = h(
     'nav',
@@ -32,6 +34,7 @@ const boot = async (): Promise<void> => {
     h('a', { href: '#/events', 'data-view': 'events' }, 'Events'),
     h('a', { href: '#/machines', 'data-view': 'machines' }, 'Machines'),
     h('a', { href: '#/time', 'data-view': 'time' }, 'Time travel'),
+    h('a', { href: '#/memory', 'data-view': 'memory' }, 'Memory'),
     h('a', { href: '#/plugins', 'data-view': 'plugins' }, 'Plugins'),
     h('a', { href: '#/settings', 'data-view': 'settings' }, 'Settings'),
   );
@@ -45,6 +48,8 @@ const boot = async (): Promise<void> => {
   const tail = await api.events(Math.max(1, overview.head - SEEDED_EVENTS + 1), SEEDED_EVENTS);
   events.seed(tail.events);
   live.start(tail.head);
+  // For a person at the console (and the browser test): the page's live feed.
+  (globalThis as unknown as { hologram: unknown }).hologram = { live };
 
   const route = async (): Promise<void> => {
     const [, view = 'chat', arg = ''] = location.hash.split('/');
@@ -52,7 +57,10 @@ const boot = async (): Promise<void> => {
       link.toggleAttribute('aria-current', link.dataset.view === view);
     }
     if (view === 'events') clear(main, events.element);
-    else if (view === 'time') {
+    else if (view === 'memory') {
+      clear(main, memory.element);
+      await memory.show();
+    } else if (view === 'time') {
       clear(main, timeTravel.element);
       await timeTravel.show(arg ? Number(arg) : undefined);
     } else if (view === 'settings') {
