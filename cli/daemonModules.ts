@@ -6,14 +6,15 @@ import { llmModule } from '../actors/modules/llmModule.ts';
 import { memoryModule } from '../actors/modules/memoryModule.ts';
 import { outputModule } from '../actors/modules/outputModule.ts';
 import { turnsModule } from '../actors/modules/turnsModule.ts';
-import { pluginsModule } from '../plugins/host/pluginsModule.ts';
+import { BUILTIN_PLUGINS, pluginsModule } from '../plugins/host/pluginsModule.ts';
+import { REPLAYERS } from './replayers.ts';
 
 /** `settings`: overrides for this run, laid over settings.json (`homed chat`'s flags); the daemon has none. */
 export const daemonModules = (settings?: Settings): KernelModule[] => [
   ...defaultModules(settings),
   llmModule(),
   memoryModule(),
-  pluginsModule(),
+  pluginsModule(BUILTIN_PLUGINS, REPLAYERS),
   outputModule(),
   turnsModule(),
 ];

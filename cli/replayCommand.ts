@@ -10,7 +10,7 @@ import { loadSettings } from '../actors/modules/config.ts';
 import { startRebuild } from '../actors/replay/rebuildProjections.ts';
 import { reportLines } from '../actors/replay/replayer.ts';
 import { verifyProjections } from '../actors/replay/verifyProjections.ts';
-import { REPLAYERS } from '../plugins/host/replayers.ts';
+import { REPLAYERS } from './replayers.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';

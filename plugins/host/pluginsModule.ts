@@ -13,6 +13,7 @@ import {
   layoutMachine,
   MACHINE_WATCH_FACILITY,
   type MachineLayout,
+  type Replayer,
   SECRETS_DIR,
   SETTINGS_FILE,
   setting,
@@ -49,7 +50,8 @@ export const hiddenFromPlugins = (dataDir: string): HiddenPaths => ({
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin, webuiPlugin];
 
-export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGINS): KernelModule => {
+/** `replayers`: what the web UI's verify re-delivers (none: it checks the projections only). */
+export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGINS, replayers: readonly Replayer[] = []): KernelModule => {
   let host: PluginHost | undefined;
   let timeTravel: TimeTravelDesk | undefined;
   // The turns start after the plugins (they use their tools) and hand over the approvals then.
@@ -78,7 +80,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const inspect = context.optional(INSPECT_FACILITY);
       const watch = context.optional(MACHINE_WATCH_FACILITY);
       const layouts = new Map<string, Promise<MachineLayout>>();
-      const travel = new TimeTravelDesk(store, settings);
+      const travel = new TimeTravelDesk(store, settings, replayers);
       timeTravel = travel;
       const control: KernelControl = {
         stop: async () => void (await scheduler.stop()),

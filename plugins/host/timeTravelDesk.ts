@@ -4,17 +4,17 @@
  * actor's journal re-delivered to fresh machines), with each first divergence's recorded and
  * re-decided event. One request at a time: each walks the log.
  */
-import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import {
   allProjections,
   type ProjectionVerdict,
+  type Replayer,
   type ReplayDivergence,
   type Settings,
+  type SqliteEventStore,
   type StateAt,
   TimeTravel,
   verifyProjections,
 } from '../../actors/index.ts';
-import { REPLAYERS } from './replayers.ts';
 
 export type JournalCheck = Readonly<{ actors: string; journal: string; divergence: ReplayDivergence | null }>;
 export type VerifyResult = Readonly<{
@@ -32,6 +32,8 @@ export class TimeTravelDesk {
   constructor(
     private readonly store: SqliteEventStore,
     private readonly settings: Settings,
+    /** What verify re-delivers (the composition root gives every actor's: cli/replayers.ts). */
+    private readonly replayers: readonly Replayer[],
   ) {
     this.travel = new TimeTravel(store, settings);
   }
@@ -51,7 +53,7 @@ export class TimeTravelDesk {
       const projections = await verifyProjections(this.store, this.store.db, allProjections());
       const journals: JournalCheck[] = [];
       const notes: string[] = [];
-      for (const replayer of REPLAYERS) {
+      for (const replayer of this.replayers) {
         const report = await replayer.replay(this.store, this.settings);
         for (const verdict of report.verdicts) journals.push({ actors: report.name, ...verdict });
         for (const note of report.notes ?? []) notes.push(`${report.name}: ${note}`);

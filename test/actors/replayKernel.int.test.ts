@@ -53,8 +53,8 @@ describe('replayKernel', () => {
     const events = await store.readStream(KERNEL_STREAM);
     const replays = await replayKernel(store);
     expect(replays).toEqual([
-      { journal: 'kernel@1', divergence: null, messages: 6, earlierFormat: false },
-      { journal: `kernel@${secondBootStart(events)}`, divergence: null, messages: 6, earlierFormat: false },
+      { journal: 'kernel@1', divergence: null, messages: 6, earlierFormat: false, state: 'stopped' },
+      { journal: `kernel@${secondBootStart(events)}`, divergence: null, messages: 6, earlierFormat: false, state: 'stopped' },
     ]);
     expect(reportLines(await kernelReplayer.replay(store, {}))).toEqual([
       'kernel: 2 of 2 journals match (12 messages re-delivered, same facts byte for byte)',

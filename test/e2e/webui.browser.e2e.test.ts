@@ -121,6 +121,8 @@ describe('the web UI in a browser', () => {
     // The turn's trajectory: scheduling, the model's rounds, the call and its result.
     await page.locator('.turn').last().locator('.trajectory-link').click();
     await page.locator('.step-ToolCalled').waitFor();
+    // The memory records a turn's utterances as it ends; the open trajectory shows them when they come.
+    await page.locator('.step-ContextEventAppended').first().waitFor();
     for (const type of ['TaskStarted', 'TurnRequested', 'LlmRequested', 'LlmAnswerRecorded', 'ToolResultRecorded', 'TurnCompleted']) {
       await expect(page.locator(`.step-${type}`).count()).resolves.toBeGreaterThan(0);
     }

@@ -18,6 +18,9 @@ export const MAX_TURNS_SHOWN = 200;
 const MAX_TEXT = 256 * 1024;
 const CONVERSATION = /^[\w.@:/-]{1,128}$/;
 const TURN_STREAM = 'turn-';
+/** How far around a turn its memory events are looked for (the input is observed just before the turn's first event). */
+const MEMORY_AFTER_TURN_MS = 10_000;
+const MEMORY_BEFORE_TURN = 200;
 
 export class BadRequest extends Error {
   readonly status = 400;
@@ -119,7 +122,31 @@ export class WebuiApi {
     const scheduler = (await this.control.log.read({ stream: 'scheduler', maxCount: 1_000_000 })).filter((event) =>
       JSON.stringify(event.data).includes(taskId),
     );
-    return { turnId: id, taskId, events, scheduler };
+    return { turnId: id, taskId, events, scheduler, memory: await this.memoryMoves(events) };
+  }
+
+  /**
+   * What the memory did for the turn: its events of the turn's conversation from the turn's
+   * start until shortly after its end (the memory records a turn's utterances once it ends).
+   */
+  private async memoryMoves(turn: readonly RecordedEvent[]): Promise<readonly RecordedEvent[]> {
+    const first = turn[0]!;
+    const conversation = (first.data as TurnRequestedData).origin?.conversation;
+    if (!conversation) return [];
+    const endAt = turn.at(-1)!.at + MEMORY_AFTER_TURN_MS;
+    const events = await this.control.log.read({
+      stream: 'memory',
+      fromSeq: Math.max(1, first.seq - MEMORY_BEFORE_TURN),
+      maxCount: MAX_EVENTS_PER_READ,
+    });
+    return events.filter((event) => {
+      const data = event.data as { scope?: unknown; situation?: { peer?: unknown } };
+      return (
+        event.at >= first.at - MEMORY_AFTER_TURN_MS &&
+        event.at <= endAt &&
+        (data.scope === conversation || data.situation?.peer === conversation)
+      );
+    });
   }
 
   async events(params: URLSearchParams): Promise<unknown> {

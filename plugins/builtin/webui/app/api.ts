@@ -159,7 +159,9 @@ export const api = {
       `/api/conversation?key=${encodeURIComponent(key)}`,
     ),
   turn: (id: string) =>
-    call<{ turnId: string; taskId: string; events: LoggedEvent[]; scheduler: LoggedEvent[] }>(`/api/turn?id=${encodeURIComponent(id)}`),
+    call<{ turnId: string; taskId: string; events: LoggedEvent[]; scheduler: LoggedEvent[]; memory: LoggedEvent[] }>(
+      `/api/turn?id=${encodeURIComponent(id)}`,
+    ),
   events: (from: number, limit: number) => call<{ events: LoggedEvent[]; head: number }>(`/api/events?from=${from}&limit=${limit}`),
   approvals: () => call<{ approvals: Approval[] }>('/api/approvals'),
   send: (conversation: string, text: string) => post<{ inputId: string }>('/api/message', { conversation, text }),

@@ -20,7 +20,7 @@ const boot = async (): Promise<void> => {
   const live = new LiveFeed();
   const chat = new ChatView(live);
   const events = new EventsView(live);
-  const trajectory = new TrajectoryView();
+  const trajectory = new TrajectoryView(live);
   const machines = new MachinesView(live);
   const settings = new SettingsView();
   const plugins = new PluginsView();

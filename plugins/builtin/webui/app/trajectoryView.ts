@@ -1,11 +1,12 @@
 /**
  * A turn's trajectory: how it was scheduled, then each thing that happened in it (the input,
- * every LLM request and answer with its latency and tokens, each tool call and result, memory
- * and output), on one timeline from the turn's first event. Each step opens to its event's JSON.
+ * every LLM request and answer with its latency and tokens, each tool call and result, what the
+ * memory recorded and moved, and the output), on one timeline from the turn's first event. Each step opens to its event's JSON.
  */
 import { api } from './api.ts';
 import type { LoggedEvent } from './chatFold.ts';
 import { clear, h, json, time } from './dom.ts';
+import type { LiveFeed } from './live.ts';
 
 type Data = Record<string, unknown>;
 
@@ -36,27 +37,66 @@ const summary = (event: LoggedEvent, requestedAt: Map<number, number>): string =
       return `sent (${String(d.kind)}): ${String(d.text)}`;
     case 'TurnCompleted':
       return `ended: ${String(d.outcome)} after ${String(d.rounds)} round(s)`;
+    case 'ContextEventAppended': {
+      const entered = (d.event ?? {}) as Data;
+      return `memory: ${String(entered.role)} entered L1 context of ${String(d.scope)}: ${String(entered.text ?? '').slice(0, 120)}`;
+    }
+    case 'ContextEventsSunk':
+      return `memory: ${Array.isArray(d.docs) ? (d.docs as { events?: unknown[] }[]).reduce((n, doc) => n + (doc.events?.length ?? 0), 0) : '?'} event(s) sank to L2 cold context (${String(d.reason)})`;
     default:
       return Object.keys(d).length ? JSON.stringify(d).slice(0, 160) : '';
   }
 };
 
+/** How long the view waits after new events of its turn before it reads the turn again. */
+const REFRESH_MS = 300;
+
 export class TrajectoryView {
   readonly element = h('section', { class: 'trajectory', 'aria-label': 'Trajectory' });
+  private shown: string | undefined;
+  /** The step whose event is open, kept when the view reads the turn again. */
+  private selected: number | undefined;
+  private refresh: ReturnType<typeof setTimeout> | undefined;
+
+  /** Live: while a turn is shown, new events of it, its task or its memory read it again. */
+  constructor(live: LiveFeed) {
+    live.events((events) => {
+      const turn = this.shown;
+      if (!turn || !this.element.isConnected) return;
+      if (!events.some((e) => e.stream === `turn-${turn}` || e.stream === 'memory' || e.stream === 'scheduler')) return;
+      clearTimeout(this.refresh);
+      this.refresh = setTimeout(() => void this.draw(turn).catch(() => undefined), REFRESH_MS);
+    });
+  }
 
   async show(turnId: string): Promise<void> {
+    this.shown = turnId;
+    this.selected = undefined;
     clear(this.element, h('p', {}, 'Loading…'));
+    await this.draw(turnId);
+  }
+
+  private async draw(turnId: string): Promise<void> {
     const turn = await api.turn(turnId);
-    const all = [...turn.scheduler, ...turn.events].sort((a, b) => a.seq - b.seq);
+    if (turnId !== this.shown) return;
+    const all = [...turn.scheduler, ...turn.events, ...turn.memory].sort((a, b) => a.seq - b.seq);
     const start = all[0]?.at ?? 0;
-    const detail = h('pre', { class: 'event-json' }, 'Select a step to see its event.');
+    const open = all.find((e) => e.seq === this.selected);
+    const detail = h('pre', { class: 'event-json' }, open ? json(open) : 'Select a step to see its event.');
     const requestedAt = new Map<number, number>();
     const steps = all
       .filter((event) => event.type !== 'LlmChunkRecorded')
       .map((event) =>
         h(
           'li',
-          { class: `step step-${event.type}`, tabindex: 0, onclick: () => (detail.textContent = json(event)) },
+          {
+            class: `step step-${event.type}`,
+            tabindex: 0,
+            onclick: () => {
+              this.selected = event.seq;
+              detail.textContent = json(event);
+            },
+          },
           h('span', { class: 'at' }, `+${event.at - start} ms`),
           h('span', { class: 'type' }, event.type),
           h('span', { class: 'what' }, summary(event, requestedAt)),
