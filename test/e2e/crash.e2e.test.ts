@@ -21,7 +21,8 @@ const RUNS = Number(process.env.FC_RUNS ?? 4);
 const killWhileAppending = async (path: string, delayMs: number): Promise<number[]> => {
   const child = spawnNode(['--import', 'tsx', join(REPO, 'test/fixtures/appendLoop.ts'), path]);
   const exit = finished(child);
-  await waitForLine(child, /^ready$/m);
+  // Killed `delayMs` after its first acknowledged append (not after ready: on a busy machine the first may come late).
+  await waitForLine(child, /^ack \d+ \d+$/m);
   await new Promise((resolve) => setTimeout(resolve, delayMs));
   child.kill('SIGKILL');
   const { stdout, signal } = await exit;
