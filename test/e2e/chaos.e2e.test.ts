@@ -129,7 +129,7 @@ describe('chaos through homed', () => {
     expect((await logOf(dir, '--type', 'KernelStarted')).length).toBe(killAfterMs.length + 1);
     expect(peakRss, 'peak resident memory (MB)').toBeLessThan(RSS_LIMIT_MB);
     await verifyReplay(dir);
-  });
+  }, 150_000); // eight restarts of a daemon: about 45 s alone, more beside another test file
 
   it('a plugin that forks and dies on every start is restarted with backoff, given up after its fourth crash, and leaves no process behind', async () => {
     const server = await startChaosLlm();

@@ -334,7 +334,9 @@ describe('homed chat runs the turn the daemon runs', () => {
   });
 
   it('refuses a second chat in one line while the first runs its own kernel, which it would not outlive', async () => {
-    const llm = await startLlmServer([{ text: 'one two three four five six', slow: { chunkDelayMs: 300 } }, { text: 'never asked' }]);
+    // A reply long enough (about 6 s) that the second chat, however slowly it starts, comes while it runs.
+    const REPLY = 'one two three four five six seven eight nine ten eleven twelve';
+    const llm = await startLlmServer([{ text: REPLY, slow: { chunkDelayMs: 500 } }, { text: 'never asked' }]);
     servers.push(llm);
     const dir = testDataDir(tempDir(), { llm });
     const firstChat = spawnNode([HOMED, 'chat', '--data', dir, 'count']);
@@ -347,7 +349,7 @@ describe('homed chat runs the turn the daemon runs', () => {
     expect(hasNoStackTrace(second.stderr)).toBe(true);
     const answered = await first;
     expect(answered.code, answered.stderr).toBe(0);
-    expect(answered.stdout).toBe('one two three four five six\n');
+    expect(answered.stdout).toBe(`${REPLY}\n`);
     expect(llm.requests).toHaveLength(1);
     await verifyReplay(dir);
   });
