@@ -47,40 +47,30 @@ describe('the web UI in a browser', () => {
     const composer = page.locator('.composer-input');
     await composer.waitFor();
 
-    // A message streams in: the answer is seen part-written before it is whole.
+    // A message streams in: the answer is seen part-written before it is whole. Every text the
+    // streaming answer shows is recorded as the page draws it, from before the message is sent,
+    // so a fast machine that finishes early cannot leave the recorder nothing to see.
+    await page.evaluate(() => {
+      type Element = { textContent: string | null };
+      type Doc = { querySelector(selector: string): Element | null; body: unknown };
+      const scope = globalThis as unknown as {
+        document: Doc;
+        streamedTexts: string[];
+        MutationObserver: new (callback: () => void) => { observe(node: unknown, options: object): void };
+      };
+      scope.streamedTexts = [];
+      new scope.MutationObserver(() => {
+        const text = scope.document.querySelector('.message.assistant.streaming .answer')?.textContent;
+        if (text) scope.streamedTexts.push(text);
+      }).observe(scope.document.body, { childList: true, subtree: true, characterData: true });
+    });
     await composer.fill('hello');
     await composer.press('Enter');
-    const streaming = page.locator('.message.assistant.streaming .answer');
-    await streaming.waitFor();
-    // Every text the answer showed while it streamed, recorded as the page drew it: some were part of it.
-    const partial = await page.evaluate(
-      (whole) =>
-        new Promise<string>((resolve) => {
-          type Element = { textContent: string | null };
-          type Doc = { querySelector(selector: string): Element | null; body: unknown };
-          const scope = globalThis as unknown as {
-            document: Doc;
-            MutationObserver: new (callback: () => void) => { observe(node: unknown, options: object): void; disconnect(): void };
-          };
-          const seen = (): string => scope.document.querySelector('.message.assistant.streaming .answer')?.textContent ?? '';
-          const observer = new scope.MutationObserver(() => {
-            const text = seen();
-            if (text.length > 5 && text.length < whole.length && whole.startsWith(text)) {
-              observer.disconnect();
-              resolve(text);
-            }
-          });
-          observer.observe(scope.document.body, { childList: true, subtree: true, characterData: true });
-          setTimeout(() => {
-            observer.disconnect();
-            resolve('');
-          }, 20_000);
-        }),
-      STREAMED,
-    );
-    expect(partial.length).toBeGreaterThan(5);
-    expect(STREAMED.startsWith(partial)).toBe(true);
     await page.locator('.turn[data-state="answered"] .answer', { hasText: STREAMED }).waitFor();
+    const streamedTexts = await page.evaluate(() => (globalThis as unknown as { streamedTexts: string[] }).streamedTexts);
+    const partial = streamedTexts.find((text) => text.length > 5 && text.length < STREAMED.length) ?? '';
+    expect(partial.length, `texts seen while streaming: ${JSON.stringify(streamedTexts)}`).toBeGreaterThan(5);
+    expect(STREAMED.startsWith(partial)).toBe(true);
     await browser.screenshot(page, 'chat');
 
     // Stop ends a reply that does not come.
