@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/waiterBundleSetup.ts'],
+    globalSetup: ['test/support/bundleSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freshBundle } from '../bin/waiterBundle.js';
+import { freshBundle } from '../bin/bundles.js';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { log, median } from './measure.ts';
@@ -34,7 +34,8 @@ const timedRun = (args: readonly string[]): Promise<number> =>
 /** Figure waiter.start. */
 export const waiterStart = async (ctx: BenchContext): Promise<Figure> => {
   const rounds = Math.max(MIN_ROUNDS, ctx.reps);
-  const from = (await freshBundle()) === undefined ? 'through tsx, the bundle being missing or stale (npm run build)' : 'from the bundle';
+  const from =
+    (await freshBundle('waiter')) === undefined ? 'through tsx, the bundle being missing or stale (npm run build)' : 'from the bundle';
   const baselineArgs = ['-e', '0'];
   const valueArgs = [WAITER, '--help'];
   log(`waiter.start: warm-up (${from})`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: no build step between a checkout and a daemon.
-import { register } from 'tsx/esm/api';
+// Starts from the bundle (plain JavaScript, half of tsx's start) when it was built from the
+// sources as they are now; otherwise runs the sources through tsx (see bundles.js).
+import { startFromBundle } from './bundles.js';
 
-register();
-await import('../cli/homed.ts');
+await startFromBundle('homed');

@@ -7,7 +7,6 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocket, WebSocketServer } from 'ws';
 
 const MAX_BUFFERED = 200;
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -57,8 +56,10 @@ const fromItself = (request: IncomingMessage): boolean => {
 };
 
 /** Listens on `host:port` (0: any free port); rejects with the listen error (EADDRINUSE, EADDRNOTAVAIL…). */
-export const startRelay = (host: string, port: number): Promise<Relay> =>
-  new Promise((resolve, reject) => {
+export const startRelay = async (host: string, port: number): Promise<Relay> => {
+  // ws loads only for --inspect: a daemon without it does not pay for the package.
+  const { WebSocket, WebSocketServer } = await import('ws');
+  return new Promise((resolve, reject) => {
     const http = createServer((_request, response) => {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       response.end(bridgePage());
@@ -94,3 +95,4 @@ export const startRelay = (host: string, port: number): Promise<Relay> =>
       });
     });
   });
+};

@@ -3,7 +3,7 @@
  * asked, with `--inspect-host`). The daemon's actors send their inspection events to it; a
  * browser at its address shows them live in the Stately inspector (whose UI loads from stately.ai).
  */
-import { createWebSocketInspector } from '@statelyai/inspect';
+import type { createWebSocketInspector } from '@statelyai/inspect';
 import { HologramError } from '../../events/index.ts';
 import { startRelay } from './inspectorRelay.ts';
 
@@ -38,7 +38,9 @@ export const startInspector = async (port = DEFAULT_INSPECT_PORT, host = DEFAULT
   });
   // The daemon reaches its own relay over loopback when it listens everywhere.
   const local = ANY.has(host) ? (host === '::' ? '::1' : '127.0.0.1') : host;
-  const inspector = createWebSocketInspector({ url: `ws://${urlHost(local)}:${relay.port}` });
+  // The package loads only for --inspect: a daemon without it does not pay for it.
+  const { createWebSocketInspector: inspectorOf } = await import('@statelyai/inspect');
+  const inspector = inspectorOf({ url: `ws://${urlHost(local)}:${relay.port}` });
   return {
     url: `http://${urlHost(local)}:${relay.port}`,
     exposed: !LOOPBACK.has(host),

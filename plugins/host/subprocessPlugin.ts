@@ -39,11 +39,12 @@ const checkRunnable = (plugin: string, command: string): void => {
   }
 };
 
-const TSX_LOADER = fileURLToPath(import.meta.resolve('tsx'));
+/** tsx's loader, found only when a TypeScript plugin is started (a daemon without one never looks). */
+const tsxLoader = (): string => fileURLToPath(import.meta.resolve('tsx'));
 
 /** The command that runs a subprocess entry: node for scripts (TypeScript through tsx), the file itself otherwise. */
 export const commandFor = (entryPath: string): { command: string; args: string[] } => {
-  if (/\.(c|m)?ts$/i.test(entryPath)) return { command: process.execPath, args: ['--import', TSX_LOADER, entryPath] };
+  if (/\.(c|m)?ts$/i.test(entryPath)) return { command: process.execPath, args: ['--import', tsxLoader(), entryPath] };
   if (/\.(c|m)?js$/i.test(entryPath)) return { command: process.execPath, args: [entryPath] };
   return { command: entryPath, args: [] };
 };

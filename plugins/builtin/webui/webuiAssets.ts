@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Assets } from './webuiServer.ts';
 
 const APP = fileURLToPath(new URL('./app/', import.meta.url));
@@ -27,6 +26,8 @@ const PAGE = `<!doctype html>
 `;
 
 export const bundleApp = async (): Promise<string> => {
+  // esbuild loads on the first page request, not at every daemon start.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [`${APP}main.ts`],
     bundle: true,

@@ -1,12 +1,13 @@
 /**
  * Which code a command ran: `node ARGS` with every ES module it resolves recorded (see
- * register.mjs), so a test can tell waiter's bundle from the TypeScript sources run through tsx.
+ * register.mjs), so a test can tell a bundle (waiter's, homed's) from the TypeScript sources run through tsx.
  */
 import type { SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUNDLES, type BundleName } from '../../../bin/bundles.js';
 import { finished, type Finished, spawnNode } from '../processes.ts';
 
 const REGISTER = fileURLToPath(new URL('./register.mjs', import.meta.url));
@@ -46,11 +47,11 @@ export const runTracingModules = async (args: readonly string[], options: Traced
   }
 };
 
-/** What the modules say ran: waiter's bundle of `root` (no tsx, no .ts source), its sources through tsx, or neither. */
-export const waiterRanFrom = (modules: readonly string[], root: string): 'bundle' | 'tsx' | 'unknown' => {
+/** What the modules say ran: the bundle `name` of `root` (no tsx, no .ts source), its sources through tsx, or neither. */
+export const ranFrom = (name: BundleName, modules: readonly string[], root: string): 'bundle' | 'tsx' | 'unknown' => {
   const tsx = modules.some((url) => url.includes('/node_modules/tsx/'));
   const typescript = modules.some((url) => new URL(url).pathname.endsWith('.ts'));
-  if (modules.includes(pathToFileURL(join(root, 'dist/waiter.mjs')).href) && !tsx && !typescript) return 'bundle';
-  if (tsx && modules.includes(pathToFileURL(join(root, 'cli/waiter.ts')).href)) return 'tsx';
+  if (modules.includes(pathToFileURL(join(root, BUNDLES[name].file)).href) && !tsx && !typescript) return 'bundle';
+  if (tsx && modules.includes(pathToFileURL(join(root, BUNDLES[name].entry)).href)) return 'tsx';
   return 'unknown';
 };

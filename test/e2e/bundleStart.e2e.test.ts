@@ -1,5 +1,5 @@
 /**
- * waiter starts from its bundle (plain JavaScript: no tsx, no TypeScript source loaded) when the
+ * homed starts from its bundle as waiter does (see the last block). waiter starts from its bundle (plain JavaScript: no tsx, no TypeScript source loaded) when the
  * bundle was built from the sources as they are, says and exits exactly what the sources run
  * through tsx do, and runs the sources through tsx again as soon as one the bundle was made of
  * changes. How fast it starts is the bench's waiter.start figure, never a test's assertion.
@@ -7,14 +7,15 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_FILE, type WaiterManifest } from '../../bin/waiterBundle.js';
+import { type BundleManifest, BUNDLES } from '../../bin/bundles.js';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { runTracingModules, type TracedRun, waiterRanFrom } from '../support/moduleTrace/index.ts';
+import { ranFrom, runTracingModules, type TracedRun } from '../support/moduleTrace/index.ts';
 import { hasNoStackTrace, REPO, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
+const MANIFEST_FILE = BUNDLES.waiter.manifest;
 const daemons = useDaemons();
 
 /** The environment without $HOLOGRAM_DATA, so waiter falls back to its default data dir. */
@@ -41,7 +42,7 @@ const expectSameAsTsx = async (root: string, runs: readonly Run[]): Promise<void
     const bundled = await waiter(root, run);
     const sources = await waiterThroughTsx(root, run);
     const what = `waiter ${run.args.join(' ').slice(0, 80)}`;
-    expect(waiterRanFrom(bundled.modules, root), what).toBe('bundle');
+    expect(ranFrom('waiter', bundled.modules, root), what).toBe('bundle');
     expect(bundled.code, `${what}: ${bundled.stderr}`).toBe(run.code);
     expect(hasNoStackTrace(bundled.stderr), `${what}: ${bundled.stderr}`).toBe(true);
     if (run.says) expect(bundled.stdout + bundled.stderr, what).toMatch(run.says);
@@ -56,11 +57,11 @@ const expectSameAsTsx = async (root: string, runs: readonly Run[]): Promise<void
  */
 const copyCheckout = (): string => {
   const root = join(tempDir(), 'checkout');
-  const manifest = JSON.parse(readFileSync(join(REPO, MANIFEST_FILE), 'utf8')) as WaiterManifest;
+  const manifest = JSON.parse(readFileSync(join(REPO, MANIFEST_FILE), 'utf8')) as BundleManifest;
   const files = [
     ...manifest.inputs.map((input) => input.path),
     'bin/waiter.js',
-    'bin/waiterBundle.js',
+    'bin/bundles.js',
     'package.json',
     'tsconfig.json',
     'dist/waiter.mjs',
@@ -79,7 +80,7 @@ const copyCheckout = (): string => {
 describe('waiter from its bundle', () => {
   it('runs --help from dist/waiter.mjs, loading neither tsx nor a TypeScript source, and prints what the sources do', async () => {
     const bundled = await runTracingModules([WAITER, '--help']);
-    expect(waiterRanFrom(bundled.modules, REPO), bundled.modules.join('\n')).toBe('bundle');
+    expect(ranFrom('waiter', bundled.modules, REPO), bundled.modules.join('\n')).toBe('bundle');
     expect(bundled.modules.some((url) => url.includes('/node_modules/'))).toBe(false);
     const sources = await waiterThroughTsx(REPO, HELP);
     expect(bundled.code).toBe(0);
@@ -132,20 +133,20 @@ describe('waiter with a bundle older than its sources', () => {
   it('runs the sources through tsx once a file the bundle was made of changes, and the bundle again once it is back', async () => {
     const root = copyCheckout();
     // Copies have new mtimes: the check hashes them, finds the same bytes, and keeps the bundle.
-    expect(waiterRanFrom((await waiter(root, HELP)).modules, root)).toBe('bundle');
+    expect(ranFrom('waiter', (await waiter(root, HELP)).modules, root)).toBe('bundle');
 
     // An edit to a file waiter.ts imports (not waiter.ts itself): the change must reach the output.
     const args = join(root, 'cli/args.ts');
     const original = readFileSync(args);
     writeFileSync(args, `${original}\nprocess.stderr.write('args.ts was edited\\n');\n`);
     const edited = await waiter(root, HELP);
-    expect(waiterRanFrom(edited.modules, root), edited.modules.join('\n')).toBe('tsx');
+    expect(ranFrom('waiter', edited.modules, root), edited.modules.join('\n')).toBe('tsx');
     expect(edited.code).toBe(0);
     expect(edited.stderr).toBe('args.ts was edited\n');
     expect(edited.stdout).toContain('Usage: waiter');
 
     writeFileSync(args, original);
-    expect(waiterRanFrom((await waiter(root, HELP)).modules, root)).toBe('bundle');
+    expect(ranFrom('waiter', (await waiter(root, HELP)).modules, root)).toBe('bundle');
   });
 
   it('runs the sources through tsx when an input is gone, or the manifest is missing or is not JSON', async () => {
@@ -153,18 +154,33 @@ describe('waiter with a bundle older than its sources', () => {
     rmSync(join(gone, 'cli/listings.ts'));
     // The sources cannot run either: tsx says which import is missing, as it did before there was a bundle.
     const withoutInput = await waiter(gone, HELP);
-    expect(waiterRanFrom(withoutInput.modules, gone)).toBe('tsx');
+    expect(ranFrom('waiter', withoutInput.modules, gone)).toBe('tsx');
     expect(withoutInput.code).not.toBe(0);
     expect(withoutInput.stderr).toContain('listings');
 
     const unlisted = copyCheckout();
     rmSync(join(unlisted, MANIFEST_FILE));
     const withoutManifest = await waiter(unlisted, HELP);
-    expect(waiterRanFrom(withoutManifest.modules, unlisted)).toBe('tsx');
+    expect(ranFrom('waiter', withoutManifest.modules, unlisted)).toBe('tsx');
     expect(withoutManifest.code).toBe(0);
 
     const garbled = copyCheckout();
     writeFileSync(join(garbled, MANIFEST_FILE), '{"version": 1, "bundle":');
-    expect(waiterRanFrom((await waiter(garbled, HELP)).modules, garbled)).toBe('tsx');
+    expect(ranFrom('waiter', (await waiter(garbled, HELP)).modules, garbled)).toBe('tsx');
   }, 120_000);
+});
+
+describe('homed from its bundle', () => {
+  const homedThroughTsx = (args: readonly string[]): Promise<TracedRun> =>
+    runTracingModules(['--import', 'tsx', join(REPO, 'cli/homed.ts'), ...args], { env: envWithoutDataDir });
+
+  it('runs --help, a typo and a command on a data dir from dist/homed.mjs, with no TypeScript source, as the sources do', async () => {
+    const dir = tempDir();
+    for (const args of [['--help'], ['--bogus'], ['log', '--data', dir]]) {
+      const bundled = await runTracingModules([join(REPO, 'bin/homed.js'), ...args], { env: envWithoutDataDir });
+      expect(ranFrom('homed', bundled.modules, REPO), bundled.modules.join('\n')).toBe('bundle');
+      expect(hasNoStackTrace(bundled.stderr), bundled.stderr).toBe(true);
+      expect(outcome(bundled), args.join(' ')).toEqual(outcome(await homedThroughTsx(args)));
+    }
+  });
 });

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 /**
  * `npm run build` (and `prepare`, which npm runs after `npm install` and `npm ci` in a checkout):
- * bundles cli/waiter.ts and what it imports into dist/waiter.mjs with esbuild, and writes the
- * manifest bin/waiter.js checks it against (see waiterBundle.js). The bundle holds only our own
- * sources and imports only Node's built-in modules: a package in it means an import chain
- * reached the daemon's code (SQLite, msgpack), so the build refuses it and names the chain.
- * Files are written to a temporary name and renamed, the manifest last, so a waiter starting
+ * bundles cli/waiter.ts and cli/homed.ts, each with what it imports, into dist/waiter.mjs and
+ * dist/homed.mjs with esbuild, and writes the manifests bin/waiter.js and bin/homed.js check them
+ * against (see bundles.js). waiter's bundle holds only our own sources and imports only Node's
+ * built-in modules: a package in it means an import chain reached the daemon's code (SQLite,
+ * msgpack), so the build refuses it and names the chain. homed's bundle holds our sources and
+ * loads the packages from node_modules. A source's `import.meta.url` still names the source's
+ * own file, so files it reads beside itself (a Lua script, the web UI's page) are found.
+ * Files are written to a temporary name and renamed, the manifest last, so a program starting
  * meanwhile sees the old bundle, the new one, or none, never half of one.
  */
 import { createHash } from 'node:crypto';
@@ -13,16 +16,16 @@ import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileS
 import { isBuiltin } from 'node:module';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BUNDLE_FILE, MANIFEST_FILE, MANIFEST_VERSION, PACKAGE_ROOT, RACY_MTIME_MS } from './waiterBundle.js';
+import { BUNDLES, MANIFEST_VERSION, PACKAGE_ROOT, RACY_MTIME_MS } from './bundles.js';
 
 /** This script is an input too: a change to how the bundle is built makes the old one stale. */
 const BUILD_SCRIPT = fileURLToPath(import.meta.url);
 
-export class WaiterBundleRefused extends Error {
-  code = 'WAITER_BUNDLE_REFUSED';
+export class BundleRefused extends Error {
+  code = 'BUNDLE_REFUSED';
 }
 
-/** @typedef {import('./waiterBundle.js').RecordedFile} RecordedFile */
+/** @typedef {import('./bundles.js').RecordedFile} RecordedFile */
 
 /**
  * A file as it is read now: stat first, then the bytes, so an edit in between leaves a recorded
@@ -41,13 +44,28 @@ const readInput = (root, path) => {
 
 const LOADERS = /** @type {const} */ ({ '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js' });
 
+const IMPORT_META_URL = /\bimport\.meta\.url\b/g;
+
+/**
+ * A source's text with `import.meta.url` (which in the bundle would name the bundle) made the
+ * source's own URL again, relative to the bundle, so the bundle can move with the checkout.
+ * @param {Buffer} contents @param {string} source absolute @param {string} outfile absolute
+ * @returns {Buffer | string}
+ */
+const keepOwnUrl = (contents, source, outfile) => {
+  const text = contents.toString('utf8');
+  if (!text.includes('import.meta.url')) return contents;
+  const own = JSON.stringify(relative(dirname(outfile), source).split('\\').join('/'));
+  return text.replace(IMPORT_META_URL, `new URL(${own}, import.meta.url).href`);
+};
+
 /**
  * An esbuild plugin that loads every source itself and records it, so the manifest describes
  * exactly the bytes the bundle was made of, even when a file is saved during the build.
- * @param {string} root @param {Map<string, RecordedFile>} recorded by path relative to root
+ * @param {string} root @param {string} outfile @param {Map<string, RecordedFile>} recorded by path relative to root
  * @returns {import('esbuild').Plugin}
  */
-const recordInputs = (root, recorded) => ({
+const recordInputs = (root, outfile, recorded) => ({
   name: 'record-inputs',
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
@@ -55,7 +73,7 @@ const recordInputs = (root, recorded) => ({
       if (args.namespace !== 'file' || loader === undefined) return undefined;
       const { input, contents } = readInput(root, relative(root, args.path));
       recorded.set(input.path, input);
-      return { contents, loader };
+      return { contents: keepOwnUrl(contents, args.path, outfile), loader };
     });
   },
 });
@@ -98,18 +116,22 @@ const packagesReached = (metafile, entry) => {
 };
 
 /**
- * What in a built bundle breaks the bundle's promise: packages inside it, esbuild's warnings
- * (a require or import it could not follow), imports at run time of anything but a built-in.
- * @param {import('esbuild').BuildResult & { metafile: import('esbuild').Metafile }} result @param {string} entry
+ * What in a built bundle breaks the bundle's promise: esbuild's warnings (a require or import it
+ * could not follow) and, for a bundle that refuses packages, packages inside it and imports at
+ * run time of anything but a built-in.
+ * @param {import('esbuild').BuildResult & { metafile: import('esbuild').Metafile }} result
+ * @param {string} entry @param {import('./bundles.js').BundleSpec['packages']} packages
  * @returns {string[]}
  */
-const problemsOf = (result, entry) => {
+const problemsOf = (result, entry, packages) => {
+  const warnings = result.warnings.map((w) => `esbuild warns: ${w.text}${w.location ? ` (${w.location.file}:${w.location.line})` : ''}`);
+  if (packages === 'external') return warnings;
   const runtimeImports = Object.values(result.metafile.outputs).flatMap((output) =>
     output.imports.filter((i) => !isBuiltin(i.path)).map((i) => `${i.kind} '${i.path}'`),
   );
   return [
     ...[...packagesReached(result.metafile, entry)].map(([name, chain]) => `it would carry the package ${name}, imported by ${chain}`),
-    ...result.warnings.map((w) => `esbuild warns: ${w.text}${w.location ? ` (${w.location.file}:${w.location.line})` : ''}`),
+    ...warnings,
     ...runtimeImports.map((i) => `it would load ${i} at run time, which is not one of Node's built-in modules`),
   ];
 };
@@ -122,15 +144,17 @@ const writeAtomically = (path, contents) => {
 };
 
 /**
- * Builds the bundle and its manifest under `root`.
+ * Builds the bundle `name` and its manifest under `root`.
+ * @param {import('./bundles.js').BundleName} name
  * @param {{ root?: string, entry?: string }} [options] `entry` relative to root (tests bundle other entries)
  * @returns {Promise<{ bundle: string, bytes: number, inputs: number, ms: number }>}
- * @throws {WaiterBundleRefused} when the bundle would carry a package, load one at run time, or esbuild warns
+ * @throws {BundleRefused} when esbuild warns, or a bundle that refuses packages would carry or load one
  */
-export const buildWaiter = async ({ root = PACKAGE_ROOT, entry = 'cli/waiter.ts' } = {}) => {
+export const buildBundle = async (name, { root = PACKAGE_ROOT, entry = BUNDLES[name].entry } = {}) => {
+  const spec = BUNDLES[name];
   const started = performance.now();
   const esbuild = await import('esbuild');
-  const outfile = join(root, BUNDLE_FILE);
+  const outfile = join(root, spec.file);
   const script = readInput(root, relative(root, BUILD_SCRIPT)).input;
   /** @type {Map<string, RecordedFile>} */
   const recorded = new Map();
@@ -138,6 +162,7 @@ export const buildWaiter = async ({ root = PACKAGE_ROOT, entry = 'cli/waiter.ts'
     absWorkingDir: root,
     entryPoints: [entry],
     bundle: true,
+    packages: spec.packages === 'external' ? 'external' : 'bundle',
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -148,14 +173,15 @@ export const buildWaiter = async ({ root = PACKAGE_ROOT, entry = 'cli/waiter.ts'
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [recordInputs(root, recorded)],
+    plugins: [recordInputs(root, outfile, recorded)],
   });
-  const problems = problemsOf(result, entry);
+  const problems = problemsOf(result, entry, spec.packages);
   if (problems.length > 0) {
-    throw new WaiterBundleRefused(
-      `waiter's bundle (${entry}) was not written:\n${problems.map((p) => `  ${p}\n`).join('')}` +
-        'waiter must start without the daemon: move what it needs into a module that does not import that, and cut the chain.',
-    );
+    const must =
+      spec.packages === 'refused'
+        ? `${name} must start without the daemon: move what it needs into a module that does not import that, and cut the chain.`
+        : 'fix what esbuild says, then run npm run build again.';
+    throw new BundleRefused(`${name}'s bundle (${entry}) was not written:\n${problems.map((p) => `  ${p}\n`).join('')}${must}`);
   }
   const code = result.outputFiles.find((file) => file.path === outfile);
   if (code === undefined) throw new Error(`esbuild wrote no ${outfile}`);
@@ -169,25 +195,33 @@ export const buildWaiter = async ({ root = PACKAGE_ROOT, entry = 'cli/waiter.ts'
   ];
   // Only builds write the bundle, and each writes a manifest after it: its mtime needs no doubt.
   const { size, mtimeMs } = statSync(outfile);
-  const bundle = { path: BUNDLE_FILE, size, mtimeMs, sha256: createHash('sha256').update(code.contents).digest('hex') };
-  /** @type {import('./waiterBundle.js').WaiterManifest} */
+  const bundle = { path: spec.file, size, mtimeMs, sha256: createHash('sha256').update(code.contents).digest('hex') };
+  /** @type {import('./bundles.js').BundleManifest} */
   const manifest = { version: MANIFEST_VERSION, bundle, inputs };
-  writeAtomically(join(root, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeAtomically(join(root, spec.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
   return { bundle: outfile, bytes: code.contents.byteLength, inputs: inputs.length, ms: performance.now() - started };
+};
+
+/** Builds every bundle (waiter's and homed's), one after the other. */
+export const buildAll = async () => {
+  const built = [];
+  for (const name of /** @type {const} */ (['waiter', 'homed'])) built.push(await buildBundle(name));
+  return built;
 };
 
 const isMain = process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
 if (isMain) {
   try {
-    const built = await buildWaiter();
-    process.stdout.write(
-      `built ${relative(process.cwd(), built.bundle)} (${(built.bytes / 1024).toFixed(1)} KiB from ${built.inputs} files) in ${Math.round(built.ms)} ms\n`,
-    );
+    for (const built of await buildAll()) {
+      process.stdout.write(
+        `built ${relative(process.cwd(), built.bundle)} (${(built.bytes / 1024).toFixed(1)} KiB from ${built.inputs} files) in ${Math.round(built.ms)} ms\n`,
+      );
+    }
   } catch (error) {
     // A refusal and esbuild's own errors (a syntax error, a missing export) say what is wrong; anything else is a bug.
     const failure = /** @type {Error & { errors?: unknown }} */ (error);
-    const said = failure instanceof WaiterBundleRefused || Array.isArray(failure?.errors);
-    process.stderr.write(`build-waiter: ${said ? failure.message : (failure?.stack ?? String(error))}\n`);
+    const said = failure instanceof BundleRefused || Array.isArray(failure?.errors);
+    process.stderr.write(`build-bundles: ${said ? failure.message : (failure?.stack ?? String(error))}\n`);
     process.exitCode = 1;
   }
 }

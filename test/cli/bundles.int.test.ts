@@ -3,18 +3,22 @@
  * refuses a bundle that would carry a package (naming the import chain) and writes nothing; the
  * check keeps a bundle whose inputs hold the same bytes whatever their mtimes, and drops it
  * when an input's bytes change, an input or the bundle is gone or replaced, or the manifest is
- * not one.
+ * not one. homed's bundle loads packages from node_modules and keeps each source's own URL, so a
+ * file read beside a source is found from the bundle.
  */
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildWaiter, WaiterBundleRefused } from '../../bin/build-waiter.js';
-import { BUNDLE_FILE, freshBundle, MANIFEST_FILE, type WaiterManifest } from '../../bin/waiterBundle.js';
-import { REPO } from '../support/processes.ts';
+import { BundleRefused, buildBundle } from '../../bin/build-bundles.js';
+import { type BundleManifest, BUNDLES, freshBundle as freshBundleOf } from '../../bin/bundles.js';
+import { finished, REPO, spawnNode } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
+const { file: BUNDLE_FILE, manifest: MANIFEST_FILE } = BUNDLES.waiter;
+const freshBundle = (root: string) => freshBundleOf('waiter', root);
+const buildWaiter = (options: { root: string; entry: string }) => buildBundle('waiter', options);
 
 /** A root with an entry importing one module of its own, built; the files' mtimes set an hour back (not racy). */
 const builtRoot = async (): Promise<string> => {
@@ -28,14 +32,14 @@ const builtRoot = async (): Promise<string> => {
   return root;
 };
 
-const manifestOf = (root: string): WaiterManifest => JSON.parse(readFileSync(join(root, MANIFEST_FILE), 'utf8')) as WaiterManifest;
+const manifestOf = (root: string): BundleManifest => JSON.parse(readFileSync(join(root, MANIFEST_FILE), 'utf8')) as BundleManifest;
 
 describe('building the bundle', () => {
   it('refuses an entry that reaches better-sqlite3, names the chain, and writes nothing', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'entry.ts'), `import { defaultDataDir } from '${REPO}cli/dataDir.ts';\nconsole.log(defaultDataDir());\n`);
     const built = buildWaiter({ root, entry: 'entry.ts' });
-    await expect(built).rejects.toBeInstanceOf(WaiterBundleRefused);
+    await expect(built).rejects.toBeInstanceOf(BundleRefused);
     await expect(built).rejects.toThrow(/package better-sqlite3, imported by entry\.ts → \S*cli\/dataDir\.ts → \S*adapters\/sqlite\//);
     expect(() => readFileSync(join(root, BUNDLE_FILE))).toThrow();
     expect(() => readFileSync(join(root, MANIFEST_FILE))).toThrow();
@@ -46,7 +50,7 @@ describe('building the bundle', () => {
     const manifest = manifestOf(root);
     const paths = manifest.inputs.map((input) => input.path);
     expect(paths).toEqual(expect.arrayContaining(['cli/entry.ts', 'cli/greeting.ts']));
-    expect(paths.some((path) => path.endsWith('bin/build-waiter.js'))).toBe(true);
+    expect(paths.some((path) => path.endsWith('bin/build-bundles.js'))).toBe(true);
     const greeting = manifest.inputs.find((input) => input.path === 'cli/greeting.ts')!;
     expect(greeting.size).toBe(readFileSync(join(root, 'cli/greeting.ts')).byteLength);
     expect(greeting.mtimeMs, 'an hour old: trusted').not.toBeNull();
@@ -99,5 +103,29 @@ describe('a fresh bundle', () => {
     const empty = await builtRoot();
     writeFileSync(join(empty, MANIFEST_FILE), JSON.stringify({ ...manifestOf(empty), inputs: [] }));
     expect(await freshBundle(empty)).toBeUndefined();
+  });
+});
+
+describe("homed's bundle", () => {
+  it('loads packages from node_modules and reads the files beside a source as the source does', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'adapters/deep'), { recursive: true });
+    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+    writeFileSync(join(root, 'adapters/deep/beside.txt'), 'read beside its source');
+    writeFileSync(
+      join(root, 'adapters/deep/reader.ts'),
+      "import { readFileSync } from 'node:fs';\nexport const beside = (): string => readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');\n",
+    );
+    writeFileSync(
+      join(root, 'entry.ts'),
+      "import { pack, unpack } from 'msgpackr';\nimport { beside } from './adapters/deep/reader.ts';\nconsole.log(beside(), unpack(pack({ n: 1 })).n);\n",
+    );
+    await buildBundle('homed', { root, entry: 'entry.ts' });
+    const bundle = readFileSync(join(root, BUNDLES.homed.file), 'utf8');
+    expect(bundle, 'msgpackr stays a package import').toMatch(/from "msgpackr"/);
+    const run = await finished(spawnNode([join(root, BUNDLES.homed.file)]));
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('read beside its source 1\n');
+    expect(await freshBundleOf('homed', root)).toBe(pathToFileURL(join(root, BUNDLES.homed.file)).href);
   });
 });
