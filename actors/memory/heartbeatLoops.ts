@@ -63,6 +63,14 @@ export class HeartbeatLoops {
     return entry.fired[0];
   }
 
+  /** Each loop's machine state value and when it is next due (none before the memory started). */
+  states(): { loop: HeartbeatLoop; state: unknown; dueAt: number }[] {
+    return [...this.loops].map(([loop, { actor }]) => {
+      const snapshot = actor.getSnapshot();
+      return { loop, state: snapshot.value, dueAt: snapshot.context.dueAt };
+    });
+  }
+
   stop(): void {
     for (const { actor } of this.loops.values()) actor.stop();
   }

@@ -141,6 +141,11 @@ export class MemoryActor {
     return this.deliver({ type: 'memory.start', at, run: { prune: this.options.config.prune, intervals: this.options.intervals } });
   }
 
+  /** The heartbeat loops' machines as they stand (time travel shows them). */
+  loopStates(): ReturnType<HeartbeatLoops['states']> {
+    return this.loops.states();
+  }
+
   /** When the next heartbeat loop is due, for the runtime's timer. */
   nextDueAt(): number | null {
     return this.loops.nextDueAt();

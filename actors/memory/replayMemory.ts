@@ -28,7 +28,17 @@ import { bundledWordNetRelated, tokenize } from './lexicon.ts';
 import { MEMORY_INPUT_TYPES, MemoryActor, type MemoryMessage } from './memoryActor.ts';
 import { memoryConfigOf, type MemoryConfig } from './openMemory.ts';
 
-export type MemoryReplay = Readonly<{ messages: number; decisions: number; earlier: number; divergence: ReplayDivergence | null }>;
+export type MemoryReplay = Readonly<{
+  messages: number;
+  decisions: number;
+  earlier: number;
+  divergence: ReplayDivergence | null;
+  /** The type of the last message re-delivered (null before the first). */
+  lastMessage: string | null;
+  /** The heartbeat loops' machines after the replay, and how often each fired in it. */
+  loops: ReturnType<MemoryActor['loopStates']>;
+  fired: Readonly<Partial<Record<HeartbeatLoop, number>>>;
+}>;
 
 const isStart = (event: Recorded): boolean =>
   event.type === 'InputDelivered' && (event.data.message as { type?: string } | undefined)?.type === 'memory.start';
@@ -38,8 +48,10 @@ export const replayMemory = async (
   config?: Partial<MemoryConfig>,
   /** The heartbeat intervals the memory ran with (settings' memory.heartbeats.*Minutes); defaults otherwise. */
   intervals: Partial<Record<HeartbeatLoop, number>> = {},
+  /** Re-deliver only what the log held at this seq (time travel). */
+  untilSeq = Number.MAX_SAFE_INTEGER,
 ): Promise<MemoryReplay> => {
-  const recorded = await store.readStream(MEMORY_STREAM);
+  const recorded = (await store.readStream(MEMORY_STREAM)).filter((e) => e.seq <= untilSeq);
   const begin = recorded.findIndex(isStart);
   const start = begin < 0 ? recorded.length : begin;
   const dir = mkdtempSync(join(tmpdir(), 'hologram-memory-replay-'));
@@ -68,6 +80,8 @@ export const replayMemory = async (
     let messages = 0;
     let decisions = 0;
     let divergence: ReplayDivergence | null = null;
+    let lastMessage: string | null = null;
+    const fired: Partial<Record<HeartbeatLoop, number>> = {};
     for (let i = start; i < recorded.length && !divergence; ) {
       const message = messageOf(recorded[i]!, MEMORY_INPUT_TYPES) as MemoryMessage | undefined;
       if (!message) {
@@ -80,13 +94,15 @@ export const replayMemory = async (
       const facts = recorded.slice(i + 1, j);
       messages++;
       decisions += facts.length;
+      lastMessage = message.type;
+      if (message.type === 'memory.heartbeat') fired[message.loop] = (fired[message.loop] ?? 0) + 1;
       const produced = await memory
         .deliver(message)
         .catch((error: unknown) => [{ type: 'DecisionFailed', data: (error as Error).message }]);
       divergence = firstDifference(facts, produced, recorded[j - 1]!.seq);
       i = j;
     }
-    return { messages, decisions, earlier: start, divergence };
+    return { messages, decisions, earlier: start, divergence, lastMessage, loops: memory.loopStates(), fired };
   } finally {
     await scratch.close();
     rmSync(dir, { recursive: true, force: true });

@@ -9,6 +9,9 @@ import type { Settings } from '../modules/config.ts';
 
 export type JournalVerdict = Readonly<{ journal: string; divergence: ReplayDivergence | null }>;
 
+/** An actor as its replay left it: the machine it runs, the state it was in, and how many messages it got. */
+export type ActorAt = Readonly<{ actor: string; machine: string; state: unknown; messages: number; diverged: boolean }>;
+
 export type ReplayReport = Readonly<{
   /** The actors, as a person calls them (`scheduler`, `turns`, `plugin supervisors`, `memory`). */
   name: string;
@@ -17,9 +20,25 @@ export type ReplayReport = Readonly<{
   messages: number;
   /** What the replay did not re-decide, and why (journals an earlier build wrote, say). */
   notes?: readonly string[];
+  /** Every actor as the replay left it (time travel shows them at its seq). */
+  actors: readonly ActorAt[];
 }>;
 
-export type Replayer = Readonly<{ name: string; replay(store: EventStore, settings: Settings): Promise<ReplayReport> }>;
+/**
+ * `untilSeq`: re-deliver only what the log held at that seq (time travel); a replayer may then
+ * leave out actors long over (a turn that ended far earlier) and report only those that matter.
+ */
+export type Replayer = Readonly<{
+  name: string;
+  replay(store: EventStore, settings: Settings, untilSeq?: number): Promise<ReplayReport>;
+}>;
+
+/**
+ * A difference at or before `seq`. One past it is the cut, not a bug: a message's facts are
+ * appended with it, so a seq inside that append has the message and not yet all its facts.
+ */
+export const divergedBy = (divergence: ReplayDivergence | null, seq = Number.MAX_SAFE_INTEGER): boolean =>
+  divergence !== null && divergence.seq <= seq;
 
 /** The lines a report prints: each divergence, then how many journals match. */
 export const reportLines = (report: ReplayReport): string[] => {

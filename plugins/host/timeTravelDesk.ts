@@ -35,7 +35,7 @@ export class TimeTravelDesk {
     /** What verify re-delivers (the composition root gives every actor's: cli/replayers.ts). */
     private readonly replayers: readonly Replayer[],
   ) {
-    this.travel = new TimeTravel(store, settings);
+    this.travel = new TimeTravel(store, settings, replayers);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

@@ -27,6 +27,10 @@ describe('the web UI in a browser', () => {
       { when: (r) => lastUserText(r) === 'hello' && !afterToolResult(r), reply: { text: STREAMED, slow: { chunkDelayMs: 100 } } },
       { when: (r) => lastUserText(r) === 'take your time', reply: { hang: true } },
       {
+        when: (r) => lastUserText(r) === 'announce it' && !afterToolResult(r),
+        reply: { toolCalls: [{ id: 's', name: 'output_send__webui', arguments: { payload: 'A message for the web page', type: 'text' } }] },
+      },
+      {
         when: (r) => lastUserText(r) === 'write the note' && !afterToolResult(r),
         reply: { toolCalls: [{ id: 'n', name: 'files_write', arguments: { path: 'note.txt', content: 'from the web' } }] },
       },
@@ -88,10 +92,22 @@ describe('the web UI in a browser', () => {
     await browser.screenshot(page, 'machines');
     await page.locator('nav.views a', { hasText: 'Chat' }).click();
     await page.locator('.turn[data-state="running"]').waitFor();
+    // A message sent meanwhile waits for its turn, shown as waiting; Cancel means it will not run
+    // (a reload still shows that), and once the running reply ends it is stopped before it starts.
+    await composer.fill('and this one');
+    await composer.press('Enter');
+    const waiting = page.locator('.turn.waiting[data-state="waiting"]', { hasText: 'and this one' });
+    await waiting.waitFor();
+    await waiting.locator('button.cancel-waiting').click();
+    await page.locator('.turn.waiting[data-state="cancelled"]', { hasText: 'and this one' }).waitFor();
+    await page.reload();
+    await page.locator('.turn.waiting[data-state="cancelled"]', { hasText: 'and this one' }).waitFor();
+    await page.locator('.turn[data-state="running"]').waitFor();
     const stop = page.locator('button.stop');
     await expect(stop.isEnabled()).resolves.toBe(true);
     await stop.click();
     await page.locator('.turn[data-state="cancelled"] .who', { hasText: 'stopped' }).waitFor();
+    await page.locator('.turn.waiting[data-state="stopped"]', { hasText: 'and this one' }).waitFor();
     await expect(stop.isDisabled()).resolves.toBe(true);
     await page.locator('nav.views a', { hasText: 'Machines' }).click();
     await page.locator('.machine[data-machine="scheduler"][data-current="idle"]').waitFor();
@@ -106,10 +122,16 @@ describe('the web UI in a browser', () => {
     await page.locator('.tool-done', { hasText: 'files_write' }).waitFor();
     await page.locator('.turn[data-state="answered"] .answer', { hasText: 'The note is written.' }).waitFor();
     expect(readFileSync(join(dir, 'files', 'note.txt'), 'utf8')).toBe('from the web');
+
+    // What the model sends to the web UI's channel on its own shows as a message of its own, not as a tool call.
+    await composer.fill('announce it');
+    await composer.press('Enter');
+    await page.locator('.message.sent[data-channel="webui"]', { hasText: 'A message for the web page' }).waitFor();
+    await expect(page.locator('.tool', { hasText: 'output_send__webui' }).count()).resolves.toBe(0);
     await expect(page.locator('.approvals .approval').count()).resolves.toBe(0);
 
     // The turn's trajectory: scheduling, the model's rounds, the call and its result.
-    await page.locator('.turn').last().locator('.trajectory-link').click();
+    await page.locator('.turn', { hasText: 'write the note' }).locator('.trajectory-link').click();
     await page.locator('.step-ToolCalled').waitFor();
     // The memory records a turn's utterances as it ends; the open trajectory shows them when they come.
     await page.locator('.step-ContextEventAppended').first().waitFor();
@@ -136,6 +158,12 @@ describe('the web UI in a browser', () => {
     await page.locator('.time[data-seq]').waitFor();
     await page.goto(`${url.origin}/#/time/${started!.seq}`);
     await page.locator(`.time[data-seq="${started!.seq}"] tr[data-actor="scheduler"] .actor-state`, { hasText: 'busy' }).waitFor();
+    // Every actor then (no turn yet: the task has only just started), drawn on its statechart with the state it was in lit.
+    await page.locator('.time .machine[data-machine="scheduler"] [data-state="scheduler.busy"].active').waitFor();
+    for (const machine of ['kernel', 'pluginSupervisor', 'heartbeat']) {
+      await page.locator(`.time .machine[data-machine="${machine}"] svg .active`).first().waitFor();
+    }
+    await expect(page.locator('.time tr[data-actor="heartbeat-review"]').count()).resolves.toBe(1);
     // A seq inside an append (the message there, its facts after) is the cut, not a divergence.
     await expect(page.locator('.actors-at .failed').count()).resolves.toBe(0);
     await browser.screenshot(page, 'time-travel');

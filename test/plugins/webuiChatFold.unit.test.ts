@@ -1,10 +1,18 @@
 /**
  * The chat's fold of a turn's events: a call that waited for approval and ran, a refused call,
  * content review's note, the answer as sent, a failure shown as one, a stopped turn, and turns
- * of several streams told apart.
+ * of several streams told apart, a message the model sent to a channel on its own, and a
+ * message that waits for its turn (queued, told so, stopped before it started) until the turn comes.
  */
 import { describe, expect, it } from 'vitest';
-import { foldTurns, isFailure, isOver, type LoggedEvent } from '../../plugins/builtin/webui/app/chatFold.ts';
+import {
+  foldTurns,
+  foldWaiting,
+  isFailure,
+  isOver,
+  type LoggedEvent,
+  type WaitingInput,
+} from '../../plugins/builtin/webui/app/chatFold.ts';
 
 let seq = 0;
 const at = (stream: string, type: string, data: unknown): LoggedEvent => ({ seq: ++seq, stream, type, at: 1_000 + seq, data });
@@ -75,5 +83,43 @@ describe('the chat fold', () => {
       ['first', 'webui:owner', 'cancelled'],
       ['second', 'cli:root', undefined],
     ]);
+  });
+
+  it('shows what the model sent to a channel on its own as a message, not as a tool call', () => {
+    const [turn] = foldTurns([
+      requested('turn-s', 'tell the web'),
+      at('turn-s', 'ToolCalled', { callId: 's1', name: 'output_send__webui', owner: 'kernel', args: { payload: 'Heads up!' } }),
+      at('turn-s', 'ToolResultRecorded', { callId: 's1', name: 'output_send__webui', content: 'sent' }),
+      at('turn-s', 'OutputSent', { text: 'Told them.', kind: 'answer', streamed: false }),
+    ]);
+    expect(turn!.sent).toEqual([{ callId: 's1', channel: 'webui', text: 'Heads up!' }]);
+    expect(turn!.tools).toEqual([]);
+  });
+
+  it('keeps a message that waits for its turn, says when it is queued or stopped, and gives way to its turn', () => {
+    const arrive = (id: string, text: string, conversation: string, resume?: unknown) =>
+      at('scheduler', 'InputDelivered', {
+        message: { type: 'input.arrive', at: 1, input: { id, payload: { text, conversation, ...(resume ? { resume } : {}) } } },
+      });
+    const waiting = new Map<string, WaitingInput>();
+    for (const event of [
+      arrive('in-1', 'first', 'webui:owner'),
+      arrive('in-2', 'second', 'webui:owner'),
+      arrive('in-3', 'elsewhere', 'cli:ada'),
+      arrive('in-4', 'yes', 'webui:owner', { turn: 't', approval: 'a', approved: true, by: 'owner' }),
+      at('scheduler', 'BacklogAcknowledged', { inputIds: ['in-1', 'in-2'] }),
+      at('scheduler', 'StopRequested', { runningTaskId: null, cancelBudget: ['in-2'] }),
+    ])
+      foldWaiting(waiting, 'webui:owner', event);
+    expect([...waiting.values()].map((w) => [w.inputId, w.text, w.queued, w.cancelled, w.ended])).toEqual([
+      ['in-1', 'first', true, false, undefined],
+      ['in-2', 'second', true, true, undefined],
+    ]);
+    foldWaiting(waiting, 'webui:owner', at('scheduler', 'InputShortCircuited', { inputId: 'in-2' }));
+    expect(waiting.get('in-2')?.ended).toBe('stopped before it started');
+    foldWaiting(waiting, 'webui:owner', requested('turn-w', 'first'));
+    expect(waiting.has('in-1'), 'the turn is not task-in-1 yet').toBe(true);
+    foldWaiting(waiting, 'webui:owner', at('turn-w', 'TurnRequested', { turnId: 'w', taskId: 'in-1', input: 'first' }));
+    expect([...waiting.keys()]).toEqual(['in-2']);
   });
 });

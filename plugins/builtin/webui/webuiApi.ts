@@ -3,10 +3,11 @@
  * the log), a turn's trajectory, the log itself, and the actions a person takes (send, stop,
  * approve). A request of the wrong shape is answered 400 with what to send instead.
  */
-import type { RecordedEvent } from '../../../events/index.ts';
+import { type RecordedEvent, SCHEDULER_STREAM } from '../../../events/index.ts';
 import { BUILTIN_ADAPTERS, OWNER, SecretVaultError } from '../../../actors/index.ts';
 import type { KernelControl, PluginAction } from '../../sdk/builtinPlugin.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
+import { foldWaiting, WAITING_EVENT_TYPES, type WaitingInput } from './app/chatFold.ts';
 
 export const WEBUI_CHANNEL = 'webui';
 /** The conversation a browser talks in unless it names another. */
@@ -94,12 +95,23 @@ export class WebuiApi {
     };
   }
 
-  /** The conversation's newest turns, each its turn stream's events. */
+  /** The conversation's messages that have no turn yet (queued, or stopped before they started), oldest first. */
+  private async waitingIn(key: string, requests: readonly RecordedEvent[]): Promise<WaitingInput[]> {
+    const scheduler = await this.control.log.read({
+      stream: SCHEDULER_STREAM,
+      types: WAITING_EVENT_TYPES.filter((type) => type !== 'TurnRequested'),
+      maxCount: 1_000_000,
+    });
+    const waiting = new Map<string, WaitingInput>();
+    for (const event of [...scheduler, ...requests].sort((a, b) => a.seq - b.seq)) foldWaiting(waiting, key, event);
+    return [...waiting.values()].slice(-MAX_TURNS_SHOWN);
+  }
+
+  /** The conversation's newest turns, each its turn stream's events, and its messages still waiting for a turn. */
   async conversation(params: URLSearchParams): Promise<unknown> {
     const key = conversationOf(params.get('key'));
-    const requests = (await this.turnRequests()).filter(
-      (event) => ((event.data as TurnRequestedData).origin?.conversation ?? '(none)') === key,
-    );
+    const all = await this.turnRequests();
+    const requests = all.filter((event) => ((event.data as TurnRequestedData).origin?.conversation ?? '(none)') === key);
     const shown = requests.slice(-MAX_TURNS_SHOWN);
     const turns = await Promise.all(
       shown.map(async (request) =>
@@ -109,7 +121,8 @@ export class WebuiApi {
         })),
       ),
     );
-    return { key, turns, older: requests.length - shown.length, head: await this.control.log.head() };
+    const waiting = await this.waitingIn(key, all);
+    return { key, turns, waiting, older: requests.length - shown.length, head: await this.control.log.head() };
   }
 
   async turn(params: URLSearchParams): Promise<unknown> {

@@ -1,5 +1,5 @@
 /** The daemon's JSON API, as the page calls it (the cookie carries the token). */
-import type { LoggedEvent } from './chatFold.ts';
+import type { LoggedEvent, WaitingInput } from './chatFold.ts';
 
 export class ApiError extends Error {}
 
@@ -155,7 +155,7 @@ export const api = {
   machines: () => call<MachinesLive & { layouts: MachineLayout[] }>('/api/machines'),
   overview: () => call<Overview>('/api/overview'),
   conversation: (key: string) =>
-    call<{ key: string; turns: { turnId: string; events: LoggedEvent[] }[]; older: number; head: number }>(
+    call<{ key: string; turns: { turnId: string; events: LoggedEvent[] }[]; waiting: WaitingInput[]; older: number; head: number }>(
       `/api/conversation?key=${encodeURIComponent(key)}`,
     ),
   turn: (id: string) =>

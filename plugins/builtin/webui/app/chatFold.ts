@@ -29,6 +29,8 @@ export type TurnView = {
   tools: ToolView[];
   /** What was sent, once the log says so. */
   answer?: Readonly<{ text: string; kind: string }>;
+  /** What the model sent to an output channel on its own (output_send__CHANNEL), in order. */
+  sent: { callId: string; channel: string; text: string }[];
   outcome?: string;
   endedAt?: number;
   /** The last seq folded in. */
@@ -36,6 +38,9 @@ export type TurnView = {
 };
 
 type Data = Record<string, unknown>;
+
+/** The kernel's tools that send a message to an output channel (output_send__webui, …). */
+const OUTPUT_SEND_PREFIX = 'output_send__';
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 const toolOf = (turn: TurnView, data: Data): ToolView => {
@@ -60,11 +65,14 @@ export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): T
       input: str(data.input),
       at: event.at,
       tools: [],
+      sent: [],
       seq: event.seq,
     };
   }
   if (!turn) return undefined;
   turn.seq = event.seq;
+  // A send's result (delivered) says nothing the message does not.
+  if (event.type !== 'ToolCalled' && turn.sent.some((s) => s.callId === str(data.callId))) return turn;
   switch (event.type) {
     case 'ApprovalRequested': {
       const tool = toolOf(turn, data);
@@ -75,6 +83,12 @@ export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): T
       break;
     }
     case 'ToolCalled': {
+      const name = str(data.name);
+      if (name.startsWith(OUTPUT_SEND_PREFIX)) {
+        const args = (data.args ?? {}) as Data;
+        turn.sent.push({ callId: str(data.callId), channel: name.slice(OUTPUT_SEND_PREFIX.length), text: str(args.payload) });
+        break;
+      }
       const tool = toolOf(turn, data);
       tool.args = data.args ?? tool.args;
       tool.status = 'running';
@@ -134,3 +148,72 @@ export const isOver = (turn: TurnView): boolean => turn.outcome !== undefined;
 /** A failure is shown as one: the answer's kind, or the turn's outcome, says so. */
 export const isFailure = (turn: TurnView): boolean =>
   turn.outcome === 'failed' || turn.answer?.kind === 'failed' || turn.outcome === 'round_limit';
+
+/**
+ * A message of the conversation that has no turn yet: queued behind another task (and told so
+ * once the agent has been busy a while), or stopped before it started. Its turn replaces it.
+ */
+export type WaitingInput = {
+  inputId: string;
+  text: string;
+  at: number;
+  /** The scheduler told the person it is queued (BacklogAcknowledged). */
+  queued: boolean;
+  /** A stop or a cancel named it (StopRequested's cancel budget): it will not run. */
+  cancelled: boolean;
+  /** Why it ended without a turn (stopped before it started), once it did. */
+  ended?: string;
+};
+
+/** The scheduler's events that say what became of inputs before their turn. */
+export const WAITING_EVENT_TYPES = [
+  'InputDelivered',
+  'BacklogAcknowledged',
+  'StopRequested',
+  'InputShortCircuited',
+  'TaskCompleted',
+  'TurnRequested',
+] as const;
+
+type ArrivedInput = { type?: string; input?: { id?: string; payload?: { text?: string; conversation?: string | null; resume?: unknown } } };
+
+/** Folds one event into the conversation `key`'s waiting inputs (a Map by input id, kept in arrival order). */
+export const foldWaiting = (waiting: Map<string, WaitingInput>, key: string, event: LoggedEvent): void => {
+  const data = (event.data ?? {}) as Data;
+  switch (event.type) {
+    case 'InputDelivered': {
+      const message = data.message as ArrivedInput | undefined;
+      const input = message?.type === 'input.arrive' ? message.input : undefined;
+      // An approval's answer resumes a turn that is shown already.
+      if (!input?.id || input.payload?.conversation !== key || input.payload.resume !== undefined) return;
+      waiting.set(input.id, { inputId: input.id, text: str(input.payload.text), at: event.at, queued: false, cancelled: false });
+      return;
+    }
+    case 'BacklogAcknowledged':
+      for (const id of Array.isArray(data.inputIds) ? data.inputIds : []) {
+        const input = waiting.get(str(id));
+        if (input) input.queued = true;
+      }
+      return;
+    case 'StopRequested':
+      for (const id of Array.isArray(data.cancelBudget) ? data.cancelBudget : []) {
+        const input = waiting.get(str(id));
+        if (input) input.cancelled = true;
+      }
+      return;
+    case 'InputShortCircuited': {
+      const input = waiting.get(str(data.inputId));
+      if (input) input.ended = 'stopped before it started';
+      return;
+    }
+    case 'TaskCompleted': {
+      const input = waiting.get(str(data.taskId));
+      if (input && !input.ended)
+        input.ended = str(data.outcome) === 'done' ? 'was handled without a turn' : `ended (${str(data.outcome)}) before it started`;
+      return;
+    }
+    case 'TurnRequested':
+      waiting.delete(str(data.taskId));
+      return;
+  }
+};

@@ -1,9 +1,20 @@
 /**
  * The chat: conversations on the side, the chosen one's turns (input, tool calls, approvals,
- * the answer streaming in, failures as failures), a composer with a stop button.
+ * the answer streaming in, what the model sent to a channel, failures as failures), the messages
+ * still waiting for their turn (queued, with Cancel), a composer with a stop button.
  */
 import { type Approval, api, type Delivery } from './api.ts';
-import { foldTurnEvent, isFailure, isOver, type LoggedEvent, type ToolView, type TurnView } from './chatFold.ts';
+import {
+  foldTurnEvent,
+  foldWaiting,
+  isFailure,
+  isOver,
+  type LoggedEvent,
+  type ToolView,
+  type TurnView,
+  WAITING_EVENT_TYPES,
+  type WaitingInput,
+} from './chatFold.ts';
 import { clear, h, json, time } from './dom.ts';
 import type { LiveFeed } from './live.ts';
 
@@ -32,6 +43,8 @@ export class ChatView {
   private readonly errorLine = h('p', { class: 'error', role: 'alert' });
   private turns = new Map<string, TurnView>();
   private drafts = new Map<string, string>();
+  /** This conversation's messages that have no turn yet, by input id. */
+  private waiting = new Map<string, WaitingInput>();
   private approvals: readonly Approval[] = [];
   private conversations: { key: string; lastInput: string }[] = [];
   private key = '';
@@ -89,6 +102,7 @@ export class ChatView {
     this.turns = new Map();
     this.drafts = new Map();
     const loaded = await api.conversation(key);
+    this.waiting = new Map(loaded.waiting.map((w) => [w.inputId, w]));
     for (const { turnId, events } of loaded.turns) {
       let turn: TurnView | undefined;
       for (const event of events) turn = foldTurnEvent(turn, event);
@@ -102,6 +116,9 @@ export class ChatView {
     let changed = false;
     let approvalsChanged = false;
     for (const event of events) {
+      const waited = this.waiting.size;
+      foldWaiting(this.waiting, this.key, event);
+      if ((WAITING_EVENT_TYPES as readonly string[]).includes(event.type) || this.waiting.size !== waited) changed = true;
       if (!event.stream.startsWith('turn-')) continue;
       if (event.type === 'ApprovalRequested' || event.type === 'InputDelivered' || event.type === 'ToolCalled') approvalsChanged = true;
       const known = this.turns.get(event.stream);
@@ -220,8 +237,18 @@ export class ChatView {
       ),
     );
     const stick = this.messages.scrollTop + this.messages.clientHeight >= this.messages.scrollHeight - 40;
-    clear(this.messages, ...[...this.turns.values()].map((turn) => this.turnElement(turn)));
-    if (this.turns.size === 0) this.messages.append(h('p', { class: 'empty' }, `No messages in ${this.key} yet. Say something below.`));
+    clear(
+      this.messages,
+      // In the order they were said: a message stopped before it started stays where it was sent.
+      ...[
+        ...[...this.turns.values()].map((turn) => ({ at: turn.at, element: () => this.turnElement(turn) })),
+        ...[...this.waiting.values()].map((input) => ({ at: input.at, element: () => this.waitingElement(input) })),
+      ]
+        .sort((a, b) => a.at - b.at)
+        .map((entry) => entry.element()),
+    );
+    if (this.turns.size === 0 && this.waiting.size === 0)
+      this.messages.append(h('p', { class: 'empty' }, `No messages in ${this.key} yet. Say something below.`));
     if (stick) this.messages.scrollTop = this.messages.scrollHeight;
     this.stopButton.disabled = this.running().length === 0;
   }
@@ -236,6 +263,14 @@ export class ChatView {
       { class: 'turn', 'data-turn': turn.turnId, 'data-state': state },
       h('div', { class: 'message user' }, h('span', { class: 'who' }, `you · ${time(turn.at)}`), h('p', {}, turn.input)),
       turn.tools.map((tool) => this.toolElement(tool)),
+      turn.sent.map((sent) =>
+        h(
+          'div',
+          { class: 'message assistant sent', 'data-channel': sent.channel },
+          h('span', { class: 'who' }, `Hologram → ${sent.channel}`),
+          h('p', {}, sent.text),
+        ),
+      ),
       h(
         'div',
         { class: `message assistant${failed ? ' failure' : ''}${isOver(turn) ? '' : ' streaming'}`, ...(failed ? { role: 'alert' } : {}) },
@@ -253,6 +288,40 @@ export class ChatView {
         ),
       ),
     );
+  }
+
+  private waitingElement(input: WaitingInput): HTMLElement {
+    const note = input.ended
+      ? input.ended === 'stopped before it started'
+        ? 'Stopped before it started.'
+        : `This message ${input.ended}.`
+      : input.cancelled
+        ? 'Cancelled: it will not run.'
+        : input.queued
+          ? 'Queued: the agent is busy with another task; this message is answered after it.'
+          : 'Waiting for its turn…';
+    const state = input.ended ? 'stopped' : input.cancelled ? 'cancelled' : 'waiting';
+    return h(
+      'article',
+      { class: 'turn waiting', 'data-input': input.inputId, 'data-state': state },
+      h('div', { class: 'message user' }, h('span', { class: 'who' }, `you · ${time(input.at)}`), h('p', {}, input.text)),
+      h(
+        'p',
+        { class: 'waiting-note muted' },
+        note,
+        state !== 'waiting'
+          ? null
+          : h('button', { type: 'button', class: 'cancel-waiting', onclick: () => void this.cancelWaiting(input.inputId) }, 'Cancel'),
+      ),
+    );
+  }
+
+  private async cancelWaiting(inputId: string): Promise<void> {
+    try {
+      await api.cancel(inputId);
+    } catch (error) {
+      this.errorLine.textContent = `Could not cancel: ${(error as Error).message}`;
+    }
   }
 
   private toolElement(tool: ToolView): HTMLElement {

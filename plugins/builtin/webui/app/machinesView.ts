@@ -27,7 +27,7 @@ export const activeStates = (machine: string, value: unknown): string[] => {
 
 const stateText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
-class MachineCard {
+export class MachineCard {
   readonly element: HTMLElement;
   private readonly drawing: SVGElement;
   private readonly picker = h('select', { 'aria-label': 'Actor' }) as HTMLSelectElement;

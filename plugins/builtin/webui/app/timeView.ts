@@ -1,11 +1,26 @@
 /**
  * Time travel: pick a seq (the slider, the number, a step back or forward, or an event's link
- * in the log view) and see the event there, every deciding actor's state then (replayed from
- * its journal) and every projection (rebuilt up to it). Verify runs homed replay --verify from
+ * in the log view) and see the event there, every actor's state then (replayed from its
+ * journal), drawn on its machine's statechart as the machines view draws the live one, and every
+ * projection (rebuilt up to it). Verify runs homed replay --verify from
  * the page and shows each first divergence, the recorded and the re-decided event side by side.
  */
-import { api, type StateAt, type VerifyResult } from './api.ts';
+import { type ActorAt, api, type MachineLayout, type StateAt, type VerifyResult, type WatchedActor } from './api.ts';
 import { clear, h, json } from './dom.ts';
+import { MachineCard } from './machinesView.ts';
+
+/** An actor at a seq as the machines' cards take one: replayed, so it was running then. */
+const asWatched = (actor: ActorAt): WatchedActor => ({
+  sessionId: actor.actor,
+  id: actor.actor,
+  systemId: actor.actor,
+  machine: actor.machine,
+  state: actor.state,
+  status: 'active',
+  events: actor.messages,
+  lastEvent: null,
+  updatedAt: 0,
+});
 
 const stateText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -21,6 +36,9 @@ export class TimeView {
   }) as HTMLInputElement;
   private readonly body = h('div', { class: 'time-body', 'aria-live': 'polite' });
   private readonly verifyBox = h('div', { class: 'verify', 'aria-live': 'polite' });
+  private readonly drawings = h('div', { class: 'machine-list time-machines' });
+  /** The statecharts, laid out once by the daemon (the same layouts the machines view draws). */
+  private cards: Promise<Map<string, MachineCard>> | undefined;
   private asked = 0;
 
   constructor() {
@@ -73,11 +91,27 @@ export class TimeView {
       const at = await api.timeAt(Math.max(1, Math.floor(seq) || 1));
       if (ticket !== this.asked) return;
       this.render(at);
+      await this.draw(at);
     } catch (error) {
       clear(this.body, h('p', { class: 'error', role: 'alert' }, `Could not travel there: ${(error as Error).message}`));
     } finally {
       if (ticket === this.asked) delete this.element.dataset.loading;
     }
+  }
+
+  private async draw(at: StateAt): Promise<void> {
+    this.cards ??= api.machines().then(
+      ({ layouts }) => new Map(layouts.map((layout: MachineLayout) => [layout.machine, new MachineCard(layout)])),
+      (error: unknown) => {
+        this.cards = undefined; // asked again on the next step
+        throw error;
+      },
+    );
+    const cards = await this.cards;
+    const watched = at.actors.map(asWatched);
+    const shown = [...cards.values()].filter((card) => watched.some((a) => a.machine === card.layout.machine));
+    for (const card of shown) card.update(watched);
+    clear(this.drawings, ...shown.map((card) => card.element));
   }
 
   private render(at: StateAt): void {
@@ -121,6 +155,8 @@ export class TimeView {
           ),
         ),
       ),
+      h('h3', {}, 'Statecharts then'),
+      this.drawings,
       h('h3', {}, 'Projections'),
       ...Object.entries(at.projections).map(([name, dump]) =>
         h('details', { class: 'projection', 'data-projection': name }, h('summary', {}, name), h('pre', {}, json(dump))),
