@@ -7,6 +7,7 @@
  * the seq asked for grows; going back starts it again from the first event.
  */
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import type { RecordedEvent } from '../../events/index.ts';
 import { allProjections } from '../../projections/index.ts';
 import type { Settings } from '../modules/config.ts';
 import { type Rebuild, startRebuild } from './rebuildProjections.ts';
@@ -15,7 +16,7 @@ import type { ActorAt, Replayer } from './replayer.ts';
 export type StateAt = Readonly<{
   seq: number;
   head: number;
-  event: unknown;
+  event: RecordedEvent | null;
   actors: readonly ActorAt[];
   projections: Readonly<Record<string, unknown>>;
 }>;
