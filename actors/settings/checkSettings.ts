@@ -71,9 +71,11 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
           continue;
         }
         const close = field.type === 'object' ? closestNames(name, Object.keys(field.fields), 1)[0] : null;
+        // A plugin's settings written at the top (`webui.port`) belong under its name in `plugins`.
+        const plugin = key === '' && !close && isObject(item) && field.type === 'object' && field.fields.plugins?.type === 'map';
         problems.push({
           key: join(key, name),
-          problem: `is not a setting${close ? `; did you mean ${join(key, close)}?` : ''}`,
+          problem: `is not a setting${close ? `; did you mean ${join(key, close)}?` : plugin ? `; a plugin's settings go under plugins.${name}` : ''}`,
         });
       }
       return;

@@ -95,4 +95,11 @@ describe('checkSettings', () => {
   it('suggests a name only when one is close', () => {
     expect(checkSettings({ memory: { zzzzzz: 1 } }, SETTINGS_SCHEMA)).toEqual([{ key: 'memory.zzzzzz', problem: 'is not a setting' }]);
   });
+
+  it("says where a plugin's settings go when they are written at the top", () => {
+    expect(checkSettings({ webui: { port: 9000 } }, SETTINGS_SCHEMA)).toEqual([
+      { key: 'webui', problem: "is not a setting; a plugin's settings go under plugins.webui" },
+    ]);
+    expect(checkSettings({ webui: 9000 }, SETTINGS_SCHEMA)).toEqual([{ key: 'webui', problem: 'is not a setting' }]);
+  });
 });
