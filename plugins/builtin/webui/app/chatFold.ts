@@ -32,6 +32,8 @@ export type TurnView = {
   /** What the model sent to an output channel on its own (output_send__CHANNEL), in order. */
   sent: { callId: string; channel: string; text: string }[];
   outcome?: string;
+  /** Why a cancelled turn ended: `stop` (a person), `shutdown` (homed stopped), `abandoned` (homed was gone and found it open), `preempted`. */
+  cancelReason?: string;
   endedAt?: number;
   /** The last seq folded in. */
   seq: number;
@@ -125,6 +127,7 @@ export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): T
       break;
     case 'TurnCancelled':
       turn.outcome = 'cancelled';
+      turn.cancelReason = str(data.reason);
       turn.endedAt = event.at;
       break;
   }

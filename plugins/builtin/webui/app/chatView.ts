@@ -27,6 +27,14 @@ const STATUS_TEXT: Record<ToolView['status'], string> = {
   denied: 'denied by a stage',
 };
 
+/** What a turn that ended without its answer says, by why it ended. */
+const CANCELLED_TEXT = (reason: string | undefined): string =>
+  reason === 'abandoned'
+    ? 'Cut off: homed went away before it answered.'
+    : reason === 'shutdown'
+      ? 'Cut off: homed was shut down before it answered.'
+      : 'Stopped before it answered.';
+
 export class ChatView {
   readonly element = h('section', { class: 'chat', 'aria-label': 'Chat' });
   private readonly list = h('nav', { class: 'conversations', 'aria-label': 'Conversations' });
@@ -284,7 +292,7 @@ export class ChatView {
         h(
           'p',
           { class: 'answer' },
-          answer || (turn.outcome === 'cancelled' ? 'Stopped before it answered.' : isOver(turn) ? '(no answer)' : '…'),
+          answer || (turn.outcome === 'cancelled' ? CANCELLED_TEXT(turn.cancelReason) : isOver(turn) ? '(no answer)' : '…'),
         ),
       ),
     );
