@@ -130,6 +130,13 @@ describe('the web UI in a browser', () => {
     await expect(page.locator('.tool', { hasText: 'output_send__webui' }).count()).resolves.toBe(0);
     await expect(page.locator('.approvals .approval').count()).resolves.toBe(0);
 
+    // The whole session exports as JSON: every turn of the conversation with its events.
+    const exported = await page.request.get(new URL((await page.locator('a.export-session').getAttribute('href'))!, url.origin).href);
+    expect(exported.headers()['content-disposition']).toBe('attachment; filename="session-webui_owner.json"');
+    const session = (await exported.json()) as { turns: { events: { type: string }[] }[] };
+    expect(session.turns.length).toBe(await page.locator('.turn:not(.waiting)').count());
+    expect(session.turns.every((t) => t.events[0]?.type === 'TurnRequested')).toBe(true);
+
     // The turn's trajectory: scheduling, the model's rounds, the call and its result.
     await page.locator('.turn', { hasText: 'write the note' }).locator('.trajectory-link').click();
     await page.locator('.step-ToolCalled').waitFor();

@@ -112,7 +112,8 @@ export class WebuiApi {
     const key = conversationOf(params.get('key'));
     const all = await this.turnRequests();
     const requests = all.filter((event) => ((event.data as TurnRequestedData).origin?.conversation ?? '(none)') === key);
-    const shown = requests.slice(-MAX_TURNS_SHOWN);
+    // An export (download=1) is the whole session; the view gets the newest turns.
+    const shown = params.get('download') === '1' ? requests : requests.slice(-MAX_TURNS_SHOWN);
     const turns = await Promise.all(
       shown.map(async (request) =>
         this.control.log.read({ stream: request.stream, maxCount: MAX_EVENTS_PER_READ }).then((events) => ({

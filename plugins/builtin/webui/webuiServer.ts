@@ -201,8 +201,12 @@ export class WebuiServer {
         return send(response, 200, 'text/css; charset=utf-8', assets.style());
       case 'GET /api/overview':
         return get(() => api.overview());
-      case 'GET /api/conversation':
-        return get(() => api.conversation(url.searchParams));
+      case 'GET /api/conversation': {
+        const conversation = await api.conversation(url.searchParams);
+        const name = (url.searchParams.get('key') ?? '').replace(/[^\w.-]+/g, '_');
+        const download = url.searchParams.get('download') === '1';
+        return json(response, 200, conversation, download ? { 'content-disposition': `attachment; filename="session-${name}.json"` } : {});
+      }
       case 'GET /api/turn': {
         const turn = await api.turn(url.searchParams);
         const download = url.searchParams.get('download') === '1';

@@ -230,6 +230,15 @@ export class ChatView {
           ),
         ),
       ),
+      h(
+        'a',
+        {
+          class: 'export-session',
+          href: `/api/conversation?key=${encodeURIComponent(this.key)}&download=1`,
+          download: `session-${this.key.replace(/[^\w.-]+/g, '_')}.json`,
+        },
+        `Export ${this.key} (JSON)`,
+      ),
     );
     const pending = this.approvals;
     clear(
