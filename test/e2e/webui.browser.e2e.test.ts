@@ -241,6 +241,19 @@ describe('the web UI in a browser', () => {
     await page.locator('.problems li', { hasText: 'llm.sources' }).waitFor();
     expect(readFileSync(join(dir, 'settings.json'), 'utf8')).toBe(before);
 
+    // A setting by its field: a value of the wrong kind is refused beside the field in the schema's words, and nothing is written; a right one is saved.
+    await page.locator('.settings-group[data-group="memory"] summary').click();
+    const keepTopK = page.locator('.settings-form input[data-key="memory.keepTopK"]');
+    await keepTopK.fill('ten');
+    await page.locator('button.save-form').click();
+    await page.locator('.settings-form .field-problem', { hasText: 'must be' }).waitFor();
+    await expect(keepTopK.getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(readFileSync(join(dir, 'settings.json'), 'utf8')).toBe(before);
+    await keepTopK.fill('12');
+    await page.locator('button.save-form').click();
+    await page.locator('.notice', { hasText: 'Restart homed' }).waitFor();
+    expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).memory.keepTopK).toBe(12);
+
     // A new source, tested, then added with its key.
     const form = page.locator('.source-form');
     await form.locator('input[name="name"]').fill('second');

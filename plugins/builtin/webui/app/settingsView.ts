@@ -1,11 +1,13 @@
 /**
  * Settings: the model sources (add one with its key, which goes to the vault and never comes
- * back; test a connection before saving), every other setting as the JSON the daemon checks
- * against its schema (its problems shown as it words them), the schema's reference, and the
+ * back; test a connection before saving), every other single-valued setting as a form made from
+ * the daemon's schema, all of them as the JSON the daemon checks against that schema (its
+ * problems shown as it words them, beside the field they name), the schema's reference, and the
  * names of the vault's secrets. Saved settings apply when homed starts again.
  */
 import { api, type Probe, type SettingsRead, SettingsRefused } from './api.ts';
 import { clear, h, json } from './dom.ts';
+import { type FormField, fieldText, formFields, withFields } from './settingsForm.ts';
 
 type Source = Record<string, unknown>;
 
@@ -50,14 +52,15 @@ export class SettingsView {
     return Array.isArray(llm.sources) ? llm.sources : [];
   }
 
-  private async save(settings: Record<string, unknown>, problemsBox: HTMLElement): Promise<boolean> {
+  /** Saves, or shows why not; the problems the daemon found (none when saved or when it failed otherwise). */
+  private async save(settings: Record<string, unknown>, problemsBox: HTMLElement): Promise<readonly { key: string; problem: string }[]> {
     clear(problemsBox);
     try {
       await api.saveSettings(settings);
       this.say('Saved to settings.json. Restart homed for the change to take effect.');
       this.read = await api.settings();
       this.render();
-      return true;
+      return [];
     } catch (error) {
       if (error instanceof SettingsRefused) {
         problemsBox.append(
@@ -68,8 +71,10 @@ export class SettingsView {
             error.problems.map((p) => h('li', {}, h('code', {}, p.key), `: ${p.problem}`)),
           ),
         );
-      } else this.say(`Not saved: ${(error as Error).message}`, true);
-      return false;
+        return error.problems;
+      }
+      this.say(`Not saved: ${(error as Error).message}`, true);
+      return [];
     }
   }
 
@@ -81,6 +86,7 @@ export class SettingsView {
       this.notice,
       read.broken ? h('p', { class: 'error', role: 'alert' }, read.broken) : null,
       this.sourcesSection(read),
+      this.formSection(read),
       this.jsonSection(read),
       this.secretsSection(read),
       h(
@@ -233,6 +239,83 @@ export class SettingsView {
         result,
         problems,
       ),
+    );
+  }
+
+  private formSection(read: SettingsRead): HTMLElement {
+    const fields = formFields(read.reference);
+    const inputs = new Map<FormField, HTMLInputElement | HTMLSelectElement>();
+    const notes = new Map<string, HTMLElement>();
+    const problems = h('div', { class: 'problems', role: 'alert' });
+    const inputFor = (field: FormField): HTMLInputElement | HTMLSelectElement => {
+      const current = fieldText(read.settings, field);
+      const attributes = { name: field.key, 'data-key': field.key, 'aria-describedby': `doc-${field.key}` };
+      if (field.kind === 'boolean' || field.kind === 'enum') {
+        const choices = field.kind === 'boolean' ? ['true', 'false'] : (field.values ?? []);
+        return h(
+          'select',
+          attributes,
+          h('option', { value: '' }, '(default)'),
+          choices.map((choice) => h('option', { value: choice, selected: choice === current }, choice)),
+          // A value the file holds that is none of the choices stays visible, for the check to name.
+          current && !choices.includes(current) ? h('option', { value: current, selected: true }, current) : null,
+        ) as HTMLSelectElement;
+      }
+      const input = h('input', {
+        ...attributes,
+        placeholder: field.kind === 'words' ? '(default) comma-separated' : '(default)',
+        autocomplete: 'off',
+        ...(field.kind === 'integer' || field.kind === 'number' ? { inputmode: 'decimal' } : {}),
+      }) as HTMLInputElement;
+      input.value = current;
+      return input;
+    };
+    const groups = new Map<string, FormField[]>();
+    for (const field of fields) groups.set(field.path[0]!, [...(groups.get(field.path[0]!) ?? []), field]);
+    const save = async (event: Event): Promise<void> => {
+      event.preventDefault();
+      const texts = new Map<FormField, string>();
+      for (const [field, input] of inputs) if (input.value !== fieldText(read.settings, field)) texts.set(field, input.value);
+      for (const [key, note] of notes) {
+        note.textContent = '';
+        inputs.forEach((input, field) => field.key === key && input.removeAttribute('aria-invalid'));
+      }
+      if (texts.size === 0) return this.say('Nothing changed.');
+      const refused = await this.save(withFields(read.settings, texts), problems);
+      for (const { key, problem } of refused) {
+        const note = notes.get(key);
+        if (note) note.textContent = problem;
+        inputs.forEach((input, field) => field.key === key && input.setAttribute('aria-invalid', 'true'));
+      }
+    };
+    return h(
+      'form',
+      { class: 'card settings-form', 'aria-label': 'Settings by field', onsubmit: (event: Event) => void save(event) },
+      h('h3', {}, 'Memory, scheduler, security and plugins'),
+      h('p', { class: 'muted' }, 'Empty means the default. The daemon checks what you save against its schema and says what is wrong.'),
+      [...groups].map(([group, members]) =>
+        h(
+          'details',
+          { class: 'settings-group', 'data-group': group },
+          h('summary', {}, `${group} (${members.length})`),
+          members.map((field) => {
+            const input = inputFor(field);
+            inputs.set(field, input);
+            const note = h('span', { class: 'field-problem failed', role: 'alert' });
+            notes.set(field.key, note);
+            return h(
+              'label',
+              { class: 'field setting-field' },
+              h('code', {}, field.key),
+              input,
+              h('small', { id: `doc-${field.key}`, class: 'muted' }, field.doc),
+              note,
+            );
+          }),
+        ),
+      ),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary save-form' }, 'Save these settings')),
+      problems,
     );
   }
 
