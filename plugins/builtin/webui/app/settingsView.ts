@@ -276,16 +276,14 @@ export class SettingsView {
       event.preventDefault();
       const texts = new Map<FormField, string>();
       for (const [field, input] of inputs) if (input.value !== fieldText(read.settings, field)) texts.set(field, input.value);
-      for (const [key, note] of notes) {
-        note.textContent = '';
-        inputs.forEach((input, field) => field.key === key && input.removeAttribute('aria-invalid'));
-      }
+      for (const note of notes.values()) note.textContent = '';
+      for (const input of inputs.values()) input.removeAttribute('aria-invalid');
       if (texts.size === 0) return this.say('Nothing changed.');
       const refused = await this.save(withFields(read.settings, texts), problems);
       for (const { key, problem } of refused) {
         const note = notes.get(key);
         if (note) note.textContent = problem;
-        inputs.forEach((input, field) => field.key === key && input.setAttribute('aria-invalid', 'true'));
+        for (const [field, input] of inputs) if (field.key === key) input.setAttribute('aria-invalid', 'true');
       }
     };
     return h(
