@@ -3,12 +3,12 @@
  * recall@k of the memory system against a BM25 baseline computed in the same run. Turns are fed
  * in order with their session dates as virtual time; no LLM is involved. Progress goes to stderr.
  */
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { log, progress } from '../measure.ts';
 import { createBm25RecallSystem } from './bm25Baseline.ts';
+import { conversationFiles } from './conversationFiles.ts';
 import { isLocomoDataError, loadConversation, type LocomoConversation, type LocomoQuestion } from './locomoData.ts';
 import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
@@ -44,19 +44,6 @@ const parseOptions = (argv: string[]) => {
   });
   const k = positiveInt('k', values.k, 10);
   return { help: values.help ?? false, data: values.data, k, json: values.json, only: values.only };
-};
-
-const conversationFiles = (dir: string | undefined, only: string | undefined): string[] => {
-  if (dir === undefined) throw new UsageError('--data DIR is required');
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--data ${dir}: no such directory`);
-  const names = readdirSync(dir)
-    .filter((f) => f.toLowerCase().endsWith('.json'))
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-  if (names.length === 0) throw new UsageError(`--data ${dir}: no conversation files (*.json) in it`);
-  if (only === undefined) return names.map((f) => join(dir, f));
-  const match = names.find((f) => f.replace(/\.json$/i, '') === only || f === only);
-  if (match === undefined) throw new UsageError(`--only ${only}: no such conversation in ${dir}; have ${names.join(', ')}`);
-  return [join(dir, match)];
 };
 
 const ingestAll = async (system: RecallSystem, conv: LocomoConversation, label: string): Promise<number> => {

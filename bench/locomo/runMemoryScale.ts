@@ -1,0 +1,179 @@
+/**
+ * `npm run bench:memory-scale -- [--data DIR] [--sizes 1000,10000] [--questions N] [--json FILE]`:
+ * what the memory costs as one conversation grows. The LoCoMo conversations' turns are fed, in
+ * order and then again (each pass later in time, its turns cited apart), into one conversation of
+ * one memory; at each size it reports recall latency (p50, p99 over the questions), the ingest
+ * cost of the last turns before it (observe + heartbeats, ms per turn) and the process's RSS,
+ * with each as a ratio to the first size measured in the same run. The issue's targets are
+ * checked at the largest size. Progress goes to stderr.
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { log } from '../measure.ts';
+import { positiveInt, UsageError } from '../options.ts';
+import { conversationFiles } from './conversationFiles.ts';
+import { isLocomoDataError, loadConversation, type LocomoConversation } from './locomoData.ts';
+import { createMemoryRecallSystem } from './memorySystem.ts';
+import type { LocomoTurn } from './recallSystem.ts';
+import { percentile } from './score.ts';
+
+const DEFAULT_DATA = fileURLToPath(new URL('../../../shared/data/locomo', import.meta.url));
+const DEFAULT_SIZES = [1_000, 10_000];
+/** The ingest cost at a size is the mean over this many turns just before it. */
+const INGEST_WINDOW = 500;
+
+const HELP = `usage: npm run bench:memory-scale -- [options]
+
+Feeds LoCoMo turns (every conversation in DIR, in order, then again later in time) into one
+conversation of one memory and, at each size, reports recall p50/p99 over the questions, ingest
+ms per turn over the ${INGEST_WINDOW} turns before it, and RSS, each against the first size in the
+same run. Targets (issue "Memory at scale"): recall p99 at the largest size within 2x of the first
+and under 20 ms, ingest under 5 ms a turn, RSS under 400 MB.
+
+options:
+  --data DIR       LoCoMo conversation files (default ${DEFAULT_DATA})
+  --sizes LIST     comma-separated utterance counts, ascending (default ${DEFAULT_SIZES.join(',')});
+                   100000 is the issue's size, and takes hours with the memory as it is
+  --questions N    questions asked at each size (default 60, taken round-robin from the files)
+  --json FILE      also write the rows as JSON to FILE
+  --help           show this text
+`;
+
+type Row = Readonly<{ size: number; recallP50: number; recallP99: number; ingestMsPerTurn: number; rssMb: number }>;
+
+const parseSizes = (raw: string | undefined): number[] => {
+  if (raw === undefined) return DEFAULT_SIZES;
+  const sizes = raw.split(',').map((part) => positiveInt('sizes', part.trim(), 0));
+  if (sizes.some((size, i) => i > 0 && size <= sizes[i - 1]!)) throw new UsageError(`--sizes ${raw}: give sizes in ascending order`);
+  if (sizes[0]! < INGEST_WINDOW) throw new UsageError(`--sizes ${raw}: the first size must be at least ${INGEST_WINDOW}`);
+  return sizes;
+};
+
+const parseOptions = (argv: string[]) => {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      sizes: { type: 'string' },
+      questions: { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  return {
+    help: values.help ?? false,
+    data: values.data ?? DEFAULT_DATA,
+    sizes: parseSizes(values.sizes),
+    questions: positiveInt('questions', values.questions, 60),
+    json: values.json,
+  };
+};
+
+/** The turns of every conversation, pass after pass, each pass after the last one's end, with ids of its own. */
+function* turnsForever(conversations: readonly LocomoConversation[]): Generator<LocomoTurn> {
+  const all = conversations.flatMap((c) => c.turns).sort((a, b) => a.at - b.at);
+  const span = all.at(-1)!.at - all[0]!.at + 86_400_000;
+  for (let pass = 0; ; pass++) {
+    for (const turn of all) yield { ...turn, conversation: 'scale', diaId: `${pass}:${turn.diaId}`, at: turn.at + pass * span };
+  }
+}
+
+const measure = async (options: ReturnType<typeof parseOptions>): Promise<Row[]> => {
+  const conversations = conversationFiles(options.data, undefined).map(loadConversation);
+  const questions = conversations.flatMap((c) => c.questions.map((q) => q.question));
+  const asked = Array.from({ length: options.questions }, (_, i) => questions[(i * 7) % questions.length]!);
+  const system = await createMemoryRecallSystem('scale');
+  const rows: Row[] = [];
+  try {
+    const turns = turnsForever(conversations);
+    let fed = 0;
+    let lastAt = 0;
+    for (const size of options.sizes) {
+      let windowMs = 0;
+      while (fed < size) {
+        const turn = turns.next().value as LocomoTurn;
+        const start = performance.now();
+        await system.ingest(turn);
+        if (fed >= size - INGEST_WINDOW) windowMs += performance.now() - start;
+        fed++;
+        lastAt = turn.at;
+        if (fed % 1_000 === 0) log(`memory-scale: ${fed} of ${options.sizes.at(-1)} utterances fed`);
+      }
+      await system.finishIngest(lastAt);
+      const latencies: number[] = [];
+      for (const question of asked) {
+        const start = performance.now();
+        await system.recall(question, 10);
+        latencies.push(performance.now() - start);
+      }
+      const row: Row = {
+        size,
+        recallP50: percentile(latencies, 50),
+        recallP99: percentile(latencies, 99),
+        ingestMsPerTurn: windowMs / INGEST_WINDOW,
+        rssMb: process.memoryUsage().rss / 1_048_576,
+      };
+      log(
+        `memory-scale: at ${size}: recall p50 ${row.recallP50.toFixed(1)} ms, p99 ${row.recallP99.toFixed(1)} ms; ingest ${row.ingestMsPerTurn.toFixed(2)} ms/turn; RSS ${row.rssMb.toFixed(0)} MB`,
+      );
+      rows.push(row);
+    }
+  } finally {
+    await system.close();
+  }
+  return rows;
+};
+
+const TARGETS = [
+  { what: 'recall p99 within 2x of the first size', met: (last: Row, first: Row) => last.recallP99 <= 2 * first.recallP99 },
+  { what: 'recall p99 under 20 ms', met: (last: Row) => last.recallP99 < 20 },
+  { what: 'ingest under 5 ms a turn', met: (last: Row) => last.ingestMsPerTurn < 5 },
+  { what: 'RSS under 400 MB', met: (last: Row) => last.rssMb < 400 },
+] as const;
+
+export const formatRows = (rows: readonly Row[]): string => {
+  const first = rows[0]!;
+  const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');
+  const lines = [
+    'utterances  recall p50 ms  recall p99 ms  ingest ms/turn  RSS MB  (ratio to the first size)',
+    ...rows.map(
+      (r) =>
+        `${String(r.size).padStart(10)}  ${r.recallP50.toFixed(1).padStart(6)} ${ratio(r.recallP50, first.recallP50).padStart(6)}  ${r.recallP99.toFixed(1).padStart(6)} ${ratio(r.recallP99, first.recallP99).padStart(6)}  ${r.ingestMsPerTurn.toFixed(2).padStart(7)} ${ratio(r.ingestMsPerTurn, first.ingestMsPerTurn).padStart(6)}  ${r.rssMb.toFixed(0).padStart(4)} ${ratio(r.rssMb, first.rssMb).padStart(6)}`,
+    ),
+    '',
+    `targets at ${rows.at(-1)!.size} utterances:`,
+    ...TARGETS.map((t) => `  ${t.met(rows.at(-1)!, first) ? 'met   ' : 'missed'}  ${t.what}`),
+  ];
+  return `${lines.join('\n')}\n`;
+};
+
+const main = async (): Promise<number> => {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench:memory-scale: ${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  try {
+    const rows = await measure(options);
+    process.stdout.write(formatRows(rows));
+    if (options.json) writeFileSync(options.json, `${JSON.stringify({ rows }, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || isLocomoDataError(error)) {
+      process.stderr.write(`bench:memory-scale: ${error.message}\n`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+    throw error;
+  }
+};
+
+process.exitCode = await main();
