@@ -14,7 +14,7 @@ import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
 import { formatLocomoTable, toLocomoJson, type LocomoReport } from './report.ts';
 import { aggregate, percentile, recallAtK, type QuestionScore } from './score.ts';
-import { positiveInt, UsageError } from '../options.ts';
+import { positiveInt } from '../options.ts';
 
 const HELP = `usage: npm run bench:locomo -- --data DIR [options]
 
