@@ -18,6 +18,9 @@ import { UsageError } from './cliErrors.ts';
 import { defaultDataDir, prepareDataDir } from './dataDir.ts';
 import { probeModel } from '../adapters/llm/modelProbe.ts';
 
+/** A path as a shell reads it back: bare when it is plain, in single quotes otherwise. */
+const shellWord = (path: string): string => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
+
 export const INIT_HELP = `Usage: homed init [--data DIR] [--adapter A] [--url URL] [--model NAME] [--key-env VAR] [--context-window N] [--force]
 
 Sets up the model the daemon talks to: asks what it is given no flag for, probes the server
@@ -118,7 +121,9 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     write(`Wrote ${settingsPath}.`);
     write(
       probe.error === undefined
-        ? 'Next: npm start, then in another terminal: npx waiter "hello"'
+        ? values.data === undefined
+          ? 'Next: npm start, then in another terminal: npx waiter "hello"'
+          : `Next: npx homed --data ${shellWord(dir)}, then in another terminal: npx waiter --data ${shellWord(dir)} "hello"`
         : 'Fix what the test request said (or start the server), then: npm start',
     );
     return probe.error === undefined ? 0 : 1;

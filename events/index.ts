@@ -13,3 +13,4 @@ export * from './tailSubscription.ts';
 export * from './inMemoryEventStore.ts';
 export * from './catalog/index.ts';
 export * from './closestNames.ts';
+export * from './jsonSyntax.ts';

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HologramError } from '../../events/index.ts';
+import { describeJsonSyntaxError, HologramError } from '../../events/index.ts';
 import { checkSettings } from '../settings/checkSettings.ts';
 import { SETTINGS_SCHEMA } from '../settings/settingsSchema.ts';
 
@@ -53,11 +53,12 @@ export const loadSettings = (dataDir: string, overrides?: Settings): Settings =>
 const loadSettingsFile = (dataDir: string): Settings => {
   const path = join(dataDir, SETTINGS_FILE);
   if (!existsSync(path)) return {};
+  const text = readFileSync(path, 'utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new InvalidSettings(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
+    throw new InvalidSettings(`${path} is not valid JSON at ${describeJsonSyntaxError(text, error as Error)}; fix or remove it`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new InvalidSettings(`${path} must hold a JSON object of settings`);

@@ -71,16 +71,35 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
           continue;
         }
         const close = field.type === 'object' ? closestNames(name, Object.keys(field.fields), 1)[0] : null;
-        // A plugin's settings written at the top (`webui.port`) belong under its name in `plugins`.
-        const plugin = key === '' && !close && isObject(item) && field.type === 'object' && field.fields.plugins?.type === 'map';
-        problems.push({
-          key: join(key, name),
-          problem: `is not a setting${close ? `; did you mean ${join(key, close)}?` : plugin ? `; a plugin's settings go under plugins.${name}` : ''}`,
-        });
+        problems.push({ key: join(key, name), problem: `is not a setting${hintFor(field, key, name, item, close)}` });
       }
       return;
     }
   }
+};
+
+/**
+ * What to write instead of an unknown key: a close name; for a dotted key (`scheduler.maxRounds`),
+ * that settings.json nests; for a plugin's settings written at the top (`webui.port` or
+ * `webui: {port}`), that they go under its name in `plugins`.
+ */
+const hintFor = (
+  field: SettingsField & { type: 'object' | 'map' },
+  key: string,
+  name: string,
+  item: unknown,
+  close: string | null | undefined,
+): string => {
+  if (close && !name.includes('.')) return `; did you mean ${join(key, close)}?`;
+  if (key !== '' || field.type !== 'object' || field.fields.plugins?.type !== 'map')
+    return close ? `; did you mean ${join(key, close)}?` : '';
+  const [first, ...rest] = name.split('.');
+  const nested = (path: readonly string[]) => `${path.map((p) => `{"${p}": `).join('')}…${'}'.repeat(path.length)}`;
+  if (rest.length > 0) {
+    const path = first! in field.fields ? name.split('.') : ['plugins', ...name.split('.')];
+    return `; settings.json nests its keys: write ${nested(path)}`;
+  }
+  return isObject(item) ? `; a plugin's settings go under plugins.${name}` : close ? `; did you mean ${close}?` : '';
 };
 
 export const checkSettings = (settings: unknown, schema: SettingsField): SettingsProblem[] => {

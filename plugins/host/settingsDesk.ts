@@ -17,6 +17,7 @@ import {
   type SettingsProblem,
   SecretVault,
 } from '../../actors/index.ts';
+import { describeJsonSyntaxError } from '../../events/index.ts';
 import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
 
 /** What the page gets instead of a secret-looking value. */
@@ -94,7 +95,7 @@ export class SettingsDesk {
       const parsed: unknown = JSON.parse(text);
       return isObject(parsed) ? parsed : { broken: `${this.path()} does not hold a JSON object` };
     } catch (error) {
-      return { broken: `${this.path()} is not valid JSON (${(error as Error).message}); saving here replaces it` };
+      return { broken: `${this.path()} is not valid JSON at ${describeJsonSyntaxError(text, error as Error)}; saving here replaces it` };
     }
   }
 

@@ -101,5 +101,9 @@ describe('checkSettings', () => {
       { key: 'webui', problem: "is not a setting; a plugin's settings go under plugins.webui" },
     ]);
     expect(checkSettings({ webui: 9000 }, SETTINGS_SCHEMA)).toEqual([{ key: 'webui', problem: 'is not a setting' }]);
+    expect(checkSettings({ 'webui.port': 9000, 'memory.keepTopK': 5 }, SETTINGS_SCHEMA)).toEqual([
+      { key: 'webui.port', problem: 'is not a setting; settings.json nests its keys: write {"plugins": {"webui": {"port": …}}}' },
+      { key: 'memory.keepTopK', problem: 'is not a setting; settings.json nests its keys: write {"memory": {"keepTopK": …}}' },
+    ]);
   });
 });

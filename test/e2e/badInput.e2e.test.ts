@@ -93,13 +93,14 @@ describe('bad input', () => {
     expect(hasNoStackTrace(start.stderr)).toBe(true);
   });
 
-  it('settings that are not JSON stop the daemon with the file named', async () => {
+  it('settings that are not JSON stop the daemon with the file, line and column named', async () => {
     const dir = join(tempDir(), 'data');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'settings.json'), '{ "projections": ');
+    writeFileSync(join(dir, 'settings.json'), '{\n  "timeZone": "UTC",\n  memory: {}\n}\n');
     const start = await runHomed(['--data', dir]);
     expect(start.code).toBe(1);
-    expect(start.stderr).toContain('settings.json is not valid JSON');
+    // Where an editor finds it: the unquoted key on line 3.
+    expect(start.stderr).toContain('settings.json is not valid JSON at line 3, column 3');
     expect(hasNoStackTrace(start.stderr)).toBe(true);
   });
 

@@ -28,7 +28,8 @@ describe('homed init', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain('it serves 2 model(s): qwen2.5-7b, tiny');
     expect(done.stdout).toContain('it answered: "ready"');
-    expect(done.stdout).toContain('Next: npm start');
+    // The next step names the data dir it was given, so the daemon and waiter it suggests use it.
+    expect(done.stdout).toContain(`Next: npx homed --data ${dir}, then in another terminal: npx waiter --data ${dir} "hello"`);
     expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'))).toEqual({
       timeZone: 'Europe/Paris',
       llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: llm.url, model: 'qwen2.5-7b', contextWindow: 8192 }] },

@@ -50,7 +50,10 @@ describe('the web UI against hostile callers', () => {
 
     expect((await call(url, '/api/overview')).status).toBe(401);
     expect((await call(url, '/api/overview', { headers: signedIn('0'.repeat(64)) })).status).toBe(401);
-    expect((await call(url, '/?token=nope')).status).toBe(401);
+    const wrong = await call(url, '/?token=nope');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['set-cookie'], 'a wrong token signs nobody in').toBeUndefined();
+    expect(wrong.body, 'a page a person can read, saying where the token is').toMatch(/not this web UI's[\s\S]*state\/webui\/token/);
     const overview = await call(url, '/api/overview', { headers: signedIn(token) });
     expect(overview.status).toBe(200);
     expect(JSON.parse(overview.body)).toMatchObject({ defaultConversation: 'webui:owner', approvals: [] });

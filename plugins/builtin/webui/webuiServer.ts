@@ -97,9 +97,11 @@ const readJson = (request: IncomingMessage): Promise<Readonly<Record<string, unk
     });
   });
 
-const SIGN_IN_PAGE = `<!doctype html><meta charset="utf-8"><title>Hologram</title><link rel="icon" href="data:,">
-<p>This page needs the web UI's token. Open the URL <code>homed</code> printed when it started
-(it ends in <code>?token=…</code>), or read the token from <code>state/webui/token</code> in the data dir.</p>`;
+/** The page a browser gets at / without the token, or with one that is not this web UI's (`wrong`). */
+const signInPage = (wrong: boolean): string => `<!doctype html><meta charset="utf-8"><title>Hologram</title><link rel="icon" href="data:,">
+<p>${wrong ? "That token is not this web UI's (an old URL, or another data dir's?)." : "This page needs the web UI's token."}
+Open the URL <code>homed</code> printed when it started (it ends in <code>?token=…</code>), or read the token
+from <code>state/webui/token</code> in the data dir.</p>`;
 
 export class WebuiServer {
   private server: Server | undefined;
@@ -171,7 +173,10 @@ export class WebuiServer {
     const method = request.method ?? 'GET';
     const given = url.searchParams.get('token');
     if (method === 'GET' && url.pathname === '/' && given !== null) {
-      if (!tokenMatches(this.options.token, given)) throw new HttpError(401, 'that token is not this web UI’s; open the URL homed printed');
+      if (!tokenMatches(this.options.token, given)) {
+        send(response, 401, 'text/html; charset=utf-8', signInPage(true));
+        return;
+      }
       send(response, 303, 'text/plain; charset=utf-8', 'signed in', {
         location: '/',
         'set-cookie': `${COOKIE}=${this.options.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000`,
@@ -179,7 +184,7 @@ export class WebuiServer {
       return;
     }
     if (!this.authorised(request)) {
-      if (method === 'GET' && url.pathname === '/') send(response, 401, 'text/html; charset=utf-8', SIGN_IN_PAGE);
+      if (method === 'GET' && url.pathname === '/') send(response, 401, 'text/html; charset=utf-8', signInPage(false));
       else throw new HttpError(401, 'sign in first: open the URL homed printed (it carries ?token=…)');
       return;
     }
