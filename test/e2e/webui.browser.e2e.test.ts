@@ -197,6 +197,18 @@ describe('the web UI in a browser', () => {
     expect(scores.every((score) => Number(score) > 0)).toBe(true);
     await browser.screenshot(page, 'memory');
 
+    // The plugins: each offers only the controls that do something as it is; stop one and start it again.
+    await page.locator('nav.views a', { hasText: 'Plugins' }).click();
+    const timer = page.locator('tr[data-plugin="timer"]');
+    await timer.locator('.plugin-state', { hasText: 'running' }).waitFor();
+    await expect(timer.locator('.actions button').allTextContents()).resolves.toEqual(['reload', 'stop', 'disable']);
+    await timer.locator('.actions button', { hasText: 'stop' }).click();
+    await timer.locator('.plugin-state', { hasText: 'stopped' }).waitFor();
+    await expect(timer.locator('.actions button').allTextContents()).resolves.toEqual(['start', 'disable']);
+    await timer.locator('.actions button', { hasText: 'start' }).click();
+    await timer.locator('.plugin-state', { hasText: 'running' }).waitFor();
+    await browser.screenshot(page, 'plugins');
+
     // A phone-sized window: the chat is still there and still sends.
     const narrow = await browser.page(390, 800);
     await narrow.page.goto(url.href);

@@ -112,13 +112,17 @@ export class MachineCard {
     }
     for (const edge of layout.transitions) {
       if (edge.points.length < 2) continue;
+      // An eventless transition (taken as soon as its guard holds) is drawn dashed and unlabelled:
+      // a machine has many, and 'always' on each buried the states under their labels.
+      const eventless = edge.label === 'always';
       root.append(
         svg('polyline', {
           points: edge.points.map((p) => p.join(',')).join(' '),
-          class: 'transition',
+          class: eventless ? 'transition eventless' : 'transition',
           'marker-end': `url(#arrow-${layout.machine})`,
         }),
       );
+      if (eventless) continue;
       const [x, y] = edge.points[Math.floor(edge.points.length / 2)]!;
       root.append(svg('text', { x: x + 3, y: y - 3, class: 'transition-label' }, edge.label));
     }
@@ -172,7 +176,7 @@ export class MachinesView {
       ...view.events
         .slice(-40)
         .reverse()
-        .map((e) => h('li', {}, h('span', { class: 'at' }, time(e.at)), ` ${e.from ?? '(outside)'} → ${e.to}: `, h('code', {}, e.type))),
+        .map((e) => h('li', {}, h('span', { class: 'at' }, time(e.at)), ` ${e.from ?? 'journal'} → ${e.to}: `, h('code', {}, e.type))),
     );
   }
 }

@@ -2,7 +2,11 @@
 import { api, type PluginSummary } from './api.ts';
 import { clear, h } from './dom.ts';
 
-const ACTIONS = ['reload', 'stop', 'start', 'disable', 'enable'] as const;
+/** The controls that do something for a plugin as it is: stop and reload while it runs (or is starting or waiting to restart), start otherwise; disable or enable. */
+export const actionsFor = (plugin: Pick<PluginSummary, 'state' | 'enabled'>): string[] => {
+  const live = ['running', 'starting', 'backoff'].includes(plugin.state);
+  return [...(plugin.enabled ? (live ? ['reload', 'stop'] : ['start']) : []), plugin.enabled ? 'disable' : 'enable'];
+};
 
 export class PluginsView {
   readonly element = h('section', { class: 'plugins', 'aria-label': 'Plugins' });
@@ -51,12 +55,12 @@ export class PluginsView {
               h('td', {}, p.kind),
               h('td', { class: 'plugin-state' }, `${p.state}${p.enabled ? '' : ' (disabled)'}`),
               h('td', {}, String(p.restarts)),
-              h('td', {}, p.pid === null ? '' : String(p.pid)),
+              h('td', {}, p.pid === null ? (p.kind === 'builtin' ? 'in homed' : '—') : String(p.pid)),
               h('td', {}, [...p.tools, ...p.stages.map((s) => `stage ${s}`), ...p.channels.map((c) => `channel ${c}`)].join(', ')),
               h(
                 'td',
                 { class: 'actions' },
-                ACTIONS.map((action) => h('button', { type: 'button', onclick: () => void this.act(action, p.name) }, action)),
+                actionsFor(p).map((action) => h('button', { type: 'button', onclick: () => void this.act(action, p.name) }, action)),
               ),
             ),
           ),
