@@ -10,6 +10,9 @@ import type { LiveFeed } from './live.ts';
 
 type Data = Record<string, unknown>;
 
+/** A step's line: the event's data up to a length, an ellipsis saying there is more (the whole is one click away). */
+const brief = (text: string, max = 160): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 const summary = (event: LoggedEvent, requestedAt: Map<number, number>): string => {
   const d = (event.data ?? {}) as Data;
   switch (event.type) {
@@ -36,7 +39,7 @@ const summary = (event: LoggedEvent, requestedAt: Map<number, number>): string =
     case 'OutputSent':
       return `sent (${String(d.kind)}): ${String(d.text)}`;
     case 'TurnCompleted':
-      return `ended: ${String(d.outcome)} after ${String(d.rounds)} round(s)`;
+      return `ended: ${String(d.outcome)}${Number(d.rounds) > 0 ? ` after ${String(d.rounds)} tool round(s)` : ''}`;
     case 'ContextEventAppended': {
       const entered = (d.event ?? {}) as Data;
       return `memory: ${String(entered.role)} entered L1 context of ${String(d.scope)}: ${String(entered.text ?? '').slice(0, 120)}`;
@@ -44,7 +47,7 @@ const summary = (event: LoggedEvent, requestedAt: Map<number, number>): string =
     case 'ContextEventsSunk':
       return `memory: ${Array.isArray(d.docs) ? (d.docs as { events?: unknown[] }[]).reduce((n, doc) => n + (doc.events?.length ?? 0), 0) : '?'} event(s) sank to L2 cold context (${String(d.reason)})`;
     default:
-      return Object.keys(d).length ? JSON.stringify(d).slice(0, 160) : '';
+      return Object.keys(d).length ? brief(JSON.stringify(d)) : '';
   }
 };
 
