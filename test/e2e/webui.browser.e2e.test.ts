@@ -30,6 +30,7 @@ describe('the web UI in a browser', () => {
         when: (r) => lastUserText(r) === 'announce it' && !afterToolResult(r),
         reply: { toolCalls: [{ id: 's', name: 'output_send__webui', arguments: { payload: 'A message for the web page', type: 'text' } }] },
       },
+      { when: (r) => lastUserText(r) === 'announce it' && afterToolResult(r), reply: { text: 'Announced.' } },
       {
         when: (r) => lastUserText(r) === 'write the note' && !afterToolResult(r),
         reply: { toolCalls: [{ id: 'n', name: 'files_write', arguments: { path: 'note.txt', content: 'from the web' } }] },
@@ -127,6 +128,7 @@ describe('the web UI in a browser', () => {
     await composer.fill('announce it');
     await composer.press('Enter');
     await page.locator('.message.sent[data-channel="webui"]', { hasText: 'A message for the web page' }).waitFor();
+    await page.locator('.turn[data-state="answered"] .answer', { hasText: 'Announced.' }).waitFor();
     await expect(page.locator('.tool', { hasText: 'output_send__webui' }).count()).resolves.toBe(0);
     await expect(page.locator('.approvals .approval').count()).resolves.toBe(0);
 
