@@ -28,9 +28,13 @@ export class OutputActor {
 
   constructor(private readonly options: OutputActorOptions) {}
 
-  /** Starts at the log's head: what was committed before this process is not delivered again. */
-  async start(): Promise<void> {
-    const afterSeq = await this.options.store.headSeq();
+  /**
+   * Starts after `afterSeq` (the log's head by default): what was committed before this process
+   * is not delivered again. The daemon gives the seq before its boot began, so an input a plugin
+   * took while the boot went on (the cli socket listens before this actor starts) keeps its route.
+   */
+  async start(afterSeq?: number): Promise<void> {
+    afterSeq ??= await this.options.store.headSeq();
     // What the replies of a restart need (routes, toolsets) is recorded after the start, except toolsets: learn those first.
     for (const event of await this.options.store.readAll({ types: ['ToolsetRecorded'] })) foldOutput(this.state, event);
     this.subscription = this.options.store.subscribe({
