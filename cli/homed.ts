@@ -17,7 +17,8 @@ import { secretCommand } from './secretCommand.ts';
 export const HOMED_HELP = `Usage: homed [command] [options]
 
 Hologram's daemon. Every state change is an event in the data dir's log (DIR/events.db);
-read models are projections rebuilt from it.
+read models are projections rebuilt from it. While it runs, talk to it with waiter (waiter --help)
+or in the browser: it prints the web UI's URL with its token at start (plugins.webui.port, 8080).
 
 Commands:
   init            set up the model: asks, probes the server, writes settings.json (homed init --help)
