@@ -32,6 +32,12 @@ describe('the web UI in a browser', () => {
       },
       { when: (r) => lastUserText(r) === 'announce it' && afterToolResult(r), reply: { text: 'Announced.' } },
       {
+        when: (r) => lastUserText(r) === 'remind me' && !afterToolResult(r),
+        reply: { toolCalls: [{ id: 't', name: 'timer_set', arguments: { seconds: 1, note: 'stretch' } }] },
+      },
+      { when: (r) => lastUserText(r) === 'remind me' && afterToolResult(r), reply: { text: 'I will remind you.' } },
+      { when: (r) => lastUserText(r).startsWith('Timer '), reply: { text: 'Time to stretch!' } },
+      {
         when: (r) => lastUserText(r) === 'write the note' && !afterToolResult(r),
         reply: { toolCalls: [{ id: 'n', name: 'files_write', arguments: { path: 'note.txt', content: 'from the web' } }] },
       },
@@ -129,6 +135,17 @@ describe('the web UI in a browser', () => {
     await composer.press('Enter');
     await page.locator('.message.sent[data-channel="webui"]', { hasText: 'A message for the web page' }).waitFor();
     await page.locator('.turn[data-state="answered"] .answer', { hasText: 'Announced.' }).waitFor();
+
+    // A reminder comes back later into the conversation it was set in, by itself, as the timer's message and its answer.
+    await composer.fill('remind me');
+    await composer.press('Enter');
+    await page.locator('.turn[data-state="answered"] .answer', { hasText: 'I will remind you.' }).waitFor();
+    const reminder = page.locator('.turn[data-state="answered"]', { hasText: 'Time to stretch!' });
+    await reminder.waitFor();
+    await expect(reminder.locator('.message.user').textContent()).resolves.toMatch(/timer · .*Timer \S+ fired: stretch/);
+    await page.reload();
+    await expect(reminder.locator('.message.user').getAttribute('data-from')).resolves.toBe('timer');
+    await expect(page.locator('.message.user[data-from="you"]', { hasText: 'remind me' }).count()).resolves.toBe(1);
     await expect(page.locator('.tool', { hasText: 'output_send__webui' }).count()).resolves.toBe(0);
     await expect(page.locator('.approvals .approval').count()).resolves.toBe(0);
 

@@ -8,9 +8,11 @@ import { describe, expect, it } from 'vitest';
 import {
   foldTurns,
   foldWaiting,
+  inputSourceOf,
   isFailure,
   isOver,
   type LoggedEvent,
+  senderOf,
   type WaitingInput,
 } from '../../plugins/builtin/webui/app/chatFold.ts';
 
@@ -121,5 +123,12 @@ describe('the chat fold', () => {
     expect(waiting.has('in-1'), 'the turn is not task-in-1 yet').toBe(true);
     foldWaiting(waiting, 'webui:owner', at('turn-w', 'TurnRequested', { turnId: 'w', taskId: 'in-1', input: 'first' }));
     expect([...waiting.keys()]).toEqual(['in-2']);
+  });
+
+  it("labels a message by who sent it: the person at the cli or the page is 'you', a reminder is the timer's", () => {
+    const arrival = at('scheduler', 'InputDelivered', { message: { type: 'input.arrive', at: 1, input: { id: 'in-9', source: 'timer' } } });
+    expect(inputSourceOf(arrival)).toEqual(['in-9', 'timer']);
+    expect(inputSourceOf(at('scheduler', 'InputDelivered', { message: { type: 'tick', at: 1 } }))).toBeUndefined();
+    expect([senderOf('webui'), senderOf('cli'), senderOf(undefined), senderOf('timer')]).toEqual(['you', 'you', 'you', 'timer']);
   });
 });

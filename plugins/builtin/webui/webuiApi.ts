@@ -7,7 +7,7 @@ import { type RecordedEvent, SCHEDULER_STREAM } from '../../../events/index.ts';
 import { BUILTIN_ADAPTERS, OWNER, SecretVaultError } from '../../../actors/index.ts';
 import type { KernelControl, PluginAction } from '../../sdk/builtinPlugin.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
-import { foldWaiting, WAITING_EVENT_TYPES, type WaitingInput } from './app/chatFold.ts';
+import { foldWaiting, inputSourceOf, WAITING_EVENT_TYPES, type WaitingInput } from './app/chatFold.ts';
 
 export const WEBUI_CHANNEL = 'webui';
 /** The conversation a browser talks in unless it names another. */
@@ -96,15 +96,24 @@ export class WebuiApi {
   }
 
   /** The conversation's messages that have no turn yet (queued, or stopped before they started), oldest first. */
-  private async waitingIn(key: string, requests: readonly RecordedEvent[]): Promise<WaitingInput[]> {
+  /** The conversation's messages that have no turn yet, and the source of each input (who sent it), from the scheduler's events. */
+  private async schedulerView(
+    key: string,
+    requests: readonly RecordedEvent[],
+  ): Promise<{ waiting: WaitingInput[]; sources: ReadonlyMap<string, string> }> {
     const scheduler = await this.control.log.read({
       stream: SCHEDULER_STREAM,
       types: WAITING_EVENT_TYPES.filter((type) => type !== 'TurnRequested'),
       maxCount: 1_000_000,
     });
     const waiting = new Map<string, WaitingInput>();
-    for (const event of [...scheduler, ...requests].sort((a, b) => a.seq - b.seq)) foldWaiting(waiting, key, event);
-    return [...waiting.values()].slice(-MAX_TURNS_SHOWN);
+    const sources = new Map<string, string>();
+    for (const event of [...scheduler, ...requests].sort((a, b) => a.seq - b.seq)) {
+      foldWaiting(waiting, key, event);
+      const source = inputSourceOf(event);
+      if (source) sources.set(...source);
+    }
+    return { waiting: [...waiting.values()].slice(-MAX_TURNS_SHOWN), sources };
   }
 
   /** The conversation's newest turns, each its turn stream's events, and its messages still waiting for a turn. */
@@ -122,8 +131,15 @@ export class WebuiApi {
         })),
       ),
     );
-    const waiting = await this.waitingIn(key, all);
-    return { key, turns, waiting, older: requests.length - shown.length, head: await this.control.log.head() };
+    const { waiting, sources } = await this.schedulerView(key, all);
+    const sourceOf = (request: RecordedEvent) => sources.get((request.data as TurnRequestedData).taskId) ?? null;
+    return {
+      key,
+      turns: turns.map((turn, i) => ({ ...turn, source: sourceOf(shown[i]!) })),
+      waiting,
+      older: requests.length - shown.length,
+      head: await this.control.log.head(),
+    };
   }
 
   async turn(params: URLSearchParams): Promise<unknown> {

@@ -155,9 +155,13 @@ export const api = {
   machines: () => call<MachinesLive & { layouts: MachineLayout[] }>('/api/machines'),
   overview: () => call<Overview>('/api/overview'),
   conversation: (key: string) =>
-    call<{ key: string; turns: { turnId: string; events: LoggedEvent[] }[]; waiting: WaitingInput[]; older: number; head: number }>(
-      `/api/conversation?key=${encodeURIComponent(key)}`,
-    ),
+    call<{
+      key: string;
+      turns: { turnId: string; events: LoggedEvent[]; source: string | null }[];
+      waiting: WaitingInput[];
+      older: number;
+      head: number;
+    }>(`/api/conversation?key=${encodeURIComponent(key)}`),
   turn: (id: string) =>
     call<{ turnId: string; taskId: string; events: LoggedEvent[]; scheduler: LoggedEvent[]; memory: LoggedEvent[] }>(
       `/api/turn?id=${encodeURIComponent(id)}`,

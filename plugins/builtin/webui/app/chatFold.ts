@@ -178,7 +178,22 @@ export const WAITING_EVENT_TYPES = [
   'TurnRequested',
 ] as const;
 
-type ArrivedInput = { type?: string; input?: { id?: string; payload?: { text?: string; conversation?: string | null; resume?: unknown } } };
+type ArrivedInput = {
+  type?: string;
+  input?: { id?: string; source?: string; payload?: { text?: string; conversation?: string | null; resume?: unknown } };
+};
+
+/** An input's id and the plugin that took it (`webui`, `cli`, `timer`…), from the scheduler's record of its arrival. */
+export const inputSourceOf = (event: LoggedEvent): readonly [string, string] | undefined => {
+  if (event.type !== 'InputDelivered') return undefined;
+  const message = (event.data as Data | null)?.message as ArrivedInput | undefined;
+  const input = message?.type === 'input.arrive' ? message.input : undefined;
+  return input?.id && input.source ? [input.id, input.source] : undefined;
+};
+
+/** Who a message is from, as the chat labels it: the person at the cli or this page is `you`; anything else says its source (a reminder is `timer`). */
+export const senderOf = (source: string | undefined): string =>
+  source === undefined || source === 'webui' || source === 'cli' ? 'you' : source;
 
 /** Folds one event into the conversation `key`'s waiting inputs (a Map by input id, kept in arrival order). */
 export const foldWaiting = (waiting: Map<string, WaitingInput>, key: string, event: LoggedEvent): void => {

@@ -7,9 +7,11 @@ import { type Approval, api, type Delivery } from './api.ts';
 import {
   foldTurnEvent,
   foldWaiting,
+  inputSourceOf,
   isFailure,
   isOver,
   type LoggedEvent,
+  senderOf,
   type ToolView,
   type TurnView,
   WAITING_EVENT_TYPES,
@@ -51,6 +53,8 @@ export class ChatView {
   private readonly errorLine = h('p', { class: 'error', role: 'alert' });
   private turns = new Map<string, TurnView>();
   private drafts = new Map<string, string>();
+  /** The plugin each input came through (by input id), so a reminder is not shown as the person's words. */
+  private sources = new Map<string, string>();
   /** This conversation's messages that have no turn yet, by input id. */
   private waiting = new Map<string, WaitingInput>();
   private approvals: readonly Approval[] = [];
@@ -111,10 +115,13 @@ export class ChatView {
     this.drafts = new Map();
     const loaded = await api.conversation(key);
     this.waiting = new Map(loaded.waiting.map((w) => [w.inputId, w]));
-    for (const { turnId, events } of loaded.turns) {
+    this.sources = new Map();
+    for (const { turnId, events, source } of loaded.turns) {
       let turn: TurnView | undefined;
       for (const event of events) turn = foldTurnEvent(turn, event);
-      if (turn) this.turns.set(`turn-${turnId}`, turn);
+      if (!turn) continue;
+      this.turns.set(`turn-${turnId}`, turn);
+      if (source) this.sources.set(turn.taskId, source);
     }
     this.render();
     this.input.focus();
@@ -124,6 +131,8 @@ export class ChatView {
     let changed = false;
     let approvalsChanged = false;
     for (const event of events) {
+      const source = inputSourceOf(event);
+      if (source) this.sources.set(...source);
       const waited = this.waiting.size;
       foldWaiting(this.waiting, this.key, event);
       if ((WAITING_EVENT_TYPES as readonly string[]).includes(event.type) || this.waiting.size !== waited) changed = true;
@@ -278,7 +287,12 @@ export class ChatView {
     return h(
       'article',
       { class: 'turn', 'data-turn': turn.turnId, 'data-state': state },
-      h('div', { class: 'message user' }, h('span', { class: 'who' }, `you · ${time(turn.at)}`), h('p', {}, turn.input)),
+      h(
+        'div',
+        { class: 'message user', 'data-from': senderOf(this.sources.get(turn.taskId)) },
+        h('span', { class: 'who' }, `${senderOf(this.sources.get(turn.taskId))} · ${time(turn.at)}`),
+        h('p', {}, turn.input),
+      ),
       turn.tools.map((tool) => this.toolElement(tool)),
       turn.sent.map((sent) =>
         h(
