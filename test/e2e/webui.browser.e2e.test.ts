@@ -207,6 +207,7 @@ describe('the web UI in a browser', () => {
     // The memory: the conversation's context holds what was said, and a recall answers with tiers and scores.
     await page.locator('nav.views a', { hasText: 'Memory' }).click();
     await page.locator('.memory select option', { hasText: 'webui:owner' }).waitFor({ state: 'attached' });
+    await expect(page.locator('.memory select').inputValue(), 'it opens on the conversation the chat showed').resolves.toBe('webui:owner');
     await page.locator('.memory table td', { hasText: 'write the note' }).first().waitFor();
     await page.locator('.recall-form input[type="search"]').fill('the note');
     await page.locator('.recall-form button').click();

@@ -60,6 +60,11 @@ export class ChatView {
   private approvals: readonly Approval[] = [];
   private conversations: { key: string; lastInput: string }[] = [];
   private key = '';
+
+  /** The conversation shown (the memory view opens on it). */
+  get conversation(): string {
+    return this.key;
+  }
   private rendering = false;
 
   constructor(live: LiveFeed) {

@@ -59,7 +59,7 @@ const boot = async (): Promise<void> => {
     if (view === 'events') clear(main, events.element);
     else if (view === 'memory') {
       clear(main, memory.element);
-      await memory.show();
+      await memory.show(chat.conversation || undefined);
     } else if (view === 'time') {
       clear(main, timeTravel.element);
       await timeTravel.show(arg ? Number(arg) : undefined);

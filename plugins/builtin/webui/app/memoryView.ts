@@ -39,8 +39,13 @@ export class MemoryView {
   private readonly results = h('div', { class: 'recall-results', 'aria-live': 'polite' });
   private scope: string | undefined;
 
-  async show(): Promise<void> {
-    this.render(await api.memory(this.scope));
+  /** `conversation`: the one the chat shows, opened when no scope was picked here yet and its memory holds anything. */
+  async show(conversation?: string): Promise<void> {
+    let memory = await api.memory(this.scope);
+    if (this.scope === undefined && conversation && memory.scope !== conversation && memory.scopes.includes(conversation)) {
+      memory = await api.memory(conversation);
+    }
+    this.render(memory);
   }
 
   private async recall(query: string): Promise<void> {
