@@ -8,6 +8,8 @@ export type LocomoReport = Readonly<{
   conversations: readonly Readonly<{ name: string; turns: number; questions: number; system: number; bm25: number }>[];
   system: Aggregate;
   bm25: Aggregate;
+  /** The other measures, by name (`recall@5`, `recall@20`, `recall@2000tokens`), for both systems. */
+  extra: Readonly<Record<string, Readonly<{ system: Aggregate; bm25: Aggregate }>>>;
   /** System ingest wall time (every ingest call plus finishIngest) per turn. */
   ingestMsPerTurn: number;
   bm25IngestMsPerTurn: number;
@@ -26,11 +28,23 @@ const side = (a: Aggregate, key: string): Side => ({
 });
 
 /** `{ system, bm25, ingestMsPerTurn, recallLatencyMs: { p50, p99 } }` with recall under "recall@K". */
+/** Two sides of one system merged: `{ overall: { a, b }, byCategory: { '1': { a, b } } }`. */
+const merged = (sides: readonly Side[]): Side => ({
+  overall: Object.assign({}, ...sides.map((s) => s.overall)),
+  byCategory: Object.fromEntries(
+    [...new Set(sides.flatMap((s) => Object.keys(s.byCategory)))].map((c) => [
+      c,
+      Object.assign({}, ...sides.map((s) => s.byCategory[c] ?? {})),
+    ]),
+  ),
+});
+
 export const toLocomoJson = (r: LocomoReport) => {
   const key = `recall@${r.k}`;
+  const extra = Object.entries(r.extra);
   return {
-    system: side(r.system, key),
-    bm25: side(r.bm25, key),
+    system: merged([side(r.system, key), ...extra.map(([name, e]) => side(e.system, name))]),
+    bm25: merged([side(r.bm25, key), ...extra.map(([name, e]) => side(e.bm25, name))]),
     ingestMsPerTurn: round(r.ingestMsPerTurn, 3),
     recallLatencyMs: { p50: round(r.recallLatencyMs.p50, 3), p99: round(r.recallLatencyMs.p99, 3) },
   };
@@ -64,6 +78,19 @@ export const formatLocomoTable = (r: LocomoReport): string => {
     '',
     'overall = mean over all questions (not the mean of the category means); categories by their number in the data.',
     `${at}: recalled items flattened in rank order into the dia_ids they cite, first ${r.k} distinct kept, share of evidence turns among them.`,
+    '',
+    ...table(
+      ['', ...Object.keys(r.extra).flatMap((name) => [`system ${name}`, `bm25 ${name}`])],
+      [...categories, 'overall'].map((c) => [
+        c === 'overall' ? 'overall' : `category ${c}`,
+        ...Object.values(r.extra).flatMap((e) =>
+          c === 'overall'
+            ? [f4(e.system.overall.mean), f4(e.bm25.overall.mean)]
+            : [f4(e.system.byCategory[c]?.mean ?? Number.NaN), f4(e.bm25.byCategory[c]?.mean ?? Number.NaN)],
+        ),
+      ]),
+    ),
+    'recall@5, @20 and @2000tokens from one recall of 100 items; @2000tokens: the evidence cited by the items that fit, in rank order, within 2,000 tokens of recalled text (tokens estimated as a quarter of its characters).',
     '',
     ...table(
       ['conversation', 'turns', 'questions', `system ${at}`, `bm25 ${at}`],

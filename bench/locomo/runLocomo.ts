@@ -13,7 +13,7 @@ import { isLocomoDataError, loadConversation, type LocomoConversation, type Loco
 import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
 import { formatLocomoTable, toLocomoJson, type LocomoReport } from './report.ts';
-import { aggregate, percentile, recallAtK, type QuestionScore } from './score.ts';
+import { aggregate, percentile, recallAtK, recallWithinTokens, type QuestionScore } from './score.ts';
 import { positiveInt } from '../options.ts';
 
 const HELP = `usage: npm run bench:locomo -- --data DIR [options]
@@ -57,17 +57,31 @@ const ingestAll = async (system: RecallSystem, conv: LocomoConversation, label: 
   return performance.now() - start;
 };
 
-const ask = async (system: RecallSystem, q: LocomoQuestion, k: number, latencies?: number[]): Promise<QuestionScore> => {
+/** The extra depths reported beside recall@k, and the token budget, from one recall of DEEPEST items (more than a budget can hold). */
+const DEPTHS = [5, 20] as const;
+const DEEPEST = 100;
+/** Recalled text a prompt can afford, in (estimated) tokens. */
+const TOKEN_BUDGET = 2_000;
+
+type Scores = { atK: QuestionScore[]; extra: Record<string, QuestionScore[]> };
+const emptyScores = (): Scores => ({ atK: [], extra: Object.fromEntries(extraKeys().map((key) => [key, []])) });
+const extraKeys = (): string[] => [...DEPTHS.map((d) => `recall@${d}`), `recall@${TOKEN_BUDGET}tokens`];
+
+/** recall@k from a recall of k items (the headline, timed), and the extra depths and the token budget from one of DEEPEST. */
+const ask = async (system: RecallSystem, q: LocomoQuestion, k: number, into: Scores, latencies?: number[]): Promise<void> => {
   const start = performance.now();
   const items = await system.recall(q.question, k);
   latencies?.push(performance.now() - start);
-  return { category: q.category, recall: recallAtK(items, q.evidence, k) };
+  into.atK.push({ category: q.category, recall: recallAtK(items, q.evidence, k) });
+  const deep = await system.recall(q.question, DEEPEST);
+  for (const depth of DEPTHS) into.extra[`recall@${depth}`]!.push({ category: q.category, recall: recallAtK(deep, q.evidence, depth) });
+  into.extra[`recall@${TOKEN_BUDGET}tokens`]!.push({ category: q.category, recall: recallWithinTokens(deep, q.evidence, TOKEN_BUDGET) });
 };
 
 const run = async (files: readonly string[], k: number): Promise<LocomoReport> => {
   const began = performance.now();
-  const systemScores: QuestionScore[] = [];
-  const bm25Scores: QuestionScore[] = [];
+  const systemScores = emptyScores();
+  const bm25Scores = emptyScores();
   const latencies: number[] = [];
   const conversations: LocomoReport['conversations'][number][] = [];
   let ingestMs = 0;
@@ -90,20 +104,25 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
       bm25IngestMs += await ingestAll(bm25, conv, 'bm25');
       turns += conv.turns.length;
       log(`${conv.name}: ${conv.turns.length} turns ingested; asking ${conv.questions.length} questions`);
-      const own: QuestionScore[] = [];
-      const ownBm25: QuestionScore[] = [];
+      const own = emptyScores();
+      const ownBm25 = emptyScores();
       for (const q of conv.questions) {
-        own.push(await ask(system, q, k, latencies));
-        ownBm25.push(await ask(bm25, q, k));
+        await ask(system, q, k, own, latencies);
+        await ask(bm25, q, k, ownBm25);
       }
-      systemScores.push(...own);
-      bm25Scores.push(...ownBm25);
+      for (const [all, mine] of [
+        [systemScores, own],
+        [bm25Scores, ownBm25],
+      ] as const) {
+        all.atK.push(...mine.atK);
+        for (const key of extraKeys()) all.extra[key]!.push(...mine.extra[key]!);
+      }
       conversations.push({
         name: conv.name,
         turns: conv.turns.length,
         questions: conv.questions.length,
-        system: aggregate(own).overall.mean,
-        bm25: aggregate(ownBm25).overall.mean,
+        system: aggregate(own.atK).overall.mean,
+        bm25: aggregate(ownBm25.atK).overall.mean,
       });
     } finally {
       await system.close();
@@ -115,8 +134,11 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
     systemName,
     bm25Name,
     conversations,
-    system: aggregate(systemScores),
-    bm25: aggregate(bm25Scores),
+    system: aggregate(systemScores.atK),
+    bm25: aggregate(bm25Scores.atK),
+    extra: Object.fromEntries(
+      extraKeys().map((key) => [key, { system: aggregate(systemScores.extra[key]!), bm25: aggregate(bm25Scores.extra[key]!) }]),
+    ),
     ingestMsPerTurn: ingestMs / turns,
     bm25IngestMsPerTurn: bm25IngestMs / turns,
     recallLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), calls: latencies.length },

@@ -26,6 +26,32 @@ export const recallAtK = (items: readonly Pick<RecalledItem, 'cites'>[], evidenc
   return found / wanted.size;
 };
 
+/** What a recalled text costs in the prompt, estimated as a quarter of its characters (no tokenizer ships here). */
+export const estimatedTokens = (text: string): number => Math.ceil(text.length / 4);
+
+/**
+ * Share of `evidence` turns cited by the items that fit, in rank order, within `budget` tokens of
+ * recalled text: the first item that would pass the budget ends the list, as a prompt would.
+ */
+export const recallWithinTokens = (
+  items: readonly Pick<RecalledItem, 'cites' | 'text'>[],
+  evidence: readonly string[],
+  budget: number,
+): number => {
+  const wanted = new Set(evidence);
+  if (wanted.size === 0) throw new RangeError('recallWithinTokens: a question needs at least one evidence turn');
+  const kept = new Set<string>();
+  let spent = 0;
+  for (const item of items) {
+    spent += estimatedTokens(item.text);
+    if (spent > budget) break;
+    for (const diaId of item.cites) kept.add(diaId);
+  }
+  let found = 0;
+  for (const diaId of wanted) if (kept.has(diaId)) found++;
+  return found / wanted.size;
+};
+
 export type QuestionScore = Readonly<{ category: number; recall: number }>;
 export type Mean = Readonly<{ mean: number; count: number }>;
 export type Aggregate = Readonly<{

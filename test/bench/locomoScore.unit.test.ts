@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, percentile, recallAtK } from '../../bench/locomo/score.ts';
+import { aggregate, estimatedTokens, percentile, recallAtK, recallWithinTokens } from '../../bench/locomo/score.ts';
 
 const item = (...cites: string[]) => ({ cites });
 
@@ -66,5 +66,18 @@ describe('percentile', () => {
     expect(percentile(xs, 50)).toBe(50);
     expect(percentile(xs, 99)).toBe(99);
     expect(percentile([7], 99)).toBe(7);
+  });
+});
+
+describe('recallWithinTokens', () => {
+  const item = (text: string, ...cites: string[]) => ({ text, cites });
+  it('counts the evidence of the items that fit the budget in rank order, and stops at the first that does not', () => {
+    const items = [item('x'.repeat(400), 'D1:1'), item('y'.repeat(4000), 'D1:2'), item('z'.repeat(40), 'D1:3')];
+    // 100, 1,000 and 10 tokens: all three fit in 2,000.
+    expect(recallWithinTokens(items, ['D1:1', 'D1:3'], 2_000)).toBe(1);
+    // In 1,000 the second would bring it to 1,100: the list ends there, the small third one with it.
+    expect(recallWithinTokens(items, ['D1:1', 'D1:3'], 1_000)).toBe(0.5);
+    expect(recallWithinTokens(items, ['D1:1'], 99)).toBe(0);
+    expect(estimatedTokens('abcde')).toBe(2);
   });
 });
