@@ -20,12 +20,16 @@ export type LocomoQuestion = Readonly<{
   evidence: readonly string[];
 }>;
 
+export type AdversarialQuestion = Readonly<{ conversation: string; index: number; question: string; evidence: readonly string[] }>;
+
 export type LocomoConversation = Readonly<{
   name: string;
   file: string;
   speakers: readonly [string, string];
   turns: readonly LocomoTurn[];
   questions: readonly LocomoQuestion[];
+  /** Category 5: questions whose premise is false (asked of the wrong person, say); `evidence` is the turn the premise twists. */
+  adversarial: readonly AdversarialQuestion[];
   /** Questions of categories 1–4 dropped because no evidence was left. */
   droppedNoEvidence: number;
   /** Normalisations applied to the data (split, dropped or unknown evidence ids). */
@@ -158,6 +162,7 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
   const qa = raw.qa;
   if (!Array.isArray(qa)) return fail('qa', 'expected a list of questions', typeof qa);
   const questions: LocomoQuestion[] = [];
+  const adversarial: AdversarialQuestion[] = [];
   let droppedNoEvidence = 0;
   for (const [index, q] of (qa as unknown[]).entries()) {
     const where = `qa[${index}]`;
@@ -168,7 +173,8 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
     }
     const question = str(q.question, `${where}.question`);
     if (!Array.isArray(q.evidence)) return fail(`${where}.evidence`, 'expected a list of dia_ids', q.evidence);
-    if (category === 5) continue;
+    // Category 5's warnings stay quiet: its evidence is only reported apart, never scored.
+    const warn = category === 5 ? () => undefined : (line: string) => warnings.push(line);
     const evidence = new Set<string>();
     q.evidence.forEach((entry: unknown, e) => {
       if (typeof entry !== 'string') fail(`${where}.evidence[${e}]`, 'expected a string', entry);
@@ -176,13 +182,17 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
         .split(/[;,]/)
         .map((s) => s.trim())
         .filter((s) => s !== '');
-      if (parts.length > 1) warnings.push(`${where}.evidence[${e}] ${JSON.stringify(entry)} split into ${parts.join(', ')}`);
+      if (parts.length > 1) warn(`${where}.evidence[${e}] ${JSON.stringify(entry)} split into ${parts.join(', ')}`);
       for (const part of parts) {
-        if (!DIA_ID.test(part)) warnings.push(`${where}.evidence[${e}] ${JSON.stringify(part)} is not a dia_id; dropped`);
-        else if (!seen.has(part)) warnings.push(`${where}.evidence[${e}] ${part} cites no turn of the conversation; dropped`);
+        if (!DIA_ID.test(part)) warn(`${where}.evidence[${e}] ${JSON.stringify(part)} is not a dia_id; dropped`);
+        else if (!seen.has(part)) warn(`${where}.evidence[${e}] ${part} cites no turn of the conversation; dropped`);
         else evidence.add(part);
       }
     });
+    if (category === 5) {
+      if (evidence.size > 0) adversarial.push({ conversation: name, index, question, evidence: [...evidence] });
+      continue;
+    }
     if (evidence.size === 0) {
       droppedNoEvidence++;
       continue;
@@ -190,7 +200,7 @@ export const parseConversation = (raw: unknown, file: string): LocomoConversatio
     questions.push({ conversation: name, index, question, category: category as LocomoCategory, evidence: [...evidence] });
   }
 
-  return { name, file, speakers, turns, questions, droppedNoEvidence, warnings };
+  return { name, file, speakers, turns, questions, adversarial, droppedNoEvidence, warnings };
 };
 
 /** Reads and parses one conversation file. */

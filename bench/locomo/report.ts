@@ -10,6 +10,8 @@ export type LocomoReport = Readonly<{
   bm25: Aggregate;
   /** The other measures, by name (`recall@5`, `recall@20`, `recall@2000tokens`), for both systems. */
   extra: Readonly<Record<string, Readonly<{ system: Aggregate; bm25: Aggregate }>>>;
+  /** Category 5 (a false premise), not scored: the share of the twisted turn found in the top k, for each system. */
+  adversarial: Readonly<{ questions: number; system: number; bm25: number }>;
   /** System ingest wall time (every ingest call plus finishIngest) per turn. */
   ingestMsPerTurn: number;
   bm25IngestMsPerTurn: number;
@@ -45,6 +47,7 @@ export const toLocomoJson = (r: LocomoReport) => {
   return {
     system: merged([side(r.system, key), ...extra.map(([name, e]) => side(e.system, name))]),
     bm25: merged([side(r.bm25, key), ...extra.map(([name, e]) => side(e.bm25, name))]),
+    adversarial: { questions: r.adversarial.questions, system: round(r.adversarial.system), bm25: round(r.adversarial.bm25) },
     ingestMsPerTurn: round(r.ingestMsPerTurn, 3),
     recallLatencyMs: { p50: round(r.recallLatencyMs.p50, 3), p99: round(r.recallLatencyMs.p99, 3) },
   };
@@ -91,6 +94,10 @@ export const formatLocomoTable = (r: LocomoReport): string => {
       ]),
     ),
     'recall@5, @20 and @2000tokens from one recall of 100 items; @2000tokens: the evidence cited by the items that fit, in rank order, within 2,000 tokens of recalled text (tokens estimated as a quarter of its characters).',
+    '',
+    `category 5 (adversarial, apart, not scored): ${r.adversarial.questions} questions whose premise is false (asked of the wrong person, say);`,
+    `  their top ${r.k} cite the turn the premise twists: system ${f4(r.adversarial.system)}, bm25 ${f4(r.adversarial.bm25)}`,
+    '  (the material an answer needs to correct the premise, and could be misled by; the memory has no "not there" signal yet).',
     '',
     ...table(
       ['conversation', 'turns', 'questions', `system ${at}`, `bm25 ${at}`],

@@ -83,6 +83,8 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
   const systemScores = emptyScores();
   const bm25Scores = emptyScores();
   const latencies: number[] = [];
+  /** Category 5, apart: how often each system's top k cites the turn the false premise twists. */
+  const adversarial = { system: [] as number[], bm25: [] as number[] };
   const conversations: LocomoReport['conversations'][number][] = [];
   let ingestMs = 0;
   let bm25IngestMs = 0;
@@ -109,6 +111,10 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
       for (const q of conv.questions) {
         await ask(system, q, k, own, latencies);
         await ask(bm25, q, k, ownBm25);
+      }
+      for (const q of conv.adversarial) {
+        adversarial.system.push(recallAtK(await system.recall(q.question, k), q.evidence, k));
+        adversarial.bm25.push(recallAtK(await bm25.recall(q.question, k), q.evidence, k));
       }
       for (const [all, mine] of [
         [systemScores, own],
@@ -139,6 +145,11 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
     extra: Object.fromEntries(
       extraKeys().map((key) => [key, { system: aggregate(systemScores.extra[key]!), bm25: aggregate(bm25Scores.extra[key]!) }]),
     ),
+    adversarial: {
+      questions: adversarial.system.length,
+      system: adversarial.system.reduce((a, b) => a + b, 0) / Math.max(1, adversarial.system.length),
+      bm25: adversarial.bm25.reduce((a, b) => a + b, 0) / Math.max(1, adversarial.bm25.length),
+    },
     ingestMsPerTurn: ingestMs / turns,
     bm25IngestMsPerTurn: bm25IngestMs / turns,
     recallLatencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), calls: latencies.length },

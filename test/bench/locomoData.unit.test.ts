@@ -93,6 +93,13 @@ describe('parseConversation', () => {
     expect(conv.warnings.join('\n')).toMatch(/D9:9 cites no turn/);
   });
 
+  it('keeps category 5 apart: its question and the turn its false premise twists, never among the scored ones', () => {
+    expect(conv.adversarial).toEqual([
+      { conversation: conv.name, index: expect.any(Number), question: 'Did Bob adopt?', evidence: ['D2:1'] },
+    ]);
+    expect(conv.questions.some((q) => q.question === 'Did Bob adopt?')).toBe(false);
+  });
+
   const broken = (edit: (raw: Record<string, unknown>) => void): unknown => {
     const raw = fixture();
     edit(raw);
