@@ -164,7 +164,9 @@ describe('the web UI in a browser', () => {
     for (const type of ['TaskStarted', 'TurnRequested', 'LlmRequested', 'LlmAnswerRecorded', 'ToolResultRecorded', 'TurnCompleted']) {
       await expect(page.locator(`.step-${type}`).count()).resolves.toBeGreaterThan(0);
     }
-    await page.locator('.step-ToolCalled').click();
+    // By keyboard, as without a mouse: the step takes focus and Enter opens its event.
+    await page.locator('.step-ToolCalled').focus();
+    await page.keyboard.press('Enter');
     await expect(page.locator('.trajectory .event-json').textContent()).resolves.toContain('"note.txt"');
     await browser.screenshot(page, 'trajectory');
 

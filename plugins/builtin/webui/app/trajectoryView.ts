@@ -87,6 +87,10 @@ export class TrajectoryView {
     const open = all.find((e) => e.seq === this.selected);
     const detail = h('pre', { class: 'event-json' }, open ? json(open) : 'Select a step to see its event.');
     const requestedAt = new Map<number, number>();
+    const select = (event: LoggedEvent): void => {
+      this.selected = event.seq;
+      detail.textContent = json(event);
+    };
     const steps = all
       .filter((event) => event.type !== 'LlmChunkRecorded')
       .map((event) =>
@@ -95,9 +99,13 @@ export class TrajectoryView {
           {
             class: `step step-${event.type}`,
             tabindex: 0,
-            onclick: () => {
-              this.selected = event.seq;
-              detail.textContent = json(event);
+            role: 'button',
+            onclick: () => select(event),
+            onkeydown: (e: Event) => {
+              const key = (e as KeyboardEvent).key;
+              if (key !== 'Enter' && key !== ' ') return;
+              e.preventDefault();
+              select(event);
             },
           },
           h('span', { class: 'at' }, `+${event.at - start} ms`),
