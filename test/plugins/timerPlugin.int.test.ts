@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VirtualClock } from '../../events/index.ts';
 import type { RunningPlugin } from '../../plugins/sdk/builtinPlugin.ts';
 import { TimerStoreCorrupt, timerPlugin } from '../../plugins/builtin/timer/index.ts';
@@ -10,6 +10,11 @@ import { createManualTimers } from '../support/manualTimers.ts';
 
 const tempDir = useTempDir();
 const T0 = Date.parse('2030-01-01T00:00:00Z');
+/** Every plugin a test started, stopped after it (its last save finished) before its data dir is removed. */
+const started: RunningPlugin[] = [];
+afterEach(async () => {
+  for (const running of started.splice(0)) await running.stop();
+});
 
 /** A timer plugin started on `dataDir` at `now`, with a clock and timers that move together. */
 const startTimer = async (dataDir: string, now = T0) => {
@@ -17,6 +22,7 @@ const startTimer = async (dataDir: string, now = T0) => {
   const timers = createManualTimers();
   const api = createFakePluginApi('timer');
   const running: RunningPlugin = await timerPlugin.start(api, { dataDir, clock, timers });
+  started.push(running);
   const tick = (ms: number) => {
     clock.advance(ms);
     timers.advance(ms);
