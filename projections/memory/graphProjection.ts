@@ -185,15 +185,25 @@ const RELATION_COLUMNS = 'relation_id, subject, predicate, object, confidence, s
  * Relations reachable from the seed entities within `depth` hops (breadth first), nearest first,
  * then by confidence. Deterministic for the same graph.
  */
-export const graphNeighbourhood = (tx: ReadModelTx, seeds: readonly string[], depth = 2): { relation: RelationRow; hops: number }[] => {
+/**
+ * The relations within `depth` hops of the seeds, each with the hop it was first found at.
+ * `without`: a predicate whose relations the walk neither returns nor follows (recall leaves out
+ * `said`: a speaker says thousands of things, and walking them reads the whole graph).
+ */
+export const graphNeighbourhood = (
+  tx: ReadModelTx,
+  seeds: readonly string[],
+  depth = 2,
+  { without }: { without?: string } = {},
+): { relation: RelationRow; hops: number }[] => {
   const seen = new Set(seeds.map(entityKey));
   let frontier = [...seen];
   const found = new Map<string, { relation: RelationRow; hops: number }>();
   for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
     const marks = frontier.map(() => '?').join(',');
     const rows = tx.all<RelationRow>(
-      `SELECT ${RELATION_COLUMNS} FROM memory_graph_relations WHERE subject IN (${marks}) OR object IN (${marks}) ORDER BY confidence DESC, relation_id`,
-      [...frontier, ...frontier],
+      `SELECT ${RELATION_COLUMNS} FROM memory_graph_relations WHERE (subject IN (${marks}) OR object IN (${marks}))${without === undefined ? '' : ' AND predicate <> ?'} ORDER BY confidence DESC, relation_id`,
+      [...frontier, ...frontier, ...(without === undefined ? [] : [without])],
     );
     const next: string[] = [];
     for (const relation of rows) {

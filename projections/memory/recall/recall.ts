@@ -62,8 +62,8 @@ export const recall = (index: MemoryIndex, tx: ReadModelTx, q: RecallQuery): Rec
   const seeds = graphSeeds(index, tx, q.query, hits);
   if (seeds.length === 0) return hits;
   const seen = new Set(hits.map((h) => h.id));
-  const extra = graphNeighbourhood(tx, seeds, 2)
-    .filter(({ relation }) => relation.predicate !== 'said' && !seen.has(`rel:${relation.relation_id}`))
+  const extra = graphNeighbourhood(tx, seeds, 2, { without: 'said' })
+    .filter(({ relation }) => !seen.has(`rel:${relation.relation_id}`))
     .map(({ relation, hops }): RecallHit => ({ ...relationItem(relation), score: (hits.at(-1)?.score ?? 1) / (hops + 1) }));
   // Stable: on a tie, what the words found stays ahead of what the graph adds.
   return distinctHits(
