@@ -122,7 +122,44 @@ export class Bm25Index {
       const weight = weigh ? weigh(id) : 1;
       if (weight > 0) hits.push({ id, score: score * weight });
     }
-    hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    hits.sort(byScoreThenId);
+    return hits.slice(0, k);
+  }
+
+  /**
+   * The same ranking as `search` weighed 1 for `ids` and 0 for every other document, computed
+   * by scoring only `ids` (each query term's frequency looked up per document), so its cost is
+   * that of the candidates, not of every document sharing a word with the query.
+   */
+  searchAmong(queryTokens: readonly string[], ids: Iterable<string>, k: number): Bm25Hit[] {
+    if (k <= 0 || this.docs.size === 0) return [];
+    const queryCounts = new Map<string, number>();
+    for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
+    const avgLength = this.totalLength / this.docs.size || 1;
+    const { k1, b, lengths } = this;
+    const terms: { posting: Map<number, number>; times: number; idf: number }[] = [];
+    for (const [term, times] of queryCounts) {
+      const posting = this.postings.get(term);
+      if (posting !== undefined) terms.push({ posting, times, idf: this.idf(term) });
+    }
+    const hits: Bm25Hit[] = [];
+    for (const id of ids) {
+      const doc = this.docs.get(id);
+      if (doc === undefined) continue;
+      let score = 0;
+      let matched = false;
+      for (const { posting, times, idf } of terms) {
+        const tf = posting.get(doc.slot);
+        if (tf === undefined) continue;
+        matched = true;
+        const norm = tf + k1 * (1 - b + (b * lengths[doc.slot]!) / avgLength);
+        score += times * idf * ((tf * (k1 + 1)) / norm);
+      }
+      if (matched) hits.push({ id, score });
+    }
+    hits.sort(byScoreThenId);
     return hits.slice(0, k);
   }
 }
+
+const byScoreThenId = (x: Bm25Hit, y: Bm25Hit): number => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);

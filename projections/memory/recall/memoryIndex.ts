@@ -176,7 +176,7 @@ export class MemoryIndex {
    */
   contextRelevance(scope: string, query: string, k: number, vector?: Float32Array): Map<string, number> {
     const inScope = (item: RecallItem) => (item.tier === 'context' && item.scope === scope ? 1 : 0);
-    const hits = vector ? this.items.searchHybrid(query, vector, k, inScope) : this.items.search(query, k, inScope);
+    const hits = vector ? this.items.searchHybrid(query, vector, k, inScope) : this.items.searchContext(query, scope, k);
     return new Map(hits.filter((hit) => hit.id.startsWith(CONTEXT_ID)).map((hit) => [hit.id.slice(CONTEXT_ID.length), hit.score]));
   }
 

@@ -60,6 +60,8 @@ export class RecallIndex {
   private readonly vectors = new Map<string, Float32Array>();
   /** Items indexed since the last `drainUnembedded`, which need a vector. */
   private readonly unembedded = new Set<string>();
+  /** The context items of each scope (L1): the candidates the prune scores, without scoring the rest. */
+  private readonly contextByScope = new Map<string, Set<string>>();
 
   constructor(private readonly options: RecallIndexOptions) {}
 
@@ -76,9 +78,26 @@ export class RecallIndex {
     this.movedTo.delete(item.id);
     const tokens = this.tokens(item.text);
     const neighbours = neighbourTexts.flatMap((n) => this.repeated(this.tokens(n.text), n.weight));
+    this.untrack(item.id);
     this.items.set(item.id, { ...item, tokens, related: this.relatedTokens(item), neighbours });
+    this.track(item);
     this.unembedded.add(item.id);
     this.reindex(item.id);
+  }
+
+  private track(item: RecallItem): void {
+    if (item.tier !== 'context' || item.scope === undefined) return;
+    let ids = this.contextByScope.get(item.scope);
+    if (!ids) this.contextByScope.set(item.scope, (ids = new Set()));
+    ids.add(item.id);
+  }
+
+  private untrack(id: string): void {
+    const item = this.items.get(id);
+    if (item?.tier !== 'context' || item.scope === undefined) return;
+    const ids = this.contextByScope.get(item.scope);
+    ids?.delete(id);
+    if (ids?.size === 0) this.contextByScope.delete(item.scope);
   }
 
   /** Adds words of a neighbour that arrived later. */
@@ -98,12 +117,14 @@ export class RecallIndex {
     if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
     else this.unembedded.add(item.id);
     this.movedTo.set(fromId, item.id);
+    this.untrack(item.id);
     this.items.set(item.id, {
       ...item,
       tokens: this.tokens(item.text),
       related: this.relatedTokens(item),
       neighbours: old?.neighbours ?? [],
     });
+    this.track(item);
     this.reindex(item.id);
   }
 
@@ -122,6 +143,7 @@ export class RecallIndex {
   }
 
   remove(id: string): void {
+    this.untrack(id);
     this.unembedded.delete(id);
     this.vectors.delete(id);
     this.items.delete(id);
@@ -143,6 +165,18 @@ export class RecallIndex {
     if (terms.length === 0) return [];
     const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)));
     return hits.map((hit) => this.hit(hit.id, hit.score));
+  }
+
+  /**
+   * The context items of `scope` that match the query, ranked exactly as `search` weighed 1 for
+   * them and 0 for the rest would, but scoring only them: what the prune compares costs what the
+   * scope's context holds, not what the whole memory does.
+   */
+  searchContext(query: string, scope: string, k: number): RecallHit[] {
+    const terms = this.options.tokenize(query);
+    const ids = this.contextByScope.get(scope);
+    if (terms.length === 0 || ids === undefined) return [];
+    return this.bm25.searchAmong(terms, ids, k).map((hit) => this.hit(hit.id, hit.score));
   }
 
   /**

@@ -143,4 +143,24 @@ describe('Bm25Index', () => {
       }),
     );
   });
+
+  it('scores only the candidates exactly as a search weighed to them would rank them', () => {
+    const vocabulary = fc.constantFrom('tea', 'cake', 'park', 'dog', 'rain', 'book');
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(vocabulary, { maxLength: 6 }), { maxLength: 20 }),
+        fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }),
+        fc.array(vocabulary, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 12 }),
+        (documents, chosen, query, k) => {
+          const index = indexOf(documents.map((tokens, i) => ({ id: `d${i}`, tokens })));
+          const candidates = documents.map((_, i) => `d${i}`).filter((_, i) => chosen[i]);
+          const inSet = new Set(candidates);
+          const among = index.searchAmong(query, [...candidates, 'not-indexed'], k);
+          const weighed = index.search(query, k, (id) => (inSet.has(id) ? 1 : 0));
+          expect(among).toEqual(weighed);
+        },
+      ),
+    );
+  });
 });
