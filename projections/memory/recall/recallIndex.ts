@@ -87,9 +87,9 @@ export class RecallIndex {
 
   private track(item: RecallItem): void {
     if (item.tier !== 'context' || item.scope === undefined) return;
-    let ids = this.contextByScope.get(item.scope);
-    if (!ids) this.contextByScope.set(item.scope, (ids = new Set()));
+    const ids = this.contextByScope.get(item.scope) ?? new Set<string>();
     ids.add(item.id);
+    this.contextByScope.set(item.scope, ids);
   }
 
   private untrack(id: string): void {
