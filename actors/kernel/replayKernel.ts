@@ -40,6 +40,6 @@ export const replayKernelBoot = (events: readonly RecordedEvent[]): KernelBootRe
   return { journal, divergence: replay.divergence, messages: replay.messages.length, earlierFormat: false, state: replay.snapshot.value };
 };
 
-/** Every boot in the log, oldest first. */
-export const replayKernel = async (store: EventStore): Promise<KernelBootReplay[]> =>
-  kernelBoots(await store.readStream(KERNEL_STREAM)).map(replayKernelBoot);
+/** Every boot in the log, oldest first; with `untilSeq`, as far as the log held it at that seq (time travel). */
+export const replayKernel = async (store: EventStore, untilSeq = Number.MAX_SAFE_INTEGER): Promise<KernelBootReplay[]> =>
+  kernelBoots((await store.readStream(KERNEL_STREAM)).filter((e) => e.seq <= untilSeq)).map(replayKernelBoot);

@@ -63,12 +63,9 @@ export class HeartbeatLoops {
     return entry.fired[0];
   }
 
-  /** Each loop's machine state value and when it is next due (none before the memory started). */
-  states(): { loop: HeartbeatLoop; state: unknown; dueAt: number }[] {
-    return [...this.loops].map(([loop, { actor }]) => {
-      const snapshot = actor.getSnapshot();
-      return { loop, state: snapshot.value, dueAt: snapshot.context.dueAt };
-    });
+  /** Each loop's machine state value (none before the memory started). */
+  states(): { loop: HeartbeatLoop; state: unknown }[] {
+    return [...this.loops].map(([loop, { actor }]) => ({ loop, state: actor.getSnapshot().value }));
   }
 
   stop(): void {

@@ -1,8 +1,8 @@
 /** The replayers of the actors under actors/: the kernel's boots, the scheduler, every turn, and the memory. */
-import { KERNEL_STREAM, MEMORY_STREAM, SCHEDULER_STREAM } from '../../events/index.ts';
+import { MEMORY_STREAM, SCHEDULER_STREAM } from '../../events/index.ts';
 import { schedulerMachine } from '../../machines/scheduler/index.ts';
 import { replayJournal } from '../journal/replayJournal.ts';
-import { kernelBoots, replayKernelBoot } from '../kernel/replayKernel.ts';
+import { replayKernel } from '../kernel/replayKernel.ts';
 import { replayMemory } from '../memory/replayMemory.ts';
 import { heartbeatIntervalsFrom, memoryConfigFrom } from '../modules/memoryModule.ts';
 import { schedulerConfigFrom } from '../modules/schedulerModule.ts';
@@ -10,12 +10,10 @@ import { replayTurn, turnStreams } from '../turn/replayTurn.ts';
 import { ToolsetLedger } from '../turn/toolsets.ts';
 import { divergedBy, type Replayer } from './replayer.ts';
 
-const upTo = (untilSeq: number | undefined) => untilSeq ?? Number.MAX_SAFE_INTEGER;
-
 export const kernelReplayer: Replayer = {
   name: 'kernel',
   replay: async (store, _settings, untilSeq) => {
-    const boots = kernelBoots((await store.readStream(KERNEL_STREAM)).filter((e) => e.seq <= upTo(untilSeq))).map(replayKernelBoot);
+    const boots = await replayKernel(store, untilSeq);
     const current = boots.filter((b) => !b.earlierFormat);
     const earlier = boots.length - current.length;
     const last = current.at(-1);
@@ -48,7 +46,7 @@ export const schedulerReplayer: Replayer = {
       stream: SCHEDULER_STREAM,
       logic: schedulerMachine,
       input: { config: schedulerConfigFrom(settings) },
-      untilSeq: upTo(untilSeq),
+      untilSeq,
     });
     const messages = replay.messages.length;
     return {
@@ -89,7 +87,7 @@ export const turnsReplayer: Replayer = {
   replay: async (store, _settings, untilSeq) => {
     const toolsets = new ToolsetLedger(store);
     const replays = [];
-    for (const stream of await turnsToReplay(store, untilSeq)) replays.push(await replayTurn(store, stream, toolsets, upTo(untilSeq)));
+    for (const stream of await turnsToReplay(store, untilSeq)) replays.push(await replayTurn(store, stream, toolsets, untilSeq));
     const current = replays.filter((r) => !r.earlierFormat);
     const earlier = replays.length - current.length;
     return {

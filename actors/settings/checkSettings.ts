@@ -90,16 +90,14 @@ const hintFor = (
   item: unknown,
   close: string | null | undefined,
 ): string => {
-  if (close && !name.includes('.')) return `; did you mean ${join(key, close)}?`;
-  if (key !== '' || field.type !== 'object' || field.fields.plugins?.type !== 'map')
-    return close ? `; did you mean ${join(key, close)}?` : '';
-  const [first, ...rest] = name.split('.');
-  const nested = (path: readonly string[]) => `${path.map((p) => `{"${p}": `).join('')}…${'}'.repeat(path.length)}`;
-  if (rest.length > 0) {
-    const path = first! in field.fields ? name.split('.') : ['plugins', ...name.split('.')];
-    return `; settings.json nests its keys: write ${nested(path)}`;
+  const atRoot = key === '' && field.type === 'object' && field.fields.plugins?.type === 'map';
+  if (atRoot && name.includes('.')) {
+    const parts = name.split('.');
+    const path = parts[0]! in field.fields ? parts : ['plugins', ...parts];
+    return `; settings.json nests its keys: write ${path.map((p) => `{"${p}": `).join('')}…${'}'.repeat(path.length)}`;
   }
-  return isObject(item) ? `; a plugin's settings go under plugins.${name}` : close ? `; did you mean ${close}?` : '';
+  if (close) return `; did you mean ${join(key, close)}?`;
+  return atRoot && isObject(item) ? `; a plugin's settings go under plugins.${name}` : '';
 };
 
 export const checkSettings = (settings: unknown, schema: SettingsField): SettingsProblem[] => {

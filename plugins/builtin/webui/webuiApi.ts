@@ -95,7 +95,6 @@ export class WebuiApi {
     };
   }
 
-  /** The conversation's messages that have no turn yet (queued, or stopped before they started), oldest first. */
   /** The conversation's messages that have no turn yet, and the source of each input (who sent it), from the scheduler's events. */
   private async schedulerView(
     key: string,

@@ -97,6 +97,12 @@ const readJson = (request: IncomingMessage): Promise<Readonly<Record<string, unk
     });
   });
 
+/** With `download=1` a read is an export: saved as `name`.json (anything but letters, digits, `.`, `-` and `_` made `_`). */
+const exportHeaders = (url: URL, name: string): Record<string, string> =>
+  url.searchParams.get('download') === '1'
+    ? { 'content-disposition': `attachment; filename="${name.replace(/[^\w.-]+/g, '_')}.json"` }
+    : {};
+
 /** The page a browser gets at / without the token, or with one that is not this web UI's (`wrong`). */
 const signInPage = (wrong: boolean): string => `<!doctype html><meta charset="utf-8"><title>Hologram</title><link rel="icon" href="data:,">
 <p>${wrong ? "That token is not this web UI's (an old URL, or another data dir's?)." : "This page needs the web UI's token."}
@@ -206,22 +212,10 @@ export class WebuiServer {
         return send(response, 200, 'text/css; charset=utf-8', assets.style());
       case 'GET /api/overview':
         return get(() => api.overview());
-      case 'GET /api/conversation': {
-        const conversation = await api.conversation(url.searchParams);
-        const name = (url.searchParams.get('key') ?? '').replace(/[^\w.-]+/g, '_');
-        const download = url.searchParams.get('download') === '1';
-        return json(response, 200, conversation, download ? { 'content-disposition': `attachment; filename="session-${name}.json"` } : {});
-      }
-      case 'GET /api/turn': {
-        const turn = await api.turn(url.searchParams);
-        const download = url.searchParams.get('download') === '1';
-        return json(
-          response,
-          200,
-          turn,
-          download ? { 'content-disposition': `attachment; filename="turn-${url.searchParams.get('id')}.json"` } : {},
-        );
-      }
+      case 'GET /api/conversation':
+        return json(response, 200, await api.conversation(url.searchParams), exportHeaders(url, `session-${url.searchParams.get('key')}`));
+      case 'GET /api/turn':
+        return json(response, 200, await api.turn(url.searchParams), exportHeaders(url, `turn-${url.searchParams.get('id')}`));
       case 'GET /api/events':
         return get(() => api.events(url.searchParams));
       case 'GET /api/approvals':

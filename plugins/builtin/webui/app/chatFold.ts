@@ -183,11 +183,16 @@ type ArrivedInput = {
   input?: { id?: string; source?: string; payload?: { text?: string; conversation?: string | null; resume?: unknown } };
 };
 
-/** An input's id and the plugin that took it (`webui`, `cli`, `timer`…), from the scheduler's record of its arrival. */
-export const inputSourceOf = (event: LoggedEvent): readonly [string, string] | undefined => {
+/** The input the scheduler's record of an arrival (`InputDelivered` of `input.arrive`) names, if the event is one. */
+const arrivedInput = (event: LoggedEvent): ArrivedInput['input'] => {
   if (event.type !== 'InputDelivered') return undefined;
   const message = (event.data as Data | null)?.message as ArrivedInput | undefined;
-  const input = message?.type === 'input.arrive' ? message.input : undefined;
+  return message?.type === 'input.arrive' ? message.input : undefined;
+};
+
+/** An input's id and the plugin that took it (`webui`, `cli`, `timer`…), from the scheduler's record of its arrival. */
+export const inputSourceOf = (event: LoggedEvent): readonly [string, string] | undefined => {
+  const input = arrivedInput(event);
   return input?.id && input.source ? [input.id, input.source] : undefined;
 };
 
@@ -200,8 +205,7 @@ export const foldWaiting = (waiting: Map<string, WaitingInput>, key: string, eve
   const data = (event.data ?? {}) as Data;
   switch (event.type) {
     case 'InputDelivered': {
-      const message = data.message as ArrivedInput | undefined;
-      const input = message?.type === 'input.arrive' ? message.input : undefined;
+      const input = arrivedInput(event);
       // An approval's answer resumes a turn that is shown already.
       if (!input?.id || input.payload?.conversation !== key || input.payload.resume !== undefined) return;
       waiting.set(input.id, { inputId: input.id, text: str(input.payload.text), at: event.at, queued: false, cancelled: false });

@@ -249,7 +249,7 @@ export class ChatView {
         {
           class: 'export-session',
           href: `/api/conversation?key=${encodeURIComponent(this.key)}&download=1`,
-          download: `session-${this.key.replace(/[^\w.-]+/g, '_')}.json`,
+          download: true, // the daemon names the file
         },
         `Export ${this.key} (JSON)`,
       ),
@@ -289,13 +289,14 @@ export class ChatView {
     const failed = isFailure(turn);
     const answer = turn.answer?.text ?? draft ?? '';
     const state = isOver(turn) ? (turn.outcome ?? '') : 'running';
+    const from = senderOf(this.sources.get(turn.taskId));
     return h(
       'article',
       { class: 'turn', 'data-turn': turn.turnId, 'data-state': state },
       h(
         'div',
-        { class: 'message user', 'data-from': senderOf(this.sources.get(turn.taskId)) },
-        h('span', { class: 'who' }, `${senderOf(this.sources.get(turn.taskId))} · ${time(turn.at)}`),
+        { class: 'message user', 'data-from': from },
+        h('span', { class: 'who' }, `${from} · ${time(turn.at)}`),
         h('p', {}, turn.input),
       ),
       turn.tools.map((tool) => this.toolElement(tool)),

@@ -244,8 +244,8 @@ export class SettingsView {
 
   private formSection(read: SettingsRead): HTMLElement {
     const fields = formFields(read.reference);
-    const inputs = new Map<FormField, HTMLInputElement | HTMLSelectElement>();
-    const notes = new Map<string, HTMLElement>();
+    /** Each field's input and the line its problem goes on, by the field's key. */
+    const rows = new Map<string, { field: FormField; input: HTMLInputElement | HTMLSelectElement; note: HTMLElement }>();
     const problems = h('div', { class: 'problems', role: 'alert' });
     const inputFor = (field: FormField): HTMLInputElement | HTMLSelectElement => {
       const current = fieldText(read.settings, field);
@@ -275,15 +275,17 @@ export class SettingsView {
     const save = async (event: Event): Promise<void> => {
       event.preventDefault();
       const texts = new Map<FormField, string>();
-      for (const [field, input] of inputs) if (input.value !== fieldText(read.settings, field)) texts.set(field, input.value);
-      for (const note of notes.values()) note.textContent = '';
-      for (const input of inputs.values()) input.removeAttribute('aria-invalid');
+      for (const { field, input, note } of rows.values()) {
+        if (input.value !== fieldText(read.settings, field)) texts.set(field, input.value);
+        note.textContent = '';
+        input.removeAttribute('aria-invalid');
+      }
       if (texts.size === 0) return this.say('Nothing changed.');
-      const refused = await this.save(withFields(read.settings, texts), problems);
-      for (const { key, problem } of refused) {
-        const note = notes.get(key);
-        if (note) note.textContent = problem;
-        for (const [field, input] of inputs) if (field.key === key) input.setAttribute('aria-invalid', 'true');
+      for (const { key, problem } of await this.save(withFields(read.settings, texts), problems)) {
+        const row = rows.get(key);
+        if (!row) continue;
+        row.note.textContent = problem;
+        row.input.setAttribute('aria-invalid', 'true');
       }
     };
     return h(
@@ -298,9 +300,8 @@ export class SettingsView {
           h('summary', {}, `${group} (${members.length})`),
           members.map((field) => {
             const input = inputFor(field);
-            inputs.set(field, input);
             const note = h('span', { class: 'field-problem failed', role: 'alert' });
-            notes.set(field.key, note);
+            rows.set(field.key, { field, input, note });
             return h(
               'label',
               { class: 'field setting-field' },
