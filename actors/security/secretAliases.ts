@@ -65,7 +65,7 @@ export class SecretAliases {
   scrub(text: string, { fresh = true }: Readonly<{ fresh?: boolean }> = {}): string {
     if (fresh) this.current();
     let scrubbed = text;
-    for (const [name, value] of this.byLength) if (scrubbed.includes(value)) scrubbed = scrubbed.split(value).join(aliasOf(name));
+    for (const [name, value] of this.byLength) if (scrubbed.includes(value)) scrubbed = scrubbed.replaceAll(value, aliasOf(name));
     return scrubbed;
   }
 
@@ -87,26 +87,51 @@ export class SecretAliases {
    */
   fill(args: Readonly<Record<string, unknown>>, tool: string): Filled {
     const values = this.current();
+    if (!someString(args, (text) => text.includes('@{')))
+      return { args: args as Record<string, unknown>, filled: [], unknown: [], withheld: [] };
     const filled = new Set<string>();
     const unknown = new Set<string>();
     const withheld = new Set<string>();
-    const filledArgs = mapStrings(args, (text) =>
-      !text.includes('@{')
-        ? text
-        : text.replace(ALIAS, (alias, name: string) => {
-            const value = values.get(name);
-            if (value === undefined) unknown.add(name);
-            else if (!(this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool))) withheld.add(name);
-            else {
-              filled.add(name);
-              return value;
-            }
-            return alias;
-          }),
-    ) as Record<string, unknown>;
+    const valueFor = (name: string): string | undefined => {
+      const value = values.get(name);
+      if (value === undefined) unknown.add(name);
+      else if (!(this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool))) withheld.add(name);
+      else {
+        filled.add(name);
+        return value;
+      }
+      return undefined;
+    };
+    const filledArgs = mapStrings(args, (text) => replaceAliases(text, valueFor)) as Record<string, unknown>;
     return { args: filledArgs, filled: [...filled].sort(), unknown: [...unknown].sort(), withheld: [...withheld].sort() };
   }
 }
+
+const ALIAS_AT = new RegExp(ALIAS.source, 'y');
+
+/** `text` with each alias whose name `valueFor` gives a value for replaced by it (the others kept). */
+const replaceAliases = (text: string, valueFor: (name: string) => string | undefined): string => {
+  let replaced = '';
+  let copied = 0;
+  for (let at = text.indexOf('@{'); at >= 0; at = text.indexOf('@{', at + 2)) {
+    ALIAS_AT.lastIndex = at;
+    const match = ALIAS_AT.exec(text);
+    if (!match) continue;
+    const value = valueFor(match[1]!);
+    if (value === undefined) continue;
+    replaced += text.slice(copied, at) + value;
+    copied = at + match[0].length;
+  }
+  return copied === 0 ? text : replaced + text.slice(copied);
+};
+
+/** Whether some string inside `value` passes `test`. */
+const someString = (value: unknown, test: (text: string) => boolean): boolean => {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.some((item) => someString(item, test));
+  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => someString(item, test));
+  return false;
+};
 
 const mapStrings = (value: unknown, map: (text: string) => string): unknown => {
   if (typeof value === 'string') return map(value);

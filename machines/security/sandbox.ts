@@ -65,8 +65,12 @@ const trimControlsAndSpaces = (text: string): string => {
 
 // ── Paths ───────────────────────────────────────────────────────────────────────────────────────
 
+/** A `.` or `..` segment, a repeated slash or a trailing one: what collapsing would change. */
+const NOT_COLLAPSED = /\/(?:\.{1,2})?(?:\/|$)/;
+
 /** An absolute path with `.`, `..` (never above `/`), repeated and trailing slashes collapsed. */
 const collapseSegments = (path: string): string => {
+  if (path.startsWith('/') && path !== '/' && !NOT_COLLAPSED.test(path)) return path;
   const kept: string[] = [];
   for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue;
@@ -108,7 +112,8 @@ const pathOfFileUrl = (url: string): string | null => {
 };
 
 /** Whether `text` reads as a `file:` URL to a URL parser (which drops tabs and newlines anywhere and controls at the ends). */
-const looksLikeFileUrl = (text: string): boolean => /^file:/i.test(trimControlsAndSpaces(text.replace(/[\t\n\r]/g, '')));
+const looksLikeFileUrl = (text: string): boolean =>
+  text.includes(':') && /^file:/i.test(trimControlsAndSpaces(text.replace(/[\t\n\r]/g, '')));
 
 /**
  * The lexical normal form of a path argument: absolute, with no `.` or `..` segments and no
@@ -454,11 +459,29 @@ const decideNetworkArgument = (name: string, value: unknown, rules: SandboxRules
 const namesOf = (declared: unknown): readonly string[] =>
   Array.isArray(declared) ? declared.filter((name): name is string => typeof name === 'string') : [];
 
+type Roots = Readonly<{ readRoots: readonly string[]; writeRoots: readonly string[] }>;
+
+/** The normalised roots of each rules object under each base, worked out once (settings do not change under a running proxy). */
+const rootsCache = new WeakMap<SandboxRules, WeakMap<SandboxBase, Roots>>();
+
+const rootsFor = (rules: SandboxRules, base: SandboxBase): Roots => {
+  const cacheable = typeof base === 'object' && base !== null;
+  const known = cacheable ? rootsCache.get(rules)?.get(base) : undefined;
+  if (known) return known;
+  const writeRoots = rootsOf(rules.write, base);
+  const roots = { writeRoots, readRoots: [...new Set([...rootsOf(rules.read, base), ...writeRoots])] };
+  if (cacheable) {
+    const byBase = rootsCache.get(rules) ?? new WeakMap<SandboxBase, Roots>();
+    byBase.set(base, roots);
+    rootsCache.set(rules, byBase);
+  }
+  return roots;
+};
+
 /** The verdict, for inputs that can be read (a throwing getter in the access or rules ends in the catch below). */
 const decideReadable = (access: ToolAccess | undefined, args: unknown, rules: SandboxRules, base: SandboxBase): SandboxVerdict => {
   const safeRules: SandboxRules = typeof rules === 'object' && rules !== null ? rules : {};
-  const writeRoots = rootsOf(safeRules.write, base);
-  const readRoots = [...new Set([...rootsOf(safeRules.read, base), ...writeRoots])];
+  const { readRoots, writeRoots } = rootsFor(safeRules, base);
   const checks: Array<[Mode | 'network', readonly string[]]> = [
     ['read', namesOf(access?.read)],
     ['write', namesOf(access?.write)],

@@ -180,6 +180,24 @@ describe('content review', () => {
     );
   });
 
+  it('finds, searching each cue from its rarest character, exactly the cues the text holds', () => {
+    const allCues = [...new Set(cueGate.shapes.flatMap((shape) => shape.cues))];
+    const cueText = fc
+      .array(fc.oneof(fc.constantFrom(...allCues, ...allCues.map((cue) => cue.slice(1)), 'e', 'v', 'n', ' '), fc.string()), {
+        maxLength: 12,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(cueText, attackText, anyText), (text) => {
+        const lower = cueGate.visibleText(text).toLowerCase();
+        const ascii = [...text].every((character) => character.charCodeAt(0) < 0x80);
+        const expected = allCues.filter((cue) => (!ascii || [...cue].every((c) => c.charCodeAt(0) < 0x80)) && lower.includes(cue));
+        expect([...cueGate.cuesOf(text)].sort()).toEqual(expected.sort());
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('never puts a secret-looking token from the text, or a configured word, into findings, warnings or notices', () => {
     fc.assert(
       fc.property(

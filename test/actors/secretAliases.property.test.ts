@@ -1,0 +1,73 @@
+/**
+ * Filling and scrubbing aliases against a real vault, for any text: every `@{NAME}` of a secret
+ * set for the tool becomes its value and nothing else changes (as a regular-expression
+ * replacement reads the aliases), unknown and withheld names are reported and kept as
+ * aliases, arguments without an alias come back as they were, and scrubbing a filled call gives
+ * back its aliases.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
+import { ALIAS, SecretAliases } from '../../actors/security/secretAliases.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+
+const SECRETS: Readonly<Record<string, Readonly<{ value: string; tools: string[] }>>> = {
+  API_KEY: { value: 'sk-fill-property-4417aa', tools: ['files_*'] },
+  GH: { value: 'ghp_property_99e1c0d2', tools: ['files_write'] },
+  ELSEWHERE: { value: 'elsewhere-only-6610', tools: ['web_*'] },
+};
+
+const aliasesOf = (dir: string): SecretAliases => {
+  const vault = SecretVault.open(dir);
+  for (const [name, { value, tools }] of Object.entries(SECRETS)) vault.set(name, value, tools);
+  return new SecretAliases(dir);
+};
+
+const piece = fc.oneof(
+  fc.constantFrom('@{API_KEY}', '@{GH}', '@{ELSEWHERE}', '@{MISSING}', '@{', '@{@{GH}}', '@{api_key}', '}', '@', ' '),
+  fc.string({ maxLength: 8 }),
+);
+const text = fc.array(piece, { maxLength: 10 }).map((parts) => parts.join(''));
+const tool = fc.constantFrom('files_read', 'files_write', 'web_fetch', 'shell_run');
+
+/** The reference: one global replacement with the alias pattern. */
+const expectedFill = (input: string, name: string) => {
+  const filled = new Set<string>();
+  const unknown = new Set<string>();
+  const withheld = new Set<string>();
+  const out = input.replace(new RegExp(ALIAS.source, 'g'), (alias, secret: string) => {
+    const known = SECRETS[secret];
+    if (!known) unknown.add(secret);
+    else if (!known.tools.some((glob) => new RegExp(`^${glob.replace('*', '.*')}$`).test(name))) withheld.add(secret);
+    else {
+      filled.add(secret);
+      return known.value;
+    }
+    return alias;
+  });
+  return { out, filled: [...filled].sort(), unknown: [...unknown].sort(), withheld: [...withheld].sort() };
+};
+
+describe('secret aliases', () => {
+  it('fill replaces exactly the aliases of secrets set for the tool, and reports the others', () => {
+    const aliases = aliasesOf(tempDir());
+    fc.assert(
+      fc.property(text, fc.array(text, { maxLength: 3 }), tool, (first, rest, name) => {
+        const args = { first, nested: { rest } };
+        const got = aliases.fill(args, name);
+        const expectedFirst = expectedFill(first, name);
+        const expectedRest = rest.map((item) => expectedFill(item, name));
+        expect(got.args).toEqual({ first: expectedFirst.out, nested: { rest: expectedRest.map((r) => r.out) } });
+        const all = [expectedFirst, ...expectedRest];
+        for (const key of ['filled', 'unknown', 'withheld'] as const) {
+          expect(got[key]).toEqual([...new Set(all.flatMap((r) => r[key]))].sort());
+        }
+        if (!JSON.stringify(args).includes('@{')) expect(got.args).toBe(args);
+        expect(aliases.scrub(JSON.stringify(got.args))).toBe(aliases.scrub(JSON.stringify(args)));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
