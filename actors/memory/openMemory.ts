@@ -73,6 +73,8 @@ export type Memory = Readonly<{
   nextDueAt(): number | null;
   /** Resolves once everything delivered is recorded, the models asked have answered and their answers are recorded. */
   settled(): Promise<void>;
+  /** The recall index as it stands (a cache of the read models; for inspecting and testing how it ranks). */
+  readonly index: MemoryIndex;
 }>;
 
 export type MemoryOptions = Readonly<{
@@ -198,6 +200,7 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     tick: (at) => actor.tick(at),
     nextDueAt: () => actor.nextDueAt(),
     settled: () => actor.settled(),
+    index,
   };
 };
 

@@ -2,8 +2,10 @@
  * Model-based (fc.commands): whatever a memory went through (two people talking, context
  * sinking, cold recalls restored, idle docs archived into the graph, facts committed by a
  * tool, cold docs committed, entities merged and renamed), a memory opened afresh on the same log recalls exactly what the live one recalls: the
- * same items in the same order with the same scores. The recall index is a cache; this is what
- * makes it one. FC_RUNS sets the number of runs.
+ * same items in the same order with the same scores, and its index, kept in step event by event,
+ * ranks every query exactly as the index rebuilt from the read models does (over all items, and
+ * over the conversation's context as the prune searches it). The recall index is a cache; this
+ * is what makes it one. FC_RUNS sets the number of runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,6 +158,13 @@ const QUERIES = [
   'What did Ada say on 1 January, 2024?',
 ];
 
+/** What the index itself ranks for every query, before recall combines tiers: all items, and the scope's context. */
+const rankAll = (memory: OpenMemory) =>
+  QUERIES.map((q) => {
+    const ranked = (hits: readonly { id: string; score: number }[]) => hits.map((h) => [h.id, Number(h.score.toFixed(9))]);
+    return { all: ranked(memory.index.items.search(q, 1_000)), context: ranked(memory.index.items.searchContext(q, SCOPE, 1_000)) };
+  });
+
 const recallAll = (memory: OpenMemory) =>
   Promise.all(
     QUERIES.map(async (q) =>
@@ -185,9 +194,11 @@ describe('recall index rebuilt at start (model-based)', () => {
           await fc.asyncModelRun(() => ({ model: { said: 0, notes: 0 }, real: { memory: live.memory, clock: live.clock } }), cmds);
           await live.memory.settled();
           const before = await recallAll(live.memory);
+          const rankedBefore = rankAll(live.memory);
           await live.store.close();
           const restarted = await open();
           const after = await recallAll(restarted.memory);
+          expect(rankAll(restarted.memory)).toEqual(rankedBefore);
           await restarted.memory.settled();
           await restarted.store.close();
           expect(after).toEqual(before);

@@ -30,11 +30,11 @@ export const relationItem = (rel: RelationRow): RecallItem => {
   };
 };
 
-/** The one speaker of a run of events, if they all have the same one. */
 /** The recall id of a context event: `ctx:<eventId>`. */
 const CONTEXT_ID = 'ctx:';
 const contextItemId = (eventId: string): string => `${CONTEXT_ID}${eventId}`;
 
+/** The one speaker of a run of events, if they all have the same one. */
 const personOf = (events: readonly ContextEventData[]): string | undefined => {
   const speaker = events[0]?.speaker;
   return speaker !== undefined && events.every((e) => e.speaker === speaker) ? speaker : undefined;
