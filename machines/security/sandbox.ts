@@ -70,7 +70,7 @@ const NOT_COLLAPSED = /\/(?:\.{1,2})?(?:\/|$)/;
 
 /** An absolute path with `.`, `..` (never above `/`), repeated and trailing slashes collapsed. */
 const collapseSegments = (path: string): string => {
-  if (path.startsWith('/') && path !== '/' && !NOT_COLLAPSED.test(path)) return path;
+  if (path.startsWith('/') && !NOT_COLLAPSED.test(path)) return path;
   const kept: string[] = [];
   for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue;
