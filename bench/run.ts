@@ -35,6 +35,11 @@
  *   security.proxy.cost.p50 / .p99  the proxy's own µs per call (proxied minus direct, the tool
  *                                 answering in process) vs the direct plugin round trip's µs: the
  *                                 proxy as a fraction of a round trip. Target <= 0.05 at p50.
+ *   security.proxy.turn.p50 / .p99  ms per journaled turn (TurnActor on a durable log, model in
+ *                                 process) that calls files_write once on that child: through the
+ *                                 proxy vs straight to the plugin. Target <= 1.05 at p50.
+ *   security.proxy.share.p50 / .p99  what the proxy adds to that turn vs the tool's round trip in it
+ *                                 (the direct turn minus the same turn with no tool call). Target <= 0.05 at p50.
  *   daemon.turn.p50 / .p99        ms per short turn through a running homed (child process, cli
  *                                 socket, a local scripted model over HTTP) vs ms of one durable
  *                                 commit: a turn in commits' worth; lower is better. Target <= 25.
@@ -58,6 +63,7 @@ import { pluginTransport } from './pluginTransportBench.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { securityProxyCost } from './securityProxyBench.ts';
+import { securityProxyTurns } from './securityProxyTurnBench.ts';
 import { turnOverhead } from './turnBench.ts';
 import { waiterStart } from './waiterStartBench.ts';
 import { TempFiles } from './tempFiles.ts';
@@ -73,6 +79,7 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'turn.overhead', run: turnOverhead },
   { name: 'plugin.transport', run: pluginTransport },
   { name: 'security.proxy', run: securityProxyCost },
+  { name: 'security.proxy.turn', run: securityProxyTurns },
   { name: 'daemon.turn', run: daemonTurns },
   { name: 'waiter.start', run: waiterStart },
 ];

@@ -43,8 +43,8 @@ import { log, median, percentile } from './measure.ts';
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./fixtures/stdioEchoChild.ts', import.meta.url));
 
-const TOOL = 'files_write';
-const PLUGIN = 'files';
+export const TOOL = 'files_write';
+export const PLUGIN = 'files';
 const TIMEOUT_MS = 60_000;
 const STDERR_KEPT = 4_096;
 /** The issue's bound: the proxy may add at most 5% to a plugin tool round trip. */
@@ -63,7 +63,7 @@ const PROSE =
 /** ~1 KB of note text with one alias in it. */
 const CONTENT = `Notes for Monday.\n${PROSE.repeat(3)}Deploy key: @{KEY_1}\n${PROSE.repeat(3)}`.slice(0, 1024);
 
-const ARGS = { path: 'notes/a.txt', content: CONTENT } as const;
+export const ARGS = { path: 'notes/a.txt', content: CONTENT } as const;
 
 /** ~2 KB the tool answers with: the written file read back (so KEY_1's value is in it) and a listing. */
 const RESULT = [
@@ -94,10 +94,10 @@ const TOOLS: readonly ToolEntry[] = [
   })),
 ];
 
-type HubCall = (args: Readonly<Record<string, unknown>>, callId: string) => Promise<ToolReply>;
+export type HubCall = (args: Readonly<Record<string, unknown>>, callId: string) => Promise<ToolReply>;
 
 /** The product's TurnPlugins over a stand-in hub: its registry and its callTool, which answers through `call`. */
-const turnPlugins = (call: HubCall): TurnPlugins => {
+export const turnPlugins = (call: HubCall): TurnPlugins => {
   const registry = {
     plugins: new Map(),
     tools: new Map(TOOLS.map((t) => [t.name, t])),
@@ -114,7 +114,7 @@ const turnPlugins = (call: HubCall): TurnPlugins => {
 };
 
 /** The proxy as securityModule() builds it, over a data dir whose vault holds SECRETS. */
-const securityProxy = (dataDir: string): SecurityProxy => {
+export const securityProxy = (dataDir: string): SecurityProxy => {
   // The file as after the tool's first call: the files root, its notes folder and a.txt exist.
   mkdirSync(join(dataDir, DEFAULT_FILES_ROOT, dirname(ARGS.path)), { recursive: true });
   writeFileSync(join(dataDir, DEFAULT_FILES_ROOT, ARGS.path), CONTENT);
@@ -131,10 +131,10 @@ const securityProxy = (dataDir: string): SecurityProxy => {
   });
 };
 
-type EchoChild = Readonly<{ call: HubCall; lastArgs: () => unknown; stop: () => Promise<void> }>;
+export type EchoChild = Readonly<{ call: HubCall; lastArgs: () => unknown; stop: () => Promise<void> }>;
 
 /** The plugin.transport msgpack child; a tool call is an `echo` of `{name, args, callId, reply}` whose `reply` comes back. */
-const startEchoChild = async (): Promise<EchoChild> => {
+export const startEchoChild = async (): Promise<EchoChild> => {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, 'msgpack'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT)));
@@ -177,17 +177,17 @@ const startEchoChild = async (): Promise<EchoChild> => {
   };
 };
 
-type Side = (invocation: ToolInvocation) => Promise<ToolResult>;
+export type Side = (invocation: ToolInvocation) => Promise<ToolResult>;
 
 const SIGNAL = new AbortController().signal;
 
-const sides = (turns: TurnPlugins, proxy: SecurityProxy): Readonly<{ direct: Side; proxied: Side }> => {
+export const sides = (turns: TurnPlugins, proxy: SecurityProxy): Readonly<{ direct: Side; proxied: Side }> => {
   const guarded = proxy.guardTools(turns);
   return { direct: (i) => turns.callTool(i, SIGNAL), proxied: (i) => guarded.callTool(i, SIGNAL) };
 };
 
 /** The proxied call filled the alias, passed the sandbox, scrubbed the value and found nothing; the direct one did none of it. */
-const verify = async (label: string, pair: ReturnType<typeof sides>, reached?: () => unknown): Promise<void> => {
+export const verify = async (label: string, pair: ReturnType<typeof sides>, reached?: () => unknown): Promise<void> => {
   const invocation: ToolInvocation = { callId: 'verify', name: TOOL, owner: PLUGIN, args: ARGS };
   const direct = await pair.direct(invocation);
   if (!direct.content.includes(KEY_1_VALUE)) throw new Error(`security.proxy: ${label}: the direct call did not return the tool's result`);

@@ -1,0 +1,167 @@
+/**
+ * The security proxy within a whole plugin tool call as the kernel makes it: a TurnActor on a
+ * durable log, the model answering in process, first with one `files_write` call (the
+ * security.proxy figure's ~1 KB arguments with an alias), then, given the ~2 KB result, with
+ * 'Noted.'. The call is journaled, goes to the msgpack echo child and its result is journaled
+ * before the model sees it, as in the daemon. Three turns alternate, in rotating order: the tool
+ * reached through the proxy (value), straight through turnPluginsOf.callTool (direct), and a
+ * turn whose model answers at once with no tool (plain).
+ *
+ *   security.proxy.turn.p50 / .p99   ms per turn with one plugin tool call, proxied vs direct;
+ *                                    lower is better, so a ratio above 1 is the proxy's share.
+ *   security.proxy.share.p50 / .p99  what the proxy adds to such a turn (proxied - direct) vs the
+ *                                    plugin tool round trip inside it (direct - plain): the
+ *                                    proxy as a fraction of a plugin tool round trip.
+ */
+import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
+import { TurnActor, type TurnEffects } from '../actors/turn/turnActor.ts';
+import type { EventStore } from '../events/index.ts';
+import type { LlmAnswer, Toolset, TurnMessage } from '../machines/turn/index.ts';
+import type { BenchContext } from './context.ts';
+import { makeFigure, type Figure } from './figures.ts';
+import { log, median, percentile } from './measure.ts';
+import { ARGS, PLUGIN, securityProxy, type Side, sides, startEchoChild, TOOL, turnPlugins, verify } from './securityProxyBench.ts';
+import { openHologramStore } from './workload.ts';
+
+const MAX_SHARE = 0.05;
+const HISTORY_MESSAGES = 20;
+const NOTED: LlmAnswer = { text: 'Noted.', toolCalls: [], finishReason: 'stop' };
+
+const TOOLSET: Toolset = {
+  tools: [
+    {
+      name: TOOL,
+      description: 'Write a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } },
+      owner: PLUGIN,
+      origin: 'plugin',
+      access: { write: ['path'] },
+    },
+  ],
+  handlers: {},
+  channels: [],
+};
+
+const HISTORY: readonly TurnMessage[] = Array.from({ length: HISTORY_MESSAGES }, (_, i) => ({
+  role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+  content: `message ${i}: a line of conversation about the garden and the week ahead`,
+}));
+
+type Kind = 'plain' | 'direct' | 'proxied';
+const KINDS: readonly Kind[] = ['plain', 'direct', 'proxied'];
+
+type CountedEffects = TurnEffects & Readonly<{ toolResults: () => number }>;
+
+/** The model: a files_write call first, 'Noted.' once the tool's result is in; at once when `callTool` is absent. */
+const effectsOf = (callTool: Side | undefined): CountedEffects => {
+  let results = 0;
+  return {
+    complete: async (call) => {
+      const last = call.messages.at(-1);
+      if (last?.role === 'tool') {
+        if (last.content.startsWith(`wrote ${ARGS.path}`)) results++;
+        return NOTED;
+      }
+      if (!callTool) return NOTED;
+      return { text: '', toolCalls: [{ id: 'call-1', name: TOOL, arguments: { ...ARGS } }], finishReason: 'tool_calls' };
+    },
+    callTool: (invocation) => {
+      if (!callTool) throw new Error('security.proxy.turn: the plain turn called a tool');
+      return callTool(invocation);
+    },
+    runHandler: async () => null,
+    toolResults: () => results,
+  };
+};
+
+/** One turn to its end, ms; throws unless the model saw the tool's result (or, plain, none) and the turn answered. */
+const timedTurn = async (store: EventStore, effects: CountedEffects, kind: Kind): Promise<number> => {
+  const before = effects.toolResults();
+  const turnId = randomIds.next();
+  const t0 = performance.now();
+  const turn = new TurnActor({ store, stream: `turn-${turnId}`, toolset: TOOLSET, effects, clock: systemClock, timers: systemTimers });
+  await turn.start({ turnId, input: 'save my notes', model: 'instant', maxRounds: 4, history: [...HISTORY], toolset: 'bench' });
+  await turn.done;
+  await turn.settled();
+  const ms = performance.now() - t0;
+  const { output, phase } = turn.state;
+  const ranTool = effects.toolResults() === before + 1;
+  if (phase !== 'done' || ranTool !== (kind !== 'plain') || output?.text !== NOTED.text) {
+    throw new Error(`security.proxy.turn: the ${kind} turn did not run as meant (phase ${phase}, tool ${ranTool})`);
+  }
+  return ms;
+};
+
+type Round = Readonly<Record<Kind, number[]>>;
+
+const round = async (store: EventStore, effects: Readonly<Record<Kind, CountedEffects>>, turns: number): Promise<Round> => {
+  const times: Round = { plain: [], direct: [], proxied: [] };
+  for (let i = 0; i < turns; i++) {
+    for (let k = 0; k < KINDS.length; k++) {
+      const kind = KINDS[(i + k) % KINDS.length]!;
+      times[kind].push(await timedTurn(store, effects[kind], kind));
+    }
+  }
+  return times;
+};
+
+const figuresOf = (rounds: readonly Round[], turns: number): Figure[] =>
+  [50, 99].flatMap((p) => {
+    const at = (r: Round, kind: Kind): number => percentile(r[kind], p);
+    const proxied = median(rounds.map((r) => at(r, 'proxied')));
+    const direct = median(rounds.map((r) => at(r, 'direct')));
+    const added = rounds.map((r) => at(r, 'proxied') - at(r, 'direct'));
+    const toolTrip = rounds.map((r) => at(r, 'direct') - at(r, 'plain'));
+    const share = median(added.map((a, i) => a / toolTrip[i]!));
+    const plain = median(rounds.map((r) => at(r, 'plain')));
+    return [
+      makeFigure(`security.proxy.turn.p${p}`, 'ms/turn (lower is better)', proxied, direct, {
+        ratio: median(rounds.map((r) => at(r, 'proxied') / at(r, 'direct'))),
+        ...(p === 50 ? { targetMax: 1 + MAX_SHARE } : {}),
+        note:
+          `${turns} turns of each kind per rep on a durable log, the model in process calling files_write once (msgpack echo child); ` +
+          `value through the security proxy, baseline straight to the plugin`,
+      }),
+      makeFigure(`security.proxy.share.p${p}`, 'ms/call (lower is better)', median(added), median(toolTrip), {
+        ratio: share,
+        ...(p === 50 ? { targetMax: MAX_SHARE } : {}),
+        note:
+          `what the proxy adds to the turn (proxied ${proxied.toFixed(3)} - direct ${direct.toFixed(3)} ms) vs the plugin tool round ` +
+          `trip within it (direct - the same turn with no tool call, ${plain.toFixed(3)} ms)`,
+      }),
+    ];
+  });
+
+/**
+ * Figures security.proxy.turn.p50 / .p99 and security.proxy.share.p50 / .p99. A tenth of
+ * `ctx.appends` turns of each kind per rep (30 to 300), `ctx.reps` reps after a warm-up round.
+ */
+export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> => {
+  const turns = Math.max(30, Math.min(300, Math.floor(ctx.appends / 10)));
+  const proxy = securityProxy(ctx.temp.directory('security-turn'));
+  const path = ctx.temp.file('security-turn');
+  const store = openHologramStore(path);
+  log('security.proxy.turn: starting the msgpack echo child');
+  const child = await startEchoChild();
+  try {
+    const pair = sides(turnPlugins(child.call), proxy);
+    await verify('turn', pair, child.lastArgs);
+    const effects = { plain: effectsOf(undefined), direct: effectsOf(pair.direct), proxied: effectsOf(pair.proxied) };
+    log('security.proxy.turn: warm-up');
+    await round(store, effects, turns);
+    const rounds: Round[] = [];
+    for (let rep = 1; rep <= ctx.reps; rep++) {
+      rounds.push(await round(store, effects, turns));
+      const last = rounds.at(-1)!;
+      const p50 = (kind: Kind): string => percentile(last[kind], 50).toFixed(3);
+      log(
+        `security.proxy.turn: rep ${rep}/${ctx.reps}: p50 plain ${p50('plain')} ms, direct ${p50('direct')} ms, proxied ${p50('proxied')} ms`,
+      );
+    }
+    return figuresOf(rounds, turns);
+  } finally {
+    await child.stop();
+    await store.close();
+    ctx.temp.remove(path);
+  }
+};
