@@ -1,7 +1,15 @@
 /** Entity merge proposals: bigram Jaccard over normalised names, strictly above 0.75. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bigramJaccard, bigramsOf, MERGE_THRESHOLD, proposeMerges } from '../../machines/memory/index.ts';
+import {
+  bigramJaccard,
+  bigramsOf,
+  entitySimilarity,
+  MERGE_THRESHOLD,
+  proposeMerges,
+  type MergeCandidateEntity,
+  type MergeProposal,
+} from '../../machines/memory/index.ts';
 
 describe('bigramJaccard', () => {
   it('normalises case, NFKC width and whitespace before comparing', () => {
@@ -122,6 +130,39 @@ describe('proposeMerges', () => {
         expect(proposeMerges([...entities].reverse(), threshold)).toEqual(proposals);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  /** Every pair compared: what the prefix-filtered join must find exactly. */
+  const everyPair = (entities: readonly MergeCandidateEntity[], threshold: number): MergeProposal[] => {
+    const best = new Map<string, MergeProposal>();
+    for (const [i, x] of entities.entries()) {
+      for (const y of entities.slice(i + 1)) {
+        const similarity = entitySimilarity(x, y);
+        if (x.id === y.id || !(similarity > threshold)) continue;
+        const [a, b] = x.id < y.id ? [x.id, y.id] : [y.id, x.id];
+        if ((best.get(`${a}|${b}`)?.similarity ?? -1) < similarity) best.set(`${a}|${b}`, { a, b, similarity });
+      }
+    }
+    return [...best.values()].sort((p, q) => q.similarity - p.similarity || (p.a < q.a ? -1 : p.a > q.a ? 1 : p.b < q.b ? -1 : 1));
+  };
+
+  it('property: finds exactly the pairs comparing every pair finds, at any threshold', () => {
+    const name = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'd', 'e', ' ', 'A', '猫'), maxLength: 9 });
+    const entity = fc.record({
+      id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+      name,
+      aliases: fc.option(fc.array(name, { maxLength: 2 }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entity, { maxLength: 14 }),
+        fc.constantFrom(0, 0.3, 0.5, 0.6, 0.7, MERGE_THRESHOLD, 0.8, 0.9, 0.99),
+        (entities, threshold) => {
+          expect(proposeMerges(entities, threshold)).toEqual(everyPair(entities, threshold));
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });
