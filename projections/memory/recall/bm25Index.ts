@@ -92,10 +92,14 @@ export class Bm25Index {
    * The `k` best documents for the query, by score descending then id ascending. A term
    * repeated in the query counts once per repetition; documents matching no term are absent.
    * `weigh` scales each matching document's score before ranking; a weight ≤ 0 leaves it out.
+   * `maxWeight`, a bound on what `weigh` returns, lets the search stop weighing once no document
+   * left could reach the k-th best (documents are weighed best score first); the ranking is the
+   * same as without it. The bound must hold; a weight seen above it makes the search weigh every
+   * document after all.
    *
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
-  search(queryTokens: readonly string[], k: number, weigh?: (id: string) => number): Bm25Hit[] {
+  search(queryTokens: readonly string[], k: number, weigh?: (id: string) => number, maxWeight?: number): Bm25Hit[] {
     if (k <= 0 || this.docs.size === 0) return [];
     const queryCounts = new Map<string, number>();
     for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
@@ -114,16 +118,43 @@ export class Bm25Index {
         scores[slot]! += times * idf * ((tf * (k1 + 1)) / norm);
       }
     }
+    const best = weigh && maxWeight !== undefined ? this.weighedBestFirst(touched, k, weigh, maxWeight) : undefined;
     const hits: Bm25Hit[] = [];
-    for (const slot of touched) {
-      const id = this.ids[slot]!;
-      const score = scores[slot]!;
-      scores[slot] = 0;
-      const weight = weigh ? weigh(id) : 1;
-      if (weight > 0) hits.push({ id, score: score * weight });
+    if (best === undefined) {
+      for (const slot of touched) {
+        const weight = weigh ? weigh(this.ids[slot]!) : 1;
+        if (weight > 0) hits.push({ id: this.ids[slot]!, score: scores[slot]! * weight });
+      }
     }
+    for (const slot of touched) scores[slot] = 0;
+    if (best !== undefined) return best;
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
+  }
+
+  /**
+   * The best `k` of the `touched` slots by weighted score, weighing them from the best unweighted
+   * score down and stopping when even `maxWeight` times the next score falls short of the k-th
+   * weighted score found. Undefined when a weight exceeds `maxWeight` (the bound was wrong).
+   */
+  private weighedBestFirst(touched: number[], k: number, weigh: (id: string) => number, maxWeight: number): Bm25Hit[] | undefined {
+    const { scores } = this;
+    touched.sort((x, y) => scores[y]! - scores[x]!);
+    const top: Bm25Hit[] = [];
+    for (const slot of touched) {
+      const score = scores[slot]!;
+      // The margin keeps a document whose bound only rounds below the k-th score: it could tie and win by id.
+      if (top.length === k && score * maxWeight * (1 + BOUND_MARGIN) < top[k - 1]!.score) break;
+      const id = this.ids[slot]!;
+      const weight = weigh(id);
+      if (weight > maxWeight) return undefined;
+      if (weight <= 0) continue;
+      const hit = { id, score: score * weight };
+      if (top.length === k && byScoreThenId(hit, top[k - 1]!) >= 0) continue;
+      top.splice(insertionPoint(top, hit), 0, hit);
+      if (top.length > k) top.pop();
+    }
+    return top;
   }
 
   /**
@@ -161,5 +192,20 @@ export class Bm25Index {
     return hits.slice(0, k);
   }
 }
+
+/** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
+const BOUND_MARGIN = 1e-9;
+
+/** Where `hit` goes in `sorted` (by score descending, then id) to keep it sorted. */
+const insertionPoint = (sorted: readonly Bm25Hit[], hit: Bm25Hit): number => {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byScoreThenId(sorted[mid]!, hit) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
 
 const byScoreThenId = (x: Bm25Hit, y: Bm25Hit): number => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);

@@ -27,8 +27,12 @@ export type RecallItem = Readonly<{
 
 export type RecallHit = RecallItem & Readonly<{ score: number }>;
 
-/** How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out. */
-export type RecallWeight = (item: RecallItem) => number;
+/**
+ * How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out.
+ * `max`, when known, bounds what it returns, so a search can stop weighing items that could not
+ * rank anyway.
+ */
+export type RecallWeight = ((item: RecallItem) => number) & Readonly<{ max?: number }>;
 
 /** Reciprocal rank fusion constant (Cormack et al.). */
 const RRF_K = 60;
@@ -163,7 +167,7 @@ export class RecallIndex {
   search(query: string, k: number, weigh?: RecallWeight): RecallHit[] {
     const terms = this.options.tokenize(query);
     if (terms.length === 0) return [];
-    const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)));
+    const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)), weigh?.max);
     return hits.map((hit) => this.hit(hit.id, hit.score));
   }
 

@@ -55,17 +55,25 @@ export const focusOf = (
   };
 };
 
-export const weighFor =
-  (focus: RecallFocus): RecallWeight =>
-  (item: RecallItem) => {
+/** An item's weight for `focus`; its `max` is the most any item can get, every boost that can apply applied. */
+export const weighFor = (focus: RecallFocus): RecallWeight => {
+  const weigh = (item: RecallItem): number => {
     if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
     let weight = 1;
     if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + WHEN_BOOST;
     if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + PERSON_BOOST;
     if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + TIME_BOOST;
-    if (focus.sceneWeights) {
-      const scene = Math.max(0, ...(item.sources ?? []).map((s) => focus.sceneWeights!.get(s) ?? 0));
-      weight *= 1 + SCENE_BOOST * scene;
-    }
+    if (focus.sceneWeights) weight *= 1 + SCENE_BOOST * sceneWeightOf(item, focus.sceneWeights);
     return weight;
   };
+  let max = 1;
+  if (focus.asksWhen) max *= 1 + WHEN_BOOST;
+  if (focus.person !== undefined) max *= 1 + PERSON_BOOST;
+  if (focus.windows.length > 0) max *= 1 + TIME_BOOST;
+  if (focus.sceneWeights) max *= 1 + SCENE_BOOST;
+  return Object.assign(weigh, { max });
+};
+
+/** The best relative weight (0..1) of the scenes the item's utterances belong to. */
+const sceneWeightOf = (item: RecallItem, sceneWeights: ReadonlyMap<string, number>): number =>
+  Math.min(1, Math.max(0, ...(item.sources ?? []).map((s) => sceneWeights.get(s) ?? 0)));

@@ -163,4 +163,41 @@ describe('Bm25Index', () => {
       ),
     );
   });
+
+  it('with a bound on the weights, ranks exactly as weighing every match does', () => {
+    const vocabulary = fc.constantFrom('tea', 'cake', 'park', 'dog', 'rain', 'book', 'sun');
+    // Few distinct weights, so ties in weighted score (broken by id) are common.
+    const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 2.25, 3);
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(vocabulary, { maxLength: 6 }), { maxLength: 40 }),
+        fc.array(weight, { minLength: 40, maxLength: 40 }),
+        fc.array(vocabulary, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        (documents, weights, query, k, reversed) => {
+          // Added last first, equal scores meet in an order their ids do not give.
+          const docs = documents.map((tokens, i) => ({ id: `d${i}`, tokens }));
+          const index = indexOf(reversed ? docs.reverse() : docs);
+          const weigh = (id: string): number => weights[Number(id.slice(1))]!;
+          const everyMatch = index.search(query, k, weigh);
+          expect(index.search(query, k, weigh, 3)).toEqual(everyMatch);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('with a bound on the weights, still weighs a document that can only tie the k-th and win by id', () => {
+    const index = indexOf([doc('d1', 'tea'), doc('d0', 'tea')]);
+    expect(index.search(['tea'], 1, () => 2, 2).map((h) => h.id)).toEqual(['d0']);
+  });
+
+  it('with a bound on the weights, weighs only what could still rank', () => {
+    const index = indexOf(Array.from({ length: 200 }, (_, i) => doc(`d${i}`, i < 5 ? 'rare tea' : 'tea')));
+    const weighed: string[] = [];
+    const hits = index.search(['rare', 'tea'], 3, (id) => (weighed.push(id), 1), 2);
+    expect(hits.map((h) => h.id)).toEqual(['d0', 'd1', 'd2']);
+    expect(weighed.length).toBeLessThan(10);
+  });
 });

@@ -50,4 +50,27 @@ describe('recall weights', () => {
     expect(weigh(item({ sources: ['e1'] }))).toBe(1 + SCENE_BOOST * 0.5);
     expect(weigh(item({ sources: ['e2'] }))).toBe(1);
   });
+
+  it('no item weighs more than the weight says is its most', () => {
+    const scenes = new Map([
+      ['e1', 1],
+      ['e2', 0.4],
+    ]);
+    const queries = ['hello', 'When did Ada go to the park on 8 May 2023?', 'what did Bo say yesterday', 'When?'];
+    for (const query of queries) {
+      for (const sceneWeights of [undefined, scenes]) {
+        const weigh = weighFor(focusOf(query, PEOPLE, 's', sceneWeights, AT + 86_400_000));
+        const items = [
+          item(),
+          item({ person: 'Ada', text: 'Ada: yesterday at the park', sources: ['e1', 'e2'] }),
+          item({ person: 'Bo', text: 'Bo: last week', at: AT - 86_400_000, sources: ['e2'] }),
+          item({ tier: 'graph', scope: '', person: 'Ada', text: 'Ada went on 8 May 2023', sources: ['e1'] }),
+        ];
+        for (const it of items) expect(weigh(it)).toBeLessThanOrEqual(weigh.max!);
+        expect(Math.max(...items.map(weigh))).toBeGreaterThan(0);
+      }
+    }
+    expect(weighFor(focusOf('hello', PEOPLE)).max).toBe(1);
+    expect(weighFor(focusOf('When did Ada go?', PEOPLE)).max).toBe((1 + WHEN_BOOST) * (1 + PERSON_BOOST));
+  });
 });
