@@ -13,13 +13,22 @@ export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
 export class Bm25Index {
   readonly k1: number;
   readonly b: number;
-  /** term → (doc slot → term frequency) */
-  private readonly postings = new Map<string, Map<number, number>>();
-  /** doc id → its slot, distinct terms and length */
-  private readonly docs = new Map<string, { slot: number; terms: readonly string[]; length: number }>();
-  /** slot → doc id and length, for scoring without a lookup by id; freed slots are reused. */
+  /**
+   * Postings in compact arrays: term → its id; per term id, the slots of the documents holding
+   * it and their term frequencies, the first `df` entries of each array live. A removal moves a
+   * posting's last entry into the hole, so it costs the document's terms, not their postings.
+   */
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: (string | undefined)[] = [];
+  private readonly freeTermIds: number[] = [];
+  private postingSlots: Int32Array[] = [];
+  private postingTfs: Int32Array[] = [];
+  private readonly df: number[] = [];
+  /** doc id → its slot; per slot its id, length, and its term ids followed by where each sits in that term's posting. */
+  private readonly slots = new Map<string, number>();
   private readonly ids: (string | undefined)[] = [];
   private readonly lengths: number[] = [];
+  private readonly placements: (Int32Array | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   private scores = new Float64Array(0);
   private totalLength = 0;
@@ -33,11 +42,11 @@ export class Bm25Index {
   }
 
   get size(): number {
-    return this.docs.size;
+    return this.slots.size;
   }
 
   has(id: string): boolean {
-    return this.docs.has(id);
+    return this.slots.has(id);
   }
 
   /** Adds a document; adding an id that is already indexed replaces it. */
@@ -46,44 +55,101 @@ export class Bm25Index {
     const slot = this.freeSlots.pop() ?? this.ids.length;
     const tf = new Map<string, number>();
     for (const t of doc.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const placement = new Int32Array(tf.size * 2);
+    let i = 0;
     for (const [term, count] of tf) {
-      let posting = this.postings.get(term);
-      if (posting === undefined) {
-        posting = new Map();
-        this.postings.set(term, posting);
-      }
-      posting.set(slot, count);
+      const termId = this.termIdOf(term);
+      const at = this.df[termId]!;
+      if (at === this.postingSlots[termId]!.length) this.growPosting(termId);
+      this.postingSlots[termId]![at] = slot;
+      this.postingTfs[termId]![at] = count;
+      this.df[termId] = at + 1;
+      placement[i] = termId;
+      placement[tf.size + i] = at;
+      i++;
     }
-    this.docs.set(doc.id, { slot, terms: [...tf.keys()], length: doc.tokens.length });
+    this.slots.set(doc.id, slot);
     this.ids[slot] = doc.id;
     this.lengths[slot] = doc.tokens.length;
+    this.placements[slot] = placement;
     this.totalLength += doc.tokens.length;
   }
 
   /** Removes a document; returns false when the id was not indexed. */
   remove(id: string): boolean {
-    const doc = this.docs.get(id);
-    if (doc === undefined) return false;
-    for (const term of doc.terms) {
-      const posting = this.postings.get(term);
-      posting?.delete(doc.slot);
-      if (posting?.size === 0) this.postings.delete(term);
-    }
-    this.docs.delete(id);
-    this.ids[doc.slot] = undefined;
-    this.freeSlots.push(doc.slot);
-    this.totalLength -= doc.length;
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    const placement = this.placements[slot]!;
+    const n = placement.length / 2;
+    for (let i = 0; i < n; i++) this.unpost(placement[i]!, placement[n + i]!);
+    this.slots.delete(id);
+    this.ids[slot] = undefined;
+    this.placements[slot] = undefined;
+    this.freeSlots.push(slot);
+    this.totalLength -= this.lengths[slot]!;
     return true;
+  }
+
+  private termIdOf(term: string): number {
+    let termId = this.termIds.get(term);
+    if (termId === undefined) {
+      termId = this.freeTermIds.pop() ?? this.terms.length;
+      this.termIds.set(term, termId);
+      this.terms[termId] = term;
+      this.postingSlots[termId] = new Int32Array(INITIAL_POSTING);
+      this.postingTfs[termId] = new Int32Array(INITIAL_POSTING);
+      this.df[termId] = 0;
+    }
+    return termId;
+  }
+
+  private growPosting(termId: number): void {
+    const grown = (from: Int32Array): Int32Array => {
+      const to = new Int32Array(from.length * 2);
+      to.set(from);
+      return to;
+    };
+    this.postingSlots[termId] = grown(this.postingSlots[termId]!);
+    this.postingTfs[termId] = grown(this.postingTfs[termId]!);
+  }
+
+  /** Takes entry `at` out of term `termId`'s posting, moving its last entry (and that document's placement) into the hole. */
+  private unpost(termId: number, at: number): void {
+    const slots = this.postingSlots[termId]!;
+    const tfs = this.postingTfs[termId]!;
+    const last = this.df[termId]! - 1;
+    if (at !== last) {
+      const moved = slots[last]!;
+      slots[at] = moved;
+      tfs[at] = tfs[last]!;
+      const placement = this.placements[moved]!;
+      const n = placement.length / 2;
+      for (let i = 0; i < n; i++) {
+        if (placement[i] === termId) {
+          placement[n + i] = at;
+          break;
+        }
+      }
+    }
+    this.df[termId] = last;
+    if (last === 0) {
+      this.termIds.delete(this.terms[termId]!);
+      this.terms[termId] = undefined;
+      this.postingSlots[termId] = EMPTY;
+      this.postingTfs[termId] = EMPTY;
+      this.freeTermIds.push(termId);
+    }
   }
 
   /** Number of indexed documents containing `term`. */
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.size ?? 0;
+    const termId = this.termIds.get(term);
+    return termId === undefined ? 0 : this.df[termId]!;
   }
 
   /** ln(1 + (N − df + 0.5) / (df + 0.5)): always positive, largest for rare terms. */
   idf(term: string): number {
-    const n = this.docs.size;
+    const n = this.slots.size;
     const df = this.documentFrequency(term);
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
@@ -100,19 +166,18 @@ export class Bm25Index {
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
   search(queryTokens: readonly string[], k: number, weigh?: (id: string) => number, maxWeight?: number): Bm25Hit[] {
-    if (k <= 0 || this.docs.size === 0) return [];
-    const queryCounts = new Map<string, number>();
-    for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
-    const avgLength = this.totalLength / this.docs.size || 1;
+    if (k <= 0 || this.slots.size === 0) return [];
+    const avgLength = this.totalLength / this.slots.size || 1;
     if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
     const scores = this.scores;
     const touched: number[] = [];
     const { k1, b, lengths } = this;
-    for (const [term, times] of queryCounts) {
-      const posting = this.postings.get(term);
-      if (posting === undefined) continue;
-      const idf = this.idf(term);
-      for (const [slot, tf] of posting) {
+    for (const { termId, times, idf } of this.queryTerms(queryTokens)) {
+      const slots = this.postingSlots[termId]!;
+      const tfs = this.postingTfs[termId]!;
+      for (let at = 0, df = this.df[termId]!; at < df; at++) {
+        const slot = slots[at]!;
+        const tf = tfs[at]!;
         const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
         if (scores[slot] === 0) touched.push(slot);
         scores[slot]! += times * idf * ((tf * (k1 + 1)) / norm);
@@ -163,35 +228,56 @@ export class Bm25Index {
    * that of the candidates, not of every document sharing a word with the query.
    */
   searchAmong(queryTokens: readonly string[], ids: Iterable<string>, k: number): Bm25Hit[] {
-    if (k <= 0 || this.docs.size === 0) return [];
-    const queryCounts = new Map<string, number>();
-    for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
-    const avgLength = this.totalLength / this.docs.size || 1;
+    if (k <= 0 || this.slots.size === 0) return [];
+    const avgLength = this.totalLength / this.slots.size || 1;
     const { k1, b, lengths } = this;
-    const terms: { posting: Map<number, number>; times: number; idf: number }[] = [];
-    for (const [term, times] of queryCounts) {
-      const posting = this.postings.get(term);
-      if (posting !== undefined) terms.push({ posting, times, idf: this.idf(term) });
-    }
+    const terms = this.queryTerms(queryTokens);
+    const queryIndex = new Map(terms.map((t, i) => [t.termId, i]));
+    const tfs = new Array<number>(terms.length);
     const hits: Bm25Hit[] = [];
     for (const id of ids) {
-      const doc = this.docs.get(id);
-      if (doc === undefined) continue;
-      let score = 0;
+      const slot = this.slots.get(id);
+      if (slot === undefined) continue;
+      const placement = this.placements[slot]!;
+      const n = placement.length / 2;
+      tfs.fill(0);
       let matched = false;
-      for (const { posting, times, idf } of terms) {
-        const tf = posting.get(doc.slot);
-        if (tf === undefined) continue;
+      for (let i = 0; i < n; i++) {
+        const q = queryIndex.get(placement[i]!);
+        if (q === undefined) continue;
+        tfs[q] = this.postingTfs[placement[i]!]![placement[n + i]!]!;
         matched = true;
-        const norm = tf + k1 * (1 - b + (b * lengths[doc.slot]!) / avgLength);
+      }
+      if (!matched) continue;
+      // Summed in the query's term order, as `search` sums them, so the scores are the same numbers.
+      let score = 0;
+      for (const [q, { times, idf }] of terms.entries()) {
+        const tf = tfs[q]!;
+        if (tf === 0) continue;
+        const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
         score += times * idf * ((tf * (k1 + 1)) / norm);
       }
-      if (matched) hits.push({ id, score });
+      hits.push({ id, score });
     }
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
   }
+
+  /** The query's indexed terms in the order they first occur, with how many times each occurs and its idf. */
+  private queryTerms(queryTokens: readonly string[]): { termId: number; times: number; idf: number }[] {
+    const queryCounts = new Map<string, number>();
+    for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
+    const terms: { termId: number; times: number; idf: number }[] = [];
+    for (const [term, times] of queryCounts) {
+      const termId = this.termIds.get(term);
+      if (termId !== undefined) terms.push({ termId, times, idf: this.idf(term) });
+    }
+    return terms;
+  }
 }
+
+const INITIAL_POSTING = 4;
+const EMPTY = new Int32Array(0);
 
 /** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
 const BOUND_MARGIN = 1e-9;

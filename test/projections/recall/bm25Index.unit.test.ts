@@ -140,7 +140,15 @@ describe('Bm25Index', () => {
         const want = fresh.search(query, 10);
         expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
         for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
+        const among = index.searchAmong(query, [...alive.keys()], 10);
+        expect(among.map((h) => h.id)).toEqual(want.map((h) => h.id));
+        for (const [i, h] of among.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
+        for (const term of ['tea', 'cake', 'park', 'dog', 'rain', 'book']) {
+          expect(index.documentFrequency(term)).toBe(fresh.documentFrequency(term));
+        }
+        expect(index.size).toBe(alive.size);
       }),
+      { numRuns: 500 },
     );
   });
 
