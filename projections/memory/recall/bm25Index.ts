@@ -51,10 +51,16 @@ export class Bm25Index {
 
   /** Adds a document; adding an id that is already indexed replaces it. */
   add(doc: Bm25Document): void {
-    this.remove(doc.id);
-    const slot = this.freeSlots.pop() ?? this.ids.length;
     const tf = new Map<string, number>();
     for (const t of doc.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    this.addCounts(doc.id, tf);
+  }
+
+  /** Adds (or replaces) a document given as how many times each term occurs in it (counts ≥ 1). */
+  addCounts(id: string, tf: ReadonlyMap<string, number>): void {
+    this.remove(id);
+    const slot = this.freeSlots.pop() ?? this.ids.length;
+    let length = 0;
     const placement = new Int32Array(tf.size * 2);
     let i = 0;
     for (const [term, count] of tf) {
@@ -66,13 +72,14 @@ export class Bm25Index {
       this.df[termId] = at + 1;
       placement[i] = termId;
       placement[tf.size + i] = at;
+      length += count;
       i++;
     }
-    this.slots.set(doc.id, slot);
-    this.ids[slot] = doc.id;
-    this.lengths[slot] = doc.tokens.length;
+    this.slots.set(id, slot);
+    this.ids[slot] = id;
+    this.lengths[slot] = length;
     this.placements[slot] = placement;
-    this.totalLength += doc.tokens.length;
+    this.totalLength += length;
   }
 
   /** Removes a document; returns false when the id was not indexed. */

@@ -55,7 +55,8 @@ export type RecallIndexOptions = Readonly<{ tokenize: Tokenizer; related?: Relat
 
 export class RecallIndex {
   private readonly bm25 = new Bm25Index();
-  private readonly items = new Map<string, RecallItem & { tokens: string[]; related: string[]; neighbours: string[] }>();
+  /** Each item with its own words and the lexicon's for them, and the texts of its neighbours (shared, not copied). */
+  private readonly items = new Map<string, RecallItem & { tokens: string[]; related: string[]; neighbours: readonly NeighbourText[] }>();
   private readonly relatedCache = new Map<string, string[]>();
   private readonly tokenCache = new Map<string, string[]>();
   /** Where an item went when it moved tier, so late neighbours still find it. */
@@ -81,9 +82,8 @@ export class RecallIndex {
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     const tokens = this.tokens(item.text);
-    const neighbours = neighbourTexts.flatMap((n) => this.repeated(this.tokens(n.text), n.weight));
     this.untrack(item.id);
-    this.items.set(item.id, { ...item, tokens, related: this.relatedTokens(item), neighbours });
+    this.items.set(item.id, { ...item, tokens, related: this.relatedTokens(item), neighbours: [...neighbourTexts] });
     this.track(item);
     this.unembedded.add(item.id);
     this.reindex(item.id);
@@ -109,7 +109,7 @@ export class RecallIndex {
     const resolved = this.resolve(id);
     const item = this.items.get(resolved);
     if (!item) return;
-    item.neighbours = [...item.neighbours, ...this.repeated(this.tokens(neighbour.text), neighbour.weight)];
+    item.neighbours = [...item.neighbours, neighbour];
     this.reindex(resolved);
   }
 
@@ -232,10 +232,6 @@ export class RecallIndex {
     return [...out];
   }
 
-  private repeated(tokens: readonly string[], times: number): string[] {
-    return Array.from({ length: times }, () => tokens).flat();
-  }
-
   private tokens(text: string): string[] {
     let tokens = this.tokenCache.get(text);
     if (!tokens) {
@@ -246,12 +242,17 @@ export class RecallIndex {
     return tokens;
   }
 
+  /** The item's BM25 document: its own words OWN_WEIGHT times each, related words once, each neighbour's words its weight's times. */
   private reindex(id: string): void {
     const item = this.items.get(id)!;
-    this.bm25.remove(id);
-    this.bm25.add({
-      id,
-      tokens: [...this.repeated(item.tokens, OWN_WEIGHT), ...this.repeated(item.related, RELATED_WEIGHT), ...item.neighbours],
-    });
+    const counts = new Map<string, number>();
+    const count = (tokens: readonly string[], times: number): void => {
+      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + times);
+    };
+    count(item.tokens, OWN_WEIGHT);
+    count(item.related, RELATED_WEIGHT);
+    for (const n of item.neighbours) count(this.tokens(n.text), n.weight);
+    for (const [t, times] of counts) if (times <= 0) counts.delete(t);
+    this.bm25.addCounts(id, counts);
   }
 }
