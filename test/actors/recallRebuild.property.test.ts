@@ -1,7 +1,7 @@
 /**
  * Model-based (fc.commands): whatever a memory went through (two people talking, context
  * sinking, cold recalls restored, idle docs archived into the graph, facts committed by a
- * tool, cold docs committed, entities merged and renamed), a memory opened afresh on the same log recalls exactly what the live one recalls: the
+ * tool, cold docs committed, entities merged and renamed, recalls in between), a memory opened afresh on the same log recalls exactly what the live one recalls: the
  * same items in the same order with the same scores, and its index, kept in step event by event,
  * ranks every query exactly as the index rebuilt from the read models does (over all items, and
  * over the conversation's context as the prune searches it). The recall index is a cache; this
@@ -136,6 +136,26 @@ class Rename implements fc.AsyncCommand<Model, Real> {
   toString = () => `rename(${PEOPLE[this.person]})`;
 }
 
+const QUERIES = [
+  ...WORDS,
+  ...WORDS.map((w) => `What did Bo say about ${w}?`),
+  'When did Ada talk about chess?',
+  'martial arts',
+  'children',
+  'What did Ada say on 1 January, 2024?',
+  'What does Ada Smith like?',
+];
+
+/** A recall in the middle of it all: what the live memory caches for a recall must not outlive what changes it. */
+class Recall implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly query: number) {}
+  check = () => true;
+  async run(_: Model, real: Real) {
+    await real.memory.recall(QUERIES[this.query]!, 5, SCOPE);
+  }
+  toString = () => `recall(${QUERIES[this.query]})`;
+}
+
 const word = fc.integer({ min: 0, max: WORDS.length - 1 });
 const person = fc.integer({ min: 0, max: PEOPLE.length - 1 });
 const commands = [
@@ -147,15 +167,7 @@ const commands = [
   fc.tuple(word, word).map(([a, b]) => new Merge(a, b)),
   person.map((p) => new Rename(p)),
   fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => new ColdCommit(w)),
-];
-
-const QUERIES = [
-  ...WORDS,
-  ...WORDS.map((w) => `What did Bo say about ${w}?`),
-  'When did Ada talk about chess?',
-  'martial arts',
-  'children',
-  'What did Ada say on 1 January, 2024?',
+  fc.integer({ min: 0, max: QUERIES.length - 1 }).map((q) => new Recall(q)),
 ];
 
 /** What the index itself ranks for every query, before recall combines tiers: all items, and the scope's context. */

@@ -6,10 +6,10 @@
  * truth.
  */
 import type { Recorded } from '../../../events/index.ts';
-import type { ReadModelTx } from '../../projection.ts';
+import { projectionHandles, type ReadModelTx } from '../../projection.ts';
 import { coldDocById, coldDocs, type ColdDocRow } from '../coldProjection.ts';
 import { contextOf, contextScopes, rowEvent } from '../contextProjection.ts';
-import { allRelations, graphNeighbourhood, relationsById, type RelationRow } from '../graphProjection.ts';
+import { allRelations, entities, graphNeighbourhood, graphProjection, relationsById, type RelationRow } from '../graphProjection.ts';
 import { utteranceText, type ContextEventData } from '../memoryRows.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
@@ -62,6 +62,8 @@ export class MemoryIndex {
   private readonly utterances = new UtteranceSequence();
   private readonly speakers = new Set<string>();
   private readonly nameWords = new Map<string, readonly string[]>();
+  /** The graph's entities by the first word of their name, read again after any event the graph's read model folds. */
+  private byFirstNameWord: Map<string, { entity: string; words: readonly string[] }[]> | undefined;
 
   /** `tx` reads the memory read models, which the inline projections have updated before `apply` sees an event. */
   constructor(
@@ -76,14 +78,37 @@ export class MemoryIndex {
     return this.options.tokenize;
   }
 
-  /** An entity name's words, tokenized once: every recall reads every name. */
-  wordsOfName(name: string): readonly string[] {
+  /** An entity name's words, tokenized once. */
+  private wordsOfName(name: string): readonly string[] {
     let words = this.nameWords.get(name);
     if (!words) {
       words = this.options.tokenize(name);
       this.nameWords.set(name, words);
     }
     return words;
+  }
+
+  /**
+   * The entities whose every name word is among `words` (what a query names), in id order.
+   * Looked up by each word rather than by reading every entity: a recall costs what the query
+   * names, not the size of the graph.
+   */
+  entitiesNamedIn(words: ReadonlySet<string>): string[] {
+    if (!this.byFirstNameWord) {
+      this.byFirstNameWord = new Map();
+      for (const e of entities(this.tx)) {
+        const nameWords = this.wordsOfName(e.name);
+        if (nameWords.length === 0) continue;
+        const list = this.byFirstNameWord.get(nameWords[0]!) ?? [];
+        list.push({ entity: e.entity, words: nameWords });
+        this.byFirstNameWord.set(nameWords[0]!, list);
+      }
+    }
+    const named: string[] = [];
+    for (const word of words) {
+      for (const e of this.byFirstNameWord.get(word) ?? []) if (e.words.every((w) => words.has(w))) named.push(e.entity);
+    }
+    return named.sort();
   }
 
   /** The speakers heard: the people a recall query can be about. */
@@ -105,6 +130,7 @@ export class MemoryIndex {
 
   /** Keeps the index in step with an appended memory event. */
   apply(event: Recorded): void {
+    if (projectionHandles(graphProjection, event.type)) this.byFirstNameWord = undefined;
     switch (event.type) {
       case 'ContextEventAppended': {
         const { scope, event: e } = event.data;

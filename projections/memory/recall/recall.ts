@@ -5,7 +5,7 @@
  * the index, the read models and the query's vector are given.
  */
 import type { ReadModelTx } from '../../projection.ts';
-import { entities, graphNeighbourhood, relationsById } from '../graphProjection.ts';
+import { graphNeighbourhood, relationsById } from '../graphProjection.ts';
 import { relationItem, type MemoryIndex } from './memoryIndex.ts';
 import type { RecallHit } from './recallIndex.ts';
 import { focusOf, weighFor } from './recallWeights.ts';
@@ -39,13 +39,7 @@ export const distinctHits = (ranked: readonly RecallHit[], k: number): RecallHit
 
 /** Where the graph walk starts: the entities the query names (every word of the name is in it), and the ends of the facts found. */
 const graphSeeds = (index: MemoryIndex, tx: ReadModelTx, query: string, hits: readonly RecallHit[]): string[] => {
-  const words = new Set(index.tokenize(query));
-  const named = entities(tx)
-    .filter((e) => {
-      const nameWords = index.wordsOfName(e.name);
-      return nameWords.length > 0 && nameWords.every((w) => words.has(w));
-    })
-    .map((e) => e.entity);
+  const named = index.entitiesNamedIn(new Set(index.tokenize(query)));
   const facts = relationsById(
     tx,
     hits.filter((h) => h.tier === 'graph').map((h) => h.id.slice('rel:'.length)),
