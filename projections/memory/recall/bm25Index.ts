@@ -206,14 +206,19 @@ export class Bm25Index {
 
   /**
    * The best `k` of the `touched` slots by weighted score, weighing them from the best unweighted
-   * score down and stopping when even `maxWeight` times the next score falls short of the k-th
+   * score down (taken from a heap) and stopping when even `maxWeight` times the next score falls short of the k-th
    * weighted score found. Undefined when a weight exceeds `maxWeight` (the bound was wrong).
    */
   private weighedBestFirst(touched: number[], k: number, weigh: (id: string) => number, maxWeight: number): Bm25Hit[] | undefined {
     const { scores } = this;
-    touched.sort((x, y) => scores[y]! - scores[x]!);
+    // A max-heap of the slots by score: only what is weighed gets taken out in order, not all sorted.
+    const heap = touched.slice();
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i, heap.length, scores);
     const top: Bm25Hit[] = [];
-    for (const slot of touched) {
+    for (let size = heap.length; size > 0; size--) {
+      const slot = heap[0]!;
+      heap[0] = heap[size - 1]!;
+      siftDown(heap, 0, size - 1, scores);
       const score = scores[slot]!;
       // The margin keeps a document whose bound only rounds below the k-th score: it could tie and win by id.
       if (top.length === k && score * maxWeight * (1 + BOUND_MARGIN) < top[k - 1]!.score) break;
@@ -285,6 +290,22 @@ export class Bm25Index {
 
 const INITIAL_POSTING = 4;
 const EMPTY = new Int32Array(0);
+
+/** Restores the max-heap order (by `scores`) of `heap[0, size)` below `at`. */
+const siftDown = (heap: number[], at: number, size: number, scores: Float64Array): void => {
+  const slot = heap[at]!;
+  const score = scores[slot]!;
+  let i = at;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= size) break;
+    if (child + 1 < size && scores[heap[child + 1]!]! > scores[heap[child]!]!) child++;
+    if (scores[heap[child]!]! <= score) break;
+    heap[i] = heap[child]!;
+    i = child;
+  }
+  heap[i] = slot;
+};
 
 /** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
 const BOUND_MARGIN = 1e-9;
