@@ -100,13 +100,18 @@ export const memoryConfigOf = (config: Partial<MemoryConfig> = {}): MemoryConfig
   prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...config.prune },
 });
 
-export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
-  const config = memoryConfigOf(options.config);
+/** The recall index as a start builds it: the order utterances came in (it gives every item its neighbours), then the read models. */
+export const buildMemoryIndex = async (store: EventStore, tx: ReadModelTx, config: MemoryConfig): Promise<MemoryIndex> => {
   const index = new MemoryIndex(tx, { tokenize, ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}) });
-  // The order utterances came in gives every item its neighbours: the index is rebuilt from it and the read models.
   for (const event of await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM }))
     index.noteUtterance(event.data.scope, event.data.event);
   index.rebuild();
+  return index;
+};
+
+export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
+  const config = memoryConfigOf(options.config);
+  const index = await buildMemoryIndex(store, tx, config);
   const { dense } = options;
   const embed = async (texts: readonly string[]): Promise<Float32Array[]> =>
     dense!.cache ? dense!.cache.get(dense!.provider, texts) : dense!.provider.embedTexts(texts);

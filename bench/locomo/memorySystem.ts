@@ -9,10 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
-import { openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
-import type { RecallSystem, RecallSystemFactory } from './recallSystem.ts';
+import { buildMemoryIndex, memoryConfigOf, openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
+import type { RecallSystem } from './recallSystem.ts';
 
-export const createMemoryRecallSystem: RecallSystemFactory = async (conversation): Promise<RecallSystem> => {
+/** The memory as a recall system, and what a start would spend rebuilding its index from the log and read models now. */
+export type MemoryRecallSystem = RecallSystem & Readonly<{ indexRebuildMs(): Promise<number> }>;
+
+export const createMemoryRecallSystem = async (conversation: string): Promise<MemoryRecallSystem> => {
   const dir = mkdtempSync(join(tmpdir(), 'hologram-locomo-'));
   const clock = new VirtualClock(0);
   const store = SqliteEventStore.open(join(dir, 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
@@ -30,6 +33,12 @@ export const createMemoryRecallSystem: RecallSystemFactory = async (conversation
         { role: 'user', speaker: turn.speaker, text, at: turn.at, cites: [turn.diaId] },
         { channel: 'locomo', peer: turn.speaker },
       );
+    },
+    async indexRebuildMs() {
+      if (!memory) return 0;
+      const start = performance.now();
+      await buildMemoryIndex(store, memory.readModels, memoryConfigOf());
+      return performance.now() - start;
     },
     async finishIngest(at) {
       await memory?.tick(at);
