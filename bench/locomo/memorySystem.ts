@@ -9,13 +9,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
-import { buildMemoryIndex, memoryConfigOf, openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
-import type { RecallSystem } from './recallSystem.ts';
+import { buildMemoryIndex, type MemoryConfig, memoryConfigOf, openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
+import { recall, type RecallBoosts } from '../../projections/index.ts';
+import type { RecallSystem, RecalledItem } from './recallSystem.ts';
 
-/** The memory as a recall system, and what a start would spend rebuilding its index from the log and read models now. */
-export type MemoryRecallSystem = RecallSystem & Readonly<{ indexRebuildMs(): Promise<number> }>;
+/**
+ * The memory as a recall system; what a start would spend rebuilding its index from the log and
+ * read models now; and the same recall with other boosts (the leave-one-out runner varies them).
+ */
+export type MemoryRecallSystem = RecallSystem &
+  Readonly<{
+    indexRebuildMs(): Promise<number>;
+    recallWith(question: string, k: number, boosts: RecallBoosts): Promise<readonly RecalledItem[]>;
+  }>;
 
-export const createMemoryRecallSystem = async (conversation: string): Promise<MemoryRecallSystem> => {
+const asRecalled = (hits: readonly { text: string; cites: readonly string[]; score: number }[]): RecalledItem[] =>
+  hits.map((hit) => ({ text: hit.text, cites: hit.cites, score: hit.score }));
+
+/** `config`: the memory's settings where they differ from the defaults (the leave-one-out runner varies them). */
+export const createMemoryRecallSystem = async (conversation: string, config: Partial<MemoryConfig> = {}): Promise<MemoryRecallSystem> => {
   const dir = mkdtempSync(join(tmpdir(), 'hologram-locomo-'));
   const clock = new VirtualClock(0);
   const store = SqliteEventStore.open(join(dir, 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
@@ -24,7 +36,7 @@ export const createMemoryRecallSystem = async (conversation: string): Promise<Me
   return {
     name: 'hologram memory (L1 context → L2 cold docs → L3 graph; BM25 with neighbour words and WordNet terms, person and time focus; heartbeats on session time)',
     async ingest(turn) {
-      memory ??= await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: turn.at });
+      memory ??= await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: turn.at, config });
       clock.set(Math.max(clock.now(), turn.at));
       const text = turn.imageCaption ? `${turn.text} [image: ${turn.imageCaption}]` : turn.text;
       await memory.tick(turn.at);
@@ -37,18 +49,19 @@ export const createMemoryRecallSystem = async (conversation: string): Promise<Me
     async indexRebuildMs() {
       if (!memory) return 0;
       const start = performance.now();
-      await buildMemoryIndex(store, memory.readModels, memoryConfigOf());
+      await buildMemoryIndex(store, memory.readModels, memoryConfigOf(config));
       return performance.now() - start;
     },
     async finishIngest(at) {
       await memory?.tick(at);
     },
     async recall(question, k) {
-      return ((await memory?.recall(question, k, scope)) ?? []).map((hit) => ({
-        text: hit.text,
-        cites: hit.cites,
-        score: hit.score,
-      }));
+      return asRecalled((await memory?.recall(question, k, scope)) ?? []);
+    },
+    // The recall path memory.recall takes (no situation, no dense space), with the boosts given.
+    async recallWith(question, k, boosts) {
+      if (!memory) return [];
+      return asRecalled(recall(memory.index, memory.readModels, { query: question, k, scope, now: clock.now(), boosts }));
     },
     async close() {
       await memory?.settled();

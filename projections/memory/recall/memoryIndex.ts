@@ -13,7 +13,9 @@ import { allRelations, entities, graphNeighbourhood, graphProjection, relationsB
 import { utteranceText, type ContextEventData } from '../memoryRows.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
-import { UtteranceSequence } from './utteranceSequence.ts';
+import { type NeighbourWeights, UtteranceSequence } from './utteranceSequence.ts';
+
+export type MemoryIndexOptions = RecallIndexOptions & Readonly<{ neighbourWeights?: NeighbourWeights }>;
 
 /** A graph relation as a recall item: its sentence (or the triple), when it happened, whom it is about. */
 export const relationItem = (rel: RelationRow): RecallItem => {
@@ -59,7 +61,7 @@ const coldDocItem = (doc: ColdDocRow): RecallItem => {
 export class MemoryIndex {
   readonly items: RecallIndex;
   /** The order utterances entered each scope in: where an item's neighbours come from. */
-  private readonly utterances = new UtteranceSequence();
+  private readonly utterances: UtteranceSequence;
   private readonly speakers = new Set<string>();
   private readonly nameWords = new Map<string, readonly string[]>();
   /** The graph's entities by the first word of their name, read again after any event the graph's read model folds. */
@@ -68,9 +70,10 @@ export class MemoryIndex {
   /** `tx` reads the memory read models, which the inline projections have updated before `apply` sees an event. */
   constructor(
     private readonly tx: ReadModelTx,
-    private readonly options: RecallIndexOptions,
+    private readonly options: MemoryIndexOptions,
   ) {
     this.items = new RecallIndex(options);
+    this.utterances = new UtteranceSequence(options.neighbourWeights);
   }
 
   /** The tokenizer the index ranks with. */

@@ -8,7 +8,7 @@ import type { ReadModelTx } from '../../projection.ts';
 import { graphNeighbourhood, relationsById } from '../graphProjection.ts';
 import { relationItem, type MemoryIndex } from './memoryIndex.ts';
 import type { RecallHit } from './recallIndex.ts';
-import { focusOf, weighFor } from './recallWeights.ts';
+import { focusOf, type RecallBoosts, weighFor } from './recallWeights.ts';
 
 export type RecallQuery = Readonly<{
   query: string;
@@ -21,6 +21,8 @@ export type RecallQuery = Readonly<{
   now: number;
   /** The query in the dense space, when one is configured. */
   vector?: Float32Array;
+  /** How much each kind of focus counts (RECALL_BOOSTS unless a benchmark varies them). */
+  boosts?: RecallBoosts;
 }>;
 
 /** The first `k` hits that each stand for something not already recalled (a fact distilled from an utterance adds nothing next to it). */
@@ -50,7 +52,7 @@ const graphSeeds = (index: MemoryIndex, tx: ReadModelTx, query: string, hits: re
 };
 
 export const recall = (index: MemoryIndex, tx: ReadModelTx, q: RecallQuery): RecallHit[] => {
-  const weigh = weighFor(focusOf(q.query, index.persons, q.scope, q.sceneWeights, q.now));
+  const weigh = weighFor(focusOf(q.query, index.persons, q.scope, q.sceneWeights, q.now), q.boosts);
   const ranked = q.vector ? index.items.searchHybrid(q.query, q.vector, q.k * 3, weigh) : index.items.search(q.query, q.k * 3, weigh);
   const hits = distinctHits(ranked, q.k);
   const seeds = graphSeeds(index, tx, q.query, hits);

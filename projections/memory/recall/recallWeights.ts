@@ -18,6 +18,11 @@ export const WHEN_BOOST = 0.5;
 /** ×(1 + this × the scene's relative score) for an item of a recalled scene. */
 export const SCENE_BOOST = 0.25;
 
+/** How much each kind of focus multiplies an item's weight by, less one (the constants above, unless a benchmark varies them). */
+export type RecallBoosts = Readonly<{ person: number; time: number; when: number; scene: number }>;
+
+export const RECALL_BOOSTS: RecallBoosts = { person: PERSON_BOOST, time: TIME_BOOST, when: WHEN_BOOST, scene: SCENE_BOOST };
+
 /** Words that place something in time. */
 const SAYS_WHEN =
   /\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|last|next|this (?:week|month|year|morning|evening|afternoon)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b|昨天|今天|明天|前天|上周|上个?星期|上个?月|去年|今年|最近|周末|\d+月\d+[日号]/i;
@@ -56,21 +61,22 @@ export const focusOf = (
 };
 
 /** An item's weight for `focus`; its `max` is the most any item can get, every boost that can apply applied. */
-export const weighFor = (focus: RecallFocus): RecallWeight => {
+export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOSTS): RecallWeight => {
   const weigh = (item: RecallItem): number => {
     if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
     let weight = 1;
-    if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + WHEN_BOOST;
-    if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + PERSON_BOOST;
-    if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + TIME_BOOST;
-    if (focus.sceneWeights) weight *= 1 + SCENE_BOOST * sceneWeightOf(item, focus.sceneWeights);
+    if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + boosts.when;
+    if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + boosts.person;
+    if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + boosts.time;
+    if (focus.sceneWeights) weight *= 1 + boosts.scene * sceneWeightOf(item, focus.sceneWeights);
     return weight;
   };
+  // Boosts below zero would make the most an item can weigh 1 (no boost applies); above, all of them.
   let max = 1;
-  if (focus.asksWhen) max *= 1 + WHEN_BOOST;
-  if (focus.person !== undefined) max *= 1 + PERSON_BOOST;
-  if (focus.windows.length > 0) max *= 1 + TIME_BOOST;
-  if (focus.sceneWeights) max *= 1 + SCENE_BOOST;
+  if (focus.asksWhen) max *= 1 + Math.max(0, boosts.when);
+  if (focus.person !== undefined) max *= 1 + Math.max(0, boosts.person);
+  if (focus.windows.length > 0) max *= 1 + Math.max(0, boosts.time);
+  if (focus.sceneWeights) max *= 1 + Math.max(0, boosts.scene);
   return Object.assign(weigh, { max });
 };
 

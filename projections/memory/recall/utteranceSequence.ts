@@ -8,9 +8,13 @@
 import type { NeighbourText } from './recallIndex.ts';
 
 /** How many times a neighbour's words count, by distance (an item's own words count 5). */
-export const NEIGHBOUR_WEIGHTS: Readonly<{ before: readonly number[]; after: readonly number[] }> = { before: [4, 2], after: [1, 1] };
+export type NeighbourWeights = Readonly<{ before: readonly number[]; after: readonly number[] }>;
+
+export const NEIGHBOUR_WEIGHTS: NeighbourWeights = { before: [4, 2], after: [1, 1] };
 
 export class UtteranceSequence {
+  constructor(private readonly weights: NeighbourWeights = NEIGHBOUR_WEIGHTS) {}
+
   private readonly texts = new Map<string, string[]>();
   private readonly eventIds = new Map<string, string[]>();
   private readonly positions = new Map<string, { scope: string; index: number }>();
@@ -33,11 +37,11 @@ export class UtteranceSequence {
     if (!position) return [];
     const texts = this.texts.get(position.scope)!;
     const out: NeighbourText[] = [];
-    NEIGHBOUR_WEIGHTS.before.forEach((weight, d) => {
+    this.weights.before.forEach((weight, d) => {
       const text = texts[position.index - d - 1];
       if (text !== undefined) out.push({ text, weight });
     });
-    NEIGHBOUR_WEIGHTS.after.forEach((weight, d) => {
+    this.weights.after.forEach((weight, d) => {
       const text = texts[position.index + d + 1];
       if (text !== undefined) out.push({ text, weight });
     });
@@ -49,7 +53,7 @@ export class UtteranceSequence {
     const position = this.positions.get(eventId);
     if (!position) return [];
     const ids = this.eventIds.get(position.scope)!;
-    return NEIGHBOUR_WEIGHTS.after.flatMap((weight, d) => {
+    return this.weights.after.flatMap((weight, d) => {
       const earlier = ids[position.index - d - 1];
       return earlier !== undefined ? [{ eventId: earlier, weight }] : [];
     });

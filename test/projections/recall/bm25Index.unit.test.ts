@@ -204,7 +204,15 @@ describe('Bm25Index', () => {
   it('with a bound on the weights, weighs only what could still rank', () => {
     const index = indexOf(Array.from({ length: 200 }, (_, i) => doc(`d${i}`, i < 5 ? 'rare tea' : 'tea')));
     const weighed: string[] = [];
-    const hits = index.search(['rare', 'tea'], 3, (id) => (weighed.push(id), 1), 2);
+    const hits = index.search(
+      ['rare', 'tea'],
+      3,
+      (id) => {
+        weighed.push(id);
+        return 1;
+      },
+      2,
+    );
     expect(hits.map((h) => h.id)).toEqual(['d0', 'd1', 'd2']);
     expect(weighed.length).toBeLessThan(10);
   });
