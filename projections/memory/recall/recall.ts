@@ -55,6 +55,8 @@ export const recall = (index: MemoryIndex, tx: ReadModelTx, q: RecallQuery): Rec
   const weigh = weighFor(focusOf(q.query, index.persons, q.scope, q.sceneWeights, q.now), q.boosts);
   const ranked = q.vector ? index.items.searchHybrid(q.query, q.vector, q.k * 3, weigh) : index.items.search(q.query, q.k * 3, weigh);
   const hits = distinctHits(ranked, q.k);
+  // What the graph adds ranks below the last hit (its score over hops + 1), so with k hits it would not show.
+  if (hits.length >= q.k && hits.at(-1)!.score > 0) return hits;
   const seeds = graphSeeds(index, tx, q.query, hits);
   if (seeds.length === 0) return hits;
   const seen = new Set(hits.map((h) => h.id));
