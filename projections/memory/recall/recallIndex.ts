@@ -55,8 +55,8 @@ export type RecallIndexOptions = Readonly<{ tokenize: Tokenizer; related?: Relat
 
 export class RecallIndex {
   private readonly bm25 = new Bm25Index();
-  /** Each item with its own words and the lexicon's for them, and the texts of its neighbours (shared, not copied). */
-  private readonly items = new Map<string, RecallItem & { tokens: string[]; related: string[]; neighbours: readonly NeighbourText[] }>();
+  /** Each item with the texts of its neighbours (shared, not copied); its words are worked out again when it is re-indexed. */
+  private readonly items = new Map<string, RecallItem & { neighbours: readonly NeighbourText[] }>();
   private readonly relatedCache = new Map<string, string[]>();
   private readonly tokenCache = new Map<string, string[]>();
   /** Where an item went when it moved tier, so late neighbours still find it. */
@@ -81,9 +81,8 @@ export class RecallIndex {
   /** Adds (or replaces) an item; `neighbourTexts` widen what it matches. */
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
-    const tokens = this.tokens(item.text);
     this.untrack(item.id);
-    this.items.set(item.id, { ...item, tokens, related: this.relatedTokens(item), neighbours: [...neighbourTexts] });
+    this.items.set(item.id, { ...item, neighbours: [...neighbourTexts] });
     this.track(item);
     this.unembedded.add(item.id);
     this.reindex(item.id);
@@ -124,8 +123,6 @@ export class RecallIndex {
     this.untrack(item.id);
     this.items.set(item.id, {
       ...item,
-      tokens: this.tokens(item.text),
-      related: this.relatedTokens(item),
       neighbours: old?.neighbours ?? [],
     });
     this.track(item);
@@ -209,7 +206,7 @@ export class RecallIndex {
   }
 
   private hit(id: string, score: number): RecallHit {
-    const { tokens: _tokens, related: _related, neighbours: _neighbours, ...item } = this.items.get(id)!;
+    const { neighbours: _neighbours, ...item } = this.items.get(id)!;
     return { ...item, score };
   }
 
@@ -249,8 +246,8 @@ export class RecallIndex {
     const count = (tokens: readonly string[], times: number): void => {
       for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + times);
     };
-    count(item.tokens, OWN_WEIGHT);
-    count(item.related, RELATED_WEIGHT);
+    count(this.tokens(item.text), OWN_WEIGHT);
+    count(this.relatedTokens(item), RELATED_WEIGHT);
     for (const n of item.neighbours) count(this.tokens(n.text), n.weight);
     for (const [t, times] of counts) if (times <= 0) counts.delete(t);
     this.bm25.addCounts(id, counts);
