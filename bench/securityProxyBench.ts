@@ -24,9 +24,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SECRETS_DIR, SecretVault } from '../adapters/secrets/secretVault.ts';
-import { EVENT_LOG_FILE, SETTINGS_FILE } from '../actors/modules/config.ts';
-import { DEFAULT_FILES_ROOT, sandboxFrom } from '../actors/modules/securityModule.ts';
+import { SecretVault } from '../adapters/secrets/secretVault.ts';
+import { DEFAULT_FILES_ROOT, daemonFilesOf, sandboxFrom } from '../actors/modules/securityModule.ts';
 import { SecretAliases } from '../actors/security/secretAliases.ts';
 import { SecurityProxy } from '../actors/security/securityProxy.ts';
 import type { TurnPlugins } from '../actors/turn/turnEffects.ts';
@@ -125,9 +124,7 @@ export const securityProxy = (dataDir: string): SecurityProxy => {
     aliases: new SecretAliases(dataDir),
     review: { words: REVIEW_WORDS },
     ...sandboxFrom({}, dataDir),
-    protectedPaths: [SECRETS_DIR, SETTINGS_FILE, EVENT_LOG_FILE, `${EVENT_LOG_FILE}-wal`, `${EVENT_LOG_FILE}-shm`].map((f) =>
-      join(dataDir, f),
-    ),
+    protectedPaths: daemonFilesOf(dataDir),
   });
 };
 

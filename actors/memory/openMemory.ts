@@ -12,7 +12,9 @@ import { MEMORY_STREAM, type Clock, type ContextEventData, type EventStore, type
 import { DEFAULT_PRUNE_CONFIG, type HeartbeatLoop } from '../../machines/memory/index.ts';
 import {
   MemoryIndex,
+  type MemoryIndexOptions,
   memoryProjections,
+  NEIGHBOUR_WEIGHTS,
   type NeighbourWeights,
   recall,
   type ReadModelTx,
@@ -21,6 +23,7 @@ import {
 import type { Fact } from '../journal/journal.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
+import { readIndexSnapshot, snapshotKey, writeIndexSnapshot } from './indexSnapshot.ts';
 import { bundledWordNetRelated, tokenize } from './lexicon.ts';
 import { MemoryActor, type MemoryDecisionConfig } from './memoryActor.ts';
 import { sceneWeights } from './memoryScenes.ts';
@@ -84,6 +87,8 @@ export type Memory = Readonly<{
   settled(): Promise<void>;
   /** The recall index as it stands (a cache of the read models; for inspecting and testing how it ranks). */
   readonly index: MemoryIndex;
+  /** Writes the recall index to `path` for the next start (once everything delivered is recorded). */
+  saveIndexSnapshot(path: string): Promise<void>;
 }>;
 
 export type MemoryOptions = Readonly<{
@@ -96,6 +101,8 @@ export type MemoryOptions = Readonly<{
   inspect?: (event: InspectionEvent) => void;
   /** A dense space for recall (dense + keyword); without it recall is keyword-only. */
   dense?: DenseRecall;
+  /** Where the recall index was kept at the last clean stop: a start reads it instead of rebuilding, when it still holds. */
+  indexSnapshot?: IndexSnapshotPlace;
   /** Decides proposed entity merges; without it they stay proposals. */
   mergeJudge?: MergeJudge;
   /** Re-reads uncertain relations in the review loop; without it the loop only records firing. */
@@ -109,13 +116,37 @@ export const memoryConfigOf = (config: Partial<MemoryConfig> = {}): MemoryConfig
   prune: { ...DEFAULT_MEMORY_CONFIG.prune, ...config.prune },
 });
 
-/** The recall index as a start builds it: the order utterances came in (it gives every item its neighbours), then the read models. */
-export const buildMemoryIndex = async (store: EventStore, tx: ReadModelTx, config: MemoryConfig): Promise<MemoryIndex> => {
-  const index = new MemoryIndex(tx, {
-    tokenize,
-    ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}),
-    ...(config.neighbourWeights ? { neighbourWeights: config.neighbourWeights } : {}),
-  });
+const indexOptionsOf = (config: MemoryConfig): MemoryIndexOptions => ({
+  tokenize,
+  ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}),
+  ...(config.neighbourWeights ? { neighbourWeights: config.neighbourWeights } : {}),
+});
+
+/** How the index is built, as a snapshot's key records it. */
+const indexBuildOf = (config: MemoryConfig): string =>
+  JSON.stringify({ lexicon: config.lexicon, neighbourWeights: config.neighbourWeights ?? NEIGHBOUR_WEIGHTS });
+
+/** Where the recall index is kept across a clean stop, and where to say why a start could not use it. */
+export type IndexSnapshotPlace = Readonly<{ path: string; log?: (line: string) => void }>;
+
+/**
+ * The recall index as a start builds it: from the snapshot the last clean stop left, when it was
+ * written against the memory's stream as it is now; otherwise from the order utterances came in
+ * (it gives every item its neighbours) and the read models.
+ */
+export const buildMemoryIndex = async (
+  store: EventStore,
+  tx: ReadModelTx,
+  config: MemoryConfig,
+  snapshot?: IndexSnapshotPlace,
+): Promise<MemoryIndex> => {
+  const options = indexOptionsOf(config);
+  if (snapshot) {
+    const read = readIndexSnapshot(snapshot.path, await snapshotKey(store, indexBuildOf(config)), tx, options);
+    if ('index' in read) return read.index;
+    if (read.unused) snapshot.log?.(`memory: the index snapshot is not used (${read.unused}); rebuilding the index`);
+  }
+  const index = new MemoryIndex(tx, options);
   for (const event of await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM }))
     index.noteUtterance(event.data.scope, event.data.event);
   index.rebuild();
@@ -124,7 +155,7 @@ export const buildMemoryIndex = async (store: EventStore, tx: ReadModelTx, confi
 
 export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
   const config = memoryConfigOf(options.config);
-  const index = await buildMemoryIndex(store, tx, config);
+  const index = await buildMemoryIndex(store, tx, config, options.indexSnapshot);
   const { dense } = options;
   const embed = async (texts: readonly string[]): Promise<Float32Array[]> =>
     dense!.cache ? dense!.cache.get(dense!.provider, texts) : dense!.provider.embedTexts(texts);
@@ -219,6 +250,10 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     nextDueAt: () => actor.nextDueAt(),
     settled: () => actor.settled(),
     index,
+    saveIndexSnapshot: async (path) => {
+      await actor.settled();
+      writeIndexSnapshot(path, index, await snapshotKey(store, indexBuildOf(config)));
+    },
   };
 };
 

@@ -24,6 +24,9 @@ export const EVENT_LOG_FILE = 'events.db';
 /** The cache of embedding vectors, in the data dir (rebuildable). */
 export const VECTOR_CACHE_FILE = 'vectors.db';
 
+/** The recall index as the last clean stop left it, in the data dir (a cache: a start rebuilds without it). */
+export const INDEX_SNAPSHOT_FILE = 'memory-index.snapshot';
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `overrides` laid over `settings`: objects merge key by key, anything else (a list, a value) replaces. */

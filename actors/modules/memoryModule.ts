@@ -21,7 +21,7 @@ import { DEFAULT_MEMORY_CONFIG, MEMORY_LEXICONS, type DenseRecall, type MemoryCo
 import { VectorCache } from '../../adapters/embeddings/vectorCache.ts';
 import { openDatabase, type SqliteDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { join, resolve } from 'node:path';
-import { InvalidSettings, setting, type Settings, VECTOR_CACHE_FILE } from './config.ts';
+import { INDEX_SNAPSHOT_FILE, InvalidSettings, setting, type Settings, VECTOR_CACHE_FILE } from './config.ts';
 
 /**
  * The memory settings of settings.json (the daemon and `homed replay --verify` read the same).
@@ -59,6 +59,8 @@ export const memoryModule = (): KernelModule => {
   let timersOf: Timers | undefined;
   let memory: Memory | undefined;
   let vectorDb: SqliteDatabase | undefined;
+  let dataDirOf: string | undefined;
+  let logOf: ((line: string) => void) | undefined;
   return {
     name: 'memory',
     requires: [
@@ -80,6 +82,8 @@ export const memoryModule = (): KernelModule => {
       const inspect = typeof watching === 'function' ? watching : watching ? (event: InspectionEvent) => watching.next?.(event) : undefined;
       const settings = context.require(Facility.config);
       const dataDir = context.require(Facility.dataDir);
+      dataDirOf = dataDir;
+      logOf = (line) => context.log(line);
       const intervals = heartbeatIntervalsFrom(settings);
       const onnxDir = setting<string | undefined>(settings, 'memory.embedding.onnxDir', undefined);
       let dense: DenseRecall | undefined;
@@ -104,6 +108,7 @@ export const memoryModule = (): KernelModule => {
         startAt: clock.now(),
         intervals,
         ...(inspect ? { inspect } : {}),
+        indexSnapshot: { path: join(dataDir, INDEX_SNAPSHOT_FILE), log: (line) => context.log(line) },
         config: memoryConfigFrom(settings, 'chain' in llm ? llm.chain.primary()?.contextWindow : undefined),
       });
       // The next firing is a timer at the time the loops are due; each firing is a journaled message.
@@ -127,6 +132,14 @@ export const memoryModule = (): KernelModule => {
       stopped = true;
       if (timer !== undefined) timersOf?.clearTimer(timer);
       await memory?.settled();
+      // The next start reads the index back instead of rebuilding it; without the file it rebuilds, so a failure is only said.
+      if (memory && dataDirOf) {
+        try {
+          await memory.saveIndexSnapshot(join(dataDirOf, INDEX_SNAPSHOT_FILE));
+        } catch (error) {
+          logOf?.(`memory: the index snapshot was not written (${(error as Error).message}); the next start rebuilds the index`);
+        }
+      }
       vectorDb?.close();
     },
   };

@@ -13,7 +13,7 @@ import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { SecretAliases } from '../security/secretAliases.ts';
 import { SecurityProxy } from '../security/securityProxy.ts';
-import { EVENT_LOG_FILE, SETTINGS_FILE, setting, type Settings } from './config.ts';
+import { EVENT_LOG_FILE, INDEX_SNAPSHOT_FILE, SETTINGS_FILE, setting, type Settings, VECTOR_CACHE_FILE } from './config.ts';
 
 /** The files plugin's default root, relative to the data dir: where tools may read and write unless settings say more. */
 export const DEFAULT_FILES_ROOT = 'files';
@@ -38,6 +38,18 @@ export const sandboxFrom = (settings: Settings, dataDir: string): Readonly<{ rul
   };
 };
 
+/** The daemon's own files, which no tool may touch whatever its roots: the vault, settings, the log and its WAL, and the memory's caches. */
+export const daemonFilesOf = (dataDir: string): string[] =>
+  [
+    SECRETS_DIR,
+    SETTINGS_FILE,
+    EVENT_LOG_FILE,
+    `${EVENT_LOG_FILE}-wal`,
+    `${EVENT_LOG_FILE}-shm`,
+    VECTOR_CACHE_FILE,
+    INDEX_SNAPSHOT_FILE,
+  ].map((f) => join(dataDir, f));
+
 export const securityModule = (): KernelModule => ({
   name: 'security',
   requires: [Facility.config, Facility.dataDir],
@@ -50,10 +62,7 @@ export const securityModule = (): KernelModule => ({
       aliases: new SecretAliases(dataDir),
       review: setting<ReviewRules>(settings, 'security.review', {}),
       ...sandboxFrom(settings, dataDir),
-      // The daemon's own files: the vault, settings, the log and its WAL.
-      protectedPaths: [SECRETS_DIR, SETTINGS_FILE, EVENT_LOG_FILE, `${EVENT_LOG_FILE}-wal`, `${EVENT_LOG_FILE}-shm`].map((f) =>
-        join(dataDir, f),
-      ),
+      protectedPaths: daemonFilesOf(dataDir),
     });
     context.guard(Facility.scheduler, (scheduler) => proxy.guardInputs(scheduler));
     context.guard(Facility.llm, (llm) => proxy.guardModel(llm));

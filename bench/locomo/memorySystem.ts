@@ -4,7 +4,7 @@
  * context sinks to cold docs and idle docs are distilled into the graph as they would over
  * those months), and questions go through the same recall path the agent uses.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
@@ -19,7 +19,8 @@ import type { RecallSystem, RecalledItem } from './recallSystem.ts';
  */
 export type MemoryRecallSystem = RecallSystem &
   Readonly<{
-    indexRebuildMs(): Promise<number>;
+    /** ms to rebuild the index from the log and read models, and to read it back from a snapshot written now; the snapshot's size. */
+    indexStart(): Promise<{ rebuildMs: number; snapshotMs: number; snapshotBytes: number }>;
     recallWith(question: string, k: number, boosts: RecallBoosts): Promise<readonly RecalledItem[]>;
   }>;
 
@@ -46,11 +47,20 @@ export const createMemoryRecallSystem = async (conversation: string, config: Par
         { channel: 'locomo', peer: turn.speaker },
       );
     },
-    async indexRebuildMs() {
-      if (!memory) return 0;
-      const start = performance.now();
-      await buildMemoryIndex(store, memory.readModels, memoryConfigOf(config));
-      return performance.now() - start;
+    async indexStart() {
+      if (!memory) return { rebuildMs: 0, snapshotMs: 0, snapshotBytes: 0 };
+      const settings = memoryConfigOf(config);
+      let start = performance.now();
+      await buildMemoryIndex(store, memory.readModels, settings);
+      const rebuildMs = performance.now() - start;
+      const path = join(dir, 'index.snapshot');
+      await memory.saveIndexSnapshot(path);
+      const unused: string[] = [];
+      start = performance.now();
+      await buildMemoryIndex(store, memory.readModels, settings, { path, log: (line) => unused.push(line) });
+      const snapshotMs = performance.now() - start;
+      if (unused.length > 0) throw new Error(`memory-scale: the index snapshot just written was not used: ${unused.join('; ')}`);
+      return { rebuildMs, snapshotMs, snapshotBytes: statSync(path).size };
     },
     async finishIngest(at) {
       await memory?.tick(at);

@@ -4,8 +4,9 @@
  * tool, cold docs committed, entities merged and renamed, recalls in between), a memory opened afresh on the same log recalls exactly what the live one recalls: the
  * same items in the same order with the same scores, and its index, kept in step event by event,
  * ranks every query exactly as the index rebuilt from the read models does (over all items, and
- * over the conversation's context as the prune searches it). The recall index is a cache; this
- * is what makes it one. FC_RUNS sets the number of runs.
+ * over the conversation's context as the prune searches it). A memory started from the index
+ * snapshot the live one left at its stop ranks and recalls the same too. The recall index is a
+ * cache; this is what makes it one. FC_RUNS sets the number of runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -195,10 +196,18 @@ describe('recall index rebuilt at start (model-based)', () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 30, size: 'max' }), async (cmds) => {
         const dir = mkdtempSync(join(tmpdir(), 'hologram-rebuild-'));
         const path = join(dir, 'events.db');
-        const open = async () => {
+        const snapshotPath = join(dir, 'index.snapshot');
+        const unused: string[] = [];
+        const open = async (withSnapshot = false) => {
           const clock = new VirtualClock(START);
           const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
-          const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: START, config: CONFIG });
+          const memory = await openMemory(store, {
+            ids: new SequentialIds('m'),
+            clock,
+            startAt: START,
+            config: CONFIG,
+            ...(withSnapshot ? { indexSnapshot: { path: snapshotPath, log: (line: string) => unused.push(line) } } : {}),
+          });
           return { store, memory, clock };
         };
         try {
@@ -207,7 +216,15 @@ describe('recall index rebuilt at start (model-based)', () => {
           await live.memory.settled();
           const before = await recallAll(live.memory);
           const rankedBefore = rankAll(live.memory);
+          await live.memory.saveIndexSnapshot(snapshotPath);
           await live.store.close();
+          // Started from the snapshot the stop left: the index read back ranks and recalls as the live one did.
+          const fromSnapshot = await open(true);
+          expect(unused).toEqual([]);
+          expect(rankAll(fromSnapshot.memory)).toEqual(rankedBefore);
+          expect(await recallAll(fromSnapshot.memory)).toEqual(before);
+          await fromSnapshot.memory.settled();
+          await fromSnapshot.store.close();
           const restarted = await open();
           const after = await recallAll(restarted.memory);
           expect(rankAll(restarted.memory)).toEqual(rankedBefore);

@@ -1,11 +1,14 @@
 /**
  * Memory through homed as a user meets it: a cli user's conversation continues across a
- * daemon restart (the turn's history is the L1 context rebuilt from the log), and a model
+ * daemon restart (the turn's history is the L1 context rebuilt from the log, the recall index
+ * read back from the snapshot the stop left, or rebuilt when what lies there is not one), and a model
  * directory in settings turns on dense + keyword recall with vectors in a deletable cache.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, REPO, runHomed, spawnNode, WAITER } from '../support/processes.ts';
@@ -24,7 +27,10 @@ describe('memory through homed', () => {
     expect((await finished(spawnNode([WAITER, '--data', dir, 'My name is Ada']))).stdout).toBe('Nice to meet you, Ada.\n');
     await daemons.stop(daemon);
 
+    // The stop left the recall index for the next start, which reads it back instead of rebuilding.
+    expect(statSync(join(dir, INDEX_SNAPSHOT_FILE)).mode & 0o777).toBe(0o600);
     daemon = await daemons.start(dir);
+    expect(daemon.output).not.toContain('index snapshot is not used');
     expect((await finished(spawnNode([WAITER, '--data', dir, 'What is my name?']))).stdout).toBe('You said your name is Ada.\n');
     const second = JSON.stringify(server.requests[1]!.body);
     expect(second).toContain('My name is Ada');
@@ -36,6 +42,22 @@ describe('memory through homed', () => {
       /memory: 1 of 1 journals match \(\d+ messages re-delivered, same facts byte for byte\); \d+ decisions re-decided/,
     );
     expect(verify.code).toBe(0);
+  });
+
+  it('starts whatever lies where the index snapshot goes: a FIFO is passed over with a line saying so, the index rebuilt', async () => {
+    const server = await startLlmServer([{ text: 'Noted.' }, { text: 'You like chess.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    let daemon = await daemons.start(dir);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'I like chess']))).stdout).toBe('Noted.\n');
+    await daemons.stop(daemon);
+    rmSync(join(dir, INDEX_SNAPSHOT_FILE));
+    execFileSync('mkfifo', ['-m', '600', join(dir, INDEX_SNAPSHOT_FILE)]);
+    daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(/memory: the index snapshot is not used \(.*is not a regular file\); rebuilding the index/);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'What do I like?']))).stdout).toBe('You like chess.\n');
+    expect(JSON.stringify(server.requests[1]!.body)).toContain('I like chess');
+    await daemons.stop(daemon);
   });
 
   it.skipIf(!ONNX_RUNTIME_INSTALLED)(

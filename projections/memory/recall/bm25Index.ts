@@ -10,6 +10,24 @@ export type Bm25Options = Readonly<{ k1?: number; b?: number }>;
 
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
 
+/** Everything an index holds, as plain data and typed arrays: what a snapshot keeps (`Bm25Index.fromState`). */
+export type Bm25State = Readonly<{
+  k1: number;
+  b: number;
+  /** Per term id, its term (null for a freed id), document frequency and posting (live entries only). */
+  terms: readonly (string | null)[];
+  df: Int32Array;
+  postingSlots: readonly Int32Array[];
+  postingTfs: readonly Int32Array[];
+  freeTermIds: readonly number[];
+  /** Per slot, its document (null for a freed slot), length and placement. */
+  ids: readonly (string | null)[];
+  lengths: Float64Array;
+  placements: readonly (Int32Array | null)[];
+  freeSlots: readonly number[];
+  totalLength: number;
+}>;
+
 export class Bm25Index {
   readonly k1: number;
   readonly b: number;
@@ -43,6 +61,58 @@ export class Bm25Index {
 
   get size(): number {
     return this.slots.size;
+  }
+
+  /** The index as data (views of its arrays, not copies: serialise it before changing the index). */
+  toState(): Bm25State {
+    return {
+      k1: this.k1,
+      b: this.b,
+      terms: this.terms.map((t) => t ?? null),
+      df: Int32Array.from(this.df),
+      postingSlots: this.postingSlots.map((p, t) => p.subarray(0, this.df[t]!)),
+      postingTfs: this.postingTfs.map((p, t) => p.subarray(0, this.df[t]!)),
+      freeTermIds: [...this.freeTermIds],
+      ids: this.ids.map((id) => id ?? null),
+      lengths: Float64Array.from(this.lengths),
+      placements: this.placements.map((p) => p ?? null),
+      freeSlots: [...this.freeSlots],
+      totalLength: this.totalLength,
+    };
+  }
+
+  /** The index `toState` described; the same add and remove calls after it rank as they would have on the original. */
+  static fromState(state: Bm25State): Bm25Index {
+    const index = new Bm25Index({ k1: state.k1, b: state.b });
+    const terms = state.terms.length;
+    if (state.df.length !== terms || state.postingSlots.length !== terms || state.postingTfs.length !== terms) {
+      throw new RangeError('Bm25Index.fromState: the term arrays differ in length');
+    }
+    if (state.lengths.length !== state.ids.length || state.placements.length !== state.ids.length) {
+      throw new RangeError('Bm25Index.fromState: the document arrays differ in length');
+    }
+    for (let t = 0; t < terms; t++) {
+      const term = state.terms[t];
+      const df = state.df[t]!;
+      if (state.postingSlots[t]!.length !== df || state.postingTfs[t]!.length !== df) {
+        throw new RangeError(`Bm25Index.fromState: term ${t}'s posting does not hold its ${df} documents`);
+      }
+      index.terms[t] = term ?? undefined;
+      if (term !== null && term !== undefined) index.termIds.set(term, t);
+      index.df[t] = df;
+      index.postingSlots[t] = Int32Array.from(state.postingSlots[t]!);
+      index.postingTfs[t] = Int32Array.from(state.postingTfs[t]!);
+    }
+    index.freeTermIds.push(...state.freeTermIds);
+    for (const [slot, id] of state.ids.entries()) {
+      index.ids[slot] = id ?? undefined;
+      index.lengths[slot] = state.lengths[slot]!;
+      index.placements[slot] = state.placements[slot] ? Int32Array.from(state.placements[slot]!) : undefined;
+      if (id !== null && id !== undefined) index.slots.set(id, slot);
+    }
+    index.freeSlots.push(...state.freeSlots);
+    index.totalLength = state.totalLength;
+    return index;
   }
 
   has(id: string): boolean {

@@ -12,7 +12,7 @@ import { contextOf, contextScopes, rowEvent } from '../contextProjection.ts';
 import { allRelations, entities, graphNeighbourhood, graphProjection, relationsById, type RelationRow } from '../graphProjection.ts';
 import { utteranceText, type ContextEventData } from '../memoryRows.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
-import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallItem } from './recallIndex.ts';
+import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallIndexState, type RecallItem } from './recallIndex.ts';
 import { type NeighbourWeights, UtteranceSequence } from './utteranceSequence.ts';
 
 export type MemoryIndexOptions = RecallIndexOptions & Readonly<{ neighbourWeights?: NeighbourWeights }>;
@@ -58,6 +58,13 @@ const coldDocItem = (doc: ColdDocRow): RecallItem => {
   };
 };
 
+/** What a snapshot keeps of a memory index: its recall index, the order utterances came in, and the speakers heard. */
+export type MemoryIndexState = Readonly<{
+  items: RecallIndexState;
+  utterances: ReturnType<UtteranceSequence['toState']>;
+  speakers: readonly string[];
+}>;
+
 export class MemoryIndex {
   readonly items: RecallIndex;
   /** The order utterances entered each scope in: where an item's neighbours come from. */
@@ -71,9 +78,34 @@ export class MemoryIndex {
   constructor(
     private readonly tx: ReadModelTx,
     private readonly options: MemoryIndexOptions,
+    items?: RecallIndex,
   ) {
-    this.items = new RecallIndex(options);
+    this.items = items ?? new RecallIndex(options);
     this.utterances = new UtteranceSequence(options.neighbourWeights);
+  }
+
+  /** The index as data, for a snapshot. */
+  toState(): MemoryIndexState {
+    return { items: this.items.toState(), utterances: this.utterances.toState(), speakers: [...this.speakers] };
+  }
+
+  /** The index `toState` described, over the read models `tx` (which must be those it was taken from). */
+  static fromState(tx: ReadModelTx, options: MemoryIndexOptions, state: MemoryIndexState): MemoryIndex {
+    const texts = new Map<string, string>();
+    for (const { texts: said } of state.utterances) for (const text of said) texts.set(text, text);
+    const index = new MemoryIndex(
+      tx,
+      options,
+      RecallIndex.fromState(options, state.items, (text) => texts.get(text) ?? text),
+    );
+    for (const { scope, eventIds, texts: said } of state.utterances) {
+      if (eventIds.length !== said.length) {
+        throw new RangeError(`MemoryIndex.fromState: scope ${scope} has ${eventIds.length} utterances and ${said.length} texts`);
+      }
+      for (const [i, eventId] of eventIds.entries()) index.utterances.append(scope, eventId, said[i]!);
+    }
+    for (const speaker of state.speakers) index.speakers.add(speaker);
+    return index;
   }
 
   /** The tokenizer the index ranks with. */

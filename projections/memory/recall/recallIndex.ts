@@ -5,7 +5,7 @@
  * of truth. Scoring is BM25 over lexical tokens; each context item also carries its
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
-import { Bm25Index } from './bm25Index.ts';
+import { Bm25Index, type Bm25State } from './bm25Index.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import { cosine } from './vectors.ts';
 
@@ -53,8 +53,15 @@ export type RelatedWords = (word: string) => readonly string[];
 
 export type RecallIndexOptions = Readonly<{ tokenize: Tokenizer; related?: RelatedWords }>;
 
+/** What a snapshot keeps of a recall index: its items (with their neighbours' texts), where moved items went, and its BM25 index. */
+export type RecallIndexState = Readonly<{
+  items: readonly (RecallItem & Readonly<{ neighbours: readonly NeighbourText[] }>)[];
+  movedTo: readonly (readonly [string, string])[];
+  bm25: Bm25State;
+}>;
+
 export class RecallIndex {
-  private readonly bm25 = new Bm25Index();
+  private bm25 = new Bm25Index();
   /** Each item with the texts of its neighbours (shared, not copied); its words are worked out again when it is re-indexed. */
   private readonly items = new Map<string, RecallItem & { neighbours: readonly NeighbourText[] }>();
   private readonly relatedCache = new Map<string, string[]>();
@@ -72,6 +79,35 @@ export class RecallIndex {
 
   get size(): number {
     return this.items.size;
+  }
+
+  /** The index as data, for a snapshot (vectors are not kept: a start asks the embedding cache again, as a rebuild does). */
+  toState(): RecallIndexState {
+    return { items: [...this.items.values()], movedTo: [...this.movedTo], bm25: this.bm25.toState() };
+  }
+
+  /**
+   * The index `toState` described. `intern` gives the one string to keep for a text (the
+   * utterance sequence's), so neighbours share their texts as they do in a live index.
+   */
+  static fromState(options: RecallIndexOptions, state: RecallIndexState, intern: (text: string) => string = (t) => t): RecallIndex {
+    const index = new RecallIndex(options);
+    index.bm25 = Bm25Index.fromState(state.bm25);
+    for (const stored of state.items) {
+      if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
+      const item = {
+        ...stored,
+        text: intern(stored.text),
+        neighbours: stored.neighbours.map((n) => ({ text: intern(n.text), weight: n.weight })),
+      };
+      index.items.set(item.id, item);
+      index.track(item);
+      index.unembedded.add(item.id);
+    }
+    if (index.items.size !== index.bm25.size)
+      throw new RangeError('RecallIndex.fromState: its BM25 index holds documents it has no item for');
+    for (const [from, to] of state.movedTo) index.movedTo.set(from, to);
+    return index;
   }
 
   has(id: string): boolean {

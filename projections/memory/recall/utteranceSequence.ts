@@ -19,6 +19,11 @@ export class UtteranceSequence {
   private readonly eventIds = new Map<string, string[]>();
   private readonly positions = new Map<string, { scope: string; index: number }>();
 
+  /** Every scope's utterances in order: what a snapshot keeps (appending them again in order gives the same sequence). */
+  toState(): readonly Readonly<{ scope: string; eventIds: readonly string[]; texts: readonly string[] }>[] {
+    return [...this.texts].map(([scope, texts]) => ({ scope, eventIds: this.eventIds.get(scope)!, texts }));
+  }
+
   /** Notes the next utterance of a scope; an event noted before keeps its place. */
   append(scope: string, eventId: string, text: string): void {
     if (this.positions.has(eventId)) return;

@@ -216,4 +216,44 @@ describe('Bm25Index', () => {
     expect(hits.map((h) => h.id)).toEqual(['d0', 'd1', 'd2']);
     expect(weighed.length).toBeLessThan(10);
   });
+
+  it('restored from its state, goes on exactly as the index it was taken from', () => {
+    const vocabulary = fc.constantFrom('tea', 'cake', 'park', 'dog', 'rain', 'book');
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 6 }), tokens: fc.array(vocabulary, { maxLength: 6 }) }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 6 }) }),
+    );
+    const run = (index: Bm25Index, ops: readonly { kind: 'add' | 'remove'; id: number; tokens?: string[] }[]) => {
+      for (const o of ops) {
+        if (o.kind === 'add') index.add({ id: `d${o.id}`, tokens: o.tokens! });
+        else index.remove(`d${o.id}`);
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.array(op, { maxLength: 25 }),
+        fc.array(op, { maxLength: 25 }),
+        fc.array(vocabulary, { minLength: 1, maxLength: 3 }),
+        (before, after, query) => {
+          const original = new Bm25Index();
+          run(original, before);
+          // As a snapshot carries it: through structured cloning, typed arrays and all.
+          const restored = Bm25Index.fromState(structuredClone(original.toState()));
+          expect(restored.search(query, 10)).toEqual(original.search(query, 10));
+          run(original, after);
+          run(restored, after);
+          expect(restored.search(query, 10)).toEqual(original.search(query, 10));
+          expect(restored.toState()).toEqual(original.toState());
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses a state whose arrays do not agree', () => {
+    const index = indexOf(CORPUS);
+    const state = index.toState();
+    expect(() => Bm25Index.fromState({ ...state, df: state.df.subarray(1) })).toThrow(/term arrays/);
+    expect(() => Bm25Index.fromState({ ...state, lengths: state.lengths.subarray(1) })).toThrow(/document arrays/);
+  });
 });

@@ -1,0 +1,109 @@
+/**
+ * The recall index kept across a clean stop. The memory writes it when it stops; the next start
+ * reads it instead of rebuilding the index from the log and the read models, when the memory's
+ * stream is exactly as it was when the file was written (same version, same last event) and the
+ * index would be built the same way (format, tokenizer, lexicon, neighbour weights). Anything
+ * else (no file, a crash or another log since, a file that is not a regular file, a damaged one)
+ * rebuilds, as a start without it would. A cache in the data dir, never a source of truth.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeFileSync, constants as fs } from 'node:fs';
+import { Packr } from 'msgpackr';
+import { MEMORY_STREAM, type EventStore } from '../../events/index.ts';
+import {
+  MemoryIndex,
+  type MemoryIndexOptions,
+  type MemoryIndexState,
+  type ReadModelTx,
+  TOKENIZER_VERSION,
+} from '../../projections/index.ts';
+
+/** Bumped whenever what MemoryIndex.toState holds, or what it means, changes. */
+const FORMAT = 1;
+
+const packr = new Packr({ moreTypes: true, useRecords: false });
+
+/** What the index was built from and how: a snapshot is used only when this is the same at the start reading it. */
+export type SnapshotKey = Readonly<{
+  format: number;
+  tokenizer: string;
+  build: string;
+  streamVersion: number;
+  lastEventId: string | null;
+}>;
+
+/** The key for the memory's stream as it is now, the index built as `build` describes (lexicon, neighbour weights). */
+export const snapshotKey = async (store: EventStore, build: string): Promise<SnapshotKey> => {
+  const streamVersion = await store.streamVersion(MEMORY_STREAM);
+  const [last] = streamVersion > 0 ? await store.readStream(MEMORY_STREAM, { fromVersion: streamVersion, maxCount: 1 }) : [];
+  return { format: FORMAT, tokenizer: TOKENIZER_VERSION, build, streamVersion, lastEventId: last?.id ?? null };
+};
+
+const sameKey = (a: SnapshotKey, b: SnapshotKey): boolean =>
+  a.format === b.format &&
+  a.tokenizer === b.tokenizer &&
+  a.build === b.build &&
+  a.streamVersion === b.streamVersion &&
+  a.lastEventId === b.lastEventId;
+
+const digestOf = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('hex');
+
+/** Writes `index` as of `key` to `path` (through a temporary file, so a reader never sees half of one). */
+export const writeIndexSnapshot = (path: string, index: MemoryIndex, key: SnapshotKey): void => {
+  const payload = packr.pack(index.toState());
+  const file = packr.pack({ key, digest: digestOf(payload), payload });
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, file, { mode: 0o600 });
+    renameSync(temporary, path);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+};
+
+export type SnapshotRead = Readonly<{ index: MemoryIndex }> | Readonly<{ unused: string }>;
+
+/** Reads the whole of a regular file without following a link or blocking on a FIFO; undefined when there is none. */
+const readRegularFile = (path: string): Buffer | string | undefined => {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isFile()) return `${path} is not a regular file`;
+  const fd = openSync(path, fs.O_RDONLY | fs.O_NOFOLLOW | fs.O_NONBLOCK);
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) return `${path} is not a regular file`;
+    const size = opened.size;
+    const buffer = Buffer.allocUnsafe(size);
+    for (let read = 0; read < size; ) {
+      const n = readSync(fd, buffer, read, size - read, read);
+      if (n === 0) return `${path} shrank while it was read`;
+      read += n;
+    }
+    return buffer;
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * The index the snapshot at `path` holds, over `tx`, if it was written against `key`; otherwise
+ * why it is not used (`unused` is empty when there is simply no snapshot).
+ */
+export const readIndexSnapshot = (path: string, key: SnapshotKey, tx: ReadModelTx, options: MemoryIndexOptions): SnapshotRead => {
+  try {
+    const file = readRegularFile(path);
+    if (file === undefined) return { unused: '' };
+    if (typeof file === 'string') return { unused: file };
+    const { key: written, digest, payload } = packr.unpack(file) as { key?: SnapshotKey; digest?: string; payload?: Uint8Array };
+    if (!written || typeof digest !== 'string' || !(payload instanceof Uint8Array)) return { unused: `${path} is not an index snapshot` };
+    if (!sameKey(written, key)) return { unused: 'the memory changed since it was written, or is built another way' };
+    if (digestOf(payload) !== digest) return { unused: `${path} is damaged (its digest does not match)` };
+    return { index: MemoryIndex.fromState(tx, options, packr.unpack(payload) as MemoryIndexState) };
+  } catch (error) {
+    return { unused: `${path} could not be read: ${(error as Error).message}` };
+  }
+};

@@ -1,0 +1,142 @@
+/**
+ * The recall index snapshot over a real log: a start reads the one the last stop left when the
+ * memory's stream is as it was, and rebuilds (saying why) when the memory changed since, when
+ * the file is damaged, not a snapshot, a FIFO or a link, or when the index is built another way.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
+import { INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
+import { openMemory, type MemoryConfig } from '../../actors/memory/openMemory.ts';
+import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { useOpenStores, useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const stores = useOpenStores();
+const SCOPE = 'chat:snapshot';
+const START = Date.UTC(2024, 0, 1, 9);
+
+const LINES = [
+  'Ada: I took up taekwondo last spring.',
+  'Bo: How is the piano going?',
+  'Ada: Slowly, I practise chess more than the piano.',
+  'Bo: My daughter loves the soup place in London.',
+];
+
+let opened = 0;
+
+const open = async (dir: string, config: Partial<MemoryConfig> = {}, snapshot = true) => {
+  const clock = new VirtualClock(START);
+  // Each opening names its events apart, as a daemon's random ids would.
+  const run = ++opened;
+  const store = SqliteEventStore.open(join(dir, 'events.db'), {
+    catalog: createDefaultCatalog(),
+    clock,
+    ids: new SequentialIds(`e${run}`),
+  });
+  stores.push(store);
+  const logged: string[] = [];
+  const memory = await openMemory(store, {
+    ids: new SequentialIds(`m${run}`),
+    clock,
+    startAt: START,
+    config,
+    ...(snapshot ? { indexSnapshot: { path: join(dir, INDEX_SNAPSHOT_FILE), log: (line: string) => logged.push(line) } } : {}),
+  });
+  return { store, memory, clock, logged };
+};
+
+const say = async (memory: Awaited<ReturnType<typeof open>>['memory'], clock: VirtualClock, line: string) => {
+  clock.set(clock.now() + 60_000);
+  const [speaker, text] = line.split(': ') as [string, string];
+  await memory.observe(SCOPE, { role: 'user', speaker, text, at: clock.now() });
+};
+
+const ranked = (memory: Awaited<ReturnType<typeof open>>['memory']) =>
+  ['taekwondo', 'piano', 'What did Bo say about London?'].map((q) => memory.index.items.search(q, 10).map((h) => [h.id, h.score]));
+
+/** A memory that heard LINES and stopped, leaving its snapshot; what its index ranked. */
+const stopped = async () => {
+  const dir = tempDir();
+  const live = await open(dir);
+  for (const line of LINES) await say(live.memory, live.clock, line);
+  const before = ranked(live.memory);
+  await live.memory.saveIndexSnapshot(join(dir, INDEX_SNAPSHOT_FILE));
+  await live.store.close();
+  stores.splice(stores.indexOf(live.store), 1);
+  return { dir, before };
+};
+
+const reopen = async (dir: string, config: Partial<MemoryConfig> = {}) => {
+  const again = await open(dir, config);
+  return { ...again, ranked: ranked(again.memory) };
+};
+
+describe('recall index snapshot', () => {
+  it('a start after a clean stop reads the index back instead of rebuilding it', async () => {
+    const { dir, before } = await stopped();
+    const again = await reopen(dir);
+    expect(again.logged).toEqual([]);
+    expect(again.ranked).toEqual(before);
+    // The file is the daemon's alone.
+    expect(Number.parseInt(execFileSync('stat', ['-c', '%a', join(dir, INDEX_SNAPSHOT_FILE)]).toString(), 8)).toBe(0o600);
+  });
+
+  it('is not used once the memory has changed since it was written', async () => {
+    const { dir } = await stopped();
+    const middle = await open(dir, {}, false);
+    await say(middle.memory, middle.clock, 'Bo: We moved to a bicycle for the school run.');
+    await middle.store.close();
+    stores.splice(stores.indexOf(middle.store), 1);
+    const again = await reopen(dir);
+    expect(again.logged.join('\n')).toMatch(/not used \(the memory changed since it was written/);
+    expect(again.memory.index.items.search('bicycle', 5).length).toBeGreaterThan(0);
+  });
+
+  it('is not used when the index is built another way', async () => {
+    const { dir } = await stopped();
+    const again = await reopen(dir, { lexicon: 'none' });
+    expect(again.logged.join('\n')).toMatch(/built another way/);
+  });
+
+  it('a damaged, foreign, linked or FIFO snapshot rebuilds the index with a line saying why, and ranks as a rebuild does', async () => {
+    const cases: [string, (path: string) => void, RegExp][] = [
+      [
+        'damaged',
+        (path) => {
+          const bytes = readFileSync(path);
+          bytes[bytes.length - 10]! ^= 0xff;
+          writeFileSync(path, bytes);
+        },
+        /damaged|could not be read/,
+      ],
+      ['foreign', (path) => writeFileSync(path, 'not a snapshot at all'), /not an index snapshot|could not be read/],
+      [
+        'a link',
+        (path) => {
+          writeFileSync(`${path}.real`, readFileSync(path));
+          execFileSync('rm', [path]);
+          symlinkSync(`${path}.real`, path);
+        },
+        /not a regular file/,
+      ],
+      [
+        'a FIFO',
+        (path) => {
+          execFileSync('rm', [path]);
+          execFileSync('mkfifo', [path]);
+        },
+        /not a regular file/,
+      ],
+    ];
+    for (const [what, spoil, why] of cases) {
+      const { dir, before } = await stopped();
+      spoil(join(dir, INDEX_SNAPSHOT_FILE));
+      const again = await reopen(dir);
+      expect(again.logged.join('\n'), what).toMatch(why);
+      expect(again.ranked, what).toEqual(before);
+    }
+  });
+});
