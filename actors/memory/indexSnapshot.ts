@@ -19,9 +19,74 @@ import {
 } from '../../projections/index.ts';
 
 /** Bumped whenever what MemoryIndex.toState holds, or what it means, changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
-const packr = new Packr({ moreTypes: true, useRecords: false });
+const packr = new Packr({ moreTypes: true });
+
+/**
+ * The state with every text written once: the utterances' texts, which the items' own texts and
+ * their neighbours repeat many times over, become indexes into one table.
+ */
+type StoredState = Readonly<{
+  strings: readonly string[];
+  utterances: readonly Readonly<{ scope: string; eventIds: readonly string[]; texts: readonly number[] }>[];
+  speakers: readonly string[];
+  items: readonly (Omit<MemoryIndexState['items']['items'][number], 'text' | 'neighbours'> & {
+    text: number;
+    neighbours: readonly number[];
+  })[];
+  movedTo: MemoryIndexState['items']['movedTo'];
+  bm25: MemoryIndexState['items']['bm25'];
+}>;
+
+const stored = (state: MemoryIndexState): StoredState => {
+  const strings: string[] = [];
+  const at = new Map<string, number>();
+  const ref = (text: string): number => {
+    let i = at.get(text);
+    if (i === undefined) {
+      i = strings.push(text) - 1;
+      at.set(text, i);
+    }
+    return i;
+  };
+  return {
+    utterances: state.utterances.map((u) => ({ scope: u.scope, eventIds: u.eventIds, texts: u.texts.map(ref) })),
+    speakers: state.speakers,
+    items: state.items.items.map((item) => ({
+      ...item,
+      text: ref(item.text),
+      neighbours: item.neighbours.flatMap((n) => [ref(n.text), n.weight]),
+    })),
+    movedTo: state.items.movedTo,
+    bm25: state.items.bm25,
+    strings,
+  };
+};
+
+const restored = (state: StoredState): MemoryIndexState => {
+  const text = (i: number): string => {
+    const found = state.strings[i];
+    if (found === undefined) throw new RangeError(`text ${i} is not in the snapshot's table`);
+    return found;
+  };
+  return {
+    utterances: state.utterances.map((u) => ({ scope: u.scope, eventIds: u.eventIds, texts: u.texts.map(text) })),
+    speakers: state.speakers,
+    items: {
+      items: state.items.map(({ neighbours, ...item }) => ({
+        ...item,
+        text: text(item.text),
+        neighbours: Array.from({ length: neighbours.length / 2 }, (_, i) => ({
+          text: text(neighbours[2 * i]!),
+          weight: neighbours[2 * i + 1]!,
+        })),
+      })),
+      movedTo: state.movedTo,
+      bm25: state.bm25,
+    },
+  };
+};
 
 /** What the index was built from and how: a snapshot is used only when this is the same at the start reading it. */
 export type SnapshotKey = Readonly<{
@@ -50,7 +115,7 @@ const digestOf = (payload: Uint8Array): string => createHash('sha256').update(pa
 
 /** Writes `index` as of `key` to `path` (through a temporary file, so a reader never sees half of one). */
 export const writeIndexSnapshot = (path: string, index: MemoryIndex, key: SnapshotKey): void => {
-  const payload = packr.pack(index.toState());
+  const payload = packr.pack(stored(index.toState()));
   const file = packr.pack({ key, digest: digestOf(payload), payload });
   const temporary = `${path}.${process.pid}.tmp`;
   try {
@@ -102,7 +167,7 @@ export const readIndexSnapshot = (path: string, key: SnapshotKey, tx: ReadModelT
     if (!written || typeof digest !== 'string' || !(payload instanceof Uint8Array)) return { unused: `${path} is not an index snapshot` };
     if (!sameKey(written, key)) return { unused: 'the memory changed since it was written, or is built another way' };
     if (digestOf(payload) !== digest) return { unused: `${path} is damaged (its digest does not match)` };
-    return { index: MemoryIndex.fromState(tx, options, packr.unpack(payload) as MemoryIndexState) };
+    return { index: MemoryIndex.fromState(tx, options, restored(packr.unpack(payload) as StoredState)) };
   } catch (error) {
     return { unused: `${path} could not be read: ${(error as Error).message}` };
   }

@@ -10,20 +10,25 @@ export type Bm25Options = Readonly<{ k1?: number; b?: number }>;
 
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
 
-/** Everything an index holds, as plain data and typed arrays: what a snapshot keeps (`Bm25Index.fromState`). */
+/**
+ * Everything an index holds, as plain data and a few typed arrays: what a snapshot keeps
+ * (`Bm25Index.fromState`). Postings and placements are concatenated, each term's (or slot's)
+ * entries from its offset to the next one's.
+ */
 export type Bm25State = Readonly<{
   k1: number;
   b: number;
-  /** Per term id, its term (null for a freed id), document frequency and posting (live entries only). */
+  /** Per term id, its term (null for a freed id); its posting's slots and frequencies. */
   terms: readonly (string | null)[];
-  df: Int32Array;
-  postingSlots: readonly Int32Array[];
-  postingTfs: readonly Int32Array[];
+  postingOffsets: Int32Array;
+  postingSlots: Int32Array;
+  postingTfs: Int32Array;
   freeTermIds: readonly number[];
   /** Per slot, its document (null for a freed slot), length and placement. */
   ids: readonly (string | null)[];
   lengths: Float64Array;
-  placements: readonly (Int32Array | null)[];
+  placementOffsets: Int32Array;
+  placements: Int32Array;
   freeSlots: readonly number[];
   totalLength: number;
 }>;
@@ -63,52 +68,73 @@ export class Bm25Index {
     return this.slots.size;
   }
 
-  /** The index as data (views of its arrays, not copies: serialise it before changing the index). */
+  /** The index as data, for a snapshot. */
   toState(): Bm25State {
+    const concatenated = (parts: readonly Int32Array[]): { offsets: Int32Array; all: Int32Array } => {
+      const offsets = new Int32Array(parts.length + 1);
+      for (const [i, part] of parts.entries()) offsets[i + 1] = offsets[i]! + part.length;
+      const all = new Int32Array(offsets[parts.length]!);
+      for (const [i, part] of parts.entries()) all.set(part, offsets[i]!);
+      return { offsets, all };
+    };
+    const slots = concatenated(this.postingSlots.map((p, t) => p.subarray(0, this.df[t]!)));
+    const tfs = concatenated(this.postingTfs.map((p, t) => p.subarray(0, this.df[t]!)));
+    const placements = concatenated(this.placements.map((p) => p ?? EMPTY));
     return {
       k1: this.k1,
       b: this.b,
       terms: this.terms.map((t) => t ?? null),
-      df: Int32Array.from(this.df),
-      postingSlots: this.postingSlots.map((p, t) => p.subarray(0, this.df[t]!)),
-      postingTfs: this.postingTfs.map((p, t) => p.subarray(0, this.df[t]!)),
+      postingOffsets: slots.offsets,
+      postingSlots: slots.all,
+      postingTfs: tfs.all,
       freeTermIds: [...this.freeTermIds],
       ids: this.ids.map((id) => id ?? null),
       lengths: Float64Array.from(this.lengths),
-      placements: this.placements.map((p) => p ?? null),
+      placementOffsets: placements.offsets,
+      placements: placements.all,
       freeSlots: [...this.freeSlots],
       totalLength: this.totalLength,
     };
   }
 
-  /** The index `toState` described; the same add and remove calls after it rank as they would have on the original. */
+  /**
+   * The index `toState` described; the same add and remove calls after it rank as they would
+   * have on the original. Its arrays are used in place (a posting that grows is copied then).
+   */
   static fromState(state: Bm25State): Bm25Index {
     const index = new Bm25Index({ k1: state.k1, b: state.b });
     const terms = state.terms.length;
-    if (state.df.length !== terms || state.postingSlots.length !== terms || state.postingTfs.length !== terms) {
-      throw new RangeError('Bm25Index.fromState: the term arrays differ in length');
+    const slots = state.ids.length;
+    const ends = (offsets: Int32Array, count: number, total: number): boolean =>
+      offsets.length === count + 1 &&
+      offsets[0] === 0 &&
+      offsets[count] === total &&
+      offsets.every((o, i) => i === 0 || o >= offsets[i - 1]!);
+    if (state.postingSlots.length !== state.postingTfs.length || !ends(state.postingOffsets, terms, state.postingSlots.length)) {
+      throw new RangeError('Bm25Index.fromState: the term arrays do not agree');
     }
-    if (state.lengths.length !== state.ids.length || state.placements.length !== state.ids.length) {
-      throw new RangeError('Bm25Index.fromState: the document arrays differ in length');
+    if (state.lengths.length !== slots || !ends(state.placementOffsets, slots, state.placements.length)) {
+      throw new RangeError('Bm25Index.fromState: the document arrays do not agree');
     }
     for (let t = 0; t < terms; t++) {
       const term = state.terms[t];
-      const df = state.df[t]!;
-      if (state.postingSlots[t]!.length !== df || state.postingTfs[t]!.length !== df) {
-        throw new RangeError(`Bm25Index.fromState: term ${t}'s posting does not hold its ${df} documents`);
-      }
+      const from = state.postingOffsets[t]!;
+      const to = state.postingOffsets[t + 1]!;
       index.terms[t] = term ?? undefined;
       if (term !== null && term !== undefined) index.termIds.set(term, t);
-      index.df[t] = df;
-      index.postingSlots[t] = Int32Array.from(state.postingSlots[t]!);
-      index.postingTfs[t] = Int32Array.from(state.postingTfs[t]!);
+      index.df[t] = to - from;
+      index.postingSlots[t] = state.postingSlots.subarray(from, to);
+      index.postingTfs[t] = state.postingTfs.subarray(from, to);
     }
     index.freeTermIds.push(...state.freeTermIds);
     for (const [slot, id] of state.ids.entries()) {
       index.ids[slot] = id ?? undefined;
       index.lengths[slot] = state.lengths[slot]!;
-      index.placements[slot] = state.placements[slot] ? Int32Array.from(state.placements[slot]!) : undefined;
-      if (id !== null && id !== undefined) index.slots.set(id, slot);
+      const live = id !== null && id !== undefined;
+      index.placements[slot] = live
+        ? state.placements.subarray(state.placementOffsets[slot]!, state.placementOffsets[slot + 1]!)
+        : undefined;
+      if (live) index.slots.set(id, slot);
     }
     index.freeSlots.push(...state.freeSlots);
     index.totalLength = state.totalLength;
@@ -182,7 +208,7 @@ export class Bm25Index {
 
   private growPosting(termId: number): void {
     const grown = (from: Int32Array): Int32Array => {
-      const to = new Int32Array(from.length * 2);
+      const to = new Int32Array(Math.max(INITIAL_POSTING, from.length * 2));
       to.set(from);
       return to;
     };

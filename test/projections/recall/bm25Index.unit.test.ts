@@ -253,7 +253,9 @@ describe('Bm25Index', () => {
   it('refuses a state whose arrays do not agree', () => {
     const index = indexOf(CORPUS);
     const state = index.toState();
-    expect(() => Bm25Index.fromState({ ...state, df: state.df.subarray(1) })).toThrow(/term arrays/);
+    expect(() => Bm25Index.fromState({ ...state, postingOffsets: state.postingOffsets.subarray(1) })).toThrow(/term arrays/);
+    expect(() => Bm25Index.fromState({ ...state, postingTfs: state.postingTfs.subarray(1) })).toThrow(/term arrays/);
     expect(() => Bm25Index.fromState({ ...state, lengths: state.lengths.subarray(1) })).toThrow(/document arrays/);
+    expect(() => Bm25Index.fromState({ ...state, placementOffsets: state.placementOffsets.map((o) => o + 1) })).toThrow(/document arrays/);
   });
 });
