@@ -7,6 +7,7 @@
  * pooled held-out scores are set beside the combination best on all of them (in-sample), the
  * shipped defaults and BM25 of the same run. Progress goes to stderr.
  */
+import { runLocomoCli } from './locomoCli.ts';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -17,7 +18,7 @@ import { UsageError } from '../options.ts';
 import { createBm25RecallSystem } from './bm25Baseline.ts';
 import { conversationFiles } from './conversationFiles.ts';
 import { leaveOneOut, type LeaveOneOut } from './leaveOneOut.ts';
-import { isLocomoDataError, loadConversation, type LocomoConversation } from './locomoData.ts';
+import { loadConversation, type LocomoConversation } from './locomoData.ts';
 import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
 import { aggregate, recallAtK, recallWithinTokens, type Aggregate, type QuestionScore } from './score.ts';
@@ -192,35 +193,11 @@ const format = (report: Report): string => {
   return `${lines.join('\n')}\n`;
 };
 
-const main = async (): Promise<number> => {
-  let options: ReturnType<typeof parseOptions>;
-  let files: string[];
-  try {
-    options = parseOptions(process.argv.slice(2));
-    if (options.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
-    files = conversationFiles(options.data, undefined);
-  } catch (error) {
-    process.stderr.write(`bench:locomo:loo: ${(error as Error).message}\n\n${HELP}`);
-    return 2;
+process.exitCode = await runLocomoCli('bench:locomo:loo', HELP, parseOptions, async (options) => {
+  const report = await measure(conversationFiles(options.data, undefined));
+  if (options.json) {
+    const json = { ...report, rounds: report.result.rounds.map((r) => ({ ...r, chosen: describeChoice(CHOICES[r.chosen]!) })) };
+    writeFileSync(options.json, `${JSON.stringify(json, null, 2)}\n`);
   }
-  try {
-    const report = await measure(files);
-    process.stdout.write(format(report));
-    if (options.json) {
-      const json = { ...report, rounds: report.result.rounds.map((r) => ({ ...r, chosen: describeChoice(CHOICES[r.chosen]!) })) };
-      writeFileSync(options.json, `${JSON.stringify(json, null, 2)}\n`);
-    }
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError || isLocomoDataError(error)) {
-      process.stderr.write(`bench:locomo:loo: ${error.message}\n`);
-      return error instanceof UsageError ? 2 : 1;
-    }
-    throw error;
-  }
-};
-
-process.exitCode = await main();
+  return format(report);
+});

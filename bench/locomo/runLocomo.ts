@@ -3,13 +3,14 @@
  * recall@k of the memory system against a BM25 baseline computed in the same run. Turns are fed
  * in order with their session dates as virtual time; no LLM is involved. Progress goes to stderr.
  */
+import { runLocomoCli } from './locomoCli.ts';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { log, progress } from '../measure.ts';
 import { createBm25RecallSystem } from './bm25Baseline.ts';
 import { conversationFiles } from './conversationFiles.ts';
-import { isLocomoDataError, loadConversation, type LocomoConversation, type LocomoQuestion } from './locomoData.ts';
+import { loadConversation, type LocomoConversation, type LocomoQuestion } from './locomoData.ts';
 import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
 import { formatLocomoTable, toLocomoJson, type LocomoReport } from './report.ts';
@@ -157,33 +158,11 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
   };
 };
 
-const main = async (): Promise<void> => {
-  let options: ReturnType<typeof parseOptions>;
-  let files: string[];
-  try {
-    options = parseOptions(process.argv.slice(2));
-    if (options.help) {
-      process.stdout.write(HELP);
-      return;
-    }
-    files = conversationFiles(options.data, options.only);
-  } catch (error) {
-    process.stderr.write(`bench:locomo: ${(error as Error).message}\n\n${HELP}`);
-    process.exitCode = 2;
-    return;
+process.exitCode = await runLocomoCli('bench:locomo', HELP, parseOptions, async (options) => {
+  const report = await run(conversationFiles(options.data, options.only), options.k);
+  if (options.json !== undefined) {
+    writeFileSync(options.json, `${JSON.stringify(toLocomoJson(report), null, 2)}\n`);
+    log(`wrote ${options.json}`);
   }
-  try {
-    const report = await run(files, options.k);
-    process.stdout.write(`${formatLocomoTable(report)}\n`);
-    if (options.json !== undefined) {
-      writeFileSync(options.json, `${JSON.stringify(toLocomoJson(report), null, 2)}\n`);
-      log(`wrote ${options.json}`);
-    }
-  } catch (error) {
-    if (!isLocomoDataError(error)) throw error;
-    process.stderr.write(`bench:locomo: ${error.message}\n`);
-    process.exitCode = 1;
-  }
-};
-
-await main();
+  return `${formatLocomoTable(report)}\n`;
+});

@@ -8,6 +8,7 @@
  * to read it back from the snapshot a clean stop leaves, with each as a ratio to the first size measured in the same run. The issue's targets are
  * checked at the largest size. Progress goes to stderr.
  */
+import { runLocomoCli } from './locomoCli.ts';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { log } from '../measure.ts';
 import { positiveInt, UsageError } from '../options.ts';
 import { conversationFiles } from './conversationFiles.ts';
-import { isLocomoDataError, loadConversation, type LocomoConversation } from './locomoData.ts';
+import { loadConversation, type LocomoConversation } from './locomoData.ts';
 import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { LocomoTurn } from './recallSystem.ts';
 import { percentile } from './score.ts';
@@ -171,30 +172,8 @@ export const formatRows = (rows: readonly Row[]): string => {
   return `${lines.join('\n')}\n`;
 };
 
-const main = async (): Promise<number> => {
-  let options: ReturnType<typeof parseOptions>;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`bench:memory-scale: ${(error as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  try {
-    const rows = await measure(options);
-    process.stdout.write(formatRows(rows));
-    if (options.json) writeFileSync(options.json, `${JSON.stringify({ rows }, null, 2)}\n`);
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError || isLocomoDataError(error)) {
-      process.stderr.write(`bench:memory-scale: ${error.message}\n`);
-      return error instanceof UsageError ? 2 : 1;
-    }
-    throw error;
-  }
-};
-
-process.exitCode = await main();
+process.exitCode = await runLocomoCli('bench:memory-scale', HELP, parseOptions, async (options) => {
+  const rows = await measure(options);
+  if (options.json) writeFileSync(options.json, `${JSON.stringify({ rows }, null, 2)}\n`);
+  return formatRows(rows);
+});

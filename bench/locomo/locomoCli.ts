@@ -1,0 +1,34 @@
+/**
+ * The LoCoMo runners' command line: the options read (or the help shown), the run, and what it
+ * reports on stdout. Bad input is said with the help and exits 2; data that cannot be used is
+ * said and exits 1; anything else is a bug and is thrown.
+ */
+import { UsageError } from '../options.ts';
+import { isLocomoDataError } from './locomoData.ts';
+
+export const runLocomoCli = async <O extends Readonly<{ help: boolean }>>(
+  name: string,
+  help: string,
+  parse: (argv: string[]) => O,
+  run: (options: O) => Promise<string>,
+): Promise<number> => {
+  try {
+    const options = parse(process.argv.slice(2));
+    if (options.help) {
+      process.stdout.write(help);
+      return 0;
+    }
+    process.stdout.write(await run(options));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`${name}: ${error.message}\n\n${help}`);
+      return 2;
+    }
+    if (isLocomoDataError(error)) {
+      process.stderr.write(`${name}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+};
