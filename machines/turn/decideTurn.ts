@@ -267,8 +267,15 @@ const toolResulted = (d: Decision, message: Extract<TurnInputMessage, { type: 'T
 };
 
 const finishBatchIfDone = (d: Decision): void => {
-  // Once a handler answered the turn, a call still waiting for a person will not run: it is closed now.
+  // Once a handler answered the turn, a call still waiting for a person will not run: it is closed
+  // now, and said so, so that no one is left asked to approve what will not happen.
   if (d.state.calls.some((c) => c.response !== null) && d.state.calls.some((c) => c.phase === 'approval')) {
+    for (const c of d.state.calls.filter((c) => c.phase === 'approval')) {
+      d.facts.push({
+        type: 'ToolCallDenied',
+        data: { callId: c.call.id, name: c.call.name, handlerId: 'approval', reason: NOT_RUN_AFTER_ANSWER },
+      });
+    }
     set(d, {
       calls: d.state.calls.map((c) => (c.phase === 'approval' ? { ...c, phase: 'done' as const, result: NOT_RUN_AFTER_ANSWER } : c)),
     });

@@ -86,6 +86,8 @@ export class TurnWorld {
   /** Calls waiting for a person, by approval id (from ApprovalRequested). */
   private approvals: string[] = [];
   private readonly answeredApprovals: string[] = [];
+  /** The call each approval is for. */
+  private readonly approvalCalls = new Map<string, string>();
   private readonly doneCalls: string[] = [];
 
   /** Whether the turn is waiting for anything from the world. */
@@ -169,7 +171,15 @@ export class TurnWorld {
         return;
       case 'ApprovalRequested':
         this.approvals.push(fact.data.approval);
+        this.approvalCalls.set(fact.data.approval, fact.data.callId);
         return;
+      case 'ToolCallDenied': {
+        // A call that will not run no longer waits for its approval.
+        const closed = this.approvals.filter((a) => this.approvalCalls.get(a) === fact.data.callId);
+        this.approvals = this.approvals.filter((a) => !closed.includes(a));
+        this.answeredApprovals.push(...closed);
+        return;
+      }
       case 'ToolCompleted':
         return this.callDone(fact.data.callId);
       case 'TurnCancelled':
