@@ -270,10 +270,6 @@ export class Bm25Index {
    */
   search(queryTokens: readonly string[], k: number, weigh?: (id: string) => number, maxWeight?: number): Bm25Hit[] {
     if (k <= 0 || this.slots.size === 0) return [];
-    if (weigh && maxWeight !== undefined) {
-      const pruned = this.searchRareFirst(queryTokens, k, weigh, maxWeight);
-      if (pruned) return pruned;
-    }
     const avgLength = this.totalLength / this.slots.size || 1;
     if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
     const scores = this.scores;
@@ -302,69 +298,6 @@ export class Bm25Index {
     if (best !== undefined) return best;
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
-  }
-
-  /**
-   * MaxScore, term by term: when the query's common terms hold far more postings than its rare
-   * ones, only the documents of the rare terms are scored (in full, every query term, summed in
-   * the query's order as `search` sums them), and their best k stand if the k-th beats what a
-   * document holding only the common terms could reach (each term's share is below
-   * times × idf × (k1 + 1), times `maxWeight`). Undefined when that is not so, or not worth
-   * trying: then `search` scores every posting.
-   */
-  private searchRareFirst(
-    queryTokens: readonly string[],
-    k: number,
-    weigh: (id: string) => number,
-    maxWeight: number,
-  ): Bm25Hit[] | undefined {
-    const terms = this.queryTerms(queryTokens);
-    if (terms.length < 2) return undefined;
-    const byRarity = [...terms.keys()].sort((x, y) => this.df[terms[x]!.termId]! - this.df[terms[y]!.termId]!);
-    const all = terms.reduce((sum, t) => sum + this.df[t.termId]!, 0);
-    // The most rare terms whose documents, each scored by looking its terms up, cost well under scanning every posting.
-    let essential = 0;
-    for (let held = 0; essential < byRarity.length - 1; essential++) {
-      const df = this.df[terms[byRarity[essential]!]!.termId]!;
-      if ((held + df) * LOOKUP_COST >= all / 2) break;
-      held += df;
-    }
-    if (essential === 0) return undefined;
-    let rest = 0;
-    for (const q of byRarity.slice(essential)) rest += terms[q]!.times * terms[q]!.idf * (this.k1 + 1);
-    if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
-    const candidates: number[] = [];
-    const queryIndex = new Map(terms.map((t, q) => [t.termId, q]));
-    const tfs = new Array<number>(terms.length);
-    const avgLength = this.totalLength / this.slots.size || 1;
-    const { k1, b, lengths } = this;
-    for (const q of byRarity.slice(0, essential)) {
-      const { termId } = terms[q]!;
-      const slots = this.postingSlots[termId]!;
-      for (let at = 0, df = this.df[termId]!; at < df; at++) {
-        const slot = slots[at]!;
-        if (this.scores[slot] !== 0) continue;
-        const placement = this.placements[slot]!;
-        const n = placement.length / 2;
-        tfs.fill(0);
-        for (let i = 0; i < n; i++) {
-          const found = queryIndex.get(placement[i]!);
-          if (found !== undefined) tfs[found] = this.postingTfs[placement[i]!]![placement[n + i]!]!;
-        }
-        let score = 0;
-        for (const [j, { times, idf }] of terms.entries()) {
-          const tf = tfs[j]!;
-          if (tf === 0) continue;
-          score += times * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength)));
-        }
-        this.scores[slot] = score;
-        candidates.push(slot);
-      }
-    }
-    const best = this.weighedBestFirst(candidates, k, weigh, maxWeight);
-    for (const slot of candidates) this.scores[slot] = 0;
-    if (!best || best.length < k || !(best[k - 1]!.score > rest * maxWeight * (1 + BOUND_MARGIN))) return undefined;
-    return best;
   }
 
   /**
@@ -469,9 +402,6 @@ const siftDown = (heap: number[], at: number, size: number, scores: Float64Array
   }
   heap[i] = slot;
 };
-
-/** What scoring a document by looking its terms up costs, in postings scanned. */
-const LOOKUP_COST = 64;
 
 /** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
 const BOUND_MARGIN = 1e-9;
