@@ -7,8 +7,8 @@
  * rebuilds, as a start without it would. A cache in the data dir, never a source of truth.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeFileSync, constants as fs } from 'node:fs';
 import { Packr } from 'msgpackr';
+import { readRegularFile, writePrivateFile } from '../../adapters/files/privateFiles.ts';
 import { MEMORY_STREAM, type EventStore } from '../../events/index.ts';
 import {
   MemoryIndex,
@@ -113,46 +113,14 @@ const sameKey = (a: SnapshotKey, b: SnapshotKey): boolean =>
 
 const digestOf = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('hex');
 
-/** Writes `index` as of `key` to `path` (through a temporary file, so a reader never sees half of one). */
+/** Writes `index` as of `key` to `path` (0600, whole: a reader never sees half of one). */
 export const writeIndexSnapshot = (path: string, index: MemoryIndex, key: SnapshotKey): void => {
   const payload = packr.pack(stored(index.toState()));
   const file = packr.pack({ key, digest: digestOf(payload), payload });
-  const temporary = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temporary, file, { mode: 0o600 });
-    renameSync(temporary, path);
-  } finally {
-    rmSync(temporary, { force: true });
-  }
+  writePrivateFile(path, file);
 };
 
 export type SnapshotRead = Readonly<{ index: MemoryIndex }> | Readonly<{ unused: string }>;
-
-/** Reads the whole of a regular file without following a link or blocking on a FIFO; undefined when there is none. */
-const readRegularFile = (path: string): Buffer | string | undefined => {
-  let stat: ReturnType<typeof lstatSync>;
-  try {
-    stat = lstatSync(path);
-  } catch {
-    return undefined;
-  }
-  if (!stat.isFile()) return `${path} is not a regular file`;
-  const fd = openSync(path, fs.O_RDONLY | fs.O_NOFOLLOW | fs.O_NONBLOCK);
-  try {
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) return `${path} is not a regular file`;
-    const size = opened.size;
-    const buffer = Buffer.allocUnsafe(size);
-    for (let read = 0; read < size; ) {
-      const n = readSync(fd, buffer, read, size - read, read);
-      if (n === 0) return `${path} shrank while it was read`;
-      read += n;
-    }
-    return buffer;
-  } finally {
-    closeSync(fd);
-  }
-};
 
 /**
  * The index the snapshot at `path` holds, over `tx`, if it was written against `key`; otherwise

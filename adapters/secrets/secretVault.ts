@@ -5,9 +5,10 @@
  * half a vault. Plaintext leaves only through `get`; names, never values, are listed.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HologramError } from '../../events/errors.ts';
+import { writePrivateFile } from '../files/privateFiles.ts';
 
 export const SECRETS_DIR = 'secrets';
 const KEY_FILE = 'vault.key';
@@ -34,13 +35,6 @@ export const checkSecretName = (name: string): void => {
       `${JSON.stringify(name)} is not a secret name: use 1–64 capital letters, digits and '_', starting with a letter (e.g. OPENAI_KEY)`,
     );
   }
-};
-
-const writePrivate = (path: string, bytes: string | Buffer): void => {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, bytes, { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, path);
 };
 
 export class SecretVault {
@@ -142,12 +136,12 @@ export class SecretVault {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
     const key = randomBytes(KEY_BYTES);
-    writePrivate(path, key);
+    writePrivateFile(path, key);
     return key;
   }
 
   private save(): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    writePrivate(join(this.dir, VAULT_FILE), `${JSON.stringify(this.file, null, 2)}\n`);
+    writePrivateFile(join(this.dir, VAULT_FILE), `${JSON.stringify(this.file, null, 2)}\n`);
   }
 }

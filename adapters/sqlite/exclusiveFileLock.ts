@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { HologramError } from '../../events/index.ts';
-import { createPrivateFile } from './createPrivateFile.ts';
+import { createPrivateFile } from '../files/privateFiles.ts';
 
 /** The lock file exists but SQLite cannot lock it (not a lock file, no permission, a full disk). */
 export class LockFileUnusable extends HologramError {

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { EventLogUnavailable } from '../../events/index.ts';
-import { createPrivateFile } from './createPrivateFile.ts';
+import { createPrivateFile } from '../files/privateFiles.ts';
 
 export type SqliteDatabase = Database.Database;
 

@@ -1,0 +1,69 @@
+/**
+ * The daemon's own files in its data dir: created or written readable and writable by their
+ * owner only (0600), written whole (a temporary file renamed, so a reader or a crash never sees
+ * half of one), and read only when they are regular files (no link followed, no FIFO waited on).
+ */
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  constants,
+} from 'node:fs';
+
+/** Creates an empty file readable and writable by its owner only (0600), unless it exists. Never opens an existing file. */
+export const createPrivateFile = (path: string): void => {
+  if (existsSync(path)) return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600)); // 'wx': a file that appeared meanwhile is left alone
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') throw error;
+  }
+};
+
+/** Writes `bytes` as the whole of `path`, 0600, through a temporary file renamed over it. */
+export const writePrivateFile = (path: string, bytes: string | Uint8Array): void => {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, bytes, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, path);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+};
+
+/**
+ * The whole of `path` when it is a regular file; a sentence saying why not when something else
+ * is there (a link, a FIFO, a folder); undefined when nothing is.
+ */
+export const readRegularFile = (path: string): Buffer | string | undefined => {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isFile()) return `${path} is not a regular file`;
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) return `${path} is not a regular file`;
+    const size = opened.size;
+    const buffer = Buffer.allocUnsafe(size);
+    for (let read = 0; read < size; ) {
+      const n = readSync(fd, buffer, read, size - read, read);
+      if (n === 0) return `${path} shrank while it was read`;
+      read += n;
+    }
+    return buffer;
+  } finally {
+    closeSync(fd);
+  }
+};
