@@ -14,7 +14,7 @@ import { DEFAULT_PRUNE_CONFIG } from '../../machines/memory/contextPruning.ts';
 import { computeTokenBudget, TYPICAL_FIXED_TOKENS } from '../../machines/turn/index.ts';
 import { Facility, INSPECT_FACILITY } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
-import { createMemory, type Memory } from '../memory/openMemory.ts';
+import { createMemory, type IndexSnapshotPlace, type Memory } from '../memory/openMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { llmMergeJudge, llmRelationJudge } from '../memory/mergeJudge.ts';
 import { DEFAULT_MEMORY_CONFIG, MEMORY_LEXICONS, type DenseRecall, type MemoryConfig, type MemoryLexicon } from '../memory/openMemory.ts';
@@ -59,8 +59,7 @@ export const memoryModule = (): KernelModule => {
   let timersOf: Timers | undefined;
   let memory: Memory | undefined;
   let vectorDb: SqliteDatabase | undefined;
-  let dataDirOf: string | undefined;
-  let logOf: ((line: string) => void) | undefined;
+  let snapshot: IndexSnapshotPlace | undefined;
   return {
     name: 'memory',
     requires: [
@@ -82,8 +81,7 @@ export const memoryModule = (): KernelModule => {
       const inspect = typeof watching === 'function' ? watching : watching ? (event: InspectionEvent) => watching.next?.(event) : undefined;
       const settings = context.require(Facility.config);
       const dataDir = context.require(Facility.dataDir);
-      dataDirOf = dataDir;
-      logOf = (line) => context.log(line);
+      snapshot = { path: join(dataDir, INDEX_SNAPSHOT_FILE), log: (line) => context.log(line) };
       const intervals = heartbeatIntervalsFrom(settings);
       const onnxDir = setting<string | undefined>(settings, 'memory.embedding.onnxDir', undefined);
       let dense: DenseRecall | undefined;
@@ -108,7 +106,7 @@ export const memoryModule = (): KernelModule => {
         startAt: clock.now(),
         intervals,
         ...(inspect ? { inspect } : {}),
-        indexSnapshot: { path: join(dataDir, INDEX_SNAPSHOT_FILE), log: (line) => context.log(line) },
+        indexSnapshot: snapshot,
         config: memoryConfigFrom(settings, 'chain' in llm ? llm.chain.primary()?.contextWindow : undefined),
       });
       // The next firing is a timer at the time the loops are due; each firing is a journaled message.
@@ -133,11 +131,11 @@ export const memoryModule = (): KernelModule => {
       if (timer !== undefined) timersOf?.clearTimer(timer);
       await memory?.settled();
       // The next start reads the index back instead of rebuilding it; without the file it rebuilds, so a failure is only said.
-      if (memory && dataDirOf) {
+      if (memory && snapshot) {
         try {
-          await memory.saveIndexSnapshot(join(dataDirOf, INDEX_SNAPSHOT_FILE));
+          await memory.saveIndexSnapshot(snapshot.path);
         } catch (error) {
-          logOf?.(`memory: the index snapshot was not written (${(error as Error).message}); the next start rebuilds the index`);
+          snapshot.log?.(`memory: the index snapshot was not written (${(error as Error).message}); the next start rebuilds the index`);
         }
       }
       vectorDb?.close();
