@@ -44,8 +44,8 @@ export class Bm25Index {
   private readonly termIds = new Map<string, number>();
   private readonly terms: (string | undefined)[] = [];
   private readonly freeTermIds: number[] = [];
-  private postingSlots: Int32Array[] = [];
-  private postingTfs: Int32Array[] = [];
+  private readonly postingSlots: Int32Array[] = [];
+  private readonly postingTfs: Int32Array[] = [];
   private readonly df: number[] = [];
   /** doc id → its slot; per slot its id, length, and its term ids followed by where each sits in that term's posting. */
   private readonly slots = new Map<string, number>();

@@ -91,13 +91,7 @@ export class MemoryIndex {
 
   /** The index `toState` described, over the read models `tx` (which must be those it was taken from). */
   static fromState(tx: ReadModelTx, options: MemoryIndexOptions, state: MemoryIndexState): MemoryIndex {
-    const texts = new Map<string, string>();
-    for (const { texts: said } of state.utterances) for (const text of said) texts.set(text, text);
-    const index = new MemoryIndex(
-      tx,
-      options,
-      RecallIndex.fromState(options, state.items, (text) => texts.get(text) ?? text),
-    );
+    const index = new MemoryIndex(tx, options, RecallIndex.fromState(options, state.items));
     for (const { scope, eventIds, texts: said } of state.utterances) {
       if (eventIds.length !== said.length) {
         throw new RangeError(`MemoryIndex.fromState: scope ${scope} has ${eventIds.length} utterances and ${said.length} texts`);

@@ -61,7 +61,6 @@ export type RecallIndexState = Readonly<{
 }>;
 
 export class RecallIndex {
-  private bm25 = new Bm25Index();
   /** Each item with the texts of its neighbours (shared, not copied); its words are worked out again when it is re-indexed. */
   private readonly items = new Map<string, RecallItem & { neighbours: readonly NeighbourText[] }>();
   private readonly relatedCache = new Map<string, string[]>();
@@ -75,7 +74,10 @@ export class RecallIndex {
   /** The context items of each scope (L1): the candidates the prune scores, without scoring the rest. */
   private readonly contextByScope = new Map<string, Set<string>>();
 
-  constructor(private readonly options: RecallIndexOptions) {}
+  constructor(
+    private readonly options: RecallIndexOptions,
+    private readonly bm25 = new Bm25Index(),
+  ) {}
 
   get size(): number {
     return this.items.size;
@@ -87,19 +89,15 @@ export class RecallIndex {
   }
 
   /**
-   * The index `toState` described. `intern` gives the one string to keep for a text (the
-   * utterance sequence's), so neighbours share their texts as they do in a live index.
+   * The index `toState` described. Items are copied (a neighbour arriving later changes its
+   * item); their texts are taken as given, so a state that shares one string among an
+   * utterance and its neighbours' items (as the snapshot's table does) keeps sharing it.
    */
-  static fromState(options: RecallIndexOptions, state: RecallIndexState, intern: (text: string) => string = (t) => t): RecallIndex {
-    const index = new RecallIndex(options);
-    index.bm25 = Bm25Index.fromState(state.bm25);
+  static fromState(options: RecallIndexOptions, state: RecallIndexState): RecallIndex {
+    const index = new RecallIndex(options, Bm25Index.fromState(state.bm25));
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
-      const item = {
-        ...stored,
-        text: intern(stored.text),
-        neighbours: stored.neighbours.map((n) => ({ text: intern(n.text), weight: n.weight })),
-      };
+      const item = { ...stored };
       index.items.set(item.id, item);
       index.track(item);
       index.unembedded.add(item.id);
