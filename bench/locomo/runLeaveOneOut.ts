@@ -13,14 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { MemoryConfig } from '../../actors/memory/openMemory.ts';
 import { RECALL_BOOSTS, type RecallBoosts } from '../../projections/index.ts';
-import { log } from '../measure.ts';
 import { UsageError } from '../options.ts';
 import { createBm25RecallSystem } from './bm25Baseline.ts';
+import { ingestConversation } from './ingestConversation.ts';
 import { conversationFiles } from './conversationFiles.ts';
 import { leaveOneOut, type LeaveOneOut } from './leaveOneOut.ts';
 import { loadConversation, type LocomoConversation } from './locomoData.ts';
 import { createMemoryRecallSystem } from './memorySystem.ts';
-import type { RecallSystem } from './recallSystem.ts';
 import { aggregate, recallAtK, recallWithinTokens, type Aggregate, type QuestionScore } from './score.ts';
 
 const DEFAULT_DATA = fileURLToPath(new URL('../../../shared/data/locomo', import.meta.url));
@@ -80,19 +79,13 @@ const parseOptions = (argv: string[]) => {
   return { help: values.help ?? false, data: values.data ?? DEFAULT_DATA, json: values.json };
 };
 
-const ingest = async (system: RecallSystem, conv: LocomoConversation): Promise<void> => {
-  for (const turn of conv.turns) await system.ingest(turn);
-  await system.finishIngest(conv.turns.at(-1)?.at ?? 0);
-};
-
 /** Every choice's recall@K on one conversation: one ingest per index variant, every boost setting asked of it. */
 const scoreConversation = async (conv: LocomoConversation): Promise<QuestionScore[][]> => {
   const byChoice: QuestionScore[][] = CHOICES.map(() => []);
   for (const [variant, { name, config }] of INDEX_VARIANTS.entries()) {
-    log(`${conv.name}: ingesting with ${name}`);
     const system = await createMemoryRecallSystem(conv.name, config);
     try {
-      await ingest(system, conv);
+      await ingestConversation(system, conv, name);
       for (const [boosts, b] of BOOSTS.entries()) {
         const into = byChoice[CHOICES.findIndex((c) => c.variant === variant && c.boosts === boosts)]!;
         for (const q of conv.questions) {
@@ -110,7 +103,7 @@ const scoreConversation = async (conv: LocomoConversation): Promise<QuestionScor
 const withinBudget = async (conv: LocomoConversation, choice: Choice): Promise<QuestionScore[]> => {
   const system = await createMemoryRecallSystem(conv.name, INDEX_VARIANTS[choice.variant]!.config);
   try {
-    await ingest(system, conv);
+    await ingestConversation(system, conv, INDEX_VARIANTS[choice.variant]!.name);
     const out: QuestionScore[] = [];
     for (const q of conv.questions) {
       const deep = await system.recallWith(q.question, DEEPEST, BOOSTS[choice.boosts]!);
@@ -125,7 +118,7 @@ const withinBudget = async (conv: LocomoConversation, choice: Choice): Promise<Q
 const bm25Scores = async (conv: LocomoConversation): Promise<QuestionScore[]> => {
   const system = await createBm25RecallSystem(conv.name);
   try {
-    await ingest(system, conv);
+    await ingestConversation(system, conv, 'bm25');
     const out: QuestionScore[] = [];
     for (const q of conv.questions)
       out.push({ category: q.category, recall: recallAtK(await system.recall(q.question, K), q.evidence, K) });

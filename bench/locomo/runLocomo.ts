@@ -7,10 +7,11 @@ import { runLocomoCli } from './locomoCli.ts';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { log, progress } from '../measure.ts';
+import { log } from '../measure.ts';
 import { createBm25RecallSystem } from './bm25Baseline.ts';
+import { ingestConversation } from './ingestConversation.ts';
 import { conversationFiles } from './conversationFiles.ts';
-import { loadConversation, type LocomoConversation, type LocomoQuestion } from './locomoData.ts';
+import { loadConversation, type LocomoQuestion } from './locomoData.ts';
 import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { RecallSystem } from './recallSystem.ts';
 import { formatLocomoTable, toLocomoJson, type LocomoReport } from './report.ts';
@@ -45,17 +46,6 @@ const parseOptions = (argv: string[]) => {
   });
   const k = positiveInt('k', values.k, 10);
   return { help: values.help ?? false, data: values.data, k, json: values.json, only: values.only };
-};
-
-const ingestAll = async (system: RecallSystem, conv: LocomoConversation, label: string): Promise<number> => {
-  const step = progress(`${conv.name}: ${label} ingest`);
-  const start = performance.now();
-  for (const [i, turn] of conv.turns.entries()) {
-    await system.ingest(turn);
-    step(i + 1, conv.turns.length);
-  }
-  await system.finishIngest(conv.turns.at(-1)?.at ?? 0);
-  return performance.now() - start;
 };
 
 /** The extra depths reported beside recall@k, and the token budget, from one recall of DEEPEST items (more than a budget can hold). */
@@ -103,8 +93,8 @@ const run = async (files: readonly string[], k: number): Promise<LocomoReport> =
     systemName = system.name;
     bm25Name = bm25.name;
     try {
-      ingestMs += await ingestAll(system, conv, 'system');
-      bm25IngestMs += await ingestAll(bm25, conv, 'bm25');
+      ingestMs += await ingestConversation(system, conv, 'system');
+      bm25IngestMs += await ingestConversation(bm25, conv, 'bm25');
       turns += conv.turns.length;
       log(`${conv.name}: ${conv.turns.length} turns ingested; asking ${conv.questions.length} questions`);
       const own = emptyScores();
