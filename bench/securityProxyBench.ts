@@ -120,8 +120,10 @@ export const securityProxy = (dataDir: string): SecurityProxy => {
   const vault = SecretVault.open(dataDir);
   // KEY_1 may be filled into the tool called here; the others are set for another tool.
   for (const [name, value] of SECRETS) vault.set(name, value, name === SECRETS[0]![0] ? [TOOL] : ['web_*']);
+  const aliases = new SecretAliases(dataDir);
+  if (!aliases.watch()) throw new Error(`security.proxy: cannot watch the vault of ${dataDir}, as the daemon does`);
   return new SecurityProxy({
-    aliases: new SecretAliases(dataDir),
+    aliases,
     review: { words: REVIEW_WORDS },
     ...sandboxFrom({}, dataDir),
     protectedPaths: daemonFilesOf(dataDir),

@@ -50,23 +50,31 @@ export const daemonFilesOf = (dataDir: string): string[] =>
     INDEX_SNAPSHOT_FILE,
   ].map((f) => join(dataDir, f));
 
-export const securityModule = (): KernelModule => ({
-  name: 'security',
-  requires: [Facility.config, Facility.dataDir],
-  provides: [Facility.security],
-  guards: [Facility.scheduler, Facility.llm, Facility.plugins],
-  init(context) {
-    const settings = context.require(Facility.config);
-    const dataDir = context.require(Facility.dataDir);
-    const proxy = new SecurityProxy({
-      aliases: new SecretAliases(dataDir),
-      review: setting<ReviewRules>(settings, 'security.review', {}),
-      ...sandboxFrom(settings, dataDir),
-      protectedPaths: daemonFilesOf(dataDir),
-    });
-    context.guard(Facility.scheduler, (scheduler) => proxy.guardInputs(scheduler));
-    context.guard(Facility.llm, (llm) => proxy.guardModel(llm));
-    context.guard(Facility.plugins, (plugins) => proxy.guardPlugins(plugins));
-    context.provide(Facility.security, proxy);
-  },
-});
+export const securityModule = (): KernelModule => {
+  let aliases: SecretAliases | undefined;
+  return {
+    name: 'security',
+    requires: [Facility.config, Facility.dataDir],
+    provides: [Facility.security],
+    guards: [Facility.scheduler, Facility.llm, Facility.plugins],
+    init(context) {
+      const settings = context.require(Facility.config);
+      const dataDir = context.require(Facility.dataDir);
+      aliases = new SecretAliases(dataDir);
+      if (!aliases.watch()) context.log(`security: cannot watch ${join(dataDir, SECRETS_DIR)}; the vault is looked at on every use`);
+      const proxy = new SecurityProxy({
+        aliases,
+        review: setting<ReviewRules>(settings, 'security.review', {}),
+        ...sandboxFrom(settings, dataDir),
+        protectedPaths: daemonFilesOf(dataDir),
+      });
+      context.guard(Facility.scheduler, (scheduler) => proxy.guardInputs(scheduler));
+      context.guard(Facility.llm, (llm) => proxy.guardModel(llm));
+      context.guard(Facility.plugins, (plugins) => proxy.guardPlugins(plugins));
+      context.provide(Facility.security, proxy);
+    },
+    stop() {
+      aliases?.close();
+    },
+  };
+};

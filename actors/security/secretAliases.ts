@@ -2,9 +2,12 @@
  * Secrets by alias: `@{NAME}` stands for the vault's secret NAME everywhere outside the tool
  * call that needs it. Filling swaps aliases in a call's arguments for the values right before
  * it runs; scrubbing swaps every value found in text back to its alias. The vault is read again
- * when its file changes, so `homed secret set` takes effect without a restart.
+ * when its file changes, so `homed secret set` takes effect without a restart: once `watch` is
+ * called its folder is watched and a change there marks it to be read again (a call then costs
+ * no file system call); unwatched, or where the folder cannot be watched, every call looks at
+ * the file. A name a call asks for that the vault as last read lacks is looked for afresh.
  */
-import { statSync } from 'node:fs';
+import { type FSWatcher, mkdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
 import { globMatches } from '../../machines/security/index.ts';
@@ -32,11 +35,54 @@ export class SecretAliases {
   /** Values longest first, so a value containing another is replaced whole. */
   private byLength: readonly (readonly [string, string])[] = [];
   private stamp = '';
+  /** Set while the watcher vouches that nothing in the vault's folder changed since the last read. */
+  private trusted = false;
+  private watched: Readonly<{ watcher: FSWatcher; ino: number }> | undefined;
 
   constructor(private readonly dataDir: string) {}
 
+  /**
+   * Watches the vault's folder (made, 0700, if there is none yet) so that calls need not look at
+   * the file. @returns whether the folder is watched; when it is not, every call looks as before.
+   */
+  watch(): boolean {
+    this.close();
+    const dir = join(this.dataDir, SECRETS_DIR);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const watcher = watch(dir, { persistent: false }, () => this.changed());
+      watcher.on('error', () => this.close());
+      this.watched = { watcher, ino: statSync(dir).ino };
+    } catch {
+      this.watched = undefined;
+    }
+    this.trusted = false;
+    return this.watched !== undefined;
+  }
+
+  /** Stops watching; every call looks at the file again. */
+  close(): void {
+    this.watched?.watcher.close();
+    this.watched = undefined;
+    this.trusted = false;
+  }
+
+  /** Something in the vault's folder changed, or the folder itself went: read again, and watch the folder now there. */
+  private changed(): void {
+    this.trusted = false;
+    if (!this.watched) return;
+    let ino = -1;
+    try {
+      ino = statSync(join(this.dataDir, SECRETS_DIR)).ino;
+    } catch {
+      // the folder went: watch the one made in its place
+    }
+    if (ino !== this.watched.ino) this.watch();
+  }
+
   /** The secrets' names and values, read again if the vault file changed since the last call. */
   private current(): ReadonlyMap<string, string> {
+    if (this.trusted) return this.values;
     const path = join(this.dataDir, SECRETS_DIR, VAULT_FILE);
     let stamp = 'none';
     try {
@@ -45,14 +91,18 @@ export class SecretAliases {
     } catch {
       // no vault yet: no secrets
     }
-    if (stamp === this.stamp) return this.values;
+    if (stamp !== this.stamp) this.load(stamp);
+    this.trusted = this.watched !== undefined;
+    return this.values;
+  }
+
+  private load(stamp: string): void {
     const vault = stamp === 'none' ? undefined : SecretVault.open(this.dataDir);
     const values = new Map((vault?.names() ?? []).map((name) => [name, vault!.get(name)] as const));
     this.values = values;
     this.tools = new Map((vault?.names() ?? []).map((name) => [name, vault!.toolsOf(name)] as const));
     this.byLength = [...values].filter(([, v]) => v.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b[1].length - a[1].length);
     this.stamp = stamp;
-    return values;
   }
 
   /** The plaintext of `name`. @throws SecretVaultError naming what to run when there is none. */
@@ -86,9 +136,17 @@ export class SecretAliases {
    * vault does not hold, and secrets not set for this tool, are listed and left as aliases.
    */
   fill(args: Readonly<Record<string, unknown>>, tool: string): Filled {
-    const values = this.current();
     if (!someString(args, (text) => text.includes('@{')))
       return { args: args as Record<string, unknown>, filled: [], unknown: [], withheld: [] };
+    const trusted = this.trusted;
+    const filled = this.fillFrom(this.current(), args, tool);
+    if (!trusted || (filled.unknown.length === 0 && filled.withheld.length === 0)) return filled;
+    // The watcher may not have told of a `homed secret set` made a moment ago: look at the file.
+    this.trusted = false;
+    return this.fillFrom(this.current(), args, tool);
+  }
+
+  private fillFrom(values: ReadonlyMap<string, string>, args: Readonly<Record<string, unknown>>, tool: string): Filled {
     const filled = new Set<string>();
     const unknown = new Set<string>();
     const withheld = new Set<string>();

@@ -66,6 +66,32 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  it('uses a secret set while it runs, from the next message on, and stops filling it once removed', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w1', name: 'files_write', arguments: { path: 'late.txt', content: 'late=@{LATE_TOKEN}' } }] },
+      { text: 'Stored.' },
+      { toolCalls: [{ id: 'w2', name: 'files_write', arguments: { path: 'again.txt', content: 'again=@{LATE_TOKEN}' } }] },
+      { text: 'Could not.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
+    await setSecret(dir, 'LATE_TOKEN', VALUE, 'files_write');
+    const stored = await finished(spawnNode([WAITER, '--data', dir, `keep ${VALUE} in late.txt`]));
+    expect(stored.stdout).toBe('Stored.\n');
+    expect(readFileSync(join(dir, 'files', 'late.txt'), 'utf8')).toBe(`late=${VALUE}`);
+    expect(JSON.stringify(server.requests.map((r) => r.body))).toContain('keep @{LATE_TOKEN} in late.txt');
+
+    const removed = await runNodeWithInput([HOMED, 'secret', 'rm', 'LATE_TOKEN', '--data', dir], '');
+    expect(removed.code).toBe(0);
+    const refused = await finished(spawnNode([WAITER, '--data', dir, 'write it again']));
+    expect(refused.stdout).toBe('Could not.\n');
+    const [result] = (await logOf(dir, '--type', 'ToolCallRefused')).filter((l) => l.data.callId === 'w2');
+    expect(String(result?.data.reason)).toContain('no secret named LATE_TOKEN');
+    await daemons.stop(daemon);
+    expect(JSON.stringify(await logOf(dir))).not.toContain(VALUE);
+  });
+
   it('holds a call that needs approval across a restart, and runs it after /approve', async () => {
     const server = await startLlmServer([
       { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'approved.txt', content: 'yes' } }] },
