@@ -19,6 +19,14 @@
  *   security.proxy.cost.p50 / .p99  the proxy's own µs per call (proxied minus direct, tool in
  *                                   process) vs the direct plugin round trip's µs at the same
  *                                   percentile: the proxy as a fraction of a round trip.
+ *   security.proxy.named.p50        the issue's policy + fill + scrub per call, hot in process,
+ *                                   as a share of the direct round trip (securityProxyParts.ts);
+ *   security.proxy.sandbox.p50      the sandbox's path check alone, and
+ *   security.proxy.review.p50       the content review alone, the same way.
+ *
+ * These are the transport's floor: the echo child answers at once and nothing is journaled. The
+ * issue's target (at most 5% of a plugin tool round trip) is checked on the round trip as the
+ * kernel makes it, journaled within a turn: securityProxyTurnBench.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +37,7 @@ import { DEFAULT_FILES_ROOT, daemonFilesOf, sandboxFrom } from '../actors/module
 import { SecretAliases } from '../actors/security/secretAliases.ts';
 import { SecurityProxy } from '../actors/security/securityProxy.ts';
 import type { TurnPlugins } from '../actors/turn/turnEffects.ts';
+import type { ReviewRules } from '../machines/security/index.ts';
 import type { ToolInvocation, ToolResult } from '../machines/turn/index.ts';
 import type { PluginHub } from '../plugins/host/pluginHub.ts';
 import { turnPluginsOf } from '../plugins/host/turnPlugins.ts';
@@ -38,6 +47,7 @@ import type { ToolEntry } from '../projections/plugins/pluginRegistry.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { log, median, percentile } from './measure.ts';
+import { type PartCall, partLatencies, type PartTimes } from './securityProxyParts.ts';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./fixtures/stdioEchoChild.ts', import.meta.url));
@@ -46,8 +56,6 @@ export const TOOL = 'files_write';
 export const PLUGIN = 'files';
 const TIMEOUT_MS = 60_000;
 const STDERR_KEPT = 4_096;
-/** The issue's bound: the proxy may add at most 5% to a plugin tool round trip. */
-const MAX_SHARE = 0.05;
 
 const SECRETS: readonly (readonly [string, string])[] = Array.from({ length: 5 }, (_, i) => [
   `KEY_${i + 1}`,
@@ -112,8 +120,11 @@ export const turnPlugins = (call: HubCall): TurnPlugins => {
   return turnPluginsOf(hub as unknown as PluginHub);
 };
 
-/** The proxy as securityModule() builds it, over a data dir whose vault holds SECRETS. */
-export const securityProxy = (dataDir: string): SecurityProxy => {
+/** The proxy as securityModule() builds it, over a data dir whose vault holds SECRETS, and its aliases. */
+export const securityProxy = (
+  dataDir: string,
+  review: ReviewRules = { words: REVIEW_WORDS },
+): Readonly<{ proxy: SecurityProxy; aliases: SecretAliases }> => {
   // The file as after the tool's first call: the files root, its notes folder and a.txt exist.
   mkdirSync(join(dataDir, DEFAULT_FILES_ROOT, dirname(ARGS.path)), { recursive: true });
   writeFileSync(join(dataDir, DEFAULT_FILES_ROOT, ARGS.path), CONTENT);
@@ -122,13 +133,17 @@ export const securityProxy = (dataDir: string): SecurityProxy => {
   for (const [name, value] of SECRETS) vault.set(name, value, name === SECRETS[0]![0] ? [TOOL] : ['web_*']);
   const aliases = new SecretAliases(dataDir);
   if (!aliases.watch()) throw new Error(`security.proxy: cannot watch the vault of ${dataDir}, as the daemon does`);
-  return new SecurityProxy({
+  const proxy = new SecurityProxy({
     aliases,
-    review: { words: REVIEW_WORDS },
+    review,
     ...sandboxFrom({}, dataDir),
     protectedPaths: daemonFilesOf(dataDir),
   });
+  return { proxy, aliases };
 };
+
+/** The figure's call, for the proxy's parts one by one. */
+export const PART_CALL: PartCall = { tool: TOOL, args: ARGS, result: RESULT, access: { write: ['path'] } };
 
 export type EchoChild = Readonly<{ call: HubCall; lastArgs: () => unknown; stop: () => Promise<void> }>;
 
@@ -229,46 +244,73 @@ const pairedLatencies = async (calls: number, pair: ReturnType<typeof sides>): P
   return { direct, proxied };
 };
 
-type Round = Readonly<{ plugin: { direct: number[]; proxied: number[] }; inProcess: { direct: number[]; proxied: number[] } }>;
+type Round = Readonly<{
+  plugin: { direct: number[]; proxied: number[] };
+  inProcess: { direct: number[]; proxied: number[] };
+  parts: PartTimes;
+}>;
 
 const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 
-const figuresOf = (rounds: readonly Round[], calls: number): Figure[] =>
-  [50, 99].flatMap((p) => {
-    const at = (xs: readonly number[]): number => percentile(xs, p);
-    const direct = rounds.map((r) => at(r.plugin.direct));
-    const proxied = rounds.map((r) => at(r.plugin.proxied));
-    const cost = rounds.map((r) => at(r.inProcess.proxied) - at(r.inProcess.direct));
-    const ratio = median(proxied.map((v, i) => v / direct[i]!));
-    const share = median(cost.map((c, i) => c / direct[i]!));
-    const inDirect = median(rounds.map((r) => at(r.inProcess.direct)));
-    const inProxied = median(rounds.map((r) => at(r.inProcess.proxied)));
-    const target = p === 50 ? { targetMax: 1 + MAX_SHARE } : {};
-    return [
-      makeFigure(`security.proxy.p${p}`, 'µs/call (lower is better)', median(proxied), median(direct), {
-        ratio,
-        ...target,
-        note:
-          `${calls} files_write calls per side per rep over the msgpack echo child, alternating; value through SecurityProxy.guardTools ` +
-          `(fill, sandbox, scrub, review), baseline turnPluginsOf.callTool; the proxy adds ${pct(ratio - 1)} (target <= ${pct(MAX_SHARE)} at p50)`,
-      }),
-      makeFigure(`security.proxy.cost.p${p}`, 'µs/call (lower is better)', median(cost), median(direct), {
-        ratio: share,
-        ...(p === 50 ? { targetMax: MAX_SHARE } : {}),
-        note:
-          `the proxy's own µs (tool answering in process: proxied ${inProxied.toFixed(1)} µs - direct ${inDirect.toFixed(1)} µs) ` +
-          `vs the direct plugin round trip; ${pct(share)} of a round trip`,
-      }),
-    ];
-  });
+const UNIT = 'µs/call (lower is better)';
+
+/** The whole proxy over the transport, and its own cost, at percentile `p`. */
+const wholeFigures = (rounds: readonly Round[], calls: number, p: number): Figure[] => {
+  const at = (xs: readonly number[]): number => percentile(xs, p);
+  const direct = rounds.map((r) => at(r.plugin.direct));
+  const proxied = rounds.map((r) => at(r.plugin.proxied));
+  const cost = rounds.map((r) => at(r.inProcess.proxied) - at(r.inProcess.direct));
+  const ratio = median(proxied.map((v, i) => v / direct[i]!));
+  const share = median(cost.map((c, i) => c / direct[i]!));
+  const inDirect = median(rounds.map((r) => at(r.inProcess.direct)));
+  const inProxied = median(rounds.map((r) => at(r.inProcess.proxied)));
+  return [
+    makeFigure(`security.proxy.p${p}`, UNIT, median(proxied), median(direct), {
+      ratio,
+      note:
+        `${calls} files_write calls per side per rep over the msgpack echo child (answering at once, nothing journaled), alternating; ` +
+        `value through SecurityProxy.guardTools (fill, sandbox, scrub, review), baseline turnPluginsOf.callTool; the proxy adds ${pct(ratio - 1)}`,
+    }),
+    makeFigure(`security.proxy.cost.p${p}`, UNIT, median(cost), median(direct), {
+      ratio: share,
+      note:
+        `the whole proxy's own µs (tool answering in process: proxied ${inProxied.toFixed(1)} µs - direct ${inDirect.toFixed(1)} µs) ` +
+        `vs the direct round trip over the transport; ${pct(share)} of it`,
+    }),
+  ];
+};
+
+/** Each part's p50 µs, and the issue's (policy + fill + scrub), as shares of the direct round trip over the transport. */
+const partFigures = (rounds: readonly Round[], calls: number): Figure[] => {
+  const direct = rounds.map((r) => percentile(r.plugin.direct, 50));
+  const figure = (name: string, perCall: (r: Round) => readonly number[], what: string): Figure => {
+    const value = rounds.map((r) => percentile(perCall(r), 50));
+    const share = median(value.map((v, i) => v / direct[i]!));
+    return makeFigure(name, UNIT, median(value), median(direct), {
+      ratio: share,
+      note: `${what}, hot in process (${calls} calls per rep), vs the direct round trip over the transport; ${pct(share)} of it`,
+    });
+  };
+  return [
+    figure('security.proxy.named.p50', (r) => r.parts.named, `the issue's policy + fill + scrub, per call`),
+    figure('security.proxy.sandbox.p50', (r) => r.parts.sandbox, "the sandbox's check of the path alone"),
+    figure('security.proxy.review.p50', (r) => r.parts.review, 'the content review of the result alone'),
+  ];
+};
+
+const figuresOf = (rounds: readonly Round[], calls: number): Figure[] => [
+  ...wholeFigures(rounds, calls, 50),
+  ...partFigures(rounds, calls),
+  ...wholeFigures(rounds, calls, 99),
+];
 
 /**
- * Figures security.proxy.p50 / .p99 and security.proxy.cost.p50 / .p99 (µs per call; lower is
- * better). `ctx.appends` calls per side per rep (default 2,000), `ctx.reps` reps after a warm-up.
+ * Figures security.proxy.p50 / .p99, security.proxy.cost.p50 / .p99 and security.proxy.named,
+ * .sandbox, .review .p50 (µs per call; lower is better). `ctx.appends` calls per side per rep (default 2,000), `ctx.reps` reps after a warm-up.
  */
 export const securityProxyCost = async (ctx: BenchContext): Promise<Figure[]> => {
   const calls = ctx.appends;
-  const proxy = securityProxy(ctx.temp.directory('security'));
+  const { proxy, aliases } = securityProxy(ctx.temp.directory('security'));
   const inProcess = sides(
     turnPlugins(async () => RESULT),
     proxy,
@@ -282,9 +324,14 @@ export const securityProxyCost = async (ctx: BenchContext): Promise<Figure[]> =>
     log('security.proxy: warm-up');
     await pairedLatencies(calls, plugin);
     await pairedLatencies(calls, inProcess);
+    partLatencies(calls, proxy, aliases, PART_CALL);
     const rounds: Round[] = [];
     for (let rep = 1; rep <= ctx.reps; rep++) {
-      const round = { plugin: await pairedLatencies(calls, plugin), inProcess: await pairedLatencies(calls, inProcess) };
+      const round = {
+        plugin: await pairedLatencies(calls, plugin),
+        inProcess: await pairedLatencies(calls, inProcess),
+        parts: partLatencies(calls, proxy, aliases, PART_CALL),
+      };
       rounds.push(round);
       const p50 = (xs: readonly number[]): string => percentile(xs, 50).toFixed(1);
       log(

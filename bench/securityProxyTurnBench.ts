@@ -3,24 +3,29 @@
  * durable log, the model answering in process, first with one `files_write` call (the
  * security.proxy figure's ~1 KB arguments with an alias), then, given the ~2 KB result, with
  * 'Noted.'. The call is journaled, goes to the msgpack echo child and its result is journaled
- * before the model sees it, as in the daemon. Three turns alternate, in rotating order: the tool
- * reached through the proxy (value), straight through turnPluginsOf.callTool (direct), and a
+ * before the model sees it, as in the daemon. Four turns alternate, in rotating order: the tool
+ * reached through the proxy (value), through the proxy doing only the issue's parts (named: the
+ * policy's verdict on the tool, then the proxy with review off and the tool's path access not
+ * declared, so it fills and scrubs), straight through turnPluginsOf.callTool (direct), and a
  * turn whose model answers at once with no tool (plain).
  *
  *   security.proxy.turn.p50 / .p99   ms per turn with one plugin tool call, proxied vs direct;
  *                                    lower is better, so a ratio above 1 is the proxy's share.
- *   security.proxy.share.p50 / .p99  what the proxy adds to such a turn (proxied - direct) vs the
- *                                    plugin tool round trip inside it (direct - plain): the
- *                                    proxy as a fraction of a plugin tool round trip.
+ *   security.proxy.share.p50 / .p99  what the whole proxy adds to such a turn (proxied - direct)
+ *                                    vs the plugin tool round trip inside it (direct - plain).
+ *   security.proxy.share.named.p50   the same for policy + fill + scrub (named - direct): the
+ *                                    issue's figure, with its target of at most 5%.
  */
 import { randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
 import { TurnActor, type TurnEffects } from '../actors/turn/turnActor.ts';
 import type { EventStore } from '../events/index.ts';
+import { decideToolFor } from '../machines/security/index.ts';
 import type { LlmAnswer, Toolset, TurnMessage } from '../machines/turn/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
 import { log, median, percentile } from './measure.ts';
 import { ARGS, PLUGIN, securityProxy, type Side, sides, startEchoChild, TOOL, turnPlugins, verify } from './securityProxyBench.ts';
+import { POLICY } from './securityProxyParts.ts';
 import { openHologramStore } from './workload.ts';
 
 const MAX_SHARE = 0.05;
@@ -47,8 +52,8 @@ const HISTORY: readonly TurnMessage[] = Array.from({ length: HISTORY_MESSAGES },
   content: `message ${i}: a line of conversation about the garden and the week ahead`,
 }));
 
-type Kind = 'plain' | 'direct' | 'proxied';
-const KINDS: readonly Kind[] = ['plain', 'direct', 'proxied'];
+type Kind = 'plain' | 'direct' | 'proxied' | 'named';
+const KINDS: readonly Kind[] = ['plain', 'direct', 'proxied', 'named'];
 
 type CountedEffects = TurnEffects & Readonly<{ toolResults: () => number }>;
 
@@ -92,10 +97,27 @@ const timedTurn = async (store: EventStore, effects: CountedEffects, kind: Kind)
   return ms;
 };
 
+/** The policy's verdict on the tool for the owner, then the call through a proxy that only fills and scrubs. */
+const namedSide =
+  (fillAndScrub: Side): Side =>
+  (invocation) => {
+    const verdict = decideToolFor(POLICY, { name: 'owner' }, invocation.name);
+    if (!verdict.allowed) throw new Error(`security.proxy.turn: the policy refused ${invocation.name}: ${verdict.reason}`);
+    return fillAndScrub(invocation);
+  };
+
+/** The named side filled the alias and scrubbed its value from the result, with nothing reviewed. */
+const verifyNamed = async (named: Side): Promise<void> => {
+  const result = await named({ callId: 'verify-named', name: TOOL, owner: PLUGIN, args: ARGS });
+  if (result.filled?.join() !== 'KEY_1' || !result.content.includes('@{KEY_1}') || result.findings || result.refused) {
+    throw new Error(`security.proxy.turn: the named side did not fill and scrub (${JSON.stringify({ ...result, content: undefined })})`);
+  }
+};
+
 type Round = Readonly<Record<Kind, number[]>>;
 
 const round = async (store: EventStore, effects: Readonly<Record<Kind, CountedEffects>>, turns: number): Promise<Round> => {
-  const times: Round = { plain: [], direct: [], proxied: [] };
+  const times: Round = { plain: [], direct: [], proxied: [], named: [] };
   for (let i = 0; i < turns; i++) {
     for (let k = 0; k < KINDS.length; k++) {
       const kind = KINDS[(i + k) % KINDS.length]!;
@@ -114,21 +136,34 @@ const figuresOf = (rounds: readonly Round[], turns: number): Figure[] =>
     const toolTrip = rounds.map((r) => at(r, 'direct') - at(r, 'plain'));
     const share = median(added.map((a, i) => a / toolTrip[i]!));
     const plain = median(rounds.map((r) => at(r, 'plain')));
+    const named = rounds.map((r) => at(r, 'named') - at(r, 'direct'));
+    const namedShare = median(named.map((a, i) => a / toolTrip[i]!));
+    const namedFigure =
+      p === 50
+        ? [
+            makeFigure('security.proxy.share.named.p50', 'ms/call (lower is better)', median(named), median(toolTrip), {
+              ratio: namedShare,
+              targetMax: MAX_SHARE,
+              note:
+                `what policy + fill + scrub add to the turn (named ${median(rounds.map((r) => at(r, 'named'))).toFixed(3)} - ` +
+                `direct ${direct.toFixed(3)} ms) vs the plugin tool round trip within it`,
+            }),
+          ]
+        : [];
     return [
       makeFigure(`security.proxy.turn.p${p}`, 'ms/turn (lower is better)', proxied, direct, {
         ratio: median(rounds.map((r) => at(r, 'proxied') / at(r, 'direct'))),
-        ...(p === 50 ? { targetMax: 1 + MAX_SHARE } : {}),
         note:
           `${turns} turns of each kind per rep on a durable log, the model in process calling files_write once (msgpack echo child); ` +
           `value through the security proxy, baseline straight to the plugin`,
       }),
       makeFigure(`security.proxy.share.p${p}`, 'ms/call (lower is better)', median(added), median(toolTrip), {
         ratio: share,
-        ...(p === 50 ? { targetMax: MAX_SHARE } : {}),
         note:
-          `what the proxy adds to the turn (proxied ${proxied.toFixed(3)} - direct ${direct.toFixed(3)} ms) vs the plugin tool round ` +
-          `trip within it (direct - the same turn with no tool call, ${plain.toFixed(3)} ms)`,
+          `what the whole proxy (fill, sandbox, scrub, review) adds to the turn (proxied ${proxied.toFixed(3)} - direct ${direct.toFixed(3)} ms) ` +
+          `vs the plugin tool round trip within it (direct - the same turn with no tool call, ${plain.toFixed(3)} ms)`,
       }),
+      ...namedFigure,
     ];
   });
 
@@ -138,7 +173,8 @@ const figuresOf = (rounds: readonly Round[], turns: number): Figure[] =>
  */
 export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> => {
   const turns = Math.max(30, Math.min(300, Math.floor(ctx.appends / 10)));
-  const proxy = securityProxy(ctx.temp.directory('security-turn'));
+  const { proxy } = securityProxy(ctx.temp.directory('security-turn'));
+  const { proxy: fillAndScrub } = securityProxy(ctx.temp.directory('security-turn-named'), { enabled: false });
   const path = ctx.temp.file('security-turn');
   const store = openHologramStore(path);
   log('security.proxy.turn: starting the msgpack echo child');
@@ -146,7 +182,14 @@ export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> =
   try {
     const pair = sides(turnPlugins(child.call), proxy);
     await verify('turn', pair, child.lastArgs);
-    const effects = { plain: effectsOf(undefined), direct: effectsOf(pair.direct), proxied: effectsOf(pair.proxied) };
+    const named = namedSide(sides({ ...turnPlugins(child.call), accessOf: () => undefined }, fillAndScrub).proxied);
+    await verifyNamed(named);
+    const effects = {
+      plain: effectsOf(undefined),
+      direct: effectsOf(pair.direct),
+      proxied: effectsOf(pair.proxied),
+      named: effectsOf(named),
+    };
     log('security.proxy.turn: warm-up');
     await round(store, effects, turns);
     const rounds: Round[] = [];
@@ -155,7 +198,7 @@ export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> =
       const last = rounds.at(-1)!;
       const p50 = (kind: Kind): string => percentile(last[kind], 50).toFixed(3);
       log(
-        `security.proxy.turn: rep ${rep}/${ctx.reps}: p50 plain ${p50('plain')} ms, direct ${p50('direct')} ms, proxied ${p50('proxied')} ms`,
+        `security.proxy.turn: rep ${rep}/${ctx.reps}: p50 plain ${p50('plain')} ms, direct ${p50('direct')} ms, proxied ${p50('proxied')} ms, named ${p50('named')} ms`,
       );
     }
     return figuresOf(rounds, turns);

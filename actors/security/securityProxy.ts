@@ -165,7 +165,7 @@ export class SecurityProxy {
    * Why the sandbox refuses the call, judged on the paths as written and again as they resolve
    * (a link inside a root that leads out of it, or to the daemon's own files, is refused).
    */
-  private sandboxRefusal(access: ToolAccess | undefined, args: Readonly<Record<string, unknown>>): string | undefined {
+  sandboxRefusal(access: ToolAccess | undefined, args: Readonly<Record<string, unknown>>): string | undefined {
     if (!access) return undefined;
     const { base } = this.options;
     const verdict = decideSandbox(access, args, this.options.rules, base);
