@@ -167,6 +167,8 @@ export class MemoryIndex {
         this.putContext(scope, e);
         for (const earlier of this.utterances.earlierNeighbours(e.eventId))
           this.items.addNeighbour(contextItemId(earlier.eventId), { text, weight: earlier.weight });
+        const completed = this.utterances.completedBy(e.eventId);
+        if (completed !== undefined) this.items.settle(contextItemId(completed));
         return;
       }
       case 'ContextEventsRestored':
@@ -176,7 +178,7 @@ export class MemoryIndex {
         for (const { events, docId } of event.data.docs) {
           const doc = coldDocById(this.tx, docId)!;
           // One utterance keeps its item (its neighbours' words and its vector) under the doc's id.
-          if (events.length === 1) this.items.move(contextItemId(events[0]!.eventId), coldDocItem(doc));
+          if (events.length === 1) this.moveItem(contextItemId(events[0]!.eventId), this.sharingText(coldDocItem(doc)));
           else {
             for (const e of events) this.items.remove(contextItemId(e.eventId));
             this.putColdDoc(doc);
@@ -197,7 +199,7 @@ export class MemoryIndex {
           this.tx,
           event.data.triples.map((t) => t.relationId),
         )) {
-          if (rel.predicate === 'said' && this.items.has(docId)) this.items.move(docId, relationItem(rel));
+          if (rel.predicate === 'said' && this.items.has(docId)) this.moveItem(docId, this.sharingText(relationItem(rel)));
           else this.putRelation(rel);
         }
         this.items.remove(docId);
@@ -250,7 +252,7 @@ export class MemoryIndex {
 
   /** A cold doc as the cold read model holds it, with the neighbours of the utterance it stands for. */
   private putColdDoc(doc: ColdDocRow): void {
-    const item = coldDocItem(doc);
+    const item = this.sharingText(coldDocItem(doc));
     this.items.put(item, this.neighboursOf(item.sources ?? []));
   }
 
@@ -265,7 +267,22 @@ export class MemoryIndex {
       ...(e.speaker ? { person: e.speaker } : {}),
       sources: [e.eventId],
     };
-    this.items.put(item, this.utterances.neighboursOf(e.eventId));
+    this.items.put(this.sharingText(item), this.utterances.neighboursOf(e.eventId));
+  }
+
+  /** Moves an item, keeping where it went only while neighbours may still come for the utterance it stands for. */
+  private moveItem(fromId: string, item: RecallItem): void {
+    const source = item.sources?.length === 1 ? item.sources[0]! : undefined;
+    this.items.move(fromId, item, source === undefined || this.utterances.awaitsNeighbours(source));
+  }
+
+  /**
+   * The item with the utterance sequence's string for its text when it says what the one
+   * utterance it stands for said: the text is then held once, not once per tier and neighbour.
+   */
+  private sharingText(item: RecallItem): RecallItem {
+    const said = item.sources?.length === 1 ? this.utterances.textOf(item.sources[0]!) : undefined;
+    return said === item.text ? { ...item, text: said } : item;
   }
 
   /**
@@ -273,7 +290,7 @@ export class MemoryIndex {
    * whichever triple of an id stood and however it was edited or merged since).
    */
   private putRelation(rel: RelationRow): void {
-    const item = relationItem(rel);
+    const item = this.sharingText(relationItem(rel));
     // A whole utterance that lives on as a sentence keeps its neighbours, as it had in the tier before.
     this.items.put(item, rel.predicate === 'said' ? this.neighboursOf(item.sources ?? []) : []);
   }

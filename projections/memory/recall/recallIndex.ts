@@ -60,9 +60,45 @@ export type RecallIndexState = Readonly<{
   bm25: Bm25State;
 }>;
 
+/**
+ * An item as the index keeps it, with the texts of its neighbours (shared, not copied). Every
+ * field is always there (undefined when the item has none), so all stored items share one
+ * shape: V8 gives each object made by spreading another (`{ ...item, neighbours }`) a shape
+ * of its own, some 250 bytes an item.
+ */
+type StoredItem = {
+  readonly id: string;
+  readonly tier: RecallTier;
+  readonly scope: string;
+  readonly text: string;
+  readonly cites: readonly string[];
+  readonly at: number;
+  readonly person: string | undefined;
+  readonly sources: readonly string[] | undefined;
+  neighbours: readonly NeighbourText[];
+};
+
+const storedItem = (item: RecallItem, neighbours: readonly NeighbourText[]): StoredItem => ({
+  id: item.id,
+  tier: item.tier,
+  scope: item.scope,
+  text: item.text,
+  cites: item.cites,
+  at: item.at,
+  person: item.person,
+  sources: item.sources,
+  neighbours,
+});
+
+/** The item a stored one stands for, with only the fields it has. */
+const recallItemOf = (stored: StoredItem): RecallItem => {
+  const { id, tier, scope, text, cites, at, person, sources } = stored;
+  return { id, tier, scope, text, cites, at, ...(person !== undefined ? { person } : {}), ...(sources !== undefined ? { sources } : {}) };
+};
+
 export class RecallIndex {
-  /** Each item with the texts of its neighbours (shared, not copied); its words are worked out again when it is re-indexed. */
-  private readonly items = new Map<string, RecallItem & { neighbours: readonly NeighbourText[] }>();
+  /** Each item with the texts of its neighbours; its words are worked out again when it is re-indexed. */
+  private readonly items = new Map<string, StoredItem>();
   private readonly relatedCache = new Map<string, string[]>();
   private readonly tokenCache = new Map<string, string[]>();
   /** Where an item went when it moved tier, so late neighbours still find it. */
@@ -85,7 +121,11 @@ export class RecallIndex {
 
   /** The index as data, for a snapshot (vectors are not kept: a start asks the embedding cache again, as a rebuild does). */
   toState(): RecallIndexState {
-    return { items: [...this.items.values()], movedTo: [...this.movedTo], bm25: this.bm25.toState() };
+    return {
+      items: [...this.items.values()].map((stored) => ({ ...recallItemOf(stored), neighbours: stored.neighbours })),
+      movedTo: [...this.movedTo],
+      bm25: this.bm25.toState(),
+    };
   }
 
   /**
@@ -97,7 +137,7 @@ export class RecallIndex {
     const index = new RecallIndex(options, Bm25Index.fromState(state.bm25));
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
-      const item = { ...stored };
+      const item = storedItem(stored, stored.neighbours);
       index.items.set(item.id, item);
       index.track(item);
       index.unembedded.add(item.id);
@@ -116,7 +156,7 @@ export class RecallIndex {
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
-    this.items.set(item.id, { ...item, neighbours: [...neighbourTexts] });
+    this.items.set(item.id, storedItem(item, [...neighbourTexts]));
     this.track(item);
     this.unembedded.add(item.id);
     this.reindex(item.id);
@@ -146,19 +186,32 @@ export class RecallIndex {
     this.reindex(resolved);
   }
 
-  /** The same content under a new id and tier (it sank, or was distilled): its neighbours' words go with it. */
-  move(fromId: string, item: RecallItem): void {
+  /**
+   * The item that stood under `id` gets no more neighbours: where it moved need not be kept (a
+   * memory of a year's talk would otherwise keep a step for every utterance that ever sank).
+   */
+  settle(id: string): void {
+    for (let current: string | undefined = id, hops = 0; current !== undefined && hops < 8; hops++) {
+      const next: string | undefined = this.movedTo.get(current);
+      this.movedTo.delete(current);
+      current = next;
+    }
+  }
+
+  /**
+   * The same content under a new id and tier (it sank, or was distilled): its neighbours' words go
+   * with it. `awaitsNeighbours`: whether neighbours may still come for it under its old id, so
+   * where it went must be kept until it is settled.
+   */
+  move(fromId: string, item: RecallItem, awaitsNeighbours = true): void {
     const old = this.items.get(fromId);
     const vector = this.vectors.get(fromId);
     this.remove(fromId);
     if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
     else this.unembedded.add(item.id);
-    this.movedTo.set(fromId, item.id);
+    if (awaitsNeighbours) this.movedTo.set(fromId, item.id);
     this.untrack(item.id);
-    this.items.set(item.id, {
-      ...item,
-      neighbours: old?.neighbours ?? [],
-    });
+    this.items.set(item.id, storedItem(item, old?.neighbours ?? []));
     this.track(item);
     this.reindex(item.id);
   }
@@ -186,7 +239,8 @@ export class RecallIndex {
   }
 
   get(id: string): RecallItem | undefined {
-    return this.items.get(this.resolve(id));
+    const stored = this.items.get(this.resolve(id));
+    return stored && recallItemOf(stored);
   }
 
   private resolve(id: string): string {
@@ -240,8 +294,7 @@ export class RecallIndex {
   }
 
   private hit(id: string, score: number): RecallHit {
-    const { neighbours: _neighbours, ...item } = this.items.get(id)!;
-    return { ...item, score };
+    return { ...recallItemOf(this.items.get(id)!), score };
   }
 
   /** The lexicon's words for the item's own words (each once), as tokens; not for the name of its person. */

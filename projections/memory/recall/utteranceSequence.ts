@@ -36,6 +36,12 @@ export class UtteranceSequence {
     this.eventIds.set(scope, ids);
   }
 
+  /** The text of a noted utterance, the very string the sequence holds (so items can share it). */
+  textOf(eventId: string): string | undefined {
+    const position = this.positions.get(eventId);
+    return position && this.texts.get(position.scope)![position.index];
+  }
+
   /** The neighbours known now of an utterance, with their weights (none for an unknown event). */
   neighboursOf(eventId: string): NeighbourText[] {
     const position = this.positions.get(eventId);
@@ -51,6 +57,18 @@ export class UtteranceSequence {
       if (text !== undefined) out.push({ text, weight });
     });
     return out;
+  }
+
+  /** Whether an "after" neighbour may still come for this utterance (not for an unknown one). */
+  awaitsNeighbours(eventId: string): boolean {
+    const position = this.positions.get(eventId);
+    return position !== undefined && position.index + this.weights.after.length >= this.texts.get(position.scope)!.length;
+  }
+
+  /** The utterance this one is the farthest possible "after" neighbour of (itself when there are none): it gets no neighbour after this one. */
+  completedBy(eventId: string): string | undefined {
+    const position = this.positions.get(eventId);
+    return position && this.eventIds.get(position.scope)![position.index - this.weights.after.length];
   }
 
   /** The utterances before this one that it is an "after" neighbour of, each with its weight for them. */
