@@ -75,10 +75,19 @@ type StoredItem = {
   readonly at: number;
   readonly person: string | undefined;
   readonly sources: readonly string[] | undefined;
-  neighbours: readonly NeighbourText[];
+  /** Its neighbours as text, weight, text, weight…: one array, not an object per neighbour. */
+  neighbours: readonly (string | number)[];
 };
 
-const storedItem = (item: RecallItem, neighbours: readonly NeighbourText[]): StoredItem => ({
+const flatNeighbours = (neighbours: readonly NeighbourText[]): (string | number)[] => neighbours.flatMap((n) => [n.text, n.weight]);
+
+const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
+  const out: NeighbourText[] = [];
+  for (let i = 0; i < flat.length; i += 2) out.push({ text: flat[i] as string, weight: flat[i + 1] as number });
+  return out;
+};
+
+const storedItem = (item: RecallItem, neighbours: readonly (string | number)[]): StoredItem => ({
   id: item.id,
   tier: item.tier,
   scope: item.scope,
@@ -122,7 +131,7 @@ export class RecallIndex {
   /** The index as data, for a snapshot (vectors are not kept: a start asks the embedding cache again, as a rebuild does). */
   toState(): RecallIndexState {
     return {
-      items: [...this.items.values()].map((stored) => ({ ...recallItemOf(stored), neighbours: stored.neighbours })),
+      items: [...this.items.values()].map((stored) => ({ ...recallItemOf(stored), neighbours: neighbourList(stored.neighbours) })),
       movedTo: [...this.movedTo],
       bm25: this.bm25.toState(),
     };
@@ -137,7 +146,7 @@ export class RecallIndex {
     const index = new RecallIndex(options, Bm25Index.fromState(state.bm25));
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
-      const item = storedItem(stored, stored.neighbours);
+      const item = storedItem(stored, flatNeighbours(stored.neighbours));
       index.items.set(item.id, item);
       index.track(item);
       index.unembedded.add(item.id);
@@ -156,7 +165,7 @@ export class RecallIndex {
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
-    this.items.set(item.id, storedItem(item, [...neighbourTexts]));
+    this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts)));
     this.track(item);
     this.unembedded.add(item.id);
     this.reindex(item.id);
@@ -182,7 +191,7 @@ export class RecallIndex {
     const resolved = this.resolve(id);
     const item = this.items.get(resolved);
     if (!item) return;
-    item.neighbours = [...item.neighbours, neighbour];
+    item.neighbours = [...item.neighbours, neighbour.text, neighbour.weight];
     this.reindex(resolved);
   }
 
@@ -335,7 +344,8 @@ export class RecallIndex {
     };
     count(this.tokens(item.text), OWN_WEIGHT);
     count(this.relatedTokens(item), RELATED_WEIGHT);
-    for (const n of item.neighbours) count(this.tokens(n.text), n.weight);
+    const { neighbours } = item;
+    for (let i = 0; i < neighbours.length; i += 2) count(this.tokens(neighbours[i] as string), neighbours[i + 1] as number);
     for (const [t, times] of counts) if (times <= 0) counts.delete(t);
     this.bm25.addCounts(id, counts);
   }
