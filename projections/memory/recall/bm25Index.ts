@@ -6,59 +6,76 @@
 
 export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
 export type Bm25Hit = Readonly<{ id: string; score: number }>;
-export type Bm25Options = Readonly<{ k1?: number; b?: number }>;
+/** `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the live ones (default 1,024). */
+export type Bm25Options = Readonly<{ k1?: number; b?: number; compactAtLeast?: number }>;
+/** A document as how many times each term occurs in it (each count ≥ 1). */
+export type Bm25Counts = ReadonlyMap<string, number>;
 
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
 
+/** How many times each token occurs. */
+export const countsOf = (tokens: readonly string[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+};
+
 /**
  * Everything an index holds, as plain data and a few typed arrays: what a snapshot keeps
- * (`Bm25Index.fromState`). Postings and placements are concatenated, each term's (or slot's)
- * entries from its offset to the next one's.
+ * (`Bm25Index.fromState`). Terms in code-unit order, each posting (the slots of the documents
+ * holding it, ascending, and their term frequencies) from its offset to the next one's;
+ * documents in the order they were added, each with its length and the digest of its counts.
  */
 export type Bm25State = Readonly<{
   k1: number;
   b: number;
-  /** Per term id, its term (null for a freed id); its posting's slots and frequencies. */
-  terms: readonly (string | null)[];
+  terms: readonly string[];
   postingOffsets: Int32Array;
   postingSlots: Int32Array;
   postingTfs: Int32Array;
-  freeTermIds: readonly number[];
-  /** Per slot, its document (null for a freed slot), length and placement. */
-  ids: readonly (string | null)[];
+  ids: readonly string[];
   lengths: Float64Array;
-  placementOffsets: Int32Array;
-  placements: Int32Array;
-  freeSlots: readonly number[];
+  digests: Int32Array;
   totalLength: number;
 }>;
+
+/** A document removed with counts other than those it was added with: the index would be wrong after it. */
+export class Bm25CountsMismatch extends Error {
+  readonly code = 'BM25_COUNTS_MISMATCH';
+}
 
 export class Bm25Index {
   readonly k1: number;
   readonly b: number;
+  private readonly compactAtLeast: number;
   /**
-   * Postings in compact arrays: term → its id; per term id, the slots of the documents holding
-   * it and their term frequencies, the first `df` entries of each array live. A removal moves a
-   * posting's last entry into the hole, so it costs the document's terms, not their postings.
+   * Postings in compact arrays, appended to in the order documents are added (so each lists its
+   * slots ascending): term → its id; per term id, the slots of the documents holding it and
+   * their term frequencies, the first `used` entries of each array written, `df` of them live.
+   * A removal only marks its slot dead and lowers the frequencies of the terms it is given; the
+   * dead entries are dropped in one pass once they are a quarter of all (see `compact`).
    */
   private readonly termIds = new Map<string, number>();
   private readonly terms: (string | undefined)[] = [];
   private readonly freeTermIds: number[] = [];
   private readonly postingSlots: Int32Array[] = [];
   private readonly postingTfs: Int32Array[] = [];
+  private readonly used: number[] = [];
   private readonly df: number[] = [];
-  /** doc id → its slot; per slot its id, length, and its term ids followed by where each sits in that term's posting. */
+  /** doc id → its slot; per slot its id (undefined once removed), length and the digest of its counts. */
   private readonly slots = new Map<string, number>();
-  private readonly ids: (string | undefined)[] = [];
-  private readonly lengths: number[] = [];
-  private readonly placements: (Int32Array | undefined)[] = [];
-  private readonly freeSlots: number[] = [];
+  private ids: (string | undefined)[] = [];
+  private lengths: number[] = [];
+  private digests: number[] = [];
+  private liveEntries = 0;
+  private deadEntries = 0;
   private scores = new Float64Array(0);
   private totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
     this.k1 = options.k1 ?? DEFAULT_BM25.k1;
     this.b = options.b ?? DEFAULT_BM25.b;
+    this.compactAtLeast = options.compactAtLeast ?? COMPACT_AT_LEAST;
     if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
       throw new RangeError(`BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=${this.k1}, b=${this.b}`);
     }
@@ -68,31 +85,47 @@ export class Bm25Index {
     return this.slots.size;
   }
 
-  /** The index as data, for a snapshot. */
+  /** The index as data, for a snapshot: the live documents and terms only, the same for two indexes that rank alike. */
   toState(): Bm25State {
-    const concatenated = (parts: readonly Int32Array[]): { offsets: Int32Array; all: Int32Array } => {
-      const offsets = new Int32Array(parts.length + 1);
-      for (const [i, part] of parts.entries()) offsets[i + 1] = offsets[i]! + part.length;
-      const all = new Int32Array(offsets[parts.length]!);
-      for (const [i, part] of parts.entries()) all.set(part, offsets[i]!);
-      return { offsets, all };
-    };
-    const slots = concatenated(this.postingSlots.map((p, t) => p.subarray(0, this.df[t]!)));
-    const tfs = concatenated(this.postingTfs.map((p, t) => p.subarray(0, this.df[t]!)));
-    const placements = concatenated(this.placements.map((p) => p ?? EMPTY));
+    const newSlot = new Int32Array(this.ids.length).fill(-1);
+    const ids: string[] = [];
+    const lengths: number[] = [];
+    const digests: number[] = [];
+    for (const [slot, id] of this.ids.entries()) {
+      if (id === undefined) continue;
+      newSlot[slot] = ids.length;
+      ids.push(id);
+      lengths.push(this.lengths[slot]!);
+      digests.push(this.digests[slot]!);
+    }
+    const terms = [...this.termIds.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const postingOffsets = new Int32Array(terms.length + 1);
+    for (const [i, term] of terms.entries()) postingOffsets[i + 1] = postingOffsets[i]! + this.df[this.termIds.get(term)!]!;
+    const postingSlots = new Int32Array(postingOffsets[terms.length]!);
+    const postingTfs = new Int32Array(postingSlots.length);
+    for (const [i, term] of terms.entries()) {
+      const termId = this.termIds.get(term)!;
+      const slots = this.postingSlots[termId]!;
+      const tfs = this.postingTfs[termId]!;
+      let at = postingOffsets[i]!;
+      for (let e = 0, n = this.used[termId]!; e < n; e++) {
+        const moved = newSlot[slots[e]!]!;
+        if (moved < 0) continue;
+        postingSlots[at] = moved;
+        postingTfs[at] = tfs[e]!;
+        at++;
+      }
+    }
     return {
       k1: this.k1,
       b: this.b,
-      terms: this.terms.map((t) => t ?? null),
-      postingOffsets: slots.offsets,
-      postingSlots: slots.all,
-      postingTfs: tfs.all,
-      freeTermIds: [...this.freeTermIds],
-      ids: this.ids.map((id) => id ?? null),
-      lengths: Float64Array.from(this.lengths),
-      placementOffsets: placements.offsets,
-      placements: placements.all,
-      freeSlots: [...this.freeSlots],
+      terms,
+      postingOffsets,
+      postingSlots,
+      postingTfs,
+      ids,
+      lengths: Float64Array.from(lengths),
+      digests: Int32Array.from(digests),
       totalLength: this.totalLength,
     };
   }
@@ -101,42 +134,43 @@ export class Bm25Index {
    * The index `toState` described; the same add and remove calls after it rank as they would
    * have on the original. Its arrays are used in place (a posting that grows is copied then).
    */
-  static fromState(state: Bm25State): Bm25Index {
-    const index = new Bm25Index({ k1: state.k1, b: state.b });
+  static fromState(state: Bm25State, options: Pick<Bm25Options, 'compactAtLeast'> = {}): Bm25Index {
+    const index = new Bm25Index({ k1: state.k1, b: state.b, ...options });
     const terms = state.terms.length;
-    const slots = state.ids.length;
-    const ends = (offsets: Int32Array, count: number, total: number): boolean =>
-      offsets.length === count + 1 &&
+    const documents = state.ids.length;
+    const offsets = state.postingOffsets;
+    const ascending =
+      offsets.length === terms + 1 &&
       offsets[0] === 0 &&
-      offsets[count] === total &&
-      offsets.every((o, i) => i === 0 || o >= offsets[i - 1]!);
-    if (state.postingSlots.length !== state.postingTfs.length || !ends(state.postingOffsets, terms, state.postingSlots.length)) {
+      offsets[terms] === state.postingSlots.length &&
+      offsets.every((o, i) => i === 0 || o > offsets[i - 1]!);
+    if (state.postingSlots.length !== state.postingTfs.length || !ascending) {
       throw new RangeError('Bm25Index.fromState: the term arrays do not agree');
     }
-    if (state.lengths.length !== slots || !ends(state.placementOffsets, slots, state.placements.length)) {
+    if (state.lengths.length !== documents || state.digests.length !== documents) {
       throw new RangeError('Bm25Index.fromState: the document arrays do not agree');
     }
     for (let t = 0; t < terms; t++) {
-      const term = state.terms[t];
-      const from = state.postingOffsets[t]!;
-      const to = state.postingOffsets[t + 1]!;
-      index.terms[t] = term ?? undefined;
-      if (term !== null && term !== undefined) index.termIds.set(term, t);
-      index.df[t] = to - from;
-      index.postingSlots[t] = state.postingSlots.subarray(from, to);
+      const from = offsets[t]!;
+      const to = offsets[t + 1]!;
+      const slots = state.postingSlots.subarray(from, to);
+      if (slots.some((slot, i) => slot < 0 || slot >= documents || (i > 0 && slot <= slots[i - 1]!))) {
+        throw new RangeError(`Bm25Index.fromState: the posting of ${JSON.stringify(state.terms[t])} is not of ascending documents`);
+      }
+      index.termIds.set(state.terms[t]!, t);
+      index.terms[t] = state.terms[t];
+      index.postingSlots[t] = slots;
       index.postingTfs[t] = state.postingTfs.subarray(from, to);
+      index.used[t] = to - from;
+      index.df[t] = to - from;
     }
-    index.freeTermIds.push(...state.freeTermIds);
-    for (const [slot, id] of state.ids.entries()) {
-      index.ids[slot] = id ?? undefined;
-      index.lengths[slot] = state.lengths[slot]!;
-      const live = id !== null && id !== undefined;
-      index.placements[slot] = live
-        ? state.placements.subarray(state.placementOffsets[slot]!, state.placementOffsets[slot + 1]!)
-        : undefined;
-      if (live) index.slots.set(id, slot);
-    }
-    index.freeSlots.push(...state.freeSlots);
+    if (index.termIds.size !== terms) throw new RangeError('Bm25Index.fromState: a term is listed twice');
+    for (const [slot, id] of state.ids.entries()) index.slots.set(id, slot);
+    if (index.slots.size !== documents) throw new RangeError('Bm25Index.fromState: a document is listed twice');
+    index.ids = [...state.ids];
+    index.lengths = Array.from(state.lengths);
+    index.digests = Array.from(state.digests);
+    index.liveEntries = state.postingSlots.length;
     index.totalLength = state.totalLength;
     return index;
   }
@@ -145,51 +179,66 @@ export class Bm25Index {
     return this.slots.has(id);
   }
 
-  /** Adds a document; adding an id that is already indexed replaces it. */
-  add(doc: Bm25Document): void {
-    const tf = new Map<string, number>();
-    for (const t of doc.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    this.addCounts(doc.id, tf);
+  /** Whether `id` is indexed with these counts (by their sum and digest). */
+  holds(id: string, counts: Bm25Counts): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    let length = 0;
+    for (const [term, count] of counts) length += this.termIds.has(term) ? count : Number.NaN;
+    return length === this.lengths[slot] && digestOf(counts) === this.digests[slot];
   }
 
-  /** Adds (or replaces) a document given as how many times each term occurs in it (counts ≥ 1). */
-  addCounts(id: string, tf: ReadonlyMap<string, number>): void {
-    this.remove(id);
-    const slot = this.freeSlots.pop() ?? this.ids.length;
+  /** Adds a document given as its tokens. @throws RangeError when the id is indexed already. */
+  add(doc: Bm25Document): void {
+    this.addCounts(doc.id, countsOf(doc.tokens));
+  }
+
+  /** Adds a document given as how many times each term occurs in it. @throws RangeError when the id is indexed already. */
+  addCounts(id: string, counts: Bm25Counts): void {
+    if (this.slots.has(id)) throw new RangeError(`Bm25Index: ${id} is indexed already; remove it first`);
+    const slot = this.ids.length;
     let length = 0;
-    const placement = new Int32Array(tf.size * 2);
-    let i = 0;
-    for (const [term, count] of tf) {
+    for (const [term, count] of counts) {
+      if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`Bm25Index: ${id} counts ${term} ${count} times`);
       const termId = this.termIdOf(term);
-      const at = this.df[termId]!;
+      const at = this.used[termId]!;
       if (at === this.postingSlots[termId]!.length) this.growPosting(termId);
       this.postingSlots[termId]![at] = slot;
       this.postingTfs[termId]![at] = count;
-      this.df[termId] = at + 1;
-      placement[i] = termId;
-      placement[tf.size + i] = at;
+      this.used[termId] = at + 1;
+      this.df[termId]! += 1;
       length += count;
-      i++;
     }
+    this.liveEntries += counts.size;
     this.slots.set(id, slot);
-    this.ids[slot] = id;
-    this.lengths[slot] = length;
-    this.placements[slot] = placement;
+    this.ids.push(id);
+    this.lengths.push(length);
+    this.digests.push(digestOf(counts));
     this.totalLength += length;
   }
 
-  /** Removes a document; returns false when the id was not indexed. */
-  remove(id: string): boolean {
+  /**
+   * Removes a document, given the counts it was added with (the index keeps no copy of them).
+   * @returns false when the id was not indexed. @throws Bm25CountsMismatch when the counts are not those.
+   */
+  remove(id: string, counts: Bm25Counts): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
-    const placement = this.placements[slot]!;
-    const n = placement.length / 2;
-    for (let i = 0; i < n; i++) this.unpost(placement[i]!, placement[n + i]!);
+    if (!this.holds(id, counts))
+      throw new Bm25CountsMismatch(`Bm25Index.remove: the counts given for ${id} are not those it was added with`);
+    const length = this.lengths[slot]!;
+    for (const term of counts.keys()) {
+      const termId = this.termIds.get(term)!;
+      const df = this.df[termId]! - 1;
+      this.df[termId] = df;
+      this.liveEntries -= 1;
+      if (df > 0) this.deadEntries += 1;
+      else this.freeTerm(termId);
+    }
     this.slots.delete(id);
     this.ids[slot] = undefined;
-    this.placements[slot] = undefined;
-    this.freeSlots.push(slot);
-    this.totalLength -= this.lengths[slot]!;
+    this.totalLength -= length;
+    if (this.deadEntries > this.compactAtLeast && this.deadEntries * 4 > this.liveEntries) this.compact();
     return true;
   }
 
@@ -201,14 +250,26 @@ export class Bm25Index {
       this.terms[termId] = term;
       this.postingSlots[termId] = new Int32Array(INITIAL_POSTING);
       this.postingTfs[termId] = new Int32Array(INITIAL_POSTING);
+      this.used[termId] = 0;
       this.df[termId] = 0;
     }
     return termId;
   }
 
+  /** A term no live document holds any more: its posting (all dead entries) goes, and its id is free. */
+  private freeTerm(termId: number): void {
+    this.deadEntries -= this.used[termId]! - 1;
+    this.termIds.delete(this.terms[termId]!);
+    this.terms[termId] = undefined;
+    this.postingSlots[termId] = EMPTY;
+    this.postingTfs[termId] = EMPTY;
+    this.used[termId] = 0;
+    this.freeTermIds.push(termId);
+  }
+
   private growPosting(termId: number): void {
     const grown = (from: Int32Array): Int32Array => {
-      const to = new Int32Array(Math.max(INITIAL_POSTING, from.length * 2));
+      const to = new Int32Array(Math.max(INITIAL_POSTING, Math.ceil(from.length * GROWTH)));
       to.set(from);
       return to;
     };
@@ -216,32 +277,58 @@ export class Bm25Index {
     this.postingTfs[termId] = grown(this.postingTfs[termId]!);
   }
 
-  /** Takes entry `at` out of term `termId`'s posting, moving its last entry (and that document's placement) into the hole. */
-  private unpost(termId: number, at: number): void {
-    const slots = this.postingSlots[termId]!;
-    const tfs = this.postingTfs[termId]!;
-    const last = this.df[termId]! - 1;
-    if (at !== last) {
-      const moved = slots[last]!;
-      slots[at] = moved;
-      tfs[at] = tfs[last]!;
-      const placement = this.placements[moved]!;
-      const n = placement.length / 2;
-      for (let i = 0; i < n; i++) {
-        if (placement[i] === termId) {
-          placement[n + i] = at;
-          break;
-        }
+  /**
+   * Drops the dead entries: live documents take slots 0, 1, … in the order they had, so each
+   * posting stays ascending; postings much larger than they need are made smaller.
+   */
+  private compact(): void {
+    const newSlot = new Int32Array(this.ids.length).fill(-1);
+    const ids: (string | undefined)[] = [];
+    const lengths: number[] = [];
+    const digests: number[] = [];
+    for (const [slot, id] of this.ids.entries()) {
+      if (id === undefined) continue;
+      newSlot[slot] = ids.length;
+      this.slots.set(id, ids.length);
+      ids.push(id);
+      lengths.push(this.lengths[slot]!);
+      digests.push(this.digests[slot]!);
+    }
+    for (const termId of this.termIds.values()) {
+      let slots = this.postingSlots[termId]!;
+      let tfs = this.postingTfs[termId]!;
+      let live = 0;
+      for (let e = 0, n = this.used[termId]!; e < n; e++) {
+        const moved = newSlot[slots[e]!]!;
+        if (moved < 0) continue;
+        slots[live] = moved;
+        tfs[live] = tfs[e]!;
+        live++;
       }
+      if (slots.length > Math.max(INITIAL_POSTING, live * 2)) {
+        const size = Math.max(INITIAL_POSTING, Math.ceil(live * GROWTH));
+        slots = slots.slice(0, size);
+        tfs = tfs.slice(0, size);
+      }
+      this.postingSlots[termId] = slots;
+      this.postingTfs[termId] = tfs;
+      this.used[termId] = live;
     }
-    this.df[termId] = last;
-    if (last === 0) {
-      this.termIds.delete(this.terms[termId]!);
-      this.terms[termId] = undefined;
-      this.postingSlots[termId] = EMPTY;
-      this.postingTfs[termId] = EMPTY;
-      this.freeTermIds.push(termId);
+    this.ids = ids;
+    this.lengths = lengths;
+    this.digests = digests;
+    this.deadEntries = 0;
+  }
+
+  /** Posting entries of live documents, and all the postings hold (dead ones not yet dropped): counted, for tests and benchmarks. */
+  postingEntries(): Readonly<{ live: number; stored: number }> {
+    let live = 0;
+    let stored = 0;
+    for (const termId of this.termIds.values()) {
+      live += this.df[termId]!;
+      stored += this.used[termId]!;
     }
+    return { live, stored };
   }
 
   /** Number of indexed documents containing `term`. */
@@ -274,12 +361,13 @@ export class Bm25Index {
     if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
     const scores = this.scores;
     const touched: number[] = [];
-    const { k1, b, lengths } = this;
+    const { k1, b, lengths, ids } = this;
     for (const { termId, times, idf } of this.queryTerms(queryTokens)) {
       const slots = this.postingSlots[termId]!;
       const tfs = this.postingTfs[termId]!;
-      for (let at = 0, df = this.df[termId]!; at < df; at++) {
+      for (let at = 0, n = this.used[termId]!; at < n; at++) {
         const slot = slots[at]!;
+        if (ids[slot] === undefined) continue;
         const tf = tfs[at]!;
         const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
         if (scores[slot] === 0) touched.push(slot);
@@ -290,8 +378,8 @@ export class Bm25Index {
     const hits: Bm25Hit[] = [];
     if (best === undefined) {
       for (const slot of touched) {
-        const weight = weigh ? weigh(this.ids[slot]!) : 1;
-        if (weight > 0) hits.push({ id: this.ids[slot]!, score: scores[slot]! * weight });
+        const weight = weigh ? weigh(ids[slot]!) : 1;
+        if (weight > 0) hits.push({ id: ids[slot]!, score: scores[slot]! * weight });
       }
     }
     for (const slot of touched) scores[slot] = 0;
@@ -331,61 +419,65 @@ export class Bm25Index {
   }
 
   /**
-   * The same ranking as `search` weighed 1 for `ids` and 0 for every other document, computed
-   * by scoring only `ids` (each query term's frequency looked up per document), so its cost is
-   * that of the candidates, not of every document sharing a word with the query.
+   * The same ranking as `search` weighed 1 for `docs` and 0 for every other document, computed
+   * from the counts each was added with (the caller keeps them), so its cost is that of the
+   * candidates, not of every document sharing a word with the query. Documents not indexed are
+   * passed over.
    */
-  searchAmong(queryTokens: readonly string[], ids: Iterable<string>, k: number): Bm25Hit[] {
+  searchAmong(queryTokens: readonly string[], docs: Iterable<Readonly<{ id: string; counts: Bm25Counts }>>, k: number): Bm25Hit[] {
     if (k <= 0 || this.slots.size === 0) return [];
     const avgLength = this.totalLength / this.slots.size || 1;
     const { k1, b, lengths } = this;
     const terms = this.queryTerms(queryTokens);
-    const queryIndex = new Map(terms.map((t, i) => [t.termId, i]));
-    const tfs = new Array<number>(terms.length);
     const hits: Bm25Hit[] = [];
-    for (const id of ids) {
+    for (const { id, counts } of docs) {
       const slot = this.slots.get(id);
       if (slot === undefined) continue;
-      const placement = this.placements[slot]!;
-      const n = placement.length / 2;
-      tfs.fill(0);
-      let matched = false;
-      for (let i = 0; i < n; i++) {
-        const q = queryIndex.get(placement[i]!);
-        if (q === undefined) continue;
-        tfs[q] = this.postingTfs[placement[i]!]![placement[n + i]!]!;
-        matched = true;
-      }
-      if (!matched) continue;
-      // Summed in the query's term order, as `search` sums them, so the scores are the same numbers.
+      // Summed in the query's term order from 0, as `search` sums them, so the scores are the same numbers.
       let score = 0;
-      for (const [q, { times, idf }] of terms.entries()) {
-        const tf = tfs[q]!;
+      let matched = false;
+      for (const { term, times, idf } of terms) {
+        const tf = counts.get(term) ?? 0;
         if (tf === 0) continue;
+        matched = true;
         const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
         score += times * idf * ((tf * (k1 + 1)) / norm);
       }
-      hits.push({ id, score });
+      if (matched) hits.push({ id, score });
     }
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
   }
 
   /** The query's indexed terms in the order they first occur, with how many times each occurs and its idf. */
-  private queryTerms(queryTokens: readonly string[]): { termId: number; times: number; idf: number }[] {
-    const queryCounts = new Map<string, number>();
-    for (const t of queryTokens) queryCounts.set(t, (queryCounts.get(t) ?? 0) + 1);
-    const terms: { termId: number; times: number; idf: number }[] = [];
-    for (const [term, times] of queryCounts) {
+  private queryTerms(queryTokens: readonly string[]): { term: string; termId: number; times: number; idf: number }[] {
+    const terms: { term: string; termId: number; times: number; idf: number }[] = [];
+    for (const [term, times] of countsOf(queryTokens)) {
       const termId = this.termIds.get(term);
-      if (termId !== undefined) terms.push({ termId, times, idf: this.idf(term) });
+      if (termId !== undefined) terms.push({ term, termId, times, idf: this.idf(term) });
     }
     return terms;
   }
 }
 
 const INITIAL_POSTING = 4;
+/** How much a full posting grows by: less room left unused than doubling, a few more copies. */
+const GROWTH = 1.5;
+/** Dead entries are dropped when there are more than this and more than a quarter of the live ones. */
+const COMPACT_AT_LEAST = 1024;
 const EMPTY = new Int32Array(0);
+
+/** A digest of counts that does not depend on their order (32-bit FNV-1a of each term and count, summed). */
+const digestOf = (counts: Bm25Counts): number => {
+  let digest = 0;
+  for (const [term, count] of counts) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ count, 0x01000193);
+    digest = (digest + h) | 0;
+  }
+  return digest;
+};
 
 /** Restores the max-heap order (by `scores`) of `heap[0, size)` below `at`. */
 const siftDown = (heap: number[], at: number, size: number, scores: Float64Array): void => {

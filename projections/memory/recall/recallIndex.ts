@@ -5,7 +5,7 @@
  * of truth. Scoring is BM25 over lexical tokens; each context item also carries its
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
-import { Bm25Index, type Bm25State } from './bm25Index.ts';
+import { type Bm25Counts, Bm25Index, type Bm25State } from './bm25Index.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import { cosine } from './vectors.ts';
 
@@ -118,6 +118,8 @@ export class RecallIndex {
   private readonly unembedded = new Set<string>();
   /** The context items of each scope (L1): the candidates the prune scores, without scoring the rest. */
   private readonly contextByScope = new Map<string, Set<string>>();
+  /** The BM25 counts of each context item: what the prune scores them by, and takes them out of BM25 with. */
+  private readonly contextCounts = new Map<string, Bm25Counts>();
 
   constructor(
     private readonly options: RecallIndexOptions,
@@ -149,6 +151,12 @@ export class RecallIndex {
       const item = storedItem(stored, flatNeighbours(stored.neighbours));
       index.items.set(item.id, item);
       index.track(item);
+      if (item.tier === 'context') {
+        const counts = index.documentOf(item);
+        if (!index.bm25.holds(item.id, counts))
+          throw new RangeError(`RecallIndex.fromState: item ${item.id} is not in its BM25 index as it reads`);
+        index.contextCounts.set(item.id, counts);
+      }
       index.unembedded.add(item.id);
     }
     if (index.items.size !== index.bm25.size)
@@ -165,10 +173,11 @@ export class RecallIndex {
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
+    this.unindex(item.id);
     this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts)));
     this.track(item);
     this.unembedded.add(item.id);
-    this.reindex(item.id);
+    this.index(item.id);
   }
 
   private track(item: RecallItem): void {
@@ -191,8 +200,9 @@ export class RecallIndex {
     const resolved = this.resolve(id);
     const item = this.items.get(resolved);
     if (!item) return;
+    this.unindex(resolved);
     item.neighbours = [...item.neighbours, neighbour.text, neighbour.weight];
-    this.reindex(resolved);
+    this.index(resolved);
   }
 
   /**
@@ -220,9 +230,10 @@ export class RecallIndex {
     else this.unembedded.add(item.id);
     if (awaitsNeighbours) this.movedTo.set(fromId, item.id);
     this.untrack(item.id);
+    this.unindex(item.id);
     this.items.set(item.id, storedItem(item, old?.neighbours ?? []));
     this.track(item);
-    this.reindex(item.id);
+    this.index(item.id);
   }
 
   setVector(id: string, vector: Float32Array): void {
@@ -241,10 +252,10 @@ export class RecallIndex {
 
   remove(id: string): void {
     this.untrack(id);
+    this.unindex(id);
     this.unembedded.delete(id);
     this.vectors.delete(id);
     this.items.delete(id);
-    this.bm25.remove(id);
   }
 
   get(id: string): RecallItem | undefined {
@@ -274,7 +285,8 @@ export class RecallIndex {
     const terms = this.options.tokenize(query);
     const ids = this.contextByScope.get(scope);
     if (terms.length === 0 || ids === undefined) return [];
-    return this.bm25.searchAmong(terms, ids, k).map((hit) => this.hit(hit.id, hit.score));
+    const docs = [...ids].map((id) => ({ id, counts: this.contextCounts.get(id)! }));
+    return this.bm25.searchAmong(terms, docs, k).map((hit) => this.hit(hit.id, hit.score));
   }
 
   /**
@@ -335,9 +347,28 @@ export class RecallIndex {
     return tokens;
   }
 
-  /** The item's BM25 document: its own words OWN_WEIGHT times each, related words once, each neighbour's words its weight's times. */
-  private reindex(id: string): void {
+  /** Puts the stored item `id` into BM25 (and, in context, keeps its counts). */
+  private index(id: string): void {
     const item = this.items.get(id)!;
+    const counts = this.documentOf(item);
+    this.bm25.addCounts(id, counts);
+    if (item.tier === 'context') this.contextCounts.set(id, counts);
+  }
+
+  /** Takes the stored item `id`, as it is now, out of BM25 (nothing when there is none). */
+  private unindex(id: string): void {
+    const item = this.items.get(id);
+    if (!item) return;
+    this.bm25.remove(id, this.contextCounts.get(id) ?? this.documentOf(item));
+    this.contextCounts.delete(id);
+  }
+
+  /**
+   * The item's BM25 document: its own words OWN_WEIGHT times each, related words once, each
+   * neighbour's words its weight's times. Worked out again to take it out (the same item gives
+   * the same counts), so BM25 keeps no copy of every item's counts.
+   */
+  private documentOf(item: StoredItem): Map<string, number> {
     const counts = new Map<string, number>();
     const count = (tokens: readonly string[], times: number): void => {
       for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + times);
@@ -347,6 +378,6 @@ export class RecallIndex {
     const { neighbours } = item;
     for (let i = 0; i < neighbours.length; i += 2) count(this.tokens(neighbours[i] as string), neighbours[i + 1] as number);
     for (const [t, times] of counts) if (times <= 0) counts.delete(t);
-    this.bm25.addCounts(id, counts);
+    return counts;
   }
 }

@@ -1,7 +1,7 @@
-/** The incremental BM25 index: Okapi scoring, idf, removal, deterministic ties. */
+/** The incremental BM25 index: Okapi scoring, idf, removal (with the counts added), dropping dead entries, deterministic ties. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index, type Bm25Document } from '../../../projections/memory/recall/bm25Index.ts';
+import { Bm25CountsMismatch, Bm25Index, type Bm25Document, countsOf } from '../../../projections/memory/recall/bm25Index.ts';
 
 const indexOf = (docs: readonly Bm25Document[], options?: { k1?: number; b?: number }): Bm25Index => {
   const index = new Bm25Index(options);
@@ -67,8 +67,8 @@ describe('Bm25Index', () => {
     const index = indexOf(CORPUS);
     const before = index.search(['coffee'], 10);
     const idfBefore = index.idf('coffee');
-    expect(index.remove('a')).toBe(true);
-    expect(index.remove('a')).toBe(false);
+    expect(index.remove('a', countsOf(CORPUS[0]!.tokens))).toBe(true);
+    expect(index.remove('a', countsOf(CORPUS[0]!.tokens))).toBe(false);
     expect(index.size).toBe(4);
     expect(index.documentFrequency('coffee')).toBe(3);
     expect(index.idf('coffee')).toBeCloseTo(Math.log(1 + (4 - 3 + 0.5) / (3 + 0.5)), 12);
@@ -79,8 +79,15 @@ describe('Bm25Index', () => {
     expect(index.search(['morning'], 10)).toEqual([]);
   });
 
-  it('adding an id again replaces the document', () => {
+  it('refuses an id indexed already, and takes a document back only with the counts it was added with', () => {
     const index = indexOf(CORPUS);
+    expect(() => index.add(doc('e', 'pottery wheel'))).toThrow(RangeError);
+    const before = index.search(['run', 'evening', 'park'], 10);
+    for (const wrong of ['evening run', 'evening run park park', 'evening walk park', 'evening run park absent']) {
+      expect(() => index.remove('e', countsOf(wrong.split(' ')))).toThrow(Bm25CountsMismatch);
+    }
+    expect(index.search(['run', 'evening', 'park'], 10)).toEqual(before);
+    expect(index.remove('e', countsOf(['park', 'run', 'evening']))).toBe(true);
     index.add(doc('e', 'pottery wheel'));
     expect(index.size).toBe(5);
     expect(index.search(['run'], 10)).toEqual([]);
@@ -103,6 +110,26 @@ describe('Bm25Index', () => {
     expect(index.search(['coffee'], 10, (id) => (id === 'a' ? -1 : 1)).map((h) => h.id)).not.toContain('a');
   });
 
+  it('drops dead entries once they are a quarter of the live ones, and ranks as before', () => {
+    const index = new Bm25Index({ compactAtLeast: 10 });
+    const words = ['tea', 'cake', 'park', 'dog', 'rain', 'book', 'sun', 'moon'];
+    const tokensOf = (i: number, round: number) => [words[i % 8]!, words[(i + round) % 8]!, `w${i}`];
+    for (let i = 0; i < 50; i++) index.add({ id: `d${i}`, tokens: tokensOf(i, 0) });
+    let most = 0;
+    for (let round = 1; round <= 6; round++) {
+      for (let i = 0; i < 50; i++) {
+        index.remove(`d${i}`, countsOf(tokensOf(i, round - 1)));
+        index.add({ id: `d${i}`, tokens: tokensOf(i, round) });
+        const { live, stored } = index.postingEntries();
+        most = Math.max(most, stored - live);
+        expect(stored - live).toBeLessThanOrEqual(Math.max(10, live / 4) + 3);
+      }
+    }
+    expect(most).toBeGreaterThan(10);
+    const fresh = indexOf(Array.from({ length: 50 }, (_, i) => ({ id: `d${i}`, tokens: tokensOf(i, 6) })));
+    expect(index.search(['tea', 'moon', 'w7'], 20)).toEqual(fresh.search(['tea', 'moon', 'w7'], 20));
+  });
+
   it('takes k1 and b: with b = 0 document length no longer matters', () => {
     const docs = [doc('short', 'kiln'), doc('long', 'kiln glaze clay wheel studio')];
     expect(
@@ -115,39 +142,49 @@ describe('Bm25Index', () => {
     expect(() => new Bm25Index({ b: 1.5 })).toThrow(RangeError);
   });
 
-  it('incremental adds and removes rank exactly like an index built from the survivors', () => {
+  it('incremental adds and removes rank exactly like an index built from the survivors, dead entries dropped or not', () => {
     const vocabulary = fc.constantFrom('tea', 'cake', 'park', 'dog', 'rain', 'book');
     const op = fc.oneof(
       fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 6 }), tokens: fc.array(vocabulary, { maxLength: 6 }) }),
       fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 6 }) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 30 }), fc.array(vocabulary, { minLength: 1, maxLength: 3 }), (ops, query) => {
-        const index = new Bm25Index();
-        const alive = new Map<string, Bm25Document>();
-        for (const o of ops) {
-          const id = `d${o.id}`;
-          if (o.kind === 'add') {
-            index.add({ id, tokens: o.tokens });
-            alive.set(id, { id, tokens: o.tokens });
-          } else {
-            index.remove(id);
+      fc.property(
+        fc.array(op, { maxLength: 30 }),
+        fc.array(vocabulary, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(0, 3, 1_000),
+        (ops, query, compactAtLeast) => {
+          const index = new Bm25Index({ compactAtLeast });
+          const alive = new Map<string, Bm25Document>();
+          for (const o of ops) {
+            const id = `d${o.id}`;
+            // Adding an id again replaces it, as the recall index does.
+            const was = alive.get(id);
+            if (was) index.remove(id, countsOf(was.tokens));
             alive.delete(id);
+            if (o.kind === 'add') {
+              index.add({ id, tokens: o.tokens });
+              alive.set(id, { id, tokens: o.tokens });
+            }
           }
-        }
-        const fresh = indexOf([...alive.values()].sort((x, y) => (x.id < y.id ? 1 : -1)));
-        const got = index.search(query, 10);
-        const want = fresh.search(query, 10);
-        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-        for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
-        const among = index.searchAmong(query, [...alive.keys()], 10);
-        expect(among.map((h) => h.id)).toEqual(want.map((h) => h.id));
-        for (const [i, h] of among.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
-        for (const term of ['tea', 'cake', 'park', 'dog', 'rain', 'book']) {
-          expect(index.documentFrequency(term)).toBe(fresh.documentFrequency(term));
-        }
-        expect(index.size).toBe(alive.size);
-      }),
+          const fresh = indexOf([...alive.values()].sort((x, y) => (x.id < y.id ? 1 : -1)));
+          const got = index.search(query, 10);
+          const want = fresh.search(query, 10);
+          expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+          for (const [i, h] of got.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
+          const among = index.searchAmong(
+            query,
+            [...alive.values()].map((d) => ({ id: d.id, counts: countsOf(d.tokens) })),
+            10,
+          );
+          expect(among.map((h) => h.id)).toEqual(want.map((h) => h.id));
+          for (const [i, h] of among.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 9);
+          for (const term of ['tea', 'cake', 'park', 'dog', 'rain', 'book']) {
+            expect(index.documentFrequency(term)).toBe(fresh.documentFrequency(term));
+          }
+          expect(index.size).toBe(alive.size);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -162,9 +199,9 @@ describe('Bm25Index', () => {
         fc.integer({ min: 1, max: 12 }),
         (documents, chosen, query, k) => {
           const index = indexOf(documents.map((tokens, i) => ({ id: `d${i}`, tokens })));
-          const candidates = documents.map((_, i) => `d${i}`).filter((_, i) => chosen[i]);
-          const inSet = new Set(candidates);
-          const among = index.searchAmong(query, [...candidates, 'not-indexed'], k);
+          const candidates = documents.map((tokens, i) => ({ id: `d${i}`, counts: countsOf(tokens) })).filter((_, i) => chosen[i]);
+          const inSet = new Set(candidates.map((c) => c.id));
+          const among = index.searchAmong(query, [...candidates, { id: 'not-indexed', counts: countsOf(query) }], k);
           const weighed = index.search(query, k, (id) => (inSet.has(id) ? 1 : 0));
           expect(among).toEqual(weighed);
         },
@@ -223,10 +260,17 @@ describe('Bm25Index', () => {
       fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 6 }), tokens: fc.array(vocabulary, { maxLength: 6 }) }),
       fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 6 }) }),
     );
-    const run = (index: Bm25Index, ops: readonly { kind: 'add' | 'remove'; id: number; tokens?: string[] }[]) => {
+    type Op = { kind: 'add' | 'remove'; id: number; tokens?: string[] };
+    const run = (index: Bm25Index, alive: Map<string, string[]>, ops: readonly Op[]) => {
       for (const o of ops) {
-        if (o.kind === 'add') index.add({ id: `d${o.id}`, tokens: o.tokens! });
-        else index.remove(`d${o.id}`);
+        const id = `d${o.id}`;
+        const was = alive.get(id);
+        if (was) index.remove(id, countsOf(was));
+        alive.delete(id);
+        if (o.kind === 'add') {
+          index.add({ id, tokens: o.tokens! });
+          alive.set(id, o.tokens!);
+        }
       }
     };
     fc.assert(
@@ -234,14 +278,16 @@ describe('Bm25Index', () => {
         fc.array(op, { maxLength: 25 }),
         fc.array(op, { maxLength: 25 }),
         fc.array(vocabulary, { minLength: 1, maxLength: 3 }),
-        (before, after, query) => {
-          const original = new Bm25Index();
-          run(original, before);
+        fc.constantFrom(0, 2, 1_000),
+        (before, after, query, compactAtLeast) => {
+          const original = new Bm25Index({ compactAtLeast });
+          const alive = new Map<string, string[]>();
+          run(original, alive, before);
           // As a snapshot carries it: through structured cloning, typed arrays and all.
-          const restored = Bm25Index.fromState(structuredClone(original.toState()));
+          const restored = Bm25Index.fromState(structuredClone(original.toState()), { compactAtLeast });
           expect(restored.search(query, 10)).toEqual(original.search(query, 10));
-          run(original, after);
-          run(restored, after);
+          run(original, new Map(alive), after);
+          run(restored, alive, after);
           expect(restored.search(query, 10)).toEqual(original.search(query, 10));
           expect(restored.toState()).toEqual(original.toState());
         },
@@ -256,6 +302,9 @@ describe('Bm25Index', () => {
     expect(() => Bm25Index.fromState({ ...state, postingOffsets: state.postingOffsets.subarray(1) })).toThrow(/term arrays/);
     expect(() => Bm25Index.fromState({ ...state, postingTfs: state.postingTfs.subarray(1) })).toThrow(/term arrays/);
     expect(() => Bm25Index.fromState({ ...state, lengths: state.lengths.subarray(1) })).toThrow(/document arrays/);
-    expect(() => Bm25Index.fromState({ ...state, placementOffsets: state.placementOffsets.map((o) => o + 1) })).toThrow(/document arrays/);
+    expect(() => Bm25Index.fromState({ ...state, digests: state.digests.subarray(1) })).toThrow(/document arrays/);
+    expect(() => Bm25Index.fromState({ ...state, postingSlots: state.postingSlots.map(() => 0) })).toThrow(/ascending documents/);
+    expect(() => Bm25Index.fromState({ ...state, terms: state.terms.map(() => 'same') })).toThrow(/listed twice/);
+    expect(() => Bm25Index.fromState({ ...state, ids: state.ids.map(() => 'same') })).toThrow(/listed twice/);
   });
 });
