@@ -14,6 +14,7 @@ import {
   MemoryIndex,
   type MemoryIndexOptions,
   memoryProjections,
+  NEIGHBOUR_PAUSE_MS,
   NEIGHBOUR_WEIGHTS,
   type NeighbourWeights,
   recall,
@@ -41,7 +42,7 @@ export type MemoryConfig = MemoryDecisionConfig &
     lexicon: MemoryLexicon;
     /** How many times the words of the utterances before and after an item count for it (NEIGHBOUR_WEIGHTS unless a benchmark varies them). */
     neighbourWeights?: NeighbourWeights;
-    /** Utterances with a longer pause (ms) between them are not each other's neighbours (no limit unless set). */
+    /** Utterances with a longer pause (ms) between them are not each other's neighbours (NEIGHBOUR_PAUSE_MS unless a benchmark varies it; Infinity: no limit). */
     neighbourPauseMs?: number;
   }>;
 
@@ -130,7 +131,7 @@ const indexBuildOf = (config: MemoryConfig): string =>
   JSON.stringify({
     lexicon: config.lexicon,
     neighbourWeights: config.neighbourWeights ?? NEIGHBOUR_WEIGHTS,
-    neighbourPauseMs: config.neighbourPauseMs ?? null,
+    neighbourPauseMs: config.neighbourPauseMs ?? NEIGHBOUR_PAUSE_MS,
   });
 
 /** Where the recall index is kept across a clean stop, and where to say why a start could not use it. */

@@ -100,7 +100,7 @@ describe('recall index snapshot', () => {
     const again = await reopen(dir, { lexicon: 'none' });
     expect(again.logged.join('\n')).toMatch(/built another way/);
     const { dir: other } = await stopped();
-    const paused = await reopen(other, { neighbourPauseMs: 3_600_000 });
+    const paused = await reopen(other, { neighbourPauseMs: 2 * 3_600_000 });
     expect(paused.logged.join('\n')).toMatch(/built another way/);
   });
 

@@ -18,7 +18,7 @@ import { type NeighbourWeights, UtteranceSequence, type UtteranceSequenceState }
 export type MemoryIndexOptions = RecallIndexOptions &
   Readonly<{
     neighbourWeights?: NeighbourWeights;
-    /** Utterances with a longer pause (ms) between them are not each other's neighbours; no limit without it. */
+    /** Utterances with a longer pause (ms) between them are not each other's neighbours (NEIGHBOUR_PAUSE_MS unless given; Infinity: no limit). */
     neighbourPauseMs?: number;
   }>;
 

@@ -14,6 +14,9 @@ export type NeighbourWeights = Readonly<{ before: readonly number[]; after: read
 
 export const NEIGHBOUR_WEIGHTS: NeighbourWeights = { before: [4, 2], after: [1, 1] };
 
+/** Utterances more than this apart (ms) are not each other's neighbours: a longer pause ends a stretch of talk. */
+export const NEIGHBOUR_PAUSE_MS = 3_600_000;
+
 /** Every scope's utterances in order, with when each was said: appending them again in order gives the same sequence. */
 export type UtteranceSequenceState = readonly Readonly<{
   scope: string;
@@ -23,10 +26,10 @@ export type UtteranceSequenceState = readonly Readonly<{
 }>[];
 
 export class UtteranceSequence {
-  /** `pauseMs`: utterances further apart than this (ms, from one to the next) are not neighbours; no limit without it. */
+  /** `pauseMs`: utterances further apart than this (ms, from one to the next) are not neighbours (Infinity: no limit). */
   constructor(
     private readonly weights: NeighbourWeights = NEIGHBOUR_WEIGHTS,
-    private readonly pauseMs?: number,
+    private readonly pauseMs = NEIGHBOUR_PAUSE_MS,
   ) {}
 
   private readonly texts = new Map<string, string[]>();
@@ -49,7 +52,7 @@ export class UtteranceSequence {
     const ats = this.ats.get(scope) ?? [];
     const stretches = this.stretches.get(scope) ?? [];
     const index = texts.length;
-    const paused = index > 0 && this.pauseMs !== undefined && at - ats[index - 1]! > this.pauseMs;
+    const paused = index > 0 && at - ats[index - 1]! > this.pauseMs;
     this.positions.set(eventId, { scope, index });
     texts.push(text);
     ids.push(eventId);
