@@ -19,7 +19,7 @@ import {
 } from '../../projections/index.ts';
 
 /** Bumped whenever what MemoryIndex.toState holds, or what it means, changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 
 const packr = new Packr({ moreTypes: true });
 

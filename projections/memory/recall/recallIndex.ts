@@ -7,6 +7,8 @@
  */
 import { Bm25Index, type Bm25State } from './bm25Index.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
+import type { TimeWindow } from './recallQuery.ts';
+import { spokenOfWindows } from './spokenOfTime.ts';
 import { cosine } from './vectors.ts';
 
 export type RecallTier = 'context' | 'cold' | 'graph';
@@ -23,9 +25,11 @@ export type RecallItem = Readonly<{
   person?: string;
   /** The context events the item stands for (what scenes have as members). */
   sources?: readonly string[];
+  /** The times its text speaks of, read against `at` (`spokenOfWindows`); the index works them out once, when the item is put. */
+  spokenOf?: readonly TimeWindow[];
 }>;
 
-export type RecallHit = RecallItem & Readonly<{ score: number }>;
+export type RecallHit = Omit<RecallItem, 'spokenOf'> & Readonly<{ score: number }>;
 
 /**
  * How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out.
@@ -44,6 +48,13 @@ const RRF_K = 60;
  */
 const OWN_WEIGHT = 5;
 const RELATED_WEIGHT = 1;
+
+/** Most items speak of no time: they share this one empty list. */
+const SPEAKS_OF_NO_TIME: readonly TimeWindow[] = [];
+const spokenOfOnce = (item: RecallItem): readonly TimeWindow[] => {
+  const windows = spokenOfWindows(item.text, item.at);
+  return windows.length > 0 ? windows : SPEAKS_OF_NO_TIME;
+};
 
 /** Words of an utterance near an item, and how many times they count for it. */
 export type NeighbourText = Readonly<{ text: string; weight: number }>;
@@ -97,7 +108,7 @@ export class RecallIndex {
     const index = new RecallIndex(options, Bm25Index.fromState(state.bm25));
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
-      const item = { ...stored };
+      const item = { ...stored, spokenOf: stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME };
       index.items.set(item.id, item);
       index.track(item);
       index.unembedded.add(item.id);
@@ -116,7 +127,7 @@ export class RecallIndex {
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
-    this.items.set(item.id, { ...item, neighbours: [...neighbourTexts] });
+    this.items.set(item.id, { ...item, spokenOf: spokenOfOnce(item), neighbours: [...neighbourTexts] });
     this.track(item);
     this.unembedded.add(item.id);
     this.reindex(item.id);
@@ -157,6 +168,7 @@ export class RecallIndex {
     this.untrack(item.id);
     this.items.set(item.id, {
       ...item,
+      spokenOf: spokenOfOnce(item),
       neighbours: old?.neighbours ?? [],
     });
     this.track(item);
@@ -240,7 +252,7 @@ export class RecallIndex {
   }
 
   private hit(id: string, score: number): RecallHit {
-    const { neighbours: _neighbours, ...item } = this.items.get(id)!;
+    const { neighbours: _neighbours, spokenOf: _spokenOf, ...item } = this.items.get(id)!;
     return { ...item, score };
   }
 

@@ -69,7 +69,7 @@ export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOST
     let weight = 1;
     if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + boosts.when;
     if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + boosts.person;
-    if (focus.windows.length > 0 && saidOrSpokenOfWithin(item.text, item.at, focus.windows)) weight *= 1 + boosts.time;
+    if (focus.windows.length > 0 && saidOrSpokenOfWithin(item, focus.windows)) weight *= 1 + boosts.time;
     if (focus.sceneWeights) weight *= 1 + boosts.scene * sceneWeightOf(item, focus.sceneWeights);
     return weight;
   };

@@ -17,7 +17,14 @@ const MAY_NAME_TIME =
  */
 export const spokenOfWindows = (text: string, at: number): TimeWindow[] => (MAY_NAME_TIME.test(text) ? timeWindowsOf(text, at) : []);
 
-/** Whether what was said at `at` in `text` falls in one of `windows`: said then, or speaks of a time that lies within one. */
-export const saidOrSpokenOfWithin = (text: string, at: number, windows: readonly TimeWindow[]): boolean =>
-  windows.some((w) => at >= w.from && at < w.to) ||
-  spokenOfWindows(text, at).some((spoken) => windows.some((w) => spoken.from >= w.from && spoken.to <= w.to));
+/**
+ * Whether what was said at `at` in `text` falls in one of `windows`: said then, or speaks of a
+ * time that lies within one. `spokenOf`, when given, is `spokenOfWindows(text, at)` worked out
+ * before (the index keeps it with each item, so a recall does not parse every candidate again).
+ */
+export const saidOrSpokenOfWithin = (
+  item: Readonly<{ text: string; at: number; spokenOf?: readonly TimeWindow[] }>,
+  windows: readonly TimeWindow[],
+): boolean =>
+  windows.some((w) => item.at >= w.from && item.at < w.to) ||
+  (item.spokenOf ?? spokenOfWindows(item.text, item.at)).some((spoken) => windows.some((w) => spoken.from >= w.from && spoken.to <= w.to));

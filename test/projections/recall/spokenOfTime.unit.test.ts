@@ -20,17 +20,24 @@ describe('spokenOfWindows', () => {
 
 describe('saidOrSpokenOfWithin', () => {
   it('holds for what was said within a window', () => {
-    expect(saidOrSpokenOfWithin('I love turtles!', SAID, [{ from: Date.UTC(2022, 4, 1), to: Date.UTC(2022, 5, 1) }])).toBe(true);
+    expect(saidOrSpokenOfWithin({ text: 'I love turtles!', at: SAID }, [{ from: Date.UTC(2022, 4, 1), to: Date.UTC(2022, 5, 1) }])).toBe(
+      true,
+    );
   });
 
   it('holds for what speaks of a time within a window, said after it', () => {
-    expect(saidOrSpokenOfWithin('I watched it last night!', SAID, [firstOfMay])).toBe(true);
-    expect(saidOrSpokenOfWithin('I watched it yesterday and loved it', SAID, [firstOfMay])).toBe(true);
+    expect(saidOrSpokenOfWithin({ text: 'I watched it last night!', at: SAID }, [firstOfMay])).toBe(true);
+    expect(saidOrSpokenOfWithin({ text: 'I watched it yesterday and loved it', at: SAID }, [firstOfMay])).toBe(true);
+  });
+
+  it('reads the times worked out before when it is given them, and works them out otherwise', () => {
+    expect(saidOrSpokenOfWithin({ text: 'I love turtles!', at: SAID + 2 * DAY, spokenOf: [firstOfMay] }, [firstOfMay])).toBe(true);
+    expect(saidOrSpokenOfWithin({ text: 'I watched it last night!', at: SAID, spokenOf: [] }, [firstOfMay])).toBe(false);
   });
 
   it('does not hold for a time that only overlaps the window, or for another day', () => {
-    expect(saidOrSpokenOfWithin('I was busy last week', SAID, [firstOfMay])).toBe(false);
-    expect(saidOrSpokenOfWithin('I watched it two days ago', SAID, [firstOfMay])).toBe(false);
-    expect(saidOrSpokenOfWithin('I watched it last night!', SAID + 2 * DAY, [firstOfMay])).toBe(false);
+    expect(saidOrSpokenOfWithin({ text: 'I was busy last week', at: SAID }, [firstOfMay])).toBe(false);
+    expect(saidOrSpokenOfWithin({ text: 'I watched it two days ago', at: SAID }, [firstOfMay])).toBe(false);
+    expect(saidOrSpokenOfWithin({ text: 'I watched it last night!', at: SAID + 2 * DAY }, [firstOfMay])).toBe(false);
   });
 });
