@@ -12,7 +12,7 @@ import { personsNamedIn, timeWindowsOf, type TimeWindow } from './recallQuery.ts
 import { saidOrSpokenOfWithin } from './spokenOfTime.ts';
 
 /** ×(1 + this) for what the first person a query names said (or a fact about them). */
-export const PERSON_BOOST = 1;
+export const PERSON_BOOST = 0.5;
 /** ×(1 + this) for what was said within a day or month the query names. */
 export const TIME_BOOST = 1;
 /** ×(1 + this) for an utterance that says when (yesterday, last week, a date) in answer to a when-question. */
