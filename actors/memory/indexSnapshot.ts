@@ -2,7 +2,7 @@
  * The recall index kept across a clean stop. The memory writes it when it stops; the next start
  * reads it instead of rebuilding the index from the log and the read models, when the memory's
  * stream is exactly as it was when the file was written (same version, same last event) and the
- * index would be built the same way (format, tokenizer, lexicon, neighbour weights). Anything
+ * index would be built the same way (format, tokenizer, lexicon, neighbour weights and pause). Anything
  * else (no file, a crash or another log since, a file that is not a regular file, a damaged one)
  * rebuilds, as a start without it would. A cache in the data dir, never a source of truth.
  */
@@ -19,7 +19,7 @@ import {
 } from '../../projections/index.ts';
 
 /** Bumped whenever what MemoryIndex.toState holds, or what it means, changes. */
-const FORMAT = 3;
+const FORMAT = 5;
 
 const packr = new Packr({ moreTypes: true });
 
@@ -29,7 +29,7 @@ const packr = new Packr({ moreTypes: true });
  */
 type StoredState = Readonly<{
   strings: readonly string[];
-  utterances: readonly Readonly<{ scope: string; eventIds: readonly string[]; texts: readonly number[] }>[];
+  utterances: readonly Readonly<{ scope: string; eventIds: readonly string[]; texts: readonly number[]; ats: readonly number[] }>[];
   speakers: readonly string[];
   items: readonly (Omit<MemoryIndexState['items']['items'][number], 'text' | 'neighbours'> & {
     text: number;
@@ -51,7 +51,7 @@ const stored = (state: MemoryIndexState): StoredState => {
     return i;
   };
   return {
-    utterances: state.utterances.map((u) => ({ scope: u.scope, eventIds: u.eventIds, texts: u.texts.map(ref) })),
+    utterances: state.utterances.map((u) => ({ scope: u.scope, eventIds: u.eventIds, texts: u.texts.map(ref), ats: u.ats })),
     speakers: state.speakers,
     items: state.items.items.map((item) => ({
       ...item,
@@ -71,7 +71,7 @@ const restored = (state: StoredState): MemoryIndexState => {
     return found;
   };
   return {
-    utterances: state.utterances.map((u) => ({ scope: u.scope, eventIds: u.eventIds, texts: u.texts.map(text) })),
+    utterances: state.utterances.map((u) => ({ scope: u.scope, eventIds: u.eventIds, texts: u.texts.map(text), ats: u.ats })),
     speakers: state.speakers,
     items: {
       items: state.items.map(({ neighbours, ...item }) => ({

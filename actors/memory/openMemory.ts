@@ -14,6 +14,7 @@ import {
   MemoryIndex,
   type MemoryIndexOptions,
   memoryProjections,
+  NEIGHBOUR_PAUSE_MS,
   NEIGHBOUR_WEIGHTS,
   type NeighbourWeights,
   recall,
@@ -41,6 +42,8 @@ export type MemoryConfig = MemoryDecisionConfig &
     lexicon: MemoryLexicon;
     /** How many times the words of the utterances before and after an item count for it (NEIGHBOUR_WEIGHTS unless a benchmark varies them). */
     neighbourWeights?: NeighbourWeights;
+    /** Utterances with a longer pause (ms) between them are not each other's neighbours (NEIGHBOUR_PAUSE_MS unless a benchmark varies it; Infinity: no limit). */
+    neighbourPauseMs?: number;
   }>;
 
 export const DEFAULT_MEMORY_CONFIG: MemoryConfig = {
@@ -120,11 +123,16 @@ const indexOptionsOf = (config: MemoryConfig): MemoryIndexOptions => ({
   tokenize,
   ...(config.lexicon === 'wordnet' ? { related: bundledWordNetRelated() } : {}),
   ...(config.neighbourWeights ? { neighbourWeights: config.neighbourWeights } : {}),
+  ...(config.neighbourPauseMs !== undefined ? { neighbourPauseMs: config.neighbourPauseMs } : {}),
 });
 
 /** How the index is built, as a snapshot's key records it. */
 const indexBuildOf = (config: MemoryConfig): string =>
-  JSON.stringify({ lexicon: config.lexicon, neighbourWeights: config.neighbourWeights ?? NEIGHBOUR_WEIGHTS });
+  JSON.stringify({
+    lexicon: config.lexicon,
+    neighbourWeights: config.neighbourWeights ?? NEIGHBOUR_WEIGHTS,
+    neighbourPauseMs: config.neighbourPauseMs ?? NEIGHBOUR_PAUSE_MS,
+  });
 
 /** Where the recall index is kept across a clean stop, and where to say why a start could not use it. */
 export type IndexSnapshotPlace = Readonly<{ path: string; log?: (line: string) => void }>;

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:locomo:loo -- [--data DIR] [--json FILE]`: LoCoMo evidence recall@10 of the
  * memory with every tuned choice picked leave-one-conversation-out. The choices are the ones
- * tuned on these conversations: the index's (the lexicon, the neighbours' weights) and recall's
+ * tuned on these conversations: the index's (the lexicon, the neighbours' weights, whether a pause
+ * ends who is whose neighbour) and recall's
  * (how much the person asked about, the days named and a when-question count). Each conversation
  * is held out in turn, the combination best on the others is picked and scored on it alone; the
  * pooled held-out scores are set beside the combination best on all of them (in-sample), the
@@ -30,12 +31,17 @@ const TARGETS = { overall: 0.85, category: 0.55 } as const;
 
 type IndexVariant = Readonly<{ name: string; config: Partial<MemoryConfig> }>;
 
+/** Neighbours across any pause, as before the pause (NEIGHBOUR_PAUSE_MS, 1 h) was shipped. */
+const NO_PAUSE = Number.POSITIVE_INFINITY;
+
 /** The index's tuned choices; the shipped one first, so a tie keeps it. */
 const INDEX_VARIANTS: readonly IndexVariant[] = [
-  { name: 'wordnet, neighbours 4,2 | 1,1', config: {} },
-  { name: 'wordnet, neighbours 2,1 | 1', config: { neighbourWeights: { before: [2, 1], after: [1] } } },
+  { name: 'wordnet, neighbours 4,2 | 1,1 within a 1 h pause', config: {} },
+  { name: 'wordnet, neighbours 4,2 | 1,1', config: { neighbourPauseMs: NO_PAUSE } },
+  { name: 'wordnet, neighbours 2,1 | 1', config: { neighbourWeights: { before: [2, 1], after: [1] }, neighbourPauseMs: NO_PAUSE } },
   { name: 'wordnet, no neighbours', config: { neighbourWeights: { before: [], after: [] } } },
-  { name: 'no lexicon, neighbours 4,2 | 1,1', config: { lexicon: 'none' } },
+  { name: 'no lexicon, neighbours 4,2 | 1,1', config: { lexicon: 'none', neighbourPauseMs: NO_PAUSE } },
+  { name: 'no lexicon, neighbours 4,2 | 1,1 within a 1 h pause', config: { lexicon: 'none' } },
 ];
 
 /** Recall's tuned choices: the shipped boosts first, then every other point of the grid. */
@@ -58,7 +64,7 @@ const describeChoice = ({ variant, boosts }: Choice): string => {
 const HELP = `usage: npm run bench:locomo:loo -- [options]
 
 LoCoMo evidence recall@${K} with every tuned choice picked leave-one-conversation-out: for each
-conversation in DIR, the combination of index choices (${INDEX_VARIANTS.length}: lexicon, neighbour weights) and
+conversation in DIR, the combination of index choices (${INDEX_VARIANTS.length}: lexicon, neighbour weights and pause) and
 recall boosts (${BOOSTS.length}: person, time, when) best on the other conversations is scored on it.
 Reports the pooled held-out figure by category beside the in-sample best, the shipped defaults
 and BM25 of the same run, and recall@${K} within ${TOKEN_BUDGET} tokens of the held-out choices. Targets

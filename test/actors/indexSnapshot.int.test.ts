@@ -99,6 +99,9 @@ describe('recall index snapshot', () => {
     const { dir } = await stopped();
     const again = await reopen(dir, { lexicon: 'none' });
     expect(again.logged.join('\n')).toMatch(/built another way/);
+    const { dir: other } = await stopped();
+    const paused = await reopen(other, { neighbourPauseMs: 2 * 3_600_000 });
+    expect(paused.logged.join('\n')).toMatch(/built another way/);
   });
 
   it('a damaged, foreign, linked or FIFO snapshot rebuilds the index with a line saying why, and ranks as a rebuild does', async () => {

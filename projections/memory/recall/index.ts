@@ -8,6 +8,7 @@ export { Bm25Index, DEFAULT_BM25, type Bm25Document, type Bm25Hit, type Bm25Opti
 export * from './vectors.ts';
 export * from './recallIndex.ts';
 export * from './recallQuery.ts';
+export * from './spokenOfTime.ts';
 export * from './recallWeights.ts';
 export * from './utteranceSequence.ts';
 export * from './memoryIndex.ts';

@@ -13,9 +13,14 @@ import { allRelations, entities, graphNeighbourhood, graphProjection, relationsB
 import { utteranceText, type ContextEventData } from '../memoryRows.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallIndexState, type RecallItem } from './recallIndex.ts';
-import { type NeighbourWeights, UtteranceSequence } from './utteranceSequence.ts';
+import { type NeighbourWeights, UtteranceSequence, type UtteranceSequenceState } from './utteranceSequence.ts';
 
-export type MemoryIndexOptions = RecallIndexOptions & Readonly<{ neighbourWeights?: NeighbourWeights }>;
+export type MemoryIndexOptions = RecallIndexOptions &
+  Readonly<{
+    neighbourWeights?: NeighbourWeights;
+    /** Utterances with a longer pause (ms) between them are not each other's neighbours (NEIGHBOUR_PAUSE_MS unless given; Infinity: no limit). */
+    neighbourPauseMs?: number;
+  }>;
 
 /** A graph relation as a recall item: its sentence (or the triple), when it happened, whom it is about. */
 export const relationItem = (rel: RelationRow): RecallItem => {
@@ -61,7 +66,7 @@ const coldDocItem = (doc: ColdDocRow): RecallItem => {
 /** What a snapshot keeps of a memory index: its recall index, the order utterances came in, and the speakers heard. */
 export type MemoryIndexState = Readonly<{
   items: RecallIndexState;
-  utterances: ReturnType<UtteranceSequence['toState']>;
+  utterances: UtteranceSequenceState;
   speakers: readonly string[];
 }>;
 
@@ -81,7 +86,7 @@ export class MemoryIndex {
     items?: RecallIndex,
   ) {
     this.items = items ?? new RecallIndex(options);
-    this.utterances = new UtteranceSequence(options.neighbourWeights);
+    this.utterances = new UtteranceSequence(options.neighbourWeights, options.neighbourPauseMs);
   }
 
   /** The index as data, for a snapshot. */
@@ -92,11 +97,13 @@ export class MemoryIndex {
   /** The index `toState` described, over the read models `tx` (which must be those it was taken from). */
   static fromState(tx: ReadModelTx, options: MemoryIndexOptions, state: MemoryIndexState): MemoryIndex {
     const index = new MemoryIndex(tx, options, RecallIndex.fromState(options, state.items));
-    for (const { scope, eventIds, texts: said } of state.utterances) {
-      if (eventIds.length !== said.length) {
-        throw new RangeError(`MemoryIndex.fromState: scope ${scope} has ${eventIds.length} utterances and ${said.length} texts`);
+    for (const { scope, eventIds, texts: said, ats } of state.utterances) {
+      if (eventIds.length !== said.length || eventIds.length !== ats.length) {
+        throw new RangeError(
+          `MemoryIndex.fromState: scope ${scope} has ${eventIds.length} utterances, ${said.length} texts and ${ats.length} times`,
+        );
       }
-      for (const [i, eventId] of eventIds.entries()) index.utterances.append(scope, eventId, said[i]!);
+      for (const [i, eventId] of eventIds.entries()) index.utterances.append(scope, eventId, said[i]!, ats[i]!);
     }
     for (const speaker of state.speakers) index.speakers.add(speaker);
     return index;
@@ -240,7 +247,7 @@ export class MemoryIndex {
   /** Notes an utterance in its scope's order and its speaker as a person; returns its text as indexed. */
   noteUtterance(scope: string, e: ContextEventData): string {
     const text = utteranceText(e);
-    this.utterances.append(scope, e.eventId, text);
+    this.utterances.append(scope, e.eventId, text, e.at);
     if (e.speaker) this.speakers.add(e.speaker);
     return text;
   }

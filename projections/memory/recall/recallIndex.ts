@@ -7,6 +7,8 @@
  */
 import { type Bm25Counts, Bm25Index, type Bm25State } from './bm25Index.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
+import type { TimeWindow } from './recallQuery.ts';
+import { spokenOfWindows } from './spokenOfTime.ts';
 import { cosine } from './vectors.ts';
 
 export type RecallTier = 'context' | 'cold' | 'graph';
@@ -23,9 +25,11 @@ export type RecallItem = Readonly<{
   person?: string;
   /** The context events the item stands for (what scenes have as members). */
   sources?: readonly string[];
+  /** The times its text speaks of, read against `at` (`spokenOfWindows`); the index works them out once, when the item is put. */
+  spokenOf?: readonly TimeWindow[];
 }>;
 
-export type RecallHit = RecallItem & Readonly<{ score: number }>;
+export type RecallHit = Omit<RecallItem, 'spokenOf'> & Readonly<{ score: number }>;
 
 /**
  * How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out.
@@ -44,6 +48,13 @@ const RRF_K = 60;
  */
 const OWN_WEIGHT = 5;
 const RELATED_WEIGHT = 1;
+
+/** Most items speak of no time: they share this one empty list. */
+const SPEAKS_OF_NO_TIME: readonly TimeWindow[] = [];
+const spokenOfOnce = (item: RecallItem): readonly TimeWindow[] => {
+  const windows = spokenOfWindows(item.text, item.at);
+  return windows.length > 0 ? windows : SPEAKS_OF_NO_TIME;
+};
 
 /** Words of an utterance near an item, and how many times they count for it. */
 export type NeighbourText = Readonly<{ text: string; weight: number }>;
@@ -75,6 +86,7 @@ type StoredItem = {
   readonly at: number;
   readonly person: string | undefined;
   readonly sources: readonly string[] | undefined;
+  readonly spokenOf: readonly TimeWindow[];
   /** Its neighbours as text, weight, text, weight…: one array, not an object per neighbour. */
   neighbours: readonly (string | number)[];
 };
@@ -87,7 +99,7 @@ const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
   return out;
 };
 
-const storedItem = (item: RecallItem, neighbours: readonly (string | number)[]): StoredItem => ({
+const storedItem = (item: RecallItem, neighbours: readonly (string | number)[], spokenOf: readonly TimeWindow[]): StoredItem => ({
   id: item.id,
   tier: item.tier,
   scope: item.scope,
@@ -96,10 +108,11 @@ const storedItem = (item: RecallItem, neighbours: readonly (string | number)[]):
   at: item.at,
   person: item.person,
   sources: item.sources,
+  spokenOf,
   neighbours,
 });
 
-/** The item a stored one stands for, with only the fields it has. */
+/** The item a stored one stands for, with only the fields it has (not the times it speaks of, which hits leave out). */
 const recallItemOf = (stored: StoredItem): RecallItem => {
   const { id, tier, scope, text, cites, at, person, sources } = stored;
   return { id, tier, scope, text, cites, at, ...(person !== undefined ? { person } : {}), ...(sources !== undefined ? { sources } : {}) };
@@ -133,7 +146,11 @@ export class RecallIndex {
   /** The index as data, for a snapshot (vectors are not kept: a start asks the embedding cache again, as a rebuild does). */
   toState(): RecallIndexState {
     return {
-      items: [...this.items.values()].map((stored) => ({ ...recallItemOf(stored), neighbours: neighbourList(stored.neighbours) })),
+      items: [...this.items.values()].map((stored) => ({
+        ...recallItemOf(stored),
+        ...(stored.spokenOf.length > 0 ? { spokenOf: stored.spokenOf } : {}),
+        neighbours: neighbourList(stored.neighbours),
+      })),
       movedTo: [...this.movedTo],
       bm25: this.bm25.toState(),
     };
@@ -148,7 +165,7 @@ export class RecallIndex {
     const index = new RecallIndex(options, Bm25Index.fromState(state.bm25));
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
-      const item = storedItem(stored, flatNeighbours(stored.neighbours));
+      const item = storedItem(stored, flatNeighbours(stored.neighbours), stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME);
       index.items.set(item.id, item);
       index.track(item);
       if (item.tier === 'context') {
@@ -174,7 +191,7 @@ export class RecallIndex {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts)));
+    this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item)));
     this.track(item);
     this.unembedded.add(item.id);
     this.index(item.id);
@@ -231,7 +248,7 @@ export class RecallIndex {
     if (awaitsNeighbours) this.movedTo.set(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.items.set(item.id, storedItem(item, old?.neighbours ?? []));
+    this.items.set(item.id, storedItem(item, old?.neighbours ?? [], spokenOfOnce(item)));
     this.track(item);
     this.index(item.id);
   }

@@ -56,7 +56,7 @@ const MONTH_FORMS: readonly { re: RegExp; parts: (m: RegExpExecArray) => [year: 
 ];
 
 /** Spans relative to the day the query is asked: [start, end) as (days from today) or whole weeks, months, years. */
-type Relative = Readonly<{ re: RegExp; window: (now: Date) => TimeWindow }>;
+type Relative = Readonly<{ re: RegExp; window: (now: Date, match: readonly string[]) => TimeWindow }>;
 
 const startOfDay = (now: Date): number => Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
 const days = (now: Date, from: number, to: number): TimeWindow => ({
@@ -77,17 +77,83 @@ const year = (now: Date, offset: number): TimeWindow => ({
   to: Date.UTC(now.getUTCFullYear() + offset + 1, 0, 1),
 });
 
+/** The weekend (Saturday and Sunday) of the week `offset` weeks from this one. */
+const weekend = (now: Date, offset: number): TimeWindow => {
+  const { from } = week(now, offset);
+  return { from: from + 5 * DAY_MS, to: from + 7 * DAY_MS };
+};
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+/** The latest `weekday` (0 = Sunday) before today. */
+const lastWeekday = (now: Date, weekday: number): TimeWindow => {
+  const back = (now.getUTCDay() - weekday + 7) % 7 || 7;
+  return days(now, -back, -back + 1);
+};
+const COUNTS: Readonly<Record<string, number>> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+};
+const countOf = (word: string): number => COUNTS[word.toLowerCase()] ?? Number(word);
+/** "two weeks ago": the day, week, weekend, month or year that many before this one. */
+const ago = (now: Date, count: number, unit: string): TimeWindow => {
+  switch (unit.toLowerCase()) {
+    case 'day':
+      return days(now, -count, -count + 1);
+    case 'week':
+      return week(now, -count);
+    case 'weekend':
+      return weekend(now, -count);
+    case 'month':
+      return month(now, -count);
+    default:
+      return year(now, -count);
+  }
+};
+
 const RELATIVE: readonly Relative[] = [
   { re: /\bthe day before yesterday\b|前天/gi, window: (now) => days(now, -2, -1) },
-  { re: /\byesterday\b|昨天|昨日/gi, window: (now) => days(now, -1, 0) },
-  { re: /\btoday\b|今天|今日/gi, window: (now) => days(now, 0, 1) },
+  { re: /\byesterday\b|\blast night\b|昨天|昨日|昨晚/gi, window: (now) => days(now, -1, 0) },
+  { re: /\btoday\b|\btonight\b|今天|今日|今晚/gi, window: (now) => days(now, 0, 1) },
+  { re: /\btomorrow\b|明天/gi, window: (now) => days(now, 1, 2) },
+  {
+    re: /\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) (day|week|weekend|month|year)s? ago\b/gi,
+    window: (now, m) => ago(now, countOf(m[1]!), m[2]!),
+  },
+  { re: /\b(?:last|this past|past) weekend\b|上个?周末/gi, window: (now) => weekend(now, -1) },
+  { re: /\bthis weekend\b|这个?周末|本周末/gi, window: (now) => weekend(now, 0) },
+  {
+    re: /\b(?:last|this past|past) (sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/gi,
+    window: (now, m) => lastWeekday(now, WEEKDAYS.indexOf(m[1]!.toLowerCase() as (typeof WEEKDAYS)[number])),
+  },
   { re: /\blast week\b|上个?(?:星期|周|礼拜)/gi, window: (now) => week(now, -1) },
+  { re: /\bnext week\b|下个?(?:星期|周|礼拜)/gi, window: (now) => week(now, 1) },
   { re: /\bthis week\b|这个?(?:星期|周|礼拜)|本周/gi, window: (now) => week(now, 0) },
   { re: /\blast month\b|上个?月/gi, window: (now) => month(now, -1) },
+  { re: /\bnext month\b|下个?月/gi, window: (now) => month(now, 1) },
   { re: /\bthis month\b|这个月|本月/gi, window: (now) => month(now, 0) },
   { re: /\blast year\b|去年/gi, window: (now) => year(now, -1) },
   { re: /\bthis year\b|今年/gi, window: (now) => year(now, 0) },
 ];
+
+/** A month named without its year after a word that places something in it ("in June", "early March"): read as the last such month up to when the query is asked. */
+const BARE_MONTH = new RegExp(
+  `\\b(?:in|during|since|until|by|through|early|late|mid|of)[\\s-]+${MONTH}(?![\\p{L}\\p{N}]|\\s*,?\\s*\\d)`,
+  'gu',
+);
+
+const lastMonthNamed = (now: Date, month: number): TimeWindow => {
+  const year = now.getUTCFullYear() - (month > now.getUTCMonth() ? 1 : 0);
+  return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) };
+};
 
 const validDay = (year: number, month: number, day: number): boolean =>
   month >= 0 && month < 12 && day >= 1 && new Date(Date.UTC(year, month, day)).getUTCMonth() === month;
@@ -107,8 +173,8 @@ export const timeWindowsOf = (query: string, now?: number): TimeWindow[] => {
   if (now !== undefined) {
     const today = new Date(now);
     for (const relative of RELATIVE) {
-      rest = rest.replace(relative.re, () => {
-        windows.push(relative.window(today));
+      rest = rest.replace(relative.re, (...match: string[]) => {
+        windows.push(relative.window(today, match));
         return ' ';
       });
     }
@@ -132,6 +198,13 @@ export const timeWindowsOf = (query: string, now?: number): TimeWindow[] => {
       if (month < 0 || month > 11) return m[0];
       const year = Number(y);
       windows.push({ from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) });
+      return ' ';
+    });
+  }
+  if (now !== undefined) {
+    const today = new Date(now);
+    rest = rest.replace(BARE_MONTH, (...args) => {
+      windows.push(lastMonthNamed(today, MONTHS[String(args[1]).toLowerCase()]!));
       return ' ';
     });
   }

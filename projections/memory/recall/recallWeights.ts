@@ -2,12 +2,14 @@
  * How much each item counts in one recall, beyond its words: an item outside the scope does
  * not count; what the person a question is about said counts more (a question about Melanie is
  * answered by what Melanie said, even when her reply does not repeat the question's words);
- * what was said on a day or in a month the query names counts more; a when-question prefers
+ * what was said on a day or in a month the query names, or speaks of one ("last night", read
+ * against when it was said), counts more; a when-question prefers
  * utterances that say when; and what happened in the scenes the situation recalls counts a
  * little more.
  */
 import type { RecallItem, RecallWeight } from './recallIndex.ts';
 import { personsNamedIn, timeWindowsOf, type TimeWindow } from './recallQuery.ts';
+import { saidOrSpokenOfWithin } from './spokenOfTime.ts';
 
 /** ×(1 + this) for what the first person a query names said (or a fact about them). */
 export const PERSON_BOOST = 0.5;
@@ -67,7 +69,7 @@ export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOST
     let weight = 1;
     if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + boosts.when;
     if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + boosts.person;
-    if (focus.windows.some((w) => item.at >= w.from && item.at < w.to)) weight *= 1 + boosts.time;
+    if (focus.windows.length > 0 && saidOrSpokenOfWithin(item, focus.windows)) weight *= 1 + boosts.time;
     if (focus.sceneWeights) weight *= 1 + boosts.scene * sceneWeightOf(item, focus.sceneWeights);
     return weight;
   };

@@ -2,8 +2,10 @@
  * The order in which utterances entered each scope, and so their neighbours. A recall item
  * that stands for one utterance is indexed with its neighbours' words, counted by distance:
  * what came just before weighs most, since a reply is about what it answers and rarely repeats
- * its words. Built from `ContextEventAppended` events alone, so the live index and one rebuilt
- * at start give every item the same neighbours, whatever tier the item is in by then.
+ * its words. Utterances with a longer pause between them than the sequence is given are not
+ * each other's neighbours: what is said days later is not a reply. Built from
+ * `ContextEventAppended` events alone, so the live index and one rebuilt at start give every
+ * item the same neighbours, whatever tier the item is in by then.
  */
 import type { NeighbourText } from './recallIndex.ts';
 
@@ -12,28 +14,60 @@ export type NeighbourWeights = Readonly<{ before: readonly number[]; after: read
 
 export const NEIGHBOUR_WEIGHTS: NeighbourWeights = { before: [4, 2], after: [1, 1] };
 
+/** Utterances more than this apart (ms) are not each other's neighbours: a longer pause ends a stretch of talk. */
+export const NEIGHBOUR_PAUSE_MS = 3_600_000;
+
+/** Every scope's utterances in order, with when each was said: appending them again in order gives the same sequence. */
+export type UtteranceSequenceState = readonly Readonly<{
+  scope: string;
+  eventIds: readonly string[];
+  texts: readonly string[];
+  ats: readonly number[];
+}>[];
+
 export class UtteranceSequence {
-  constructor(private readonly weights: NeighbourWeights = NEIGHBOUR_WEIGHTS) {}
+  /** `pauseMs`: utterances further apart than this (ms, from one to the next) are not neighbours (Infinity: no limit). */
+  constructor(
+    private readonly weights: NeighbourWeights = NEIGHBOUR_WEIGHTS,
+    private readonly pauseMs = NEIGHBOUR_PAUSE_MS,
+  ) {}
 
   private readonly texts = new Map<string, string[]>();
   private readonly eventIds = new Map<string, string[]>();
+  private readonly ats = new Map<string, number[]>();
+  /** Per scope, for each utterance, which stretch of talk without a longer pause than `pauseMs` it belongs to. */
+  private readonly stretches = new Map<string, number[]>();
   private readonly positions = new Map<string, { scope: string; index: number }>();
 
-  /** Every scope's utterances in order: what a snapshot keeps (appending them again in order gives the same sequence). */
-  toState(): readonly Readonly<{ scope: string; eventIds: readonly string[]; texts: readonly string[] }>[] {
-    return [...this.texts].map(([scope, texts]) => ({ scope, eventIds: this.eventIds.get(scope)!, texts }));
+  /** What a snapshot keeps. */
+  toState(): UtteranceSequenceState {
+    return [...this.texts].map(([scope, texts]) => ({ scope, eventIds: this.eventIds.get(scope)!, texts, ats: this.ats.get(scope)! }));
   }
 
-  /** Notes the next utterance of a scope; an event noted before keeps its place. */
-  append(scope: string, eventId: string, text: string): void {
+  /** Notes the next utterance of a scope, said at `at`; an event noted before keeps its place. */
+  append(scope: string, eventId: string, text: string, at: number): void {
     if (this.positions.has(eventId)) return;
     const texts = this.texts.get(scope) ?? [];
     const ids = this.eventIds.get(scope) ?? [];
-    this.positions.set(eventId, { scope, index: texts.length });
+    const ats = this.ats.get(scope) ?? [];
+    const stretches = this.stretches.get(scope) ?? [];
+    const index = texts.length;
+    const paused = index > 0 && at - ats[index - 1]! > this.pauseMs;
+    this.positions.set(eventId, { scope, index });
     texts.push(text);
     ids.push(eventId);
+    ats.push(at);
+    stretches.push(index === 0 ? 0 : stretches[index - 1]! + (paused ? 1 : 0));
     this.texts.set(scope, texts);
     this.eventIds.set(scope, ids);
+    this.ats.set(scope, ats);
+    this.stretches.set(scope, stretches);
+  }
+
+  /** Whether the utterances at `a` and `b` of a scope were said in one stretch of talk. */
+  private together(scope: string, a: number, b: number): boolean {
+    const stretches = this.stretches.get(scope)!;
+    return stretches[a] === stretches[b];
   }
 
   /** The text of a noted utterance, the very string the sequence holds (so items can share it). */
@@ -48,13 +82,14 @@ export class UtteranceSequence {
     if (!position) return [];
     const texts = this.texts.get(position.scope)!;
     const out: NeighbourText[] = [];
+    const near = (index: number): boolean => this.together(position.scope, position.index, index);
     this.weights.before.forEach((weight, d) => {
       const text = texts[position.index - d - 1];
-      if (text !== undefined) out.push({ text, weight });
+      if (text !== undefined && near(position.index - d - 1)) out.push({ text, weight });
     });
     this.weights.after.forEach((weight, d) => {
       const text = texts[position.index + d + 1];
-      if (text !== undefined) out.push({ text, weight });
+      if (text !== undefined && near(position.index + d + 1)) out.push({ text, weight });
     });
     return out;
   }
@@ -78,7 +113,9 @@ export class UtteranceSequence {
     const ids = this.eventIds.get(position.scope)!;
     return this.weights.after.flatMap((weight, d) => {
       const earlier = ids[position.index - d - 1];
-      return earlier !== undefined ? [{ eventId: earlier, weight }] : [];
+      return earlier !== undefined && this.together(position.scope, position.index, position.index - d - 1)
+        ? [{ eventId: earlier, weight }]
+        : [];
     });
   }
 }

@@ -40,7 +40,31 @@ describe('timeWindowsOf', () => {
     expect(timeWindowsOf('What did I say yesterday?')).toEqual([]);
   });
 
-  it('names no time for impossible dates, bare months or "may" the verb', () => {
+  it('reads the relative words people use for days and weekends before (and after) the day asked', () => {
+    const now = Date.UTC(2024, 2, 14, 9); // a Thursday
+    expect(timeWindowsOf('I watched it last night', now)).toEqual([day(2024, 3, 13)]);
+    expect(timeWindowsOf('see you tomorrow', now)).toEqual([day(2024, 3, 15)]);
+    expect(timeWindowsOf('I went last Friday', now)).toEqual([day(2024, 3, 8)]);
+    expect(timeWindowsOf('this past Thursday', now)).toEqual([day(2024, 3, 7)]);
+    expect(timeWindowsOf('last weekend', now)).toEqual([{ from: Date.UTC(2024, 2, 9), to: Date.UTC(2024, 2, 11) }]);
+    expect(timeWindowsOf('two weekends ago', now)).toEqual([{ from: Date.UTC(2024, 2, 2), to: Date.UTC(2024, 2, 4) }]);
+    expect(timeWindowsOf('3 days ago', now)).toEqual([day(2024, 3, 11)]);
+    expect(timeWindowsOf('a week ago', now)).toEqual([{ from: Date.UTC(2024, 2, 4), to: Date.UTC(2024, 2, 11) }]);
+    expect(timeWindowsOf('two months ago', now)).toEqual([month(2024, 1)]);
+    expect(timeWindowsOf('next month', now)).toEqual([month(2024, 4)]);
+  });
+
+  it('reads a month named without its year as the last such month up to the day asked, only when that is known', () => {
+    const now = Date.UTC(2024, 2, 14, 9);
+    expect(timeWindowsOf('Which outdoor spot did Joanna visit in May?', now)).toEqual([month(2023, 5)]);
+    expect(timeWindowsOf('What happened in early March?', now)).toEqual([month(2024, 3)]);
+    expect(timeWindowsOf('since February', now)).toEqual([month(2024, 2)]);
+    expect(timeWindowsOf('in May 2022', now)).toEqual([month(2022, 5)]);
+    expect(timeWindowsOf('May I ask what you did?', now)).toEqual([]);
+    expect(timeWindowsOf('in May?')).toEqual([]);
+  });
+
+  it('names no time for impossible dates, bare months without the day asked or "may" the verb', () => {
     expect(timeWindowsOf('on February 30, 2022')).toEqual([]);
     expect(timeWindowsOf('2022-13-01')).toEqual([]);
     expect(timeWindowsOf('Which outdoor spot did Joanna visit in May?')).toEqual([]);

@@ -37,6 +37,12 @@ describe('recall weights', () => {
     expect(weighFor(focusOf('in May 2023', PEOPLE))(item({ at: Date.UTC(2023, 4, 31, 23) }))).toBe(1 + TIME_BOOST);
   });
 
+  it('weighs what speaks of a named day, read against when it was said, as what was said on it', () => {
+    const onTheDay = weighFor(focusOf('What did Ada watch on 7 May, 2023?', PEOPLE));
+    expect(onTheDay(item({ text: 'Ada: I watched a film last night' }))).toBe(1 + TIME_BOOST);
+    expect(onTheDay(item({ text: 'Ada: I watched a film tonight' }))).toBe(1);
+  });
+
   it('weighs an utterance that says when, for a when-question only', () => {
     const when = weighFor(focusOf('When did Ada move?', PEOPLE));
     expect(when(item({ text: 'Ada: I moved last week.' }))).toBe(1 + WHEN_BOOST);
