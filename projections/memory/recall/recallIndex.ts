@@ -99,14 +99,19 @@ const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
   return out;
 };
 
-const storedItem = (item: RecallItem, neighbours: readonly (string | number)[], spokenOf: readonly TimeWindow[]): StoredItem => ({
+const storedItem = (
+  item: RecallItem,
+  neighbours: readonly (string | number)[],
+  spokenOf: readonly TimeWindow[],
+  person: string | undefined,
+): StoredItem => ({
   id: item.id,
   tier: item.tier,
   scope: item.scope,
   text: item.text,
   cites: item.cites,
   at: item.at,
-  person: item.person,
+  person,
   sources: item.sources,
   spokenOf,
   neighbours,
@@ -129,6 +134,8 @@ export class RecallIndex {
   private readonly vectors = new Map<string, Float32Array>();
   /** Items indexed since the last `drainUnembedded`, which need a vector. */
   private readonly unembedded = new Set<string>();
+  /** One string per person's name, however many items name them (each read from the log or a row is a string of its own). */
+  private readonly people = new Map<string, string>();
   /** The context items of each scope (L1): the candidates the prune scores, without scoring the rest. */
   private readonly contextByScope = new Map<string, Set<string>>();
   /** The BM25 counts of each context item: what the prune scores them by, and takes them out of BM25 with. */
@@ -165,7 +172,8 @@ export class RecallIndex {
     const index = new RecallIndex(options, Bm25Index.fromState(state.bm25));
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
-      const item = storedItem(stored, flatNeighbours(stored.neighbours), stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME);
+      const spokenOf = stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME;
+      const item = storedItem(stored, flatNeighbours(stored.neighbours), spokenOf, index.personNamed(stored.person));
       index.items.set(item.id, item);
       index.track(item);
       if (item.tier === 'context') {
@@ -186,12 +194,20 @@ export class RecallIndex {
     return this.items.has(id);
   }
 
+  private personNamed(person: string | undefined): string | undefined {
+    if (person === undefined) return undefined;
+    const known = this.people.get(person);
+    if (known !== undefined) return known;
+    this.people.set(person, person);
+    return person;
+  }
+
   /** Adds (or replaces) an item; `neighbourTexts` widen what it matches. */
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item)));
+    this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.personNamed(item.person)));
     this.track(item);
     this.unembedded.add(item.id);
     this.index(item.id);
@@ -218,7 +234,8 @@ export class RecallIndex {
     const item = this.items.get(resolved);
     if (!item) return;
     this.unindex(resolved);
-    item.neighbours = [...item.neighbours, neighbour.text, neighbour.weight];
+    // concat makes an array of just the length needed; spreading into a literal leaves room to grow in every item.
+    item.neighbours = item.neighbours.concat(neighbour.text, neighbour.weight);
     this.index(resolved);
   }
 
@@ -248,7 +265,7 @@ export class RecallIndex {
     if (awaitsNeighbours) this.movedTo.set(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.items.set(item.id, storedItem(item, old?.neighbours ?? [], spokenOfOnce(item)));
+    this.items.set(item.id, storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.personNamed(item.person)));
     this.track(item);
     this.index(item.id);
   }
