@@ -59,7 +59,13 @@ export class Bm25Index {
   private readonly terms: (string | undefined)[] = [];
   private readonly freeTermIds: number[] = [];
   private readonly postingSlots: Int32Array[] = [];
-  private readonly postingTfs: Int32Array[] = [];
+  /**
+   * Term frequencies in a byte each; LARGE_TF says the frequency is in `largeTfs`, by
+   * `largeTfKey(termId, slot)` (the keys of dead documents go at the next compaction: slots are
+   * not used again before it, so a term id used again never meets an old key).
+   */
+  private readonly postingTfs: Uint8Array[] = [];
+  private largeTfs = new Map<number, number>();
   private readonly used: number[] = [];
   private readonly df: number[] = [];
   /** doc id → its slot; per slot its id (undefined once removed), length and the digest of its counts. */
@@ -112,7 +118,7 @@ export class Bm25Index {
         const moved = newSlot[slots[e]!]!;
         if (moved < 0) continue;
         postingSlots[at] = moved;
-        postingTfs[at] = tfs[e]!;
+        postingTfs[at] = this.tfAt(termId, slots[e]!, tfs[e]!);
         at++;
       }
     }
@@ -160,7 +166,10 @@ export class Bm25Index {
       index.termIds.set(state.terms[t]!, t);
       index.terms[t] = state.terms[t];
       index.postingSlots[t] = slots;
-      index.postingTfs[t] = state.postingTfs.subarray(from, to);
+      const tfs = state.postingTfs.subarray(from, to);
+      if (tfs.some((tf) => tf < 1))
+        throw new RangeError(`Bm25Index.fromState: the posting of ${JSON.stringify(state.terms[t])} counts a term less than once`);
+      index.postingTfs[t] = Uint8Array.from(tfs, (tf, i) => index.smallTf(t, slots[i]!, tf));
       index.used[t] = to - from;
       index.df[t] = to - from;
     }
@@ -204,7 +213,7 @@ export class Bm25Index {
       const at = this.used[termId]!;
       if (at === this.postingSlots[termId]!.length) this.growPosting(termId);
       this.postingSlots[termId]![at] = slot;
-      this.postingTfs[termId]![at] = count;
+      this.postingTfs[termId]![at] = this.smallTf(termId, slot, count);
       this.used[termId] = at + 1;
       this.df[termId]! += 1;
       length += count;
@@ -249,7 +258,7 @@ export class Bm25Index {
       this.termIds.set(term, termId);
       this.terms[termId] = term;
       this.postingSlots[termId] = new Int32Array(INITIAL_POSTING);
-      this.postingTfs[termId] = new Int32Array(INITIAL_POSTING);
+      this.postingTfs[termId] = new Uint8Array(INITIAL_POSTING);
       this.used[termId] = 0;
       this.df[termId] = 0;
     }
@@ -262,19 +271,19 @@ export class Bm25Index {
     this.termIds.delete(this.terms[termId]!);
     this.terms[termId] = undefined;
     this.postingSlots[termId] = EMPTY;
-    this.postingTfs[termId] = EMPTY;
+    this.postingTfs[termId] = NO_TFS;
     this.used[termId] = 0;
     this.freeTermIds.push(termId);
   }
 
   private growPosting(termId: number): void {
-    const grown = (from: Int32Array): Int32Array => {
-      const to = new Int32Array(Math.max(INITIAL_POSTING, Math.ceil(from.length * GROWTH)));
-      to.set(from);
-      return to;
-    };
-    this.postingSlots[termId] = grown(this.postingSlots[termId]!);
-    this.postingTfs[termId] = grown(this.postingTfs[termId]!);
+    const size = Math.max(INITIAL_POSTING, Math.ceil(this.postingSlots[termId]!.length * GROWTH));
+    const slots = new Int32Array(size);
+    slots.set(this.postingSlots[termId]!);
+    const tfs = new Uint8Array(size);
+    tfs.set(this.postingTfs[termId]!);
+    this.postingSlots[termId] = slots;
+    this.postingTfs[termId] = tfs;
   }
 
   /**
@@ -314,10 +323,28 @@ export class Bm25Index {
       this.postingTfs[termId] = tfs;
       this.used[termId] = live;
     }
+    const largeTfs = new Map<number, number>();
+    for (const [key, tf] of this.largeTfs) {
+      const moved = newSlot[key % SLOT_SPAN]!;
+      if (moved >= 0) largeTfs.set(largeTfKey(Math.floor(key / SLOT_SPAN), moved), tf);
+    }
+    this.largeTfs = largeTfs;
     this.ids = ids;
     this.lengths = lengths;
     this.digests = digests;
     this.deadEntries = 0;
+  }
+
+  /** What a posting stores for a term frequency: itself when it fits in a byte below LARGE_TF, else LARGE_TF (kept aside). */
+  private smallTf(termId: number, slot: number, tf: number): number {
+    if (tf < LARGE_TF) return tf;
+    this.largeTfs.set(largeTfKey(termId, slot), tf);
+    return LARGE_TF;
+  }
+
+  /** The term frequency a posting entry stands for. */
+  private tfAt(termId: number, slot: number, stored: number): number {
+    return stored === LARGE_TF ? this.largeTfs.get(largeTfKey(termId, slot))! : stored;
   }
 
   /** Posting entries of live documents, and all the postings hold (dead ones not yet dropped): counted, for tests and benchmarks. */
@@ -368,7 +395,8 @@ export class Bm25Index {
       for (let at = 0, n = this.used[termId]!; at < n; at++) {
         const slot = slots[at]!;
         if (ids[slot] === undefined) continue;
-        const tf = tfs[at]!;
+        const stored = tfs[at]!;
+        const tf = stored === LARGE_TF ? this.tfAt(termId, slot, stored) : stored;
         const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
         if (scores[slot] === 0) touched.push(slot);
         scores[slot]! += times * idf * ((tf * (k1 + 1)) / norm);
@@ -466,6 +494,12 @@ const GROWTH = 1.5;
 /** Dead entries are dropped when there are more than this and more than a quarter of the live ones. */
 const COMPACT_AT_LEAST = 1024;
 const EMPTY = new Int32Array(0);
+const NO_TFS = new Uint8Array(0);
+/** A term frequency of this or more is kept out of its posting's bytes. */
+const LARGE_TF = 255;
+/** Slots are below this (2^31): a (term, slot) key is termId × SLOT_SPAN + slot, exact as a double. */
+const SLOT_SPAN = 2 ** 31;
+const largeTfKey = (termId: number, slot: number): number => termId * SLOT_SPAN + slot;
 
 /** A digest of counts that does not depend on their order (32-bit FNV-1a of each term and count, summed). */
 const digestOf = (counts: Bm25Counts): number => {
