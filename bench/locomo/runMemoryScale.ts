@@ -21,6 +21,13 @@ import { createMemoryRecallSystem } from './memorySystem.ts';
 import type { LocomoTurn } from './recallSystem.ts';
 import { percentile } from './score.ts';
 
+/** A full collection, when node runs with --expose-gc (the npm script passes it). @throws when it does not, so the figure is never silently the same as RSS. */
+const collectGarbage = (): void => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') throw new Error('bench:memory-scale needs node --expose-gc (npm run bench:memory-scale passes it)');
+  gc();
+};
+
 const DEFAULT_DATA = fileURLToPath(new URL('../../../shared/data/locomo', import.meta.url));
 const DEFAULT_SIZES = [1_000, 10_000];
 /** The ingest cost at a size is the mean over this many turns just before it. */
@@ -30,7 +37,8 @@ const HELP = `usage: npm run bench:memory-scale -- [options]
 
 Feeds LoCoMo turns (every conversation in DIR, in order, then again later in time) into one
 conversation of one memory and, at each size, reports recall p50/p99 over the questions, ingest
-ms per turn over the ${INGEST_WINDOW} turns before it, RSS, and the ms a start spends rebuilding the
+ms per turn over the ${INGEST_WINDOW} turns before it, RSS (as it is, and after a full garbage
+collection), and the ms a start spends rebuilding the
 recall index (the part of a start that grows with what was said) and to read it back from the
 snapshot a clean stop leaves, each against the first size in the same run. Recall is timed after
 one untimed pass over the questions. Targets (issue "Memory at scale"): recall p99 at the largest
@@ -52,6 +60,8 @@ type Row = Readonly<{
   recallP99: number;
   ingestMsPerTurn: number;
   rssMb: number;
+  /** RSS right after a full garbage collection: what the memory keeps, without garbage not yet collected. */
+  rssAfterGcMb: number;
   rebuildMs: number;
   snapshotMs: number;
   snapshotMb: number;
@@ -126,6 +136,8 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<Row[]>
         latencies.push(performance.now() - start);
       }
       const rssMb = process.memoryUsage().rss / 1_048_576;
+      collectGarbage();
+      const rssAfterGcMb = process.memoryUsage().rss / 1_048_576;
       const start = await system.indexStart();
       const row: Row = {
         size,
@@ -133,12 +145,13 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<Row[]>
         recallP99: percentile(latencies, 99),
         ingestMsPerTurn: windowMs / INGEST_WINDOW,
         rssMb,
+        rssAfterGcMb,
         rebuildMs: start.rebuildMs,
         snapshotMs: start.snapshotMs,
         snapshotMb: start.snapshotBytes / 1_048_576,
       };
       log(
-        `memory-scale: at ${size}: recall p50 ${row.recallP50.toFixed(1)} ms, p99 ${row.recallP99.toFixed(1)} ms; ingest ${row.ingestMsPerTurn.toFixed(2)} ms/turn; RSS ${row.rssMb.toFixed(0)} MB; index rebuild ${row.rebuildMs.toFixed(0)} ms, from its snapshot ${row.snapshotMs.toFixed(0)} ms (${row.snapshotMb.toFixed(0)} MB)`,
+        `memory-scale: at ${size}: recall p50 ${row.recallP50.toFixed(1)} ms, p99 ${row.recallP99.toFixed(1)} ms; ingest ${row.ingestMsPerTurn.toFixed(2)} ms/turn; RSS ${row.rssMb.toFixed(0)} MB (${row.rssAfterGcMb.toFixed(0)} MB after a full GC); index rebuild ${row.rebuildMs.toFixed(0)} ms, from its snapshot ${row.snapshotMs.toFixed(0)} ms (${row.snapshotMb.toFixed(0)} MB)`,
       );
       rows.push(row);
     }
@@ -160,10 +173,10 @@ export const formatRows = (rows: readonly Row[]): string => {
   const first = rows[0]!;
   const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');
   const lines = [
-    'utterances  recall p50 ms  recall p99 ms  ingest ms/turn  RSS MB       index rebuild ms  from snapshot ms  (ratio to the first size)',
+    'utterances  recall p50 ms  recall p99 ms  ingest ms/turn  RSS MB       after GC MB  index rebuild ms  from snapshot ms  (ratio to the first size)',
     ...rows.map(
       (r) =>
-        `${String(r.size).padStart(10)}  ${r.recallP50.toFixed(1).padStart(6)} ${ratio(r.recallP50, first.recallP50).padStart(6)}  ${r.recallP99.toFixed(1).padStart(6)} ${ratio(r.recallP99, first.recallP99).padStart(6)}  ${r.ingestMsPerTurn.toFixed(2).padStart(7)} ${ratio(r.ingestMsPerTurn, first.ingestMsPerTurn).padStart(6)}  ${r.rssMb.toFixed(0).padStart(4)} ${ratio(r.rssMb, first.rssMb).padStart(6)}  ${r.rebuildMs.toFixed(0).padStart(7)} ${ratio(r.rebuildMs, first.rebuildMs).padStart(7)}  ${r.snapshotMs.toFixed(0).padStart(7)} ${ratio(r.snapshotMs, first.snapshotMs).padStart(7)}`,
+        `${String(r.size).padStart(10)}  ${r.recallP50.toFixed(1).padStart(6)} ${ratio(r.recallP50, first.recallP50).padStart(6)}  ${r.recallP99.toFixed(1).padStart(6)} ${ratio(r.recallP99, first.recallP99).padStart(6)}  ${r.ingestMsPerTurn.toFixed(2).padStart(7)} ${ratio(r.ingestMsPerTurn, first.ingestMsPerTurn).padStart(6)}  ${r.rssMb.toFixed(0).padStart(4)} ${ratio(r.rssMb, first.rssMb).padStart(6)}  ${r.rssAfterGcMb.toFixed(0).padStart(4)} ${ratio(r.rssAfterGcMb, first.rssAfterGcMb).padStart(6)}  ${r.rebuildMs.toFixed(0).padStart(7)} ${ratio(r.rebuildMs, first.rebuildMs).padStart(7)}  ${r.snapshotMs.toFixed(0).padStart(7)} ${ratio(r.snapshotMs, first.snapshotMs).padStart(7)}`,
     ),
     '',
     `targets at ${rows.at(-1)!.size} utterances:`,
