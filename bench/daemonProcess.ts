@@ -16,6 +16,8 @@ const KEPT_OUTPUT = 4_000;
 
 export type Daemon = Readonly<{
   pid: number;
+  /** The last of what it printed (stdout and stderr). */
+  output(): string;
   /**
    * SIGINT, then waits for the exit (SIGKILL after STOP_TIMEOUT_MS). Never throws, so a caller's
    * own error is not hidden; resolves with what went wrong when the exit was not clean.
@@ -66,6 +68,7 @@ export const startDaemon = async (dataDir: string, nodeArgs: readonly string[] =
 
   return {
     pid: child.pid!,
+    output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
       let timer: NodeJS.Timeout | undefined;

@@ -4,11 +4,12 @@
  * context sinks to cold docs and idle docs are distilled into the graph as they would over
  * those months), and questions go through the same recall path the agent uses.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { EVENT_LOG_FILE, INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
 import { buildMemoryIndex, type MemoryConfig, memoryConfigOf, openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
 import { recall, type RecallBoosts } from '../../projections/index.ts';
 import type { RecallSystem, RecalledItem } from './recallSystem.ts';
@@ -22,6 +23,11 @@ export type MemoryRecallSystem = RecallSystem &
     /** ms to rebuild the index from the log and read models, and to read it back from a snapshot written now; the snapshot's size. */
     indexStart(): Promise<{ rebuildMs: number; snapshotMs: number; snapshotBytes: number }>;
     recallWith(question: string, k: number, boosts: RecallBoosts): Promise<readonly RecalledItem[]>;
+    /**
+     * Ends the system and leaves what it said as a daemon's data dir: `dataDir/events.db` (the
+     * log and its read models) and the index snapshot a clean stop would have left beside it.
+     */
+    closeInto(dataDir: string): Promise<void>;
   }>;
 
 const asRecalled = (hits: readonly { text: string; cites: readonly string[]; score: number }[]): RecalledItem[] =>
@@ -31,7 +37,7 @@ const asRecalled = (hits: readonly { text: string; cites: readonly string[]; sco
 export const createMemoryRecallSystem = async (conversation: string, config: Partial<MemoryConfig> = {}): Promise<MemoryRecallSystem> => {
   const dir = mkdtempSync(join(tmpdir(), 'hologram-locomo-'));
   const clock = new VirtualClock(0);
-  const store = SqliteEventStore.open(join(dir, 'events.db'), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+  const store = SqliteEventStore.open(join(dir, EVENT_LOG_FILE), { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
   let memory: OpenMemory | undefined;
   const scope = `locomo:${conversation}`;
   return {
@@ -76,6 +82,14 @@ export const createMemoryRecallSystem = async (conversation: string, config: Par
     async close() {
       await memory?.settled();
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async closeInto(dataDir) {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      await memory?.saveIndexSnapshot(join(dataDir, INDEX_SNAPSHOT_FILE));
+      await memory?.settled();
+      await store.close();
+      renameSync(join(dir, EVENT_LOG_FILE), join(dataDir, EVENT_LOG_FILE));
       rmSync(dir, { recursive: true, force: true });
     },
   };
