@@ -9,7 +9,7 @@
  * checked at the largest size. Progress goes to stderr.
  */
 import { runLocomoCli } from './locomoCli.ts';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,7 @@ options:
                    100000 is the issue's size (about 8 minutes here)
   --questions N    questions asked at each size (default 60, taken round-robin from the files)
   --json FILE      also write the rows as JSON to FILE
+  --keep DIR       keep the data dir homed was started on in DIR (a new directory), to try it
   --no-daemon      skip starting homed on the data dir of the largest size (its start time and
                    RSS once ready; it runs from its bundle when npm run build made one of today's
                    sources, else through tsx, which starts slower and holds about 30 MB more)
@@ -91,10 +92,15 @@ const parseOptions = (argv: string[]) => {
       questions: { type: 'string' },
       json: { type: 'string' },
       'no-daemon': { type: 'boolean' },
+      keep: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
   });
+  if (values.keep !== undefined && existsSync(values.keep))
+    throw new UsageError(`--keep ${values.keep}: it exists already; name a new directory`);
+  if (values.keep !== undefined && values['no-daemon'])
+    throw new UsageError('--keep keeps the data dir homed is started on; it goes without --no-daemon');
   return {
     help: values.help ?? false,
     data: values.data ?? DEFAULT_DATA,
@@ -102,6 +108,7 @@ const parseOptions = (argv: string[]) => {
     questions: positiveInt('questions', values.questions, 60),
     json: values.json,
     daemon: !values['no-daemon'],
+    keep: values.keep,
   };
 };
 
@@ -121,9 +128,13 @@ type DaemonRow = Readonly<{
   bundled: boolean;
   /** ms from spawning `homed run` to `homed: ready`, the second time (the first catches the other projections up). */
   startMs: number;
-  /** The daemon's resident memory once ready (VmRSS). */
+  /** The daemon's resident memory once ready (VmRSS): the start's own garbage (the snapshot read whole) still in it. */
   rssMb: number;
+  /** And after it sat idle for IDLE_MS, as a daemon does between messages (V8 collects and gives memory back when idle). */
+  idleRssMb: number;
 }>;
+
+const IDLE_MS = 15_000;
 
 const residentMb = (pid: number): number => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -150,12 +161,16 @@ const measureDaemon = async (system: MemoryRecallSystem, size: number, dataDir: 
   const daemon = await startDaemon(dataDir);
   const startMs = performance.now() - started;
   const rssMb = residentMb(daemon.pid);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const idleRssMb = residentMb(daemon.pid);
   const passedOver = /the index snapshot is not used[^\n]*/.exec(daemon.output());
   const stopped = await daemon.stop();
   if (passedOver) throw new Error(`memory-scale: homed did not start from the index snapshot: ${passedOver[0]}`);
   if (stopped) throw stopped;
-  log(`memory-scale: homed started in ${startMs.toFixed(0)} ms with RSS ${rssMb.toFixed(0)} MB once ready`);
-  return { size, bundled, startMs, rssMb };
+  log(
+    `memory-scale: homed started in ${startMs.toFixed(0)} ms; RSS ${rssMb.toFixed(0)} MB once ready, ${idleRssMb.toFixed(0)} MB after ${IDLE_MS / 1000} s idle`,
+  );
+  return { size, bundled, startMs, rssMb, idleRssMb };
 };
 
 const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows: Row[]; daemon?: DaemonRow }> => {
@@ -210,11 +225,13 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
       );
       rows.push(row);
     }
-    if (options.daemon) daemon = await measureDaemon(system, options.sizes.at(-1)!, join(dataDir, 'data'));
+    if (options.daemon) daemon = await measureDaemon(system, options.sizes.at(-1)!, options.keep ?? join(dataDir, 'data'));
   } finally {
     if (!daemon) await system.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  if (daemon && options.keep)
+    log(`memory-scale: the data dir of ${daemon.size} utterances is kept in ${options.keep} (homed run --data ${options.keep})`);
   return daemon ? { rows, daemon } : { rows };
 };
 
@@ -229,6 +246,7 @@ const TARGETS = [
 const DAEMON_TARGETS = [
   { what: 'homed started under 10 s', met: (daemon: DaemonRow) => daemon.startMs < 10_000 },
   { what: "homed's RSS once ready under 400 MB", met: (daemon: DaemonRow) => daemon.rssMb < 400 },
+  { what: `homed's RSS after ${IDLE_MS / 1000} s idle under 400 MB`, met: (daemon: DaemonRow) => daemon.idleRssMb < 400 },
 ] as const;
 
 const mark = (met: boolean): string => (met ? 'met   ' : 'missed');
@@ -246,7 +264,7 @@ export const formatRows = (rows: readonly Row[], daemon?: DaemonRow): string => 
       ? [
           '',
           `homed on the data dir of ${daemon.size} utterances (${daemon.bundled ? 'from its bundle' : 'from the sources through tsx'}): ` +
-            `started in ${daemon.startMs.toFixed(0)} ms, RSS ${daemon.rssMb.toFixed(0)} MB once ready`,
+            `started in ${daemon.startMs.toFixed(0)} ms, RSS ${daemon.rssMb.toFixed(0)} MB once ready and ${daemon.idleRssMb.toFixed(0)} MB after ${IDLE_MS / 1000} s idle`,
         ]
       : []),
     '',
