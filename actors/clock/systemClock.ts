@@ -6,14 +6,29 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export const randomIds: IdSource = { next: () => randomUUID() };
 
-/** Real timers; they never keep the process alive on their own (the daemon's lifetime decides that). */
+/** The longest delay one Node timer takes (about 24.8 days): a longer one fires after 1 ms instead, with a warning. */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** A timer that may wait longer than one Node timer can: it waits in steps, and `timeout` is the step now armed. */
+type SystemTimer = { timeout: NodeJS.Timeout };
+
+/**
+ * Real timers; they never keep the process alive on their own (the daemon's lifetime decides
+ * that). A delay longer than LONGEST_TIMER_MS (a heartbeat due years ahead of a clock set back)
+ * is waited in steps rather than firing at once, again and again.
+ */
 export const systemTimers: Timers = {
   setTimer: (fire, ms) => {
-    const timer = setTimeout(fire, Math.max(0, ms));
-    timer.unref();
+    const timer = {} as SystemTimer;
+    const arm = (left: number): void => {
+      const step = Math.min(Math.max(0, left), LONGEST_TIMER_MS);
+      timer.timeout = setTimeout(() => (left > LONGEST_TIMER_MS ? arm(left - LONGEST_TIMER_MS) : fire()), step);
+      timer.timeout.unref();
+    };
+    arm(ms);
     return timer;
   },
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimer: (handle) => clearTimeout((handle as SystemTimer).timeout),
 };
 
 /**

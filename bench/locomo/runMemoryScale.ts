@@ -166,6 +166,9 @@ const measureDaemon = async (system: MemoryRecallSystem, size: number, dataDir: 
   const passedOver = /the index snapshot is not used[^\n]*/.exec(daemon.output());
   const stopped = await daemon.stop();
   if (passedOver) throw new Error(`memory-scale: homed did not start from the index snapshot: ${passedOver[0]}`);
+  // The memory's times run years ahead of the clock here (each pass later than the last): its heartbeats are due then.
+  if (/TimeoutOverflowWarning/.test(daemon.output()))
+    throw new Error('memory-scale: homed armed a timer longer than Node takes (it fired at once, again and again)');
   if (stopped) throw stopped;
   log(
     `memory-scale: homed started in ${startMs.toFixed(0)} ms; RSS ${rssMb.toFixed(0)} MB once ready, ${idleRssMb.toFixed(0)} MB after ${IDLE_MS / 1000} s idle`,
