@@ -5,6 +5,7 @@
  * the log, with every acknowledged event on disk, and only then lets the lock go.
  */
 import { join } from 'node:path';
+import { collectStartGarbage } from './startGarbage.ts';
 import type { InspectionEvent } from 'xstate';
 import {
   GIVEN_FACILITIES,
@@ -100,6 +101,11 @@ const runLocked = async (
     await store.close();
     inspector?.stop();
     return 0;
+  }
+  try {
+    collectStartGarbage();
+  } catch (error) {
+    out(`homed: could not collect what starting left behind (${(error as Error).message}); it stays until V8 collects in full`);
   }
   out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
 
