@@ -4,21 +4,17 @@
  * never depend on insertion order.
  */
 
+import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
+import { type Bm25Hit, byScoreThenId, weighedBestFirst } from './rankedHits.ts';
+
+export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
+export type { Bm25Hit } from './rankedHits.ts';
+
 export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
-export type Bm25Hit = Readonly<{ id: string; score: number }>;
 /** `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the live ones (default 1,024). */
 export type Bm25Options = Readonly<{ k1?: number; b?: number; compactAtLeast?: number }>;
-/** A document as how many times each term occurs in it (each count ≥ 1). */
-export type Bm25Counts = ReadonlyMap<string, number>;
 
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
-
-/** How many times each token occurs. */
-export const countsOf = (tokens: readonly string[]): Map<string, number> => {
-  const counts = new Map<string, number>();
-  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return counts;
-};
 
 /**
  * Everything an index holds, as plain data and a few typed arrays: what a snapshot keeps
@@ -38,11 +34,6 @@ export type Bm25State = Readonly<{
   digests: Int32Array;
   totalLength: number;
 }>;
-
-/** A document removed with counts other than those it was added with: the index would be wrong after it. */
-export class Bm25CountsMismatch extends Error {
-  readonly code = 'BM25_COUNTS_MISMATCH';
-}
 
 export class Bm25Index {
   readonly k1: number;
@@ -402,7 +393,7 @@ export class Bm25Index {
         scores[slot]! += times * idf * ((tf * (k1 + 1)) / norm);
       }
     }
-    const best = weigh && maxWeight !== undefined ? this.weighedBestFirst(touched, k, weigh, maxWeight) : undefined;
+    const best = weigh && maxWeight !== undefined ? weighedBestFirst(touched, this.scores, this.ids, k, weigh, maxWeight) : undefined;
     const hits: Bm25Hit[] = [];
     if (best === undefined) {
       for (const slot of touched) {
@@ -414,36 +405,6 @@ export class Bm25Index {
     if (best !== undefined) return best;
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
-  }
-
-  /**
-   * The best `k` of the `touched` slots by weighted score, weighing them from the best unweighted
-   * score down (taken from a heap) and stopping when even `maxWeight` times the next score falls short of the k-th
-   * weighted score found. Undefined when a weight exceeds `maxWeight` (the bound was wrong).
-   */
-  private weighedBestFirst(touched: number[], k: number, weigh: (id: string) => number, maxWeight: number): Bm25Hit[] | undefined {
-    const { scores } = this;
-    // A max-heap of the slots by score: only what is weighed gets taken out in order, not all sorted.
-    const heap = touched.slice();
-    for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i, heap.length, scores);
-    const top: Bm25Hit[] = [];
-    for (let size = heap.length; size > 0; size--) {
-      const slot = heap[0]!;
-      heap[0] = heap[size - 1]!;
-      siftDown(heap, 0, size - 1, scores);
-      const score = scores[slot]!;
-      // The margin keeps a document whose bound only rounds below the k-th score: it could tie and win by id.
-      if (top.length === k && score * maxWeight * (1 + BOUND_MARGIN) < top[k - 1]!.score) break;
-      const id = this.ids[slot]!;
-      const weight = weigh(id);
-      if (weight > maxWeight) return undefined;
-      if (weight <= 0) continue;
-      const hit = { id, score: score * weight };
-      if (top.length === k && byScoreThenId(hit, top[k - 1]!) >= 0) continue;
-      top.splice(insertionPoint(top, hit), 0, hit);
-      if (top.length > k) top.pop();
-    }
-    return top;
   }
 
   /**
@@ -500,48 +461,3 @@ const LARGE_TF = 255;
 /** Slots are below this (2^31): a (term, slot) key is termId × SLOT_SPAN + slot, exact as a double. */
 const SLOT_SPAN = 2 ** 31;
 const largeTfKey = (termId: number, slot: number): number => termId * SLOT_SPAN + slot;
-
-/** A digest of counts that does not depend on their order (32-bit FNV-1a of each term and count, summed). */
-const digestOf = (counts: Bm25Counts): number => {
-  let digest = 0;
-  for (const [term, count] of counts) {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193);
-    h = Math.imul(h ^ count, 0x01000193);
-    digest = (digest + h) | 0;
-  }
-  return digest;
-};
-
-/** Restores the max-heap order (by `scores`) of `heap[0, size)` below `at`. */
-const siftDown = (heap: number[], at: number, size: number, scores: Float64Array): void => {
-  const slot = heap[at]!;
-  const score = scores[slot]!;
-  let i = at;
-  for (;;) {
-    let child = 2 * i + 1;
-    if (child >= size) break;
-    if (child + 1 < size && scores[heap[child + 1]!]! > scores[heap[child]!]!) child++;
-    if (scores[heap[child]!]! <= score) break;
-    heap[i] = heap[child]!;
-    i = child;
-  }
-  heap[i] = slot;
-};
-
-/** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
-const BOUND_MARGIN = 1e-9;
-
-/** Where `hit` goes in `sorted` (by score descending, then id) to keep it sorted. */
-const insertionPoint = (sorted: readonly Bm25Hit[], hit: Bm25Hit): number => {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (byScoreThenId(sorted[mid]!, hit) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-};
-
-const byScoreThenId = (x: Bm25Hit, y: Bm25Hit): number => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
