@@ -1,18 +1,33 @@
 /**
  * An incremental Okapi BM25 index held in memory. Pure: no I/O, no clock, and the same
  * sequence of add/remove calls gives the same rankings; ties are broken by id so results
- * never depend on insertion order.
+ * never depend on insertion order. One data structure in one file (longer than most): the
+ * postings, the documents, their snapshot and the searches share invariants (postings ascend by
+ * document and hold dead entries until compaction; frequencies take a byte, larger ones kept
+ * aside) that a split would have every part reach into the others' arrays to keep.
  */
 
 import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
-import { type Bm25Hit, byScoreThenId, weighedBestFirst } from './rankedHits.ts';
+import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, weighedBestFirst } from './rankedHits.ts';
 
 export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
 export type { Bm25Hit } from './rankedHits.ts';
 
 export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
-/** `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the live ones (default 1,024). */
-export type Bm25Options = Readonly<{ k1?: number; b?: number; compactAtLeast?: number }>;
+/**
+ * `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the
+ * live ones (default 1,024). `commonShare`: a query term in more than this share of the
+ * documents is common (default 0.05; 1 turns the shortcut off, see `search`), and the shortcut is
+ * tried only when the common terms' postings hold at least `commonPostingsAtLeast` entries
+ * (default 4,096: below that, reading them is cheaper than trying).
+ */
+export type Bm25Options = Readonly<{
+  k1?: number;
+  b?: number;
+  compactAtLeast?: number;
+  commonShare?: number;
+  commonPostingsAtLeast?: number;
+}>;
 
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
 
@@ -39,6 +54,8 @@ export class Bm25Index {
   readonly k1: number;
   readonly b: number;
   private readonly compactAtLeast: number;
+  private readonly commonShare: number;
+  private readonly commonPostingsAtLeast: number;
   /**
    * Postings in compact arrays, appended to in the order documents are added (so each lists its
    * slots ascending): term → its id; per term id, the slots of the documents holding it and
@@ -67,12 +84,17 @@ export class Bm25Index {
   private liveEntries = 0;
   private deadEntries = 0;
   private scores = new Float64Array(0);
+  /** Per slot, its row in `contributions` during a search that scores common terms last (-1: none). */
+  private candidateRows = new Int32Array(0);
+  private contributions = new Float64Array(0);
   private totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
     this.k1 = options.k1 ?? DEFAULT_BM25.k1;
     this.b = options.b ?? DEFAULT_BM25.b;
     this.compactAtLeast = options.compactAtLeast ?? COMPACT_AT_LEAST;
+    this.commonShare = options.commonShare ?? COMMON_SHARE;
+    this.commonPostingsAtLeast = options.commonPostingsAtLeast ?? COMMON_POSTINGS_AT_LEAST;
     if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
       throw new RangeError(`BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=${this.k1}, b=${this.b}`);
     }
@@ -131,7 +153,7 @@ export class Bm25Index {
    * The index `toState` described; the same add and remove calls after it rank as they would
    * have on the original. Its arrays are used in place (a posting that grows is copied then).
    */
-  static fromState(state: Bm25State, options: Pick<Bm25Options, 'compactAtLeast'> = {}): Bm25Index {
+  static fromState(state: Bm25State, options: Omit<Bm25Options, 'k1' | 'b'> = {}): Bm25Index {
     const index = new Bm25Index({ k1: state.k1, b: state.b, ...options });
     const terms = state.terms.length;
     const documents = state.ids.length;
@@ -377,10 +399,27 @@ export class Bm25Index {
     if (k <= 0 || this.slots.size === 0) return [];
     const avgLength = this.totalLength / this.slots.size || 1;
     if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
+    const terms = this.queryTerms(queryTokens);
+    // The rarest term is never common: with every term in a good share of the documents, it finds the candidates.
+    const rarest = terms.reduce((best, term, q) => (this.df[term.termId]! < this.df[terms[best]!.termId]! ? q : best), 0);
+    let common = terms.map(({ termId }, q) => q !== rarest && this.df[termId]! > this.commonShare * this.slots.size);
+    const commonPostings = terms.reduce((sum, { termId }, q) => sum + (common[q] ? this.used[termId]! : 0), 0);
+    if (commonPostings < this.commonPostingsAtLeast) common = common.map(() => false);
+    // A second try leaves as common only the terms that together stay under the k-th score the first found.
+    for (
+      let attempt = 0;
+      attempt < 2 && common.includes(true) && common.includes(false) && (!weigh || maxWeight !== undefined);
+      attempt++
+    ) {
+      const found = this.searchCommonLast(terms, common, k, avgLength, weigh, maxWeight);
+      if ('hits' in found) return found.hits;
+      if (found.kth === undefined) break;
+      common = this.commonUnder(terms, found.kth / (weigh ? maxWeight! : 1));
+    }
     const scores = this.scores;
     const touched: number[] = [];
     const { k1, b, lengths, ids } = this;
-    for (const { termId, times, idf } of this.queryTerms(queryTokens)) {
+    for (const { termId, times, idf } of terms) {
       const slots = this.postingSlots[termId]!;
       const tfs = this.postingTfs[termId]!;
       for (let at = 0, n = this.used[termId]!; at < n; at++) {
@@ -405,6 +444,112 @@ export class Bm25Index {
     if (best !== undefined) return best;
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
+  }
+
+  /**
+   * `search` when some query terms are common: the documents the other terms find are scored in
+   * full (each common term's frequency found in its posting, which lists documents in order)
+   * and ranked; a document holding only common terms can score at most what those terms can
+   * give (each less than times × idf × (k1 + 1), times the weights' bound), so when the k-th
+   * found beats that, it is the ranking a full search gives, the same numbers summed in the same
+   * order. Otherwise the k-th score it found (undefined when it found fewer than k), from which
+   * the caller may choose fewer common terms, or search in full.
+   */
+  private searchCommonLast(
+    terms: readonly QueryTerm[],
+    common: readonly boolean[],
+    k: number,
+    avgLength: number,
+    weigh: ((id: string) => number) | undefined,
+    maxWeight: number | undefined,
+  ): Readonly<{ hits: Bm25Hit[] }> | Readonly<{ kth: number | undefined }> {
+    const { k1, b, lengths, ids, scores } = this;
+    const width = terms.length;
+    if (this.candidateRows.length < ids.length) this.candidateRows = new Int32Array(Math.max(64, ids.length * 2)).fill(-1);
+    const rows = this.candidateRows;
+    const touched: number[] = [];
+    const contribution = (q: number, slot: number, tf: number): number =>
+      terms[q]!.times * terms[q]!.idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength)));
+    for (let q = 0; q < width; q++) {
+      if (common[q]) continue;
+      const { termId } = terms[q]!;
+      const slots = this.postingSlots[termId]!;
+      const tfs = this.postingTfs[termId]!;
+      for (let at = 0, n = this.used[termId]!; at < n; at++) {
+        const slot = slots[at]!;
+        if (ids[slot] === undefined) continue;
+        let row = rows[slot]!;
+        if (row < 0) {
+          row = touched.length;
+          rows[slot] = row;
+          touched.push(slot);
+          if (this.contributions.length < (row + 1) * width) {
+            const grown = new Float64Array(Math.max(64, (row + 1) * width * 2));
+            grown.set(this.contributions);
+            this.contributions = grown;
+          }
+          this.contributions.fill(0, row * width, (row + 1) * width);
+        }
+        this.contributions[row * width + q] = contribution(q, slot, this.tfAt(termId, slot, tfs[at]!));
+      }
+    }
+    const inOrder = touched.slice().sort((x, y) => x - y);
+    for (let q = 0; q < width; q++) {
+      if (!common[q]) continue;
+      const { termId } = terms[q]!;
+      const slots = this.postingSlots[termId]!;
+      const used = this.used[termId]!;
+      let at = 0;
+      for (const slot of inOrder) {
+        at = seek(slots, at, used, slot);
+        if (at === used) break;
+        if (slots[at] === slot)
+          this.contributions[rows[slot]! * width + q] = contribution(q, slot, this.tfAt(termId, slot, this.postingTfs[termId]![at]!));
+      }
+    }
+    for (const slot of touched) {
+      const row = rows[slot]! * width;
+      let score = 0;
+      for (let q = 0; q < width; q++) {
+        const part = this.contributions[row + q]!;
+        if (part !== 0) score += part;
+      }
+      scores[slot] = score;
+    }
+    const weight = weigh ? maxWeight! : 1;
+    let best: Bm25Hit[] | undefined;
+    if (weigh) best = weighedBestFirst(touched, scores, ids, k, weigh, maxWeight!);
+    else
+      best = touched
+        .map((slot) => ({ id: ids[slot]!, score: scores[slot]! }))
+        .sort(byScoreThenId)
+        .slice(0, k);
+    for (const slot of touched) {
+      scores[slot] = 0;
+      rows[slot] = -1;
+    }
+    let commonMost = 0;
+    for (let q = 0; q < width; q++) if (common[q]) commonMost += this.mostOf(terms[q]!);
+    const kth = best?.length === k ? best[k - 1]!.score : undefined;
+    return kth !== undefined && kth > commonMost * weight * (1 + BOUND_MARGIN) ? { hits: best! } : { kth };
+  }
+
+  /** More than any document can get from `term`: its frequency's part tends to k1 + 1 and never reaches it. */
+  private mostOf(term: QueryTerm): number {
+    return term.times * term.idf * (this.k1 + 1);
+  }
+
+  /** The most frequent terms whose most, summed, stays under `under`: those a search may score last (none may be all). */
+  private commonUnder(terms: readonly QueryTerm[], under: number): boolean[] {
+    const common = terms.map(() => false);
+    const byFrequency = terms.map((_, q) => q).sort((x, y) => this.df[terms[y]!.termId]! - this.df[terms[x]!.termId]!);
+    let most = 0;
+    for (const q of byFrequency.slice(0, -1)) {
+      most += this.mostOf(terms[q]!);
+      if (most * (1 + BOUND_MARGIN) >= under) break;
+      common[q] = true;
+    }
+    return common;
   }
 
   /**
@@ -439,8 +584,8 @@ export class Bm25Index {
   }
 
   /** The query's indexed terms in the order they first occur, with how many times each occurs and its idf. */
-  private queryTerms(queryTokens: readonly string[]): { term: string; termId: number; times: number; idf: number }[] {
-    const terms: { term: string; termId: number; times: number; idf: number }[] = [];
+  private queryTerms(queryTokens: readonly string[]): QueryTerm[] {
+    const terms: QueryTerm[] = [];
     for (const [term, times] of countsOf(queryTokens)) {
       const termId = this.termIds.get(term);
       if (termId !== undefined) terms.push({ term, termId, times, idf: this.idf(term) });
@@ -448,6 +593,35 @@ export class Bm25Index {
     return terms;
   }
 }
+
+/** A term of a query: its id, how many times the query says it, and its idf. */
+type QueryTerm = Readonly<{ term: string; termId: number; times: number; idf: number }>;
+
+/**
+ * Where `slot` is in the ascending `slots[from, used)`, or where it would go: the first place
+ * holding it or more (`used` when none does). Gallops, then halves, so a posting many times
+ * longer than the documents looked up in it is not read through.
+ */
+const seek = (slots: Int32Array, from: number, used: number, slot: number): number => {
+  let lo = from;
+  let step = 1;
+  while (lo + step < used && slots[lo + step]! < slot) {
+    lo += step;
+    step *= 2;
+  }
+  if (slots[lo]! >= slot || lo >= used) return Math.min(lo, used);
+  let hi = Math.min(lo + step, used);
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >> 1;
+    if (slots[mid]! < slot) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+};
+
+/** Query terms in more than this share of the documents are scored last, for what the others find (see `searchCommonLast`). */
+const COMMON_SHARE = 0.05;
+const COMMON_POSTINGS_AT_LEAST = 4_096;
 
 const INITIAL_POSTING = 4;
 /** How much a full posting grows by: less room left unused than doubling, a few more copies. */

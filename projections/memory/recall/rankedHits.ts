@@ -59,7 +59,7 @@ const siftDown = (heap: number[], at: number, size: number, scores: Float64Array
 };
 
 /** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
-const BOUND_MARGIN = 1e-9;
+export const BOUND_MARGIN = 1e-9;
 
 /** Where `hit` goes in `sorted` (by score descending, then id) to keep it sorted. */
 const insertionPoint = (sorted: readonly Bm25Hit[], hit: Bm25Hit): number => {

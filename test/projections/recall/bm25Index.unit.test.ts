@@ -269,6 +269,41 @@ describe('Bm25Index', () => {
     );
   });
 
+  it('scores common terms last, for the documents rarer terms find, and ranks exactly as a full search', () => {
+    const rare = fc.constantFrom('kiln', 'glaze', 'wheel', 'clay', 'tea');
+    // 'ada' is in most documents (a speaker's name), 'said' in about half: common terms.
+    const tokens = fc
+      .tuple(fc.array(rare, { maxLength: 4 }), fc.integer({ min: 0, max: 9 }), fc.boolean(), fc.integer({ min: 1, max: 300 }))
+      .map(([words, ada, said, times]) => [
+        ...words,
+        ...(ada > 0 ? Array<string>(ada === 9 ? times : ada).fill('ada') : []),
+        ...(said ? ['said'] : []),
+      ]);
+    const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 3);
+    fc.assert(
+      fc.property(
+        fc.array(tokens, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.nat(59), { maxLength: 10 }),
+        fc.array(fc.oneof(rare, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 }),
+        fc.array(weight, { minLength: 60, maxLength: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        (documents, removed, query, weights, k, weighed) => {
+          const commonLast = new Bm25Index({ commonShare: 0.3, commonPostingsAtLeast: 0, compactAtLeast: 2 });
+          const full = new Bm25Index({ commonShare: 1 });
+          for (const index of [commonLast, full]) {
+            for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
+            for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
+          }
+          const weigh = weighed ? (id: string) => weights[Number(id.slice(1))]! : undefined;
+          const bound = weighed ? 3 : undefined;
+          expect(commonLast.search(query, k, weigh, bound)).toEqual(full.search(query, k, weigh, bound));
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('with a bound on the weights, still weighs a document that can only tie the k-th and win by id', () => {
     const index = indexOf([doc('d1', 'tea'), doc('d0', 'tea')]);
     expect(index.search(['tea'], 1, () => 2, 2).map((h) => h.id)).toEqual(['d0']);
