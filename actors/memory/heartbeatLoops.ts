@@ -40,11 +40,14 @@ export class HeartbeatLoops {
     );
   }
 
-  /** The loops due at `at`, in their fixed order (none before the memory started). */
+  /**
+   * The loops a clock reading `at` concerns, in their fixed order (none before the memory
+   * started): those due, and those it is behind (the clock went back; they start over from it).
+   */
   dueAt(at: number): HeartbeatLoop[] {
     return HEARTBEAT_LOOPS.filter((loop) => {
-      const entry = this.loops.get(loop);
-      return entry !== undefined && at >= entry.actor.getSnapshot().context.dueAt;
+      const context = this.loops.get(loop)?.actor.getSnapshot().context;
+      return context !== undefined && (at >= context.dueAt || at < context.since);
     });
   }
 
@@ -54,7 +57,7 @@ export class HeartbeatLoops {
     return due.length > 0 ? Math.min(...due) : null;
   }
 
-  /** The loop's firing at `at`, if it is due then. */
+  /** The loop's firing at `at`, if it is due then (a clock behind the loop starts it over instead). */
   fire(loop: HeartbeatLoop, at: number): HeartbeatFact['data'] | undefined {
     const entry = this.loops.get(loop);
     if (!entry) return undefined;

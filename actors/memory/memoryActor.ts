@@ -151,12 +151,12 @@ export class MemoryActor {
     return this.loops.nextDueAt();
   }
 
-  /** Every loop due at `at` fires, one message each, in their fixed order. */
+  /** Every loop due at `at` fires, one message each, in their fixed order; @returns the loops that fired. */
   async tick(at: number): Promise<HeartbeatLoop[]> {
     const fired: HeartbeatLoop[] = [];
     for (const loop of this.loops.dueAt(at)) {
-      await this.deliver({ type: 'memory.heartbeat', at, loop });
-      fired.push(loop);
+      const facts = await this.deliver({ type: 'memory.heartbeat', at, loop });
+      if (facts.some((fact) => fact.type === 'HeartbeatFired')) fired.push(loop);
     }
     return fired;
   }

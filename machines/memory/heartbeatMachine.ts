@@ -5,9 +5,11 @@
  * after this firing (a long gap fires once, not once per missed interval). A firing's `since` is
  * the loop's previous firing, or its start: what happened after it is the loop's work. A loop
  * that fired before a restart is started with that firing (`lastFiredAt`), so it resumes where
- * it left off rather than from the restart.
+ * it left off rather than from the restart. A clock that went back (a time before the loop's
+ * `since`, at a restart or in a CLOCK) starts the loop over from that time: without it the
+ * loop would wait until the clock caught up again, which may be years.
  */
-import { enqueueActions, setup } from 'xstate';
+import { assign, enqueueActions, setup } from 'xstate';
 import type { EventNamed } from '../../events/index.ts';
 
 export type HeartbeatLoop = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
@@ -36,25 +38,33 @@ export const heartbeatMachine = setup({
   },
   guards: {
     due: ({ context, event }) => event.at >= context.dueAt,
+    wentBack: ({ context, event }) => event.at < context.since,
   },
   actions: {
     fire: enqueueActions(({ context, event, enqueue }) => {
       enqueue.emit({ type: 'HeartbeatFired', data: { loop: context.loop, at: event.at, since: context.since } });
       enqueue.assign({ since: event.at, dueAt: event.at + context.intervalMs });
     }),
+    startOver: assign(({ context, event }) => ({ since: event.at, dueAt: event.at + context.intervalMs })),
   },
 }).createMachine({
   id: 'heartbeat',
   context: ({ input }) => {
     if (!(input.intervalMs > 0))
       throw new RangeError(`heartbeat '${input.loop}': the interval must be a positive number of ms, got ${input.intervalMs}`);
-    const since = input.lastFiredAt ?? input.startAt;
+    // A last firing later than the start means the clock went back since: start over.
+    const since = input.lastFiredAt !== undefined && input.lastFiredAt <= input.startAt ? input.lastFiredAt : input.startAt;
     return { loop: input.loop, intervalMs: input.intervalMs, dueAt: since + input.intervalMs, since };
   },
   initial: 'waiting',
   states: {
     waiting: {
-      on: { CLOCK: { guard: 'due', actions: 'fire' } },
+      on: {
+        CLOCK: [
+          { guard: 'wentBack', actions: 'startOver' },
+          { guard: 'due', actions: 'fire' },
+        ],
+      },
     },
   },
 });

@@ -61,4 +61,34 @@ describe('memory heartbeats', () => {
     expect(await facts(second)).toEqual(['lisbon', 'sailing']);
     await second.settled();
   });
+
+  it('runs its loops again after the clock was set back: a restart before the last firing starts over, and so does a reading behind it', async () => {
+    const path = join(tempDir(), 'events.db');
+    const MIN = 60_000;
+    const DAY = 24 * 60 * MIN;
+    const HOURLY = { rules: 60 * MIN, distill: 60 * MIN, archive: 60 * MIN, merge: 60 * MIN, review: 60 * MIN };
+    const open = (at: number, tag: string) => {
+      const store = SqliteEventStore.open(path, {
+        catalog: createDefaultCatalog(),
+        clock: new VirtualClock(at),
+        ids: new SequentialIds(`e${tag}`),
+      });
+      stores.push(store);
+      return openMemory(store, { ids: new SequentialIds(`m${tag}`), clock: new VirtualClock(at), startAt: at, intervals: HOURLY });
+    };
+    // The machine's clock ran a year ahead: the loop fired then.
+    const ahead = await open(START + 365 * DAY, 'a');
+    expect(await ahead.tick(START + 365 * DAY + 60 * MIN)).toContain('rules');
+    await ahead.settled();
+    await stores.pop()!.close();
+    // Set right, the daemon starts again: the loop is due one interval after the start, not a year on.
+    const second = await open(START, 'b');
+    expect(second.nextDueAt()).toBe(START + 60 * MIN);
+    await second.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I live in Lisbon', at: START + 5 * MIN, cites: ['D1:1'] });
+    expect(await second.tick(START + 60 * MIN)).toEqual(['rules', 'distill', 'archive', 'merge', 'review']);
+    // A reading behind the last firing starts the loops over without firing them.
+    expect(await second.tick(START + 30 * MIN)).toEqual([]);
+    expect(second.nextDueAt()).toBe(START + 90 * MIN);
+    await second.settled();
+  });
 });

@@ -53,6 +53,29 @@ describe('heartbeat machine', () => {
     expect(fired).toEqual([{ loop: 'rules', at: 5_000, since: 3_200 }]);
   });
 
+  it('starts over from the start when its last firing is later than the start (the clock went back), instead of waiting for the clock to catch up', () => {
+    const fired: HeartbeatFact['data'][] = [];
+    const actor = createActor(heartbeatMachine, { input: { loop: 'rules', intervalMs: 1_000, startAt: 5_000, lastFiredAt: 900_000 } });
+    actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
+    actor.start();
+    expect(actor.getSnapshot().context.dueAt).toBe(6_000);
+    actor.send({ type: 'CLOCK', at: 6_000 });
+    expect(fired).toEqual([{ loop: 'rules', at: 6_000, since: 5_000 }]);
+  });
+
+  it('starts over, without firing, when a clock reading is earlier than its last firing; then fires one interval after it', () => {
+    const { fired, at } = loop(1_000, 0);
+    at(50_000);
+    at(2_000);
+    expect(fired.map((f) => f.at)).toEqual([50_000]);
+    at(2_999);
+    at(3_000);
+    expect(fired).toEqual([
+      { loop: 'archive', at: 50_000, since: 0 },
+      { loop: 'archive', at: 3_000, since: 2_000 },
+    ]);
+  });
+
   it('refuses an interval that is not positive', () => {
     const actor = createActor(heartbeatMachine, { input: { loop: 'merge', intervalMs: 0, startAt: 0 } });
     actor.subscribe({ error: () => undefined });
