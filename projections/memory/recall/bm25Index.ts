@@ -391,11 +391,19 @@ export class Bm25Index {
    * `maxWeight`, a bound on what `weigh` returns, lets the search stop weighing once no document
    * left could reach the k-th best (documents are weighed best score first); the ranking is the
    * same as without it. The bound must hold; a weight seen above it makes the search weigh every
-   * document after all.
+   * document after all. `boosted` names the few documents that may weigh more than the rest
+   * (those of a month the query names): they are always scored, so the bound on the documents
+   * holding only common terms is the rest's.
    *
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
-  search(queryTokens: readonly string[], k: number, weigh?: (id: string) => number, maxWeight?: number): Bm25Hit[] {
+  search(
+    queryTokens: readonly string[],
+    k: number,
+    weigh?: (id: string) => number,
+    maxWeight?: number,
+    boosted?: BoostedDocuments,
+  ): Bm25Hit[] {
     if (k <= 0 || this.slots.size === 0) return [];
     const avgLength = this.totalLength / this.slots.size || 1;
     if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
@@ -411,10 +419,10 @@ export class Bm25Index {
       attempt < 2 && common.includes(true) && common.includes(false) && (!weigh || maxWeight !== undefined);
       attempt++
     ) {
-      const found = this.searchCommonLast(terms, common, k, avgLength, weigh, maxWeight);
+      const found = this.searchCommonLast(terms, common, k, avgLength, weigh, maxWeight, boosted);
       if ('hits' in found) return found.hits;
       if (found.kth === undefined) break;
-      common = this.commonUnder(terms, found.kth / (weigh ? maxWeight! : 1));
+      common = this.commonUnder(terms, found.kth / (weigh ? (boosted?.restMax ?? maxWeight!) : 1));
     }
     const scores = this.scores;
     const touched: number[] = [];
@@ -462,6 +470,7 @@ export class Bm25Index {
     avgLength: number,
     weigh: ((id: string) => number) | undefined,
     maxWeight: number | undefined,
+    boosted: BoostedDocuments | undefined,
   ): Readonly<{ hits: Bm25Hit[] }> | Readonly<{ kth: number | undefined }> {
     const { k1, b, lengths, ids, scores } = this;
     const width = terms.length;
@@ -479,19 +488,14 @@ export class Bm25Index {
         const slot = slots[at]!;
         if (ids[slot] === undefined) continue;
         let row = rows[slot]!;
-        if (row < 0) {
-          row = touched.length;
-          rows[slot] = row;
-          touched.push(slot);
-          if (this.contributions.length < (row + 1) * width) {
-            const grown = new Float64Array(Math.max(64, (row + 1) * width * 2));
-            grown.set(this.contributions);
-            this.contributions = grown;
-          }
-          this.contributions.fill(0, row * width, (row + 1) * width);
-        }
+        if (row < 0) row = this.candidateRow(slot, width, touched);
         this.contributions[row * width + q] = contribution(q, slot, this.tfAt(termId, slot, tfs[at]!));
       }
+    }
+    // The boosted documents are scored whatever they hold (a row of zeros for the terms above).
+    for (const id of weigh ? (boosted?.ids ?? []) : []) {
+      const slot = this.slots.get(id);
+      if (slot !== undefined && rows[slot]! < 0) this.candidateRow(slot, width, touched);
     }
     const inOrder = touched.slice().sort((x, y) => x - y);
     for (let q = 0; q < width; q++) {
@@ -516,11 +520,14 @@ export class Bm25Index {
       }
       scores[slot] = score;
     }
-    const weight = weigh ? maxWeight! : 1;
+    // What a document left unscored (it holds only common terms, and is not boosted) can weigh.
+    const weight = weigh ? (boosted?.restMax ?? maxWeight!) : 1;
+    // A boosted document may hold none of the terms: it does not match.
+    const matching = boosted && weigh ? touched.filter((slot) => scores[slot]! > 0) : touched;
     let best: Bm25Hit[] | undefined;
-    if (weigh) best = weighedBestFirst(touched, scores, ids, k, weigh, maxWeight!);
+    if (weigh) best = weighedBestFirst(matching, scores, ids, k, weigh, maxWeight!);
     else
-      best = touched
+      best = matching
         .map((slot) => ({ id: ids[slot]!, score: scores[slot]! }))
         .sort(byScoreThenId)
         .slice(0, k);
@@ -532,6 +539,20 @@ export class Bm25Index {
     for (let q = 0; q < width; q++) if (common[q]) commonMost += this.mostOf(terms[q]!);
     const kth = best?.length === k ? best[k - 1]!.score : undefined;
     return kth !== undefined && kth > commonMost * weight * (1 + BOUND_MARGIN) ? { hits: best! } : { kth };
+  }
+
+  /** Makes `slot` a candidate of `searchCommonLast` with a row of zeros; @returns the row. */
+  private candidateRow(slot: number, width: number, touched: number[]): number {
+    const row = touched.length;
+    this.candidateRows[slot] = row;
+    touched.push(slot);
+    if (this.contributions.length < (row + 1) * width) {
+      const grown = new Float64Array(Math.max(64, (row + 1) * width * 2));
+      grown.set(this.contributions);
+      this.contributions = grown;
+    }
+    this.contributions.fill(0, row * width, (row + 1) * width);
+    return row;
   }
 
   /** More than any document can get from `term`: its frequency's part tends to k1 + 1 and never reaches it. */
@@ -618,6 +639,9 @@ const seek = (slots: Int32Array, from: number, used: number, slot: number): numb
   }
   return hi;
 };
+
+/** Documents that may weigh more than the others: every document not in `ids` weighs at most `restMax`. */
+export type BoostedDocuments = Readonly<{ ids: Iterable<string>; restMax: number }>;
 
 /** Query terms in more than this share of the documents are scored last, for what the others find (see `searchCommonLast`). */
 const COMMON_SHARE = 0.05;

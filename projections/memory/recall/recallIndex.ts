@@ -5,7 +5,8 @@
  * of truth. Scoring is BM25 over lexical tokens; each context item also carries its
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
-import { type Bm25Counts, Bm25Index, type Bm25State } from './bm25Index.ts';
+import { type Bm25Counts, Bm25Index, type Bm25State, type BoostedDocuments } from './bm25Index.ts';
+import { ItemTimeline } from './itemTimeline.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import type { TimeWindow } from './recallQuery.ts';
 import { spokenOfWindows } from './spokenOfTime.ts';
@@ -36,7 +37,21 @@ export type RecallHit = Omit<RecallItem, 'spokenOf'> & Readonly<{ score: number 
  * `max`, when known, bounds what it returns, so a search can stop weighing items that could not
  * rank anyway.
  */
-export type RecallWeight = ((item: RecallItem) => number) & Readonly<{ max?: number }>;
+export type RecallWeight = ((item: RecallItem) => number) &
+  Readonly<{
+    max?: number;
+    /** Every item neither said at nor speaking of a time within `windows` weighs at most `restMax`. */
+    windowed?: Readonly<{ windows: readonly TimeWindow[]; restMax: number }>;
+  }>;
+
+/** A search scores the items a weight boosts by time apart when they are at most this many, or this share of all. */
+const BOOSTED_AT_MOST = 1_024;
+const BOOSTED_SHARE = 0.05;
+/** The timeline drops the entries of removed items once they outnumber the live items' by this many. */
+const TIMELINE_STALE_AT_MOST = 4_096;
+
+/** When an item was said, and the times it speaks of. */
+const timesOf = (item: StoredItem): number[] => [item.at, ...item.spokenOf.map((w) => w.from)];
 
 /** Reciprocal rank fusion constant (Cormack et al.). */
 const RRF_K = 60;
@@ -140,6 +155,8 @@ export class RecallIndex {
   private readonly contextByScope = new Map<string, Set<string>>();
   /** The BM25 counts of each context item: what the prune scores them by, and takes them out of BM25 with. */
   private readonly contextCounts = new Map<string, Bm25Counts>();
+  /** The items by when they were said and the times they speak of: a month a query names finds its items here. */
+  private readonly timeline = new ItemTimeline();
 
   constructor(
     private readonly options: RecallIndexOptions,
@@ -174,7 +191,7 @@ export class RecallIndex {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
       const spokenOf = stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME;
       const item = storedItem(stored, flatNeighbours(stored.neighbours), spokenOf, index.personNamed(stored.person));
-      index.items.set(item.id, item);
+      index.keep(item);
       index.track(item);
       if (item.tier === 'context') {
         const counts = index.documentOf(item);
@@ -207,10 +224,15 @@ export class RecallIndex {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.items.set(item.id, storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.personNamed(item.person)));
+    this.keep(storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.personNamed(item.person)));
     this.track(item);
     this.unembedded.add(item.id);
     this.index(item.id);
+  }
+
+  private keep(item: StoredItem): void {
+    this.items.set(item.id, item);
+    this.timeline.add(item.id, timesOf(item));
   }
 
   private track(item: RecallItem): void {
@@ -265,7 +287,7 @@ export class RecallIndex {
     if (awaitsNeighbours) this.movedTo.set(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.items.set(item.id, storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.personNamed(item.person)));
+    this.keep(storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.personNamed(item.person)));
     this.track(item);
     this.index(item.id);
   }
@@ -290,6 +312,9 @@ export class RecallIndex {
     this.unembedded.delete(id);
     this.vectors.delete(id);
     this.items.delete(id);
+    if (this.timeline.entries > 2 * this.items.size + TIMELINE_STALE_AT_MOST) {
+      this.timeline.rebuild([...this.items.values()].map((item) => [item.id, timesOf(item)] as const));
+    }
   }
 
   get(id: string): RecallItem | undefined {
@@ -306,8 +331,16 @@ export class RecallIndex {
   search(query: string, k: number, weigh?: RecallWeight): RecallHit[] {
     const terms = this.options.tokenize(query);
     if (terms.length === 0) return [];
-    const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)), weigh?.max);
+    const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)), weigh?.max, this.boostedFor(weigh));
     return hits.map((hit) => this.hit(hit.id, hit.score));
+  }
+
+  /** The items of the days or months a weight boosts, when they are few: a search scores them whatever words they hold. */
+  private boostedFor(weigh: RecallWeight | undefined): BoostedDocuments | undefined {
+    if (!weigh?.windowed) return undefined;
+    const atMost = Math.max(BOOSTED_AT_MOST, this.items.size * BOOSTED_SHARE);
+    const ids = this.timeline.within(weigh.windowed.windows, (id) => this.items.has(id), atMost);
+    return ids && { ids, restMax: weigh.windowed.restMax };
   }
 
   /**

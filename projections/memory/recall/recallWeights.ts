@@ -77,9 +77,10 @@ export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOST
   let max = 1;
   if (focus.asksWhen) max *= 1 + Math.max(0, boosts.when);
   if (focus.person !== undefined) max *= 1 + Math.max(0, boosts.person);
-  if (focus.windows.length > 0) max *= 1 + Math.max(0, boosts.time);
   if (focus.sceneWeights) max *= 1 + Math.max(0, boosts.scene);
-  return Object.assign(weigh, { max });
+  if (focus.windows.length === 0 || !(boosts.time > 0)) return Object.assign(weigh, { max });
+  // The time boost is the one few items get: those said in, or speaking of, the days the query names.
+  return Object.assign(weigh, { max: max * (1 + boosts.time), windowed: { windows: focus.windows, restMax: max } });
 };
 
 /** The best relative weight (0..1) of the scenes the item's utterances belong to. */

@@ -304,6 +304,38 @@ describe('Bm25Index', () => {
     );
   });
 
+  it('scores the boosted documents whatever they hold, so the rest bound the common terms, and ranks exactly as a full search', () => {
+    const rare = fc.constantFrom('kiln', 'glaze', 'wheel', 'clay', 'tea');
+    const tokens = fc
+      .tuple(fc.array(rare, { maxLength: 3 }), fc.integer({ min: 0, max: 4 }), fc.boolean())
+      .map(([words, ada, said]) => [...words, ...Array<string>(ada).fill('ada'), ...(said ? ['said'] : [])]);
+    // The rest weigh at most 1.5; a boosted document up to 3 (twice: a month the query names).
+    const restWeight = fc.constantFrom(0, 0.5, 1, 1.5);
+    fc.assert(
+      fc.property(
+        fc.array(tokens, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.nat(59), { maxLength: 10 }),
+        fc.array(fc.oneof(rare, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 }),
+        fc.array(restWeight, { minLength: 60, maxLength: 60 }),
+        fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 12 }),
+        (documents, removed, query, weights, boostedAt, k) => {
+          const commonLast = new Bm25Index({ commonShare: 0.3, commonPostingsAtLeast: 0, compactAtLeast: 2 });
+          const full = new Bm25Index({ commonShare: 1 });
+          for (const index of [commonLast, full]) {
+            for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
+            for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
+          }
+          // Boosted ids may name documents removed or never added.
+          const boosted = new Set(boostedAt.map((i) => `d${i}`));
+          const weigh = (id: string): number => weights[Number(id.slice(1))]! * (boosted.has(id) ? 2 : 1);
+          expect(commonLast.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(full.search(query, k, weigh, 3));
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('with a bound on the weights, still weighs a document that can only tie the k-th and win by id', () => {
     const index = indexOf([doc('d1', 'tea'), doc('d0', 'tea')]);
     expect(index.search(['tea'], 1, () => 2, 2).map((h) => h.id)).toEqual(['d0']);
