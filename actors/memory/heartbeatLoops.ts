@@ -4,11 +4,17 @@
  * its own; after a restart each loop resumes from its last recorded firing.
  */
 import { createActor, type Actor, type InspectionEvent } from 'xstate';
-import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact, type HeartbeatLoop } from '../../machines/memory/index.ts';
+import {
+  DEFAULT_HEARTBEAT_INTERVALS_MS,
+  heartbeatMachine,
+  type HeartbeatFact,
+  type HeartbeatLoop,
+  startsOver,
+} from '../../machines/memory/index.ts';
 
 export const HEARTBEAT_LOOPS: readonly HeartbeatLoop[] = ['rules', 'distill', 'archive', 'merge', 'review'];
 
-type Loop = { actor: Actor<typeof heartbeatMachine>; fired: HeartbeatFact['data'][] };
+type Loop = { actor: Actor<typeof heartbeatMachine>; emitted: HeartbeatFact[] };
 
 export class HeartbeatLoops {
   private loops = new Map<HeartbeatLoop, Loop>();
@@ -18,26 +24,35 @@ export class HeartbeatLoops {
     private readonly inspect?: (event: InspectionEvent) => void,
   ) {}
 
-  /** Starts every loop at `startAt`, or from its last firing when it fired before; `intervals` replace the ones given before. */
-  restart(startAt: number, lastFired: Readonly<Record<string, number>>, intervals = this.intervals): void {
+  /**
+   * Starts every loop at `startAt`, or from where it left off when it ran before; `intervals`
+   * replace the ones given before. @returns a start-over for each loop that left off later than
+   * `startAt` (the clock went back), to be recorded.
+   */
+  restart(startAt: number, leftOff: Readonly<Record<string, number>>, intervals = this.intervals): HeartbeatFact[] {
     this.intervals = intervals;
     for (const { actor } of this.loops.values()) actor.stop();
+    const startedOver: HeartbeatFact[] = [];
     this.loops = new Map(
       HEARTBEAT_LOOPS.map((loop) => {
-        const lastFiredAt = lastFired[loop];
+        const since = leftOff[loop];
         const input = {
           loop,
           intervalMs: this.intervals[loop] ?? DEFAULT_HEARTBEAT_INTERVALS_MS[loop],
           startAt,
-          ...(lastFiredAt !== undefined ? { lastFiredAt } : {}),
+          ...(since !== undefined ? { since } : {}),
         };
+        if (since !== undefined && startsOver(input)) {
+          startedOver.push({ type: 'HeartbeatStartedOver', data: { loop, at: startAt, leftOffAt: since } });
+        }
         const actor = createActor(heartbeatMachine, { id: `heartbeat-${loop}`, input, ...(this.inspect ? { inspect: this.inspect } : {}) });
-        const entry: Loop = { actor, fired: [] };
-        entry.actor.on('HeartbeatFired', (fact) => entry.fired.push(fact.data));
+        const entry: Loop = { actor, emitted: [] };
+        entry.actor.on('*', (fact) => entry.emitted.push(fact));
         entry.actor.start();
         return [loop, entry];
       }),
     );
+    return startedOver;
   }
 
   /**
@@ -57,13 +72,13 @@ export class HeartbeatLoops {
     return due.length > 0 ? Math.min(...due) : null;
   }
 
-  /** The loop's firing at `at`, if it is due then (a clock behind the loop starts it over instead). */
-  fire(loop: HeartbeatLoop, at: number): HeartbeatFact['data'] | undefined {
+  /** What the loop decides at `at`: its firing if it is due, a start-over if the clock went back behind it, else nothing. */
+  fire(loop: HeartbeatLoop, at: number): HeartbeatFact[] {
     const entry = this.loops.get(loop);
-    if (!entry) return undefined;
-    entry.fired.length = 0;
+    if (!entry) return [];
+    entry.emitted.length = 0;
     entry.actor.send({ type: 'CLOCK', at });
-    return entry.fired[0];
+    return [...entry.emitted];
   }
 
   /** Each loop's machine state value (none before the memory started). */

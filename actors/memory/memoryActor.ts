@@ -39,7 +39,7 @@ import {
   contextSaidBetween,
   entities,
   graphNeighbourhood,
-  lastFirings,
+  loopsLeftOff,
   latestInputs,
   reviewedRelations,
   type ColdDocRow,
@@ -190,8 +190,7 @@ export class MemoryActor {
     switch (message.type) {
       case 'memory.start':
         if (message.run) this.pruneConfig = message.run.prune;
-        this.loops.restart(message.at, lastFirings(tx), message.run?.intervals);
-        return [];
+        return this.loops.restart(message.at, loopsLeftOff(tx), message.run?.intervals);
       case 'ContextEventAppended':
         return this.observed(message);
       case 'memory.heartbeat':
@@ -280,10 +279,11 @@ export class MemoryActor {
   }
 
   private fire(loop: HeartbeatLoop, at: number): Fact[] {
-    const firing = this.loops.fire(loop, at);
-    if (!firing) return [];
+    const decided = this.loops.fire(loop, at);
+    const fired = decided.find((fact) => fact.type === 'HeartbeatFired');
+    if (!fired) return decided;
+    const firing = fired.data;
     const { tx, config } = this.options;
-    const fired: Fact = { type: 'HeartbeatFired', data: firing };
     switch (loop) {
       case 'distill':
         return [fired, ...latestInputs(tx).flatMap(({ scope, text }) => this.prune(scope, text, at))];

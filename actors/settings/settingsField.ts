@@ -4,7 +4,7 @@
  */
 export type SettingsField =
   | Readonly<{ type: 'integer'; min?: number; max?: number; doc: string }>
-  | Readonly<{ type: 'number'; min?: number; exclusiveMin?: number; doc: string }>
+  | Readonly<{ type: 'number'; min?: number; doc: string }>
   | Readonly<{ type: 'boolean'; doc: string }>
   /** `check` returns what is wrong with the value, or null. */
   | Readonly<{ type: 'string'; nonEmpty?: boolean; check?: (value: string) => string | null; doc: string }>

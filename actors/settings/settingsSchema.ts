@@ -14,7 +14,14 @@ const timeZoneProblem = (zone: string): string | null =>
     ? null
     : `'${zone}' is not an IANA time zone; use a name like "Europe/Paris" or "UTC"`;
 
-const minutes = (loop: string): SettingsField => ({ type: 'number', exclusiveMin: 0, doc: `minutes between two runs of the ${loop} loop` });
+/** The shortest interval a loop takes (0.6 s): shorter ones would have it fire on every look, filling the log. */
+export const SHORTEST_HEARTBEAT_MINUTES = 0.01;
+
+const minutes = (loop: string): SettingsField => ({
+  type: 'number',
+  min: SHORTEST_HEARTBEAT_MINUTES,
+  doc: `minutes between two runs of the ${loop} loop (at least ${SHORTEST_HEARTBEAT_MINUTES})`,
+});
 
 const toolRules = (doc: string): SettingsField => ({
   type: 'object',

@@ -228,6 +228,14 @@ export const memoryEvents = {
       upcasters: [{ from: 1, up: (v1: { loop: string; at: number; since?: number }) => ({ ...v1, since: v1.since ?? v1.at }) }],
     },
   ),
+  /**
+   * A clock reading `at` came before where the loop left off (`leftOffAt`, its last firing or
+   * start-over): the clock went back, and the loop starts over from `at`, as after its first start.
+   */
+  HeartbeatStartedOver: defineEvent(
+    'HeartbeatStartedOver',
+    object({ loop: literal('distill', 'archive', 'merge', 'review', 'rules'), at: number(), leftOffAt: number() }),
+  ),
 } as const;
 
 export type MemoryEvent = EventUnion<typeof memoryEvents>;

@@ -4,12 +4,13 @@
  * time; when the loop is due it emits `HeartbeatFired` and the next due time is one interval
  * after this firing (a long gap fires once, not once per missed interval). A firing's `since` is
  * the loop's previous firing, or its start: what happened after it is the loop's work. A loop
- * that fired before a restart is started with that firing (`lastFiredAt`), so it resumes where
- * it left off rather than from the restart. A clock that went back (a time before the loop's
- * `since`, at a restart or in a CLOCK) starts the loop over from that time: without it the
- * loop would wait until the clock caught up again, which may be years.
+ * that fired before a restart is started from that firing (`since`), so it resumes where it
+ * left off rather than from the restart. A clock that went back (a reading before the loop's
+ * `since`, at a restart or in a CLOCK) starts the loop over from that reading, recorded as
+ * `HeartbeatStartedOver` so the next restart resumes from there: without it the loop would
+ * wait until the clock caught up again, which may be years.
  */
-import { assign, enqueueActions, setup } from 'xstate';
+import { enqueueActions, setup } from 'xstate';
 import type { EventNamed } from '../../events/index.ts';
 
 export type HeartbeatLoop = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
@@ -23,11 +24,15 @@ export const DEFAULT_HEARTBEAT_INTERVALS_MS: Readonly<Record<HeartbeatLoop, numb
   rules: 10 * 60_000,
 };
 
-export type HeartbeatInput = Readonly<{ loop: HeartbeatLoop; intervalMs: number; startAt: number; lastFiredAt?: number }>;
+/** `since`: where the loop left off before this start (its last firing or start-over), if it ran before. */
+export type HeartbeatInput = Readonly<{ loop: HeartbeatLoop; intervalMs: number; startAt: number; since?: number }>;
 /** `since`: the previous firing, or the start; the next firing covers what happened after it. */
 export type HeartbeatContext = Readonly<{ loop: HeartbeatLoop; intervalMs: number; dueAt: number; since: number }>;
 export type HeartbeatMessage = Readonly<{ type: 'CLOCK'; at: number }>;
-export type HeartbeatFact = EventNamed<'HeartbeatFired'>;
+export type HeartbeatFact = EventNamed<'HeartbeatFired'> | EventNamed<'HeartbeatStartedOver'>;
+
+/** Whether a loop started with `input` starts over: it left off later than its start (the clock went back). */
+export const startsOver = (input: HeartbeatInput): boolean => input.since !== undefined && input.since > input.startAt;
 
 export const heartbeatMachine = setup({
   types: {
@@ -45,15 +50,18 @@ export const heartbeatMachine = setup({
       enqueue.emit({ type: 'HeartbeatFired', data: { loop: context.loop, at: event.at, since: context.since } });
       enqueue.assign({ since: event.at, dueAt: event.at + context.intervalMs });
     }),
-    startOver: assign(({ context, event }) => ({ since: event.at, dueAt: event.at + context.intervalMs })),
+    startOver: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.emit({ type: 'HeartbeatStartedOver', data: { loop: context.loop, at: event.at, leftOffAt: context.since } });
+      enqueue.assign({ since: event.at, dueAt: event.at + context.intervalMs });
+    }),
   },
 }).createMachine({
   id: 'heartbeat',
   context: ({ input }) => {
     if (!(input.intervalMs > 0))
       throw new RangeError(`heartbeat '${input.loop}': the interval must be a positive number of ms, got ${input.intervalMs}`);
-    // A last firing later than the start means the clock went back since: start over.
-    const since = input.lastFiredAt !== undefined && input.lastFiredAt <= input.startAt ? input.lastFiredAt : input.startAt;
+    // Left off later than the start means the clock went back since: the memory records the start-over (`startsOver`).
+    const since = input.since !== undefined && !startsOver(input) ? input.since : input.startAt;
     return { loop: input.loop, intervalMs: input.intervalMs, dueAt: since + input.intervalMs, since };
   },
   initial: 'waiting',

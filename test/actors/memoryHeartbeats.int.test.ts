@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { HEARTBEAT_LOOPS } from '../../actors/memory/heartbeatLoops.ts';
 import { openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
 import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
@@ -81,14 +82,29 @@ describe('memory heartbeats', () => {
     expect(await ahead.tick(START + 365 * DAY + 60 * MIN)).toContain('rules');
     await ahead.settled();
     await stores.pop()!.close();
+    const facts = async (memory: OpenMemory) =>
+      memory.readModels
+        .all<{ object: string }>("SELECT object FROM memory_graph_relations WHERE predicate != 'said' ORDER BY object")
+        .map((r) => r.object);
     // Set right, the daemon starts again: the loop is due one interval after the start, not a year on.
     const second = await open(START, 'b');
     expect(second.nextDueAt()).toBe(START + 60 * MIN);
     await second.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'I live in Lisbon', at: START + 5 * MIN, cites: ['D1:1'] });
-    expect(await second.tick(START + 60 * MIN)).toEqual(['rules', 'distill', 'archive', 'merge', 'review']);
-    // A reading behind the last firing starts the loops over without firing them.
-    expect(await second.tick(START + 30 * MIN)).toEqual([]);
-    expect(second.nextDueAt()).toBe(START + 90 * MIN);
+    // Stopped before a loop fired: the next start resumes from where this one started over, so Lisbon is not skipped.
     await second.settled();
+    await stores.pop()!.close();
+    const third = await open(START + 20 * MIN, 'c');
+    expect(third.nextDueAt()).toBe(START + 60 * MIN);
+    expect(await third.tick(START + 60 * MIN)).toEqual(['rules', 'distill', 'archive', 'merge', 'review']);
+    expect(await facts(third)).toEqual(['lisbon']);
+    // A reading behind the last firing starts the loops over without firing them.
+    expect(await third.tick(START + 30 * MIN)).toEqual([]);
+    expect(third.nextDueAt()).toBe(START + 90 * MIN);
+    await third.settled();
+    const startedOver = await stores[stores.length - 1]!.readAll({ types: ['HeartbeatStartedOver'] });
+    expect(startedOver.map((e) => [e.data.loop, e.data.at - START])).toEqual([
+      ...HEARTBEAT_LOOPS.map((loop) => [loop, 0]),
+      ...HEARTBEAT_LOOPS.map((loop) => [loop, 30 * MIN]),
+    ]);
   });
 });

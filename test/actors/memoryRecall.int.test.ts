@@ -20,16 +20,16 @@ const START = Date.UTC(2023, 4, 1, 12);
 
 type Line = readonly [speaker: string, text: string];
 
-const open = async (path: string, config: Partial<MemoryConfig> = {}): Promise<OpenMemory> => {
-  const clock = new VirtualClock(START);
-  const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds('e') });
+const open = async (path: string, config: Partial<MemoryConfig> = {}, startAt = START - 1): Promise<OpenMemory> => {
+  const clock = new VirtualClock(Math.max(START, startAt));
+  const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds(`e${startAt}`) });
   stores.push(store);
   // Nothing sinks or distils unless a test asks: recall must find items in any tier alike.
   return openMemory(store, {
     ids: new SequentialIds('m'),
     clock,
-    // Just before the first utterance: a loop's first firing reads what was said after the start.
-    startAt: START - 1,
+    // By default just before the first utterance: a loop's first firing reads what was said after the start.
+    startAt,
     config: { prune: { protectRecent: 1000, keepTopK: 1000, budgetTokens: 1_000_000 }, ...config },
   });
 };
@@ -172,7 +172,7 @@ describe('recall', () => {
     const before = await Promise.all(questions.map((q) => first.recall(q, 3, SCOPE)));
     expect(before.flat().every((h) => h.tier === 'graph')).toBe(true);
     await stores.pop()!.close();
-    const second = await open(path, { prune: { protectRecent: 0, keepTopK: 0, budgetTokens: 1_000_000 } });
+    const second = await open(path, { prune: { protectRecent: 0, keepTopK: 0, budgetTokens: 1_000_000 } }, START + 91 * DAY);
     const after = await Promise.all(questions.map((q) => second.recall(q, 3, SCOPE)));
     expect(after.map((hits) => hits.map((h) => [h.cites, h.score]))).toEqual(before.map((hits) => hits.map((h) => [h.cites, h.score])));
     // Distilled sentences keep who said them and when, so the person and the day still count.

@@ -84,7 +84,7 @@ describe('checkSettings', () => {
       { key: 'llm.sources[0].baseUrl', problem: expect.stringContaining('carries credentials') },
       { key: 'llm.sources[0].contextWindow', problem: 'must be a whole number, got 1.5' },
       { key: 'memory.keepTopk', problem: 'is not a setting; did you mean memory.keepTopK?' },
-      { key: 'memory.heartbeats.mergeMinutes', problem: 'must be more than 0, got 0' },
+      { key: 'memory.heartbeats.mergeMinutes', problem: 'must be at least 0.01, got 0' },
       { key: 'scheduler', problem: 'must be an object, got string' },
       { key: 'timeZone', problem: expect.stringContaining('not an IANA time zone') },
       { key: 'plugins.files.roots', problem: 'must not be an empty list' },

@@ -17,10 +17,17 @@ describe('settings.json with mistakes', () => {
     const dir = join(tempDir(), 'data');
     mkdirSync(dir);
     const settings = join(dir, 'settings.json');
-    writeFileSync(settings, JSON.stringify({ memroy: {}, scheduler: { preemptCooldownMs: '2s' }, llm: { maxRounds: -1 } }));
+    // A heartbeat every 6e-8 ms would fire on every look and fill the log; 1e309 reads as Infinity.
+    writeFileSync(
+      settings,
+      '{"memroy": {}, "scheduler": {"preemptCooldownMs": "2s"}, "llm": {"maxRounds": -1}, ' +
+        '"memory": {"heartbeats": {"rulesMinutes": 1e-9, "mergeMinutes": 1e309}}}',
+    );
     const start = await runHomed(['run', '--data', dir]);
     expect(start.code).toBe(1);
-    expect(start.stderr).toContain('has 3 problems');
+    expect(start.stderr).toContain('has 5 problems');
+    expect(start.stderr).toContain('memory.heartbeats.rulesMinutes: must be at least 0.01, got 1e-9');
+    expect(start.stderr).toContain('memory.heartbeats.mergeMinutes: must be a number, got Infinity (a number too large)');
     expect(start.stderr).toContain('memroy: is not a setting; did you mean memory?');
     expect(start.stderr).toContain('scheduler.preemptCooldownMs: must be a number, got "2s"');
     expect(start.stderr).toContain('llm.maxRounds: must be at least 1, got -1');

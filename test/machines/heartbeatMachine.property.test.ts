@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { heartbeatMachine, type HeartbeatFact } from '../../machines/memory/heartbeatMachine.ts';
+import { heartbeatMachine, type HeartbeatFact, startsOver } from '../../machines/memory/heartbeatMachine.ts';
 
 const YEAR = 365 * 24 * 3_600_000;
 
@@ -19,13 +19,14 @@ describe('heartbeat machine (property)', () => {
         fc.integer({ min: 0, max: YEAR }),
         fc.option(fc.integer({ min: 0, max: 2 * YEAR }), { nil: undefined }),
         fc.array(fc.integer({ min: -YEAR, max: 30_000 }), { maxLength: 40 }),
-        (intervalMs, startAt, lastFiredAt, steps) => {
-          const fired: HeartbeatFact['data'][] = [];
-          const input = { loop: 'merge' as const, intervalMs, startAt, ...(lastFiredAt !== undefined ? { lastFiredAt } : {}) };
+        (intervalMs, startAt, leftOffAt, steps) => {
+          const fired: HeartbeatFact[] = [];
+          const input = { loop: 'merge' as const, intervalMs, startAt, ...(leftOffAt !== undefined ? { since: leftOffAt } : {}) };
           const actor = createActor(heartbeatMachine, { input });
-          actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
+          actor.on('*', (fact) => fired.push(fact));
           actor.start();
-          let since = lastFiredAt !== undefined && lastFiredAt <= startAt ? lastFiredAt : startAt;
+          expect(startsOver(input)).toBe(leftOffAt !== undefined && leftOffAt > startAt);
+          let since = leftOffAt !== undefined && leftOffAt <= startAt ? leftOffAt : startAt;
           let dueAt = since + intervalMs;
           expect(actor.getSnapshot().context.dueAt).toBeLessThanOrEqual(startAt + intervalMs);
           let at = startAt;
@@ -34,11 +35,11 @@ describe('heartbeat machine (property)', () => {
             const before = fired.length;
             actor.send({ type: 'CLOCK', at });
             if (at < since) {
-              expect(fired.length).toBe(before);
+              expect(fired.slice(before)).toEqual([{ type: 'HeartbeatStartedOver', data: { loop: 'merge', at, leftOffAt: since } }]);
               since = at;
               dueAt = at + intervalMs;
             } else if (at >= dueAt) {
-              expect(fired.slice(before)).toEqual([{ loop: 'merge', at, since }]);
+              expect(fired.slice(before)).toEqual([{ type: 'HeartbeatFired', data: { loop: 'merge', at, since } }]);
               since = at;
               dueAt = at + intervalMs;
             } else {

@@ -5,10 +5,12 @@ import { DEFAULT_HEARTBEAT_INTERVALS_MS, heartbeatMachine, type HeartbeatFact } 
 
 const loop = (intervalMs = 1_000, startAt = 0) => {
   const fired: HeartbeatFact['data'][] = [];
+  const startedOver: HeartbeatFact['data'][] = [];
   const actor = createActor(heartbeatMachine, { input: { loop: 'archive', intervalMs, startAt } });
   actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
+  actor.on('HeartbeatStartedOver', (fact) => startedOver.push(fact.data));
   actor.start();
-  return { fired, at: (t: number) => actor.send({ type: 'CLOCK', at: t }) };
+  return { fired, startedOver, at: (t: number) => actor.send({ type: 'CLOCK', at: t }) };
 };
 
 describe('heartbeat machine', () => {
@@ -46,16 +48,16 @@ describe('heartbeat machine', () => {
 
   it('resumes from its last firing before a restart: due one interval after it, covering what came after it', () => {
     const fired: HeartbeatFact['data'][] = [];
-    const actor = createActor(heartbeatMachine, { input: { loop: 'rules', intervalMs: 1_000, startAt: 5_000, lastFiredAt: 3_200 } });
+    const actor = createActor(heartbeatMachine, { input: { loop: 'rules', intervalMs: 1_000, startAt: 5_000, since: 3_200 } });
     actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
     actor.start();
     actor.send({ type: 'CLOCK', at: 5_000 });
     expect(fired).toEqual([{ loop: 'rules', at: 5_000, since: 3_200 }]);
   });
 
-  it('starts over from the start when its last firing is later than the start (the clock went back), instead of waiting for the clock to catch up', () => {
+  it('starts over from the start when it left off later than the start (the clock went back), instead of waiting for the clock to catch up', () => {
     const fired: HeartbeatFact['data'][] = [];
-    const actor = createActor(heartbeatMachine, { input: { loop: 'rules', intervalMs: 1_000, startAt: 5_000, lastFiredAt: 900_000 } });
+    const actor = createActor(heartbeatMachine, { input: { loop: 'rules', intervalMs: 1_000, startAt: 5_000, since: 900_000 } });
     actor.on('HeartbeatFired', (fact) => fired.push(fact.data));
     actor.start();
     expect(actor.getSnapshot().context.dueAt).toBe(6_000);
@@ -64,10 +66,11 @@ describe('heartbeat machine', () => {
   });
 
   it('starts over, without firing, when a clock reading is earlier than its last firing; then fires one interval after it', () => {
-    const { fired, at } = loop(1_000, 0);
+    const { fired, startedOver, at } = loop(1_000, 0);
     at(50_000);
     at(2_000);
     expect(fired.map((f) => f.at)).toEqual([50_000]);
+    expect(startedOver).toEqual([{ loop: 'archive', at: 2_000, leftOffAt: 50_000 }]);
     at(2_999);
     at(3_000);
     expect(fired).toEqual([
