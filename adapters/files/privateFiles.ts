@@ -13,6 +13,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   constants,
 } from 'node:fs';
@@ -41,17 +42,20 @@ export const writePrivateFile = (path: string, bytes: string | Uint8Array): void
 
 /**
  * The whole of `path` when it is a regular file; a sentence saying why not when something else
- * is there (a link, a FIFO, a folder); undefined when nothing is.
+ * is there (a link, a FIFO, a device, a folder); undefined when nothing is. `followLinks`: a
+ * link to a regular file is read (a model directory's files often are links), a link to
+ * anything else is refused all the same.
  */
-export const readRegularFile = (path: string): Buffer | string | undefined => {
+export const readRegularFile = (path: string, { followLinks = false } = {}): Buffer | string | undefined => {
   let stat: ReturnType<typeof lstatSync>;
   try {
-    stat = lstatSync(path);
+    stat = followLinks ? statSync(path) : lstatSync(path);
   } catch {
     return undefined;
   }
   if (!stat.isFile()) return `${path} is not a regular file`;
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  // Non-blocking: a FIFO put in the file's place after the look above fails the fstat, never hangs the open.
+  const fd = openSync(path, constants.O_RDONLY | (followLinks ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK);
   try {
     const opened = fstatSync(fd);
     if (!opened.isFile()) return `${path} is not a regular file`;

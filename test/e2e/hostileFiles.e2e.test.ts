@@ -2,14 +2,17 @@
  * Special files against the running daemon: the model calls files_read on a FIFO in the files
  * root. The call answers with the refusal at once (it used to hang the turn, the scheduler's
  * queue and shutdown), the model sees it, the daemon answers the next message, stops cleanly,
- * and the log replays.
+ * and the log replays. And a model directory whose files are /dev/zero or a FIFO: homed says so
+ * and does not start (it used to read /dev/zero until memory ran out, or wait on the FIFO, deaf to
+ * SIGTERM).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
+import { hasNoStackTrace, REPO, runHomed } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -57,5 +60,22 @@ describe('files_read of a FIFO through homed', () => {
     const log = await logOf(dir);
     expect(log.filter((e) => e.type === 'TaskCompleted').map((e) => e.data.outcome)).toEqual(['done', 'done']);
     await verifyReplay(dir);
+  });
+});
+
+describe('a model directory with hostile files through homed', () => {
+  it.each([
+    ['model.onnx', 'a link to /dev/zero', (path: string) => symlinkSync('/dev/zero', path)],
+    ['tokenizer.json', 'a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+  ])('refuses to start with %s that is %s, at once and in one line, instead of reading it forever', async (file, _what, put) => {
+    const model = join(tempDir(), 'model');
+    cpSync(join(REPO, 'test/fixtures/onnx/tiny'), model, { recursive: true });
+    rmSync(join(model, file));
+    put(join(model, file));
+    const dir = testDataDir(tempDir(), { settings: { memory: { embedding: { onnxDir: model } } } });
+    const start = await runHomed(['run', '--data', dir]);
+    expect(start.code).toBe(1);
+    expect(start.stderr).toContain(`'${join(model, file)}' is not a regular file (a folder, a FIFO or a device is not read)`);
+    expect(hasNoStackTrace(start.stderr)).toBe(true);
   });
 });

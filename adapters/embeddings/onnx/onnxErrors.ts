@@ -5,6 +5,7 @@ export type OnnxEmbeddingErrorCode =
   | 'ONNX_RUNTIME_MISSING' // the optional onnxruntime-node package is not installed
   | 'ONNX_MODEL_DIR_MISSING' // the model directory does not exist
   | 'ONNX_MODEL_FILE_MISSING' // a file the directory must hold is absent
+  | 'ONNX_MODEL_FILE_INVALID' // a file the directory must hold is not a regular file, or cannot be read
   | 'ONNX_CONFIG_INVALID' // hologram.json or tokenizer.json is not valid JSON or has a bad field
   | 'ONNX_TOKENIZER_UNSUPPORTED' // tokenizer.json uses a model/normalizer/pre-tokenizer/post-processor type we do not implement
   | 'ONNX_INPUTS_UNSUPPORTED' // the model declares inputs other than the BERT ones

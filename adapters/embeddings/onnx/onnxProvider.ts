@@ -4,10 +4,11 @@
  * vectors from two providers are comparable exactly when their fingerprints are equal.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ModalityNotCovered, type EmbeddingProvider, type Modality } from '../embeddingProvider.ts';
 import { clipPixelValues, decodePpm, type RawRgbImage } from './clipImage.ts';
+import { readRegularFile } from '../../files/privateFiles.ts';
 import { readModelConfig, type ModelConfig } from './modelConfig.ts';
 import { HfTokenizer } from './hfTokenizer.ts';
 import { OnnxEmbeddingError } from './onnxErrors.ts';
@@ -33,8 +34,40 @@ const exists = async (path: string): Promise<boolean> =>
     () => false,
   );
 
+const isDirectory = async (path: string): Promise<boolean> =>
+  stat(path).then(
+    (found) => found.isDirectory(),
+    () => false,
+  );
+
 const missing = (path: string, what: string): OnnxEmbeddingError =>
   new OnnxEmbeddingError('ONNX_MODEL_FILE_MISSING', `model file '${path}' does not exist; it should hold ${what}`, path);
+
+/** The bytes of a file of the model directory: only a regular file (or a link to one) is read, so a FIFO or a device never hangs or floods the start. */
+const modelFile = (path: string, what: string): Buffer => {
+  let read: Buffer | string | undefined;
+  try {
+    read = readRegularFile(path, { followLinks: true });
+  } catch (e) {
+    throw new OnnxEmbeddingError(
+      'ONNX_MODEL_FILE_INVALID',
+      `cannot read '${path}' (${(e as Error).message}); it should hold ${what}`,
+      path,
+      {
+        cause: e,
+      },
+    );
+  }
+  if (read === undefined) throw missing(path, what);
+  if (typeof read === 'string') {
+    throw new OnnxEmbeddingError(
+      'ONNX_MODEL_FILE_INVALID',
+      `'${path}' is not a regular file (a folder, a FIFO or a device is not read); it should hold ${what}`,
+      path,
+    );
+  }
+  return read;
+};
 
 const pickOutput = (session: OrtSession, preferred: readonly string[]): string =>
   preferred.find((name) => session.outputNames.includes(name)) ?? session.outputNames[0]!;
@@ -69,33 +102,36 @@ export class OnnxEmbeddingProvider implements EmbeddingProvider {
    * @example const p = await OnnxEmbeddingProvider.load('/models/bge-small-zh', { maxLength: 256 })
    */
   static async load(dir: string, options: OnnxProviderOptions = {}): Promise<OnnxEmbeddingProvider> {
-    if (!(await exists(dir))) {
+    if (!(await isDirectory(dir))) {
       throw new OnnxEmbeddingError(
         'ONNX_MODEL_DIR_MISSING',
-        `model directory '${dir}' does not exist; it should hold model.onnx (the exported encoder), tokenizer.json ` +
-          `(Hugging Face tokenizers format) and optionally hologram.json`,
+        `model directory '${dir}' does not exist or is not a directory; it should hold model.onnx (the exported encoder), ` +
+          `tokenizer.json (Hugging Face tokenizers format) and optionally hologram.json`,
         dir,
       );
     }
     const config = await readModelConfig(dir);
     let textPath = join(dir, 'model.onnx');
     if (config.kind === 'clip' && (await exists(join(dir, 'text_model.onnx')))) textPath = join(dir, 'text_model.onnx');
-    if (!(await exists(textPath))) throw missing(textPath, 'the ONNX text encoder (inputs input_ids, attention_mask, token_type_ids)');
+    const textModel = modelFile(textPath, 'the ONNX text encoder (inputs input_ids, attention_mask, token_type_ids)');
     const visionPath = join(dir, 'vision_model.onnx');
-    if (config.kind === 'clip' && !(await exists(visionPath)))
-      throw missing(visionPath, 'the ONNX CLIP image encoder (input pixel_values [batch, 3, H, W])');
+    const visionModel =
+      config.kind === 'clip' ? modelFile(visionPath, 'the ONNX CLIP image encoder (input pixel_values [batch, 3, H, W])') : null;
     const tokenizerPath = join(dir, 'tokenizer.json');
-    if (!(await exists(tokenizerPath))) throw missing(tokenizerPath, "the model's Hugging Face tokenizer (tokenizers library JSON)");
+    const tokenizerBytes = modelFile(tokenizerPath, "the model's Hugging Face tokenizer (tokenizers library JSON)");
 
-    const tokenizerJson = await readFile(tokenizerPath, 'utf8').then(JSON.parse, (e: unknown) => {
+    let tokenizerJson: unknown;
+    try {
+      tokenizerJson = JSON.parse(tokenizerBytes.toString('utf8'));
+    } catch (e) {
       throw new OnnxEmbeddingError('ONNX_CONFIG_INVALID', `cannot read '${tokenizerPath}' as JSON`, tokenizerPath, { cause: e });
-    });
+    }
     const tokenizer = HfTokenizer.fromJson(tokenizerJson, options.maxLength === undefined ? {} : { maxLength: options.maxLength });
 
-    const hash = createHash('sha256').update(await readFile(textPath));
-    if (config.kind === 'clip') hash.update(await readFile(visionPath));
+    const hash = createHash('sha256').update(textModel);
+    if (visionModel) hash.update(visionModel);
     // The tokenizer decides the ids the model sees: another vocabulary is another space.
-    hash.update(await readFile(tokenizerPath));
+    hash.update(tokenizerBytes);
     const fingerprint = `onnx:${hash.digest('hex').slice(0, 16)}:${config.pooling}:${config.normalize}:${tokenizer.maxLength}`;
 
     const ort = await loadOnnxRuntime();
