@@ -18,7 +18,7 @@ import { CliClient } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { DaemonNotRunning } from './daemonErrors.ts';
-import { defaultDataDir, prepareDataDir } from './dataDir.ts';
+import { dataDirFrom, prepareDataDir } from './dataDir.ts';
 import { DataDirInUse, describeHolder, holderOf } from './dataDirLock.ts';
 
 export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] "message"
@@ -134,7 +134,7 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
   if (positionals.length !== 1 || positionals[0]!.trim() === '') throw new UsageError('give the message as one argument (quote it)');
   const text = positionals[0]!;
   const { overrides, flags } = overridesOf(values);
-  const dir = resolve(values.data ?? defaultDataDir());
+  const dir = resolve(dataDirFrom(values.data));
   const daemon = await daemonOn(dir);
   if (daemon) {
     try {

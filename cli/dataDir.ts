@@ -9,7 +9,7 @@ import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable } from '../events/index.ts';
 import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
 
-export { defaultDataDir } from './defaultDataDir.ts';
+export { dataDirFrom, defaultDataDir } from './defaultDataDir.ts';
 
 import { EVENT_LOG_FILE } from '../actors/modules/config.ts';
 

@@ -4,7 +4,7 @@ import { DEFAULT_INSPECT_HOST, DEFAULT_INSPECT_PORT } from '../actors/inspect/st
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
-import { defaultDataDir, makeCreatedFilesPrivate } from './dataDir.ts';
+import { dataDirFrom, defaultDataDir, makeCreatedFilesPrivate } from './dataDir.ts';
 import { CHAT_HELP, chatCommand } from './chatCommand.ts';
 import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
 import { INIT_HELP, initCommand } from './initCommand.ts';
@@ -102,7 +102,7 @@ export const main = async (argv: string[]): Promise<number> => {
       const inspectPort = inspecting ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
       if (port !== undefined && port > 65_535) throw new UsageError(`--inspect-port must be a port number (0–65535), got ${port}`);
       return runDaemon({
-        dataDir: values.data ?? defaultDataDir(),
+        dataDir: dataDirFrom(values.data),
         ...(inspectPort !== undefined ? { inspectPort, inspectHost: values['inspect-host'] ?? DEFAULT_INSPECT_HOST } : {}),
         // The daemon goes on when nobody reads its output any more (its exit status says so later).
         out: (line) => {

@@ -15,7 +15,7 @@ import { SETTINGS_SCHEMA } from '../actors/settings/settingsSchema.ts';
 import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
-import { defaultDataDir, prepareDataDir } from './dataDir.ts';
+import { dataDirFrom, prepareDataDir } from './dataDir.ts';
 import { probeModel } from '../adapters/llm/modelProbe.ts';
 
 /** A path as a shell reads it back: bare when it is plain, in single quotes otherwise. */
@@ -68,7 +68,7 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     write(INIT_HELP);
     return 0;
   }
-  const dir = values.data ?? defaultDataDir();
+  const dir = dataDirFrom(values.data);
   prepareDataDir(dir);
   const settingsPath = join(dir, SETTINGS_FILE);
   const settings = readSettings(settingsPath);

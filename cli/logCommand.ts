@@ -10,7 +10,7 @@ import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { closestNames } from '../events/index.ts';
 import type { CommandOutput } from './commandOutput.ts';
-import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
+import { dataDirFrom, existingLogPath, openEventLog } from './dataDir.ts';
 import { toJsonLine } from './jsonLines.ts';
 import { listStreams, unknownStream } from './logStreams.ts';
 
@@ -76,7 +76,7 @@ export const logCommand = async (args: string[], output: CommandOutput): Promise
   if (values.follow && values.raw) throw new UsageError('--follow and --raw cannot be combined');
   if (values.follow && to !== undefined) throw new UsageError('--follow and --to cannot be combined');
   const types = values.type === undefined ? undefined : declaredTypes(values.type);
-  const store = openEventLog(existingLogPath(values.data ?? defaultDataDir()));
+  const store = openEventLog(existingLogPath(dataDirFrom(values.data)));
   try {
     if (values['list-streams']) {
       for (const s of await listStreams(store)) write(`${s.stream}\t${s.version} events\tlast ${s.lastType}`);

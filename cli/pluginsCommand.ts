@@ -10,7 +10,7 @@ import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { DaemonNotRunning } from './daemonErrors.ts';
 import { UsageError } from './cliErrors.ts';
-import { defaultDataDir, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
+import { dataDirFrom, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
 import { PLUGIN_EVENT_TYPES } from '../events/index.ts';
 import { formatPlugins } from './listings.ts';
 
@@ -53,7 +53,7 @@ export const pluginsCommand = async (argv: string[], write: (line: string) => vo
     write(PLUGINS_HELP);
     return 0;
   }
-  const dataDir = values.data ?? defaultDataDir();
+  const dataDir = dataDirFrom(values.data);
   const [action, name, ...extra] = positionals;
   if (action === undefined || action === 'list') {
     let client: CliClient;

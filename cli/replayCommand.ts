@@ -13,7 +13,7 @@ import { verifyProjections } from '../actors/replay/verifyProjections.ts';
 import { REPLAYERS } from './replayers.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
-import { defaultDataDir, existingLogPath, openEventLog } from './dataDir.ts';
+import { dataDirFrom, existingLogPath, openEventLog } from './dataDir.ts';
 import { type DataDirLock, describeHolder, lockDataDir } from './dataDirLock.ts';
 import { progressReporter } from './progress.ts';
 
@@ -45,7 +45,7 @@ export const replayCommand = async (args: string[], write: (line: string) => voi
   }
   const until = positiveInteger('until', values.until);
   if (until !== undefined && values.verify) throw new UsageError('--until and --verify cannot be combined');
-  const dataDir = values.data ?? defaultDataDir();
+  const dataDir = dataDirFrom(values.data);
   const logPath = existingLogPath(dataDir);
   // Rebuilding into the data dir is writing there: only while no daemon holds it.
   const lock = values.out === undefined || values.verify ? undefined : lockOutput(dataDir, logPath, values.out);

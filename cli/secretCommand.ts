@@ -6,7 +6,7 @@
 import { checkSecretName, SecretVault } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
-import { defaultDataDir } from './dataDir.ts';
+import { dataDirFrom } from './dataDir.ts';
 
 export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data DIR]    the value comes on stdin
        homed secret list [--data DIR]        names, and the tools each may be filled into
@@ -78,7 +78,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     return values.help ? 0 : 2;
   }
   const [action, name, ...extra] = positionals;
-  const vault = () => SecretVault.open(values.data ?? defaultDataDir());
+  const vault = () => SecretVault.open(dataDirFrom(values.data));
   const needName = (): string => {
     if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME`);
     if (extra.length > 0) {

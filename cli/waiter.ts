@@ -11,7 +11,7 @@ import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
 import { systemTimers } from '../actors/clock/systemClock.ts';
-import { defaultDataDir } from './defaultDataDir.ts';
+import { dataDirFrom } from './defaultDataDir.ts';
 import { formatPlugins, formatTools } from './listings.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
 
@@ -47,22 +47,33 @@ const out = stdout.write;
 
 export { ReplyFailed };
 
+/** Signals that end a one-shot waiter without a person at its terminal (closed, or asked to end): they stop its task too. */
+const UNATTENDED_ENDS: readonly NodeJS.Signals[] = ['SIGHUP', 'SIGTERM'];
+
 /**
  * The one-shot conversation, printing to stdout (shared with `homed chat`: cli/converse.ts).
- * Ctrl-C stops this message's task (and only it); a second Ctrl-C leaves at once.
+ * Ctrl-C stops this message's task (and only it); a second Ctrl-C leaves at once. A closed
+ * terminal (SIGHUP) or SIGTERM stops the task as well, without a word (no one may be reading),
+ * rather than leave it answering into other sessions.
  */
 const converse = async (client: CliClient, text: string): Promise<void> => {
   const stop = new AbortController();
   const onInterrupt = () => {
     if (stop.signal.aborted) process.exit(130);
-    process.stderr.write('waiter: stopping (Ctrl-C again to leave at once)\n');
+    process.stderr.write('\nwaiter: stopping (Ctrl-C again to leave at once)\n');
+    stop.abort();
+  };
+  const onEnd = () => {
+    if (stop.signal.aborted) process.exit(143);
     stop.abort();
   };
   process.on('SIGINT', onInterrupt);
+  for (const signal of UNATTENDED_ENDS) process.on(signal, onEnd);
   try {
     await converseWith(client, text, out, stop.signal);
   } finally {
     process.off('SIGINT', onInterrupt);
+    for (const signal of UNATTENDED_ENDS) process.off(signal, onEnd);
   }
 };
 
@@ -84,7 +95,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
   }
   const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
-  const dataDir = values.data ?? defaultDataDir();
+  const dataDir = dataDirFrom(values.data);
   const client = await CliClient.connect(dataDir);
   try {
     if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then(() => out('stopped\n'));

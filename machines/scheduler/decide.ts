@@ -123,7 +123,8 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
       if (!running && !waiting) break;
       const cancelBudget = waiting ? [message.inputId] : [];
       d = record(d, { type: 'StopRequested', data: { runningTaskId: running ? message.inputId : null, cancelBudget, at } });
-      if (!d.state.running) d = shortCircuitBudgeted(d, at, cancelBudget);
+      // Its sender stopped it: a waiting input ends now, not once the running task does.
+      d = shortCircuitBudgeted(d, at, cancelBudget);
       break;
     }
     case 'tick':

@@ -2,11 +2,20 @@
  * Bad input reaches the user as a clear error (no stack trace only), never as a corrupted
  * log, and never as a silently skipped event.
  */
-import { chmodSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
-import { finished, hasNoStackTrace, HOMED, runHomed, spawnNode, spawnNodeBoundByPermissions, waitForLine } from '../support/processes.ts';
+import {
+  finished,
+  hasNoStackTrace,
+  HOMED,
+  runHomed,
+  spawnNode,
+  spawnNodeBoundByPermissions,
+  WAITER,
+  waitForLine,
+} from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -108,5 +117,24 @@ describe('bad input', () => {
     const result = await runHomed(['log', '--from', 'ten']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--from must be a whole number ≥ 0, got 'ten'");
+  });
+
+  it('an empty data dir (--data "" or HOLOGRAM_DATA set to nothing) is refused, not taken as the current directory', async () => {
+    const cwd = tempDir();
+    const commands: [string[], NodeJS.ProcessEnv][] = [
+      [[HOMED, 'run', '--data', ''], process.env],
+      [[HOMED, 'log'], { ...process.env, HOLOGRAM_DATA: '' }],
+      [[HOMED, 'secret', 'list'], { ...process.env, HOLOGRAM_DATA: '' }],
+      [[WAITER, '--data', '', 'hello'], process.env],
+    ];
+    for (const [args, env] of commands) {
+      const result = await finished(spawnNode(args, { cwd, env }));
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(
+        /--data is empty; give the data dir|HOLOGRAM_DATA is set but empty; set it to the data dir, or unset it/,
+      );
+      expect(hasNoStackTrace(result.stderr)).toBe(true);
+    }
+    expect(readdirSync(cwd)).toEqual([]);
   });
 });

@@ -139,4 +139,41 @@ describe('one-shot waiter', () => {
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
+
+  it.each(['SIGHUP', 'SIGTERM'] as const)('%s (its terminal closed) stops the task it started, as Ctrl-C does', async (signal) => {
+    const { dir, daemon } = await startScriptedHomed();
+    const story = spawnNode([WAITER, '--data', dir, 'tell me a story']);
+    const storyDone = finished(story);
+    await waitForLine(story, /Line 1 of a story/);
+    story.kill(signal);
+    const result = await storyDone;
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain('Line 10');
+    await expect
+      .poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).map((e) => e.data.outcome), { timeout: 10_000 })
+      .toEqual(['cancelled']);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('Ctrl-C on a message still waiting behind another ends it at once, not when the other is answered', async () => {
+    const { dir, daemon } = await startScriptedHomed();
+    const story = spawnNode([WAITER, '--data', dir, 'tell me a story']);
+    const storyDone = finished(story);
+    await waitForLine(story, /Line 1 of a story/);
+    const ping = spawnNode([WAITER, '--data', dir, 'ping']);
+    const pingDone = finished(ping);
+    await expect.poll(async () => (await logOf(dir, '--type', 'InputQueued')).length, { timeout: 10_000 }).toBe(2);
+    ping.kill('SIGINT');
+    const stopped = await pingDone;
+    // The story (about 6 s of streaming) is still being told.
+    expect(story.exitCode).toBeNull();
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).not.toContain('pong');
+    expect((await storyDone).stdout).toContain('Line 10 of a story');
+    const shortCircuited = await logOf(dir, '--type', 'InputShortCircuited');
+    expect(shortCircuited).toHaveLength(1);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
 });

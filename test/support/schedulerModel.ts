@@ -243,19 +243,17 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
       break;
     }
     case 'cancel': {
-      // One input's stop: the running task is told to stop; a waiting one never starts.
-      // Suspended, ended and unknown ids are left alone.
+      // One input's stop: the running task is told to stop; a waiting one ends at once, never
+      // started, whatever runs. Suspended, ended and unknown ids are left alone.
       const id = message.inputId;
       const waiting = model.inbox.includes(id) || model.queue.includes(id) || model.pending.includes(id);
       if (!waiting) break;
       input(model, id).budgeted = true;
       model.stops.push({ at, budget: [id] });
-      if (model.running === null) {
-        removeFrom(model.inbox, id);
-        removeFrom(model.queue, id);
-        removeFrom(model.pending, id);
-        shortCircuit(model, id);
-      }
+      removeFrom(model.inbox, id);
+      removeFrom(model.queue, id);
+      removeFrom(model.pending, id);
+      shortCircuit(model, id);
       break;
     }
     case 'tick':
