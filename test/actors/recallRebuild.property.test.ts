@@ -6,7 +6,8 @@
  * ranks every query exactly as the index rebuilt from the read models does (over all items, and
  * over the conversation's context as the prune searches it). A memory started from the index
  * snapshot the live one left at its stop ranks and recalls the same too, and goes on the same
- * after one more line (neighbours and pauses included). The recall index is a
+ * after one more line (neighbours and pauses included), and so does one rebuilt at start (the
+ * next line's neighbours found in whatever tier they sank to). The recall index is a
  * cache; this is what makes it one. FC_RUNS sets the number of runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -246,8 +247,19 @@ describe('recall index rebuilt at start (model-based)', () => {
           const restarted = await open(false, 'r');
           expect(rankAll(restarted.memory)).toEqual(rankedGoingOn);
           expect(await recallAll(restarted.memory)).toEqual(goingOn);
+          // ...and, rebuilt, goes on as the live one would too: the next line reaches its neighbours in whatever tier they sank to.
+          const next = last + 60_000;
+          restarted.clock.set(next);
+          await restarted.memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'novel london.', at: next, cites: ['D2:2'] });
           await restarted.memory.settled();
+          const rankedAfterRebuild = rankAll(restarted.memory);
+          const recalledAfterRebuild = await recallAll(restarted.memory);
           await restarted.store.close();
+          const again = await open(false, 'g');
+          expect(rankAll(again.memory)).toEqual(rankedAfterRebuild);
+          expect(await recallAll(again.memory)).toEqual(recalledAfterRebuild);
+          await again.memory.settled();
+          await again.store.close();
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }

@@ -162,6 +162,13 @@ export class MemoryIndex {
     }
     for (const doc of coldDocs(tx)) this.putColdDoc(doc);
     for (const rel of allRelations(tx)) this.putRelation(rel);
+    // An utterance that sank or was distilled (its item says what it said) and may still get
+    // neighbours: where it went, as the live index keeps it.
+    for (const item of this.items.itemsOfOneUtterance()) {
+      const source = item.sources[0]!;
+      const itself = item.tier !== 'context' && item.text === this.utterances.textOf(source);
+      if (itself && this.utterances.awaitsNeighbours(source)) this.items.leadTo(contextItemId(source), item.id);
+    }
   }
 
   /** Keeps the index in step with an appended memory event. */

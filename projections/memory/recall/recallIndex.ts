@@ -292,6 +292,18 @@ export class RecallIndex {
     this.index(item.id);
   }
 
+  /** Neighbours addressed to `fromId` (an item gone since) reach `id`: the trail `move` leaves, laid by a rebuild. */
+  leadTo(fromId: string, id: string): void {
+    if (!this.items.has(fromId) && this.items.has(id)) this.movedTo.set(fromId, id);
+  }
+
+  /** The items that stand for one utterance, with it. */
+  *itemsOfOneUtterance(): Iterable<Readonly<{ id: string; tier: RecallTier; text: string; sources: readonly [string] }>> {
+    for (const item of this.items.values()) {
+      if (item.sources?.length === 1) yield { id: item.id, tier: item.tier, text: item.text, sources: [item.sources[0]!] };
+    }
+  }
+
   setVector(id: string, vector: Float32Array): void {
     if (this.items.has(id)) this.vectors.set(id, vector);
   }
