@@ -5,7 +5,8 @@
  * DIR/homed.pid only names the holder for the refusal, and is never trusted as the lock.
  * Readers (log, replay, plugins) take no lock.
  */
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readRegularFile } from '../adapters/files/privateFiles.ts';
 import { join } from 'node:path';
 import { tryExclusiveLock } from '../adapters/sqlite/exclusiveFileLock.ts';
 import { HologramError } from '../events/index.ts';
@@ -43,7 +44,9 @@ export const daemonRefusal = (dataDir: string, holder: LockHolder | undefined): 
 
 const readPidFile = (dataDir: string): LockHolder | undefined => {
   try {
-    const [pidLine, command] = readFileSync(join(dataDir, PID_FILE), 'utf8').split('\n');
+    const read = readRegularFile(join(dataDir, PID_FILE));
+    if (typeof read !== 'object') return undefined;
+    const [pidLine, command] = read.toString('utf8').split('\n');
     const pid = Number(pidLine);
     return Number.isSafeInteger(pid) && pid > 0 ? { pid, ...(command ? { command } : {}) } : undefined;
   } catch {

@@ -4,7 +4,7 @@
  * data dir's settings.json (keeping every other setting), and says what to run next. Each
  * answer can be given as a flag instead; with all of them it asks nothing.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readRegularFile } from '../adapters/files/privateFiles.ts';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
@@ -43,9 +43,12 @@ const DEFAULT_URLS: Readonly<Record<string, string>> = {
 };
 
 const readSettings = (path: string): Record<string, unknown> => {
-  if (!existsSync(path)) return {};
+  const read = readRegularFile(path, { followLinks: true });
+  if (read === undefined) return {};
+  if (typeof read === 'string')
+    throw new UsageError(`${read} (a folder, a FIFO or a device is not read); remove it, then run homed init again`);
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const parsed: unknown = JSON.parse(read.toString('utf8'));
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     // reported below

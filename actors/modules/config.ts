@@ -4,8 +4,8 @@
  * never silently replaced by defaults. Overrides for one run (`homed chat`'s flags) are laid
  * over the file's and checked against the same schema.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFile } from '../../adapters/files/privateFiles.ts';
 import { describeJsonSyntaxError, HologramError } from '../../events/index.ts';
 import { checkSettings } from '../settings/checkSettings.ts';
 import { SETTINGS_SCHEMA } from '../settings/settingsSchema.ts';
@@ -55,8 +55,17 @@ export const loadSettings = (dataDir: string, overrides?: Settings): Settings =>
 
 const loadSettingsFile = (dataDir: string): Settings => {
   const path = join(dataDir, SETTINGS_FILE);
-  if (!existsSync(path)) return {};
-  const text = readFileSync(path, 'utf8');
+  let read: Buffer | string | undefined;
+  try {
+    read = readRegularFile(path, { followLinks: true });
+  } catch (error) {
+    throw new InvalidSettings(`${path} cannot be read (${(error as Error).message}); fix its permissions or remove it`, { cause: error });
+  }
+  if (read === undefined) return {};
+  if (typeof read === 'string') {
+    throw new InvalidSettings(`${read} (a folder, a FIFO or a device is not read); make it a JSON file of settings, or remove it`);
+  }
+  const text = read.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

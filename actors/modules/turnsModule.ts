@@ -6,7 +6,6 @@
  * daemon still runs, and each input is answered with a failure saying what to configure.
  */
 import type { SecurityPolicy } from '../../machines/security/index.ts';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TURN_STREAM_PREFIX } from '../../events/index.ts';
 import { openStreams } from '../../projections/index.ts';
@@ -15,10 +14,20 @@ import type { KernelModule } from '../kernel/kernelModule.ts';
 import { turnMemoryOf } from '../memory/turnMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { TurnRunner } from '../turn/turnRunner.ts';
-import { setting } from './config.ts';
+import { readRegularFile } from '../../adapters/files/privateFiles.ts';
+import { InvalidSettings, setting } from './config.ts';
 
 /** The persona a user writes in the data dir, when settings.json has no llm.systemPrompt. */
 export const PERSONA_FILE = 'persona.md';
+
+/** The persona file's text, if there is one; one that is not a regular file (a FIFO would hang the start) is refused. */
+const readPersona = (path: string): string | undefined => {
+  const read = readRegularFile(path, { followLinks: true });
+  if (typeof read === 'string') {
+    throw new InvalidSettings(`${read} (a folder, a FIFO or a device is not read); make it a text file of the persona, or remove it`);
+  }
+  return read?.toString('utf8').trim() || undefined;
+};
 
 export const turnsModule = (): KernelModule => {
   let runner: TurnRunner | undefined;
@@ -43,9 +52,7 @@ export const turnsModule = (): KernelModule => {
       const settings = context.require(Facility.config);
       const store = context.require(Facility.eventLog);
       const personaFile = join(context.require(Facility.dataDir), PERSONA_FILE);
-      const persona =
-        setting<string | undefined>(settings, 'llm.systemPrompt', undefined) ??
-        (existsSync(personaFile) ? readFileSync(personaFile, 'utf8').trim() || undefined : undefined);
+      const persona = setting<string | undefined>(settings, 'llm.systemPrompt', undefined) ?? readPersona(personaFile);
       const timeZone = setting<string>(settings, 'timeZone', Intl.DateTimeFormat().resolvedOptions().timeZone);
       const maxRounds = setting<number | undefined>(settings, 'llm.maxRounds', undefined);
       const policy = setting<SecurityPolicy>(settings, 'security', {});

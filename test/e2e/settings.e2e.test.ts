@@ -2,6 +2,7 @@
  * A settings.json with mistakes: homed does not start, and says in one message every key that
  * is wrong and what it should be, without a stack trace. Fixed, it starts.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +40,19 @@ describe('settings.json with mistakes', () => {
 
     writeFileSync(settings, JSON.stringify({ memory: {}, scheduler: { preemptCooldownMs: 2000 }, llm: { maxRounds: 4 } }));
     await daemons.stop(await daemons.start(dir));
+  });
+
+  it.each([
+    ['settings.json', 'a folder', (path: string) => mkdirSync(path)],
+    ['settings.json', 'a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+    ['persona.md', 'a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+  ])('(or %s) that is %s is refused at start in one line, not waited on', async (file, _what, put) => {
+    const dir = join(tempDir(), 'data');
+    mkdirSync(dir);
+    put(join(dir, file));
+    const start = await runHomed(['run', '--data', dir]);
+    expect(start.code).toBe(1);
+    expect(start.stderr).toContain(`${join(dir, file)} is not a regular file (a folder, a FIFO or a device is not read)`);
+    expect(hasNoStackTrace(start.stderr)).toBe(true);
   });
 });
