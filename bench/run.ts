@@ -141,7 +141,7 @@ const main = async (): Promise<void> => {
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}`);
+    process.stderr.write(`bench: ${(error as Error).message}\n(npm run bench -- --help lists the options)\n`);
     process.exitCode = 2;
     return;
   }

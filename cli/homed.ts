@@ -12,7 +12,7 @@ import { LOG_HELP, logCommand } from './logCommand.ts';
 import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
 import { runDaemon } from './runDaemon.ts';
 import { PLUGINS_HELP, pluginsCommand } from './pluginsCommand.ts';
-import { secretCommand } from './secretCommand.ts';
+import { SECRET_HELP, secretCommand } from './secretCommand.ts';
 
 export const HOMED_HELP = `Usage: homed [command] [options]
 
@@ -55,7 +55,9 @@ ${LOG_HELP}
 ${REPLAY_HELP}
 ${GRAPH_HELP}
 ${CHAT_HELP}
-${PLUGINS_HELP}`;
+${PLUGINS_HELP}
+
+${SECRET_HELP}`;
 
 const stdout = new CommandOutput(process.stdout);
 const write = stdout.line;

@@ -22,7 +22,7 @@ export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model)
   /plugins   the plugins, with their state
   /approvals the tool calls waiting for your approval
   /approve [ID]          run a waiting call (ID may be left out when only one waits)
-  /deny [ID] [reason]    refuse it; the model is told the reason
+  /deny [ID] [reason]    refuse it, with the reason (all of a round refused ends the turn)
   /help      this list
   /quit      leave (Ctrl-D does the same)
 Anything else is a message. Replies stream above the prompt; a line starting with · is a tool

@@ -94,8 +94,8 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       const value = await readValue(secret);
       vault().set(secret, value, tools);
       write(
-        `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (restart homed to use a changed key)` +
-          (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')}` : ''),
+        `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (a model source reads its key at start: restart homed after changing it)` +
+          (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')} (used from the next call, no restart)` : ''),
       );
       return 0;
     }

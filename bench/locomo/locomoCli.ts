@@ -1,6 +1,6 @@
 /**
  * The LoCoMo runners' command line: the options read (or the help shown), the run, and what it
- * reports on stdout. Bad input is said with the help and exits 2; data that cannot be used is
+ * reports on stdout. Bad input is said in one line, with where the help is, and exits 2; data that cannot be used is
  * said and exits 1; anything else is a bug and is thrown.
  */
 import { UsageError } from '../options.ts';
@@ -22,7 +22,7 @@ export const runLocomoCli = async <O extends Readonly<{ help: boolean }>>(
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`${name}: ${error.message}\n\n${help}`);
+      process.stderr.write(`${name}: ${error.message}\n(npm run ${name} -- --help lists the options)\n`);
       return 2;
     }
     if (isLocomoDataError(error)) {
