@@ -3,7 +3,7 @@
  * without echo in a terminal, or piped), never taken as an argument, so it stays out of the shell
  * history and the process list; only names are ever printed.
  */
-import { checkSecretName, SecretVault } from '../adapters/secrets/secretVault.ts';
+import { checkSecretName, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { dataDirFrom } from './dataDir.ts';
@@ -109,7 +109,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     }
     case 'rm': {
       const secret = needName();
-      if (!vault().remove(secret)) throw new UsageError(`no secret ${secret} in the vault (homed secret list shows the names)`);
+      if (!vault().remove(secret)) throw new SecretVaultError(`no secret ${secret} in the vault (homed secret list shows the names)`);
       write(`removed ${secret}`);
       return 0;
     }

@@ -93,6 +93,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
     out(WAITER_HELP);
     return 0;
   }
+  if (positionals.length > 0 && positionals.join(' ').trim() === '') throw new UsageError('the message is empty; give the text to send');
   const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
   const dataDir = dataDirFrom(values.data);

@@ -110,7 +110,12 @@ const flagKeyEnv = (adapter: string): string => `${adapter.toUpperCase()}_API_KE
 export const sourceFromFlag = (spec: string, index: number, env: NodeJS.ProcessEnv = process.env): SourceSpec => {
   const at = spec.indexOf('=');
   const where = `--llm '${spec}'`;
-  const adapter = checkAdapter(where, at > 0 ? spec.slice(0, at) : '');
+  if (at <= 0) {
+    throw new InvalidLlmSource(
+      `${where}: expected ADAPTER=URL (e.g. --llm openai=http://127.0.0.1:8000/v1; adapters: ${BUILTIN_ADAPTERS.join(', ')})`,
+    );
+  }
+  const adapter = checkAdapter(where, spec.slice(0, at));
   const baseUrl = checkUrl(where, spec.slice(at + 1));
   const apiKey = env[flagKeyEnv(adapter)];
   return { name: `${adapter}#${index + 1}`, adapter, baseUrl, ...(apiKey ? { apiKey } : {}) };

@@ -117,6 +117,10 @@ describe('bad input', () => {
     const result = await runHomed(['log', '--from', 'ten']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--from must be a whole number ≥ 0, got 'ten'");
+    // An empty message is a usage mistake, said before any daemon is looked for.
+    const empty = await finished(spawnNode([WAITER, '--data', tempDir(), '  ']));
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('waiter: the message is empty; give the text to send');
   });
 
   it('an empty data dir (--data "" or HOLOGRAM_DATA set to nothing) is refused, not taken as the current directory', async () => {

@@ -119,6 +119,9 @@ describe('homed chat', () => {
     const usage = await runHomed(['chat', '--llm', 'gpt=http://x', '--model', 'm', 'hi']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("--llm 'gpt=http://x': adapter must be one of openai, anthropic, ollama");
+    const colon = await runHomed(['chat', '--llm', 'openai:http://x', '--model', 'm', 'hi']);
+    expect(colon.code).toBe(2);
+    expect(colon.stderr).toContain("--llm 'openai:http://x': expected ADAPTER=URL (e.g. --llm openai=http://127.0.0.1:8000/v1");
     // A flag is a setting for this run, checked by the settings schema.
     const rounds = await runHomed(['chat', '--data', dir, '--max-rounds', '5000', 'hi']);
     expect(rounds.code).toBe(2);

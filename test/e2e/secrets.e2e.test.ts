@@ -56,7 +56,9 @@ describe('homed secret', () => {
     expect(run.stderr).toContain("no secret MISSING_KEY in the vault; set it with 'homed secret set MISSING_KEY'");
     expect(hasNoStackTrace(run.stderr)).toBe(true);
     const removed = await secret(dir, ['rm', 'MISSING_KEY']);
-    expect(removed.code).toBe(2);
+    // Not a usage mistake: exit 1, and no usage hint.
+    expect(removed.code).toBe(1);
     expect(removed.stderr).toContain('no secret MISSING_KEY in the vault');
+    expect(removed.stderr).not.toContain('--help');
   });
 });
