@@ -3,7 +3,7 @@
  * inside the Hologram checkout (the embedded data dir `npm start` uses). What homed creates
  * there is private to the user (files 0600, directories 0700), whatever the umask it got.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable } from '../events/index.ts';
@@ -27,8 +27,21 @@ export const makeCreatedFilesPrivate = (): void => {
 };
 
 /** Creates the data dir if needed (0700) and checks it can be written. */
+/** Refuses a --data that names something other than a folder (a file, a FIFO), which no message about creating it would explain. */
+const refuseNonDirectory = (path: string): void => {
+  let kind: string | undefined;
+  try {
+    const found = statSync(path);
+    if (!found.isDirectory()) kind = found.isFile() ? 'a file' : 'not a folder';
+  } catch {
+    return; // nothing there (or unreadable): said where it is created or read
+  }
+  if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder (made if missing), or move that away`);
+};
+
 export const prepareDataDir = (dir: string): string => {
   const path = resolve(dir);
+  refuseNonDirectory(path);
   try {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     accessSync(path, constants.R_OK | constants.W_OK);
@@ -44,6 +57,7 @@ export const prepareDataDir = (dir: string): string => {
 
 /** Opens the event log of a data dir that must already exist (for log and replay). */
 export const existingLogPath = (dir: string): string => {
+  refuseNonDirectory(resolve(dir));
   const path = join(resolve(dir), EVENT_LOG_FILE);
   try {
     accessSync(path, constants.R_OK);

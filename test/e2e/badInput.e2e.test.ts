@@ -141,4 +141,17 @@ describe('bad input', () => {
     }
     expect(readdirSync(cwd)).toEqual([]);
   });
+
+  it('a data dir that is a file is named as such, not as one that cannot be created', async () => {
+    const file = join(tempDir(), 'notes.txt');
+    writeFileSync(file, 'not a data dir');
+    for (const args of [
+      ['run', '--data', file],
+      ['log', '--data', file],
+    ]) {
+      const result = await runHomed(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`the data dir ${file} is a file; give --data a folder (made if missing), or move that away`);
+    }
+  });
 });
