@@ -5,6 +5,8 @@
  * answer can be given as a flag instead; with all of them it asks nothing.
  */
 import { readRegularFile } from '../adapters/files/privateFiles.ts';
+import { LOCK_FILE } from './dataDirLock.ts';
+import { lockHolderPid } from './lockHolder.ts';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
@@ -102,7 +104,8 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     }
     const keyEnv = values['key-env'] ?? ((await ask('Environment variable holding its API key (empty for none)', '')) || undefined);
     const apiKey = keyEnv ? process.env[keyEnv] : undefined;
-    if (keyEnv && apiKey === undefined) write(`note: ${keyEnv} is not set in this shell; set it before npm start`);
+    const start = values.data === undefined ? 'npm start' : `npx homed --data ${shellWord(dir)}`;
+    if (keyEnv && apiKey === undefined) write(`note: ${keyEnv} is not set in this shell; set it before ${start}`);
     const model = values.model ?? (await ask('Model'));
     if (!model) throw new UsageError('a model name is needed (--model NAME)');
     const contextWindow = positiveInteger('context-window', values['context-window']) ?? 8_192;
@@ -122,12 +125,14 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.key}: ${p.problem}`).join('; '));
     await writeFileAtomic(settingsPath, `${JSON.stringify(next, null, 2)}\n`);
     write(`Wrote ${settingsPath}.`);
+    const running = lockHolderPid(join(dir, LOCK_FILE));
+    const waiter = values.data === undefined ? 'npx waiter "hello"' : `npx waiter --data ${shellWord(dir)} "hello"`;
     write(
-      probe.error === undefined
-        ? values.data === undefined
-          ? 'Next: npm start, then in another terminal: npx waiter "hello"'
-          : `Next: npx homed --data ${shellWord(dir)}, then in another terminal: npx waiter --data ${shellWord(dir)} "hello"`
-        : 'Fix what the test request said (or start the server), then: npm start',
+      running !== undefined
+        ? `homed is running on this data dir (pid ${running}) with the model it started with: stop it (Ctrl-C, or kill -TERM ${running}) and run ${start} again to use this one`
+        : probe.error === undefined
+          ? `Next: ${start}, then in another terminal: ${waiter}`
+          : `Fix what the test request said (or start the server), then: ${start}`,
     );
     return probe.error === undefined ? 0 : 1;
   } finally {

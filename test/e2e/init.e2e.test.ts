@@ -52,11 +52,23 @@ describe('homed init', () => {
     expect(down.code).toBe(1);
     expect(down.stdout).toContain('a test request failed');
     expect(down.stdout).toContain('cannot reach http://127.0.0.1:9');
+    expect(down.stdout).toContain(`Fix what the test request said (or start the server), then: npx homed --data ${dir}`);
     const again = await init(dir, [], ['--adapter', 'ollama', '--url', 'http://127.0.0.1:9', '--model', 'm']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already has llm.sources; pass --force');
     const bad = await init(dir, [], ['--adapter', 'openai', '--url', 'http://u:sk-x@127.0.0.1:9/v1', '--model', 'm', '--force']);
     expect(bad.stderr).toContain('carries credentials');
     expect(bad.stderr).not.toContain('sk-x');
+  });
+
+  it('run while homed runs on the data dir, says to restart it to use the new model', async () => {
+    const llm = await startLlmServer([{ text: 'ready' }], { models: ['m'] });
+    daemons.onCleanup(() => llm.close());
+    const dir = join(tempDir(), 'data');
+    const daemon = await daemons.start(dir);
+    const done = await init(dir, [], ['--adapter', 'openai', '--url', llm.url, '--model', 'm']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`homed is running on this data dir (pid ${daemon.process.pid}) with the model it started with: stop it`);
+    await daemons.stop(daemon);
   });
 });
