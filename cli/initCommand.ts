@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
 import { parse, positiveInteger } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { dataDirFrom, prepareDataDir } from './dataDir.ts';
-import { probeModel } from '../adapters/llm/modelProbe.ts';
+import { listModels, probeModel } from '../adapters/llm/modelProbe.ts';
 
 /** A path as a shell reads it back: bare when it is plain, in single quotes otherwise. */
 const shellWord = (path: string): string => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
@@ -106,15 +106,18 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     const apiKey = keyEnv ? process.env[keyEnv] : undefined;
     const start = values.data === undefined ? 'npm start' : `npx homed --data ${shellWord(dir)}`;
     if (keyEnv && apiKey === undefined) write(`note: ${keyEnv} is not set in this shell; set it before ${start}`);
-    const model = values.model ?? (await ask('Model'));
+    // Asked for a model, the server's list comes first, so the name is picked from it.
+    const served = values.model === undefined ? await listModels(adapter, url, apiKey).catch(() => undefined) : undefined;
+    if (served !== undefined && served.length > 0) write(`  it serves ${served.length} model(s): ${served.slice(0, 10).join(', ')}`);
+    const model = values.model ?? (await ask('Model', served?.[0]));
     if (!model) throw new UsageError('a model name is needed (--model NAME)');
     const contextWindow = positiveInteger('context-window', values['context-window']) ?? 8_192;
 
     write(`Asking ${url} ...`);
     const probe = await probeModel({ adapter, baseUrl: url, model, ...(apiKey ? { apiKey } : {}) });
-    if (probe.models)
+    if (!probe.models) write(`  it did not list its models (${probe.listError})`);
+    else if (served === undefined)
       write(`  it serves ${probe.models.length} model(s)${probe.models.length ? `: ${probe.models.slice(0, 10).join(', ')}` : ''}`);
-    else write(`  it did not list its models (${probe.listError})`);
     if (probe.models && probe.models.length > 0 && !probe.models.includes(model)) write(`  note: '${model}' is not among them`);
     if (probe.error !== undefined) write(`  a test request failed: ${probe.error}`);
     else write(`  it answered: ${JSON.stringify(probe.answer)}`);

@@ -26,7 +26,10 @@ describe('homed init', () => {
     // adapter, URL without /v1, no key, model
     const done = await init(dir, ['openai', llm.url, '', 'qwen2.5-7b']);
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stdout).toContain('it serves 2 model(s): qwen2.5-7b, tiny');
+    // The server's models are listed before the model is asked for, the first offered as the default.
+    const listed = done.stdout.indexOf('it serves 2 model(s): qwen2.5-7b, tiny');
+    expect(listed).toBeGreaterThanOrEqual(0);
+    expect(done.stdout.indexOf('Model [qwen2.5-7b]: ')).toBeGreaterThan(listed);
     expect(done.stdout).toContain('it answered: "ready"');
     // The next step names the data dir it was given, so the daemon and waiter it suggests use it.
     expect(done.stdout).toContain(`Next: npx homed --data ${dir}, then in another terminal: npx waiter --data ${dir} "hello"`);
