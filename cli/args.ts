@@ -1,12 +1,29 @@
-/** Small helpers over node:util parseArgs that turn bad input into UsageError. */
+/** Small helpers over node:util parseArgs that turn bad input into UsageError, said the way a person reads it. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closestNames } from '../events/closestNames.ts';
 import { UsageError } from './cliErrors.ts';
 
-export const parse = <O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, allowPositionals = false) => {
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** parseArgs' complaint in one line: an unknown option with the closest known one, a missing value with how to give one. */
+const explain = (error: Error & { code?: string }, options: Options): string => {
+  const quoted = /'([^']+)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
+    const [near] = closestNames(quoted.replace(/^-+/, ''), Object.keys(options), 1);
+    return `unknown option ${quoted}${near === undefined ? '' : `; did you mean --${near}?`}`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
+    const option = quoted.split(' ')[0]!;
+    return `${option} needs a value (one that starts with '-' is written ${option}=-1)`;
+  }
+  return error.message.split('\n')[0]!;
+};
+
+export const parse = <O extends Options>(args: string[], options: O, allowPositionals = false) => {
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(explain(error as Error & { code?: string }, options));
   }
 };
 
