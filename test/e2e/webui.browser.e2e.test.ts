@@ -99,16 +99,17 @@ describe('the web UI in a browser', () => {
     await browser.screenshot(page, 'machines');
     await page.locator('nav.views a', { hasText: 'Chat' }).click();
     await page.locator('.turn[data-state="running"]').waitFor();
-    // A message sent meanwhile waits for its turn, shown as waiting; Cancel means it will not run
-    // (a reload still shows that), and once the running reply ends it is stopped before it starts.
+    // A message sent meanwhile waits for its turn, shown as waiting; Cancel stops it before it
+    // starts, at once, while the running reply goes on (a reload still shows that).
     await composer.fill('and this one');
     await composer.press('Enter');
     const waiting = page.locator('.turn.waiting[data-state="waiting"]', { hasText: 'and this one' });
     await waiting.waitFor();
     await waiting.locator('button.cancel-waiting').click();
-    await page.locator('.turn.waiting[data-state="cancelled"]', { hasText: 'and this one' }).waitFor();
+    await page.locator('.turn.waiting[data-state="stopped"]', { hasText: 'and this one' }).waitFor();
+    await page.locator('.turn[data-state="running"]').waitFor();
     await page.reload();
-    await page.locator('.turn.waiting[data-state="cancelled"]', { hasText: 'and this one' }).waitFor();
+    await page.locator('.turn.waiting[data-state="stopped"]', { hasText: 'Stopped before it started.' }).waitFor();
     await page.locator('.turn[data-state="running"]').waitFor();
     const stop = page.locator('button.stop');
     await expect(stop.isEnabled()).resolves.toBe(true);

@@ -284,12 +284,26 @@ export class RecallIndex {
     this.remove(fromId);
     if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
     else this.unembedded.add(item.id);
-    if (awaitsNeighbours) this.movedTo.set(fromId, item.id);
+    if (awaitsNeighbours) this.leaveTrail(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
     this.keep(storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.personNamed(item.person)));
     this.track(item);
     this.index(item.id);
+  }
+
+  /**
+   * Where an item that moved went: a trail that led to it now leads on (one step per utterance,
+   * however often it moves: neighbours are addressed by the utterance's first id), else a new one.
+   */
+  private leaveTrail(fromId: string, toId: string): void {
+    let redirected = false;
+    for (const [from, to] of this.movedTo) {
+      if (to !== fromId) continue;
+      this.movedTo.set(from, toId);
+      redirected = true;
+    }
+    if (!redirected) this.movedTo.set(fromId, toId);
   }
 
   /** Neighbours addressed to `fromId` (an item gone since) reach `id`: the trail `move` leaves, laid by a rebuild. */
