@@ -19,6 +19,31 @@ const CORPUS = [
   doc('e', 'evening run park'),
 ];
 
+/** Words in few documents, beside 'ada' (a speaker's name, in most) and 'said' (in about half): the common-terms tests' vocabulary. */
+const RARE = fc.constantFrom('kiln', 'glaze', 'wheel', 'clay', 'tea');
+// 'ada' is in most documents (up to 300 times in one), 'said' in about half.
+const SKEWED_DOCUMENT = fc
+  .tuple(fc.array(RARE, { maxLength: 4 }), fc.integer({ min: 0, max: 9 }), fc.boolean(), fc.integer({ min: 1, max: 300 }))
+  .map(([words, ada, said, times]) => [
+    ...words,
+    ...(ada > 0 ? Array<string>(ada === 9 ? times : ada).fill('ada') : []),
+    ...(said ? ['said'] : []),
+  ]);
+const COMMON_DOCUMENTS = fc.array(SKEWED_DOCUMENT, { minLength: 1, maxLength: 60 });
+const REMOVED = fc.array(fc.nat(59), { maxLength: 10 });
+const COMMON_QUERY = fc.array(fc.oneof(RARE, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 });
+
+/** The same documents, some removed, in an index that scores common terms last and in one that never does. */
+const commonLastAndFull = (documents: readonly string[][], removed: readonly number[]) => {
+  const commonLast = new Bm25Index({ commonShare: 0.3, commonPostingsAtLeast: 0, compactAtLeast: 2 });
+  const full = new Bm25Index({ commonShare: 1 });
+  for (const index of [commonLast, full]) {
+    for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
+    for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
+  }
+  return { commonLast, full };
+};
+
 describe('Bm25Index', () => {
   it('computes idf as ln(1 + (N − df + 0.5) / (df + 0.5))', () => {
     const index = indexOf(CORPUS);
@@ -270,31 +295,18 @@ describe('Bm25Index', () => {
   });
 
   it('scores common terms last, for the documents rarer terms find, and ranks exactly as a full search', () => {
-    const rare = fc.constantFrom('kiln', 'glaze', 'wheel', 'clay', 'tea');
     // 'ada' is in most documents (a speaker's name), 'said' in about half: common terms.
-    const tokens = fc
-      .tuple(fc.array(rare, { maxLength: 4 }), fc.integer({ min: 0, max: 9 }), fc.boolean(), fc.integer({ min: 1, max: 300 }))
-      .map(([words, ada, said, times]) => [
-        ...words,
-        ...(ada > 0 ? Array<string>(ada === 9 ? times : ada).fill('ada') : []),
-        ...(said ? ['said'] : []),
-      ]);
     const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 3);
     fc.assert(
       fc.property(
-        fc.array(tokens, { minLength: 1, maxLength: 60 }),
-        fc.array(fc.nat(59), { maxLength: 10 }),
-        fc.array(fc.oneof(rare, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 }),
+        COMMON_DOCUMENTS,
+        REMOVED,
+        COMMON_QUERY,
         fc.array(weight, { minLength: 60, maxLength: 60 }),
         fc.integer({ min: 1, max: 12 }),
         fc.boolean(),
         (documents, removed, query, weights, k, weighed) => {
-          const commonLast = new Bm25Index({ commonShare: 0.3, commonPostingsAtLeast: 0, compactAtLeast: 2 });
-          const full = new Bm25Index({ commonShare: 1 });
-          for (const index of [commonLast, full]) {
-            for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
-            for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
-          }
+          const { commonLast, full } = commonLastAndFull(documents, removed);
           const weigh = weighed ? (id: string) => weights[Number(id.slice(1))]! : undefined;
           const bound = weighed ? 3 : undefined;
           expect(commonLast.search(query, k, weigh, bound)).toEqual(full.search(query, k, weigh, bound));
@@ -305,27 +317,18 @@ describe('Bm25Index', () => {
   });
 
   it('scores the boosted documents whatever they hold, so the rest bound the common terms, and ranks exactly as a full search', () => {
-    const rare = fc.constantFrom('kiln', 'glaze', 'wheel', 'clay', 'tea');
-    const tokens = fc
-      .tuple(fc.array(rare, { maxLength: 3 }), fc.integer({ min: 0, max: 4 }), fc.boolean())
-      .map(([words, ada, said]) => [...words, ...Array<string>(ada).fill('ada'), ...(said ? ['said'] : [])]);
     // The rest weigh at most 1.5; a boosted document up to 3 (twice: a month the query names).
     const restWeight = fc.constantFrom(0, 0.5, 1, 1.5);
     fc.assert(
       fc.property(
-        fc.array(tokens, { minLength: 1, maxLength: 60 }),
-        fc.array(fc.nat(59), { maxLength: 10 }),
-        fc.array(fc.oneof(rare, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 }),
+        COMMON_DOCUMENTS,
+        REMOVED,
+        COMMON_QUERY,
         fc.array(restWeight, { minLength: 60, maxLength: 60 }),
         fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
         fc.integer({ min: 1, max: 12 }),
         (documents, removed, query, weights, boostedAt, k) => {
-          const commonLast = new Bm25Index({ commonShare: 0.3, commonPostingsAtLeast: 0, compactAtLeast: 2 });
-          const full = new Bm25Index({ commonShare: 1 });
-          for (const index of [commonLast, full]) {
-            for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
-            for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
-          }
+          const { commonLast, full } = commonLastAndFull(documents, removed);
           // Boosted ids may name documents removed or never added.
           const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]! * (boosted.has(id) ? 2 : 1);
