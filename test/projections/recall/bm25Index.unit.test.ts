@@ -295,7 +295,6 @@ describe('Bm25Index', () => {
   });
 
   it('scores common terms last, for the documents rarer terms find, and ranks exactly as a full search', () => {
-    // 'ada' is in most documents (a speaker's name), 'said' in about half: common terms.
     const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 3);
     fc.assert(
       fc.property(
