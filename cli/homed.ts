@@ -13,6 +13,7 @@ import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
 import { runDaemon } from './runDaemon.ts';
 import { PLUGINS_HELP, pluginsCommand } from './pluginsCommand.ts';
 import { SECRET_HELP, secretCommand } from './secretCommand.ts';
+import { versionLine } from './version.ts';
 
 export const HOMED_HELP = `Usage: homed [command] [options]
 
@@ -38,6 +39,7 @@ Options:
   --data DIR      the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the Hologram checkout:
                   ${defaultDataDir()})
   -h, --help      this help
+  --version       print homed's version
 
 Exit status:
   0    done
@@ -94,9 +96,14 @@ export const main = async (argv: string[]): Promise<number> => {
         'inspect-port': { type: 'string' },
         'inspect-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       });
       if (values.help) {
         write(HOMED_HELP);
+        return 0;
+      }
+      if (values.version) {
+        write(versionLine('homed'));
         return 0;
       }
       const port = positiveInteger('inspect-port', values['inspect-port']);

@@ -14,6 +14,7 @@ import { systemTimers } from '../actors/clock/systemClock.ts';
 import { dataDirFrom } from './defaultDataDir.ts';
 import { formatPlugins, formatTools } from './listings.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
+import { versionLine } from './version.ts';
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
        waiter [--data DIR] --stop | --tools | --plugins
@@ -28,6 +29,7 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
   --plugins                   list the plugins with their state, restarts and registrations
   --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
   -h, --help                  this help
+  --version                   print waiter's version
 
 A message is at most 1 MiB (a longer one is refused before it is sent).
 
@@ -86,11 +88,16 @@ export const waiter = async (argv: string[]): Promise<number> => {
       tools: { type: 'boolean' },
       plugins: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
     true,
   );
   if (values.help) {
     out(WAITER_HELP);
+    return 0;
+  }
+  if (values.version) {
+    out(`${versionLine('waiter')}\n`);
     return 0;
   }
   if (positionals.length > 0 && positionals.join(' ').trim() === '') throw new UsageError('the message is empty; give the text to send');

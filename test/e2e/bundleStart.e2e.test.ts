@@ -17,6 +17,7 @@ import { useTempDir } from '../support/tempDir.ts';
 const tempDir = useTempDir();
 const MANIFEST_FILE = BUNDLES.waiter.manifest;
 const daemons = useDaemons();
+const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The environment without $HOLOGRAM_DATA, so waiter falls back to its default data dir. */
 const { HOLOGRAM_DATA: _ignored, ...envWithoutDataDir } = process.env;
@@ -95,6 +96,7 @@ describe('waiter from its bundle', () => {
     writeFileSync(join(notADaemon, 'homed.sock'), 'a file, not a socket');
     await expectSameAsTsx(root, [
       { args: ['-h'], code: 0 },
+      { args: ['--version'], code: 0, says: new RegExp(`^waiter ${VERSION.replaceAll('.', '\\.')}\n$`) },
       // The reader gone before the help is written (waiter --help | true): 141, and nothing on stderr.
       { args: ['--help'], closeStdout: true, code: 141 },
       { args: ['--bogus'], code: 2, says: /^waiter: unknown option --bogus\nRun 'waiter --help' for usage\.\n$/ },
@@ -176,7 +178,7 @@ describe('homed from its bundle', () => {
 
   it('runs --help, a typo and a command on a data dir from dist/homed.mjs, with no TypeScript source, as the sources do', async () => {
     const dir = tempDir();
-    for (const args of [['--help'], ['--bogus'], ['log', '--data', dir]]) {
+    for (const args of [['--help'], ['--version'], ['--bogus'], ['log', '--data', dir]]) {
       const bundled = await runTracingModules([join(REPO, 'bin/homed.js'), ...args], { env: envWithoutDataDir });
       expect(ranFrom('homed', bundled.modules, REPO), bundled.modules.join('\n')).toBe('bundle');
       expect(hasNoStackTrace(bundled.stderr), bundled.stderr).toBe(true);
