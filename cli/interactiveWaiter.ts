@@ -239,7 +239,8 @@ export class InteractiveWaiter {
     if (this.options.terminal) {
       const rest = entry?.lines.flush();
       if (rest !== undefined) this.say(this.mark(entry!, [rest]).join('\n'));
-      if (reply.text && reply.outcome !== 'failed') this.say(reply.text);
+      // A stopped reply is said once, as (stopped) below, not also with the daemon's '(cancelled)'.
+      if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
       this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
     }

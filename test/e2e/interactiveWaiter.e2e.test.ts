@@ -77,6 +77,8 @@ describe('interactive waiter in a terminal', () => {
     term.type('/stop');
     const stopped = await term.waitFor(/\(stopped\)/);
     expect(stopped).not.toContain('Line 10 of a story');
+    // Said once: not also with the daemon's own '(cancelled)'.
+    expect(stopped).not.toContain('(cancelled)');
     expect((await logOf(dir, '--type', 'TurnCancelled')).length).toBe(1);
 
     term.type('ping');
