@@ -26,7 +26,6 @@ export const makeCreatedFilesPrivate = (): void => {
   process.umask(PRIVATE_UMASK);
 };
 
-/** Creates the data dir if needed (0700) and checks it can be written. */
 /** Refuses a --data that names something other than a folder (a file, a FIFO), which no message about creating it would explain. */
 const refuseNonDirectory = (path: string): void => {
   let kind: string | undefined;
@@ -39,6 +38,7 @@ const refuseNonDirectory = (path: string): void => {
   if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder (made if missing), or move that away`);
 };
 
+/** Creates the data dir if needed (0700) and checks it can be written. */
 export const prepareDataDir = (dir: string): string => {
   const path = resolve(dir);
   refuseNonDirectory(path);

@@ -4,7 +4,7 @@
  * data dir's settings.json (keeping every other setting), and says what to run next. Each
  * answer can be given as a flag instead; with all of them it asks nothing.
  */
-import { readRegularFile } from '../adapters/files/privateFiles.ts';
+import { readPlacedFile } from '../adapters/files/privateFiles.ts';
 import { LOCK_FILE } from './dataDirLock.ts';
 import { lockHolderPid } from './lockHolder.ts';
 import { join } from 'node:path';
@@ -45,10 +45,8 @@ const DEFAULT_URLS: Readonly<Record<string, string>> = {
 };
 
 const readSettings = (path: string): Record<string, unknown> => {
-  const read = readRegularFile(path, { followLinks: true });
+  const read = readPlacedFile(path, (why) => new UsageError(`${why}; remove it, then run homed init again`));
   if (read === undefined) return {};
-  if (typeof read === 'string')
-    throw new UsageError(`${read} (a folder, a FIFO or a device is not read); remove it, then run homed init again`);
   try {
     const parsed: unknown = JSON.parse(read.toString('utf8'));
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;

@@ -5,7 +5,7 @@
  * over the file's and checked against the same schema.
  */
 import { join } from 'node:path';
-import { readRegularFile } from '../../adapters/files/privateFiles.ts';
+import { readPlacedFile } from '../../adapters/files/privateFiles.ts';
 import { describeJsonSyntaxError, HologramError } from '../../events/index.ts';
 import { checkSettings } from '../settings/checkSettings.ts';
 import { SETTINGS_SCHEMA } from '../settings/settingsSchema.ts';
@@ -55,16 +55,14 @@ export const loadSettings = (dataDir: string, overrides?: Settings): Settings =>
 
 const loadSettingsFile = (dataDir: string): Settings => {
   const path = join(dataDir, SETTINGS_FILE);
-  let read: Buffer | string | undefined;
+  let read: Buffer | undefined;
   try {
-    read = readRegularFile(path, { followLinks: true });
+    read = readPlacedFile(path, (why) => new InvalidSettings(`${why}; make it a JSON file of settings, or remove it`));
   } catch (error) {
+    if (error instanceof InvalidSettings) throw error;
     throw new InvalidSettings(`${path} cannot be read (${(error as Error).message}); fix its permissions or remove it`, { cause: error });
   }
   if (read === undefined) return {};
-  if (typeof read === 'string') {
-    throw new InvalidSettings(`${read} (a folder, a FIFO or a device is not read); make it a JSON file of settings, or remove it`);
-  }
   const text = read.toString('utf8');
   let parsed: unknown;
   try {

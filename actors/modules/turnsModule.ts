@@ -14,20 +14,17 @@ import type { KernelModule } from '../kernel/kernelModule.ts';
 import { turnMemoryOf } from '../memory/turnMemory.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { TurnRunner } from '../turn/turnRunner.ts';
-import { readRegularFile } from '../../adapters/files/privateFiles.ts';
+import { readPlacedFile } from '../../adapters/files/privateFiles.ts';
 import { InvalidSettings, setting } from './config.ts';
 
 /** The persona a user writes in the data dir, when settings.json has no llm.systemPrompt. */
 export const PERSONA_FILE = 'persona.md';
 
 /** The persona file's text, if there is one; one that is not a regular file (a FIFO would hang the start) is refused. */
-const readPersona = (path: string): string | undefined => {
-  const read = readRegularFile(path, { followLinks: true });
-  if (typeof read === 'string') {
-    throw new InvalidSettings(`${read} (a folder, a FIFO or a device is not read); make it a text file of the persona, or remove it`);
-  }
-  return read?.toString('utf8').trim() || undefined;
-};
+const readPersona = (path: string): string | undefined =>
+  readPlacedFile(path, (why) => new InvalidSettings(`${why}; make it a text file of the persona, or remove it`))
+    ?.toString('utf8')
+    .trim() || undefined;
 
 export const turnsModule = (): KernelModule => {
   let runner: TurnRunner | undefined;

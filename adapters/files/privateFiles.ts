@@ -71,3 +71,17 @@ export const readRegularFile = (path: string, { followLinks = false } = {}): Buf
     closeSync(fd);
   }
 };
+
+/** What is said of a file a person put in place that is there but not a regular file. */
+export const NOT_READ_HERE = 'a folder, a FIFO or a device is not read';
+
+/**
+ * A file a person puts in place (settings, a persona, a model's config): its bytes, undefined
+ * when there is none; a link to a regular file is followed, and anything else there is refused
+ * with the error `refuse` makes of why.
+ */
+export const readPlacedFile = (path: string, refuse: (why: string) => Error): Buffer | undefined => {
+  const read = readRegularFile(path, { followLinks: true });
+  if (typeof read === 'string') throw refuse(`${read} (${NOT_READ_HERE})`);
+  return read;
+};

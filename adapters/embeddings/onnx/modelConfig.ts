@@ -1,5 +1,5 @@
 /** `hologram.json` beside a model: what kind of encoder it is and how to pool. Missing file = defaults. */
-import { readRegularFile } from '../../files/privateFiles.ts';
+import { readPlacedFile } from '../../files/privateFiles.ts';
 import { join } from 'node:path';
 import { CLIP_MEAN, CLIP_STD } from './clipImage.ts';
 import { OnnxEmbeddingError } from './onnxErrors.ts';
@@ -61,15 +61,8 @@ export const parseModelConfig = (raw: unknown, path: string): ModelConfig => {
 
 export const readModelConfig = async (dir: string): Promise<ModelConfig> => {
   const path = join(dir, 'hologram.json');
-  const read = readRegularFile(path, { followLinks: true });
+  const read = readPlacedFile(path, (why) => new OnnxEmbeddingError('ONNX_CONFIG_INVALID', `${why}; remove it or make it JSON`, path));
   if (read === undefined) return DEFAULT_CONFIG;
-  if (typeof read === 'string') {
-    throw new OnnxEmbeddingError(
-      'ONNX_CONFIG_INVALID',
-      `${read} (a folder, a FIFO or a device is not read); remove it or make it JSON`,
-      path,
-    );
-  }
   const text = read.toString('utf8');
   let raw: unknown;
   try {

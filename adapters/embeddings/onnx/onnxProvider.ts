@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ModalityNotCovered, type EmbeddingProvider, type Modality } from '../embeddingProvider.ts';
 import { clipPixelValues, decodePpm, type RawRgbImage } from './clipImage.ts';
-import { readRegularFile } from '../../files/privateFiles.ts';
+import { NOT_READ_HERE, readRegularFile } from '../../files/privateFiles.ts';
 import { readModelConfig, type ModelConfig } from './modelConfig.ts';
 import { HfTokenizer } from './hfTokenizer.ts';
 import { OnnxEmbeddingError } from './onnxErrors.ts';
@@ -62,7 +62,7 @@ const modelFile = (path: string, what: string): Buffer => {
   if (typeof read === 'string') {
     throw new OnnxEmbeddingError(
       'ONNX_MODEL_FILE_INVALID',
-      `'${path}' is not a regular file (a folder, a FIFO or a device is not read); it should hold ${what}`,
+      `'${path}' is not a regular file (${NOT_READ_HERE}); it should hold ${what}`,
       path,
     );
   }
