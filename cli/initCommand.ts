@@ -112,7 +112,7 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     const contextWindow = positiveInteger('context-window', values['context-window']) ?? 8_192;
 
     write(`Asking ${url} ...`);
-    const probe = await probeModel({ adapter, baseUrl: url, model, ...(apiKey ? { apiKey } : {}) });
+    const probe = await probeModel({ adapter, baseUrl: url, model, ...(apiKey ? { apiKey } : {}) }, served);
     if (!probe.models) write(`  it did not list its models (${probe.listError})`);
     else if (served === undefined)
       write(`  it serves ${probe.models.length} model(s)${probe.models.length ? `: ${probe.models.slice(0, 10).join(', ')}` : ''}`);

@@ -31,15 +31,19 @@ export const listModels = async (adapter: string, baseUrl: string, apiKey?: stri
   return route.names(await response.json());
 };
 
+/** The server's models (asked again unless `listed` gives them) and one tiny request to `source.model`. */
 export const probeModel = async (
   source: Readonly<{ adapter: string; baseUrl: string; model: string; apiKey?: string }>,
+  listed?: readonly string[],
 ): Promise<ProbeResult> => {
-  let models: string[] | null = null;
+  let models: readonly string[] | null = listed ?? null;
   let listError: string | undefined;
-  try {
-    models = await listModels(source.adapter, source.baseUrl, source.apiKey);
-  } catch (error) {
-    listError = (error as Error).message;
+  if (listed === undefined) {
+    try {
+      models = await listModels(source.adapter, source.baseUrl, source.apiKey);
+    } catch (error) {
+      listError = (error as Error).message;
+    }
   }
   const provider = new HttpProvider({ name: 'init', ...source });
   try {
