@@ -14,6 +14,7 @@ import { globMatches } from '../../machines/security/index.ts';
 
 /** `@{NAME}`, NAME as `homed secret set` takes it. */
 export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
+const MAX_NAME_LENGTH = 64;
 
 export const aliasOf = (name: string): string => `@{${name}}`;
 
@@ -34,6 +35,8 @@ export class SecretAliases {
   private tools: ReadonlyMap<string, readonly string[]> = new Map();
   /** Values longest first, so a value containing another is replaced whole. */
   private byLength: readonly (readonly [string, string])[] = [];
+  /** Whether a secret may be filled into a tool, by `name\0tool`, as the vault was last read. */
+  private allowed = new Map<string, boolean>();
   private stamp = '';
   /** Set while the watcher vouches that nothing in the vault's folder changed since the last read. */
   private trusted = false;
@@ -102,6 +105,7 @@ export class SecretAliases {
     this.values = values;
     this.tools = new Map((vault?.names() ?? []).map((name) => [name, vault!.toolsOf(name)] as const));
     this.byLength = [...values].filter(([, v]) => v.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b[1].length - a[1].length);
+    this.allowed = new Map();
     this.stamp = stamp;
   }
 
@@ -119,10 +123,10 @@ export class SecretAliases {
     return scrubbed;
   }
 
-  /** Every string inside `value` scrubbed (objects and arrays copied, other values as they are). */
+  /** Every string inside `value` scrubbed (the objects and arrays holding a changed string copied, the rest as they are). */
   scrubDeep<T>(value: T): T {
     if (this.current().size === 0) return value;
-    return mapStrings(value, (text) => this.scrub(text, { fresh: false })) as T;
+    return mapChangedStrings(value, (text) => this.scrub(text, { fresh: false })) as T;
   }
 
   /** The tools `name` may be filled into (names or globs). */
@@ -136,66 +140,94 @@ export class SecretAliases {
    * vault does not hold, and secrets not set for this tool, are listed and left as aliases.
    */
   fill(args: Readonly<Record<string, unknown>>, tool: string): Filled {
-    if (!someString(args, (text) => text.includes('@{')))
-      return { args: args as Record<string, unknown>, filled: [], unknown: [], withheld: [] };
     const trusted = this.trusted;
-    const filled = this.fillFrom(this.current(), args, tool);
+    const filled = this.fillFrom(args, tool);
     if (!trusted || (filled.unknown.length === 0 && filled.withheld.length === 0)) return filled;
     // The watcher may not have told of a `homed secret set` made a moment ago: look at the file.
     this.trusted = false;
-    return this.fillFrom(this.current(), args, tool);
+    return this.fillFrom(args, tool);
   }
 
-  private fillFrom(values: ReadonlyMap<string, string>, args: Readonly<Record<string, unknown>>, tool: string): Filled {
-    const filled = new Set<string>();
-    const unknown = new Set<string>();
-    const withheld = new Set<string>();
+  /** Whether secret `name` may be filled into `tool`, remembered until the vault is read again. */
+  private mayFill(name: string, tool: string): boolean {
+    const key = `${name}\u0000${tool}`;
+    let allowed = this.allowed.get(key);
+    if (allowed === undefined) {
+      allowed = (this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool));
+      this.allowed.set(key, allowed);
+    }
+    return allowed;
+  }
+
+  /** The vault is looked at only once an alias is found: a call without one costs no look. */
+  private fillFrom(args: Readonly<Record<string, unknown>>, tool: string): Filled {
+    const filled: string[] = [];
+    const unknown: string[] = [];
+    const withheld: string[] = [];
+    let values: ReadonlyMap<string, string> | undefined;
     const valueFor = (name: string): string | undefined => {
+      values ??= this.current();
       const value = values.get(name);
-      if (value === undefined) unknown.add(name);
-      else if (!(this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool))) withheld.add(name);
-      else {
-        filled.add(name);
-        return value;
-      }
-      return undefined;
+      const list = value === undefined ? unknown : this.mayFill(name, tool) ? filled : withheld;
+      if (!list.includes(name)) list.push(name);
+      return list === filled ? value : undefined;
     };
-    const filledArgs = mapStrings(args, (text) => replaceAliases(text, valueFor)) as Record<string, unknown>;
-    return { args: filledArgs, filled: [...filled].sort(), unknown: [...unknown].sort(), withheld: [...withheld].sort() };
+    const filledArgs = mapChangedStrings(args, (text) => replaceAliases(text, valueFor)) as Record<string, unknown>;
+    return { args: filledArgs, filled: filled.sort(), unknown: unknown.sort(), withheld: withheld.sort() };
   }
 }
 
-const ALIAS_AT = new RegExp(ALIAS.source, 'y');
+const CLOSE_BRACE = 0x7d;
+const isNameStart = (c: number): boolean => c >= 0x41 && c <= 0x5a;
+const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+
+/** The NAME of the alias `@{NAME}` that starts at `at` in `text`, if one does (as ALIAS reads it). */
+const aliasNameAt = (text: string, at: number): string | undefined => {
+  const start = at + 2;
+  if (!isNameStart(text.charCodeAt(start))) return undefined;
+  let end = start + 1;
+  while (end - start < MAX_NAME_LENGTH && isNameChar(text.charCodeAt(end))) end++;
+  return text.charCodeAt(end) === CLOSE_BRACE ? text.slice(start, end) : undefined;
+};
 
 /** `text` with each alias whose name `valueFor` gives a value for replaced by it (the others kept). */
 const replaceAliases = (text: string, valueFor: (name: string) => string | undefined): string => {
   let replaced = '';
   let copied = 0;
   for (let at = text.indexOf('@{'); at >= 0; at = text.indexOf('@{', at + 2)) {
-    ALIAS_AT.lastIndex = at;
-    const match = ALIAS_AT.exec(text);
-    if (!match) continue;
-    const value = valueFor(match[1]!);
+    const name = aliasNameAt(text, at);
+    if (name === undefined) continue;
+    const value = valueFor(name);
     if (value === undefined) continue;
     replaced += text.slice(copied, at) + value;
-    copied = at + match[0].length;
+    copied = at + name.length + 3;
   }
   return copied === 0 ? text : replaced + text.slice(copied);
 };
 
-/** Whether some string inside `value` passes `test`. */
-const someString = (value: unknown, test: (text: string) => boolean): boolean => {
-  if (typeof value === 'string') return test(value);
-  if (Array.isArray(value)) return value.some((item) => someString(item, test));
-  if (value !== null && typeof value === 'object') return Object.values(value).some((item) => someString(item, test));
-  return false;
-};
-
-const mapStrings = (value: unknown, map: (text: string) => string): unknown => {
+/** `value` with every string inside it mapped; only the objects and arrays holding a changed string are copied. */
+const mapChangedStrings = (value: unknown, map: (text: string) => string): unknown => {
   if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const mapped = mapChangedStrings(item, map);
+      if (mapped === item) return;
+      copy ??= [...value];
+      copy[i] = mapped;
+    });
+    return copy ?? value;
   }
-  return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    const mapped = mapChangedStrings(item, map);
+    if (mapped === item) continue;
+    copy ??= { ...value };
+    // The spread made every key an own property, __proto__ too: this assignment never sets a prototype.
+    copy[key] = mapped;
+  }
+  return copy ?? value;
 };

@@ -18,21 +18,35 @@ export type RefusedTool = Readonly<{ name: string; reason: string }>;
 
 const escapeRegExp = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, '\\$&');
 
-/** Globs as patterns, made once each (globs come from settings, manifests and the vault: a few dozen). */
-const globPatterns = new Map<string, RegExp>();
+type NameTest = (name: string) => boolean;
+
+/** Globs as tests, made once each (globs come from settings, manifests and the vault: a few dozen). */
+const globTests = new Map<string, NameTest>();
+
+/** A glob as a test: a plain name or a `prefix*` compares strings; anything else becomes a pattern. */
+const testOf = (glob: string): NameTest => {
+  const star = glob.indexOf('*');
+  if (!glob.includes('?') && (star < 0 || star === glob.length - 1)) {
+    if (star < 0) return (name) => name === glob;
+    const prefix = glob.slice(0, -1);
+    return (name) => name.startsWith(prefix);
+  }
+  const source = glob
+    .split('')
+    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c)))
+    .join('');
+  const pattern = new RegExp(`^${source}$`, 's');
+  return (name) => pattern.test(name);
+};
 
 /** Whether `glob` names `name`: `*` any run of characters, `?` one; anything else literally. */
 export const globMatches = (glob: string, name: string): boolean => {
-  let pattern = globPatterns.get(glob);
-  if (!pattern) {
-    const source = glob
-      .split('')
-      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c)))
-      .join('');
-    pattern = new RegExp(`^${source}$`, 's');
-    if (globPatterns.size < 1_000) globPatterns.set(glob, pattern);
+  let test = globTests.get(glob);
+  if (!test) {
+    test = testOf(glob);
+    if (globTests.size < 1_000) globTests.set(glob, test);
   }
-  return pattern.test(name);
+  return test(name);
 };
 
 /** One layer of rules on its own; `where` names the layer in the reason (a settings path, a profile). */

@@ -26,7 +26,21 @@ const aliasesOf = (dir: string): SecretAliases => {
 };
 
 const piece = fc.oneof(
-  fc.constantFrom('@{API_KEY}', '@{GH}', '@{ELSEWHERE}', '@{MISSING}', '@{', '@{@{GH}}', '@{api_key}', '}', '@', ' '),
+  fc.constantFrom(
+    '@{API_KEY}',
+    '@{GH}',
+    '@{ELSEWHERE}',
+    '@{MISSING}',
+    '@{',
+    '@{@{GH}}',
+    '@{api_key}',
+    '}',
+    '@',
+    ' ',
+    // The longest name an alias may have, and one character more (no alias).
+    `@{L${'O'.repeat(63)}}`,
+    `@{L${'O'.repeat(64)}}`,
+  ),
   fc.string({ maxLength: 8 }),
 );
 const text = fc.array(piece, { maxLength: 10 }).map((parts) => parts.join(''));
@@ -56,7 +70,9 @@ describe('secret aliases', () => {
     fc.assert(
       fc.property(text, fc.array(text, { maxLength: 3 }), tool, (first, rest, name) => {
         const args = { first, nested: { rest } };
+        const before = structuredClone(args);
         const got = aliases.fill(args, name);
+        expect(args).toEqual(before);
         const expectedFirst = expectedFill(first, name);
         const expectedRest = rest.map((item) => expectedFill(item, name));
         expect(got.args).toEqual({ first: expectedFirst.out, nested: { rest: expectedRest.map((r) => r.out) } });
@@ -69,5 +85,14 @@ describe('secret aliases', () => {
       }),
       { numRuns: 1_000 },
     );
+  });
+
+  it('keeps a key named __proto__ an own argument, filled like any other', () => {
+    const aliases = aliasesOf(tempDir());
+    const args = JSON.parse('{"__proto__": {"token": "@{GH}"}, "path": "a.txt"}') as Record<string, unknown>;
+    const { args: filled } = aliases.fill(args, 'files_write');
+    expect(Object.getPrototypeOf(filled)).toBe(Object.prototype);
+    expect(Object.hasOwn(filled, '__proto__')).toBe(true);
+    expect(JSON.stringify(filled)).toBe(`{"__proto__":{"token":"${SECRETS.GH!.value}"},"path":"a.txt"}`);
   });
 });
