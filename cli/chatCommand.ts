@@ -21,7 +21,7 @@ import { DaemonNotRunning } from './daemonErrors.ts';
 import { dataDirFrom, prepareDataDir } from './dataDir.ts';
 import { DataDirInUse, describeHolder, holderOf } from './dataDirLock.ts';
 
-export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] "message"
+export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] message ...
 
 Sends one message and streams the reply to stdout. It is the turn the daemon runs: its system
 prompt (the persona, the date and time), the plugins' tools, and the memory of your
@@ -131,8 +131,9 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
     output.line(CHAT_HELP);
     return 0;
   }
-  if (positionals.length !== 1 || positionals[0]!.trim() === '') throw new UsageError('give the message as one argument (quote it)');
-  const text = positionals[0]!;
+  // The words of the message, as waiter takes them: `homed chat hello there` sends "hello there".
+  const text = positionals.join(' ');
+  if (text.trim() === '') throw new UsageError('the message is empty; give the text to send');
   const { overrides, flags } = overridesOf(values);
   const dir = resolve(dataDirFrom(values.data));
   const daemon = await daemonOn(dir);

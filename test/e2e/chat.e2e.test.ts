@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { startLlmServer, type LlmServer, type RecordedRequest } from '../support/llmServer/index.ts';
+import { lastUserText, startLlmServer, type LlmServer, type RecordedRequest } from '../support/llmServer/index.ts';
 import { finished, hasNoStackTrace, HOMED, REPO, runHomed, spawnNode } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -35,7 +35,7 @@ describe('homed chat', () => {
     const dir = join(tempDir(), 'data');
     const chat = await finished(
       spawnNode(
-        [HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'test-model', 'Weather in Paris?'],
+        [HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'test-model', 'Weather', 'in Paris?'],
         {
           env: { ...process.env, OPENAI_API_KEY: 'sk-never-printed' },
         },
@@ -45,6 +45,8 @@ describe('homed chat', () => {
     expect(chat.code).toBe(0);
     expect(chat.stdout).toBe('Paris is sunny today.\n');
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-never-printed');
+    // The words of the message are joined, as waiter joins them.
+    expect(lastUserText(server.requests[0]!)).toBe('Weather in Paris?');
 
     const log = await runHomed(['log', '--data', dir]);
     expect(log.stdout).not.toContain('sk-never-printed');
@@ -126,6 +128,9 @@ describe('homed chat', () => {
     const rounds = await runHomed(['chat', '--data', dir, '--max-rounds', '5000', 'hi']);
     expect(rounds.code).toBe(2);
     expect(rounds.stderr).toContain('--max-rounds (llm.maxRounds): must be at most 1000, got 5000');
+    const empty = await runHomed(['chat', '--data', dir, ' ', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('homed: the message is empty; give the text to send');
   });
 
   it('ends a reply that is not an answer as waiter does: exit 1, saying why (here the --max-rounds of this run)', async () => {
