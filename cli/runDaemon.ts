@@ -5,7 +5,7 @@
  * the log, with every acknowledged event on disk, and only then lets the lock go.
  */
 import { join } from 'node:path';
-import { collectStartGarbage, compactOnFullCollections } from './daemonHeap.ts';
+import { collectStartGarbage } from './startGarbage.ts';
 import type { InspectionEvent } from 'xstate';
 import {
   GIVEN_FACILITIES,
@@ -38,7 +38,6 @@ export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; in
 
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  compactOnFullCollections();
   // Listen before anything starts: a signal during boot must stop cleanly too.
   const stops = listenForStop({ timers: systemTimers, note: (line) => out(`homed: ${line}`) });
   try {

@@ -20,7 +20,6 @@ import { positiveInt, UsageError } from '../options.ts';
 import { conversationFiles } from './conversationFiles.ts';
 import { loadConversation, type LocomoConversation } from './locomoData.ts';
 import { freshBundle } from '../../bin/bundles.js';
-import { compactOnFullCollections } from '../../cli/daemonHeap.ts';
 import { startDaemon } from '../daemonProcess.ts';
 import { createMemoryRecallSystem, type MemoryRecallSystem } from './memorySystem.ts';
 import type { LocomoTurn } from './recallSystem.ts';
@@ -183,8 +182,6 @@ const measureDaemon = async (system: MemoryRecallSystem, size: number, dataDir: 
 };
 
 const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows: Row[]; daemon?: DaemonRow }> => {
-  // The memory here stands for the daemon's, so its heap is kept as the daemon keeps its own.
-  compactOnFullCollections();
   const conversations = conversationFiles(options.data, undefined).map(loadConversation);
   const questions = conversations.flatMap((c) => c.questions.map((q) => q.question));
   const asked = Array.from({ length: options.questions }, (_, i) => questions[(i * 7) % questions.length]!);
