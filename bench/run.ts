@@ -97,7 +97,8 @@ options:
   --appends N     appends of the single and concurrent figures, messages of scheduler.journaled,
                   calls per latency round of plugin.transport and security.proxy (default 2000);
                   a tenth of it, 30 to 300, is the turns of daemon.turn
-  --reps N        timed repetitions of each side, median kept (default 5; waiter.start at least 10)
+  --reps N        timed repetitions of each side, median kept (default 5; waiter.start at least 10,
+                  security.proxy.turn at least 9)
   --only NAMES    comma-separated figures to run (default all):
                   ${FIGURES.map((f) => f.name).join(', ')}
   --help          show this text

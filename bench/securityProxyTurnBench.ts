@@ -29,6 +29,8 @@ import { POLICY } from './securityProxyParts.ts';
 import { openHologramStore } from './workload.ts';
 
 const MAX_SHARE = 0.05;
+/** The share is a difference of two ~1 ms turns, tens of µs apart, so its median needs more reps than the default 5. */
+const MIN_REPS = 9;
 const HISTORY_MESSAGES = 20;
 const NOTED: LlmAnswer = { text: 'Noted.', toolCalls: [], finishReason: 'stop' };
 
@@ -169,7 +171,7 @@ const figuresOf = (rounds: readonly Round[], turns: number): Figure[] =>
 
 /**
  * Figures security.proxy.turn.p50 / .p99 and security.proxy.share.p50 / .p99. A tenth of
- * `ctx.appends` turns of each kind per rep (30 to 300), `ctx.reps` reps after a warm-up round.
+ * `ctx.appends` turns of each kind per rep (30 to 300), `ctx.reps` reps (at least MIN_REPS) after a warm-up round.
  */
 export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> => {
   const turns = Math.max(30, Math.min(300, Math.floor(ctx.appends / 10)));
@@ -193,12 +195,13 @@ export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> =
     log('security.proxy.turn: warm-up');
     await round(store, effects, turns);
     const rounds: Round[] = [];
-    for (let rep = 1; rep <= ctx.reps; rep++) {
+    const reps = Math.max(MIN_REPS, ctx.reps);
+    for (let rep = 1; rep <= reps; rep++) {
       rounds.push(await round(store, effects, turns));
       const last = rounds.at(-1)!;
       const p50 = (kind: Kind): string => percentile(last[kind], 50).toFixed(3);
       log(
-        `security.proxy.turn: rep ${rep}/${ctx.reps}: p50 plain ${p50('plain')} ms, direct ${p50('direct')} ms, proxied ${p50('proxied')} ms, named ${p50('named')} ms`,
+        `security.proxy.turn: rep ${rep}/${reps}: p50 plain ${p50('plain')} ms, direct ${p50('direct')} ms, proxied ${p50('proxied')} ms, named ${p50('named')} ms`,
       );
     }
     return figuresOf(rounds, turns);
