@@ -18,6 +18,7 @@ import {
   type ReviewRules,
   reviewContent,
   warningBlock,
+  withoutSpacesInCalls,
 } from '../../machines/security/index.ts';
 
 const source = fc.constantFrom<ReviewedSource>('input', 'tool_result');
@@ -298,6 +299,26 @@ describe('content review', () => {
         expect(typeof warningBlock(findings, from)).toBe('string');
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('reads a background shorthand as one regular expression did (spaces dropped inside calls, other runs as one), in one pass', () => {
+    const model = (value: string): string[] =>
+      value
+        .replace(/\(\s*|\s*,\s*|\s*\)/g, (part) => part.replace(/\s+/g, ''))
+        .split(/\s+/)
+        .filter((token) => token !== '');
+    const piece = fc.constantFrom(' ', '  ', '\t', '\u00a0', '\n', '(', ')', ',', 'rgb', '#fff', 'url(x)', 'a', '0');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 16 }), (pieces) => {
+        const value = pieces.join('');
+        expect(
+          withoutSpacesInCalls(value)
+            .split(/\s+/)
+            .filter((token) => token !== ''),
+        ).toEqual(model(value));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

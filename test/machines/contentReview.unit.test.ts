@@ -249,6 +249,9 @@ describe('reviewing', () => {
     ]) {
       expect(Array.isArray(reviewContent(mega(unit), { words: ['aaaa b', 'a', '密'] }, 'tool_result'))).toBe(true);
     }
+    // A background with a megabyte of spaces in it, beside a colour: its colour is still read.
+    const spaced = `<span style="color: white; background: rgb( 255, 255 ,255 )${' '.repeat(2 ** 20)}url(x)">hi</span>`;
+    expect(rulesFired(spaced)).toContain('injection.hidden_text');
   });
 });
 
