@@ -31,6 +31,18 @@ export class UnknownPlugin extends HologramError {
   }
 }
 
+/** A request to disable or stop the plugin it came through: it would cut off the clients that reach homed that way. */
+export class PluginCarriesRequest extends HologramError {
+  readonly code = 'PLUGIN_CARRIES_REQUEST';
+  constructor(action: 'disable' | 'stop', name: string) {
+    super(
+      `this request came through the ${name} plugin: to ${action} it would cut off every client that reaches homed through it ` +
+        `(and a disabled one stays off across restarts); ${action} it through another way in (the web UI's plugins view, ` +
+        `or 'homed plugins ${action} ${name}' from a terminal), or stop homed`,
+    );
+  }
+}
+
 export type PluginHostOptions = Readonly<{
   dataDir: string;
   store: EventStore;
@@ -187,9 +199,10 @@ export class PluginHost {
     return entry.supervisor;
   }
 
-  /** `homed plugins enable|disable|reload|start|stop NAME`. */
-  async control(action: PluginAction, name: string): Promise<PluginSummary> {
+  /** `homed plugins enable|disable|reload|start|stop NAME`, asked through the plugin `via`. */
+  async control(action: PluginAction, name: string, via: string): Promise<PluginSummary> {
     const supervisor = this.supervisor(name);
+    if (name === via && (action === 'disable' || action === 'stop')) throw new PluginCarriesRequest(action, name);
     switch (action) {
       case 'enable':
         await supervisor.send('ENABLE');

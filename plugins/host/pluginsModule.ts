@@ -88,7 +88,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         models: () => sourceLabels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),
         plugins: () => host!.list(),
-        pluginAction: (action, name) => host!.control(action, name),
+        pluginAction: (action, name, via) => host!.control(action, name, via),
         approvals: () => approvals?.pending() ?? [],
         answerApproval: (answer) =>
           approvals ? approvals.answer(answer) : Promise.reject(new Error('the turns have not started; try again in a moment')),

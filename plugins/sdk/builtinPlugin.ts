@@ -34,7 +34,8 @@ export type KernelControl = Readonly<{
   models(): readonly Readonly<{ name: string; model: string }>[];
   tools(): readonly Readonly<{ name: string; plugin: string; description: string }>[];
   plugins(): readonly PluginSummary[];
-  pluginAction(action: PluginAction, name: string): Promise<PluginSummary>;
+  /** An action on plugin `name`, asked through the plugin `via` (which may not disable or stop itself). */
+  pluginAction(action: PluginAction, name: string, via: string): Promise<PluginSummary>;
   /** The calls waiting for a person's approval. */
   approvals(): readonly PendingApprovalSummary[];
   /** Answers one; rejects naming the waiting ones when `approval` is not among them. */

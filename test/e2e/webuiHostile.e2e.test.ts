@@ -2,7 +2,9 @@
  * The web UI's HTTP surface against callers who should not get in or should not get far: no
  * token, a wrong one, another site's page (a foreign Origin, a rebound Host), bodies that are
  * not JSON, too big, or of the wrong shape, too many live views; and settings of the wrong kind
- * or a port already taken, which stop the web UI with what to fix while the daemon runs on.
+ * or a port already taken, which stop the web UI with what to fix while the daemon runs on. And
+ * the ways in cannot be shut by themselves: neither the web UI nor waiter's socket can disable or
+ * stop the plugin that carries the request, so a person is never locked out of the daemon.
  */
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
@@ -11,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { webuiUrlOf } from '../support/browser.ts';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -100,6 +102,29 @@ describe('the web UI against hostile callers', () => {
     expect(opened.every((a) => a.status === 200)).toBe(true);
     expect((await call(url, '/api/live?after=0', { headers: signedIn(token) })).status).toBe(503);
     expect((await call(url, '/api/overview', { headers: signedIn(token) })).status).toBe(200);
+  });
+
+  it('refuses to disable or stop the plugin a request came through; the other way in still can, and the daemon answers on', async () => {
+    const dir = testDataDir(tempDir());
+    const url = webuiUrlOf((await daemons.start(dir)).output);
+    const token = url.searchParams.get('token')!;
+    const act = (action: string, name: string) =>
+      call(url, '/api/plugin', { method: 'POST', headers: signedIn(token, asJson), body: JSON.stringify({ action, name }) });
+    for (const action of ['disable', 'stop']) {
+      const self = await act(action, 'webui');
+      expect(self.status).toBe(400);
+      expect(JSON.parse(self.body).error).toContain(`this request came through the webui plugin: to ${action} it would cut off`);
+      const cli = await runHomed(['plugins', action, 'cli', '--data', dir]);
+      expect(cli.code).toBe(1);
+      expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+      expect(cli.stderr).toContain(`this request came through the cli plugin: to ${action} it would cut off`);
+    }
+    // Each may still do it to the other: the web UI restarts waiter's socket, waiter's socket the web UI.
+    expect(JSON.parse((await act('reload', 'cli')).body).plugin).toMatchObject({ name: 'cli', state: 'running' });
+    const listed = await runHomed(['plugins', '--data', dir]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^cli\s+builtin\s+running/m);
+    expect(listed.stdout).toMatch(/^webui\s+builtin\s+running/m);
   });
 
   it('stops the web UI, not the daemon, for a setting of the wrong kind or a port in use, saying what to fix', async () => {

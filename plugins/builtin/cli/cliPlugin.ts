@@ -145,7 +145,7 @@ export const startCli = async (
         return { type: 'plugins', plugins: control?.plugins() ?? [] };
       case 'plugin':
         if (!control) throw new Error('this kernel gives the cli no plugin control');
-        return { type: 'plugin', plugin: await control.pluginAction(request.action, request.name) };
+        return { type: 'plugin', plugin: await control.pluginAction(request.action, request.name, manifest.name) };
       case 'approvals':
         return {
           type: 'approvals',

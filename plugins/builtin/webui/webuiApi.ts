@@ -243,7 +243,7 @@ export class WebuiApi {
     const action = text(body, 'action', 20);
     if (!PLUGIN_ACTIONS.includes(action as PluginAction)) throw new BadRequest(`'action' must be one of ${PLUGIN_ACTIONS.join(', ')}`);
     const name = text(body, 'name', 64);
-    const plugin = await this.control.pluginAction(action as PluginAction, name).catch((error: Error) => {
+    const plugin = await this.control.pluginAction(action as PluginAction, name, 'webui').catch((error: Error) => {
       throw new BadRequest(error.message);
     });
     return { plugin };
