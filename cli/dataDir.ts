@@ -27,7 +27,7 @@ export const makeCreatedFilesPrivate = (): void => {
 };
 
 /** Refuses a --data that names something other than a folder (a file, a FIFO), which no message about creating it would explain. */
-const refuseNonDirectory = (path: string): void => {
+export const refuseNonDirectory = (path: string): void => {
   let kind: string | undefined;
   try {
     const found = statSync(path);

@@ -6,7 +6,8 @@
 import { checkSecretName, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
-import { dataDirFrom } from './dataDir.ts';
+import { resolve } from 'node:path';
+import { dataDirFrom, prepareDataDir, refuseNonDirectory } from './dataDir.ts';
 
 export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data DIR]    the value comes on stdin
        homed secret list [--data DIR]        names, and the tools each may be filled into
@@ -78,7 +79,13 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     return values.help ? 0 : 2;
   }
   const [action, name, ...extra] = positionals;
-  const vault = () => SecretVault.open(dataDirFrom(values.data));
+  /** The vault of the data dir, which `set` makes (0700) when missing; a --data that is not a folder is refused. */
+  const vault = (make = false) => {
+    const dir = resolve(dataDirFrom(values.data));
+    if (make) prepareDataDir(dir);
+    else refuseNonDirectory(dir);
+    return SecretVault.open(dir);
+  };
   const needName = (): string => {
     if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME`);
     if (extra.length > 0) {
@@ -92,7 +99,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       const secret = needName();
       const tools = toolGlobs(values.tools);
       const value = await readValue(secret);
-      vault().set(secret, value, tools);
+      vault(true).set(secret, value, tools);
       write(
         `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (a model source reads its key at start: restart homed after changing it)` +
           (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')} (used from the next call, no restart)` : ''),

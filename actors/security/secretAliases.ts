@@ -9,7 +9,7 @@
  */
 import { type FSWatcher, mkdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { SECRETS_DIR, SecretVault, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
+import { SECRETS_DIR, SecretVault, SHORTEST_SECRET, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
 import { globMatches } from '../../machines/security/index.ts';
 
 /** `@{NAME}`, NAME as `homed secret set` takes it. */
@@ -17,9 +17,6 @@ export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
 const MAX_NAME_LENGTH = 64;
 
 export const aliasOf = (name: string): string => `@{${name}}`;
-
-/** Values shorter than this are not scrubbed from text: they would match ordinary words. */
-export const MIN_SCRUBBED_LENGTH = 4;
 
 export type Filled = Readonly<{
   args: Record<string, unknown>;
@@ -33,7 +30,7 @@ export class SecretAliases {
   private values: ReadonlyMap<string, string> = new Map();
   /** The tools each secret may be filled into. */
   private tools: ReadonlyMap<string, readonly string[]> = new Map();
-  /** Values longest first, so a value containing another is replaced whole. */
+  /** Values (and their JSON-escaped forms) longest first, so a value containing another is replaced whole. */
   private byLength: readonly (readonly [string, string])[] = [];
   /** Whether a secret may be filled into a tool, by `name\0tool`, as the vault was last read. */
   private allowed = new Map<string, boolean>();
@@ -104,7 +101,11 @@ export class SecretAliases {
     const values = new Map((vault?.names() ?? []).map((name) => [name, vault!.get(name)] as const));
     this.values = values;
     this.tools = new Map((vault?.names() ?? []).map((name) => [name, vault!.toolsOf(name)] as const));
-    this.byLength = [...values].filter(([, v]) => v.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b[1].length - a[1].length);
+    // A value is also looked for as JSON writes it inside a string (a tool answering in JSON escapes '"' and '\\').
+    this.byLength = [...values]
+      .filter(([, v]) => v.length >= SHORTEST_SECRET)
+      .flatMap(([name, v]) => [...new Set([v, JSON.stringify(v).slice(1, -1)])].map((form) => [name, form] as const))
+      .sort((a, b) => b[1].length - a[1].length);
     this.allowed = new Map();
     this.stamp = stamp;
   }

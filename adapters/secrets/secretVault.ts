@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { HologramError } from '../../events/errors.ts';
 import { writePrivateFile } from '../files/privateFiles.ts';
 
+/** Values shorter than this are refused: scrubbed from text they would match ordinary words, and unscrubbed they would reach the model. */
+export const SHORTEST_SECRET = 4;
+
 export const SECRETS_DIR = 'secrets';
 const KEY_FILE = 'vault.key';
 export const VAULT_FILE = 'vault.json';
@@ -98,6 +101,12 @@ export class SecretVault {
   set(name: string, value: string, tools: readonly string[] = []): void {
     checkSecretName(name);
     if (value === '') throw new SecretVaultError(`the value for ${name} is empty; give it on stdin`);
+    if (value.length < SHORTEST_SECRET) {
+      throw new SecretVaultError(
+        `the value for ${name} has ${value.length} character(s); a secret needs at least ${SHORTEST_SECRET}: a shorter one ` +
+          'cannot be told apart from ordinary text, so it could not be kept out of what the model sees',
+      );
+    }
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key(true), iv);
     const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);

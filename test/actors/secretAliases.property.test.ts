@@ -95,4 +95,15 @@ describe('secret aliases', () => {
     expect(Object.hasOwn(filled, '__proto__')).toBe(true);
     expect(JSON.stringify(filled)).toBe(`{"__proto__":{"token":"${SECRETS.GH!.value}"},"path":"a.txt"}`);
   });
+
+  it('scrubs a value written as JSON writes it inside a string, quotes and backslashes escaped', () => {
+    const dir = tempDir();
+    SecretVault.open(dir).set('QUOTED', 'pa"ss\\wQUOTEDsecret', ['echo_*']);
+    const aliases = new SecretAliases(dir);
+    const { args } = aliases.fill({ q: '@{QUOTED}' }, 'echo_args');
+    const answer = JSON.stringify({ args });
+    expect(answer).not.toContain('@{QUOTED}');
+    expect(aliases.scrub(answer)).toBe('{"args":{"q":"@{QUOTED}"}}');
+    expect(aliases.scrub(`raw ${String(args.q)}`)).toBe('raw @{QUOTED}');
+  });
 });

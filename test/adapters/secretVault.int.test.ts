@@ -35,10 +35,13 @@ describe('the secret vault', () => {
     expect(() => SecretVault.open(dir).get('GONE')).toThrow(/no secret GONE in the vault; set it with 'homed secret set GONE'/);
   });
 
-  it('refuses a name that is not one, and an empty value', () => {
+  it('refuses a name that is not one, an empty value, and one too short to keep out of what the model sees', () => {
     const vault = SecretVault.open(tempDir());
     for (const name of ['lower', '1ST', 'WITH-DASH', '', 'A'.repeat(65)]) expect(() => vault.set(name, VALUE)).toThrow(SecretVaultError);
     expect(() => vault.set('EMPTY', '')).toThrow(/empty/);
+    expect(() => vault.set('PIN', 'Zq9')).toThrow(/has 3 character\(s\); a secret needs at least 4/);
+    vault.set('PIN', 'Zq9x');
+    expect(vault.get('PIN')).toBe('Zq9x');
   });
 
   it('cannot be opened with another key, or without one, and says what to do without showing a value', () => {
