@@ -8,7 +8,8 @@ export class PluginHandshakeFailed extends HologramError {
 /** A start that no retry can fix (a protocol version, a name, an entry that cannot run): the plugin is stopped, not restarted. */
 export class PluginStartRefused extends HologramError {
   readonly code = 'PLUGIN_START_REFUSED';
-  constructor(plugin: string, why: string, cause?: unknown) {
-    super(`plugin '${plugin}' is not restarted until it is fixed: ${why}; then run 'homed plugins start ${plugin}'`, { cause });
+  /** `then`: what to do once it is fixed (by default, start it again; a fix in settings.json needs a restart of homed). */
+  constructor(plugin: string, why: string, cause?: unknown, then = `run 'homed plugins start ${plugin}'`) {
+    super(`plugin '${plugin}' is not restarted until it is fixed: ${why}; then ${then}`, { cause });
   }
 }

@@ -142,6 +142,9 @@ describe('the web UI against hostile callers', () => {
     const busy = testDataDir(tempDir(), { llm, settings: { plugins: { webui: { port } } } });
     const second = await daemons.start(busy);
     expect(second.output).toContain(`127.0.0.1:${port} is in use (another homed?); set plugins.webui.port to a free port, or 0 for any`);
+    expect(second.output).toContain(
+      "then restart homed (settings.json is read at start), or free that port and run 'homed plugins start webui'",
+    );
     expect((await finished(spawnNode([WAITER, '--data', busy, 'hello']))).stdout).toBe('still here\n');
   });
 

@@ -64,11 +64,15 @@ export const startWebui = async (api: PluginApi, env: WebuiEnv): Promise<{ stop(
     port = await server.listen();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'EADDRINUSE'
-        ? `${settings.host}:${settings.port} is in use (another homed?); set plugins.webui.port to a free port, or 0 for any`
-        : `cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`;
-    throw new PluginStartRefused(NAME, why, error);
+    if (code === 'EADDRINUSE') {
+      throw new PluginStartRefused(
+        NAME,
+        `${settings.host}:${settings.port} is in use (another homed?); set plugins.webui.port to a free port, or 0 for any`,
+        error,
+        `restart homed (settings.json is read at start), or free that port and run 'homed plugins start ${NAME}'`,
+      );
+    }
+    throw new PluginStartRefused(NAME, `cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`, error);
   }
   const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host;
   api.log(`open http://${shown}:${port}/?token=${token}`);
