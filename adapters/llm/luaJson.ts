@@ -185,10 +185,9 @@ function entriesToArray(entries: ReadonlyArray<[string | number, unknown]>, path
   return out;
 }
 
+/** Every key an own property: a key named __proto__ (a model may send one) is kept, never made the prototype. */
 function entriesToObject(entries: ReadonlyArray<[string | number, unknown]>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) out[String(k)] = v;
-  return out;
+  return Object.fromEntries(entries.map(([k, v]) => [String(k), v]));
 }
 
 function typeName(type: number): string {

@@ -81,6 +81,18 @@ describe('errors', () => {
   });
 });
 
+/** JSON with every object's keys sorted (a Lua table keeps no order), __proto__ kept as the own key it is. */
+const sortedJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((key) => [key, (v as Record<string, unknown>)[key]]),
+        )
+      : v,
+  );
+
 describe('json', () => {
   const nested = { a: [1, [2, [3, []]], {}], b: { c: null, d: [null, true, false], e: 'é 中文 "q"\n' }, f: 2.5, g: -7, h: {} };
 
@@ -92,6 +104,16 @@ describe('json', () => {
     const v = vm('function rt(x) return json.decode(json.encode(x)) end function enc(x) return json.encode(x) end');
     expect(v.call('rt', nested)).toStrictEqual(nested);
     expect(JSON.parse(v.call('enc', nested) as string)).toStrictEqual(nested);
+  });
+
+  it('given keys named __proto__ and constructor, when round-tripped, then they stay own keys with their values', () => {
+    const keyed = JSON.parse('{"__proto__":"b","k__proto__":"c","constructor":{"__proto__":[1]}}') as unknown;
+    const v = vm('function id(x) return x end function rt(s) return json.decode(s) end');
+    for (const back of [v.call('id', keyed), v.call('rt', JSON.stringify(keyed))]) {
+      expect(sortedJson(back)).toBe(sortedJson(keyed));
+      expect(Object.hasOwn(back as object, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    }
   });
 
   it('given Lua-built tables, when returned, then json.array / json.object / json.null mark what a plain table cannot say', () => {
