@@ -64,7 +64,10 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
     case 'map': {
       if (!isObject(value)) return wrong(`must be an object, got ${kindOf(value)}`);
       for (const [name, item] of Object.entries(value)) {
-        const known = field.type === 'object' ? field.fields[name] : (field.known?.[name] ?? field.of);
+        // Own keys only: `fields.__proto__` or `fields.constructor` is Object's, not a setting.
+        const own = (table: Readonly<Record<string, SettingsField>> | undefined) =>
+          table && Object.hasOwn(table, name) ? table[name] : undefined;
+        const known = field.type === 'object' ? own(field.fields) : (own(field.known) ?? field.of);
         if (known) {
           checkField(item, known, join(key, name), problems);
           continue;

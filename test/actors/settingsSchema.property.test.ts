@@ -92,6 +92,15 @@ describe('checkSettings', () => {
     expect(JSON.stringify(problems)).not.toContain('u:p@');
   });
 
+  it("refuses keys named like Object's own properties (__proto__, constructor) as any unknown key", () => {
+    const settings = JSON.parse('{"__proto__": {"timeZone": "Mars/Phobos"}, "constructor": 1, "llm": {"__proto__": {"maxRounds": -1}}}');
+    expect(checkSettings(settings, SETTINGS_SCHEMA).map((p) => `${p.key}: ${p.problem.split(';')[0]}`)).toEqual([
+      '__proto__: is not a setting',
+      'constructor: is not a setting',
+      'llm.__proto__: is not a setting',
+    ]);
+  });
+
   it('suggests a name only when one is close', () => {
     expect(checkSettings({ memory: { zzzzzz: 1 } }, SETTINGS_SCHEMA)).toEqual([{ key: 'memory.zzzzzz', problem: 'is not a setting' }]);
   });
