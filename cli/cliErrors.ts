@@ -5,8 +5,17 @@ export class UsageError extends HologramError {
   readonly code = 'USAGE';
 }
 
+/** The person stopped the command (Ctrl-C at a prompt): said in one line, exit 130 as for SIGINT. */
+export class Cancelled extends HologramError {
+  readonly code = 'CANCELLED';
+}
+
 /** Prints an error the way a user should see it and returns the exit code. */
 export const reportError = (program: string, error: unknown): number => {
+  if (error instanceof Cancelled) {
+    process.stderr.write(`${program}: ${error.message}\n`);
+    return 130;
+  }
   if (error instanceof UsageError) {
     process.stderr.write(`${program}: ${error.message}\nRun '${program} --help' for usage.\n`);
     return 2;

@@ -5,7 +5,7 @@
  */
 import { checkSecretName, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
-import { UsageError } from './cliErrors.ts';
+import { Cancelled, UsageError } from './cliErrors.ts';
 import { resolve } from 'node:path';
 import { dataDirFrom, prepareDataDir, refuseNonDirectory } from './dataDir.ts';
 
@@ -50,7 +50,7 @@ const readValue = async (name: string): Promise<string> => {
     const onData = (chunk: Buffer) => {
       for (const char of chunk.toString('utf8')) {
         if (char === '\r' || char === '\n') return done();
-        if (char === '\u0003') return done(new UsageError('cancelled: nothing was stored'));
+        if (char === '\u0003') return done(new Cancelled('cancelled: nothing was stored'));
         if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
         else value += char;
       }
@@ -87,11 +87,16 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     return SecretVault.open(dir);
   };
   const needName = (): string => {
-    if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME`);
+    if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME (homed secret --help)`);
     if (extra.length > 0) {
       throw new UsageError(`homed secret ${action} takes one NAME; the value is read from stdin, never from the command line`);
     }
-    checkSecretName(name);
+    try {
+      checkSecretName(name);
+    } catch (error) {
+      // A name that is not one is a mistake on the command line, told as such (exit 2).
+      throw new UsageError((error as Error).message);
+    }
     return name;
   };
   switch (action) {

@@ -4,9 +4,13 @@ import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, hasNoStackTrace, HOMED, runHomed, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { useTempDir } from '../support/tempDir.ts';
+import { useTerminals } from '../support/tmux.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const tempDir = useTempDir();
 const daemons = useDaemons();
+const terminals = useTerminals();
 const VALUE = 'sk-e2e-vault-4f1c9a7d2b';
 
 const secret = (dir: string, args: string[], stdin = '') => runNodeWithInput([HOMED, 'secret', ...args, '--data', dir], stdin);
@@ -60,5 +64,47 @@ describe('homed secret', () => {
     expect(removed.code).toBe(1);
     expect(removed.stderr).toContain('no secret MISSING_KEY in the vault');
     expect(removed.stderr).not.toContain('--help');
+  });
+
+  it('tells a mistake on the command line, a value too short, a --data that is a file and a Ctrl-C at the prompt apart', async () => {
+    const dir = tempDir();
+    const badName = await secret(dir, ['set', 'my_key'], 'long enough\n');
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain('my_key');
+    const noName = await secret(dir, ['set']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain("needs the secret's NAME (homed secret --help)");
+    const short = await secret(dir, ['set', 'PIN'], 'Zq9\n');
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('has 3 character(s); a secret needs at least 4');
+    expect((await secret(dir, ['list'])).stdout).not.toContain('PIN');
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    for (const args of [['list'], ['set', 'FOO']]) {
+      const onFile = await runNodeWithInput([HOMED, 'secret', ...args, '--data', file], 'a value\n');
+      expect(onFile.code).toBe(1);
+      expect(onFile.stderr.trim()).toBe(`homed: the data dir ${file} is a file; give --data a folder (made if missing), or move that away`);
+    }
+    // At the prompt, Ctrl-C stores nothing and exits as an interrupted command does.
+    const terminal = terminals.open([
+      '/bin/sh',
+      '-c',
+      `"$0" "$@"; echo "exit $?"`,
+      process.execPath,
+      HOMED,
+      'secret',
+      'set',
+      'TYPED',
+      '--data',
+      dir,
+    ]);
+    await terminal.waitFor(/value for TYPED \(not shown\):/);
+    terminal.type('half', { enter: false });
+    terminal.press('C-c');
+    const screen = await terminal.waitFor(/exit \d+/);
+    expect(screen).toContain('homed: cancelled: nothing was stored');
+    expect(screen).toContain('exit 130');
+    expect(screen).not.toContain('--help');
+    expect((await secret(dir, ['list'])).stdout).not.toContain('TYPED');
   });
 });
