@@ -119,9 +119,11 @@ export class SecretAliases {
   /** `text` with every secret value replaced by its alias; `fresh: false` trusts the vault as last read (one call's second look). */
   scrub(text: string, { fresh = true }: Readonly<{ fresh?: boolean }> = {}): string {
     if (fresh) this.current();
-    let scrubbed = text;
-    for (const [name, value] of this.byLength) if (scrubbed.includes(value)) scrubbed = scrubbed.replaceAll(value, aliasOf(name));
-    return scrubbed;
+    const found: Found[] = [];
+    for (const [name, value] of this.byLength) {
+      for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) found.push({ start: at, end: at + value.length, name });
+    }
+    return found.length > 0 ? aliasesOver(text, found) : text;
   }
 
   /** Every string inside `value` scrubbed (the objects and arrays holding a changed string copied, the rest as they are). */
@@ -177,6 +179,32 @@ export class SecretAliases {
     return { args: filledArgs, filled: filled.sort(), unknown: unknown.sort(), withheld: withheld.sort() };
   }
 }
+
+/** Where a secret's value was found in a text. */
+type Found = Readonly<{ start: number; end: number; name: string }>;
+
+/**
+ * `text` with each run of found values replaced: a value inside another is the other's, and
+ * values that overlap become both aliases, so no part of either is left in clear.
+ */
+const aliasesOver = (text: string, found: Found[]): string => {
+  // Longest first where two start together (byLength's order breaks ties), then left to right.
+  found.sort((x, y) => x.start - y.start || y.end - x.end);
+  let out = '';
+  let copied = 0;
+  let end = -1;
+  for (const { start, end: stop, name } of found) {
+    if (start >= end) {
+      out += text.slice(copied, start);
+      end = start;
+    }
+    if (stop <= end) continue;
+    out += aliasOf(name);
+    end = stop;
+    copied = stop;
+  }
+  return out + text.slice(copied);
+};
 
 const CLOSE_BRACE = 0x7d;
 const isNameStart = (c: number): boolean => c >= 0x41 && c <= 0x5a;

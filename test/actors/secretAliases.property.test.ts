@@ -106,4 +106,31 @@ describe('secret aliases', () => {
     expect(aliases.scrub(answer)).toBe('{"args":{"q":"@{QUOTED}"}}');
     expect(aliases.scrub(`raw ${String(args.q)}`)).toBe('raw @{QUOTED}');
   });
+
+  it('leaves no value in clear, overlapping or nested ones included, and changes nothing where none is', () => {
+    const dir = tempDir();
+    const vault = SecretVault.open(dir);
+    const values: Readonly<Record<string, string>> = { AA: 'ALPHAsecretBETA', BB: 'BETAgammaDELTA', INNER: 'secret', QQ: 'q"uo\\te' };
+    for (const [name, value] of Object.entries(values)) vault.set(name, value, ['files_*']);
+    const aliases = new SecretAliases(dir);
+    const all = Object.values(values).flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+    const piece = fc.oneof(
+      fc.constantFrom(...all),
+      fc.constantFrom(...all).chain((value) => fc.integer({ min: 0, max: value.length }).map((cut) => value.slice(0, cut))),
+      fc.constantFrom(...all).chain((value) => fc.integer({ min: 0, max: value.length }).map((cut) => value.slice(cut))),
+      fc.stringMatching(/^[A-Za-z "\\]{0,6}$/),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const text = pieces.join('');
+        const scrubbed = aliases.scrub(text);
+        for (const value of all) expect(scrubbed).not.toContain(value);
+        if (!all.some((value) => text.includes(value))) expect(scrubbed).toBe(text);
+      }),
+      { numRuns: 2_000 },
+    );
+    // Two values that overlap become both aliases; one inside another is the other's.
+    expect(aliases.scrub('xALPHAsecretBETAgammaDELTA!')).toBe('x@{AA}@{BB}!');
+    expect(aliases.scrub('a secret in ALPHAsecretBETA')).toBe('a @{INNER} in @{AA}');
+  });
 });
