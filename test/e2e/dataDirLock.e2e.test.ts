@@ -231,8 +231,20 @@ setInterval(() => undefined, 1000);`,
     const replay = await runHomed(['replay', '--data', dir]);
     expect(replay.code, replay.stderr).toBe(0);
     await verifyReplay(dir);
-    const outside = await runHomed(['replay', '--data', dir, '--out', join(tempDir(), 'rebuilt.db')]);
+    const rebuilt = join(tempDir(), 'rebuilt.db');
+    const outside = await runHomed(['replay', '--data', dir, '--out', rebuilt]);
     expect(outside.code, outside.stderr).toBe(0);
+    // A second rebuild may replace the first; a file that is no rebuild, or a folder not there, is refused naming --out.
+    expect((await runHomed(['replay', '--data', dir, '--out', rebuilt])).code).toBe(0);
+    const notes = join(tempDir(), 'notes.txt');
+    writeFileSync(notes, 'my notes\n');
+    const overNotes = await runHomed(['replay', '--data', dir, '--out', notes]);
+    expect(overNotes.code).toBe(2);
+    expect(overNotes.stderr).toContain(`--out ${notes} exists and is not a database a rebuild wrote`);
+    expect(readFileSync(notes, 'utf8')).toBe('my notes\n');
+    const nowhere = await runHomed(['replay', '--data', dir, '--out', join(tempDir(), 'no', 'such', 'x.db')]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('does not exist; make it first');
 
     const inside = await runHomed(['replay', '--data', dir, '--out', join(dir, 'rebuilt.db')]);
     expectRefused(inside, daemon.process.pid!);
