@@ -17,7 +17,7 @@ import { formatPlugins, formatTools } from './listings.ts';
 import { StreamLines } from './streamLines.ts';
 
 export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):
-  /stop      stop the reply that is streaming (Ctrl-C does the same)
+  /stop      stop the reply under way and your messages waiting behind it (Ctrl-C does the same)
   /tools     the tools the model can call
   /plugins   the plugins, with their state
   /approvals the tool calls waiting for your approval
@@ -46,7 +46,11 @@ export type InteractiveOptions = Readonly<{
 }>;
 
 /** A reply under way: `asked` when this session sent its message; `marked` once its ↪ is shown. */
-type Reply = { lines: StreamLines; asked: boolean; streamed: boolean; marked: boolean };
+/** A reply under way; `asked`: the message is this session's, whose text it keeps (`text`). */
+type Reply = { lines: StreamLines; asked: boolean; streamed: boolean; marked: boolean; text?: string };
+
+/** At most this much of a message is quoted when it is stopped before its reply began. */
+const QUOTED_AT_MOST = 40;
 
 export class InteractiveWaiter {
   private client: CliClient | undefined;
@@ -55,6 +59,8 @@ export class InteractiveWaiter {
   private readonly replies = new Map<string, Reply>();
   /** Messages sent whose `accepted` has not come yet. */
   private unaccepted = 0;
+  /** Their texts, oldest first (the daemon accepts them in the order they were sent). */
+  private readonly unacceptedTexts: string[] = [];
   private quitting = false;
   private lastInterrupt = 0;
   private finish: ((code: number) => void) | undefined;
@@ -109,6 +115,7 @@ export class InteractiveWaiter {
     try {
       this.client.send({ type: 'message', text, from: this.options.user });
       this.unaccepted += 1;
+      this.unacceptedTexts.push(text);
     } catch (error) {
       this.replyDone = undefined;
       this.warn((error as Error).message);
@@ -183,10 +190,13 @@ export class InteractiveWaiter {
 
   private onReply(reply: CliReply): void {
     switch (reply.type) {
-      case 'accepted':
+      case 'accepted': {
         this.unaccepted = Math.max(0, this.unaccepted - 1);
-        this.replyFor(reply.inputId, true).asked = true;
+        const entry = this.replyFor(reply.inputId, true);
+        entry.asked = true;
+        entry.text = this.unacceptedTexts.shift();
         return;
+      }
       case 'chunk': {
         const entry = this.replyFor(reply.inputId, false);
         entry.streamed = true;
@@ -207,6 +217,7 @@ export class InteractiveWaiter {
       case 'error':
         this.warn(reply.message);
         if (this.unaccepted > 0) this.unaccepted -= 1;
+        this.unacceptedTexts.shift();
         this.releaseLine();
         return;
       default:
@@ -246,13 +257,14 @@ export class InteractiveWaiter {
     }
     if (reply.outcome === 'failed') this.warn(reply.text);
     else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
-    else if (reply.outcome === 'cancelled' && this.options.terminal) this.say('(stopped)');
+    else if (reply.outcome === 'cancelled' && this.options.terminal) this.say(stoppedNote(entry));
     this.prompt();
     if (entry?.asked) this.releaseLine();
   }
 
   private async onLost(why: string): Promise<void> {
     this.client = undefined;
+    this.unacceptedTexts.length = 0;
     const cut = [...this.replies.values()].some((r) => r.asked) || this.unaccepted > 0;
     this.replies.clear();
     this.unaccepted = 0;
@@ -322,3 +334,11 @@ export class InteractiveWaiter {
     } else this.options.warn(`waiter: ${line}`);
   }
 }
+
+/** How a stopped reply is told: a message stopped while it waited its turn is named, so two stops are told apart. */
+const stoppedNote = (entry: Reply | undefined): string => {
+  if (entry?.streamed || entry?.text === undefined) return '(stopped)';
+  const oneLine = entry.text.replace(/\s+/g, ' ').trim();
+  const quoted = oneLine.length > QUOTED_AT_MOST ? `${oneLine.slice(0, QUOTED_AT_MOST - 1)}…` : oneLine;
+  return `(stopped before it began: "${quoted}")`;
+};

@@ -74,8 +74,11 @@ describe('interactive waiter in a terminal', () => {
     await term.waitFor(/^› /m);
     term.type('tell me a story');
     await term.waitFor(/Line 2 of a story/);
+    // A message typed meanwhile waits its turn; /stop stops both, and says which one had not begun.
+    term.type('ping');
     term.type('/stop');
-    const stopped = await term.waitFor(/\(stopped\)/);
+    const stopped = await term.waitFor(/\(stopped before it began: "ping"\)/);
+    expect(stopped).toMatch(/^\(stopped\)$/m);
     expect(stopped).not.toContain('Line 10 of a story');
     // Said once: not also with the daemon's own '(cancelled)'.
     expect(stopped).not.toContain('(cancelled)');
