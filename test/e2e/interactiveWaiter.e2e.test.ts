@@ -53,7 +53,7 @@ describe('interactive waiter in a terminal', () => {
     await term.waitFor(/^› /m);
 
     term.type('/help');
-    await term.waitFor(/\/stop +stop the reply that is streaming/);
+    await term.waitFor(/\/stop +stop the reply under way and your messages waiting behind it/);
     expect(server.requests, '/help went to the model').toHaveLength(0);
     term.type('/nope');
     await term.waitFor(/no command \/nope; \/help lists them/);
