@@ -15,7 +15,7 @@ import { baseUrlProblem } from '../actors/settings/baseUrl.ts';
 import { checkSettings } from '../actors/settings/checkSettings.ts';
 import { SETTINGS_SCHEMA } from '../actors/settings/settingsSchema.ts';
 import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
-import { parse, positiveInteger } from './args.ts';
+import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { dataDirFrom, prepareDataDir } from './dataDir.ts';
 import { listModels, probeModel } from '../adapters/llm/modelProbe.ts';
@@ -80,6 +80,12 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     throw new UsageError(`${settingsPath} already has llm.sources; pass --force to replace them, or edit the file`);
   }
 
+  // Checked before anything is asked, by the rule settings.json has for it.
+  const contextWindow = Number(values['context-window'] ?? 8_192);
+  if (!Number.isSafeInteger(contextWindow) || contextWindow < 1) {
+    throw new UsageError(`--context-window must be a whole number of at least 1 (tokens), got '${values['context-window']}'`);
+  }
+
   const lines = createInterface({ input: process.stdin, terminal: false });
   const answers = lines[Symbol.asyncIterator]();
   const ask: Asker = async (question, fallback) => {
@@ -109,7 +115,6 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     if (served !== undefined && served.length > 0) write(`  it serves ${served.length} model(s): ${served.slice(0, 10).join(', ')}`);
     const model = values.model ?? (await ask('Model', served?.[0]));
     if (!model) throw new UsageError('a model name is needed (--model NAME)');
-    const contextWindow = positiveInteger('context-window', values['context-window']) ?? 8_192;
 
     write(`Asking ${url} ...`);
     const probe = await probeModel({ adapter, baseUrl: url, model, ...(apiKey ? { apiKey } : {}) }, served);

@@ -62,6 +62,13 @@ describe('homed init', () => {
     const bad = await init(dir, [], ['--adapter', 'openai', '--url', 'http://u:sk-x@127.0.0.1:9/v1', '--model', 'm', '--force']);
     expect(bad.stderr).toContain('carries credentials');
     expect(bad.stderr).not.toContain('sk-x');
+    // A flag is checked before anything is asked, by the rule settings.json has.
+    for (const given of ['0', 'abc']) {
+      const window = await init(join(tempDir(), 'other'), ['openai'], ['--context-window', given]);
+      expect(window.code).toBe(2);
+      expect(window.stdout).toBe('');
+      expect(window.stderr).toContain(`--context-window must be a whole number of at least 1 (tokens), got '${given}'`);
+    }
   });
 
   it('run while homed runs on the data dir, says to restart it to use the new model', async () => {
