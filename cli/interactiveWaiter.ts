@@ -45,8 +45,7 @@ export type InteractiveOptions = Readonly<{
   sleep: (ms: number) => Promise<void>;
 }>;
 
-/** A reply under way: `asked` when this session sent its message; `marked` once its ↪ is shown. */
-/** A reply under way; `asked`: the message is this session's, whose text it keeps (`text`). */
+/** A reply under way: `asked` when this session sent its message (whose `text` it keeps); `marked` once its ↪ is shown. */
 type Reply = { lines: StreamLines; asked: boolean; streamed: boolean; marked: boolean; text?: string };
 
 /** At most this much of a message is quoted when it is stopped before its reply began. */
@@ -288,7 +287,11 @@ export class InteractiveWaiter {
       }
     }
     if (!this.quitting) {
-      this.warn(`homed did not come back within ${RECONNECT_FOR_MS / 1000} s: ${why}`);
+      // Why the connection went is news only when a reply was cut by it; otherwise it only speaks of an answer no one waited for.
+      this.warn(
+        `homed did not come back within ${RECONNECT_FOR_MS / 1000} s${cut ? ` (${why})` : ''}; ` +
+          `start it (homed run --data ${this.options.dataDir}) and run waiter again`,
+      );
       this.end(1);
     }
   }
