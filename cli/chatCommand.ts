@@ -154,7 +154,9 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
   prepareDataDir(dir);
   // Before the kernel starts: a chat with no model would only be told so by the turn.
   if ('missing' in llmFacilityFrom(loadSettings(dir, overrides))) {
-    throw new UsageError(`no LLM source: pass --llm ADAPTER=URL, or add llm.sources to ${join(dir, SETTINGS_FILE)}`);
+    throw new UsageError(
+      `no LLM source: pass --llm ADAPTER=URL, or set one up with 'homed init --data ${dir}' (llm.sources in ${join(dir, SETTINGS_FILE)})`,
+    );
   }
   return chatInProcess({ dir, overrides, text, output });
 };

@@ -134,7 +134,9 @@ export const sourceSettingFromFlag = (spec: string, index: number, env: NodeJS.P
 export const providerFor = (source: SourceSpec, modelOverride: string | undefined): HttpProvider => {
   const model = modelOverride ?? source.model;
   if (!model)
-    throw new InvalidLlmSource(`LLM source '${source.name}' names no model: add "model" to it in settings.json or pass --model NAME`);
+    throw new InvalidLlmSource(
+      `LLM source '${source.name}' names no model: pass --model NAME (homed chat), or give the source a "model" in settings.json's llm.sources`,
+    );
   return new HttpProvider({ ...source, model });
 };
 

@@ -202,7 +202,11 @@ describe('homed chat', () => {
     const dir = join(tempDir(), 'data');
     const chat = await runHomed(['chat', '--data', dir, 'hi']);
     expect(chat.code).toBe(2);
-    expect(chat.stderr).toContain('no LLM source: pass --llm ADAPTER=URL, or add llm.sources to');
+    expect(chat.stderr).toContain(`no LLM source: pass --llm ADAPTER=URL, or set one up with 'homed init --data ${dir}'`);
+    // A source from --llm with no model is told to take --model, not to edit settings.json first.
+    const noModel = await runHomed(['chat', '--data', dir, '--llm', 'openai=http://127.0.0.1:9/v1', 'hi']);
+    expect(noModel.code).toBe(1);
+    expect(noModel.stderr).toContain("LLM source 'openai#1' names no model: pass --model NAME (homed chat)");
   });
 });
 
