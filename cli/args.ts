@@ -6,11 +6,16 @@ import { UsageError } from './cliErrors.ts';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** parseArgs' complaint in one line: an unknown option with the closest known one, a missing value with how to give one. */
-const explain = (error: Error & { code?: string }, options: Options): string => {
+const explain = (error: Error & { code?: string }, options: Options, allowPositionals: boolean): string => {
   const quoted = /'([^']+)'/.exec(error.message)?.[1];
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
     const [near] = closestNames(quoted.replace(/^-+/, ''), Object.keys(options), 1);
-    return `unknown option ${quoted}${near === undefined ? '' : `; did you mean --${near}?`}`;
+    if (near !== undefined) return `unknown option ${quoted}; did you mean --${near}?`;
+    // A command that takes words (a message) may have been given one that starts with '-'.
+    return `unknown option ${quoted}${allowPositionals ? `; words that start with '-' go after --: -- "${quoted} …"` : ''}`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) {
+    return `unexpected argument '${quoted}': this command takes only options (see its --help)`;
   }
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
     const option = quoted.split(' ')[0]!;
@@ -23,7 +28,7 @@ export const parse = <O extends Options>(args: string[], options: O, allowPositi
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError(explain(error as Error & { code?: string }, options));
+    throw new UsageError(explain(error as Error & { code?: string }, options, allowPositionals));
   }
 };
 

@@ -1,16 +1,19 @@
 /** `homed graph`: prints the kernel's module layers and each module's facilities. */
 import { formatLayers, planLayers } from '../machines/kernel/index.ts';
 import { GIVEN_FACILITIES } from '../actors/kernel/index.ts';
+import { parse } from './args.ts';
 import { daemonModules } from './daemonModules.ts';
 
-export const GRAPH_HELP = `Usage: homed graph
+export const GRAPH_HELP = `Usage: homed graph [--data DIR]
 
 Prints the module layers the kernel starts (modules of one layer start in parallel), then
 what each module requires and provides. Facilities given before assembly: ${GIVEN_FACILITIES.join(', ')}.
+The graph is the same for every data dir (--data is taken, and changes nothing).
 `;
 
 export const graphCommand = (args: string[], write: (line: string) => void): number => {
-  if (args.includes('--help') || args.includes('-h')) {
+  const { values } = parse(args, { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
     write(GRAPH_HELP);
     return 0;
   }

@@ -14,6 +14,9 @@ import { runDaemon } from './runDaemon.ts';
 import { PLUGINS_HELP, pluginsCommand } from './pluginsCommand.ts';
 import { SECRET_HELP, secretCommand } from './secretCommand.ts';
 import { versionLine } from './version.ts';
+import { closestNames } from '../events/closestNames.ts';
+
+const COMMANDS = ['init', 'run', 'log', 'replay', 'graph', 'chat', 'plugins', 'secret'];
 
 export const HOMED_HELP = `Usage: homed [command] [options]
 
@@ -88,7 +91,8 @@ export const main = async (argv: string[]): Promise<number> => {
     default: {
       const args = first === 'run' ? rest : argv;
       if (first !== undefined && first !== 'run' && !first.startsWith('-')) {
-        throw new UsageError(`unknown command '${first}'; commands are init, run, log, replay, graph, chat, plugins, secret`);
+        const [near] = closestNames(first, COMMANDS, 1);
+        throw new UsageError(`unknown command '${first}'${near ? `; did you mean ${near}?` : ''} (commands: ${COMMANDS.join(', ')})`);
       }
       const { values } = parse(args, {
         data: { type: 'string' },

@@ -4,9 +4,9 @@ import { parse } from '../../cli/args.ts';
 
 const OPTIONS = { data: { type: 'string' }, limit: { type: 'string' }, follow: { type: 'boolean' } } as const;
 
-const refusal = (args: string[]): string => {
+const refusal = (args: string[], allowPositionals = false): string => {
   try {
-    parse(args, OPTIONS);
+    parse(args, OPTIONS, allowPositionals);
   } catch (error) {
     return (error as Error).message;
   }
@@ -25,7 +25,12 @@ describe('command-line parsing', () => {
     expect(parse(['--limit=-1'], OPTIONS).values.limit).toBe('-1');
   });
 
-  it('keeps one line of any other complaint', () => {
-    expect(refusal(['stray'])).not.toContain('\n');
+  it('points a command that takes words to -- for one that starts with a dash', () => {
+    expect(refusal(['-1 is negative?'], true)).toBe(`unknown option -1; words that start with '-' go after --: -- "-1 …"`);
+    expect(parse(['--', '-1 is negative?'], OPTIONS, true).positionals).toEqual(['-1 is negative?']);
+  });
+
+  it('says a command that takes no words was given one', () => {
+    expect(refusal(['stray'])).toBe("unexpected argument 'stray': this command takes only options (see its --help)");
   });
 });

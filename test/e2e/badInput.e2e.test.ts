@@ -121,6 +121,12 @@ describe('bad input', () => {
     const empty = await finished(spawnNode([WAITER, '--data', tempDir(), '  ']));
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('waiter: the message is empty; give the text to send');
+    const typo = await runHomed(['lgo']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("homed: unknown command 'lgo'; did you mean log?");
+    const dashed = await finished(spawnNode([WAITER, '--data', tempDir(), '-1 is negative?']));
+    expect(dashed.code).toBe(2);
+    expect(dashed.stderr).toContain(`words that start with '-' go after --`);
   });
 
   it('an empty data dir (--data "" or HOLOGRAM_DATA set to nothing) is refused, not taken as the current directory', async () => {

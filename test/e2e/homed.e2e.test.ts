@@ -101,6 +101,11 @@ describe('homed', () => {
   it('prints the module layers and a help that names every command', async () => {
     const graph = await runHomed(['graph']);
     expect(graph.stdout).toMatch(/^layer 0 {2}config\nlayer 1 {2}projections, security\nlayer 2 {2}llm, scheduler\n/);
+    // --data changes nothing there, and is taken as every command takes it; a typo is refused.
+    expect((await runHomed(['graph', '--data', 'anywhere'])).stdout).toBe(graph.stdout);
+    const typo = await runHomed(['graph', '--dat', 'x']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown option --dat; did you mean --data?');
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);
