@@ -86,7 +86,11 @@ export const converse = (client: CliClient, text: string, out: (text: string) =>
         settle(error);
       }
     });
-    const offClose = client.onClose(settle);
+    const offClose = client.onClose((error) => {
+      // The line that says why starts on a line of its own, not after the part of the reply that came.
+      if (streamed) out('\n');
+      settle(error);
+    });
     signal?.addEventListener('abort', onAbort);
     try {
       client.send({ type: 'message', text, from: userInfo().username });

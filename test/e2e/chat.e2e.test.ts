@@ -416,6 +416,8 @@ await runPlugin({ name: 'slowstart', version: '1.0.0' }, async () => undefined);
     expect(lost.stderr.trim().split('\n')).toHaveLength(1);
     expect(lost.stderr).toContain('the connection to homed');
     expect(hasNoStackTrace(lost.stderr)).toBe(true);
+    // What came of the reply ends its line, so the line saying why stands on its own in a terminal.
+    expect(lost.stdout).toMatch(/^one\b.*\n$/s);
     await daemon.exited;
 
     // The killed daemon left its socket and lock behind: neither blocks the next chat, which runs in process.
