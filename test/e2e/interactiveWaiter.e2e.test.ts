@@ -107,6 +107,24 @@ describe('interactive waiter in a terminal', () => {
     await verifyReplay(dir);
   });
 
+  it('shows a reminder that fired while no session was open when the next one opens, once', async () => {
+    const { dir, daemon } = await startScriptedHomed();
+    const setter = await finished(spawnNode([WAITER, '--data', dir, 'remind me to stretch in 2 seconds']));
+    expect(setter.stdout).toBe('I will remind you.\n');
+    // The reminder's reply is sent (a second OutputSent) with no session of this user open.
+    await expect.poll(async () => (await logOf(dir, '--type', 'OutputSent')).length, { timeout: 15_000, interval: 200 }).toBe(2);
+
+    const term = interactive(dir);
+    await term.waitFor(/↪ \(while you were away\) Time to stretch!/);
+    const again = interactive(dir);
+    await again.waitFor(/^› /m);
+    term.type('ping');
+    await term.waitFor(/^pong$/m);
+    expect(again.screen()).not.toContain('Time to stretch!');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   it('says when homed goes away, reconnects when it is back, and goes on', async () => {
     const { dir, daemon: first } = await startScriptedHomed();
     const term = interactive(dir);

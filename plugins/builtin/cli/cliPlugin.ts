@@ -26,6 +26,7 @@ import {
   MAX_LINE_BYTES,
   parseCliTarget,
 } from './cliWire.ts';
+import { HeldReplies } from './heldReplies.ts';
 import { refusalLog } from './refusalLog.ts';
 
 export const CLI_CHANNEL = 'cli';
@@ -75,6 +76,7 @@ export const startCli = async (
   // start (a reminder set before a restart) is never taken for the session that now has its number.
   const boot = clock.now().toString(36);
   let nextSession = 1;
+  const held = new HeldReplies();
   /** Where a delivery goes: its session if still connected, else every session of its user; no target: everyone. */
   const receivers = (target: string | null): CliSession[] => {
     if (target === null) return [...sessions.values()];
@@ -104,10 +106,14 @@ export const startCli = async (
     },
     (delivery: ChannelDelivery) => {
       const reply = replyOf(delivery);
-      const owner = delivery.target === null ? undefined : parseCliTarget(delivery.target)?.session;
-      for (const session of receivers(delivery.target)) {
+      const named = delivery.target === null ? undefined : parseCliTarget(delivery.target);
+      const targets = receivers(delivery.target);
+      // No session of its user is open: what it says waits for the next one.
+      if (targets.length === 0 && named !== undefined) held.hold(named.from, delivery);
+      else held.delivered(delivery);
+      for (const session of targets) {
         session.send(reply);
-        if (delivery.kind === 'end' && owner === session.id) session.replyEnded();
+        if (delivery.kind === 'end' && named?.session === session.id) session.replyEnded();
       }
     },
   );
@@ -117,6 +123,12 @@ export const startCli = async (
       case 'hello': {
         const from = request.from ?? session?.from ?? ANONYMOUS;
         if (session) session.from = from;
+        // What came for this user while no session was open follows the welcome.
+        const waiting = session ? held.take(from) : [];
+        if (waiting.length > 0)
+          timers.setTimer(() => {
+            for (const text of waiting) session!.send({ type: 'message', text: `(while you were away) ${text}` });
+          }, 0);
         return { type: 'welcome', session: id, conversation: `${CLI_CHANNEL}:${from}`, models: control?.models() ?? [] };
       }
       case 'message': {
