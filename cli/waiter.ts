@@ -24,7 +24,7 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
   waiter "what time is it?"   send a message, stream the reply, exit when it is complete
   waiter                      interactive: each line is a message; /help lists the commands
                               (/stop, /tools, /plugins, /quit); Ctrl-C stops a streaming reply
-  --stop                      stop the running task and cancel the waiting ones
+  --stop                      stop the running task and cancel the waiting ones (it says what there was)
   --tools                     list the tools the model can call, with their plugins
   --plugins                   list the plugins with their state, restarts and registrations
   --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
@@ -106,7 +106,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
   const dataDir = dataDirFrom(values.data);
   const client = await CliClient.connect(dataDir);
   try {
-    if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then(() => out('stopped\n'));
+    if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then((stopped) => out(`${stopNote(stopped)}\n`));
     else if (values.tools) out(formatTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools));
     else if (values.plugins) out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
     else if (positionals.length > 0) await converse(client, positionals.join(' '));
@@ -132,3 +132,10 @@ export const waiter = async (argv: string[]): Promise<number> => {
 };
 
 runCommand('waiter', stdout, () => waiter(process.argv.slice(2)));
+
+/** What `waiter --stop` says it did. */
+const stopNote = ({ running, waiting }: Readonly<{ running?: boolean; waiting?: number }>): string => {
+  const cancelled = waiting ? `${waiting} waiting message${waiting === 1 ? '' : 's'} cancelled` : '';
+  if (running) return `stopped the running task${cancelled ? `; ${cancelled}` : ''}`;
+  return cancelled || 'nothing was running or waiting';
+};

@@ -83,7 +83,11 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const travel = new TimeTravelDesk(store, settings, replayers);
       timeTravel = travel;
       const control: KernelControl = {
-        stop: async () => void (await scheduler.stop()),
+        stop: async () => {
+          const requested = (await scheduler.stop()).find((fact) => fact.type === 'StopRequested');
+          const data = requested?.data as { runningTaskId: string | null; cancelBudget: readonly string[] } | undefined;
+          return { running: (data?.runningTaskId ?? null) !== null, waiting: data?.cancelBudget.length ?? 0 };
+        },
         cancel: async (inputId) => void (await scheduler.cancel(inputId)),
         models: () => sourceLabels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),

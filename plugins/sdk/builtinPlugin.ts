@@ -24,10 +24,13 @@ export type PluginSummary = Readonly<{
 
 export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
 
+/** What a stop found: whether a task was running, and how many inputs waited (now cancelled). */
+export type StopSummary = Readonly<{ running: boolean; waiting: number }>;
+
 /** What the built-in cli plugin may do to the kernel beyond the PluginApi: the stop button and the listings. */
 export type KernelControl = Readonly<{
-  /** Stops the running task and cancels what waits (the scheduler's stop). */
-  stop(): Promise<void>;
+  /** Stops the running task and cancels what waits (the scheduler's stop); says what there was. */
+  stop(): Promise<StopSummary>;
   /** Stops one input (the task a client started), not the others. */
   cancel(inputId: string): Promise<void>;
   /** The model sources the daemon asks, in order (for a client's banner). */

@@ -90,7 +90,7 @@ describe('a turn through homed with a plugin', () => {
     const conversation = finished(waiter);
     await new Promise<void>((resolve) => waiter.stdout!.once('data', () => resolve())); // streaming has begun
     const stop = await finished(spawnNode([WAITER, '--data', dir, '--stop']));
-    expect(stop.stdout).toBe('stopped\n');
+    expect(stop.stdout).toBe('stopped the running task\n');
     const record = await server.settled(0);
     expect(record.outcome).toBe('aborted');
     const log = await logOf(dir);

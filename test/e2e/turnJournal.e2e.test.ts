@@ -81,7 +81,7 @@ describe('what leaves a turn comes from its journal', () => {
     const started = new Promise<void>((resolve) => (streaming = resolve));
     const replies = askSocket(dir, 'count slowly', (r) => r.type === 'chunk' && streaming());
     await started;
-    expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped\n');
+    expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped the running task\n');
     expect((await replies).at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled', inputId: expect.any(String) });
     const turn = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted', '--type', 'TaskCompleted');
     expect(turn.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
@@ -89,6 +89,8 @@ describe('what leaves a turn comes from its journal', () => {
       ['TurnCompleted', 'cancelled'],
       ['TaskCompleted', 'cancelled'],
     ]);
+    // With nothing left, a stop says so rather than 'stopped'.
+    expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('nothing was running or waiting\n');
     expect((await finished(spawnNode([WAITER, '--data', dir, 'and now?']))).stdout).toBe('After the stop.\n');
     await server.close();
     await verifyReplay(dir);

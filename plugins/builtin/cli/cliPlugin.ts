@@ -149,8 +149,7 @@ export const startCli = async (
         return { type: 'cancelled', inputId: request.inputId };
       case 'stop':
         if (!control) throw new Error('this kernel gives the cli no stop button');
-        await control.stop();
-        return { type: 'stopped' };
+        return { type: 'stopped', ...(await control.stop()) };
       case 'tools':
         return { type: 'tools', tools: control?.tools() ?? [] };
       case 'plugins':

@@ -63,7 +63,7 @@ export type CliReply =
   | Readonly<{ type: 'end'; text: string; outcome?: string; inputId?: string }>
   /** Something the model sent to the cli channel with output_send__cli, or the note that a queued message waits. */
   | Readonly<{ type: 'message'; text: string; inputId?: string }>
-  | Readonly<{ type: 'stopped' }>
+  | Readonly<{ type: 'stopped'; running?: boolean; waiting?: number }>
   | Readonly<{ type: 'cancelled'; inputId: string }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>
