@@ -11,6 +11,7 @@ import { HologramError } from '../events/errors.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 import type { CliClient } from './cliClient.ts';
 import { DaemonRefused } from './daemonErrors.ts';
+import { SHUTDOWN_NOTE } from '../actors/output/replyNotes.ts';
 
 export class ReplyFailed extends HologramError {
   readonly code = 'REPLY_FAILED';
@@ -62,7 +63,12 @@ export const converse = (client: CliClient, text: string, out: (text: string) =>
           return;
         }
         out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
-        const why = reply.outcome === undefined ? undefined : NOT_AN_ANSWER[reply.outcome];
+        const why =
+          reply.text === SHUTDOWN_NOTE
+            ? 'the turn was stopped before it finished: homed is stopping'
+            : reply.outcome === undefined
+              ? undefined
+              : NOT_AN_ANSWER[reply.outcome];
         settle(why === undefined ? undefined : new ReplyFailed(why));
       }
     };

@@ -15,6 +15,7 @@ import { DaemonRefused } from './daemonErrors.ts';
 import { answerApproval, formatApprovals } from './approvals.ts';
 import { formatPlugins, formatTools } from './listings.ts';
 import { StreamLines } from './streamLines.ts';
+import { SHUTDOWN_NOTE } from '../actors/output/replyNotes.ts';
 
 export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):
   /stop      stop the reply under way and your messages waiting behind it (Ctrl-C does the same)
@@ -256,7 +257,9 @@ export class InteractiveWaiter {
     }
     if (reply.outcome === 'failed') this.warn(reply.text);
     else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
-    else if (reply.outcome === 'cancelled' && this.options.terminal) this.say(stoppedNote(entry));
+    else if (reply.outcome === 'cancelled' && this.options.terminal) {
+      this.say(reply.text === SHUTDOWN_NOTE ? '(stopped: homed is stopping)' : stoppedNote(entry));
+    }
     this.prompt();
     if (entry?.asked) this.releaseLine();
   }

@@ -7,6 +7,7 @@
  */
 import { TURN_STREAM_PREFIX, type AnyEvent, type EventNamed, type OutputChannel, type Recorded } from '../../events/index.ts';
 import type { SchedulerMessage } from '../../machines/scheduler/index.ts';
+import { SHUTDOWN_NOTE } from './replyNotes.ts';
 import { OUTPUT_SEND_PREFIX, parseChannelTool, showsProgress, type OutputKind } from '../../machines/turn/index.ts';
 
 export type Route = Readonly<{ channel: string; target: string | null }>;
@@ -23,7 +24,14 @@ export type Delivery = Readonly<{
   inputId?: string;
 }>;
 
-type TurnOutput = { route: Route | null; inputId: string | undefined; streamingRound: number | null; sent: string };
+type TurnOutput = {
+  route: Route | null;
+  inputId: string | undefined;
+  streamingRound: number | null;
+  sent: string;
+  /** Why the turn was asked to stop, once it was. */
+  stoppedFor?: EventNamed<'TurnStopRequested'>['data']['reason'];
+};
 
 const forInput = (inputId: string | undefined): { inputId?: string } => (inputId === undefined ? {} : { inputId });
 
@@ -137,6 +145,11 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       const turn = turnOf(state, event);
       return turn?.route ? [{ route: turn.route, kind: 'message', text: approvalNote(event.data), ...forInput(turn.inputId) }] : [];
     }
+    case 'TurnStopRequested': {
+      const turn = turnOf(state, event);
+      if (turn) turn.stoppedFor = event.data.reason;
+      return [];
+    }
     case 'OutputSent': {
       const turn = turnOf(state, event);
       if (!turn?.route) return [];
@@ -144,7 +157,8 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       if (kind === 'preempted') return []; // the task runs again from its input; its reply is still to come
       const id = forInput(turn.inputId);
       const whole: Delivery[] = !streamed && text !== '' && kind !== 'failed' ? [{ route: turn.route, kind: 'chunk', text, ...id }] : [];
-      return [...whole, { route: turn.route, kind: 'end', text: kind === 'failed' ? text : OUTCOME_NOTES[kind], outcome: kind, ...id }];
+      const note = kind === 'failed' ? text : kind === 'cancelled' && turn.stoppedFor === 'shutdown' ? SHUTDOWN_NOTE : OUTCOME_NOTES[kind];
+      return [...whole, { route: turn.route, kind: 'end', text: note, outcome: kind, ...id }];
     }
     case 'TurnCompleted':
       state.turns.delete(event.stream);

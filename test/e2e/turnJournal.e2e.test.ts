@@ -110,7 +110,8 @@ describe('what leaves a turn comes from its journal', () => {
     await started;
     daemon.process.kill('SIGINT');
     expect((await daemon.exited).code).toBe(0);
-    await replies;
+    // The client is told why its reply ended: homed is stopping, not only 'cancelled'.
+    expect((await replies).at(-1)).toMatchObject({ type: 'end', text: '(cancelled: homed is stopping)', outcome: 'cancelled' });
     const stops = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted');
     expect(stops.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
       ['TurnStopRequested', 'shutdown'],
