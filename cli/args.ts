@@ -12,7 +12,8 @@ const explain = (error: Error & { code?: string }, options: Options, allowPositi
     const [near] = closestNames(quoted.replace(/^-+/, ''), Object.keys(options), 1);
     if (near !== undefined) return `unknown option ${quoted}; did you mean --${near}?`;
     // A command that takes words (a message) may have been given one that starts with '-'.
-    return `unknown option ${quoted}${allowPositionals ? `; words that start with '-' go after --: -- "${quoted} …"` : ''}`;
+    const word = allowPositionals && !quoted.startsWith('--');
+    return `unknown option ${quoted}${word ? `; words that start with '-' go after --: -- "${quoted} …"` : ''}`;
   }
   if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) {
     return `unexpected argument '${quoted}': this command takes only options (see its --help)`;

@@ -28,6 +28,8 @@ describe('command-line parsing', () => {
   it('points a command that takes words to -- for one that starts with a dash', () => {
     expect(refusal(['-1 is negative?'], true)).toBe(`unknown option -1; words that start with '-' go after --: -- "-1 …"`);
     expect(parse(['--', '-1 is negative?'], OPTIONS, true).positionals).toEqual(['-1 is negative?']);
+    // A long option is an option mistyped, not a word.
+    expect(refusal(['--zzzz'], true)).toBe('unknown option --zzzz');
   });
 
   it('says a command that takes no words was given one', () => {

@@ -6,6 +6,7 @@
  */
 import { KERNEL_STREAM, SCHEDULER_STREAM, type Recorded } from '../../events/index.ts';
 import { emptyOutputState, foldOutput, OUTCOME_NOTES } from '../../actors/output/outputDeliveries.ts';
+import { SHUTDOWN_NOTE } from '../../actors/output/replyNotes.ts';
 import type { OutputKind } from '../../machines/turn/index.ts';
 import type { InputPayload, SchedulerMessage } from '../../machines/scheduler/index.ts';
 import type { ReplyEnd } from './receivedReply.ts';
@@ -42,6 +43,8 @@ const textOfTurn = (turn: TurnRecord): string => {
 const endOfTurn = (turn: TurnRecord | undefined): ReplyEnd | undefined => {
   const output = turn?.output;
   if (!output || output.kind === 'preempted') return undefined;
+  // A turn cancelled because homed stopped says so.
+  if (output.kind === 'cancelled' && turn?.stopReason === 'shutdown') return { text: SHUTDOWN_NOTE, outcome: output.kind };
   return { text: output.kind === 'failed' ? output.text : OUTCOME_NOTES[output.kind as OutputKind], outcome: output.kind };
 };
 

@@ -17,6 +17,8 @@ export type TurnRecord = {
   /** Tool calls asked for (ToolCalled) and not answered (ToolResultRecorded), by call id → tool name. */
   readonly openToolCalls: Map<string, string>;
   cancelled: boolean;
+  /** Why the turn was asked to stop, when it was. */
+  stopReason: string | undefined;
   output: Readonly<{ text: string; kind: string; streamed: boolean }> | undefined;
   completed: boolean;
 };
@@ -34,6 +36,7 @@ export const turnRecords = (events: readonly Recorded[]): TurnRecord[] => {
         rounds: [],
         openToolCalls: new Map(),
         cancelled: false,
+        stopReason: undefined,
         output: undefined,
         completed: false,
       });
@@ -64,6 +67,9 @@ export const turnRecords = (events: readonly Recorded[]): TurnRecord[] => {
         break;
       case 'TurnCancelled':
         turn.cancelled = true;
+        break;
+      case 'TurnStopRequested':
+        turn.stopReason = event.data.reason;
         break;
       case 'OutputSent':
         turn.output = event.data;
