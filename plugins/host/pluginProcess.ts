@@ -6,8 +6,8 @@
  * every group still alive is killed too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { HologramError, type Timers } from '../../events/index.ts';
+import { readStderrLines } from './stderrLines.ts';
 
 export type ProcessExit = Readonly<{ exitCode: number | null; signal: string | null }>;
 
@@ -70,7 +70,7 @@ export class PluginProcess {
         resolve({ exitCode, signal });
       });
     });
-    createInterface({ input: child.stderr! }).on('line', options.onStderr);
+    readStderrLines(child.stderr!, options.onStderr);
     // The kernel must not die of a plugin that closed its stdin early.
     child.stdin!.on('error', () => undefined);
   }
