@@ -257,6 +257,24 @@ export class LuaVm {
     return `${new TextDecoder().decode(s.subarray(0, MAX_LOG_MESSAGE_BYTES))}… [${s.length - MAX_LOG_MESSAGE_BYTES} more bytes not logged]`;
   }
 
+  /**
+   * The error a call ended with, as text, running none of its code: the meter is off by then, so
+   * a `__tostring` on an error table (which could loop for ever) is not called; such an error is
+   * named by its type.
+   */
+  private errorText(L: LuaState, idx: number): string {
+    const type = lua.lua_type(L, idx);
+    if (type === lua.LUA_TSTRING || type === lua.LUA_TNUMBER) return this.luaToString(L, idx);
+    const names: Readonly<Record<number, string>> = {
+      [lua.LUA_TNIL]: 'nil',
+      [lua.LUA_TBOOLEAN]: 'boolean',
+      [lua.LUA_TTABLE]: 'table',
+      [lua.LUA_TFUNCTION]: 'function',
+      [lua.LUA_TTHREAD]: 'thread',
+    };
+    return `error() was given a ${names[type] ?? 'userdata'}, not a message`;
+  }
+
   private limitText(): string {
     return `${Math.round(this.memoryLimitBytes / (1024 * 1024))} MB`;
   }
@@ -316,7 +334,7 @@ export class LuaVm {
       throw new LuaAdapterError('LUA_BUDGET_EXCEEDED', this.name, fnName, `more than ${this.budget} instructions`);
     }
     if (status !== lua.LUA_OK) {
-      const message = this.luaToString(L, -1);
+      const message = this.errorText(L, -1);
       lua.lua_pop(L, 1);
       throw new LuaAdapterError(code, this.name, fnName, message);
     }

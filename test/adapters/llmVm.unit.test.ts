@@ -70,6 +70,15 @@ describe('errors', () => {
     expect(e.message).toContain('transform_request');
   });
 
+  it('given an error that is a table with a __tostring that never returns, when called, then the error names its type and runs none of it', () => {
+    const looping = vm('function f() error(setmetatable({}, { __tostring = function() while true do end end })) end');
+    const e = caught(() => looping.call('f'));
+    expect(e.code).toBe('LUA_RUNTIME_ERROR');
+    expect(e.message).toContain('error() was given a table, not a message');
+    // A message is still given as it is.
+    expect(caught(() => vm('function f() error("plain words") end').call('f')).message).toContain('plain words');
+  });
+
   it('given a syntax error, when loading, then LUA_LOAD_FAILED', () => {
     expect(caught(() => vm('function (')).code).toBe('LUA_LOAD_FAILED');
   });
