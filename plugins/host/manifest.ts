@@ -11,6 +11,7 @@ import type { PluginKind, PluginManifest } from '../sdk/manifestTypes.ts';
 import { parseLuaLimits } from './manifestLimits.ts';
 import { parseProfiles } from './manifestProfiles.ts';
 import { PLUGIN_CAPABILITIES, type PluginCapability } from '../sdk/wireMethods.ts';
+import { INTERNAL, OWNER } from '../../machines/security/index.ts';
 
 export const MANIFEST_FILE = 'plugin.json';
 
@@ -92,6 +93,9 @@ export function parseManifest(raw: unknown, where: string): PluginManifest {
   const name = requiredString(obj, 'name', problems, 'e.g. "weather"');
   if (name !== undefined && !NAME_PATTERN.test(name)) {
     problems.push(`"name" ${JSON.stringify(name)} is not valid: use 1–40 lowercase letters, digits, '_' or '-', starting with a letter`);
+  } else if (name === OWNER || name === INTERNAL) {
+    // A plugin's inputs speak as the plugin: under a principal's name they would speak as that principal.
+    problems.push(`"name" "${name}" is the name of a principal (the inputs it sent would speak as ${name}); choose another name`);
   }
   const version = requiredString(obj, 'version', problems, 'e.g. "1.0.0"');
   const entry = requiredString(obj, 'entry', problems, 'the program or main.lua, relative to the plugin folder');

@@ -78,6 +78,13 @@ describe('parseManifest', () => {
     for (const facility of Object.values(Facility)) expect(error.message).toContain(facility);
   });
 
+  it("refuses a principal's name as a plugin's, so no plugin's input speaks as the owner or the kernel", () => {
+    for (const name of ['owner', 'internal']) {
+      expect(refusal({ ...minimal, name }).message).toContain(`"name" "${name}" is the name of a principal`);
+    }
+    expect(parseManifest({ ...minimal, name: 'owners' }, WHERE).name).toBe('owners');
+  });
+
   it('offers no suggestion when nothing is close', () => {
     const error = refusal({ ...minimal, requires_facilities: ['telepathy'] });
     expect(error.message).toContain('"telepathy"');
