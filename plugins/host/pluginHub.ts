@@ -132,6 +132,30 @@ const toolAccessOf = (plugin: string, spec: ToolSpec): ToolSpec['access'] => {
   return checked;
 };
 
+/** The most tools one plugin may hold: every turn offers them all to the model. */
+export const TOOLS_PER_PLUGIN = 128;
+/** A tool's description and parameters (as JSON) at most, and how deep its parameters may nest. */
+export const TOOL_DESCRIPTION_AT_MOST = 4 * 1024;
+export const TOOL_PARAMETERS_AT_MOST = 32 * 1024;
+export const TOOL_PARAMETERS_DEPTH = 64;
+
+const depthOver = (value: unknown, limit: number, depth = 0): boolean => {
+  if (depth > limit) return true;
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some((item) => depthOver(item, limit, depth + 1));
+};
+
+/** Why a tool is too big to offer to the model on every turn, or undefined. */
+const toolSizeProblem = (description: unknown, parameters: object): string | undefined => {
+  if (String(description ?? '').length > TOOL_DESCRIPTION_AT_MOST) {
+    return `has a description over ${TOOL_DESCRIPTION_AT_MOST} characters; say what it does in fewer`;
+  }
+  if (depthOver(parameters, TOOL_PARAMETERS_DEPTH)) return `has parameters nested deeper than ${TOOL_PARAMETERS_DEPTH} levels`;
+  if (JSON.stringify(parameters).length > TOOL_PARAMETERS_AT_MOST)
+    return `has parameters over ${TOOL_PARAMETERS_AT_MOST} characters as JSON`;
+  return undefined;
+};
+
 export class PluginHub {
   private state: PluginRegistry = emptyPluginRegistry();
   private groups: ProcessGroups = emptyProcessGroups();
@@ -299,6 +323,13 @@ export class PluginHub {
     const parameters = spec.parameters ?? { type: 'object', properties: {} };
     if (typeof parameters !== 'object' || Array.isArray(parameters)) {
       throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
+    }
+    // Every turn offers every tool to the model: one that cannot be sent would fail every turn.
+    const oversized = toolSizeProblem(spec.description, parameters);
+    if (oversized) throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' ${oversized}`);
+    const held = [...this.state.tools.values()].filter((tool) => tool.plugin === plugin).length;
+    if (held >= TOOLS_PER_PLUGIN) {
+      throw new RegistrationRefused(`plugin '${plugin}' already has ${held} tools, the most one plugin may register; register fewer`);
     }
     const access = toolAccessOf(plugin, spec);
     await this.claim(plugin, 'tool', spec.name, {

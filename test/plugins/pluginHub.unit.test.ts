@@ -16,7 +16,16 @@ import {
 } from '../../events/index.ts';
 import { STAGES } from '../../machines/stagePipeline/index.ts';
 import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
-import { PluginHub, type HubMemory, PluginUnavailable, type InputSink } from '../../plugins/host/pluginHub.ts';
+import {
+  PluginHub,
+  type HubMemory,
+  PluginUnavailable,
+  type InputSink,
+  TOOL_DESCRIPTION_AT_MOST,
+  TOOL_PARAMETERS_AT_MOST,
+  TOOL_PARAMETERS_DEPTH,
+  TOOLS_PER_PLUGIN,
+} from '../../plugins/host/pluginHub.ts';
 import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 
@@ -152,6 +161,27 @@ describe('registrations refused', () => {
     expect((await registryEvents()).map((e) => e.type)).toEqual(['PluginToolRegistered', 'PluginMisbehaved']);
     expect((await registryEvents())[1]!.data).toMatchObject({ plugin: 'b', code: 'NAME_TAKEN' });
     expect(await hub.callTool('echo', {}, call('echo'))).toBe('from a');
+  });
+
+  it('a tool too big to offer on every turn is refused, and so is a tool past the most one plugin may hold', async () => {
+    const { hub, plugin } = await given();
+    const api = plugin('big', ['tools']);
+    let deep: Record<string, unknown> = { type: 'string' };
+    // Each level is two of JSON (the schema, then its properties): this nests twice too deep.
+    for (let i = 0; i < TOOL_PARAMETERS_DEPTH; i++) deep = { type: 'object', properties: { p: deep } };
+    const refusedFor = (spec: object) =>
+      expect(api.registerTool(spec as ReturnType<typeof tool>, reply('x'))).rejects.toMatchObject({ code: 'REGISTRATION_REFUSED' });
+    await refusedFor({ ...tool('big_deep'), parameters: deep });
+    await refusedFor({ ...tool('big_said'), description: 'x'.repeat(TOOL_DESCRIPTION_AT_MOST + 1) });
+    await refusedFor({
+      ...tool('big_wide'),
+      parameters: { type: 'object', properties: { p: { description: 'y'.repeat(TOOL_PARAMETERS_AT_MOST) } } },
+    });
+    expect([...hub.registry.tools.keys()].filter((name) => name.startsWith('big_'))).toEqual([]);
+    for (let i = 0; i < TOOLS_PER_PLUGIN; i++) await api.registerTool(tool(`big_${i}`), reply('x'));
+    await expect(api.registerTool(tool('big_one_more'), reply('x'))).rejects.toMatchObject({
+      message: expect.stringContaining(`already has ${TOOLS_PER_PLUGIN} tools`),
+    });
   });
 
   it('a stage name that is not a stage is refused with a message listing every stage', async () => {
