@@ -2,6 +2,18 @@
 import type { StageHandlers, TurnPlugins } from '../../actors/index.ts';
 import type { PluginHub } from './pluginHub.ts';
 
+/** The most of a tool's answer that is recorded and reaches the model (twice what the files plugin reads at once). */
+export const TOOL_RESULT_AT_MOST = 512 * 1024;
+
+/** A tool's answer, cut at TOOL_RESULT_AT_MOST, saying so: it is recorded, shown to the model and kept in memory. */
+export const boundedResult = (content: string): string => {
+  if (content.length <= TOOL_RESULT_AT_MOST) return content;
+  // Not between the two halves of a character written as a surrogate pair.
+  const high = content.charCodeAt(TOOL_RESULT_AT_MOST - 1);
+  const cut = high >= 0xd800 && high <= 0xdbff ? TOOL_RESULT_AT_MOST - 1 : TOOL_RESULT_AT_MOST;
+  return `${content.slice(0, cut)}\n… (cut: the tool answered ${content.length} characters; at most ${TOOL_RESULT_AT_MOST} are kept)`;
+};
+
 export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
   toolset: () => {
     const { registry } = hub;
@@ -26,8 +38,8 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
   accessOf: (name) => hub.registry.tools.get(name)?.access,
   callTool: async (call, _signal, origin) => {
     const reply = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name, ...origin });
-    if (typeof reply === 'string') return { content: reply };
-    return { content: String(reply?.content ?? ''), ...(reply?.isError ? { isError: true } : {}) };
+    if (typeof reply === 'string') return { content: boundedResult(reply) };
+    return { content: boundedResult(String(reply?.content ?? '')), ...(reply?.isError ? { isError: true } : {}) };
   },
   runHandler: (input) => hub.runStage(input.handlerId, input.stage, input.context),
 });
