@@ -2,6 +2,7 @@
  * Shape checks for what adapter scripts return. Pure: each function returns the typed value or
  * throws ADAPTER_BAD_RESULT naming the adapter, the Lua function and the offending field.
  */
+import { ARGUMENTS_DEPTH_AT_MOST, nestsDeeperThan } from './jsonDepth.ts';
 import { LuaAdapterError } from './luaAdapterError.ts';
 import {
   FINISH_REASONS,
@@ -73,11 +74,11 @@ export function checkHeaders(w: Where, v: unknown): Record<string, string> {
 
 function checkToolCall(w: Where, field: string, v: unknown): ToolCall {
   const o = obj(w, field, v);
-  return {
-    id: str(w, `${field}.id`, o.id),
-    name: str(w, `${field}.name`, o.name),
-    arguments: obj(w, `${field}.arguments`, o.arguments),
-  };
+  const args = obj(w, `${field}.arguments`, o.arguments);
+  if (nestsDeeperThan(args, ARGUMENTS_DEPTH_AT_MOST)) {
+    fail(w, `${field}.arguments`, `an object nested at most ${ARGUMENTS_DEPTH_AT_MOST} levels`, 'one nested deeper');
+  }
+  return { id: str(w, `${field}.id`, o.id), name: str(w, `${field}.name`, o.name), arguments: args };
 }
 
 function checkUsage(w: Where, field: string, v: unknown): Usage {

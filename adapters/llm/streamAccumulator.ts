@@ -3,6 +3,7 @@
  * `index` (a fragment without one starts a new call), their argument fragments concatenated in
  * arrival order and JSON-parsed once at the end.
  */
+import { ARGUMENTS_DEPTH_AT_MOST, nestsDeeperThan } from './jsonDepth.ts';
 import { HologramError } from '../../events/index.ts';
 import type { CompletionResponse, FinishReason, StreamDelta, ToolCall } from './llmTypes.ts';
 
@@ -99,6 +100,9 @@ function toToolCall(call: PendingCall, position: number): ToolCall {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new StreamAccumulationError(position, name, call.args, 'not an object');
+  }
+  if (nestsDeeperThan(parsed, ARGUMENTS_DEPTH_AT_MOST)) {
+    throw new StreamAccumulationError(position, name, call.args.slice(0, 200), `nested deeper than ${ARGUMENTS_DEPTH_AT_MOST} levels`);
   }
   return { id: call.id ?? `call_${position}`, name, arguments: parsed as Record<string, unknown> };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamAccumulationError, accumulateStream, createStreamAccumulator } from '../../adapters/llm/streamAccumulator.ts';
+import { ARGUMENTS_DEPTH_AT_MOST, nestsDeeperThan } from '../../adapters/llm/jsonDepth.ts';
 
 describe('stream accumulator', () => {
   it('given interleaved fragments of two indexed calls, then each call gets its own fragments in order', () => {
@@ -42,6 +43,16 @@ describe('stream accumulator', () => {
 
   it('given arguments that are JSON but not an object, then an error', () => {
     expect(() => accumulateStream([{ toolCalls: [{ index: 0, name: 'f', argumentsFragment: '[1]' }] }])).toThrow(StreamAccumulationError);
+  });
+
+  it('given arguments nested deeper than a tool could take, then an error, and just under it the call', () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const deep = [{ toolCalls: [{ index: 0, name: 'memory_recall', argumentsFragment: `{"query":${nested(1500)}}` }] }];
+    expect(() => accumulateStream(deep)).toThrow(`nested deeper than ${ARGUMENTS_DEPTH_AT_MOST} levels`);
+    const fits = [{ toolCalls: [{ index: 0, name: 'f', argumentsFragment: nested(ARGUMENTS_DEPTH_AT_MOST) }] }];
+    expect(accumulateStream(fits).toolCalls).toHaveLength(1);
+    expect(nestsDeeperThan(JSON.parse(nested(ARGUMENTS_DEPTH_AT_MOST + 1)), ARGUMENTS_DEPTH_AT_MOST)).toBe(true);
+    expect(nestsDeeperThan([[[1]]], 3)).toBe(false);
   });
 
   it('given usage in parts and no explicit finish reason, then usage is merged and the reason defaults', () => {
