@@ -16,6 +16,7 @@ import {
   type SettingsField,
   type SettingsProblem,
   SecretVault,
+  SecretVaultError,
 } from '../../actors/index.ts';
 import { describeJsonSyntaxError } from '../../events/index.ts';
 import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
@@ -130,7 +131,15 @@ export class SettingsDesk {
   }
 
   async probe(source: SourceProbe): Promise<ProbeResult> {
-    const apiKey = source.apiKey ?? (source.apiKeySecret ? SecretVault.open(this.dataDir).get(source.apiKeySecret) : undefined);
+    const vault = source.apiKeySecret ? SecretVault.open(this.dataDir) : undefined;
+    // A secret set for tools is filled only into them: a probe, which may go to any URL, never sends it.
+    const tools = source.apiKeySecret ? (vault?.toolsOf(source.apiKeySecret) ?? []) : [];
+    if (tools.length > 0) {
+      throw new SecretVaultError(
+        `${source.apiKeySecret} is set for tools (${tools.join(', ')}) and is filled only into them; a model source's key is a secret set without --tools`,
+      );
+    }
+    const apiKey = source.apiKey ?? (source.apiKeySecret ? vault!.get(source.apiKeySecret) : undefined);
     const result = await probeModel({
       adapter: source.adapter,
       baseUrl: source.baseUrl,

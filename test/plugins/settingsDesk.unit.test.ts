@@ -43,6 +43,16 @@ describe('the settings desk', () => {
     expect(written.llm.sources[0].apiKey).toBe('sk-plain-1234');
   });
 
+  it('never sends a secret set for tools in a probe, which may go to any URL', async () => {
+    const dir = tempDir();
+    const desk = new SettingsDesk(dir);
+    desk.setSecret('GITHUB_TOKEN', 'ghp_never_sent_1234', ['github_*']);
+    // Nothing listens on port 9: had the key been taken, the probe would fail to connect instead.
+    await expect(
+      desk.probe({ adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'GITHUB_TOKEN' }),
+    ).rejects.toThrow('GITHUB_TOKEN is set for tools (github_*) and is filled only into them');
+  });
+
   it('says when settings.json is not JSON instead of showing it as empty', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'settings.json'), '{ not json');

@@ -302,12 +302,12 @@ export class WebuiApi {
       throw new BadRequest(`'adapter' must be one of ${BUILTIN_ADAPTERS.join(', ')}`);
     const key = body.apiKey === undefined || body.apiKey === '' ? {} : { apiKey: text(body, 'apiKey', 16 * 1024) };
     const secret = body.apiKeySecret === undefined || body.apiKeySecret === '' ? {} : { apiKeySecret: text(body, 'apiKeySecret', 64) };
-    return this.control.settings.probe({
-      adapter,
-      baseUrl: text(body, 'baseUrl', 2_000),
-      model: text(body, 'model', 200),
-      ...key,
-      ...secret,
-    });
+    return this.control.settings
+      .probe({ adapter, baseUrl: text(body, 'baseUrl', 2_000), model: text(body, 'model', 200), ...key, ...secret })
+      .catch((error: unknown) => {
+        // A secret that is missing, or set for tools only, is the request's mistake: said as such.
+        if (error instanceof SecretVaultError) throw new BadRequest(error.message);
+        throw error;
+      });
   }
 }
