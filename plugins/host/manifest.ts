@@ -5,13 +5,12 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
-import { Facility } from '../../actors/index.ts';
+import { Facility, INTERNAL, OWNER } from '../../actors/index.ts';
 import { describeJsonSyntaxError, editDistance, HologramError } from '../../events/index.ts';
 import type { PluginKind, PluginManifest } from '../sdk/manifestTypes.ts';
 import { parseLuaLimits } from './manifestLimits.ts';
 import { parseProfiles } from './manifestProfiles.ts';
 import { PLUGIN_CAPABILITIES, type PluginCapability } from '../sdk/wireMethods.ts';
-import { INTERNAL, OWNER } from '../../machines/security/index.ts';
 
 export const MANIFEST_FILE = 'plugin.json';
 
