@@ -120,3 +120,4 @@ export { TimeTravel, type StateAt } from './replay/timeTravel.ts';
 export type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 export { verifyProjections, type ProjectionVerdict } from './replay/verifyProjections.ts';
 export { allProjections } from '../projections/index.ts';
+export { nestsDeeperThan } from '../adapters/llm/jsonDepth.ts';

@@ -18,7 +18,7 @@ import {
   type Timers,
 } from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
-import { Capability, INTERNAL, type CapabilityName } from '../../actors/index.ts';
+import { Capability, INTERNAL, nestsDeeperThan, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
 import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
 import type { MisbehaviourConfig } from '../../actors/index.ts';
@@ -139,18 +139,12 @@ export const TOOL_DESCRIPTION_AT_MOST = 4 * 1024;
 export const TOOL_PARAMETERS_AT_MOST = 32 * 1024;
 export const TOOL_PARAMETERS_DEPTH = 64;
 
-const depthOver = (value: unknown, limit: number, depth = 0): boolean => {
-  if (depth > limit) return true;
-  if (value === null || typeof value !== 'object') return false;
-  return Object.values(value).some((item) => depthOver(item, limit, depth + 1));
-};
-
 /** Why a tool is too big to offer to the model on every turn, or undefined. */
 const toolSizeProblem = (description: unknown, parameters: object): string | undefined => {
   if (String(description ?? '').length > TOOL_DESCRIPTION_AT_MOST) {
     return `has a description over ${TOOL_DESCRIPTION_AT_MOST} characters; say what it does in fewer`;
   }
-  if (depthOver(parameters, TOOL_PARAMETERS_DEPTH)) return `has parameters nested deeper than ${TOOL_PARAMETERS_DEPTH} levels`;
+  if (nestsDeeperThan(parameters, TOOL_PARAMETERS_DEPTH)) return `has parameters nested deeper than ${TOOL_PARAMETERS_DEPTH} levels`;
   if (JSON.stringify(parameters).length > TOOL_PARAMETERS_AT_MOST)
     return `has parameters over ${TOOL_PARAMETERS_AT_MOST} characters as JSON`;
   return undefined;
