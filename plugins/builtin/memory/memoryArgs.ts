@@ -12,7 +12,14 @@ export const MAX_TRIPLES = 100;
 export const DEFAULT_CONFIDENCE = 1;
 const DIGEST = /^[0-9a-f]{12,}$/i;
 
-const shown = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value));
+/** The most of a model's argument a reply quotes back: a huge one is not echoed into the context whole. */
+export const QUOTED_AT_MOST = 120;
+
+/** `text` as a reply quotes it: at most QUOTED_AT_MOST characters, and how long it was when cut. */
+export const quoted = (text: string): string =>
+  text.length > QUOTED_AT_MOST ? `${text.slice(0, QUOTED_AT_MOST)}… (${text.length} characters)` : text;
+
+const shown = (value: unknown): string => (value === undefined ? 'nothing' : quoted(JSON.stringify(value) ?? String(value)));
 
 /** A non-empty string (trimmed). */
 export const textArg = (tool: string, args: Args, field: string): string => {

@@ -4,9 +4,9 @@
  * before Remove for each doc: never delete-then-inject) and coldcontext_commit.
  */
 import type { NewHologramEvent } from '../../../events/index.ts';
-import { recalledInTurn } from '../../../actors/index.ts';
+import { INTERNAL, OWNER, recalledInTurn } from '../../../actors/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
-import { countArg, mediaBlocksArg, optionalTextArg, textArg } from './memoryArgs.ts';
+import { countArg, mediaBlocksArg, optionalTextArg, quoted, textArg } from './memoryArgs.ts';
 import { coldDocContent, findRelation, memoryCounts } from './memoryQueries.ts';
 import { type MemoryTool, type MemoryToolContext, scopeOf } from './memoryTool.ts';
 
@@ -34,7 +34,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
     async run(args, call) {
       const query = textArg('memory_recall', args, 'query');
       const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), scopeOf(ctx, call));
-      if (hits.length === 0) return `Nothing in memory matches '${query}'.`;
+      if (hits.length === 0) return `Nothing in memory matches '${quoted(query)}'.`;
       // The graph entities returned are marked recalled for this turn, so automatic recall does not inject them again.
       const turn = turnOf(call);
       const already = recalledInTurn(tx, turn);
@@ -90,7 +90,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
       const query = textArg('coldcontext_query', args, 'query');
       const k = countArg('coldcontext_query', args, 'k', 3);
       const hits = await memory.peekCold(query, k, clock.now());
-      if (hits.length === 0) return `Nothing in cold context matches '${query}'.`;
+      if (hits.length === 0) return `Nothing in cold context matches '${quoted(query)}'.`;
       for (const hit of hits) await restore(hit.id.slice(4), clock.now());
       return `Restored ${hits.length} doc(s) to the working context:\n${numbered(hits.map((h) => ({ label: `cold ${h.scope}`, text: h.text })))}`;
     },
@@ -104,7 +104,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
         type: 'object',
         properties: {
           text: { type: 'string' },
-          scope: { type: 'string', description: 'Conversation it belongs to (default: the current one).' },
+          scope: { type: 'string', description: 'Conversation it belongs to (default: the current one; only the owner may name another).' },
           media_digests: {
             type: 'array',
             items: { type: 'string' },
@@ -117,8 +117,18 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
     async run(args, call) {
       const tool = 'coldcontext_commit';
       const text = textArg(tool, args, 'text');
-      const scope = optionalTextArg(tool, args, 'scope') ?? scopeOf(ctx, call);
+      const current = scopeOf(ctx, call);
+      const scope = optionalTextArg(tool, args, 'scope') ?? current;
       if (!scope) throw new InvalidMemoryArgument(tool, 'scope', "there is no current conversation, so 'scope' is needed");
+      // Another conversation's memory is not a guest's (or an injected instruction's) to write in.
+      if (current && scope !== current && call.principal !== OWNER && call.principal !== INTERNAL) {
+        throw new InvalidMemoryArgument(
+          tool,
+          'scope',
+          `a note from ${call.principal ?? 'this input'} goes to its own conversation (${current}); leave out 'scope', ` +
+            `or ask the owner to file it under '${quoted(scope)}'`,
+        );
+      }
       const blocks = mediaBlocksArg(tool, args);
       const docId = ids.next();
       const at = clock.now();
