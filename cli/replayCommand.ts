@@ -3,8 +3,9 @@
  * `--until SEQ` prints every projection's state at SEQ; `--verify` compares with the live
  * read models and names the first diverging projection and sequence.
  */
-import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
+import { sqliteFileProblem } from '../adapters/sqlite/openDatabase.ts';
 import { allProjections } from '../projections/index.ts';
 import { loadSettings } from '../actors/modules/config.ts';
 import { startRebuild } from '../actors/replay/rebuildProjections.ts';
@@ -66,19 +67,6 @@ const isWithin = (inner: string, outer: string): boolean => {
   }
 };
 
-/** Whether `path` is a regular file that starts as every SQLite database does (an empty file is one to SQLite too). */
-const isSqliteFile = (path: string): boolean => {
-  if (!statSync(path).isFile()) return false;
-  const head = Buffer.alloc(16);
-  const fd = openSync(path, 'r');
-  try {
-    const read = readSync(fd, head, 0, 16, 0);
-    return read === 0 || head.toString('latin1') === 'SQLite format 3\u0000';
-  } finally {
-    closeSync(fd);
-  }
-};
-
 /** `--out FILE`: never the log itself, nor a file that is not a database; inside the data dir only under its lock. */
 const lockOutput = (dataDir: string, logPath: string, out: string): DataDirLock | undefined => {
   const target = resolve(out);
@@ -87,7 +75,7 @@ const lockOutput = (dataDir: string, logPath: string, out: string): DataDirLock 
   }
   // The messages of opening the log would speak of the log and --data: say what is wrong with --out.
   if (!existsSync(dirname(target))) throw new UsageError(`--out ${out}: the folder ${dirname(target)} does not exist; make it first`);
-  if (existsSync(target) && !isSqliteFile(target)) {
+  if (existsSync(target) && sqliteFileProblem(target) !== null) {
     throw new UsageError(`--out ${out} exists and is not a database a rebuild wrote; give a new file (or one an earlier --out wrote)`);
   }
   if (!isWithin(dirname(target), dataDir)) return undefined;

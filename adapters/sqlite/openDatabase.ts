@@ -4,7 +4,7 @@
  * `EventLogUnavailable` errors that say what to do.
  */
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { EventLogUnavailable } from '../../events/index.ts';
 import { createPrivateFile } from '../files/privateFiles.ts';
 
@@ -22,40 +22,48 @@ export type OpenOptions = Readonly<{
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
-/** Refuses a file that is not a SQLite database or is shorter than its header declares. */
-const checkFileHeader = (path: string): void => {
+/** What is wrong with the file at `path` as a SQLite database, with what to do; null when nothing is (none there yet, or empty: SQLite makes it). */
+export const sqliteFileProblem = (path: string): string | null => {
   let size: number;
   try {
-    size = statSync(path).size;
+    const stat = statSync(path);
+    // A FIFO or a device would be waited on, or read without end; a folder is no database.
+    if (!stat.isFile()) return `${path} is not a regular file (a folder, a FIFO or a device); point at a SQLite database file`;
+    size = stat.size;
   } catch {
-    return; // a new file: SQLite creates it
+    return null;
   }
-  if (size === 0) return;
+  if (size === 0) return null;
   const header = Buffer.alloc(100);
-  const fd = openSync(path, 'r');
+  // Non-blocking: a FIFO put in the file's place after the look above is read as empty, never waited on.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   let read: number;
   try {
-    read = readSync(fd, header, 0, 100, 0);
+    read = fstatSync(fd).isFile() ? readSync(fd, header, 0, 100, 0) : 0;
   } finally {
     closeSync(fd);
   }
   if (read < 100 || header.toString('latin1', 0, 16) !== SQLITE_MAGIC) {
-    throw new EventLogUnavailable(
-      `${path} is not a SQLite database (its header is missing or damaged); ` +
-        `point --data at a Hologram data dir, or restore the file from a backup`,
-    );
+    return `${path} is not a SQLite database (its header is missing or damaged); point --data at a Hologram data dir, or restore the file from a backup`;
   }
   const rawPageSize = header.readUInt16BE(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   const declaredPages = header.readUInt32BE(28);
   const headerCountValid = header.readUInt32BE(24) === header.readUInt32BE(92);
   if (headerCountValid && declaredPages > 0 && size < declaredPages * pageSize) {
-    throw new EventLogUnavailable(
+    return (
       `${path} is truncated: its header declares ${declaredPages} pages of ${pageSize} bytes ` +
-        `(${declaredPages * pageSize} bytes) but the file holds ${size} bytes; ` +
-        `restore the data dir from a backup (the events past the cut are gone)`,
+      `(${declaredPages * pageSize} bytes) but the file holds ${size} bytes; ` +
+      `restore the data dir from a backup (the events past the cut are gone)`
     );
   }
+  return null;
+};
+
+/** Refuses a file that is not a regular file, not a SQLite database, or shorter than its header declares. */
+const checkFileHeader = (path: string): void => {
+  const problem = sqliteFileProblem(path);
+  if (problem !== null) throw new EventLogUnavailable(problem);
 };
 
 const explain = (path: string, error: unknown): EventLogUnavailable => {

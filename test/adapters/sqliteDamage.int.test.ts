@@ -3,7 +3,8 @@
  * foreign file, an invalid payload. Each must give a clear typed error naming what is wrong;
  * none may be skipped or read as something else.
  */
-import { closeSync, openSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
@@ -154,6 +155,16 @@ describe('a damaged database file', () => {
     writeFileSync(file, bytes);
     expect(() => openStore(file)).toThrow(EventLogUnavailable);
     expect(() => openStore(file)).toThrow(/not a SQLite database/);
+  });
+
+  it.each([
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+    ['a folder', (path: string) => mkdirSync(path)],
+  ])('refuses %s at open as not a regular file, without waiting on it', (_, make) => {
+    const file = join(tempDir(), 'events.db');
+    make(file);
+    expect(() => openStore(file)).toThrow(EventLogUnavailable);
+    expect(() => openStore(file)).toThrow(`${file} is not a regular file (a folder, a FIFO or a device)`);
   });
 
   // The read must fail, typed, rather than return a short log.

@@ -5,6 +5,7 @@
  * writer holds, and `homed replay --out` into a dir a daemon holds. The refused process starts
  * nothing and writes nothing; readers keep working; the dir always boots again.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -242,6 +243,11 @@ setInterval(() => undefined, 1000);`,
     expect(overNotes.code).toBe(2);
     expect(overNotes.stderr).toContain(`--out ${notes} exists and is not a database a rebuild wrote`);
     expect(readFileSync(notes, 'utf8')).toBe('my notes\n');
+    const pipe = join(tempDir(), 'pipe.db');
+    execFileSync('mkfifo', [pipe]);
+    const overPipe = await runHomed(['replay', '--data', dir, '--out', pipe]);
+    expect(overPipe.code).toBe(2);
+    expect(overPipe.stderr).toContain(`--out ${pipe} exists and is not a database a rebuild wrote`);
     const nowhere = await runHomed(['replay', '--data', dir, '--out', join(tempDir(), 'no', 'such', 'x.db')]);
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toContain('does not exist; make it first');
