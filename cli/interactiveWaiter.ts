@@ -1,7 +1,8 @@
 /**
  * `waiter` without a message: a chat session with a running homed. In a terminal it shows a
- * banner (data dir, model) and a prompt, answers /help itself, streams replies as whole lines
- * above the prompt (so typed and streamed text never mix), shows a line when a tool starts, takes
+ * banner (data dir, model) and a prompt, answers /help itself, streams replies above the prompt
+ * (the line in progress on its own row just above it, redrawn as it grows, so typed and streamed
+ * text never mix and the first words show at once), shows a line when a tool starts, takes
  * /stop and Ctrl-C while a reply streams, shows whatever arrives for its user at any time (a
  * reminder), and reconnects when the daemon goes away and comes back. With piped input it reads
  * one message per line, prints only the replies, and ends when the last one has.
@@ -14,6 +15,7 @@ import type { CommandOutput } from './commandOutput.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 import { answerApproval, formatApprovals } from './approvals.ts';
 import { formatPlugins, formatTools } from './listings.ts';
+import { LiveLines } from './liveLines.ts';
 import { StreamLines } from './streamLines.ts';
 import { SHUTDOWN_NOTE } from '../actors/output/replyNotes.ts';
 
@@ -32,6 +34,8 @@ being run; one starting with ↪ came for you without being asked here (a remind
 /** How long a lost daemon is waited for before the session gives up. */
 const RECONNECT_FOR_MS = 60_000;
 const RECONNECT_EVERY_MS = 500;
+
+const PROMPT = '› ';
 
 export type InteractiveOptions = Readonly<{
   dataDir: string;
@@ -67,8 +71,12 @@ export class InteractiveWaiter {
   /** Piped input is taken a line at a time: the next one once this one is done (its reply ended). */
   private lines: Promise<void> = Promise.resolve();
   private replyDone: (() => void) | undefined;
+  /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
+  private readonly live: LiveLines;
 
-  constructor(private readonly options: InteractiveOptions) {}
+  constructor(private readonly options: InteractiveOptions) {
+    this.live = new LiveLines({ write: options.stdout.write, prompt: () => this.prompt(), columns: options.columns });
+  }
 
   async run(client: CliClient): Promise<number> {
     const done = new Promise<number>((resolve) => {
@@ -76,10 +84,12 @@ export class InteractiveWaiter {
     });
     await this.attach(client);
     const { terminal, input } = this.options;
-    this.rl = createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: '› ' });
+    this.rl = createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: PROMPT });
     this.rl.on('line', (line) => {
-      if (terminal) void this.onLine(line);
-      else this.lines = this.lines.then(() => this.onLine(line));
+      if (terminal) {
+        this.live.submitted(`${PROMPT}${line}`);
+        void this.onLine(line);
+      } else this.lines = this.lines.then(() => this.onLine(line));
     });
     this.rl.on('close', () => {
       if (terminal) this.end(0);
@@ -201,8 +211,8 @@ export class InteractiveWaiter {
         const entry = this.replyFor(reply.inputId, false);
         entry.streamed = true;
         if (!this.options.terminal) return this.options.stdout.write(reply.text);
-        const lines = entry.lines.push(reply.text);
-        if (lines.length > 0) this.say(this.mark(entry, lines).join('\n'));
+        const lines = this.mark(entry, entry.lines.push(reply.text));
+        this.live.update(entry, lines, this.inProgress(entry));
         return;
       }
       case 'tool':
@@ -236,6 +246,12 @@ export class InteractiveWaiter {
     return entry;
   }
 
+  /** The line in progress of a reply as shown: with the ↪ its first line will have when nobody here asked for it. */
+  private inProgress(entry: Reply): string {
+    const partial = entry.lines.partial;
+    return partial && !entry.asked && !entry.marked ? `↪ ${partial}` : partial;
+  }
+
   /** A reply nobody here asked for is marked on its first line. */
   private mark(entry: Reply, lines: string[]): string[] {
     if (entry.asked || entry.marked || lines.length === 0) return lines;
@@ -249,7 +265,8 @@ export class InteractiveWaiter {
     if (id !== undefined) this.replies.delete(id);
     if (this.options.terminal) {
       const rest = entry?.lines.flush();
-      if (rest !== undefined) this.say(this.mark(entry!, [rest]).join('\n'));
+      // The line in progress is given out as the reply's last line, in its place.
+      if (entry && rest !== undefined) this.live.update(entry, this.mark(entry, [rest]));
       // A stopped reply is said once, as (stopped) below, not also with the daemon's '(cancelled)'.
       if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
@@ -269,6 +286,7 @@ export class InteractiveWaiter {
     this.unacceptedTexts.length = 0;
     const cut = [...this.replies.values()].some((r) => r.asked) || this.unaccepted > 0;
     this.replies.clear();
+    this.live.keep();
     this.unaccepted = 0;
     if (this.quitting) return;
     if (!this.options.terminal) {
@@ -327,17 +345,12 @@ export class InteractiveWaiter {
 
   /** A note above the prompt in a terminal (the banner, a tool, `stopping…`); nothing otherwise. */
   private say(text: string, dim = false): void {
-    if (!this.options.terminal) return;
-    const body = dim ? `\x1b[2m${text}\x1b[22m` : text;
-    this.options.stdout.write(`\r\x1b[2K${body}\n`);
-    this.prompt();
+    if (this.options.terminal) this.live.print(dim ? `\x1b[2m${text}\x1b[22m` : text);
   }
 
   private warn(line: string): void {
-    if (this.options.terminal) {
-      this.options.stdout.write(`\r\x1b[2K\x1b[31mwaiter: ${line}\x1b[39m\n`);
-      this.prompt();
-    } else this.options.warn(`waiter: ${line}`);
+    if (this.options.terminal) this.live.print(`\x1b[31mwaiter: ${line}\x1b[39m`);
+    else this.options.warn(`waiter: ${line}`);
   }
 }
 

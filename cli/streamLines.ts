@@ -1,7 +1,8 @@
 /**
  * Streamed text as whole lines, for a terminal where the user types on a prompt line below: a
  * line is given out once it ends, or once it fills the terminal's width (cut at the last space
- * when there is one), so the prompt is redrawn under complete lines only. Pure.
+ * when there is one); the rest is the line in progress, without a line break and shorter than the
+ * width (of 21 columns or more), so it fits on one row above the prompt until it is given out. Pure.
  */
 export class StreamLines {
   private pending = '';
@@ -27,6 +28,11 @@ export class StreamLines {
       lines.push(this.pending.slice(0, cut));
       this.pending = this.pending.slice(space > 0 ? cut + 1 : cut);
     }
+  }
+
+  /** The line in progress: what `push` took that no line given out holds yet ('' when none). */
+  get partial(): string {
+    return this.pending;
   }
 
   /** The rest of the text (the reply ended), as a last line; undefined when nothing is left. */

@@ -1,6 +1,7 @@
 /**
  * The journeys of a person at the terminal, driven through tmux against a real homed: the
- * banner, /help answered locally, a tool shown while it runs, /stop while a reply streams, a
+ * banner, /help answered locally, a tool shown while it runs, the first words of a reply shown
+ * before its line is complete (and the reply then once), /stop while a reply streams, a
  * reminder coming back to its user in another session, and a daemon restart under an open
  * session. And one-shot waiter's Ctrl-C, which stops only the task it started.
  */
@@ -20,6 +21,10 @@ const asks = (start: string) => (request: RecordedRequest) => !afterToolResult(r
 /** Ten lines of a story, streamed a word at a time: long enough to press /stop in the middle. */
 const STORY = Array.from({ length: 10 }, (_, i) => `Line ${i + 1} of a story that goes on and on.`).join('\n');
 
+/** Held by the model after its first four words (the first frame says only who speaks) until the test lets it go. */
+const SLOW_REPLY = 'Once upon a time there was a slow model.\nThe end.';
+const HELD_AFTER_FRAMES = 5;
+
 const startScriptedLlm = () =>
   startLlmServer([
     { when: (r) => afterToolResult(r) && lastUserText(r).startsWith('list'), reply: { text: 'There is nothing there yet.' }, repeat: true },
@@ -32,6 +37,7 @@ const startScriptedLlm = () =>
       reply: { text: STORY, slow: { chunkDelayMs: 60 } },
       repeat: true,
     },
+    { when: asks('tell me slowly'), reply: { text: SLOW_REPLY, holdAfterChunks: HELD_AFTER_FRAMES }, repeat: true },
     { when: asks('ping'), reply: { text: 'pong' }, repeat: true },
   ]);
 
@@ -64,6 +70,30 @@ describe('interactive waiter in a terminal', () => {
     expect(screen).toMatch(/· files_list\n(.*\n)*There is nothing there yet\./);
     // What was typed stays on its prompt line; the reply has lines of its own.
     expect(screen).toMatch(/^› list the files$/m);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it('shows the first words of a reply before its line is complete, keeps what is typed, and shows the finished reply once', async () => {
+    const { server, dir, daemon } = await startScriptedHomed();
+    const term = interactive(dir);
+    await term.waitFor(/^› /m);
+    term.type('tell me slowly');
+    // The model holds after "Once upon a time ": no line of the reply is complete, yet its words show, right above the prompt.
+    await term.waitFor(/^Once upon a time *\n› *$/m);
+    term.type('ping', { enter: false });
+    await term.waitFor(/^Once upon a time *\n› ping *$/m);
+
+    server.release();
+    // Redrawn under the rest of the reply, what was typed is still on the prompt.
+    await term.waitFor(/^Once upon a time there was a slow model\. *\nThe end\. *\n› ping *$/m);
+    term.press('Enter');
+    // ping is answered after the slow reply has ended: by then its last line has stopped being in progress.
+    const screen = await term.waitFor(/^pong *$/m);
+    expect(screen.match(/Once upon a time/g), 'the reply is shown once, no partial left behind').toHaveLength(1);
+    expect(screen.match(/^Once upon a time there was a slow model\. *$/gm)).toHaveLength(1);
+    expect(screen.match(/The end\./g)).toHaveLength(1);
+    expect(screen.match(/^› ping *$/gm), 'the message is left on its prompt line once').toHaveLength(1);
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });

@@ -60,6 +60,8 @@ export const startLlmServer = async (script: Script = [], options: LlmServerOpti
   const watchers = new Set<() => void>();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
+  /** Streams waiting at their `holdAfterChunks`, each let go by calling it. */
+  const held = new Set<() => void>();
   let answers = 0;
   let closing = false;
 
@@ -109,6 +111,18 @@ export const startLlmServer = async (script: Script = [], options: LlmServerOpti
       res.once('close', done);
     });
 
+  /** Resolves once `release()` is called, or at once when the response closes. */
+  const hold = (res: ServerResponse): Promise<void> =>
+    new Promise((resolve) => {
+      const done = () => {
+        held.delete(done);
+        res.off('close', done);
+        resolve();
+      };
+      held.add(done);
+      res.once('close', done);
+    });
+
   const write = (res: ServerResponse, frame: string): Promise<void> =>
     new Promise((resolve) => {
       res.once('close', resolve);
@@ -139,6 +153,8 @@ export const startLlmServer = async (script: Script = [], options: LlmServerOpti
     res.flushHeaders();
     for (const frame of format.frames(reply)) {
       if (record.chunksWritten > 0 && delay > 0) await pause(delay, res);
+      if (record.outcome !== 'pending' || res.destroyed) return;
+      if (record.chunksWritten === scripted.holdAfterChunks) await hold(res);
       if (record.outcome !== 'pending' || res.destroyed) return;
       if (record.chunksWritten === scripted.disconnectAfterChunks) return cut();
       await write(res, frame);
@@ -238,6 +254,9 @@ export const startLlmServer = async (script: Script = [], options: LlmServerOpti
     baseUrl: (protocol: Protocol) => (protocol === 'openai' ? `${url}${prefix}` : url),
     requests,
     setScript: (next) => queue.replace(next),
+    release: () => {
+      for (const done of [...held]) done();
+    },
     settled: (index) => until(() => (requests[index]?.outcome === 'pending' ? undefined : requests[index])),
     received: (count) => until(() => (requests.length >= count ? requests : undefined)),
     close: async () => {

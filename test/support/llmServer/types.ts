@@ -9,7 +9,7 @@ export type FinishReason = 'stop' | 'tool_calls' | 'length';
 
 export type ScriptedToolCall = Readonly<{ id?: string; name: string; arguments: Readonly<Record<string, unknown>> }>;
 
-/** A successful answer. `slow` and `disconnectAfterChunks` shape how it is delivered. */
+/** A successful answer. `slow`, `holdAfterChunks` and `disconnectAfterChunks` shape how it is delivered. */
 export type ScriptedCompletion = Readonly<{
   text?: string;
   toolCalls?: readonly ScriptedToolCall[];
@@ -19,6 +19,8 @@ export type ScriptedCompletion = Readonly<{
   usage?: Readonly<{ inputTokens?: number; outputTokens?: number }>;
   /** Space stream chunks by this delay; a non-streamed answer waits it once before responding. */
   slow?: Readonly<{ chunkDelayMs: number }>;
+  /** Streamed: wait after this many stream frames until `release()` (or until the client goes away); non-streamed: ignored. */
+  holdAfterChunks?: number;
   /** Destroy the socket after this many stream frames (SSE events or NDJSON lines); non-streamed: before any byte. */
   disconnectAfterChunks?: number;
 }>;
@@ -96,6 +98,8 @@ export interface LlmServer {
   readonly requests: readonly RecordedRequest[];
   /** Replace what is left of the script. */
   setScript(script: Script): void;
+  /** Lets every stream waiting at its `holdAfterChunks` go on. */
+  release(): void;
   /** Resolves with request `index` once it has arrived and reached a final outcome. */
   settled(index: number): Promise<RecordedRequest>;
   /** Resolves once `count` requests have arrived (their bodies read). */
