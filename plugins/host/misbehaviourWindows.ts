@@ -1,7 +1,8 @@
 /**
  * The open misbehaviour window of each plugin, and the timer (on the kernel's timers) that
  * closes it. Decides nothing itself: `noteMisbehaviour` says what to record; this keeps the
- * windows and hands back a window's summary when it closes.
+ * windows and hands back a window's summary when it closes. A complaint noted `once` (a flood,
+ * which refuses each of its parts) is recorded the first time in a window, then only counted.
  */
 import type { Timers } from '../../events/index.ts';
 import {
@@ -16,7 +17,7 @@ export type MisbehaviourSummary = NonNullable<ReturnType<typeof summariseMisbeha
 
 export class MisbehaviourWindows {
   readonly config: MisbehaviourConfig;
-  private readonly open = new Map<string, { window: MisbehaviourWindow; timer: unknown }>();
+  private readonly open = new Map<string, { window: MisbehaviourWindow; timer: unknown; once: ReadonlySet<string> }>();
 
   /** `onExpired`: a window's time is up (close it). Without timers a window closes only when told. */
   constructor(
@@ -27,12 +28,17 @@ export class MisbehaviourWindows {
     this.config = { ...DEFAULT_MISBEHAVIOUR_CONFIG, ...config };
   }
 
-  /** Notes a complaint at `at`; says whether to record it, and whether it is the last recorded in full. */
-  note(plugin: string, code: string, at: number): { record: boolean; last: boolean } {
+  /**
+   * Notes a complaint at `at`; says whether to record it, and whether it is the last recorded in
+   * full. `once`: a code already noted in this window is counted as if the window were full.
+   */
+  note(plugin: string, code: string, at: number, { once = false }: { once?: boolean } = {}): { record: boolean; last: boolean } {
     const open = this.open.get(plugin);
-    const note = noteMisbehaviour(open?.window ?? null, code, at, this.config);
+    const seen = open?.once ?? new Set<string>();
+    const repeat = once && seen.has(code);
+    const note = noteMisbehaviour(open?.window ?? null, code, at, repeat ? { ...this.config, recordedPerWindow: 0 } : this.config);
     const timer = note.opened ? this.timers?.setTimer(() => this.onExpired(plugin), this.config.windowMs) : open?.timer;
-    this.open.set(plugin, { window: note.window, timer });
+    this.open.set(plugin, { window: note.window, timer, once: once && !repeat ? new Set([...seen, code]) : seen });
     return { record: note.record, last: note.last };
   }
 

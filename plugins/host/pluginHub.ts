@@ -38,6 +38,8 @@ import type {
   Triple,
 } from '../sdk/pluginApi.ts';
 import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '../sdk/wireMethods.ts';
+import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds } from './injectionBounds.ts';
+import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -66,6 +68,8 @@ export type InputSink = Readonly<{
       principal: string;
     }>;
   }): Promise<unknown>;
+  /** What the scheduler holds now: each plugin's inputs in it count against its bound. */
+  state(): HeldInputs;
 }>;
 
 export class CapabilityWithheld extends HologramError {
@@ -108,6 +112,8 @@ export type PluginHubOptions = Readonly<{
   /** Close misbehaviour windows (without them a window closes when its plugin goes or the hub stops). */
   timers?: Timers;
   misbehaviour?: Partial<MisbehaviourConfig>;
+  /** How much each external plugin may inject (built-in plugins are not bounded). */
+  injectionBounds?: Partial<InjectionBounds>;
 }>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -165,9 +171,12 @@ export class PluginHub {
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
   private readonly windows: MisbehaviourWindows;
+  private readonly injections: InjectionGate;
 
   constructor(private readonly options: PluginHubOptions) {
     this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
+    const bounds = { ...DEFAULT_INJECTION_BOUNDS, ...options.injectionBounds };
+    this.injections = new InjectionGate(bounds, (plugin) => (options.inputs ? heldBy(options.inputs.state(), plugin) : 0));
   }
 
   get registry(): PluginRegistry {
@@ -284,10 +293,10 @@ export class PluginHub {
   /**
    * Records a complaint about a plugin: the first few of a window in full, the rest counted
    * and summarised in one event when the window closes, so a flood of garbage costs a bounded
-   * number of events and log lines.
+   * number of events and log lines. `once`: this code is recorded at most once a window.
    */
-  misbehaved(plugin: string, code: string, message: string): Promise<void> {
-    const { record, last } = this.windows.note(plugin, code, this.options.clock.now());
+  misbehaved(plugin: string, code: string, message: string, options: { once?: boolean } = {}): Promise<void> {
+    const { record, last } = this.windows.note(plugin, code, this.options.clock.now(), options);
     if (!record) return Promise.resolve();
     const more = last
       ? ` (more from this plugin in the next ${this.windows.config.windowMs / 1_000} s are counted, not recorded one by one)`
@@ -489,19 +498,32 @@ export class PluginHub {
       );
     }
     const principal = this.principalOf(plugin, input);
+    // An external plugin past its bound is refused before anything is recorded; the flood is
+    // its misbehaviour, recorded once a window. Built-ins speak for the person (cli, web UI) or
+    // bring back what the person set (timer, at most 1,000 timers): they are not bounded.
+    const bounded = this.external.has(plugin);
+    const refusal = bounded ? this.injections.refusal(plugin, kind, this.options.clock.now()) : null;
+    if (refusal) {
+      await this.misbehaved(plugin, 'INPUT_FLOOD', refusal.message, { once: true }).catch((error: unknown) =>
+        this.options.log?.(`plugin ${plugin}: could not record its flood: ${(error as Error).message}`),
+      );
+      throw refusal;
+    }
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
     const replyTarget = input.replyTo?.target ?? null;
     const conversation = typeof input.conversation === 'string' && input.conversation ? input.conversation : null;
     // The input is recorded once, in the scheduler's journal: what it says travels with it.
-    await this.options.inputs?.submit({
-      id: inputId,
-      source: plugin,
-      origin: 'plugin',
-      kind,
-      ...(kind === 'interrupt' ? { level } : {}),
-      payload: { text: input.text, replyChannel, replyTarget, conversation, principal },
-    });
+    const submit = () =>
+      this.options.inputs?.submit({
+        id: inputId,
+        source: plugin,
+        origin: 'plugin',
+        kind,
+        ...(kind === 'interrupt' ? { level } : {}),
+        payload: { text: input.text, replyChannel, replyTarget, conversation, principal },
+      });
+    await (bounded ? this.injections.submit(plugin, submit) : submit());
     return { inputId, level };
   }
 

@@ -65,3 +65,10 @@ export const MAX_PLUGIN_LEVEL = 3;
 
 /** Error code of a call to a capability the plugin was not granted. */
 export const CAPABILITY_WITHHELD = 'CAPABILITY_WITHHELD';
+
+/**
+ * Error code of an injection past the plugin's bound (too many of its inputs waiting, or
+ * interrupts faster than its allowance): the input is not recorded; wait for the plugin's
+ * inputs to be handled, then inject again.
+ */
+export const INJECTION_THROTTLED = 'INJECTION_THROTTLED';

@@ -58,6 +58,7 @@ const given = async (store = newStore(), settings?: Record<string, unknown>) => 
     submit: async (input) => {
       submitted.push(input);
     },
+    state: () => ({ running: null, stack: [], queue: [], inbox: [], pending: [], cancelBudget: [] }),
   };
   const committed: { plugin: string; triples: readonly Triple[] }[] = [];
   const memory: HubMemory = {

@@ -1,7 +1,7 @@
 /**
  * A flood of misbehaviour costs a bounded number of events: the first five of a window are
  * recorded, the rest counted and summarised once when the window closes (on the hub's timers),
- * when the plugin goes, or when the hub stops.
+ * when the plugin goes, or when the hub stops. A complaint noted `once` is recorded once a window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
@@ -61,6 +61,28 @@ describe('misbehaviour is rate-limited', () => {
     expect(await summaries()).toEqual([expect.objectContaining({ plugin: 'a', suppressed: 2 })]);
     await hub.stop();
     expect(await summaries()).toEqual([expect.objectContaining({ plugin: 'a' }), expect.objectContaining({ plugin: 'b', suppressed: 3 })]);
+  });
+});
+
+describe('a complaint noted once a window (a flood, refused part by part)', () => {
+  it('is recorded the first time, counted after, and recorded again in the next window; other codes are not affected', async () => {
+    const { hub, timers, lines, events } = await given();
+    for (let i = 0; i < 1_000; i++) await hub.misbehaved('spammer', 'INPUT_FLOOD', `refused ${i}`, { once: true });
+    await hub.misbehaved('spammer', 'UNKNOWN_NOTIFY', 'gossip');
+    expect((await events()).map((e) => [e.type, e.data.code, e.data.message])).toEqual([
+      ['PluginMisbehaved', 'INPUT_FLOOD', 'refused 0'],
+      ['PluginMisbehaved', 'UNKNOWN_NOTIFY', 'gossip'],
+    ]);
+    expect(lines).toHaveLength(2);
+
+    timers.advance(60_000);
+    await expect.poll(async () => (await events()).length).toBe(3);
+    expect((await events())[2]).toMatchObject({
+      type: 'PluginMisbehaviourSummarised',
+      data: { plugin: 'spammer', suppressed: 999, byCode: { INPUT_FLOOD: 999 } },
+    });
+    await hub.misbehaved('spammer', 'INPUT_FLOOD', 'the next window', { once: true });
+    expect((await events()).at(-1)).toMatchObject({ type: 'PluginMisbehaved', data: { code: 'INPUT_FLOOD', message: 'the next window' } });
   });
 });
 

@@ -1,0 +1,102 @@
+/**
+ * A plugin floods homed with 300 L3 interrupts and 1,000 inputs at once, then keeps retrying
+ * what was refused each time a task completes. What is past its bound is refused with a typed
+ * error and never recorded, the flood is recorded once, and the person's message, sent into the
+ * flood, is answered while the plugin still has inputs to run: order read from the log, no clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_INJECTION_BOUNDS } from '../../plugins/host/injectionBounds.ts';
+import { askSocket, type LogLine, logOf, testDataDir, useDaemons, verifyReplay, type RunningDaemon } from '../support/homedSession.ts';
+import { lastUserText, startLlmServer } from '../support/llmServer/index.ts';
+import { waitForLine } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+
+const { waitingAtMost: WAITING, interruptBurst: BURST, interruptEveryMs: EVERY } = DEFAULT_INJECTION_BOUNDS;
+
+/** The daemon's output up to a line matching `pattern` (it may have come before "homed: ready"). */
+const outputUntil = async (daemon: RunningDaemon, pattern: RegExp): Promise<string> =>
+  pattern.test(daemon.output) ? daemon.output : daemon.output + (await waitForLine(daemon.process, pattern));
+
+describe('a plugin flooding the scheduler', () => {
+  it('is cut at its bound with a typed refusal, recorded once, and the person is answered before its backlog drains', async () => {
+    const llm = await startLlmServer([
+      { when: (request) => lastUserText(request).includes('person here'), reply: { text: 'Hello, person.' } },
+      { when: () => true, reply: { text: 'ok' }, repeat: true },
+    ]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm, plugins: ['spammer'] });
+    const daemon = await daemons.start(dir);
+
+    // The flood, as the plugin saw it: the bound admitted, everything else refused with INJECTION_THROTTLED.
+    const output = await outputUntil(daemon, /plugin spammer: flood reported\n/);
+    expect(output).toContain(
+      `plugin spammer: flood settled: accepted ${BURST} interrupts and ${WAITING - BURST} inputs; ` +
+        `refused ${300 - BURST} interrupts and ${1_000 - WAITING + BURST} inputs (INJECTION_THROTTLED, typed)`,
+    );
+    expect(output).toMatch(
+      /refused by waiting: plugin 'spammer' already has 32 inputs waiting or running .*wait until some of them are handled/,
+    );
+    expect(output).toMatch(/refused by interrupts: plugin 'spammer' has used its 8 interrupts and gains one every 10 s/);
+
+    // The person speaks into the flood, and is answered.
+    const replies = await askSocket(dir, 'person here: are you there?');
+    const personInput = replies.find((r) => r.inputId)?.inputId;
+    expect(
+      replies
+        .filter((r) => r.type === 'chunk')
+        .map((r) => r.text)
+        .join(''),
+    ).toBe('Hello, person.');
+    expect(replies.at(-1)).toMatchObject({ type: 'end', outcome: 'answer' });
+    await daemons.stop(daemon);
+
+    const scheduler = await logOf(dir, '--stream', 'scheduler');
+    const queued = scheduler.filter((e) => e.type === 'InputQueued');
+    const fromPlugin = new Set(queued.filter((e) => e.data.source === 'spammer').map((e) => e.data.inputId));
+    const person = queued.find((e) => e.data.source === 'cli')!;
+    expect(person.data.inputId).toBe(personInput);
+    const indexOf = (type: string, id: unknown) => scheduler.findIndex((e) => e.type === type && e.data.taskId === id);
+    const [arrived, started, done] = [
+      scheduler.indexOf(person),
+      indexOf('TaskStarted', personInput),
+      indexOf('TaskCompleted', personInput),
+    ];
+    expect(arrived).toBeLessThan(started);
+
+    // Ahead of the person ran only what the plugin held when the person arrived (its bound) and
+    // the interrupts it was allowed after that, which jump any queue.
+    const between = scheduler.slice(arrived, started);
+    const jumped = between.filter((e) => e.type === 'InputQueued' && e.data.source === 'spammer' && e.data.kind === 'interrupt');
+    const ranAhead = between.filter((e) => e.type === 'TaskStarted' && fromPlugin.has(e.data.taskId));
+    expect(ranAhead.length).toBeLessThanOrEqual(WAITING + jumped.length);
+    // Interrupts over the whole run: the burst, and one per 10 s of the log's own time.
+    const interrupts = queued.filter((e) => e.data.source === 'spammer' && e.data.kind === 'interrupt');
+    const span = Number(interrupts.at(-1)!.data.at) - Number(interrupts[0]!.data.at);
+    expect(interrupts.length).toBeLessThanOrEqual(BURST + Math.floor(span / EVERY));
+
+    // The plugin's backlog had not drained: its inputs, retried as the flood went on, ran after the person's.
+    expect(scheduler.slice(done).some((e) => e.type === 'TaskStarted' && fromPlugin.has(e.data.taskId))).toBe(true);
+
+    // The flood is recorded once a misbehaviour window (60 s: once in a run this short); its other
+    // refusals are only counted, in the window's one summary.
+    const plugins = await logOf(dir, '--stream', 'plugins');
+    const misbehaved = plugins.filter((e) => e.type === 'PluginMisbehaved');
+    expect(misbehaved.map((e) => [e.data.plugin, e.data.code])).toEqual(misbehaved.map(() => ['spammer', 'INPUT_FLOOD']));
+    expect(misbehaved.length).toBeGreaterThanOrEqual(1);
+    expect(misbehaved[0]!.data.message).toMatch(/plugin 'spammer' (already has 32 inputs|has used its 8 interrupts)/);
+    const at = (e: LogLine) => (e as LogLine & { at: number }).at;
+    expect(typeof at(misbehaved[0]!)).toBe('number');
+    const gaps = misbehaved.slice(1).map((e, i) => at(e) - at(misbehaved[i]!));
+    expect(gaps.filter((gap) => !(gap >= 60_000))).toEqual([]);
+    const summaries = plugins.filter((e) => e.type === 'PluginMisbehaviourSummarised').map((e) => e.data);
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    expect(summaries[0]).toMatchObject({ plugin: 'spammer', byCode: { INPUT_FLOOD: expect.any(Number) } });
+    expect(summaries[0]!.suppressed).toBeGreaterThanOrEqual(1_300 - WAITING - 1);
+    // Nothing refused was journaled: every input of the plugin in the log was admitted under its bound.
+    expect(fromPlugin.size).toBeLessThan(1_300);
+    await verifyReplay(dir);
+  });
+});
