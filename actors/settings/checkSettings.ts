@@ -35,9 +35,11 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
     case 'number': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return wrong(`must be a number, got ${shown(value)}`);
       if (field.type === 'integer' && !Number.isSafeInteger(value)) return wrong(`must be a whole number, got ${value}`);
-      if (field.min !== undefined && value < field.min) return wrong(`must be at least ${field.min}, got ${value}`);
-      if (field.type === 'integer' && field.max !== undefined && value > field.max)
-        return wrong(`must be at most ${field.max}, got ${value}`);
+      const max = field.type === 'integer' ? field.max : undefined;
+      // With both bounds, the problem names the whole range.
+      const range = field.min !== undefined && max !== undefined ? ` (a whole number from ${field.min} to ${max})` : '';
+      if (field.min !== undefined && value < field.min) return wrong(`must be at least ${field.min}, got ${value}${range}`);
+      if (max !== undefined && value > max) return wrong(`must be at most ${max}, got ${value}${range}`);
       return;
     }
     case 'string': {

@@ -6,6 +6,7 @@
 import { BUILTIN_ADAPTERS } from '../../adapters/llm/luaAdapter.ts';
 import { SECRET_NAME } from '../../adapters/secrets/secretVault.ts';
 import { FINDING_RULES } from '../../events/index.ts';
+import { allProjections } from '../../projections/index.ts';
 import { baseUrlProblem } from './baseUrl.ts';
 import type { SettingsField } from './settingsField.ts';
 
@@ -13,6 +14,14 @@ const timeZoneProblem = (zone: string): string | null =>
   zone === 'UTC' || Intl.supportedValuesOf('timeZone').includes(zone)
     ? null
     : `'${zone}' is not an IANA time zone; use a name like "Europe/Paris" or "UTC"`;
+
+/** What may stand where a web server listens: a host name or an IPv4 or IPv6 address (bracketed or not). */
+const LISTEN_HOST = /^[A-Za-z0-9.:[\]-]{1,253}$/;
+
+const listenHostProblem = (host: string): string | null =>
+  LISTEN_HOST.test(host)
+    ? null
+    : `${JSON.stringify(host.slice(0, 60))} is not an address to listen on; give one such as "127.0.0.1" (this machine only) or "0.0.0.0" (every network)`;
 
 /** The shortest interval a loop takes (0.6 s): shorter ones would have it fire on every look, filling the log. */
 export const SHORTEST_HEARTBEAT_MINUTES = 0.01;
@@ -97,7 +106,7 @@ export const SETTINGS_SCHEMA: SettingsField = {
       fields: {
         inline: {
           type: 'list',
-          of: { type: 'string', nonEmpty: true, doc: 'a projection name' },
+          of: { type: 'enum', values: allProjections().map((p) => p.name), doc: 'a projection name' },
           doc: 'projections updated in the append',
         },
       },
@@ -196,6 +205,18 @@ export const SETTINGS_SCHEMA: SettingsField = {
           doc: 'the built-in memory tools',
           fields: {
             adminTools: { type: 'boolean', doc: 'offer the model the tools that merge, purge, edit and delete graph entries' },
+          },
+        },
+        webui: {
+          type: 'object',
+          doc: 'the built-in web UI',
+          fields: {
+            port: { type: 'integer', min: 0, max: 65_535, doc: 'the port it listens on (default 8080; 0 takes any free port)' },
+            host: {
+              type: 'string',
+              check: listenHostProblem,
+              doc: 'the address it listens on (default 127.0.0.1, this machine only; 0.0.0.0 lets other machines in)',
+            },
           },
         },
         files: {

@@ -79,7 +79,7 @@ describe('checkSettings', () => {
     );
     expect(problems).toEqual([
       { key: 'memroy', problem: 'is not a setting; did you mean memory?' },
-      { key: 'llm.maxRounds', problem: 'must be at least 1, got 0' },
+      { key: 'llm.maxRounds', problem: 'must be at least 1, got 0 (a whole number from 1 to 1000)' },
       { key: 'llm.sources[0].adapter', problem: expect.stringContaining('did you mean "openai"?') },
       { key: 'llm.sources[0].baseUrl', problem: expect.stringContaining('carries credentials') },
       { key: 'llm.sources[0].contextWindow', problem: 'must be a whole number, got 1.5' },
@@ -103,6 +103,35 @@ describe('checkSettings', () => {
 
   it('suggests a name only when one is close', () => {
     expect(checkSettings({ memory: { zzzzzz: 1 } }, SETTINGS_SCHEMA)).toEqual([{ key: 'memory.zzzzzz', problem: 'is not a setting' }]);
+  });
+
+  it('refuses a web UI port outside 0–65535, or a host that is no address, naming the key and what fits', () => {
+    const webui = (settings: Record<string, unknown>) => checkSettings({ plugins: { webui: settings } }, SETTINGS_SCHEMA);
+    expect(webui({ port: 70000 })).toEqual([
+      { key: 'plugins.webui.port', problem: 'must be at most 65535, got 70000 (a whole number from 0 to 65535)' },
+    ]);
+    expect(webui({ port: -1 })).toEqual([
+      { key: 'plugins.webui.port', problem: 'must be at least 0, got -1 (a whole number from 0 to 65535)' },
+    ]);
+    expect(webui({ port: 'eighty' })).toEqual([{ key: 'plugins.webui.port', problem: 'must be a number, got "eighty"' }]);
+    expect(webui({ host: 'my host/x' })).toEqual([
+      { key: 'plugins.webui.host', problem: expect.stringContaining('is not an address to listen on') },
+    ]);
+    expect(webui({ prot: 8080 })).toEqual([{ key: 'plugins.webui.prot', problem: 'is not a setting; did you mean plugins.webui.port?' }]);
+    expect(webui({ port: 0, host: '0.0.0.0' })).toEqual([]);
+    expect(webui({ port: 65535, host: '[::1]' })).toEqual([]);
+  });
+
+  it('refuses a projection name this build does not have, listing the names it has', () => {
+    expect(checkSettings({ projections: { inline: ['kernel', 'kernal', 'nothing'] } }, SETTINGS_SCHEMA)).toEqual([
+      {
+        key: 'projections.inline[1]',
+        problem: expect.stringMatching(
+          /^must be one of "kernel", "scheduler", .*"memory_heartbeats", got "kernal"; did you mean "kernel"\?$/,
+        ),
+      },
+      { key: 'projections.inline[2]', problem: expect.stringMatching(/^must be one of "kernel", .*, got "nothing"$/) },
+    ]);
   });
 
   it("says where a plugin's settings go when they are written at the top", () => {

@@ -5,15 +5,20 @@
  * or a port already taken, which stop the web UI with what to fix while the daemon runs on. And
  * the ways in cannot be shut by themselves: neither the web UI nor waiter's socket can disable or
  * stop the plugin that carries the request, so a person is never locked out of the daemon.
+ * Time travel on a long log leaves the daemon answering messages, runs one request and queues
+ * one (the rest are told it is busy), and stops the work of a page that went away; connections
+ * that trickle their headers cannot lock the owner out; and settings out of range are refused
+ * by the same rule when the web UI saves them and when homed starts.
  */
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { webuiUrlOf } from '../support/browser.ts';
-import { testDataDir, useDaemons } from '../support/homedSession.ts';
+import { askSocket, testDataDir, useDaemons, type RunningDaemon } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { FILLER_EVENTS, longLogDataDir } from '../support/longLog.ts';
+import { finished, hasNoStackTrace, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -43,6 +48,46 @@ const call = (
 
 const signedIn = (token: string, more: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...more });
 const asJson = { 'content-type': 'application/json' };
+
+/** A GET that the test can walk away from before the answer, as a closed tab does. */
+const leavable = (url: URL, path: string, token: string) => {
+  let leave: () => void = () => undefined;
+  const answer = new Promise<Answer>((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, headers: { host: url.host, ...signedIn(token) } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+    leave = () => req.destroy();
+  });
+  return { answer, leave: () => leave() };
+};
+
+/** Resolves when the daemon has printed `pattern` `times` times since this was called. */
+const printed = (daemon: RunningDaemon, pattern: RegExp, times = 1) =>
+  new Promise<void>((resolve) => {
+    let seen = '';
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if ((seen.match(new RegExp(pattern.source, 'g')) ?? []).length >= times) {
+        daemon.process.stdout?.off('data', look);
+        resolve();
+      }
+    };
+    daemon.process.stdout?.on('data', look);
+  });
+
+/** A connection that sends the start of a request and never finishes its headers. */
+const trickling = (url: URL): Promise<Socket> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(`GET /api/overview HTTP/1.1\r\nHost: ${url.host}\r\nX-Slow: `);
+      resolve(socket);
+    });
+    socket.on('error', reject);
+  });
 
 describe('the web UI against hostile callers', () => {
   it('lets in only the token, only from its own origin, and only bodies it can read', async () => {
@@ -127,13 +172,20 @@ describe('the web UI against hostile callers', () => {
     expect(listed.stdout).toMatch(/^webui\s+builtin\s+running/m);
   });
 
-  it('stops the web UI, not the daemon, for a setting of the wrong kind or a port in use, saying what to fix', async () => {
-    const llm = await startLlmServer([{ text: 'still here' }, { text: 'still here' }]);
+  it('refuses a web UI port out of range or of the wrong kind at start; a port in use stops only the web UI', async () => {
+    const llm = await startLlmServer([{ text: 'still here' }]);
     daemons.onCleanup(() => llm.close());
-    const wrongKind = testDataDir(tempDir(), { llm, settings: { plugins: { webui: { port: 'eighty' } } } });
-    const first = await daemons.start(wrongKind);
-    expect(first.output).toMatch(/plugin webui: start failed: .*plugins\.webui\.port is "eighty": give a whole number/);
-    expect((await finished(spawnNode([WAITER, '--data', wrongKind, 'hello']))).stdout).toBe('still here\n');
+    for (const [port, problem] of [
+      ['eighty', 'plugins.webui.port: must be a number, got "eighty"'],
+      [70000, 'plugins.webui.port: must be at most 65535, got 70000 (a whole number from 0 to 65535)'],
+      [-1, 'plugins.webui.port: must be at least 0, got -1 (a whole number from 0 to 65535)'],
+    ] as const) {
+      const dir = testDataDir(tempDir(), { llm, settings: { plugins: { webui: { port } } } });
+      const start = await runHomed(['run', '--data', dir]);
+      expect(start.code, start.stdout).toBe(1);
+      expect(start.stderr).toContain(problem);
+      expect(hasNoStackTrace(start.stderr)).toBe(true);
+    }
 
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -146,6 +198,103 @@ describe('the web UI against hostile callers', () => {
       "then restart homed (settings.json is read at start), or free that port and run 'homed plugins start webui'",
     );
     expect((await finished(spawnNode([WAITER, '--data', busy, 'hello']))).stdout).toBe('still here\n');
+  });
+
+  it('refuses to save a port out of range or an unknown projection, by the rule homed starts with', async () => {
+    const dir = testDataDir(tempDir());
+    const url = webuiUrlOf((await daemons.start(dir)).output);
+    const token = url.searchParams.get('token')!;
+    const save = (settings: unknown) =>
+      call(url, '/api/settings', { method: 'POST', headers: signedIn(token, asJson), body: JSON.stringify({ settings }) });
+    for (const [settings, key, problem] of [
+      [{ plugins: { webui: { port: 70000 } } }, 'plugins.webui.port', 'must be at most 65535, got 70000 (a whole number from 0 to 65535)'],
+      [{ plugins: { webui: { port: -1 } } }, 'plugins.webui.port', 'must be at least 0, got -1 (a whole number from 0 to 65535)'],
+      [{ projections: { inline: ['kernal'] } }, 'projections.inline[0]', 'did you mean "kernel"?'],
+    ] as const) {
+      const refused = await save(settings);
+      expect(refused.status, refused.body).toBe(422);
+      expect(JSON.parse(refused.body).problems).toEqual([{ key, problem: expect.stringContaining(problem) }]);
+    }
+    const names = JSON.parse((await save({ projections: { inline: ['kernal'] } })).body).problems[0].problem;
+    expect(names).toMatch(/^must be one of "kernel", "scheduler", "streams", "memory_context", .*got "kernal"/);
+    // What was refused was never written: the settings still start homed.
+    const settings = JSON.parse((await call(url, '/api/settings', { headers: signedIn(token) })).body).settings;
+    expect(settings).toEqual({ plugins: { webui: { port: 0 } } });
+  });
+
+  it('lets the owner in while 140 connections trickle their headers a byte at a time', async () => {
+    const dir = testDataDir(tempDir());
+    const url = webuiUrlOf((await daemons.start(dir)).output);
+    const token = url.searchParams.get('token')!;
+    const slow: Socket[] = [];
+    daemons.onCleanup(async () => {
+      for (const socket of slow) socket.destroy();
+    });
+    for (let i = 0; i < 140; i++) slow.push(await trickling(url));
+    for (const socket of slow) socket.write('x');
+    // The owner's connection comes after all of them, with the token.
+    const owner = await call(url, '/api/overview', { headers: signedIn(token) });
+    expect(owner.status).toBe(200);
+    expect(JSON.parse(owner.body).defaultConversation).toBe('webui:owner');
+  });
+
+  it('answers a message while time travel runs on a long log, refuses time travel beyond one running and one waiting, and drops the work of a page that left', async () => {
+    const dir = await longLogDataDir(daemons, tempDir());
+    const daemon = await daemons.start(dir);
+    const url = webuiUrlOf(daemon.output);
+    const token = url.searchParams.get('token')!;
+    const head = JSON.parse((await call(url, '/api/overview', { headers: signedIn(token) })).body).head as number;
+    expect(head).toBeGreaterThan(FILLER_EVENTS);
+
+    // Four at once, each further back than the one before, so each rebuilds from the start.
+    const order: string[] = [];
+    const asked = [0, 1, 2, 3].map((back) =>
+      leavable(url, `/api/time?seq=${head - back}`, token).answer.then((answer) => {
+        if (answer.status === 200) order.push('time travel');
+        return answer;
+      }),
+    );
+    // Once two are refused (so one runs and one waits), a person sends a message.
+    let refusedSoFar = 0;
+    const twoRefused = new Promise<void>((resolve) => {
+      for (const answer of asked) void answer.then((a) => a.status === 429 && ++refusedSoFar === 2 && resolve());
+    });
+    await Promise.race([twoRefused, Promise.all(asked)]);
+    expect(refusedSoFar).toBe(2);
+    const replies = askSocket(dir, 'are you there?').then((lines) => {
+      order.push('reply');
+      return lines;
+    });
+    const answers = await Promise.all(asked);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 429, 429]);
+    for (const answer of answers.filter((a) => a.status === 429)) {
+      expect(JSON.parse(answer.body).error).toBe(
+        'time travel is busy: one request is running and one is waiting; try again when they are done',
+      );
+    }
+    expect((await replies).find((r) => r.type === 'end')).toBeDefined();
+    expect(order.indexOf('reply'), order.join(' < ')).toBeLessThan(order.lastIndexOf('time travel'));
+
+    // A page that leaves: its time travel stops, running or waiting, and frees its place.
+    const stops = printed(daemon, /time travel stopped: the page that asked for it went away/, 2);
+    const running = leavable(url, `/api/time?seq=${head}`, token);
+    const waiting = leavable(url, `/api/time?seq=${head - 10}`, token);
+    running.answer.catch(() => undefined);
+    waiting.answer.catch(() => undefined);
+    expect((await call(url, `/api/time?seq=${head - 20}`, { headers: signedIn(token) })).status).toBe(429);
+    running.leave();
+    waiting.leave();
+    await stops;
+    const after = await call(url, `/api/time?seq=${head}`, { headers: signedIn(token) });
+    expect(after.status).toBe(200);
+    expect(JSON.parse(after.body).seq).toBe(head);
+
+    // Verify, run the same way while a message is answered, still finds the log and the read models matching.
+    const verifying = call(url, '/api/verify', { method: 'POST', headers: signedIn(token, asJson), body: '{}' });
+    expect((await askSocket(dir, 'still there?')).find((r) => r.type === 'end')).toBeDefined();
+    const verified = JSON.parse((await verifying).body);
+    expect(verified.first).toBeNull();
+    expect(new Set(verified.projections.map((p: { status: string }) => p.status))).toEqual(new Set(['match']));
   });
 
   it('keeps the token across restarts, so a signed-in browser stays signed in', async () => {

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { InvalidSettings, loadSettings } from '../../actors/modules/config.ts';
 import { HIDDEN, hideSecrets, restoreHidden, SettingsDesk, settingsReference } from '../../plugins/host/settingsDesk.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -41,6 +42,24 @@ describe('the settings desk', () => {
     const written = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
     expect(written.plugins.spy).toEqual({ token: 'tok-99', apiKeySecret: 'SPY_KEY', greeting: 'hello' });
     expect(written.llm.sources[0].apiKey).toBe('sk-plain-1234');
+  });
+
+  it('refuses a web UI port out of range and an unknown projection by the same rule at save and at start', async () => {
+    const refusedBoth = [
+      { settings: { plugins: { webui: { port: 70000 } } }, key: 'plugins.webui.port', says: 'a whole number from 0 to 65535' },
+      { settings: { plugins: { webui: { port: -1 } } }, key: 'plugins.webui.port', says: 'a whole number from 0 to 65535' },
+      { settings: { projections: { inline: ['kernel', 'no_such'] } }, key: 'projections.inline[1]', says: '"memory_scenes"' },
+    ];
+    for (const { settings, key, says } of refusedBoth) {
+      const dir = tempDir();
+      const saved = await new SettingsDesk(dir).save(settings);
+      expect(saved.problems, JSON.stringify(settings)).toEqual([{ key, problem: expect.stringContaining(says) }]);
+      expect(() => readFileSync(join(dir, 'settings.json')), 'nothing written').toThrow(/ENOENT/);
+      // The same file written by hand is refused at start, with the same words.
+      writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings));
+      expect(() => loadSettings(dir)).toThrow(InvalidSettings);
+      expect(() => loadSettings(dir)).toThrow(`${key}: ${saved.problems[0]!.problem}`);
+    }
   });
 
   it('never sends a secret set for tools in a probe, which may go to any URL', async () => {

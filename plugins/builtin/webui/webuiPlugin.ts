@@ -54,7 +54,7 @@ export const startWebui = async (api: PluginApi, env: WebuiEnv): Promise<{ stop(
   const server = new WebuiServer({
     ...settings,
     token,
-    api: new WebuiApi(api, control),
+    api: new WebuiApi(api, control, () => new Promise<void>((resolve) => env.timers.setTimer(resolve, 0))),
     live,
     assets: webuiAssets(),
     log: (line) => api.log(line),

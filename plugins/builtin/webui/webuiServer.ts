@@ -4,16 +4,20 @@
  * token: `/?token=…` (the URL homed prints) sets it as an HttpOnly, SameSite=Strict cookie, and
  * an `Authorization: Bearer` header works for scripts. Hostile requests are bounded: an unknown
  * Host (DNS rebinding) or a foreign Origin is refused, bodies are at most MAX_BODY_BYTES of JSON,
- * slow clients time out, and connections and live streams are capped.
+ * slow clients time out, and connections and live streams are capped; connections that hold a
+ * slot without a request in progress give it up to new ones (see ConnectionSlots).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TimeTravelBusy } from '../../host/timeTravelDesk.ts';
 import { BadRequest, NotFound, Unfit, type WebuiApi } from './webuiApi.ts';
+import { ConnectionSlots } from './connectionSlots.ts';
 import type { LiveStreams } from './liveStreams.ts';
 import { tokenMatches } from './webuiToken.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-const MAX_CONNECTIONS = 128;
+/** Connections at once; beyond it a new one takes the place of the oldest idle one. */
+export const MAX_CONNECTIONS = 128;
 const COOKIE = 'hologram_token';
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -36,6 +40,13 @@ class HttpError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** Why background work stopped: the connection that asked for it closed before the answer. */
+class PageLeft extends Error {
+  constructor(readonly work: string) {
+    super(`${work} stopped: the page that asked for it went away`);
   }
 }
 
@@ -120,7 +131,9 @@ export class WebuiServer {
     const server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => this.failed(response, error));
     });
-    server.maxConnections = MAX_CONNECTIONS;
+    new ConnectionSlots(MAX_CONNECTIONS).watch(server);
+    // Node's own cap only backs ConnectionSlots up: an evicted connection counts until its close event.
+    server.maxConnections = 2 * MAX_CONNECTIONS;
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
     this.server = server;
@@ -153,7 +166,11 @@ export class WebuiServer {
       return;
     }
     const status =
-      error instanceof HttpError || error instanceof BadRequest || error instanceof NotFound || error instanceof Unfit ? error.status : 500;
+      error instanceof HttpError || error instanceof BadRequest || error instanceof NotFound || error instanceof Unfit
+        ? error.status
+        : error instanceof TimeTravelBusy
+          ? 429
+          : 500;
     if (status === 500) this.options.log(`web UI request failed: ${(error as Error)?.message ?? String(error)}`);
     const problems = error instanceof Unfit ? { problems: error.problems } : {};
     json(
@@ -197,6 +214,26 @@ export class WebuiServer {
     await this.route(method, url, request, response);
   }
 
+  /**
+   * Answers with what `produce` makes, unless the connection closes first: then its signal is
+   * aborted, the work stops at its next read, and the stop is logged (nobody is left to answer).
+   */
+  private async untilPageLeaves(response: ServerResponse, work: string, produce: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+    const left = new AbortController();
+    const onClose = () => {
+      if (!response.writableFinished) left.abort(new PageLeft(work));
+    };
+    response.once('close', onClose);
+    try {
+      json(response, 200, await produce(left.signal));
+    } catch (error) {
+      if (!(left.signal.aborted && error === left.signal.reason)) throw error;
+      this.options.log(left.signal.reason.message);
+    } finally {
+      response.off('close', onClose);
+    }
+  }
+
   private async route(method: string, url: URL, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { api, assets, live } = this.options;
     const get = async (produce: () => unknown) => json(response, 200, await produce());
@@ -229,9 +266,10 @@ export class WebuiServer {
       case 'GET /api/recall':
         return get(() => api.recall(url.searchParams));
       case 'GET /api/time':
-        return get(() => api.timeTravel(url.searchParams));
+        return this.untilPageLeaves(response, 'time travel', (signal) => api.timeTravel(url.searchParams, signal));
       case 'POST /api/verify':
-        return post(() => api.verify() as Promise<unknown>);
+        await readJson(request);
+        return this.untilPageLeaves(response, 'verify', (signal) => api.verify(signal));
       case 'GET /api/settings':
         return get(() => api.settings());
       case 'POST /api/settings':

@@ -1,7 +1,10 @@
 /**
- * The web UI's settings (`plugins.webui.*` in settings.json): where it listens. A value of the
- * wrong kind stops the plugin with what to write instead; the daemon runs on without it.
+ * The web UI's settings (`plugins.webui.*` in settings.json): where it listens. They are checked
+ * by the daemon's one settings schema (actors/settings/settingsSchema.ts), at start and when the
+ * settings are saved; a value that still does not fit when the plugin starts stops the plugin
+ * with what to write instead, and the daemon runs on without it.
  */
+import { checkSettings, SETTINGS_SCHEMA } from '../../../actors/index.ts';
 import { HologramError } from '../../../events/index.ts';
 
 export const DEFAULT_WEBUI_HOST = '127.0.0.1';
@@ -13,21 +16,19 @@ export class WebuiSettingError extends HologramError {
 
 export type WebuiSettings = Readonly<{ host: string; port: number }>;
 
-const HOST = /^[A-Za-z0-9.:[\]-]{1,253}$/;
-
 /** Addresses only this machine can reach. */
 export const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
 
+const given = (name: string, value: unknown): Record<string, unknown> => (value === undefined || value === null ? {} : { [name]: value });
+
+/** @throws WebuiSettingError naming each setting that does not fit the schema, and what it must be. */
 export const webuiSettingsFrom = (port: unknown, host: unknown): WebuiSettings => {
-  if (port !== undefined && port !== null && !(Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65535)) {
+  const webui = { ...given('port', port), ...given('host', host) };
+  const problems = checkSettings({ plugins: { webui } }, SETTINGS_SCHEMA);
+  if (problems.length > 0) {
     throw new WebuiSettingError(
-      `plugins.webui.port is ${JSON.stringify(port)}: give a whole number from 1 to 65535 (0 takes any free port); the default is ${DEFAULT_WEBUI_PORT}`,
-    );
-  }
-  if (host !== undefined && host !== null && !(typeof host === 'string' && HOST.test(host))) {
-    throw new WebuiSettingError(
-      `plugins.webui.host is ${JSON.stringify(host)}: give an address to listen on, such as "${DEFAULT_WEBUI_HOST}" (this machine only, the default) or "0.0.0.0" (every network)`,
+      `${problems.map((p) => `${p.key}: ${p.problem}`).join('; ')}; the defaults are port ${DEFAULT_WEBUI_PORT} (0 takes any free port) and host "${DEFAULT_WEBUI_HOST}"`,
     );
   }
   return { host: (host as string | undefined) ?? DEFAULT_WEBUI_HOST, port: (port as number | undefined) ?? DEFAULT_WEBUI_PORT };

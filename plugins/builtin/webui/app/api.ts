@@ -1,12 +1,23 @@
 /** The daemon's JSON API, as the page calls it (the cookie carries the token). */
 import type { LoggedEvent, WaitingInput } from './chatFold.ts';
 
-export class ApiError extends Error {}
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status the daemon answered with (0 when it did not answer). */
+    readonly status = 0,
+  ) {
+    super(message);
+  }
+}
+
+/** The daemon runs one time travel or verify and queues one more; it refuses others with 429, saying so. */
+export const isBusy = (error: unknown): error is ApiError => error instanceof ApiError && error.status === 429;
 
 const call = async <T>(path: string, init?: RequestInit): Promise<T> => {
   const response = await fetch(path, { credentials: 'same-origin', ...init });
   const body = (await response.json().catch(() => ({}))) as { error?: string };
-  if (!response.ok) throw new ApiError(body.error ?? `${response.status} ${response.statusText}`);
+  if (!response.ok) throw new ApiError(body.error ?? `${response.status} ${response.statusText}`, response.status);
   return body as T;
 };
 
@@ -81,7 +92,7 @@ export type PluginSummary = Readonly<{
 /** Settings the daemon refused: every problem its schema check found. */
 export class SettingsRefused extends ApiError {
   constructor(readonly problems: readonly { key: string; problem: string }[]) {
-    super(problems.map((p) => `${p.key}: ${p.problem}`).join('; '));
+    super(problems.map((p) => `${p.key}: ${p.problem}`).join('; '), 422);
   }
 }
 
@@ -131,7 +142,8 @@ export const api = {
     call<{ query: string; hits: RecallHit[] }>(
       `/api/recall?q=${encodeURIComponent(query)}&k=10${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
     ),
-  timeAt: (seq: number) => call<StateAt>(`/api/time?seq=${seq}`),
+  /** Aborting `signal` (a newer step asked) closes the request, and the daemon drops the work. */
+  timeAt: (seq: number, signal?: AbortSignal) => call<StateAt>(`/api/time?seq=${seq}`, signal ? { signal } : {}),
   verify: () => post<VerifyResult>('/api/verify', {}),
   settings: () => call<SettingsRead>('/api/settings'),
   saveSettings: async (settings: unknown) => {
@@ -143,7 +155,7 @@ export const api = {
     });
     const body = (await response.json().catch(() => ({}))) as { error?: string; problems?: { key: string; problem: string }[] };
     if (response.status === 422 && body.problems) throw new SettingsRefused(body.problems);
-    if (!response.ok) throw new ApiError(body.error ?? `${response.status}`);
+    if (!response.ok) throw new ApiError(body.error ?? `${response.status}`, response.status);
     return body;
   },
   setSecret: (name: string, value: string, tools: readonly string[] = []) =>

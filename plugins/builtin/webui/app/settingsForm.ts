@@ -17,6 +17,7 @@ const KINDS: Readonly<Record<string, FormKind>> = {
   string: 'string',
   enum: 'enum',
   'list of string': 'words',
+  'list of enum': 'words',
 };
 
 /** The settings a form can hold: one value at a dotted key (not inside a list of objects); model sources have a form of their own. */

@@ -4,8 +4,11 @@
  * journal), drawn on its machine's statechart as the machines view draws the live one, and every
  * projection (rebuilt up to it). Verify runs homed replay --verify from
  * the page and shows each first divergence, the recorded and the re-decided event side by side.
+ * The daemon runs one time travel or verify at a time and queues one more: a step taken while it
+ * is busy says so and keeps what is shown, and a step taken before the last one was answered
+ * cancels that one (the daemon then drops its work).
  */
-import { type ActorAt, api, type MachineLayout, type StateAt, type VerifyResult, type WatchedActor } from './api.ts';
+import { type ActorAt, api, isBusy, type MachineLayout, type StateAt, type VerifyResult, type WatchedActor } from './api.ts';
 import { clear, h, json } from './dom.ts';
 import { MachineCard } from './machinesView.ts';
 
@@ -36,6 +39,10 @@ export class TimeView {
   }) as HTMLInputElement;
   private readonly body = h('div', { class: 'time-body', 'aria-live': 'polite' });
   private readonly verifyBox = h('div', { class: 'verify', 'aria-live': 'polite' });
+  /** Why the last step did not move the view (the daemon was busy); empty otherwise. */
+  private readonly notice = h('p', { class: 'notice failed time-notice', role: 'status' });
+  /** The step waiting for its answer: a newer one aborts it. */
+  private pending: AbortController | undefined;
   private readonly drawings = h('div', { class: 'machine-list time-machines' });
   /** The statecharts, laid out once by the daemon (the same layouts the machines view draws). */
   private cards: Promise<Map<string, MachineCard>> | undefined;
@@ -75,6 +82,7 @@ export class TimeView {
         h('label', {}, 'seq ', this.number),
         h('button', { type: 'button', class: 'run-verify', onclick: () => void this.verify() }, 'Run verify'),
       ),
+      this.notice,
       this.verifyBox,
       this.body,
     );
@@ -86,16 +94,25 @@ export class TimeView {
 
   private async go(seq: number): Promise<void> {
     const ticket = ++this.asked;
+    this.pending?.abort();
+    const pending = new AbortController();
+    this.pending = pending;
     this.element.dataset.loading = 'true';
     try {
-      const at = await api.timeAt(Math.max(1, Math.floor(seq) || 1));
+      const at = await api.timeAt(Math.max(1, Math.floor(seq) || 1), pending.signal);
       if (ticket !== this.asked) return;
+      this.notice.textContent = '';
       this.render(at);
       await this.draw(at);
     } catch (error) {
-      clear(this.body, h('p', { class: 'error', role: 'alert' }, `Could not travel there: ${(error as Error).message}`));
+      if (ticket !== this.asked) return; // a newer step cancelled this one
+      if (isBusy(error)) this.notice.textContent = `Not moved: ${error.message}`;
+      else clear(this.body, h('p', { class: 'error', role: 'alert' }, `Could not travel there: ${(error as Error).message}`));
     } finally {
-      if (ticket === this.asked) delete this.element.dataset.loading;
+      if (ticket === this.asked) {
+        delete this.element.dataset.loading;
+        this.pending = undefined;
+      }
     }
   }
 
