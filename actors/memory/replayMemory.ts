@@ -23,6 +23,7 @@ import type { HeartbeatLoop } from '../../machines/memory/index.ts';
 import { memoryProjections } from '../../projections/index.ts';
 import { firstDifference, messageOf, type ReplayDivergence } from '../journal/replayJournal.ts';
 import { ProjectionRunner } from '../projections/projectionRunner.ts';
+import { type BackgroundWork, takeTurn } from '../replay/replayer.ts';
 import { SqliteReadModelTx } from '../projections/sqliteReadModelTx.ts';
 import { MEMORY_INPUT_TYPES, MemoryActor, type MemoryMessage } from './memoryActor.ts';
 import { buildMemoryIndex, memoryConfigOf, type MemoryConfig } from './openMemory.ts';
@@ -39,6 +40,9 @@ export type MemoryReplay = Readonly<{
   fired: Readonly<Partial<Record<HeartbeatLoop, number>>>;
 }>;
 
+/** Messages re-decided between two turns of a running daemon's event loop (a few ms of work). */
+const MESSAGES_PER_TURN = 32;
+
 const isStart = (event: Recorded): boolean =>
   event.type === 'InputDelivered' && (event.data.message as { type?: string } | undefined)?.type === 'memory.start';
 
@@ -49,6 +53,8 @@ export const replayMemory = async (
   intervals: Partial<Record<HeartbeatLoop, number>> = {},
   /** Re-deliver only what the log held at this seq (time travel). */
   untilSeq = Number.MAX_SAFE_INTEGER,
+  /** Beside a running daemon: a turn of its event loop every MESSAGES_PER_TURN messages re-decided. */
+  work: BackgroundWork = {},
 ): Promise<MemoryReplay> => {
   const recorded = (await store.readStream(MEMORY_STREAM)).filter((e) => e.seq <= untilSeq);
   const begin = recorded.findIndex(isStart);
@@ -64,11 +70,13 @@ export const replayMemory = async (
     const runner = new ProjectionRunner(scratch.db, memoryProjections(), { trail: false });
     runner.prepare();
     runner.attachInline(scratch);
-    for (let i = 0; i < start; i += 500)
+    for (let i = 0; i < start; i += 500) {
+      await takeTurn(work);
       await scratch.append(
         MEMORY_STREAM,
         recorded.slice(i, Math.min(start, i + 500)).map((e) => ({ ...bareEvent(e), at: e.at })),
       );
+    }
     const tx = new SqliteReadModelTx(scratch.db);
     const settings = memoryConfigOf(config);
     const index = await buildMemoryIndex(scratch, tx, settings);
@@ -79,6 +87,7 @@ export const replayMemory = async (
     let lastMessage: string | null = null;
     const fired: Partial<Record<HeartbeatLoop, number>> = {};
     for (let i = start; i < recorded.length && !divergence; ) {
+      if (messages % MESSAGES_PER_TURN === MESSAGES_PER_TURN - 1) await takeTurn(work);
       const message = messageOf(recorded[i]!, MEMORY_INPUT_TYPES) as MemoryMessage | undefined;
       if (!message) {
         const { type, data } = recorded[i]!;

@@ -108,8 +108,8 @@ export const turnsReplayer: Replayer = {
 
 export const memoryReplayer: Replayer = {
   name: 'memory',
-  replay: async (store, settings, untilSeq) => {
-    const replay = await replayMemory(store, memoryConfigFrom(settings), heartbeatIntervalsFrom(settings), untilSeq);
+  replay: async (store, settings, untilSeq, work) => {
+    const replay = await replayMemory(store, memoryConfigFrom(settings), heartbeatIntervalsFrom(settings), untilSeq, work);
     const notes = [
       ...(replay.messages > 0 ? [`${replay.decisions} decisions re-decided`] : []),
       ...(replay.earlier > 0 ? [`${replay.earlier} events an earlier build recorded before this journal began, applied as recorded`] : []),

@@ -24,13 +24,29 @@ export type ReplayReport = Readonly<{
   actors: readonly ActorAt[];
 }>;
 
+/** How a time travel or a verify shares the daemon's thread with the live actors. */
+export type BackgroundWork = Readonly<{
+  /** Once aborted (the page that asked went away), the work stops at its next pause, rejecting with the signal's reason. */
+  signal?: AbortSignal;
+  /** Gives the event loop a turn; awaited before every read of the log (the web UI passes a zero-delay timer). */
+  pause?: () => Promise<void>;
+}>;
+
+/** Gives the event loop a turn, then stops the work if it was called off. */
+export const takeTurn = async (work: BackgroundWork): Promise<void> => {
+  work.signal?.throwIfAborted();
+  await work.pause?.();
+  work.signal?.throwIfAborted();
+};
+
 /**
  * `untilSeq`: re-deliver only what the log held at that seq (time travel); a replayer may then
  * leave out actors long over (a turn that ended far earlier) and report only those that matter.
+ * `work`: a replayer that re-decides many messages after one read takes a turn between them.
  */
 export type Replayer = Readonly<{
   name: string;
-  replay(store: EventStore, settings: Settings, untilSeq?: number): Promise<ReplayReport>;
+  replay(store: EventStore, settings: Settings, untilSeq?: number, work?: BackgroundWork): Promise<ReplayReport>;
 }>;
 
 /**

@@ -27,7 +27,9 @@ import { allProjections } from '../../projections/index.ts';
 import type { ReplayDivergence } from '../journal/replayJournal.ts';
 import type { Settings } from '../modules/config.ts';
 import { type Rebuild, startRebuild } from './rebuildProjections.ts';
-import type { ActorAt, Replayer } from './replayer.ts';
+import { type ActorAt, type BackgroundWork, type Replayer, takeTurn } from './replayer.ts';
+
+export type { BackgroundWork } from './replayer.ts';
 import { type ProjectionVerdict, verifyProjections } from './verifyProjections.ts';
 
 export type StateAt = Readonly<{
@@ -48,14 +50,6 @@ export type VerifyReport = Readonly<{
   first: string | null;
 }>;
 
-/** How a time travel or a verify shares the daemon's thread with the live actors. */
-export type BackgroundWork = Readonly<{
-  /** Once aborted (the page that asked went away), the work stops at its next read, rejecting with the signal's reason. */
-  signal?: AbortSignal;
-  /** Gives the event loop a turn; awaited before every read of the log (the web UI passes a zero-delay timer). */
-  pause?: () => Promise<void>;
-}>;
-
 /**
  * `store` as background work reads it: every read awaits `work.pause` and then stops if
  * `work.signal` was aborted, and sees only the events up to `upTo` (appends made while the work
@@ -68,10 +62,8 @@ export class BackgroundReads implements EventStore {
     private readonly work: BackgroundWork = {},
   ) {}
 
-  private async turn(): Promise<void> {
-    this.work.signal?.throwIfAborted();
-    await this.work.pause?.();
-    this.work.signal?.throwIfAborted();
+  private turn(): Promise<void> {
+    return takeTurn(this.work);
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<readonly RecordedEventOf<HologramEvent>[]> {
@@ -148,9 +140,9 @@ export class TimeTravel {
     return Object.fromEntries(projections.map((p) => [p.name, runner.dump(p.name)]));
   }
 
-  private async actorsAt(log: EventStore, seq: number): Promise<ActorAt[]> {
+  private async actorsAt(log: EventStore, seq: number, work: BackgroundWork): Promise<ActorAt[]> {
     const actors: ActorAt[] = [];
-    for (const replayer of this.replayers) actors.push(...(await replayer.replay(log, this.settings, seq)).actors);
+    for (const replayer of this.replayers) actors.push(...(await replayer.replay(log, this.settings, seq, work)).actors);
     return actors;
   }
 
@@ -163,7 +155,7 @@ export class TimeTravel {
       seq: target,
       head,
       event: event ?? null,
-      actors: await this.actorsAt(log, target),
+      actors: await this.actorsAt(log, target, work),
       projections: await this.projectionsAt(log, target),
     };
   }
@@ -181,7 +173,7 @@ export class TimeTravel {
       const journals: JournalCheck[] = [];
       const notes: string[] = [];
       for (const replayer of this.replayers) {
-        const report = await replayer.replay(log, this.settings);
+        const report = await replayer.replay(log, this.settings, undefined, work);
         for (const verdict of report.verdicts) journals.push({ actors: report.name, ...verdict });
         for (const note of report.notes ?? []) notes.push(`${report.name}: ${note}`);
       }

@@ -176,3 +176,49 @@ describe('memory replay', () => {
     expect(replay.divergence!.seq).toBe(events.indexOf(sunk) + 1);
   });
 });
+
+describe('memory replay beside a running daemon', () => {
+  /** A memory that heard `count` utterances, a minute apart. */
+  const recordUtterances = async (count: number) => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
+      catalog: createDefaultCatalog(),
+      clock,
+      ids: new SequentialIds('e'),
+    });
+    stores.push(store);
+    const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: CONFIG });
+    for (let i = 0; i < count; i++) {
+      clock.set(clock.now() + 60_000);
+      await memory.observe(
+        'chat:ada',
+        { role: 'user', speaker: 'Ada', text: `note ${i} about the engine`, at: clock.now() },
+        { channel: 'cli', peer: 'ada' },
+      );
+    }
+    await memory.settled();
+    return store;
+  };
+
+  it('gives the event loop a turn every 32 messages and re-decides the same, and stops at the next turn once called off', async () => {
+    const store = await recordUtterances(100);
+    const alone = await replayMemory(store, CONFIG);
+    expect(alone.divergence).toBeNull();
+    let turns = 0;
+    const beside = await replayMemory(store, CONFIG, {}, undefined, { pause: async () => void turns++ });
+    expect(turns).toBe(Math.floor(alone.messages / 32));
+    expect(turns).toBeGreaterThanOrEqual(3);
+    expect({ ...beside, loops: undefined }).toEqual({ ...alone, loops: undefined });
+
+    const calledOff = new AbortController();
+    let taken = 0;
+    const stopped = replayMemory(store, CONFIG, {}, undefined, {
+      signal: calledOff.signal,
+      pause: async () => {
+        if (++taken === 2) calledOff.abort(new Error('the page went away'));
+      },
+    });
+    await expect(stopped).rejects.toThrow('the page went away');
+    expect(taken).toBe(2);
+  });
+});
