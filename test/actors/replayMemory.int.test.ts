@@ -24,8 +24,8 @@ const stores = useOpenStores();
 const HOUR = 3_600_000;
 const CONFIG = { prune: { protectRecent: 3, keepTopK: 1, budgetTokens: 10_000 } };
 
-/** A session: talk, recall from cold context, let days pass so the heartbeats archive, distil rules and propose merges. */
-const recordSession = async () => {
+/** A memory on a fresh log of its own, on a virtual clock. */
+const openRecordedMemory = async () => {
   const clock = new VirtualClock(1_700_000_000_000);
   const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
     catalog: createDefaultCatalog(),
@@ -34,6 +34,12 @@ const recordSession = async () => {
   });
   stores.push(store);
   const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: CONFIG });
+  return { clock, store, memory };
+};
+
+/** A session: talk, recall from cold context, let days pass so the heartbeats archive, distil rules and propose merges. */
+const recordSession = async () => {
+  const { clock, store, memory } = await openRecordedMemory();
   const lines = [
     'My name is Ada Lovelace',
     'I live in London',
@@ -180,14 +186,7 @@ describe('memory replay', () => {
 describe('memory replay beside a running daemon', () => {
   /** A memory that heard `count` utterances, a minute apart. */
   const recordUtterances = async (count: number) => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const store = SqliteEventStore.open(join(tempDir(), 'events.db'), {
-      catalog: createDefaultCatalog(),
-      clock,
-      ids: new SequentialIds('e'),
-    });
-    stores.push(store);
-    const memory = await openMemory(store, { ids: new SequentialIds('m'), clock, startAt: clock.now(), config: CONFIG });
+    const { clock, store, memory } = await openRecordedMemory();
     for (let i = 0; i < count; i++) {
       clock.set(clock.now() + 60_000);
       await memory.observe(
