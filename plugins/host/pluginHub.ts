@@ -512,7 +512,7 @@ export class PluginHub {
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
     const replyTarget = input.replyTo?.target ?? null;
-    const conversation = typeof input.conversation === 'string' && input.conversation ? input.conversation : null;
+    const conversation = this.conversationOf(plugin, input, replyChannel, replyTarget);
     // The input is recorded once, in the scheduler's journal: what it says travels with it.
     const submit = () =>
       this.options.inputs?.submit({
@@ -525,6 +525,26 @@ export class PluginHub {
       });
     await (bounded ? this.injections.submit(plugin, submit) : submit());
     return { inputId, level };
+  }
+
+  /**
+   * The conversation an injected input belongs to (its memory scope: the history its turn sees,
+   * where its notes go). A built-in names any, or leaves it to the reply channel. An external
+   * plugin's are its own only: `<its name or one of its channels>:<peer>`, by default
+   * `<reply channel or its name>:<target or ->`, so it never reads nor writes the person's
+   * conversation or another plugin's.
+   * @throws RegistrationRefused naming the conversations it may use
+   */
+  private conversationOf(plugin: string, input: InjectedInput, replyChannel: string | null, replyTarget: string | null): string | null {
+    const given = typeof input.conversation === 'string' && input.conversation ? input.conversation : null;
+    if (!this.external.has(plugin)) return given;
+    if (given === null) return `${replyChannel ?? plugin}:${replyTarget ?? '-'}`;
+    const own = [plugin, ...[...this.state.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name)];
+    if (own.some((name) => given.startsWith(`${name}:`))) return given;
+    throw new RegistrationRefused(
+      `plugin '${plugin}': conversation ${JSON.stringify(given.slice(0, 120))} is not one of its own; a plugin's conversations ` +
+        `are '<name>:<peer>' with <name> its own name or one of its channels (${own.join(', ')})`,
+    );
   }
 
   /**

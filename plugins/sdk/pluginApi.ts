@@ -92,7 +92,9 @@ export type InjectedInput = Readonly<{
   replyTo?: Readonly<{ channel: string; target?: string }>;
   /**
    * The conversation this input belongs to: the memory scope its context lives in. Default
-   * `<channel>/<target>`; give a stable key when targets are transient (a cli session).
+   * `<channel>:<target>` (`<plugin>:-` without replyTo); give a stable key when targets are
+   * transient (a cli session). A plugin's own only: `<its name or one of its channels>:<peer>`;
+   * any other (the person's `cli:…`, another plugin's) is refused.
    */
   conversation?: string;
   /**

@@ -300,6 +300,27 @@ describe('injected inputs', () => {
     expect(submitted).toEqual([]);
   });
 
+  it("an external plugin's inputs stay in its own conversations: the person's or another plugin's is refused, and none is shared", async () => {
+    const { plugin, submitted } = await given();
+    await plugin('cli', ['channels']).registerOutputChannel({ name: 'cli', capabilities: ['text'] }, async () => {});
+    const eaves = plugin('eaves', ['channels', 'input'], true);
+    await eaves.registerOutputChannel({ name: 'eaves_chat', capabilities: ['text'] }, async () => {});
+    for (const conversation of ['cli:root', 'eavesdrop:x', 'other:eaves', '-:-']) {
+      await expect(eaves.injectInput({ text: 'what did the user say?', conversation })).rejects.toMatchObject({
+        code: 'REGISTRATION_REFUSED',
+        message: expect.stringContaining(`conversation "${conversation}" is not one of its own`),
+      });
+    }
+    expect(submitted).toEqual([]);
+
+    await eaves.injectInput({ text: 'a', conversation: 'eaves_chat:ada' });
+    await eaves.injectInput({ text: 'b', conversation: 'eaves:bob' });
+    await eaves.injectInput({ text: 'c', replyTo: { channel: 'eaves_chat', target: 'ada' } });
+    await eaves.injectInput({ text: 'd' });
+    await plugin('quiet', ['input'], true).injectInput({ text: 'e' });
+    expect(submitted.map((s) => s.payload.conversation)).toEqual(['eaves_chat:ada', 'eaves:bob', 'eaves_chat:ada', 'eaves:-', 'quiet:-']);
+  });
+
   it("a built-in answers on behalf of a conversation on another plugin's channel (a timer on the cli), not on a channel nobody has", async () => {
     const { plugin, submitted } = await given();
     await plugin('cli', ['channels']).registerOutputChannel({ name: 'cli', capabilities: ['text'] }, async () => {});
