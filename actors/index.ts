@@ -116,7 +116,7 @@ export type { SettingsField } from './settings/settingsField.ts';
 export { layoutMachine, type MachineLayout } from './inspect/machineLayout.ts';
 export type { MachineWatch, WatchedActor, WatchedEvent } from './inspect/machineWatch.ts';
 export { divergedBy, reportLines } from './replay/replayer.ts';
-export { TimeTravel, type StateAt } from './replay/timeTravel.ts';
+export { type BackgroundWork, TimeTravel, type StateAt } from './replay/timeTravel.ts';
 export type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 export { verifyProjections, type ProjectionVerdict } from './replay/verifyProjections.ts';
 export { allProjections } from '../projections/index.ts';

@@ -6,10 +6,10 @@
  * the queue, without running on.
  */
 import { HologramError } from '../../events/index.ts';
-import { type Replayer, type Settings, type SqliteEventStore, type StateAt, TimeTravel } from '../../actors/index.ts';
+import { type BackgroundWork, type Replayer, type Settings, type SqliteEventStore, type StateAt, TimeTravel } from '../../actors/index.ts';
 
 /** How a request shares the daemon's thread: its abort signal, and the pause taken before each read. */
-export type BackgroundWork = NonNullable<Parameters<TimeTravel['at']>[1]>;
+export type { BackgroundWork } from '../../actors/index.ts';
 export type VerifyResult = Awaited<ReturnType<TimeTravel['verify']>>;
 export type JournalCheck = VerifyResult['journals'][number];
 

@@ -3,7 +3,7 @@
  * gets over the wire, plus the few process-local things it needs to do I/O well.
  */
 import { join } from 'node:path';
-import type { MachineLayout, ProbeResult, SettingsProblem, WatchedActor, WatchedEvent } from '../../actors/index.ts';
+import type { BackgroundWork, MachineLayout, ProbeResult, SettingsProblem, WatchedActor, WatchedEvent } from '../../actors/index.ts';
 import type { Clock, RecordedEvent, Timers } from '../../events/index.ts';
 import type { PluginManifest } from './manifestTypes.ts';
 import type { PluginApi } from './pluginApi.ts';
@@ -54,8 +54,8 @@ export type KernelControl = Readonly<{
     browse(scope: string | undefined): unknown;
     recall(query: string, k: number, scope: string | undefined): Promise<unknown>;
   }>;
-  /** The system at a seq, and verify (see plugins/host/timeTravelDesk.ts). */
-  timeTravel: Readonly<{ at(seq: number): Promise<unknown>; verify(): Promise<unknown> }>;
+  /** The system at a seq, and verify, as background work that shares the daemon's thread (see plugins/host/timeTravelDesk.ts). */
+  timeTravel: Readonly<{ at(seq: number, work?: BackgroundWork): Promise<unknown>; verify(work?: BackgroundWork): Promise<unknown> }>;
 }>;
 
 export type KernelSettingsDesk = Readonly<{

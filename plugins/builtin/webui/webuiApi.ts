@@ -5,7 +5,6 @@
  */
 import { type RecordedEvent, SCHEDULER_STREAM } from '../../../events/index.ts';
 import { BUILTIN_ADAPTERS, OWNER, SecretVaultError } from '../../../actors/index.ts';
-import type { BackgroundWork } from '../../host/timeTravelDesk.ts';
 import type { KernelControl, PluginAction } from '../../sdk/builtinPlugin.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { foldWaiting, inputSourceOf, WAITING_EVENT_TYPES, type WaitingInput } from './app/chatFold.ts';
@@ -69,23 +68,13 @@ type TurnRequestedData = Readonly<{ turnId: string; taskId: string; input: strin
 
 export type ConversationSummary = Readonly<{ key: string; turns: number; lastAt: number; lastInput: string }>;
 
-/** Time travel and verify as the daemon's desk takes them: with the work's signal and pause (the SDK's type leaves them out). */
-type TimeTravelCalls = Readonly<{
-  at(seq: number, work?: BackgroundWork): Promise<unknown>;
-  verify(work?: BackgroundWork): Promise<unknown>;
-}>;
-
 export class WebuiApi {
-  private readonly travel: TimeTravelCalls;
-
   constructor(
     private readonly api: PluginApi,
     private readonly control: KernelControl,
     /** Gives the event loop a turn: taken before each read of a time travel or verify, so messages are answered meanwhile. */
     private readonly pause: () => Promise<void>,
-  ) {
-    this.travel = control.timeTravel;
-  }
+  ) {}
 
   private async turnRequests(): Promise<readonly RecordedEvent[]> {
     return this.control.log.read({ types: ['TurnRequested'], maxCount: 1_000_000 });
@@ -276,11 +265,11 @@ export class WebuiApi {
 
   /** The system at `seq`; stops when `signal` is aborted (the page went away). Refused with TimeTravelBusy when the desk is full. */
   async timeTravel(params: URLSearchParams, signal: AbortSignal): Promise<unknown> {
-    return this.travel.at(seqParam(params.get('seq'), 'seq', 1), { signal, pause: this.pause });
+    return this.control.timeTravel.at(seqParam(params.get('seq'), 'seq', 1), { signal, pause: this.pause });
   }
 
   verify(signal: AbortSignal): Promise<unknown> {
-    return this.travel.verify({ signal, pause: this.pause });
+    return this.control.timeTravel.verify({ signal, pause: this.pause });
   }
 
   settings(): unknown {
