@@ -3,8 +3,8 @@
  * inside the Hologram checkout (the embedded data dir `npm start` uses). What homed creates
  * there is private to the user (files 0600, directories 0700), whatever the umask it got.
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable } from '../events/index.ts';
 import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
@@ -38,12 +38,26 @@ export const refuseNonDirectory = (path: string): void => {
   if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder (made if missing), or move that away`);
 };
 
+/**
+ * Makes `path` and the folders missing above it, one level at a time (0700). Node's own
+ * recursive mkdir never returns where a level cannot be made though its parent is there
+ * (`/proc/x` answers ENOENT): it tries again for ever, deaf to signals.
+ */
+const makeFolders = (path: string): void => {
+  const missing: string[] = [];
+  for (let at = path; !existsSync(at); at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
+  for (const folder of missing.reverse()) mkdirSync(folder, { mode: 0o700 });
+};
+
 /** Creates the data dir if needed (0700) and checks it can be written. */
 export const prepareDataDir = (dir: string): string => {
   const path = resolve(dir);
   refuseNonDirectory(path);
   try {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
+    makeFolders(path);
     accessSync(path, constants.R_OK | constants.W_OK);
   } catch (error) {
     throw new EventLogUnavailable(
