@@ -26,7 +26,7 @@ export class ManifestInvalid extends HologramError {
     super(
       `${where}: invalid plugin manifest (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
         problems.map((p) => `  - ${p}`).join('\n') +
-        '\nfix the manifest and reload the plugin',
+        '\nfix the manifest and restart homed (plugin folders are read when it starts)',
       options,
     );
   }

@@ -27,7 +27,10 @@ export const PLUGINS_DIR = 'plugins';
 export class UnknownPlugin extends HologramError {
   readonly code = 'UNKNOWN_PLUGIN';
   constructor(name: string, known: readonly string[]) {
-    super(`there is no plugin '${name}'; the plugins are: ${known.join(', ') || '(none)'}`);
+    super(
+      `there is no plugin '${name}'; the plugins are: ${known.join(', ') || '(none)'} ` +
+        `(a plugin folder added or fixed since homed started is read at its next start: restart homed)`,
+    );
   }
 }
 

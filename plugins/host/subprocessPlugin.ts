@@ -19,6 +19,7 @@ import { currentBootId, processInfo } from './processTable.ts';
 import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
+import { stderrHint } from './stderrHints.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown =>
@@ -101,7 +102,11 @@ const spawnPlugin = async (
     args,
     cwd: dir,
     env: environment.env,
-    onStderr: (line) => env.log(`plugin ${name} (stderr): ${line}`),
+    onStderr: (line) => {
+      env.log(`plugin ${name} (stderr): ${line}`);
+      const hint = stderrHint(name, dir, line);
+      if (hint) env.log(hint);
+    },
     timers: env.timers,
   });
   const recorded = hub
