@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
 import { useBrowser, webuiUrlOf } from '../support/browser.ts';
 import { logOf, testDataDir, useDaemons } from '../support/homedSession.ts';
 import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
@@ -46,6 +46,10 @@ describe('the web UI in a browser', () => {
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
     const daemon = await daemons.start(dir);
+    // What the daemon said, for a failure seen once in CI and not reproduced since (the page lost its live feed after Approve).
+    const said: string[] = [daemon.output];
+    for (const stream of [daemon.process.stdout, daemon.process.stderr]) stream?.on('data', (chunk) => said.push(String(chunk)));
+    onTestFailed(() => console.log(`homed's output:\n${said.join('')}`));
     const url = webuiUrlOf(daemon.output);
     expect(url.hostname).toBe('127.0.0.1');
     const { page, requests, errors } = await browser.page();
