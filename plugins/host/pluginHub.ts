@@ -498,6 +498,9 @@ export class PluginHub {
       );
     }
     const principal = this.principalOf(plugin, input);
+    const replyTarget = input.replyTo?.target ?? null;
+    const conversation = this.conversationOf(plugin, input, replyChannel, replyTarget);
+    // Every check that may refuse comes before the bound, which counts what it admits until it is submitted.
     // An external plugin past its bound is refused before anything is recorded; the flood is
     // its misbehaviour, recorded once a window. Built-ins speak for the person (cli, web UI) or
     // bring back what the person set (timer, at most 1,000 timers): they are not bounded.
@@ -511,8 +514,6 @@ export class PluginHub {
     }
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
-    const replyTarget = input.replyTo?.target ?? null;
-    const conversation = this.conversationOf(plugin, input, replyChannel, replyTarget);
     // The input is recorded once, in the scheduler's journal: what it says travels with it.
     const submit = () =>
       this.options.inputs?.submit({

@@ -107,6 +107,18 @@ describe('a flood of injections through the hub', () => {
     expect((await misbehaved()).map((e) => e.type)).toEqual(['PluginMisbehaved', 'PluginMisbehaviourSummarised', 'PluginMisbehaved']);
   });
 
+  it('counts nothing against its bound for an injection refused for another reason (a conversation not its own)', async () => {
+    const { spammer, held } = await boot(join(tempDir(), 'events.db'));
+    for (let i = 0; i < WAITING + 1; i++) {
+      await expect(spammer.injectInput({ text: `peek ${i}`, conversation: 'cli:root' })).rejects.toMatchObject({
+        code: 'REGISTRATION_REFUSED',
+      });
+    }
+    expect(held()).toBe(0);
+    await spammer.injectInput({ text: 'a fair one' });
+    expect(held()).toBe(1);
+  });
+
   it('frees a place for each of its inputs that ends: finished, cancelled or stopped, and time alone frees none', async () => {
     const { spammer, held, scheduler, clock } = await boot(join(tempDir(), 'events.db'));
     const receipts = [];
