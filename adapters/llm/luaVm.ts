@@ -9,7 +9,7 @@
  * `bearer(config, headers)` (adds `Authorization: Bearer <config.apiKey>` when a key is set),
  * `log(level, msg)`; `print(...)` logs at 'info'.
  */
-import { lauxlib, lua, lualib, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
+import { lauxlib, lua, lualib, to_jsstring, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
 import { JsonBoundaryError, JsonBudget, pushJs, toJs, type JsonMarkers } from './luaJson.ts';
 import { LuaAdapterError } from './luaAdapterError.ts';
 import { BUFFER_FACTOR, jsValueBytes, LuaMeter, meterStringLibrary, meterTableLibrary, SIZES } from './luaMeter/index.ts';
@@ -265,14 +265,7 @@ export class LuaVm {
   private errorText(L: LuaState, idx: number): string {
     const type = lua.lua_type(L, idx);
     if (type === lua.LUA_TSTRING || type === lua.LUA_TNUMBER) return this.luaToString(L, idx);
-    const names: Readonly<Record<number, string>> = {
-      [lua.LUA_TNIL]: 'nil',
-      [lua.LUA_TBOOLEAN]: 'boolean',
-      [lua.LUA_TTABLE]: 'table',
-      [lua.LUA_TFUNCTION]: 'function',
-      [lua.LUA_TTHREAD]: 'thread',
-    };
-    return `error() was given a ${names[type] ?? 'userdata'}, not a message`;
+    return `error() was given a ${to_jsstring(lauxlib.luaL_typename(L, idx))}, not a message`;
   }
 
   private limitText(): string {
