@@ -68,6 +68,12 @@ type TurnRequestedData = Readonly<{ turnId: string; taskId: string; input: strin
 
 export type ConversationSummary = Readonly<{ key: string; turns: number; lastAt: number; lastInput: string }>;
 
+/** What the vault refused (a bad name, a missing secret, one set for tools only) is the request's mistake: a 400 saying so. */
+const vaultRefusal = (error: unknown): never => {
+  if (error instanceof SecretVaultError) throw new BadRequest(error.message);
+  throw error;
+};
+
 export class WebuiApi {
   constructor(
     private readonly api: PluginApi,
@@ -293,8 +299,7 @@ export class WebuiApi {
     try {
       this.control.settings.setSecret(name, value, tools as string[]);
     } catch (error) {
-      if (error instanceof SecretVaultError) throw new BadRequest(error.message);
-      throw error;
+      vaultRefusal(error);
     }
     return { stored: name };
   }
@@ -307,10 +312,6 @@ export class WebuiApi {
     const secret = body.apiKeySecret === undefined || body.apiKeySecret === '' ? {} : { apiKeySecret: text(body, 'apiKeySecret', 64) };
     return this.control.settings
       .probe({ adapter, baseUrl: text(body, 'baseUrl', 2_000), model: text(body, 'model', 200), ...key, ...secret })
-      .catch((error: unknown) => {
-        // A secret that is missing, or set for tools only, is the request's mistake: said as such.
-        if (error instanceof SecretVaultError) throw new BadRequest(error.message);
-        throw error;
-      });
+      .catch(vaultRefusal);
   }
 }
