@@ -28,9 +28,9 @@ import type { ReplayDivergence } from '../journal/replayJournal.ts';
 import type { Settings } from '../modules/config.ts';
 import { type Rebuild, startRebuild } from './rebuildProjections.ts';
 import { type ActorAt, type BackgroundWork, type Replayer, takeTurn } from './replayer.ts';
+import { type ProjectionVerdict, verifyProjections } from './verifyProjections.ts';
 
 export type { BackgroundWork } from './replayer.ts';
-import { type ProjectionVerdict, verifyProjections } from './verifyProjections.ts';
 
 export type StateAt = Readonly<{
   seq: number;
@@ -62,12 +62,8 @@ export class BackgroundReads implements EventStore {
     private readonly work: BackgroundWork = {},
   ) {}
 
-  private turn(): Promise<void> {
-    return takeTurn(this.work);
-  }
-
   async readStream(stream: string, options?: ReadStreamOptions): Promise<readonly RecordedEventOf<HologramEvent>[]> {
-    await this.turn();
+    await takeTurn(this.work);
     // A stream's later versions have later seqs: what the cut leaves is a prefix of what was read.
     return (await this.store.readStream(stream, options)).filter((event) => event.seq <= this.upTo);
   }
@@ -75,12 +71,12 @@ export class BackgroundReads implements EventStore {
   async readAll<T extends HologramEvent['type'] = HologramEvent['type']>(
     options: ReadAllOptions<T> = {},
   ): Promise<readonly RecordedEventOf<Extract<HologramEvent, { type: T }>>[]> {
-    await this.turn();
+    await takeTurn(this.work);
     return this.store.readAll({ ...options, toSeq: Math.min(options.toSeq ?? this.upTo, this.upTo) });
   }
 
   async headSeq(): Promise<number> {
-    await this.turn();
+    await takeTurn(this.work);
     return this.upTo;
   }
 
