@@ -270,6 +270,13 @@ describe('the web UI in a browser', () => {
           () => undefined,
         ),
     );
+    // Settings are read back slowly, as from a busy daemon: what the person types once the page
+    // says "saved" must survive the redraw of what was saved (CI once lost the typed source name).
+    await page.route('**/api/settings', async (route) => {
+      console.log('ROUTE', route.request().method(), Date.now()); if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
+    const settingsRead = () => page.waitForResponse((r) => r.url().endsWith('/api/settings') && r.request().method() === 'GET');
     await page.goto(url.href);
     await page.locator('nav.views a', { hasText: 'Settings' }).click();
 
@@ -289,13 +296,15 @@ describe('the web UI in a browser', () => {
     await expect(keepTopK.getAttribute('aria-invalid')).resolves.toBe('true');
     expect(readFileSync(join(dir, 'settings.json'), 'utf8')).toBe(before);
     await keepTopK.fill('12');
+    const savedRead = settingsRead();
     await page.locator('button.save-form').click();
     await page.locator('.notice', { hasText: 'Restart homed' }).waitFor();
-    expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).memory.keepTopK).toBe(12);
 
-    // A new source, tested, then added with its key.
+    // A new source, tested, then added with its key: typing starts as soon as "saved" shows.
     const form = page.locator('.source-form');
     await form.locator('input[name="name"]').fill('second');
+    await savedRead;
+    expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).memory.keepTopK).toBe(12);
     await form.locator('select[name="adapter"]').selectOption('openai');
     await form.locator('input[name="baseUrl"]').fill(second.baseUrl('openai'));
     await form.locator('input[name="model"]').fill('mb');

@@ -57,9 +57,10 @@ export class SettingsView {
     clear(problemsBox);
     try {
       await api.saveSettings(settings);
-      this.say('Saved to settings.json. Restart homed for the change to take effect.');
       this.read = await api.settings();
+      // Drawn before it is said, so nothing typed after the notice appears is wiped by the redraw.
       this.render();
+      this.say('Saved to settings.json. Restart homed for the change to take effect.');
       return [];
     } catch (error) {
       if (error instanceof SettingsRefused) {
@@ -369,9 +370,9 @@ export class SettingsView {
           .filter(Boolean);
         const stored = await api.setSecret(name.value.trim(), value.value, list);
         value.value = '';
-        this.say(`Stored ${stored.stored} in the vault; a tool call names it as @{${stored.stored}}.`);
         this.read = await api.settings();
         this.render();
+        this.say(`Stored ${stored.stored} in the vault; a tool call names it as @{${stored.stored}}.`);
       } catch (error) {
         this.say(`Not stored: ${(error as Error).message}`, true);
       }
