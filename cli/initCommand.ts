@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
 import { SETTINGS_FILE } from '../actors/modules/config.ts';
-import { baseUrlProblem } from '../actors/settings/baseUrl.ts';
 import { checkSettings } from '../actors/settings/checkSettings.ts';
 import { SETTINGS_SCHEMA } from '../actors/settings/settingsSchema.ts';
 import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
 import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { dataDirFrom, prepareDataDir } from './dataDir.ts';
+import { serverUrlFrom } from './serverUrl.ts';
 import { listModels, probeModel } from '../adapters/llm/modelProbe.ts';
 
 /** A path as a shell reads it back: bare when it is plain, in single quotes otherwise. */
@@ -29,7 +29,8 @@ Sets up the model the daemon talks to: asks what it is given no flag for, probes
 (the models it lists, one tiny request), and writes the source to DIR/settings.json, keeping
 every other setting there.
   --adapter A         ${BUILTIN_ADAPTERS.join(', ')} (openai also serves vLLM, llama.cpp server, LM Studio)
-  --url URL           e.g. http://127.0.0.1:8000/v1 (OpenAI-compatible) or http://127.0.0.1:11434 (Ollama)
+  --url URL           e.g. http://127.0.0.1:8000/v1 (OpenAI-compatible) or http://127.0.0.1:11434 (Ollama);
+                      a bare host:port (127.0.0.1:8000/v1) is taken as http://
   --model NAME        the model's name on that server
   --key-env VAR       the environment variable holding its API key (the key itself is never written)
   --context-window N  tokens the model can read (default 8192)
@@ -101,11 +102,14 @@ export const initCommand = async (args: string[], write: (line: string) => void)
       if (values.adapter) throw new UsageError(`--adapter must be one of ${BUILTIN_ADAPTERS.join(', ')}, got '${adapter}'`);
       adapter = await ask(`'${adapter}' is not one of ${BUILTIN_ADAPTERS.join(', ')}; adapter`, 'openai');
     }
-    let url = values.url ?? (await ask('Server URL', DEFAULT_URLS[adapter]));
-    for (let problem = baseUrlProblem(url); problem; problem = baseUrlProblem(url)) {
-      if (values.url) throw new UsageError(`--url: ${problem}`);
-      url = await ask(`${problem}; server URL`, DEFAULT_URLS[adapter]);
+    const example = DEFAULT_URLS[adapter] ?? DEFAULT_URLS.openai!;
+    let server = serverUrlFrom(values.url ?? (await ask('Server URL', DEFAULT_URLS[adapter])), example);
+    while ('problem' in server) {
+      if (values.url) throw new UsageError(`--url: ${server.problem}`);
+      server = serverUrlFrom(await ask(`${server.problem}; server URL`, DEFAULT_URLS[adapter]), example);
     }
+    const { url } = server;
+    if (server.assumedHttp) write(`  no scheme in '${url.slice('http://'.length)}': assuming ${url}`);
     const keyEnv = values['key-env'] ?? ((await ask('Environment variable holding its API key (empty for none)', '')) || undefined);
     const apiKey = keyEnv ? process.env[keyEnv] : undefined;
     const start = values.data === undefined ? 'npm start' : `npx homed --data ${shellWord(dir)}`;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { HOMED, runNodeWithInput } from '../support/processes.ts';
+import { HOMED, hasNoStackTrace, runNodeWithInput } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -69,6 +69,43 @@ describe('homed init', () => {
       expect(window.stdout).toBe('');
       expect(window.stderr).toContain(`--context-window must be a whole number of at least 1 (tokens), got '${given}'`);
     }
+  });
+
+  it('takes a server address without a scheme as http://, says so, and refuses one that is still no http(s) URL', async () => {
+    const llm = await startLlmServer([{ text: 'ready' }, { text: 'ready' }], { models: ['m'] });
+    daemons.onCleanup(() => llm.close());
+    // 127.0.0.1:PORT/v1, as an OpenAI-compatible server's address is often written.
+    const bare = llm.baseUrl('openai').replace(/^http:\/\//, '');
+    const dir = join(tempDir(), 'data');
+    const done = await init(dir, [], ['--adapter', 'openai', '--url', bare, '--model', 'm']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`no scheme in '${bare}': assuming http://${bare}`);
+    expect(done.stdout).toContain('it answered: "ready"');
+    const sources = () => JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).llm.sources;
+    expect(sources()[0].baseUrl).toBe(`http://${bare}`);
+
+    // Typed at the question, localhost:PORT is read the same way (nothing listens there: the probe says so).
+    const typed = await init(dir, ['ollama', 'localhost:9', '', 'm'], ['--force']);
+    expect(typed.code).toBe(1);
+    expect(typed.stdout).toContain("no scheme in 'localhost:9': assuming http://localhost:9");
+    expect(sources()[0].baseUrl).toBe('http://localhost:9');
+
+    // What is still no http(s) URL is refused, naming it, with an example; never a stack trace.
+    for (const given of ['localhost', 'ftp://127.0.0.1:21', 'not a url']) {
+      const refused = await init(join(tempDir(), 'refused'), [], ['--adapter', 'openai', '--url', given, '--model', 'm']);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`'${given}' is not an http(s) URL`);
+      expect(refused.stderr).toContain('e.g. http://127.0.0.1:8000/v1');
+      expect(hasNoStackTrace(refused.stderr)).toBe(true);
+    }
+    // At the question, it is asked again with the same words.
+    const again = await init(join(tempDir(), 'asked'), ['openai', 'localhost', `${bare}`, '', 'm']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("'localhost' is not an http(s) URL");
+    // A value carrying credentials is refused without being repeated.
+    const secret = await init(join(tempDir(), 'secret'), [], ['--adapter', 'openai', '--url', 'me:sk-x@127.0.0.1:9/v1', '--model', 'm']);
+    expect(secret.code).toBe(2);
+    expect(secret.stderr).not.toContain('sk-x');
   });
 
   it('run while homed runs on the data dir, says to restart it to use the new model', async () => {
