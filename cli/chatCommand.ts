@@ -20,6 +20,7 @@ import type { CommandOutput } from './commandOutput.ts';
 import { DaemonNotRunning } from './daemonErrors.ts';
 import { dataDirFrom, prepareDataDir } from './dataDir.ts';
 import { DataDirInUse, describeHolder, holderOf } from './dataDirLock.ts';
+import { withDataDir } from './shellWords.ts';
 
 export const CHAT_HELP = `Usage: homed chat [--data DIR] [--llm ADAPTER=URL ...] [--model NAME] [--system TEXT] [--max-rounds N] message ...
 
@@ -155,7 +156,7 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
   // Before the kernel starts: a chat with no model would only be told so by the turn.
   if ('missing' in llmFacilityFrom(loadSettings(dir, overrides))) {
     throw new UsageError(
-      `no LLM source: pass --llm ADAPTER=URL, or set one up with 'homed init --data ${dir}' (llm.sources in ${join(dir, SETTINGS_FILE)})`,
+      `no LLM source (llm.sources in ${join(dir, SETTINGS_FILE)}): pass --llm ADAPTER=URL, or set one up with: ${withDataDir('homed init', dir)}`,
     );
   }
   return chatInProcess({ dir, overrides, text, output });

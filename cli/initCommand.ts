@@ -18,10 +18,8 @@ import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
 import { dataDirFrom, prepareDataDir } from './dataDir.ts';
 import { serverUrlFrom } from './serverUrl.ts';
+import { shellWord } from './shellWords.ts';
 import { listModels, probeModel } from '../adapters/llm/modelProbe.ts';
-
-/** A path as a shell reads it back: bare when it is plain, in single quotes otherwise. */
-const shellWord = (path: string): string => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
 
 export const INIT_HELP = `Usage: homed init [--data DIR] [--adapter A] [--url URL] [--model NAME] [--key-env VAR] [--context-window N] [--force]
 

@@ -198,11 +198,19 @@ describe('homed chat', () => {
     expect(unset.stderr).not.toContain('sk-from-env');
   });
 
-  it('with no source anywhere, says where to add one', async () => {
-    const dir = join(tempDir(), 'data');
+  it('with no source anywhere, says where to add one, with the command for its data dir', async () => {
+    // A data dir whose path has a space: the command to paste quotes it.
+    const dir = join(tempDir(), "Al's data");
+    mkdirSync(dir);
     const chat = await runHomed(['chat', '--data', dir, 'hi']);
     expect(chat.code).toBe(2);
-    expect(chat.stderr).toContain(`no LLM source: pass --llm ADAPTER=URL, or set one up with 'homed init --data ${dir}'`);
+    expect(chat.stderr).toContain(
+      `no LLM source (llm.sources in ${join(dir, 'settings.json')}): pass --llm ADAPTER=URL, or set one up with: homed init --data '${dir.replace("'", "'\\''")}'\n`,
+    );
+    // The default data dir ($HOLOGRAM_DATA here) needs no --data.
+    const byDefault = await runHomed(['chat', 'hi'], { env: { ...process.env, HOLOGRAM_DATA: dir } });
+    expect(byDefault.code).toBe(2);
+    expect(byDefault.stderr).toContain('or set one up with: homed init\n');
     // A source from --llm with no model is told to take --model, not to edit settings.json first.
     const noModel = await runHomed(['chat', '--data', dir, '--llm', 'openai=http://127.0.0.1:9/v1', 'hi']);
     expect(noModel.code).toBe(1);
