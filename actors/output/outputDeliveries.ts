@@ -152,6 +152,8 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     }
     case 'OutputSent': {
       const turn = turnOf(state, event);
+      // The reply is what this says was sent: a piece the model's stream still journals after it (a stop raced a frame) is not.
+      if (turn) turn.streamingRound = null;
       if (!turn?.route) return [];
       const { text, kind, streamed } = event.data;
       if (kind === 'preempted') return []; // the task runs again from its input; its reply is still to come

@@ -427,7 +427,8 @@ export class TurnRunner {
 
   /**
    * The turn ended: what was said enters memory now, after on_input had its say (memory keeps
-   * the input as on_input left it), then the tool rounds and the reply the user was sent.
+   * the input as on_input left it), then the tool rounds and the reply the user was sent (of a
+   * stopped reply, the part that was sent).
    * A preempted or shut-down task runs again from its input, so it enters memory then.
    */
   private async completed(run: Running, turn: TurnActor, outcome: TurnOutcome, said: Said): Promise<void> {
@@ -440,9 +441,11 @@ export class TurnRunner {
     const { conversation } = said;
     try {
       await memory.observe(conversation, 'user', turn.state.stage.input ?? said.input, said.at, said.where);
-      if (sent && (sent.kind === 'answer' || sent.kind === 'handler') && sent.text) {
+      if (sent && (sent.kind === 'answer' || sent.kind === 'handler' || sent.kind === 'cancelled') && sent.text) {
         const at = Math.max(said.at, this.options.clock.now());
-        await memory.observeTools(conversation, toolRoundsOf(turn.state.messages.slice(said.sentBefore)), at);
+        // A stopped round may have calls without their results: only what the user was sent of it is kept.
+        if (sent.kind !== 'cancelled')
+          await memory.observeTools(conversation, toolRoundsOf(turn.state.messages.slice(said.sentBefore)), at);
         await memory.observe(conversation, 'agent', sent.text, at);
       }
     } catch (error) {

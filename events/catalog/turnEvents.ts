@@ -185,7 +185,8 @@ export const turnEvents = {
   ToolCompleted: defineEvent('ToolCompleted', object({ callId: string(), name: string(), result: string(), error: optional(string()) })),
   /**
    * What the user receives as the turn's reply, and what it is. `streamed`: the text already
-   * reached the user as the model's recorded pieces; otherwise it is delivered whole now.
+   * reached the user as the model's recorded pieces; otherwise it is delivered whole now. A
+   * stopped turn's text is what of its last round had reached the user when it stopped.
    */
   OutputSent: defineEvent('OutputSent', object({ text: string(), kind: outputKind(), streamed: boolean() }), {
     schemaVersion: 2,

@@ -304,13 +304,25 @@ const respond = (d: Decision, text: string, kind: OutputKind, outcome: TurnOutco
   send(d, { text, kind });
 };
 
-const send = (d: Decision, output: NonNullable<TurnState['output']>): void => {
-  const s = d.state;
-  const streamed =
-    s.streaming && output.text !== '' && output.text === s.answer?.text && (output.kind === 'answer' || output.kind === 'denied');
+/** `streamed`: the text already reached the user as the model's recorded pieces (by default: it is the round's streamed answer). */
+const send = (d: Decision, output: NonNullable<TurnState['output']>, streamed = streamedAnswer(d.state, output)): void => {
   d.facts.push({ type: 'OutputSent', data: { ...output, streamed } });
   set(d, { output, phase: 'after_output', runs: [], calls: [] });
   runStage(d, 'after_output', { output: output.text }, { kind: 'turn' });
+};
+
+const streamedAnswer = (s: TurnState, output: NonNullable<TurnState['output']>): boolean =>
+  s.streaming && output.text !== '' && output.text === s.answer?.text && (output.kind === 'answer' || output.kind === 'denied');
+
+/**
+ * What the user already holds of this round's reply, as the output actor delivered it from the
+ * log: the round's recorded pieces while the model streams, all of its answer once that is
+ * recorded (the pieces are its prefix), nothing when the round is held for a handler.
+ */
+const alreadySent = (s: TurnState): string => {
+  if (!s.streaming || s.phase === 'on_input' || s.phase === 'pre_action') return '';
+  if (s.phase === 'llm' || !s.answer) return s.streamed;
+  return s.answer.text.startsWith(s.streamed) ? s.answer.text : s.streamed;
 };
 
 const complete = (d: Decision): void => {
@@ -326,9 +338,11 @@ const stopped = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnSt
   const { phase } = d.state;
   if (!CANCELLABLE.includes(phase)) return;
   const { reason } = message.data;
+  // The reply stops where it is: its output is what the user was already sent of it, not nothing.
+  const sent = alreadySent(d.state);
   d.facts.push({ type: 'TurnCancelled', data: { during: phase, reason } });
-  set(d, { stopped: reason, runs: [], calls: [] });
-  respond(d, '', reason === 'preempted' ? 'preempted' : 'cancelled', 'cancelled');
+  set(d, { stopped: reason, runs: [], calls: [], outcome: 'cancelled' });
+  send(d, { text: sent, kind: reason === 'preempted' ? 'preempted' : 'cancelled' }, sent !== '');
 };
 
 const requested = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnRequested' }>): void => {

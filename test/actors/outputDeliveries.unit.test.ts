@@ -1,6 +1,7 @@
 /**
  * What the user receives, folded from committed events: each delivery of a reply names the input
- * it answers, and a tool that starts is shown only on a channel that asked for progress.
+ * it answers, a tool that starts is shown only on a channel that asked for progress, and nothing
+ * of the model's stream follows the output that ended the reply.
  */
 import { describe, expect, it } from 'vitest';
 import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
@@ -44,5 +45,27 @@ describe('deliveries of a reply', () => {
     const state = emptyOutputState();
     const kinds = replyWithTool(Capability.text).flatMap((e) => foldOutput(state, e).map((d) => d.kind));
     expect(kinds).toEqual(['chunk', 'end']);
+  });
+});
+
+describe('deliveries of a stopped reply', () => {
+  it('end with what the output says was sent: a piece journaled after the stop is not delivered', () => {
+    const state = emptyOutputState();
+    state.streamRoutes.set('turn-s', { channel: 'cli', target: null });
+    const deliveries = [
+      event('turn-s', 'TurnRequested', { turnId: 's', input: 'tell me a story', model: 'm', maxRounds: 8, toolset: '' }),
+      event('turn-s', 'LlmRequested', { round: 0, from: 0, added: [], total: 1, stream: true }),
+      event('turn-s', 'LlmChunkRecorded', { round: 0, index: 0, text: 'Once upon' }),
+      event('turn-s', 'TurnStopRequested', { reason: 'stop' }),
+      event('turn-s', 'TurnCancelled', { during: 'llm', reason: 'stop' }),
+      event('turn-s', 'OutputSent', { text: 'Once upon', kind: 'cancelled', streamed: true }),
+      event('turn-s', 'LlmChunkRecorded', { round: 0, index: 1, text: ' a time' }),
+      event('turn-s', 'TurnCompleted', { outcome: 'cancelled', rounds: 0 }),
+    ].flatMap((e) => foldOutput(state, e));
+    const route = { channel: 'cli', target: null };
+    expect(deliveries).toEqual([
+      { route, kind: 'chunk', text: 'Once upon' },
+      { route, kind: 'end', text: '(cancelled)', outcome: 'cancelled' },
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay, type CliReply } from '../support/homedSession.ts';
-import { lastUserText, startLlmServer, type ScriptEntry } from '../support/llmServer/index.ts';
+import { lastUserText, messagesOf, startLlmServer, type ScriptEntry } from '../support/llmServer/index.ts';
 import { finished, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -20,6 +20,12 @@ const daemons = useDaemons();
 const when = (text: string, reply: ScriptEntry & object): ScriptEntry => ({ when: (r) => lastUserText(r) === text, reply: reply as never });
 
 const SLOW = { chunkDelayMs: 250 };
+
+/** The pieces of the first turn's answer the log holds, put together: what reached its user before it stopped. */
+const firstTurnPieces = async (dir: string): Promise<string> => {
+  const [first] = await logOf(dir, '--type', 'TurnRequested');
+  return (await logOf(dir, '--stream', first!.stream, '--type', 'LlmChunkRecorded')).map((e) => e.data.text).join('');
+};
 
 describe('what leaves a turn comes from its journal', () => {
   it("sends exactly the plugin's rewrite and the plugin's own answer, and memory keeps what was sent", async () => {
@@ -68,7 +74,7 @@ describe('what leaves a turn comes from its journal', () => {
     await verifyReplay(dir);
   });
 
-  it('a stop pressed mid-stream is recorded, answered as a cancellation, and replays', async () => {
+  it('a stop pressed mid-stream is recorded with what was sent, answered as a cancellation, kept in memory, and replays', async () => {
     const server = await startLlmServer([
       // About 10 s of stream: waiter --stop lands mid-stream even when it starts slowly on a loaded machine.
       { text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), slow: SLOW },
@@ -82,7 +88,14 @@ describe('what leaves a turn comes from its journal', () => {
     const replies = askSocket(dir, 'count slowly', (r) => r.type === 'chunk' && streaming());
     await started;
     expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped the running task\n');
-    expect((await replies).at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled', inputId: expect.any(String) });
+    const received = await replies;
+    expect(received.at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled', inputId: expect.any(String) });
+    // The log says what the person saw: the pieces committed before the stop, no more, no less.
+    const seen = received.flatMap((r) => (r.type === 'chunk' ? [r.text] : [])).join('');
+    expect(seen).toMatch(/^word0 /);
+    expect(seen).not.toContain('word39');
+    expect((await logOf(dir, '--type', 'LlmChunkRecorded')).map((e) => e.data.text).join('')).toBe(seen);
+    expect((await logOf(dir, '--type', 'OutputSent')).map((e) => e.data)).toEqual([{ text: seen, kind: 'cancelled', streamed: true }]);
     const turn = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted', '--type', 'TaskCompleted');
     expect(turn.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
       ['TurnStopRequested', 'stop'],
@@ -92,6 +105,13 @@ describe('what leaves a turn comes from its journal', () => {
     // With nothing left, a stop says so rather than 'stopped'.
     expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('nothing was running or waiting\n');
     expect((await finished(spawnNode([WAITER, '--data', dir, 'and now?']))).stdout).toBe('After the stop.\n');
+    // The next turn's history holds the stopped reply as far as it was sent.
+    const history = messagesOf(server.requests[1]!).filter((m) => m.role !== 'system');
+    expect(history.map(({ role, content }) => ({ role, content }))).toEqual([
+      { role: 'user', content: 'count slowly' },
+      { role: 'assistant', content: seen },
+      { role: 'user', content: 'and now?' },
+    ]);
     await server.close();
     await verifyReplay(dir);
   });
@@ -153,9 +173,12 @@ describe('what leaves a turn comes from its journal', () => {
       'TaskCompleted',
     );
     expect(scheduler.map((e) => e.type)).toEqual(['TaskPreempted', 'TaskCompleted', 'TaskResumed', 'TaskCompleted']);
+    // The preempted turn's output is what its user was sent of it before the interrupt.
+    const cut = await firstTurnPieces(dir);
+    expect('Roses are red, violets are blue, this poem is long'.startsWith(cut), cut).toBe(true);
     const outputs = await logOf(dir, '--type', 'OutputSent');
     expect(outputs.map((e) => [e.data.kind, e.data.text])).toEqual([
-      ['preempted', ''],
+      ['preempted', cut],
       ['answer', 'Kettle handled.'],
       ['answer', 'A short poem.'],
     ]);
@@ -197,9 +220,12 @@ describe('what leaves a turn comes from its journal', () => {
       .poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).map((e) => e.data.outcome), { timeout: 20_000 })
       .toEqual(['abandoned', 'done', 'done']);
     expect((await logOf(dir, '--type', 'TurnStopRequested')).map((e) => e.data.reason)).toEqual(['abandoned']);
+    // The abandoned turn is closed with what it had sent: the pieces committed before the kill.
+    const cut = await firstTurnPieces(dir);
+    expect(cut).toMatch(/^this /);
     const answers = (await logOf(dir, '--type', 'OutputSent')).map((e) => [e.data.kind, e.data.text]);
     expect(answers).toEqual([
-      ['cancelled', ''],
+      ['cancelled', cut],
       ['answer', 'Second answered.'],
       ['answer', 'Third answered.'],
     ]);

@@ -281,8 +281,10 @@ const checkOutputKind = (toolset: Toolset, request: TurnRequestSpec, journal: re
     const { reason } = stop.message.data;
     expect(stop.facts.slice(0, 2), `a ${reason} stop before the output`).toEqual([
       { type: 'TurnCancelled', data: { during: expect.any(String), reason } },
-      { type: 'OutputSent', data: { text: '', kind: reason === 'preempted' ? 'preempted' : 'cancelled', streamed: false } },
+      { type: 'OutputSent', data: { text, kind: reason === 'preempted' ? 'preempted' : 'cancelled', streamed: text !== '' } },
     ]);
+    // What it says was sent is checked against what reached the user (checkWhatTheUserReceives).
+    if (!streams(toolset)) expect(text, 'a held reply that stopped sent nothing of it').toBe('');
     return;
   }
   expect(['cancelled', 'preempted'], 'a cancelled or preempted output without an accepted stop').not.toContain(kind);
@@ -327,14 +329,17 @@ const checkOutputKind = (toolset: Toolset, request: TurnRequestSpec, journal: re
 
 const STREAM = 'turn-property';
 
+/** Outputs whose text is the model's words, as far as the user received them. */
+const MODEL_WORDS: readonly OutputKind[] = ['answer', 'denied', 'cancelled', 'preempted'];
+
 /**
  * Folds the journal through the output actor: when the reply is the model's words (an answer,
- * or the text it gave with calls that were all denied), what reaches the user after the last
- * LLM request spells the reply exactly, neither cut nor twice.
+ * the text it gave with calls that were all denied, or as far as it got before a stop), what
+ * reaches the user after the last LLM request spells the reply exactly, neither cut nor twice.
  */
 const checkWhatTheUserReceives = (journal: readonly JournalEntry[]): void => {
   const output = journal.flatMap((e) => e.facts).find((f): f is Of<'OutputSent'> => f.type === 'OutputSent');
-  if (!output || (output.data.kind !== 'answer' && output.data.kind !== 'denied')) return;
+  if (!output || !MODEL_WORDS.includes(output.data.kind)) return;
   const state = emptyOutputState();
   state.streamRoutes.set(STREAM, { channel: 'cli', target: null });
   let seq = 0;
