@@ -14,7 +14,13 @@ export type PluginEntry = Readonly<{
   capabilities: readonly string[];
   state: PluginState;
   enabled: boolean;
+  /**
+   * Restarts after a crash since the plugin was last started fresh (`PluginStarting` attempt 0:
+   * a person's start, enable or reload, or the daemon's boot), which is when the supervisor
+   * forgets its crash window too.
+   */
   restarts: number;
+  /** Crashes ever recorded. */
   crashes: number;
   lastError: string | null;
 }>;
@@ -86,7 +92,7 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
     return withPlugin(registry, name, (entry) => ({
       ...entry,
       state,
-      restarts: entry.restarts + (event.type === 'PluginRestarting' ? 1 : 0),
+      restarts: restartsAfter(entry.restarts, event),
       crashes: entry.crashes + (event.type === 'PluginCrashed' ? 1 : 0),
       lastError:
         event.type === 'PluginCrashed'
@@ -153,6 +159,11 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
     default:
       return registry;
   }
+};
+
+const restartsAfter = (restarts: number, event: PluginEvent): number => {
+  if (event.type === 'PluginRestarting') return restarts + 1;
+  return event.type === 'PluginStarting' && event.data.attempt === 0 ? 0 : restarts;
 };
 
 const crashReason = (crash: Extract<PluginEvent, { type: 'PluginCrashed' }>['data']): string =>

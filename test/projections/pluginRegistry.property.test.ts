@@ -292,7 +292,8 @@ class Detach implements Cmd {
 type Crash = Readonly<{ exitCode?: number; signal?: string; error?: string }>;
 type Fact =
   | Readonly<{ type: 'PluginStarted' | 'PluginRestarting' | 'PluginDisabled' | 'PluginEnabled' | 'PluginStopped' | 'PluginLoaded' }>
-  | Readonly<{ type: 'PluginCrashed'; crash: Crash }>;
+  | Readonly<{ type: 'PluginCrashed'; crash: Crash }>
+  | Readonly<{ type: 'PluginStarting'; attempt: number }>;
 
 /** A supervisor fact (or the plugin's manifest being loaded again). */
 class SupervisorFact implements Cmd {
@@ -306,6 +307,12 @@ class SupervisorFact implements Cmd {
     const at = 1_000;
     let data: Record<string, unknown> = { plugin: this.plugin, at };
     switch (this.fact.type) {
+      case 'PluginStarting':
+        entry.state = 'starting';
+        // Attempt 0 is a fresh start (a person's, or the boot's): restarts count from there.
+        if (this.fact.attempt === 0) entry.restarts = 0;
+        data = { ...data, attempt: this.fact.attempt };
+        break;
       case 'PluginStarted':
         entry.state = 'running';
         break;
@@ -365,7 +372,8 @@ class SupervisorFact implements Cmd {
       'a supervisor fact leaves registrations alone',
     );
   }
-  toString = (): string => `${this.fact.type}(${this.plugin}${'crash' in this.fact ? `, ${JSON.stringify(this.fact.crash)}` : ''})`;
+  toString = (): string =>
+    `${this.fact.type}(${this.plugin}${'crash' in this.fact ? `, ${JSON.stringify(this.fact.crash)}` : ''}${'attempt' in this.fact ? `, attempt ${this.fact.attempt}` : ''})`;
 }
 
 const pluginArb = fc.constantFrom(...PLUGINS);
@@ -387,6 +395,7 @@ const factArb: fc.Arbitrary<Fact> = fc.oneof(
     .constantFrom('PluginStarted', 'PluginRestarting', 'PluginDisabled', 'PluginEnabled', 'PluginStopped', 'PluginLoaded')
     .map((type) => ({ type })),
   crashArb.map((crash) => ({ type: 'PluginCrashed' as const, crash })),
+  fc.integer({ min: 0, max: 3 }).map((attempt) => ({ type: 'PluginStarting' as const, attempt })),
 );
 
 const commandArbs: fc.Arbitrary<Cmd>[] = [
