@@ -4,7 +4,7 @@
  * daemon's kernel booted in this process for the one message, under the data dir's lock. The
  * reply streams to stdout either way, and the turn is journaled in the data dir's log.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
 import { InvalidLlmSource, llmFacilityFrom, sourceSettingFromFlag } from '../actors/llm/llmSources.ts';
 import { loadSettings, SETTINGS_FILE, type Settings } from '../actors/modules/config.ts';
@@ -18,7 +18,7 @@ import { CliClient } from './cliClient.ts';
 import { UsageError } from './cliErrors.ts';
 import type { CommandOutput } from './commandOutput.ts';
 import { DaemonNotRunning } from './daemonErrors.ts';
-import { dataDirFrom, prepareDataDir } from './dataDir.ts';
+import { dataDirFrom, existingDataDir, prepareDataDir } from './dataDir.ts';
 import { DataDirInUse, describeHolder, holderOf } from './dataDirLock.ts';
 import { withDataDir } from './shellWords.ts';
 
@@ -136,7 +136,8 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
   const text = positionals.join(' ');
   if (text.trim() === '') throw new UsageError('the message is empty; give the text to send');
   const { overrides, flags } = overridesOf(values);
-  const dir = resolve(dataDirFrom(values.data));
+  // Chat never makes a data dir: a mistyped --data would leave a stray one (and a second memory).
+  const dir = existingDataDir(dataDirFrom(values.data));
   const daemon = await daemonOn(dir);
   if (daemon) {
     try {

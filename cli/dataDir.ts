@@ -6,8 +6,9 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
-import { createDefaultCatalog, EventLogUnavailable } from '../events/index.ts';
+import { createDefaultCatalog, EventLogUnavailable, HologramError } from '../events/index.ts';
 import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
+import { withDataDir } from './shellWords.ts';
 
 export { dataDirFrom, defaultDataDir } from './defaultDataDir.ts';
 
@@ -36,6 +37,29 @@ export const refuseNonDirectory = (path: string): void => {
     return; // nothing there (or unreadable): said where it is created or read
   }
   if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder (made if missing), or move that away`);
+};
+
+/** A command other than starting homed and `homed init` was pointed at a data dir that is not there. */
+export class DataDirMissing extends HologramError {
+  readonly code = 'DATA_DIR_MISSING';
+  constructor(readonly dir: string) {
+    super(
+      `the data dir ${dir} does not exist; make it with: ${withDataDir('homed init', dir)} (it sets up the model), ` +
+        `or start homed on it: ${withDataDir('homed', dir)}`,
+    );
+  }
+}
+
+/**
+ * The data dir of a command that uses one but must not make it (`homed chat`, `homed secret`):
+ * only starting homed and `homed init` make a data dir, so a mistyped --data leaves nothing behind.
+ * @throws DataDirMissing when it is not there; EventLogUnavailable when it is not a folder.
+ */
+export const existingDataDir = (dir: string): string => {
+  const path = resolve(dir);
+  refuseNonDirectory(path);
+  if (!existsSync(path)) throw new DataDirMissing(path);
+  return path;
 };
 
 /**

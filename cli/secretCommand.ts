@@ -6,8 +6,7 @@
 import { checkSecretName, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { Cancelled, UsageError } from './cliErrors.ts';
-import { resolve } from 'node:path';
-import { dataDirFrom, prepareDataDir, refuseNonDirectory } from './dataDir.ts';
+import { dataDirFrom, existingDataDir, prepareDataDir } from './dataDir.ts';
 
 export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data DIR]    the value comes on stdin
        homed secret list [--data DIR]        names, and the tools each may be filled into
@@ -79,11 +78,10 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     return values.help ? 0 : 2;
   }
   const [action, name, ...extra] = positionals;
-  /** The vault of the data dir, which `set` makes (0700) when missing; a --data that is not a folder is refused. */
-  const vault = (make = false) => {
-    const dir = resolve(dataDirFrom(values.data));
-    if (make) prepareDataDir(dir);
-    else refuseNonDirectory(dir);
+  /** The vault of the data dir, which must exist (starting homed or `homed init` makes it); `set` checks that it can write there. */
+  const vault = (writing = false) => {
+    const dir = existingDataDir(dataDirFrom(values.data));
+    if (writing) prepareDataDir(dir);
     return SecretVault.open(dir);
   };
   const needName = (): string => {
@@ -103,6 +101,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     case 'set': {
       const secret = needName();
       const tools = toolGlobs(values.tools);
+      existingDataDir(dataDirFrom(values.data)); // refused before the value is asked for
       const value = await readValue(secret);
       vault(true).set(secret, value, tools);
       write(

@@ -33,6 +33,7 @@ describe('homed chat', () => {
     const server = await startLlmServer([{ text: 'Paris is sunny today.', slow: { chunkDelayMs: 30 } }]);
     servers.push(server);
     const dir = join(tempDir(), 'data');
+    mkdirSync(dir); // chat makes no data dir
     const chat = await finished(
       spawnNode(
         [HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'test-model', 'Weather', 'in Paris?'],
@@ -92,6 +93,7 @@ describe('homed chat', () => {
     const answering = await startLlmServer([{ text: 'From the backup.' }]);
     servers.push(refusing, answering);
     const dir = join(tempDir(), 'data');
+    mkdirSync(dir); // chat makes no data dir
     const chat = await runHomed([
       'chat',
       '--data',
@@ -114,6 +116,7 @@ describe('homed chat', () => {
     const failing = await startLlmServer([{ status: 500, message: 'overloaded' }]);
     servers.push(failing);
     const dir = join(tempDir(), 'data');
+    mkdirSync(dir); // chat makes no data dir
     const chat = await runHomed(['chat', '--data', dir, '--llm', `ollama=${failing.baseUrl('ollama')}`, '--model', 'm', 'hi']);
     expect(chat.code).toBe(1);
     expect(chat.stderr).toContain('every LLM source failed');
@@ -137,6 +140,7 @@ describe('homed chat', () => {
     const server = await startLlmServer([{ toolCalls: [{ name: 'timer_list', arguments: {} }] }, { text: 'never asked' }]);
     servers.push(server);
     const dir = join(tempDir(), 'data');
+    mkdirSync(dir); // chat makes no data dir
     const limited = await runHomed([
       'chat',
       '--data',
@@ -161,6 +165,7 @@ describe('homed chat', () => {
     ]);
     servers.push(server);
     const dir = join(tempDir(), 'data');
+    mkdirSync(dir); // chat makes no data dir
     const chat = spawnNode([HOMED, 'chat', '--data', dir, '--llm', `openai=${server.baseUrl('openai')}`, '--model', 'm', 'count']);
     const done = finished(chat);
     await new Promise<void>((resolve) => chat.stdout!.once('data', () => resolve())); // streaming has begun
