@@ -16,7 +16,7 @@ export const formatApprovals = (pending: readonly PendingApprovalSummary[]): str
     : pending.map((p) => `${p.approval}  ${p.name}  (${p.conversation})`).join('\n');
 
 /** Approves or refuses; `words` are the ID (optional when one call waits) and, for a refusal, the reason. Returns what to tell the person. */
-export const answerApproval = async (client: CliClient, approved: boolean, words: readonly string[]): Promise<string> => {
+export const answerApproval = async (client: Pick<CliClient, 'ask'>, approved: boolean, words: readonly string[]): Promise<string> => {
   const given = words.filter((w) => w !== '');
   const named = given[0] !== undefined && APPROVAL_ID.test(given[0]);
   let approval = named ? given[0] : undefined;

@@ -18,6 +18,7 @@ import { formatPlugins, formatTools } from './listings.ts';
 import { LiveLines } from './liveLines.ts';
 import { StreamLines } from './streamLines.ts';
 import { SHUTDOWN_NOTE } from '../actors/output/replyNotes.ts';
+import { closestNames } from '../events/closestNames.ts';
 
 export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):
   /stop      stop the reply under way and your messages waiting behind it (Ctrl-C does the same)
@@ -31,6 +32,24 @@ export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model)
 Anything else is a message. Replies stream above the prompt; a line starting with · is a tool
 being run; one starting with ↪ came for you without being asked here (a reminder, say).`;
 
+/** The commands a session answers itself, as /help lists them (`/exit` is also taken for /quit). */
+const COMMANDS = ['/stop', '/tools', '/plugins', '/approvals', '/approve', '/deny', '/help', '/quit'] as const;
+
+const COMMAND_NAMES = [...COMMANDS, '/exit'].map((command) => command.slice(1));
+
+/** What is said for a line that starts with '/' and names no command: the nearest one, if any is near, and the list. */
+const unknownCommand = (name: string): string => {
+  const typed = name.slice(1);
+  const [near] = typed ? closestNames(typed, COMMAND_NAMES, 1) : [];
+  return (
+    `no command ${name}; ${near ? `did you mean /${near}? ` : ''}commands: ${COMMANDS.join(' ')} ` +
+    "(/help says what each does; to send a message starting with '/', put a space before it)"
+  );
+};
+
+/** What a session needs of its connection to homed (a CliClient). */
+export type SessionClient = Pick<CliClient, 'onReply' | 'onClose' | 'ask' | 'send' | 'close'>;
+
 /** How long a lost daemon is waited for before the session gives up. */
 const RECONNECT_FOR_MS = 60_000;
 const RECONNECT_EVERY_MS = 500;
@@ -41,12 +60,14 @@ export type InteractiveOptions = Readonly<{
   dataDir: string;
   user: string;
   input: NodeJS.ReadableStream;
+  /** The terminal readline draws the prompt and what is typed on (process.stdout). */
+  output: NodeJS.WritableStream;
   stdout: CommandOutput;
   terminal: boolean;
   columns: () => number;
   /** One line for the user about a problem (stderr). */
   warn: (line: string) => void;
-  connect: (dataDir: string) => Promise<CliClient>;
+  connect: (dataDir: string) => Promise<SessionClient>;
   sleep: (ms: number) => Promise<void>;
 }>;
 
@@ -57,7 +78,7 @@ type Reply = { lines: StreamLines; asked: boolean; streamed: boolean; marked: bo
 const QUOTED_AT_MOST = 40;
 
 export class InteractiveWaiter {
-  private client: CliClient | undefined;
+  private client: SessionClient | undefined;
   private rl: Interface | undefined;
   /** Replies under way, by input: `asked` when this session sent the message. */
   private readonly replies = new Map<string, Reply>();
@@ -78,13 +99,13 @@ export class InteractiveWaiter {
     this.live = new LiveLines({ write: options.stdout.write, prompt: () => this.prompt(), columns: options.columns });
   }
 
-  async run(client: CliClient): Promise<number> {
+  async run(client: SessionClient): Promise<number> {
     const done = new Promise<number>((resolve) => {
       this.finish = resolve;
     });
     await this.attach(client);
     const { terminal, input } = this.options;
-    this.rl = createInterface({ input, output: terminal ? process.stdout : undefined, terminal, prompt: PROMPT });
+    this.rl = createInterface({ input, output: terminal ? this.options.output : undefined, terminal, prompt: PROMPT });
     this.rl.on('line', (line) => {
       if (terminal) {
         this.live.submitted(`${PROMPT}${line}`);
@@ -100,7 +121,7 @@ export class InteractiveWaiter {
     return done;
   }
 
-  private async attach(client: CliClient): Promise<void> {
+  private async attach(client: SessionClient): Promise<void> {
     this.client = client;
     client.onReply((reply) => this.onReply(reply));
     client.onClose((lost) => void this.onLost(lost.message));
@@ -165,7 +186,7 @@ export class InteractiveWaiter {
           this.print(await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1)));
           break;
         default:
-          this.warn(`no command ${name}; /help lists them (to send a message starting with '/', put a space before it)`);
+          this.warn(unknownCommand(name ?? text));
       }
     } catch (error) {
       this.warn((error as Error).message);
@@ -173,7 +194,7 @@ export class InteractiveWaiter {
     this.prompt();
   }
 
-  private need(): CliClient {
+  private need(): SessionClient {
     if (!this.client) throw new DaemonRefused('not connected to homed right now');
     return this.client;
   }

@@ -116,6 +116,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
         dataDir,
         user: userInfo().username,
         input: process.stdin,
+        output: process.stdout,
         stdout,
         terminal,
         columns: () => process.stdout.columns ?? 80,

@@ -62,7 +62,9 @@ describe('interactive waiter in a terminal', () => {
     await term.waitFor(/\/stop +stop the reply under way and your messages waiting behind it/);
     expect(server.requests, '/help went to the model').toHaveLength(0);
     term.type('/nope');
-    await term.waitFor(/no command \/nope; \/help lists them/);
+    await term.waitFor(/no command \/nope; commands: \/stop \/tools/);
+    term.type('/stpo');
+    await term.waitFor(/no command \/stpo; did you mean \/stop\? commands:/);
     expect(server.requests, 'an unknown command went to the model').toHaveLength(0);
 
     term.type('list the files');

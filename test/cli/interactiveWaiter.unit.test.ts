@@ -1,0 +1,107 @@
+/**
+ * waiter's chat session on a fake terminal, against a fake daemon whose replies the test hands
+ * over one at a time: what the person sees for each step (the screen, scrollback included), and
+ * what reached the daemon. No socket, no timer: each step waits only for the event loop to turn.
+ */
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliReply, CliRequest } from '../../plugins/builtin/cli/cliWire.ts';
+import { CommandOutput } from '../../cli/commandOutput.ts';
+import { InteractiveWaiter, type SessionClient } from '../../cli/interactiveWaiter.ts';
+import { FakeTerminal } from './fakeTerminal.ts';
+
+/** A daemon on the other end of the session: it records each request and says only what the test makes it say. */
+class FakeDaemon implements SessionClient {
+  readonly requests: CliRequest[] = [];
+  private readonly listeners = new Set<(reply: CliReply) => void>();
+
+  onReply(listener: (reply: CliReply) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onClose(): () => void {
+    return () => undefined;
+  }
+
+  ask<T extends CliReply>(request: CliRequest, accept: (reply: CliReply) => reply is T): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const off = this.onReply((reply) => {
+        if (!accept(reply)) return;
+        off();
+        resolve(reply);
+      });
+      this.send(request);
+    });
+  }
+
+  send(request: CliRequest): void {
+    this.requests.push(request);
+    if (request.type === 'hello') {
+      queueMicrotask(() => this.reply({ type: 'welcome', session: 's1', conversation: 'cli:al', models: [{ name: 'local', model: 'm' }] }));
+    }
+  }
+
+  close(): void {}
+
+  /** The daemon says `reply` to the session. */
+  reply(reply: CliReply): void {
+    for (const listener of [...this.listeners]) listener(reply);
+  }
+}
+
+/** Lets what was typed or replied be handled: readline's keys and the session's answers run on the next turns of the loop. */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+const opened: Array<() => void> = [];
+afterEach(() => {
+  for (const close of opened.splice(0)) close();
+});
+
+/** A session in a terminal `columns` wide, greeted and showing its prompt. */
+const givenSession = async (columns = 60) => {
+  const term = new FakeTerminal(columns);
+  const keys = new PassThrough();
+  const daemon = new FakeDaemon();
+  const session = new InteractiveWaiter({
+    dataDir: '/data',
+    user: 'al',
+    input: keys,
+    output: term,
+    stdout: new CommandOutput(term),
+    terminal: true,
+    columns: () => term.columns,
+    warn: () => undefined,
+    connect: () => Promise.reject(new Error('no reconnect in this test')),
+    sleep: () => Promise.resolve(),
+  });
+  const ended = session.run(daemon);
+  opened.push(() => keys.end());
+  await settled();
+  /** Types `text` (`\r` is Enter) and lets the session handle it. */
+  const type = async (text: string) => {
+    keys.write(text);
+    await settled();
+  };
+  /** The daemon says `replies`, and the session shows them. */
+  const reply = async (...replies: CliReply[]) => {
+    for (const r of replies) daemon.reply(r);
+    await settled();
+  };
+  return { term, daemon, type, reply, ended };
+};
+
+describe('interactive waiter: commands', () => {
+  it('answers a mistyped command with the one it is closest to and the list, and sends nothing', async () => {
+    const { term, daemon, type } = await givenSession(200);
+    expect(term.screen().at(-1)).toBe('›');
+    await type('/stpo\r');
+    const commands = 'commands: /stop /tools /plugins /approvals /approve /deny /help /quit';
+    expect(term.screen().join('\n')).toContain(`waiter: no command /stpo; did you mean /stop? ${commands}`);
+    // Nothing close: the list alone.
+    await type('/xyzzy\r');
+    expect(term.screen().join('\n')).toContain(`waiter: no command /xyzzy; ${commands}`);
+    expect(term.screen().join('\n')).not.toMatch(/\/xyzzy; did you mean/);
+    expect(daemon.requests.map((r) => r.type)).toEqual(['hello']);
+  });
+});
