@@ -108,7 +108,8 @@ export class InteractiveWaiter {
     this.rl = createInterface({ input, output: terminal ? this.options.output : undefined, terminal, prompt: PROMPT });
     this.rl.on('line', (line) => {
       if (terminal) {
-        this.live.submitted(`${PROMPT}${line}`);
+        // A stop is about the lines in progress: it shows below them, where it was typed.
+        this.live.submitted(`${PROMPT}${line}`, line.startsWith('/') && line.trim().split(/\s+/)[0] === '/stop');
         void this.onLine(line);
       } else this.lines = this.lines.then(() => this.onLine(line));
     });
@@ -203,11 +204,11 @@ export class InteractiveWaiter {
   private stopReplies(): void {
     const asked = [...this.replies].filter(([, reply]) => reply.asked).map(([id]) => id);
     if (asked.length === 0 && this.unaccepted === 0) {
-      this.say('nothing of yours is being answered');
+      this.sayAfter('nothing of yours is being answered');
       return;
     }
     for (const inputId of asked) this.client?.send({ type: 'cancel', inputId });
-    this.say('stopping…');
+    this.sayAfter('stopping…');
   }
 
   private onInterrupt(): void {
@@ -367,6 +368,11 @@ export class InteractiveWaiter {
   /** A note above the prompt in a terminal (the banner, a tool, `stopping…`); nothing otherwise. */
   private say(text: string, dim = false): void {
     if (this.options.terminal) this.live.print(dim ? `\x1b[2m${text}\x1b[22m` : text);
+  }
+
+  /** A note about the lines in progress (`stopping…`): below them in a terminal, printed after the first to end; nothing otherwise. */
+  private sayAfter(text: string): void {
+    if (this.options.terminal) this.live.printAfter(text);
   }
 
   private warn(line: string): void {

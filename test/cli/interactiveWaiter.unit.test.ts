@@ -105,3 +105,60 @@ describe('interactive waiter: commands', () => {
     expect(daemon.requests.map((r) => r.type)).toEqual(['hello']);
   });
 });
+
+describe('interactive waiter: a stop while a reply streams', () => {
+  /** A session whose message 'tell me a story' is being answered: one line given out, the next in progress. */
+  const givenStreaming = async () => {
+    const given = await givenSession();
+    await given.type('tell me a story\r');
+    await given.reply({ type: 'accepted', inputId: 'in-1' }, { type: 'chunk', inputId: 'in-1', text: 'Once upon a time\nthere was' });
+    expect(given.term.screen().slice(-4)).toEqual(['› tell me a story', 'Once upon a time', 'there was', '›']);
+    return given;
+  };
+
+  it('shows › /stop and stopping… below the line in progress, which goes on growing above them, then (stopped)', async () => {
+    const { term, daemon, type, reply } = await givenStreaming();
+    await type('/stop\r');
+    expect(daemon.requests.at(-1)).toEqual({ type: 'cancel', inputId: 'in-1' });
+    expect(term.screen().slice(-5)).toEqual(['Once upon a time', 'there was', '› /stop', 'stopping…', '›']);
+
+    // A piece already on its way when the stop was sent joins its line, above the stop.
+    await reply({ type: 'chunk', inputId: 'in-1', text: ' a model' });
+    expect(term.screen().slice(-5)).toEqual(['Once upon a time', 'there was a model', '› /stop', 'stopping…', '›']);
+
+    await reply({ type: 'end', inputId: 'in-1', outcome: 'cancelled', text: '(cancelled)' });
+    const screen = term.screen();
+    expect(screen.slice(-7)).toEqual([
+      '› tell me a story',
+      'Once upon a time',
+      'there was a model',
+      '› /stop',
+      'stopping…',
+      '(stopped)',
+      '›',
+    ]);
+    // Each once: nothing left of the line in progress, the stop said once.
+    expect(screen.filter((row) => row.startsWith('there was'))).toEqual(['there was a model']);
+    expect(screen.filter((row) => row === '› /stop' || row === 'stopping…')).toHaveLength(2);
+  });
+
+  it('does the same for Ctrl-C, and what is typed next goes on the prompt below', async () => {
+    const { term, daemon, type, reply } = await givenStreaming();
+    await type('\x03');
+    expect(daemon.requests.at(-1)).toEqual({ type: 'cancel', inputId: 'in-1' });
+    expect(term.screen().slice(-4)).toEqual(['Once upon a time', 'there was', 'stopping…', '›']);
+    await type('half typed');
+    await reply({ type: 'chunk', inputId: 'in-1', text: ' a' });
+    expect(term.screen().slice(-4)).toEqual(['Once upon a time', 'there was a', 'stopping…', '› half typed']);
+    await reply({ type: 'end', inputId: 'in-1', outcome: 'cancelled', text: '(cancelled)' });
+    expect(term.screen().slice(-5)).toEqual(['Once upon a time', 'there was a', 'stopping…', '(stopped)', '› half typed']);
+  });
+
+  it('leaves a message typed while a reply streams above its line in progress, as before', async () => {
+    const { term, type, reply } = await givenStreaming();
+    await type('ping\r');
+    expect(term.screen().slice(-4)).toEqual(['Once upon a time', '› ping', 'there was', '›']);
+    await reply({ type: 'end', inputId: 'in-1', outcome: 'answered', text: '' });
+    expect(term.screen().slice(-4)).toEqual(['Once upon a time', '› ping', 'there was', '›']);
+  });
+});

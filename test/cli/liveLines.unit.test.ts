@@ -97,6 +97,63 @@ describe('LiveLines', () => {
     expect(term.screen()).toEqual(['a note', `↪ ${'x'.repeat(16)}…`, '›']);
   });
 
+  it('shows a line said after the partial below it, redrawn with it, and prints it after the partial once the reply ends', () => {
+    const { term, live, written } = given();
+    const reply = {};
+    live.update(reply, [], 'Once upon');
+    written();
+    live.printAfter('stopping…');
+    expect(written()).toEqual(['\x1b[1A\r\x1b[JOnce upon\nstopping…\n', '<prompt>']);
+    expect(term.screen()).toEqual(['Once upon', 'stopping…', '›']);
+
+    // The partial grows in its place; a note printed meanwhile goes after the one already below it.
+    live.update(reply, [], 'Once upon a time');
+    live.print('· files_list');
+    expect(written()).toEqual([
+      '\x1b[2A\r\x1b[JOnce upon a time\nstopping…\n',
+      '<prompt>',
+      '\x1b[2A\r\x1b[JOnce upon a time\nstopping…\n· files_list\n',
+      '<prompt>',
+    ]);
+    live.update(reply, ['Once upon a time.']);
+    expect(written()).toEqual(['\x1b[3A\r\x1b[JOnce upon a time.\nstopping…\n· files_list\n', '<prompt>']);
+    live.print('(stopped)');
+    expect(written()).toEqual(['\r\x1b[2K(stopped)\n', '<prompt>']);
+    expect(term.screen()).toEqual(['Once upon a time.', 'stopping…', '· files_list', '(stopped)', '›']);
+  });
+
+  it('prints the lines said after two partials right after the first of them to end', () => {
+    const { term, live } = given();
+    const asked = {};
+    const reminder = {};
+    live.update(asked, [], 'A story');
+    live.update(reminder, [], '↪ Time to');
+    live.printAfter('stopping…');
+    expect(term.screen()).toEqual(['A story', '↪ Time to', 'stopping…', '›']);
+    live.update(asked, ['A story cut.']);
+    live.print('(stopped)');
+    expect(term.screen()).toEqual(['A story cut.', 'stopping…', '(stopped)', '↪ Time to', '›']);
+    live.update(reminder, ['↪ Time to stretch!']);
+    expect(term.screen()).toEqual(['A story cut.', 'stopping…', '(stopped)', '↪ Time to stretch!', '›']);
+  });
+
+  it('erases every row of a line after the partial that wraps, colours taking no room', () => {
+    const { term, live } = given(20);
+    const reply = {};
+    live.update(reply, [], 'Once');
+    live.printAfter(`\x1b[31m${'w'.repeat(30)}\x1b[39m`);
+    expect(term.screen()).toEqual(['Once', 'w'.repeat(20), 'w'.repeat(10), '›']);
+    live.update(reply, [], 'Once upon');
+    expect(term.screen()).toEqual(['Once upon', 'w'.repeat(20), 'w'.repeat(10), '›']);
+  });
+
+  it('prints a line said after no partial as any other', () => {
+    const { term, live, written } = given();
+    live.printAfter('nothing of yours is being answered');
+    expect(written()).toEqual(['\r\x1b[2Knothing of yours is being answered\n', '<prompt>']);
+    expect(term.screen()).toEqual(['nothing of yours is being answered', '›']);
+  });
+
   it('leaves partials on screen as printed lines once kept (their replies were cut off)', () => {
     const { term, live, written } = given();
     live.update({}, [], 'cut off here');
@@ -145,6 +202,23 @@ describe('LiveLines with readline', () => {
     expect(term.screen()).toEqual(['Once upon a time there was a model.', '› half typed more', 'It was', '›']);
     live.update(reply, ['It was slow.']);
     expect(term.screen()).toEqual(['Once upon a time there was a model.', '› half typed more', 'It was slow.', '›']);
+  });
+
+  it('leaves a stop typed while a partial grows below it, and prints it after the partial once the reply ends', async () => {
+    const { term, rl, live, type } = givenPrompt();
+    rl.removeAllListeners('line');
+    rl.on('line', (line) => live.submitted(`› ${line}`, line === '/stop'));
+    const reply = {};
+    live.update(reply, [], 'Once upon');
+    await type('/stop\r');
+    live.printAfter('stopping…');
+    expect(term.screen()).toEqual(['Once upon', '› /stop', 'stopping…', '›']);
+    await type('next');
+    live.update(reply, [], 'Once upon a time');
+    expect(term.screen()).toEqual(['Once upon a time', '› /stop', 'stopping…', '› next']);
+    live.update(reply, ['Once upon a time']);
+    expect(term.screen()).toEqual(['Once upon a time', '› /stop', 'stopping…', '› next']);
+    expect(term.cursor()).toEqual({ row: 3, col: '› next'.length });
   });
 });
 

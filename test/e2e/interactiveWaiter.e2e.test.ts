@@ -122,6 +122,21 @@ describe('interactive waiter in a terminal', () => {
     await verifyReplay(dir);
   });
 
+  it('/stop while a line of the reply is in progress shows below that line, which is left whole, then (stopped)', async () => {
+    const { dir, daemon } = await startScriptedHomed();
+    const term = interactive(dir);
+    await term.waitFor(/^› /m);
+    term.type('tell me slowly');
+    // The model holds after "Once upon a time ": that line is in progress when the stop is typed.
+    await term.waitFor(/^Once upon a time *\n› *$/m);
+    term.type('/stop');
+    const screen = await term.waitFor(/^\(stopped\) *$/m);
+    expect(screen).toMatch(/^› tell me slowly *\nOnce upon a time *\n› \/stop *\nstopping… *\n\(stopped\) *\n› *$/m);
+    expect(screen.match(/Once upon a time/g), 'the line in progress is left once').toHaveLength(1);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   it("shows a reminder set from another session when it fires, answered with that conversation's history", async () => {
     const { server, dir, daemon } = await startScriptedHomed();
     // Set from a one-shot waiter, which leaves at once.
