@@ -35,6 +35,7 @@ export {
   type HandlerResolution,
 } from '../machines/stagePipeline/index.ts';
 export { INTERNAL, OWNER } from '../machines/security/index.ts';
+export { PERSON_LEVEL } from '../machines/scheduler/index.ts';
 export {
   Capability,
   DEFAULT_STAGE_TIMEOUT_MS,

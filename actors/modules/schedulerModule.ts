@@ -9,6 +9,7 @@ import { HologramError, SCHEDULER_STREAM, type Timers } from '../../events/index
 import {
   DEFAULT_SCHEDULER_CONFIG,
   nextWakeAt,
+  SCHEDULER_RULES,
   schedulerMachine,
   type InputDescriptor,
   type InputPayload,
@@ -129,6 +130,10 @@ export const schedulerModule = (): KernelModule => {
           Math.max(0, wakeAt - clock.now()),
         );
       };
+      // A log written under older rules keeps them for what it holds; from now on this build's decide.
+      if (journaled.snapshot.context.rules < SCHEDULER_RULES) {
+        await deliver({ type: 'rules.adopt', at: clock.now(), version: SCHEDULER_RULES });
+      }
       // Tasks running or suspended when the previous process ended cannot finish any more;
       // inputs that never started stay queued.
       const restored = journaled.snapshot.context;

@@ -47,6 +47,11 @@ export const schedulerEvents = {
     'BacklogAcknowledged',
     object({ inputIds: array(string()), runningTaskId: nonEmptyString(), busyForMs: number(), at: at() }),
   ),
+  /**
+   * From here on the scheduler decides by these rules (SCHEDULER_RULES): a daemon records it at
+   * start when its rules are newer than the log's, so older stretches of a log replay by theirs.
+   */
+  SchedulerRulesAdopted: defineEvent('SchedulerRulesAdopted', object({ version: integer(), at: at() })),
 } as const;
 
 export type SchedulerEvent = EventUnion<typeof schedulerEvents>;

@@ -61,9 +61,11 @@ const scheduleNext = (decision: Decision, at: number): Decision => {
   }
 };
 
-/** Queued inputs not yet told that the agent is busy (a stopped one is not told: it will be short-circuited). */
+/** Inputs waiting and not yet told that the agent is busy (a stopped one is not told: it will be short-circuited). */
 const untoldBacklog = (state: SchedulerState): string[] =>
-  [...state.queue, ...state.inbox].filter((t) => !isBudgeted(state, t.id) && !state.acknowledged.includes(t.id)).map((t) => t.id);
+  [...state.queue, ...state.inbox, ...(state.rules >= 2 ? state.pending : [])]
+    .filter((t) => !isBudgeted(state, t.id) && !state.acknowledged.includes(t.id))
+    .map((t) => t.id);
 
 /** Tells queued inputs that the agent is busy once the scheduler has been busy too long; they stay queued. */
 const acknowledgeBacklog = (decision: Decision, at: number): Decision => {
@@ -128,6 +130,9 @@ export const decideScheduler = (state: SchedulerState, message: SchedulerMessage
       break;
     }
     case 'tick':
+      break;
+    case 'rules.adopt':
+      if (message.version > d.state.rules) d = record(d, { type: 'SchedulerRulesAdopted', data: { version: message.version, at } });
       break;
     default: {
       const unhandled: never = message;

@@ -7,6 +7,7 @@ import { DEFAULT_SCHEDULER_CONFIG, type SchedulerConfig, type SchedulerFact, typ
 
 export const initialSchedulerState = (config: SchedulerConfig = DEFAULT_SCHEDULER_CONFIG): SchedulerState => ({
   config,
+  rules: 1,
   now: 0,
   inbox: [],
   queue: [],
@@ -78,6 +79,8 @@ export const evolveScheduler = (state: SchedulerState, fact: SchedulerFact): Sch
       return removeWaiting(timed, fact.data.inputIds);
     case 'BacklogAcknowledged':
       return { ...timed, acknowledged: [...new Set([...timed.acknowledged, ...fact.data.inputIds])] };
+    case 'SchedulerRulesAdopted':
+      return { ...timed, rules: fact.data.version };
     default: {
       const unhandled: never = fact;
       throw new Error(`scheduler: unhandled fact ${(unhandled as { type: string }).type}`);

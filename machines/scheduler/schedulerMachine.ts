@@ -44,6 +44,7 @@ export const schedulerMachine = setup({
     stop: { actions: 'decideAndRecord' },
     cancel: { actions: 'decideAndRecord' },
     tick: { actions: 'decideAndRecord' },
+    'rules.adopt': { actions: 'decideAndRecord' },
   },
   states: {
     idle: { always: { guard: 'hasRunningTask', target: 'busy' } },

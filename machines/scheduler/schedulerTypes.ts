@@ -25,8 +25,18 @@ export type SchedulerConfig = Readonly<{
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = { preemptCooldownMs: 2_000, offloadAfterMs: 5 * 60_000 };
 
+/**
+ * The rules this build decides by. A log's scheduler decides by version 1 until a
+ * SchedulerRulesAdopted fact says otherwise, so a log replays by the rules it was written under.
+ *   1: the backlog told busy is the queued inputs only.
+ *   2: waiting interrupts are told too (a person's own messages wait as interrupts).
+ */
+export const SCHEDULER_RULES = 2;
+
 export type SchedulerState = Readonly<{
   config: SchedulerConfig;
+  /** The version of the rules deciding now (SCHEDULER_RULES when this build adopted its own). */
+  rules: number;
   /** Latest time seen in a message; time never goes back. */
   now: number;
   /** Queued inputs that arrived while busy, not yet moved into the queue. */
@@ -80,7 +90,9 @@ export type SchedulerMessage =
   | Readonly<{ type: 'stop'; at: number }>
   /** Stop for one input only: stops it if it runs, short-circuits it if it waits; anything else is left alone. */
   | Readonly<{ type: 'cancel'; at: number; inputId: string }>
-  | Readonly<{ type: 'tick'; at: number }>;
+  | Readonly<{ type: 'tick'; at: number }>
+  /** Decide by these rules from now on (sent at start when the log's are older); an older or equal version changes nothing. */
+  | Readonly<{ type: 'rules.adopt'; at: number; version: number }>;
 
 /** Facts the scheduler emits: its decisions, appended to the log (declared in the event catalog). */
 export type SchedulerFact = SchedulerEvent;

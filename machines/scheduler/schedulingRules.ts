@@ -4,6 +4,13 @@
  */
 import type { InputDescriptor, Level, SchedulerConfig, Task } from './schedulerTypes.ts';
 
+/**
+ * The level a person's own messages carry (the cli, the web UI, an answer to an approval): the
+ * spec's L3 Interactive. A plugin's L3 waits behind them instead of preempting them, and what a
+ * plugin queues or sends at L1/L2 never holds them up.
+ */
+export const PERSON_LEVEL = 3;
+
 /** Queued inputs are level 0; an interrupt without a level is L1; a plugin's L4 becomes L3. */
 export const admittedLevel = (input: InputDescriptor): Level => {
   if (input.kind === 'queued') return 0;

@@ -83,6 +83,8 @@ export const schedulerProjection = defineProjection({
         return;
       case 'BacklogAcknowledged':
         return; // told busy, still queued: the input's status does not change
+      case 'SchedulerRulesAdopted':
+        return; // how later decisions are made, not where any input is
       default: {
         const unhandled: never = event;
         throw new Error(`scheduler projection: unhandled event ${(unhandled as { type: string }).type}`);

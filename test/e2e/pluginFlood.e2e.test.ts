@@ -66,12 +66,17 @@ describe('a plugin flooding the scheduler', () => {
     ];
     expect(arrived).toBeLessThan(started);
 
-    // Ahead of the person ran only what the plugin held when the person arrived (its bound) and
-    // the interrupts it was allowed after that, which jump any queue.
-    const between = scheduler.slice(arrived, started);
-    const jumped = between.filter((e) => e.type === 'InputQueued' && e.data.source === 'spammer' && e.data.kind === 'interrupt');
-    const ranAhead = between.filter((e) => e.type === 'TaskStarted' && fromPlugin.has(e.data.taskId));
-    expect(ranAhead.length).toBeLessThanOrEqual(WAITING + jumped.length);
+    // The person's message waits at the person's level: ahead of it ran only the plugin's
+    // interrupts that were already waiting when it came, none of the plugin's queued inputs.
+    const interruptsBefore = new Set(
+      scheduler
+        .slice(0, arrived)
+        .filter((e) => e.type === 'InputQueued' && e.data.source === 'spammer' && e.data.kind === 'interrupt')
+        .map((e) => e.data.inputId),
+    );
+    const ranAhead = scheduler.slice(arrived, started).filter((e) => e.type === 'TaskStarted' && fromPlugin.has(e.data.taskId));
+    expect(ranAhead.filter((e) => !interruptsBefore.has(e.data.taskId))).toEqual([]);
+    expect(ranAhead.length).toBeLessThanOrEqual(BURST);
     // Interrupts over the whole run: the burst, and one per 10 s of the log's own time.
     const interrupts = queued.filter((e) => e.data.source === 'spammer' && e.data.kind === 'interrupt');
     const span = Number(interrupts.at(-1)!.data.at) - Number(interrupts[0]!.data.at);
@@ -97,6 +102,36 @@ describe('a plugin flooding the scheduler', () => {
     expect(summaries[0]!.suppressed).toBeGreaterThanOrEqual(1_300 - WAITING - 1);
     // Nothing refused was journaled: every input of the plugin in the log was admitted under its bound.
     expect(fromPlugin.size).toBeLessThan(1_300);
+    await verifyReplay(dir);
+  });
+
+  it("keeps one interrupt always waiting within its bound, and the person's message still goes next in line, never preempted", async () => {
+    const llm = await startLlmServer([
+      { when: (request) => lastUserText(request).includes('person here'), reply: { text: 'Hello, person.', slow: { chunkDelayMs: 50 } } },
+      { when: () => true, reply: { text: 'noted, noted, noted', slow: { chunkDelayMs: 150 } }, repeat: true },
+    ]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm, plugins: ['pesterer'] });
+    const daemon = await daemons.start(dir);
+    await outputUntil(daemon, /plugin pesterer: started 1\n/);
+
+    const replies = await askSocket(dir, 'person here: may I have a word?');
+    const personInput = replies.find((r) => r.inputId)?.inputId;
+    expect(replies.at(-1)).toMatchObject({ type: 'end', outcome: 'answer' });
+    await outputUntil(daemon, /plugin pesterer: refused after \d+\n/);
+    await daemons.stop(daemon);
+
+    const scheduler = await logOf(dir, '--stream', 'scheduler');
+    const arrived = scheduler.findIndex((e) => e.type === 'InputQueued' && e.data.inputId === personInput);
+    const started = scheduler.findIndex((e) => e.type === 'TaskStarted' && e.data.taskId === personInput);
+    expect(arrived).toBeGreaterThan(-1);
+    const plugin = (from: number, to: number, type: string) =>
+      scheduler.slice(from, to).filter((e) => e.type === type && e.data.source === 'pesterer');
+    // It kept one waiting: interrupts came after the person's message, yet none of them started before it.
+    const cameAfter = new Set(plugin(arrived, scheduler.length, 'InputQueued').map((e) => e.data.inputId));
+    expect(cameAfter.size).toBeGreaterThan(0);
+    expect(scheduler.slice(arrived, started).filter((e) => e.type === 'TaskStarted' && cameAfter.has(e.data.taskId))).toEqual([]);
+    expect(scheduler.filter((e) => e.type === 'TaskPreempted' && e.data.taskId === personInput)).toEqual([]);
     await verifyReplay(dir);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * The turn's journal through homed, as a user meets it: a plugin that rewrites every reply and
  * one that answers an input itself (the user gets exactly what the log says was sent, and memory
- * keeps that), and the ordinary ways a turn ends early — the stop button, a daemon shut down, an
- * interrupt, a SIGKILL with inputs waiting — after each of which `homed replay --verify` passes
- * and the daemon goes on answering.
+ * keeps that), and the ordinary ways a turn ends early — the stop button, a daemon shut down, a
+ * person's message preempting a plugin's turn, a SIGKILL with inputs waiting — after each of
+ * which `homed replay --verify` passes and the daemon goes on answering.
  */
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
@@ -144,23 +144,26 @@ describe('what leaves a turn comes from its journal', () => {
     await verifyReplay(dir);
   });
 
-  it('an interrupt preempts a streaming turn, is answered, and the preempted input runs again and is answered', async () => {
+  it("a person's message preempts a plugin's streaming turn, is answered, and the preempted input runs again and is answered", async () => {
     const server = await startLlmServer([
       when('write a poem', { text: 'Roses are red, violets are blue, this poem is long', slow: SLOW }),
       when('urgent: the kettle boils', { text: 'Kettle handled.' }),
       when('write a poem', { text: 'A short poem.' }),
     ]);
     daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, plugins: ['interrupter'] });
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['poet'] });
     await daemons.start(dir);
-    const replies = await askSocket(dir, 'write a poem');
+    // The plugin's poem streams to its own channel; the person speaks while it does.
+    await expect.poll(async () => (await logOf(dir, '--type', 'LlmChunkRecorded')).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    const replies = await askSocket(dir, 'urgent: the kettle boils');
     expect(replies.at(-1)).toEqual({ type: 'end', text: '', outcome: 'answer', inputId: expect.any(String) });
     expect(
       replies
         .filter((r) => r.type === 'chunk')
         .map((r) => r.text)
         .join(''),
-    ).toMatch(/A short poem\.$/);
+    ).toBe('Kettle handled.');
+    await expect.poll(async () => (await logOf(dir, '--type', 'OutputSent')).length, { timeout: 15_000 }).toBe(3);
     const scheduler = await logOf(
       dir,
       '--stream',
@@ -173,7 +176,7 @@ describe('what leaves a turn comes from its journal', () => {
       'TaskCompleted',
     );
     expect(scheduler.map((e) => e.type)).toEqual(['TaskPreempted', 'TaskCompleted', 'TaskResumed', 'TaskCompleted']);
-    // The preempted turn's output is what its user was sent of it before the interrupt.
+    // The preempted turn's output is what its channel was sent of it before the person spoke.
     const cut = await firstTurnPieces(dir);
     expect('Roses are red, violets are blue, this poem is long'.startsWith(cut), cut).toBe(true);
     const outputs = await logOf(dir, '--type', 'OutputSent');

@@ -273,7 +273,7 @@ describe('the web UI in a browser', () => {
     // Settings are read back slowly, as from a busy daemon: what the person types once the page
     // says "saved" must survive the redraw of what was saved (CI once lost the typed source name).
     await page.route('**/api/settings', async (route) => {
-      console.log('ROUTE', route.request().method(), Date.now()); if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 300));
+      if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 300));
       await route.continue();
     });
     const settingsRead = () => page.waitForResponse((r) => r.url().endsWith('/api/settings') && r.request().method() === 'GET');

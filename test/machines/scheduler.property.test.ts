@@ -227,7 +227,9 @@ type Step =
   /** Interrupts of rising levels arriving at once: each preempts the last (the chain bound). */
   | Readonly<{ t: 'burst'; levels: readonly number[]; origin: ModelOrigin }>
   /** Moves virtual time forward; `tick` says whether the runtime ticks the scheduler then. */
-  | Readonly<{ t: 'advance'; ms: number; tick: boolean }>;
+  | Readonly<{ t: 'advance'; ms: number; tick: boolean }>
+  /** A daemon starting with rules of this version (older or equal ones change nothing). */
+  | Readonly<{ t: 'adopt'; version: number }>;
 
 const arrival = (
   id: string,
@@ -275,6 +277,8 @@ const messagesFor = (step: Step, h: Harness): SchedulerMessage[] => {
       h.checkWake(h.clock + step.ms);
       h.clock += step.ms;
       return step.tick ? [{ type: 'tick', at: h.clock }] : [];
+    case 'adopt':
+      return [{ type: 'rules.adopt', at: h.clock, version: step.version }];
   }
 };
 
@@ -297,6 +301,8 @@ const describeStep = (step: Step): string => {
       return `Cancel(#${step.pick})`;
     case 'advance':
       return `Advance(${step.ms}${step.tick ? ', tick' : ''})`;
+    case 'adopt':
+      return `Adopt(rules ${step.version})`;
   }
 };
 
@@ -358,6 +364,7 @@ const stepArbs: fc.Arbitrary<Step>[] = [
   fc.record({ t: fc.constant('cancel' as const), pick: fc.nat(12) }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.boolean() }),
   fc.record({ t: fc.constant('advance' as const), ms: advanceArb, tick: fc.constant(true) }),
+  fc.record({ t: fc.constant('adopt' as const), version: fc.integer({ min: 1, max: 3 }) }),
 ];
 
 // ---------------------------------------------------------------- the properties

@@ -51,6 +51,8 @@ const describeFact = (f: SchedulerFact): string => {
       return `Offloaded:${f.data.inputIds.join(',')}`;
     case 'BacklogAcknowledged':
       return `ToldBusy:${f.data.inputIds.join(',')}`;
+    case 'SchedulerRulesAdopted':
+      return `Rules:${f.data.version}`;
   }
 };
 const trace = (facts: SchedulerFact[]) => facts.map(describeFact);
@@ -207,6 +209,25 @@ describe('scheduler rules', () => {
     expect(nextWakeAt(state)).toBeNull(); // everyone was told: no tick is needed for them
     const after = given(arrive(0, 'long'), arrive(10, 'w1'), tick(60_000), finish(61_000, 'long'), finish(62_000, 'w1'));
     expect(trace(after.facts).filter((f) => f.startsWith('Started'))).toEqual(['Started:long', 'Started:w1']);
+  });
+
+  it('tells waiting interrupts busy too once rules 2 are adopted, and only from then on', () => {
+    const adopt = (at: number, version: number): SchedulerMessage => ({ type: 'rules.adopt', at, version });
+    const waitingBehindLong = [interrupt(0, 'long', 3), interrupt(10, 'person', 3), arrive(20, 'q')] as const;
+    const before = given(...waitingBehindLong, tick(60_000));
+    expect(trace(before.facts).filter((f) => f.startsWith('ToldBusy'))).toEqual(['ToldBusy:q']);
+    const adopted = given(adopt(0, 2), ...waitingBehindLong, tick(60_000));
+    expect(trace(adopted.facts).filter((f) => /^(ToldBusy|Rules)/.test(f))).toEqual(['Rules:2', 'ToldBusy:q,person']);
+    // Adopted midway: what was decided before stands, what is decided after follows the new rules.
+    const midway = given(...waitingBehindLong, tick(60_000), adopt(61_000, 2), interrupt(62_000, 'late', 2), tick(62_001));
+    expect(trace(midway.facts).filter((f) => /^(ToldBusy|Rules)/.test(f))).toEqual([
+      'ToldBusy:q',
+      'Rules:2',
+      'ToldBusy:person',
+      'ToldBusy:late',
+    ]);
+    // An older or equal version changes nothing.
+    expect(given(adopt(0, 2), adopt(1, 2), adopt(2, 1)).facts.map((f) => f.type)).toEqual(['SchedulerRulesAdopted']);
   });
 
   it('ignores a completion for a task that is not running, and a re-delivered input', () => {

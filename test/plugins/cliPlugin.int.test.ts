@@ -3,6 +3,7 @@
  * every limit of cliWire.ts is reached and answered with its error reply, and a client that
  * leaves at any moment ends only its own session.
  */
+import { PERSON_LEVEL } from '../../actors/index.ts';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliClient, replyOfType } from '../../cli/cliClient.ts';
@@ -40,9 +41,16 @@ const startSocket = async () => {
   stops.push(() => cli.stop());
   /** Delivers on the cli channel to `target`, as the output actor would. */
   const send = (delivery: Omit<ChannelDelivery, 'channel'>) => deliver!({ channel: 'cli', ...delivery } as ChannelDelivery);
+  /** What the clients sent, in order: each at the person's level, none queued behind a plugin's work. */
+  const sent = () => {
+    if (api.inputs.length > 0 || api.interrupts.some((i) => i.level !== PERSON_LEVEL)) {
+      throw new Error(`the cli sent a message below the person's level: ${JSON.stringify([...api.inputs, ...api.interrupts])}`);
+    }
+    return api.interrupts.map((i) => i.input);
+  };
   /** The reply target of the n-th input a client sent (0-based). */
-  const targetOf = (n: number): string => api.inputs[n]!.replyTo!.target!;
-  return { dir, api, send, targetOf };
+  const targetOf = (n: number): string => sent()[n]!.replyTo!.target!;
+  return { dir, api, sent, send, targetOf };
 };
 
 /** Resolves once `check` holds, polling the event loop (the socket's events come in their own time). */
@@ -53,7 +61,7 @@ const eventually = async (check: () => boolean, what: string): Promise<void> => 
 
 describe('sessions and their users', () => {
   it('says who a session is in its welcome, and sends a reply whose session is gone to the same user only', async () => {
-    const { dir, api, send, targetOf } = await startSocket();
+    const { dir, sent, send, targetOf } = await startSocket();
     const asker = await connectCli(dir);
     const askerReplies = repliesOf(asker);
     asker.end(requestLine({ type: 'message', text: 'remind me in a minute', from: 'ada' }));
@@ -77,7 +85,7 @@ describe('sessions and their users', () => {
     other.write(requestLine({ type: 'hello', from: 'bob' }));
     expect(await otherReplies.next()).toMatchObject({ type: 'welcome', conversation: 'cli:bob' });
 
-    await eventually(() => api.inputs.length === 1, 'the first message got in');
+    await eventually(() => sent().length === 1, 'the first message got in');
     send({ kind: 'tool', target: targetOf(0), text: 'timer_set', inputId: 'in-9' });
     send({ kind: 'chunk', target: targetOf(0), text: 'Time to stretch.', inputId: 'in-9' });
     send({ kind: 'end', target: targetOf(0), text: '', outcome: 'answer', inputId: 'in-9' });
@@ -103,7 +111,7 @@ describe('sessions and their users', () => {
 
 describe('the cli socket', () => {
   it('refuses a line longer than the limit as it arrives, before its newline, and closes only that connection', async () => {
-    const { dir, api } = await startSocket();
+    const { dir, api, sent } = await startSocket();
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
     const piece = Buffer.alloc(64 * 1024, 'y');
@@ -111,7 +119,7 @@ describe('the cli socket', () => {
     for (let sent = 0; sent <= MAX_LINE_BYTES; sent += piece.length) socket.write(piece);
     await replies.closed();
     expect(replies.replies).toEqual([{ type: 'error', code: 'line_too_long', message: expect.stringContaining('at most 1 MiB') }]);
-    expect(api.inputs).toEqual([]);
+    expect(sent()).toEqual([]);
     expect(api.logs).toContainEqual(expect.stringContaining('a request line longer than 1 MiB'));
     const next = await connectCli(dir);
     const nextReplies = repliesOf(next);
@@ -132,13 +140,13 @@ describe('the cli socket', () => {
   });
 
   it('survives clients that leave right after sending, while their reply is delivered to them', async () => {
-    const { dir, api, send, targetOf } = await startSocket();
+    const { dir, sent, send, targetOf } = await startSocket();
     for (let i = 0; i < 20; i++) {
       const socket = await connectCli(dir);
       socket.end(requestLine({ type: 'message', text: `bye ${i}` }));
       if (i % 2 === 0) socket.destroy();
     }
-    await eventually(() => api.inputs.length === 20, 'every message got in before its client left');
+    await eventually(() => sent().length === 20, 'every message got in before its client left');
     // Their replies go out while, or after, they leave: EPIPE and ECONNRESET end their sessions only.
     for (let i = 0; i < 20; i++) {
       send({ kind: 'chunk', target: targetOf(i), text: 'z'.repeat(100_000) });
@@ -164,16 +172,16 @@ describe('the cli socket', () => {
   });
 
   it(`reads a session's next message only while fewer than ${MAX_PENDING_MESSAGES} wait for their reply`, async () => {
-    const { dir, api, send, targetOf } = await startSocket();
+    const { dir, sent, send, targetOf } = await startSocket();
     const socket = await connectCli(dir);
     repliesOf(socket);
     socket.write(Array.from({ length: 10 }, (_, i) => requestLine({ type: 'message', text: `m${i}` })).join(''));
-    await eventually(() => api.inputs.length === MAX_PENDING_MESSAGES, 'the first messages got in');
+    await eventually(() => sent().length === MAX_PENDING_MESSAGES, 'the first messages got in');
     for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(api.inputs).toHaveLength(MAX_PENDING_MESSAGES);
+    expect(sent()).toHaveLength(MAX_PENDING_MESSAGES);
     send({ kind: 'end', target: targetOf(0), text: '', outcome: 'answer' });
-    await eventually(() => api.inputs.length === MAX_PENDING_MESSAGES + 1, 'one more once a reply ended');
-    expect(api.inputs.map((input) => input.text)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    await eventually(() => sent().length === MAX_PENDING_MESSAGES + 1, 'one more once a reply ended');
+    expect(sent().map((input) => input.text)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
     socket.destroy();
   });
 
@@ -218,12 +226,12 @@ describe('the cli socket', () => {
 
 describe('CliClient', () => {
   it('refuses a request longer than the daemon takes, before sending it', async () => {
-    const { dir, api } = await startSocket();
+    const { dir, sent } = await startSocket();
     const client = await CliClient.connect(dir);
     const asking = client.ask({ type: 'message', text: 'w'.repeat(MAX_LINE_BYTES) }, (r): r is never => false);
     await expect(asking).rejects.toThrow(DaemonRefused);
     await expect(asking).rejects.toThrow(/as a request, and homed takes at most 1 MiB per request; send a shorter one/);
-    expect(api.inputs).toEqual([]);
+    expect(sent()).toEqual([]);
     client.close();
   });
 

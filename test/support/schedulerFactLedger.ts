@@ -38,6 +38,8 @@ export class SchedulerFactLedger {
   readonly budgeted = new Set<string>();
   /** How many facts were read, for messages. */
   private count = 0;
+  /** The rules in force, as the facts adopted them. */
+  private rules = 1;
 
   constructor(private readonly config: Readonly<{ preemptCooldownMs: number; offloadAfterMs: number }>) {}
 
@@ -244,13 +246,13 @@ export class SchedulerFactLedger {
         );
         this.rule((d.busyForMs as number) >= this.config.offloadAfterMs, fact, `tells only after ${this.config.offloadAfterMs} ms busy`);
         const eligible = this.waiting()
-          .filter((e) => e.kind === 'queued' && !e.budgeted && !e.toldBusy)
+          .filter((e) => (e.kind === 'queued' || this.rules >= 2) && !e.budgeted && !e.toldBusy)
           .map((e) => e.id)
           .sort();
         this.rule(
           JSON.stringify([...ids].sort()) === JSON.stringify(eligible),
           fact,
-          `tells every queued input outside a cancel budget, once [${eligible}]`,
+          `tells every waiting input outside a cancel budget (rules ${this.rules}: interrupts too from 2), once [${eligible}]`,
         );
         for (const id of ids) this.entry(id).toldBusy = true;
         return;
@@ -269,6 +271,11 @@ export class SchedulerFactLedger {
           `offloads every queued input outside a cancel budget [${eligible}]`,
         );
         for (const id of ids) this.entry(id).status = 'offloaded';
+        return;
+      }
+      case 'SchedulerRulesAdopted': {
+        this.rule(message?.type === 'rules.adopt' && (d.version as number) > this.rules, fact, 'adopts newer rules when asked to');
+        this.rules = d.version as number;
         return;
       }
       default:

@@ -42,13 +42,16 @@ export type ModelMessage =
   | Readonly<{ type: 'task.finish'; at: number; taskId: string; outcome: string }>
   | Readonly<{ type: 'stop'; at: number }>
   | Readonly<{ type: 'cancel'; at: number; inputId: string }>
-  | Readonly<{ type: 'tick'; at: number }>;
+  | Readonly<{ type: 'tick'; at: number }>
+  | Readonly<{ type: 'rules.adopt'; at: number; version: number }>;
 
 export type ModelConfig = Readonly<{ preemptCooldownMs: number; offloadAfterMs: number }>;
 
 export type SchedulerModel = {
   readonly config: ModelConfig;
   now: number;
+  /** The rules in force: 1 until a newer version is adopted (2 tells waiting interrupts busy too). */
+  rules: number;
   /** Every input ever admitted, by id. */
   readonly inputs: Map<string, ModelInput>;
   inbox: string[];
@@ -70,6 +73,7 @@ export type SchedulerModel = {
 export const createSchedulerModel = (config: ModelConfig, options: { ignoreEndedIds?: boolean } = {}): SchedulerModel => ({
   config,
   now: 0,
+  rules: 1,
   inputs: new Map(),
   inbox: [],
   queue: [],
@@ -179,10 +183,13 @@ const scheduleNext = (model: SchedulerModel, at: number): void => {
   }
 };
 
-/** Once busy for `offloadAfterMs`, queued inputs not in a cancel budget are told so, once, and stay queued. */
+/**
+ * Once busy for `offloadAfterMs`, inputs waiting and not in a cancel budget are told so, once,
+ * and keep waiting: queued ones, and from rules 2 on waiting interrupts too.
+ */
 const offloadBacklog = (model: SchedulerModel, at: number): void => {
   if (model.running === null || model.busySince === null || at - model.busySince < model.config.offloadAfterMs) return;
-  for (const id of [...model.queue, ...model.inbox]) {
+  for (const id of [...model.queue, ...model.inbox, ...(model.rules >= 2 ? model.pending : [])]) {
     const task = input(model, id);
     if (!task.budgeted) task.toldBusy = true;
   }
@@ -257,6 +264,9 @@ export const stepModel = (model: SchedulerModel, message: ModelMessage): void =>
       break;
     }
     case 'tick':
+      break;
+    case 'rules.adopt':
+      model.rules = Math.max(model.rules, message.version);
       break;
   }
   // Every message is a decision point: whatever became due since the last one happens now.

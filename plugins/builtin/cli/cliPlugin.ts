@@ -9,7 +9,7 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { OWNER } from '../../../actors/index.ts';
+import { OWNER, PERSON_LEVEL } from '../../../actors/index.ts';
 import { type Clock, HologramError, type Timers } from '../../../events/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
@@ -45,7 +45,7 @@ const manifest: PluginManifest = {
   kind: 'builtin',
   platforms: [],
   requires_facilities: [],
-  capabilities: ['channels', 'input'],
+  capabilities: ['channels', 'input', 'interrupt'],
   auto_start: true,
   auto_restart: true,
   description: 'The command line: a Unix socket for waiter',
@@ -134,13 +134,16 @@ export const startCli = async (
       case 'message': {
         const from = request.from ?? session?.from ?? ANONYMOUS;
         if (session && session.from === undefined) session.from = from;
-        const { inputId } = await api.injectInput({
-          text: request.text,
-          replyTo: { channel: CLI_CHANNEL, target: cliTarget(from, id) },
-          conversation: `${CLI_CHANNEL}:${from}`,
-          // Whoever reaches the socket (0600, in the private data dir) is the user at the machine.
-          principal: OWNER,
-        });
+        const { inputId } = await api.injectInterrupt(
+          {
+            text: request.text,
+            replyTo: { channel: CLI_CHANNEL, target: cliTarget(from, id) },
+            conversation: `${CLI_CHANNEL}:${from}`,
+            // Whoever reaches the socket (0600, in the private data dir) is the user at the machine.
+            principal: OWNER,
+          },
+          PERSON_LEVEL,
+        );
         return { type: 'accepted', inputId };
       }
       case 'cancel':

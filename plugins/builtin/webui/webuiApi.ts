@@ -4,7 +4,7 @@
  * approve). A request of the wrong shape is answered 400 with what to send instead.
  */
 import { type RecordedEvent, SCHEDULER_STREAM } from '../../../events/index.ts';
-import { BUILTIN_ADAPTERS, OWNER, SecretVaultError } from '../../../actors/index.ts';
+import { BUILTIN_ADAPTERS, OWNER, PERSON_LEVEL, SecretVaultError } from '../../../actors/index.ts';
 import type { KernelControl, PluginAction } from '../../sdk/builtinPlugin.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { foldWaiting, inputSourceOf, WAITING_EVENT_TYPES, type WaitingInput } from './app/chatFold.ts';
@@ -202,13 +202,16 @@ export class WebuiApi {
 
   async message(body: Body): Promise<unknown> {
     const conversation = conversationOf(body.conversation);
-    const { inputId } = await this.api.injectInput({
-      text: text(body, 'text'),
-      replyTo: { channel: WEBUI_CHANNEL, target: conversation },
-      conversation,
-      // Whoever holds the web UI's token is the owner, as whoever reaches the cli socket is.
-      principal: OWNER,
-    });
+    const { inputId } = await this.api.injectInterrupt(
+      {
+        text: text(body, 'text'),
+        replyTo: { channel: WEBUI_CHANNEL, target: conversation },
+        conversation,
+        // Whoever holds the web UI's token is the owner, as whoever reaches the cli socket is.
+        principal: OWNER,
+      },
+      PERSON_LEVEL,
+    );
     return { inputId, conversation };
   }
 

@@ -27,7 +27,7 @@ export const webuiManifest: PluginManifest = {
   kind: 'builtin',
   platforms: [],
   requires_facilities: [],
-  capabilities: ['channels', 'input', 'settings'],
+  capabilities: ['channels', 'input', 'interrupt', 'settings'],
   auto_start: true,
   auto_restart: true,
   description: 'The web UI: chat, the live event log and trajectories in a browser',
