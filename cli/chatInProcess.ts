@@ -70,7 +70,7 @@ const chatLocked = async ({ dir, overrides, text, output }: InProcessChat): Prom
   try {
     const kernel = await startKernel({
       store,
-      modules: daemonModules(overrides),
+      modules: daemonModules(overrides, dir),
       given: givenFacilities(store, dir),
       pid: process.pid,
       dataDir: dir,

@@ -8,11 +8,15 @@ import { outputModule } from '../actors/modules/outputModule.ts';
 import { turnsModule } from '../actors/modules/turnsModule.ts';
 import { BUILTIN_PLUGINS, pluginsModule } from '../plugins/host/pluginsModule.ts';
 import { REPLAYERS } from './replayers.ts';
+import { withDataDir } from './shellWords.ts';
 
-/** `settings`: overrides for this run, laid over settings.json (`homed chat`'s flags); the daemon has none. */
-export const daemonModules = (settings?: Settings): KernelModule[] => [
+/**
+ * `settings`: overrides for this run, laid over settings.json (`homed chat`'s flags); the daemon has none.
+ * `dataDir`: the dir they run on, for the commands they tell the person to paste.
+ */
+export const daemonModules = (settings?: Settings, dataDir?: string): KernelModule[] => [
   ...defaultModules(settings),
-  llmModule(),
+  llmModule(dataDir === undefined ? undefined : withDataDir('homed init', dataDir)),
   memoryModule(),
   pluginsModule(BUILTIN_PLUGINS, REPLAYERS),
   outputModule(),

@@ -63,7 +63,7 @@ const runLocked = async (
   signalled: Promise<StopReason>,
 ): Promise<number> => {
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
-  const modules = daemonModules();
+  const modules = daemonModules(undefined, dir);
   out(`homed: data dir ${dir} (pid ${process.pid})`);
   const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort, options.inspectHost);
   if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);

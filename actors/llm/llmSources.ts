@@ -143,12 +143,18 @@ export const providerFor = (source: SourceSpec, modelOverride: string | undefine
 /**
  * The `llm` facility from settings.json's `llm.sources` (model: `llm.model`, else the first
  * source's), or why there is none, said so the user knows what to add. Refusals go to `refusals`.
+ * `initCommand` is the command that sets one up for this data dir, as the person would paste it.
  */
-export const llmFacilityFrom = (settings: Settings, refusals?: RefusalJournal, secrets?: SecretLookup): LlmFacility => {
+export const llmFacilityFrom = (
+  settings: Settings,
+  refusals?: RefusalJournal,
+  secrets?: SecretLookup,
+  initCommand = 'homed init',
+): LlmFacility => {
   const specs = sourcesFromSettings(settings, process.env, secrets);
   if (specs.length === 0) {
     return missingLlm(
-      "no LLM source is configured: run 'homed init' (it asks for the server and model and writes them), or add llm.sources to the data dir's settings.json (see the README), then restart homed",
+      `no LLM source is configured: set one up with ${initCommand} (it asks for the server and model and writes them), or add llm.sources to the data dir's settings.json (see the README), then restart homed`,
     );
   }
   const override = setting<string | undefined>(settings, 'llm.model', undefined);

@@ -8,7 +8,8 @@ import type { KernelModule } from '../kernel/kernelModule.ts';
 import { llmFacilityFrom } from '../llm/llmSources.ts';
 import { openRefusalJournal } from '../llm/refusalJournal.ts';
 
-export const llmModule = (): KernelModule => ({
+/** `initCommand`: the command that sets up a source for this data dir, named when there is none. */
+export const llmModule = (initCommand?: string): KernelModule => ({
   name: 'llm',
   requires: [Facility.config, Facility.eventLog, Facility.clock, Facility.security],
   provides: [Facility.llm],
@@ -17,7 +18,7 @@ export const llmModule = (): KernelModule => ({
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
     const security = context.require(Facility.security);
-    const llm = llmFacilityFrom(context.require(Facility.config), refusals, (name) => security.secret(name));
+    const llm = llmFacilityFrom(context.require(Facility.config), refusals, (name) => security.secret(name), initCommand);
     if ('missing' in llm) context.log(`llm: ${llm.missing}`);
     context.provide(Facility.llm, llm);
   },

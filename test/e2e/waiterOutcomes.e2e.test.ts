@@ -23,7 +23,8 @@ describe('waiter on a reply that is not an answer', () => {
     await daemons.stop(daemon);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^waiter: .*llm\.sources.*\n$/);
-    expect(result.stderr).toContain('homed init');
+    // The command to paste names this data dir, which is not the default one.
+    expect(result.stderr).toContain(`set one up with homed init --data ${dir} (`);
   });
 
   it('exits 1 on a wrong URL, naming it with a hint (404)', async () => {
