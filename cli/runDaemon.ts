@@ -5,7 +5,6 @@
  * the log, with every acknowledged event on disk, and only then lets the lock go.
  */
 import { join } from 'node:path';
-import { collectStartGarbage } from './startGarbage.ts';
 import type { InspectionEvent } from 'xstate';
 import {
   GIVEN_FACILITIES,
@@ -18,6 +17,9 @@ import {
 import { MachineWatch } from '../actors/inspect/machineWatch.ts';
 import { startInspector } from '../actors/inspect/startInspector.ts';
 import { daemonModules } from './daemonModules.ts';
+import { compactHeap, oldSpaceSlackMb } from './heapCompaction.ts';
+import { compactWhenIdle } from './idleCompaction.ts';
+import type { SchedulerFacility } from '../actors/modules/schedulerModule.ts';
 import { formatLayers, planLayers } from '../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
@@ -103,15 +105,23 @@ const runLocked = async (
     return 0;
   }
   try {
-    collectStartGarbage();
+    compactHeap();
   } catch (error) {
     out(`homed: could not collect what starting left behind (${(error as Error).message}); it stays until V8 collects in full`);
   }
   out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
+  const stopCompacting = compactWhenIdle({
+    scheduler: kernel.facilities.get<SchedulerFacility>(Facility.scheduler),
+    timers: systemTimers,
+    compact: compactHeap,
+    slackMb: oldSpaceSlackMb,
+    log: (line) => out(`homed: ${line}`),
+  });
 
   const release = keepProcessAlive();
   const signal = await Promise.race([signalled, kernel.done.then(() => 'module-failure' as const)]);
   release();
+  stopCompacting();
   out(`homed: stopping (${signal})`);
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : stopCause(signal));
   await store.close();

@@ -1,0 +1,34 @@
+/**
+ * Full, compacting garbage collections, for the daemon to make when nobody waits on it: once
+ * started (a start reads the log, the read models and the recall index's snapshot whole), and
+ * when it has been idle a while after work. V8 collects in full rarely in a daemon idling
+ * between messages, and even then does not move what survives, so the old generation stays as
+ * large as its busiest moment (at 100,000 utterances: ~140 MB committed for ~45 MB live).
+ * Node gives the collector only to code run with --expose-gc; the flags set here reach a fresh
+ * context only, and are unset after.
+ */
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+const MB = 1_048_576;
+
+/** Collects in full and moves what survives together, so the freed pages go back to the system; @returns the ms it took. */
+export const compactHeap = (): number => {
+  setFlagsFromString('--expose-gc');
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    const gc = runInNewContext('gc') as () => void;
+    const started = performance.now();
+    gc();
+    return performance.now() - started;
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+    setFlagsFromString('--no-expose-gc');
+  }
+};
+
+/** What the old generation holds committed but not live, in MB: what a compaction could give back. */
+export const oldSpaceSlackMb = (): number => {
+  const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
+  return old ? (old.space_size - old.space_used_size) / MB : 0;
+};

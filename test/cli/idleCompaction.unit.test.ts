@@ -1,0 +1,94 @@
+/**
+ * The daemon compacts its heap once it has been idle a while after work, when there is enough
+ * to give back: never while a task runs or waits, once per idle stretch, and not after a stop.
+ */
+import { describe, expect, it } from 'vitest';
+import { compactWhenIdle } from '../../cli/idleCompaction.ts';
+import { initialSchedulerState, type SchedulerFact, type SchedulerState } from '../../machines/scheduler/index.ts';
+import { createManualTimers } from '../support/manualTimers.ts';
+
+const IDLE_MS = 30_000;
+
+const setup = (slackMb = 100) => {
+  const timers = createManualTimers();
+  let state: SchedulerState = initialSchedulerState();
+  const listeners = new Set<(facts: readonly SchedulerFact[]) => void>();
+  const compactions: number[] = [];
+  const stop = compactWhenIdle({
+    scheduler: {
+      state: () => state,
+      onFacts: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+    timers,
+    compact: () => compactions.push(1),
+    slackMb: () => slackMb,
+    idleMs: IDLE_MS,
+  });
+  const task = {
+    id: 't',
+    source: 'cli',
+    origin: 'user' as const,
+    kind: 'interrupt' as const,
+    level: 3 as const,
+    preemptCount: 0,
+    lastPreemptedAt: null,
+  };
+  /** The scheduler decides something, leaving it busy or idle. */
+  const decided = (busy: boolean) => {
+    state = { ...state, running: busy ? task : null };
+    for (const listener of listeners) listener([{ type: 'TaskStarted', data: { taskId: 't', at: 0 } }]);
+  };
+  return { timers, decided, compactions, stop };
+};
+
+describe('compactWhenIdle', () => {
+  it('compacts once, idleMs after the last task ended, and again only after more work', () => {
+    const { timers, decided, compactions } = setup();
+    timers.advance(10 * IDLE_MS);
+    expect(compactions).toHaveLength(0); // no work yet: nothing to give back
+    decided(true);
+    timers.advance(10 * IDLE_MS);
+    expect(compactions).toHaveLength(0); // busy all along
+    decided(false);
+    timers.advance(IDLE_MS - 1);
+    expect(compactions).toHaveLength(0);
+    timers.advance(1);
+    expect(compactions).toHaveLength(1);
+    timers.advance(10 * IDLE_MS);
+    expect(compactions).toHaveLength(1); // once per idle stretch
+    decided(true);
+    decided(false);
+    timers.advance(IDLE_MS);
+    expect(compactions).toHaveLength(2);
+  });
+
+  it('starts the idle time again when work comes before it ends', () => {
+    const { timers, decided, compactions } = setup();
+    decided(false);
+    timers.advance(IDLE_MS - 1);
+    decided(true);
+    timers.advance(IDLE_MS);
+    expect(compactions).toHaveLength(0);
+    decided(false);
+    timers.advance(IDLE_MS);
+    expect(compactions).toHaveLength(1);
+  });
+
+  it('leaves a heap with little to give back alone, and does nothing once stopped', () => {
+    const small = setup(10);
+    small.decided(false);
+    small.timers.advance(IDLE_MS);
+    expect(small.compactions).toHaveLength(0);
+    const stopped = setup();
+    stopped.decided(false);
+    stopped.stop();
+    stopped.timers.advance(IDLE_MS);
+    stopped.decided(false);
+    stopped.timers.advance(IDLE_MS);
+    expect(stopped.compactions).toHaveLength(0);
+    expect(stopped.timers.armed).toBe(0);
+  });
+});
