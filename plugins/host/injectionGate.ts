@@ -18,22 +18,23 @@ export class InjectionGate {
   ) {}
 
   /**
-   * Admits an injection at `at` (then hand it over with `submit`, in the same synchronous
-   * step) or says why not.
+   * Decides on an injection at `at`: refused, it says why and `handOver` is not called; admitted,
+   * `handOver` passes it to the scheduler, and until that settles it counts as waiting.
    */
-  refusal(plugin: string, kind: 'queued' | 'interrupt', at: number): InjectionThrottled | null {
+  async pass(
+    plugin: string,
+    kind: 'queued' | 'interrupt',
+    at: number,
+    handOver: () => Promise<unknown> | undefined,
+  ): Promise<InjectionThrottled | null> {
     const waiting = this.held(plugin) + (this.submitting.get(plugin) ?? 0);
     const decision = decideInjection(this.buckets.get(plugin) ?? null, { kind, waiting, at }, this.bounds);
     this.buckets.set(plugin, decision.bucket);
     if (!decision.admitted) return new InjectionThrottled(plugin, decision, this.bounds);
     this.submitting.set(plugin, (this.submitting.get(plugin) ?? 0) + 1);
-    return null;
-  }
-
-  /** Hands an admitted input over; until it settles it counts as waiting. */
-  async submit<T>(plugin: string, handOver: () => Promise<T> | undefined): Promise<T | undefined> {
     try {
-      return await handOver();
+      await handOver();
+      return null;
     } finally {
       const left = (this.submitting.get(plugin) ?? 1) - 1;
       if (left > 0) this.submitting.set(plugin, left);

@@ -500,18 +500,6 @@ export class PluginHub {
     const principal = this.principalOf(plugin, input);
     const replyTarget = input.replyTo?.target ?? null;
     const conversation = this.conversationOf(plugin, input, replyChannel, replyTarget);
-    // Every check that may refuse comes before the bound, which counts what it admits until it is submitted.
-    // An external plugin past its bound is refused before anything is recorded; the flood is
-    // its misbehaviour, recorded once a window. Built-ins speak for the person (cli, web UI) or
-    // bring back what the person set (timer, at most 1,000 timers): they are not bounded.
-    const bounded = this.external.has(plugin);
-    const refusal = bounded ? this.injections.refusal(plugin, kind, this.options.clock.now()) : null;
-    if (refusal) {
-      await this.misbehaved(plugin, 'INPUT_FLOOD', refusal.message, { once: true }).catch((error: unknown) =>
-        this.options.log?.(`plugin ${plugin}: could not record its flood: ${(error as Error).message}`),
-      );
-      throw refusal;
-    }
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
     // The input is recorded once, in the scheduler's journal: what it says travels with it.
@@ -524,7 +512,21 @@ export class PluginHub {
         ...(kind === 'interrupt' ? { level } : {}),
         payload: { text: input.text, replyChannel, replyTarget, conversation, principal },
       });
-    await (bounded ? this.injections.submit(plugin, submit) : submit());
+    // Every check that may refuse comes before the bound, which counts what it admits until it is submitted.
+    // An external plugin past its bound is refused before anything is recorded; the flood is
+    // its misbehaviour, recorded once a window. Built-ins speak for the person (cli, web UI) or
+    // bring back what the person set (timer, at most 1,000 timers): they are not bounded.
+    if (!this.external.has(plugin)) {
+      await submit();
+      return { inputId, level };
+    }
+    const refusal = await this.injections.pass(plugin, kind, this.options.clock.now(), submit);
+    if (refusal) {
+      await this.misbehaved(plugin, 'INPUT_FLOOD', refusal.message, { once: true }).catch((error: unknown) =>
+        this.options.log?.(`plugin ${plugin}: could not record its flood: ${(error as Error).message}`),
+      );
+      throw refusal;
+    }
     return { inputId, level };
   }
 
