@@ -135,6 +135,22 @@ type DaemonRow = Readonly<{
 
 const IDLE_MS = 15_000;
 
+/**
+ * This process's RSS once what a collection freed is back with the system: V8 unmaps freed pages
+ * on a background thread shortly after, so a reading right after the collection still counts
+ * them. Read every 50 ms until two readings agree within 1 MB (at most 2 s).
+ */
+const settledRssMb = async (): Promise<number> => {
+  let last = process.memoryUsage().rss / 1_048_576;
+  for (let waited = 0; waited < 2_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = process.memoryUsage().rss / 1_048_576;
+    if (Math.abs(now - last) < 1) return now;
+    last = now;
+  }
+  return last;
+};
+
 const residentMb = (pid: number): number => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
@@ -212,7 +228,7 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
       }
       const rssMb = process.memoryUsage().rss / 1_048_576;
       compactHeap();
-      const rssAfterGcMb = process.memoryUsage().rss / 1_048_576;
+      const rssAfterGcMb = await settledRssMb();
       const start = await system.indexStart();
       const row: Row = {
         size,
