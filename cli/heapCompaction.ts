@@ -27,6 +27,22 @@ export const compactHeap = (): number => {
   }
 };
 
+/**
+ * This process's RSS in MB once what a collection freed is back with the system: V8 unmaps freed
+ * pages on a background thread shortly after, so a reading right after the collection still
+ * counts them. Reads every 50 ms until two readings agree within 1 MB (at most 2 s).
+ */
+export const settledRssMb = async (): Promise<number> => {
+  let last = process.memoryUsage().rss / MB;
+  for (let waited = 0; waited < 2_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = process.memoryUsage().rss / MB;
+    if (Math.abs(now - last) < 1) return now;
+    last = now;
+  }
+  return last;
+};
+
 /** What the old generation holds committed but not live, in MB: what a compaction could give back. */
 export const oldSpaceSlackMb = (): number => {
   const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');

@@ -17,8 +17,8 @@ import {
 import { MachineWatch } from '../actors/inspect/machineWatch.ts';
 import { startInspector } from '../actors/inspect/startInspector.ts';
 import { daemonModules } from './daemonModules.ts';
-import { compactHeap, oldSpaceSlackMb } from './heapCompaction.ts';
-import { compactWhenIdle } from './idleCompaction.ts';
+import { compactHeap, oldSpaceSlackMb, settledRssMb } from './heapCompaction.ts';
+import { compactWhenIdle, MIN_SLACK_MB } from './idleCompaction.ts';
 import type { SchedulerFacility } from '../actors/modules/schedulerModule.ts';
 import { formatLayers, planLayers } from '../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
@@ -105,7 +105,10 @@ const runLocked = async (
     return 0;
   }
   try {
+    const heapBefore = process.memoryUsage().heapTotal;
     compactHeap();
+    // A large start (the index snapshot read whole) frees hundreds of MB: ready once they are back with the system.
+    if (heapBefore - process.memoryUsage().heapTotal >= MIN_SLACK_MB * 1_048_576) await settledRssMb();
   } catch (error) {
     out(`homed: could not collect what starting left behind (${(error as Error).message}); it stays until V8 collects in full`);
   }

@@ -20,7 +20,7 @@ import { positiveInt, UsageError } from '../options.ts';
 import { conversationFiles } from './conversationFiles.ts';
 import { loadConversation, type LocomoConversation } from './locomoData.ts';
 import { freshBundle } from '../../bin/bundles.js';
-import { compactHeap } from '../../cli/heapCompaction.ts';
+import { compactHeap, settledRssMb } from '../../cli/heapCompaction.ts';
 import { startDaemon } from '../daemonProcess.ts';
 import { createMemoryRecallSystem, type MemoryRecallSystem } from './memorySystem.ts';
 import type { LocomoTurn } from './recallSystem.ts';
@@ -134,22 +134,6 @@ type DaemonRow = Readonly<{
 }>;
 
 const IDLE_MS = 15_000;
-
-/**
- * This process's RSS once what a collection freed is back with the system: V8 unmaps freed pages
- * on a background thread shortly after, so a reading right after the collection still counts
- * them. Read every 50 ms until two readings agree within 1 MB (at most 2 s).
- */
-const settledRssMb = async (): Promise<number> => {
-  let last = process.memoryUsage().rss / 1_048_576;
-  for (let waited = 0; waited < 2_000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = process.memoryUsage().rss / 1_048_576;
-    if (Math.abs(now - last) < 1) return now;
-    last = now;
-  }
-  return last;
-};
 
 const residentMb = (pid: number): number => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
