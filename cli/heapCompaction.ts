@@ -9,6 +9,7 @@
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { Timers } from '../events/index.ts';
 
 const MB = 1_048_576;
 
@@ -32,10 +33,10 @@ export const compactHeap = (): number => {
  * pages on a background thread shortly after, so a reading right after the collection still
  * counts them. Reads every 50 ms until two readings agree within 1 MB (at most 2 s).
  */
-export const settledRssMb = async (): Promise<number> => {
+export const settledRssMb = async (timers: Timers): Promise<number> => {
   let last = process.memoryUsage().rss / MB;
   for (let waited = 0; waited < 2_000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => timers.setTimer(() => resolve(undefined), 50));
     const now = process.memoryUsage().rss / MB;
     if (Math.abs(now - last) < 1) return now;
     last = now;

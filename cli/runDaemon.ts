@@ -108,7 +108,7 @@ const runLocked = async (
     const heapBefore = process.memoryUsage().heapTotal;
     compactHeap();
     // A large start (the index snapshot read whole) frees hundreds of MB: ready once they are back with the system.
-    if (heapBefore - process.memoryUsage().heapTotal >= MIN_SLACK_MB * 1_048_576) await settledRssMb();
+    if (heapBefore - process.memoryUsage().heapTotal >= MIN_SLACK_MB * 1_048_576) await settledRssMb(systemTimers);
   } catch (error) {
     out(`homed: could not collect what starting left behind (${(error as Error).message}); it stays until V8 collects in full`);
   }
