@@ -22,6 +22,7 @@ import {
   type TurnOutcome,
   type TurnState,
   type TurnStopReason,
+  TURN_RULES,
 } from '../../machines/turn/index.ts';
 import { JournaledActor, type Fact } from '../journal/journaledActor.ts';
 
@@ -95,8 +96,9 @@ export class TurnActor {
     return this.journal.deliver({ ...message, at: this.options.clock.now() } as TurnInputMessage);
   }
 
+  /** Begins the turn, decided by this build's rules (TURN_RULES) unless the request names older ones. */
   start(request: Extract<TurnInputEvent, { type: 'TurnRequested' }>['data']): Promise<readonly Fact[]> {
-    return this.send({ type: 'TurnRequested', data: request });
+    return this.send({ type: 'TurnRequested', data: { rules: TURN_RULES, ...request } });
   }
 
   /** Stops the turn (a turn past its output is not stopped: only after_output is left, and it runs). */

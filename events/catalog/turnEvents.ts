@@ -57,6 +57,8 @@ export const turnEvents = {
       inputBlocked: optional(boolean()),
       /** The conversation the turn acts on and where its replies go: what a turn resumed after a restart needs. */
       origin: optional(object({ conversation: string(), replyChannel: optional(string()), replyTarget: optional(string()) })),
+      /** The version of the turn's rules that decide it (TURN_RULES); absent in logs before 2026-12-05, which are decided by rules 1. */
+      rules: optional(integer()),
     }),
     {
       schemaVersion: 2,

@@ -339,7 +339,7 @@ const stopped = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnSt
   if (!CANCELLABLE.includes(phase)) return;
   const { reason } = message.data;
   // The reply stops where it is: its output is what the user was already sent of it, not nothing.
-  const sent = alreadySent(d.state);
+  const sent = (d.state.request?.rules ?? 1) >= 2 ? alreadySent(d.state) : '';
   d.facts.push({ type: 'TurnCancelled', data: { during: phase, reason } });
   set(d, { stopped: reason, runs: [], calls: [], outcome: 'cancelled' });
   send(d, { text: sent, kind: reason === 'preempted' ? 'preempted' : 'cancelled' }, sent !== '');
@@ -347,11 +347,20 @@ const stopped = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnSt
 
 const requested = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnRequested' }>): void => {
   if (d.state.phase !== 'waiting') return;
-  const { turnId, taskId, input, model, maxRounds, stageTimeoutMs, systemPrompt, history, inputFindings, inputBlocked } = message.data;
+  const { turnId, taskId, input, model, maxRounds, stageTimeoutMs, systemPrompt, history, inputFindings, inputBlocked, rules } =
+    message.data;
   const messages: TurnMessage[] = [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), ...(history ?? [])];
   set(d, {
     phase: 'on_input',
-    request: { turnId, ...(taskId ? { taskId } : {}), input, model, maxRounds, stageTimeoutMs: stageTimeoutMs ?? DEFAULT_STAGE_TIMEOUT_MS },
+    request: {
+      turnId,
+      rules: rules ?? 1,
+      ...(taskId ? { taskId } : {}),
+      input,
+      model,
+      maxRounds,
+      stageTimeoutMs: stageTimeoutMs ?? DEFAULT_STAGE_TIMEOUT_MS,
+    },
     stage: { ...d.state.stage, input },
     messages,
     recordedCount: messages.length,

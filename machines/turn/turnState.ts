@@ -42,8 +42,18 @@ export type CallState = Readonly<{
   approval?: string;
 }>;
 
+/**
+ * The rules this build decides a turn by; a turn's TurnRequested names the version it began
+ * under (absent: 1), so a recorded turn replays by its own.
+ *   1: a stopped reply is sent as ''.
+ *   2: a stopped reply is sent as what the person already holds of it.
+ */
+export const TURN_RULES = 2;
+
 export type TurnRequest = Readonly<{
   turnId: string;
+  /** The version of the rules deciding this turn. */
+  rules: number;
   taskId?: string;
   input: string;
   model: string;

@@ -11,6 +11,7 @@ import {
   type TurnInputMessage,
   type TurnState,
   type TurnStopReason,
+  TURN_RULES,
 } from '../../machines/turn/index.ts';
 
 type Data<T extends TurnInputMessage['type']> = Extract<TurnInputMessage, { type: T }>['data'];
@@ -19,8 +20,15 @@ let at = 0;
 const message = <T extends TurnInputMessage['type']>(type: T, data: Data<T>): TurnInputMessage =>
   ({ type, data, at: ++at }) as TurnInputMessage;
 
-const request = (): TurnInputMessage =>
-  message('TurnRequested', { turnId: 't1', input: 'tell me a story', model: 'm', maxRounds: 4, toolset: 'ts' });
+const request = (rules: number | null = TURN_RULES): TurnInputMessage =>
+  message('TurnRequested', {
+    turnId: 't1',
+    input: 'tell me a story',
+    model: 'm',
+    maxRounds: 4,
+    toolset: 'ts',
+    ...(rules === null ? {} : { rules }),
+  });
 const chunk = (round: number, index: number, text: string) => message('LlmChunkRecorded', { round, index, text });
 const answered = (round: number, text: string, toolCalls: LlmToolCall[] = []) =>
   message('LlmAnswerRecorded', { round, answer: { text, toolCalls, finishReason: toolCalls.length ? 'tool_calls' : 'stop' } });
@@ -44,6 +52,11 @@ describe('decideTurn: a stop', () => {
       { type: 'OutputSent', data: { text: 'Once upon a time', kind: 'cancelled', streamed: true } },
       { type: 'TurnCompleted', data: { outcome: 'cancelled', rounds: 0 } },
     ]);
+  });
+
+  it('of a turn begun under rules 1 (an older log) records an empty output, as it was recorded then', () => {
+    const streaming = given(EMPTY_TOOLSET, request(null), chunk(0, 0, 'Once upon '), chunk(0, 1, 'a time'));
+    expect(outputOf(when(streaming, stop()).facts)).toEqual({ text: '', kind: 'cancelled', streamed: false });
   });
 
   it('before any piece was recorded records an empty output', () => {

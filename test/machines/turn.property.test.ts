@@ -17,7 +17,7 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import type { Toolset, TurnInputEvent } from '../../machines/turn/index.ts';
+import { type Toolset, type TurnInputEvent, TURN_RULES } from '../../machines/turn/index.ts';
 import {
   drainArb,
   duplicateHandlerToolsetArb,
@@ -47,6 +47,7 @@ const requestMessage = (r: TurnRequestSpec): TurnInputEvent => ({
   type: 'TurnRequested',
   data: {
     turnId: 'p',
+    rules: TURN_RULES,
     input: r.input,
     model: 'm',
     maxRounds: r.maxRounds,
