@@ -365,7 +365,7 @@ export class TurnRunner {
     await this.options.scheduler.submit({
       id: this.options.ids.next(),
       source: 'approvals',
-      origin: 'kernel',
+      origin: 'user',
       kind: 'queued',
       payload: {
         text: `${answer.approved ? 'approved' : 'refused'} ${answer.approval}`,

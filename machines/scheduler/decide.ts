@@ -4,7 +4,7 @@
  * `evolveScheduler` before the next decision, so a chain of decisions sees its own effects.
  */
 import { evolveScheduler, waitingTask } from './evolve.ts';
-import { admittedLevel, canPreempt, effectiveLevel } from './schedulingRules.ts';
+import { admittedLevel, canPreempt, levelToPass } from './schedulingRules.ts';
 import type { SchedulerFact, SchedulerMessage, SchedulerState } from './schedulerTypes.ts';
 
 type Decision = { state: SchedulerState; facts: SchedulerFact[] };
@@ -26,7 +26,7 @@ const preemptWhileAllowed = (decision: Decision, at: number): Decision => {
   for (;;) {
     const best = d.state.pending[0];
     const running = d.state.running;
-    if (!best || !running || !canPreempt(running, best, at, d.state.config)) return d;
+    if (!best || !running || !canPreempt(running, best, at, d.state.config, d.state.rules)) return d;
     if (isBudgeted(d.state, best.id)) {
       // It would start now, but stop short-circuits it instead.
       d = record(d, { type: 'InputShortCircuited', data: { inputId: best.id, at } });
@@ -150,7 +150,11 @@ export const nextWakeAt = (state: SchedulerState): number | null => {
   const { running, config } = state;
   if (!running) return null;
   const times: number[] = [];
-  if (state.pending.length > 0 && running.lastPreemptedAt !== null && state.pending[0]!.level > effectiveLevel(running)) {
+  if (
+    state.pending.length > 0 &&
+    running.lastPreemptedAt !== null &&
+    state.pending[0]!.level > levelToPass(running, state.pending[0]!, state.rules)
+  ) {
     times.push(running.lastPreemptedAt + config.preemptCooldownMs);
   }
   if (untoldBacklog(state).length > 0 && state.busySince !== null) times.push(state.busySince + config.offloadAfterMs);

@@ -30,8 +30,10 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = { preemptCooldownMs: 2_
  * SchedulerRulesAdopted fact says otherwise, so a log replays by the rules it was written under.
  *   1: the backlog told busy is the queued inputs only.
  *   2: waiting interrupts are told too (a person's own messages wait as interrupts).
+ *   3: a person's input (origin 'user') preempts anyone else's task of a lower level, however
+ *      often that task was preempted before (the starvation guard does not hold the person).
  */
-export const SCHEDULER_RULES = 2;
+export const SCHEDULER_RULES = 3;
 
 export type SchedulerState = Readonly<{
   config: SchedulerConfig;

@@ -25,9 +25,17 @@ export const effectiveLevel = (task: Task): number => Math.min(4, task.level + M
 export const inCooldown = (task: Task, now: number, config: SchedulerConfig): boolean =>
   task.lastPreemptedAt !== null && now - task.lastPreemptedAt < config.preemptCooldownMs;
 
+/**
+ * The level an interrupt must pass to preempt `running`: its effective level, except that from
+ * rules 3 on a person's input (origin 'user') passes a task of anyone else at that task's own
+ * level: the starvation guard keeps peers from preempting one task for ever, not the person.
+ */
+export const levelToPass = (running: Task, incoming: Pick<Task, 'origin'>, rules: number): number =>
+  rules >= 3 && incoming.origin === 'user' && running.origin !== 'user' ? running.level : effectiveLevel(running);
+
 /** Only a strictly greater level preempts, and never a task preempted within the cooldown. */
-export const canPreempt = (running: Task, incoming: Task, now: number, config: SchedulerConfig): boolean =>
-  incoming.level > effectiveLevel(running) && !inCooldown(running, now, config);
+export const canPreempt = (running: Task, incoming: Task, now: number, config: SchedulerConfig, rules: number): boolean =>
+  incoming.level > levelToPass(running, incoming, rules) && !inCooldown(running, now, config);
 
 /** Inserts an interrupt after every waiting one of the same or a higher level. */
 export const insertPending = (pending: readonly Task[], task: Task): Task[] => {

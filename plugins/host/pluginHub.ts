@@ -18,7 +18,7 @@ import {
   type Timers,
 } from '../../events/index.ts';
 import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
-import { Capability, INTERNAL, nestsDeeperThan, type CapabilityName } from '../../actors/index.ts';
+import { Capability, INTERNAL, nestsDeeperThan, OWNER, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
 import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
 import type { MisbehaviourConfig } from '../../actors/index.ts';
@@ -57,7 +57,7 @@ export type InputSink = Readonly<{
   submit(input: {
     id: string;
     source: string;
-    origin: 'plugin';
+    origin: 'plugin' | 'user';
     kind: 'queued' | 'interrupt';
     level?: number;
     payload: Readonly<{
@@ -507,7 +507,8 @@ export class PluginHub {
       this.options.inputs?.submit({
         id: inputId,
         source: plugin,
-        origin: 'plugin',
+        // Only a built-in speaks for the person (the cli, the web UI, a timer the person set).
+        origin: principal === OWNER && !this.external.has(plugin) ? 'user' : 'plugin',
         kind,
         ...(kind === 'interrupt' ? { level } : {}),
         payload: { text: input.text, replyChannel, replyTarget, conversation, principal },

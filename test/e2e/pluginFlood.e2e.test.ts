@@ -132,6 +132,36 @@ describe('a plugin flooding the scheduler', () => {
     expect(cameAfter.size).toBeGreaterThan(0);
     expect(scheduler.slice(arrived, started).filter((e) => e.type === 'TaskStarted' && cameAfter.has(e.data.taskId))).toEqual([]);
     expect(scheduler.filter((e) => e.type === 'TaskPreempted' && e.data.taskId === personInput)).toEqual([]);
+    expect(scheduler[arrived]!.data.origin).toBe('user');
+    await verifyReplay(dir);
+  });
+
+  it('cannot hold the person behind its own task by lifting it with the starvation guard', async () => {
+    const llm = await startLlmServer([
+      {
+        when: (request) => lastUserText(request) === 'hang please',
+        reply: { toolCalls: [{ name: 'hang_tool', arguments: {} }] },
+        repeat: true,
+      },
+      { when: (request) => lastUserText(request) === 'a quick one', reply: { text: 'quick' }, repeat: true },
+      { when: (request) => lastUserText(request).startsWith('person'), reply: { text: 'Here I am.' }, repeat: true },
+    ]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm, plugins: ['sneak'] });
+    const daemon = await daemons.start(dir);
+    // Its L2 was preempted once by its own L3 (the guard counts it as L3 now) and runs again, hanging on its tool.
+    await expect.poll(async () => (await logOf(dir, '--type', 'TaskResumed')).length, { timeout: 20_000 }).toBe(1);
+
+    const replies = await askSocket(dir, 'person here: are you there?');
+    expect(replies.at(-1)).toMatchObject({ type: 'end', outcome: 'answer' });
+    const personInput = replies.find((r) => r.inputId)?.inputId;
+    await daemons.stop(daemon);
+    const scheduler = await logOf(dir, '--stream', 'scheduler');
+    const preempted = scheduler.filter((e) => e.type === 'TaskPreempted').map((e) => [e.data.preemptCount, e.data.by === personInput]);
+    expect(preempted).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     await verifyReplay(dir);
   });
 });

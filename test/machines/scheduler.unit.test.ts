@@ -230,6 +230,27 @@ describe('scheduler rules', () => {
     expect(given(adopt(0, 2), adopt(1, 2), adopt(2, 1)).facts.map((f) => f.type)).toEqual(['SchedulerRulesAdopted']);
   });
 
+  it("lets a person's input preempt a plugin's task the starvation guard lifted, from rules 3 on", () => {
+    const adopt = (at: number, version: number): SchedulerMessage => ({ type: 'rules.adopt', at, version });
+    // A plugin's L2 preempted once by its own L3 counts as L3 by the guard; the person's L3 comes after it resumed.
+    const lifted = [
+      interrupt(0, 'work', 2, 'plugin'),
+      interrupt(100, 'own', 3, 'plugin'),
+      finish(200, 'own'),
+      interrupt(5_000, 'person', 3, 'user'),
+      tick(60_000),
+    ] as const;
+    const before = given(adopt(0, 2), ...lifted);
+    expect(before.view.running).toBe('work');
+    expect(before.view.pending).toEqual(['person']);
+    const now = given(adopt(0, 3), ...lifted);
+    expect(trace(now.facts).filter((f) => f.startsWith('Preempted'))).toEqual(['Preempted:work>own', 'Preempted:work>person']);
+    expect(now.view.running).toBe('person');
+    // Another plugin's L3 still may not: the guard holds for everyone but the person.
+    const peer = given(adopt(0, 3), ...lifted.slice(0, 3), interrupt(5_000, 'other', 3, 'plugin'), tick(60_000));
+    expect(peer.view.running).toBe('work');
+  });
+
   it('ignores a completion for a task that is not running, and a re-delivered input', () => {
     const { facts } = given(arrive(0, 'a'), finish(1, 'zzz'), arrive(2, 'a'), finish(3, 'a'), finish(4, 'a'));
     expect(trace(facts)).toEqual(['Queued:a@L0', 'Pumped:a', 'Started:a', 'Completed:a']);

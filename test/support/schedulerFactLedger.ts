@@ -162,11 +162,14 @@ export class SchedulerFactLedger {
         this.rule(this.running === task.id, fact, 'preempts the running task');
         this.rule(by.status === 'pending' && !by.budgeted, fact, 'is preempted by a waiting interrupt outside any cancel budget');
         const before = task.preemptedAt.length;
-        const effective = Math.min(4, task.level + Math.min(before, 2));
+        const person = this.rules >= 3 && by.origin === 'user' && task.origin !== 'user';
+        const effective = person ? task.level : Math.min(4, task.level + Math.min(before, 2));
         this.rule(
           by.level > effective,
           fact,
-          `is preempted only by a level above min(4, ${task.level} + min(${before}, 2)) = ${effective} (got L${by.level})`,
+          person
+            ? `is preempted by a person's input only from a lower level (L${task.level}, got L${by.level})`
+            : `is preempted only by a level above min(4, ${task.level} + min(${before}, 2)) = ${effective} (got L${by.level})`,
         );
         this.rule(by.level !== task.level, fact, 'never lets the same level preempt the same level');
         this.rule(d.preemptCount === before + 1, fact, `counts preemptions (${before + 1})`);

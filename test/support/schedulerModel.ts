@@ -131,7 +131,9 @@ const effectiveLevel = (task: ModelInput): number => Math.min(4, task.level + Ma
 
 const mayPreempt = (model: SchedulerModel, running: ModelInput, incoming: ModelInput, at: number): boolean => {
   const cooling = running.lastPreemptedAt !== null && at - running.lastPreemptedAt < model.config.preemptCooldownMs;
-  return incoming.level > effectiveLevel(running) && !cooling;
+  // From rules 3 the person outranks anyone else's task at its own level, guard or not.
+  const person = model.rules >= 3 && incoming.origin === 'user' && running.origin !== 'user';
+  return incoming.level > (person ? running.level : effectiveLevel(running)) && !cooling;
 };
 
 /** While a task runs: the best waiting interrupt preempts it as long as the rule allows. */
