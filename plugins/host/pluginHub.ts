@@ -516,7 +516,7 @@ export class PluginHub {
     // Every check that may refuse comes before the bound, which counts what it admits until it is submitted.
     // An external plugin past its bound is refused before anything is recorded; the flood is
     // its misbehaviour, recorded once a window. Built-ins speak for the person (cli, web UI) or
-    // bring back what the person set (timer, at most 1,000 timers): they are not bounded.
+    // bring back what was set (timer: at most 1,000, and a guest's 32 come back at L1): they are not bounded.
     if (!this.external.has(plugin)) {
       await submit();
       return { inputId, level };

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VirtualClock } from '../../events/index.ts';
 import type { RunningPlugin } from '../../plugins/sdk/builtinPlugin.ts';
 import { TimerStoreCorrupt, timerPlugin } from '../../plugins/builtin/timer/index.ts';
+import { GUEST_TIMER_LEVEL, GUEST_TIMERS, TIMER_INTERRUPT_LEVEL } from '../../plugins/builtin/timer/timerPlugin.ts';
 import { createFakePluginApi, replyOf } from '../support/fakePluginApi.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
@@ -27,10 +28,35 @@ const startTimer = async (dataDir: string, now = T0) => {
     clock.advance(ms);
     timers.advance(ms);
   };
-  const call = async (tool: string, args: Record<string, unknown> = {}) => replyOf(await api.call(tool, args));
+  const call = async (tool: string, args: Record<string, unknown> = {}, principal?: string) =>
+    replyOf(await api.call(tool, args, principal === undefined ? {} : { principal }));
   const fired = () => api.interrupts.map((i) => [i.input.text, i.level] as const);
   return { clock, timers, api, running, tick, call, fired };
 };
+
+describe("timer plugin: anyone else's timers", () => {
+  it("fire below the person's messages, and each guest holds at most GUEST_TIMERS of them", async () => {
+    const { call, tick, fired } = await startTimer(tempDir());
+    await call('timer_set', { seconds: 10, note: 'mine' }, 'owner');
+    await call('timer_set', { seconds: 10, note: 'from a plugin turn' }, 'spammer');
+    await call('timer_set', { seconds: 10, note: 'from before principals' });
+    tick(10_000);
+    expect(fired()).toEqual([
+      ['Timer t1 fired: mine', TIMER_INTERRUPT_LEVEL],
+      ['Timer t2 fired: from a plugin turn', GUEST_TIMER_LEVEL],
+      ['Timer t3 fired: from before principals', TIMER_INTERRUPT_LEVEL],
+    ]);
+    for (let i = 0; i < GUEST_TIMERS; i++) expect((await call('timer_set', { seconds: 60, note: `n${i}` }, 'spammer')).isError).toBe(false);
+    const refused = await call('timer_set', { seconds: 60, note: 'one more' }, 'spammer');
+    expect(refused).toMatchObject({
+      isError: true,
+      content: expect.stringContaining(`${GUEST_TIMERS} timers are already set for spammer`),
+    });
+    // Another guest, and the person, still may.
+    expect((await call('timer_set', { seconds: 60, note: 'other' }, 'qq.guest')).isError).toBe(false);
+    expect((await call('timer_set', { seconds: 60, note: 'mine again' }, 'owner')).isError).toBe(false);
+  });
+});
 
 describe('timer plugin: firing', () => {
   it('raises an L3 interrupt at the due time and not before', async () => {

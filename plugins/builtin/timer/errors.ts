@@ -18,8 +18,15 @@ export class UnknownTimer extends HologramError {
 /** Too many timers are set at once. */
 export class TooManyTimers extends HologramError {
   readonly code = 'TOO_MANY_TIMERS';
-  constructor(readonly limit: number) {
-    super(`${limit} timers are already set, the most allowed; cancel some with timer_cancel before setting more`);
+  constructor(
+    readonly limit: number,
+    /** The principal whose own limit it is, when it is not the owner's. */
+    readonly principal?: string,
+  ) {
+    super(
+      `${limit} timers are already set${principal === undefined ? '' : ` for ${principal}`}, the most allowed; ` +
+        'cancel some with timer_cancel before setting more',
+    );
   }
 }
 

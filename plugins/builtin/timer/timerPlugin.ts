@@ -1,6 +1,6 @@
 /**
  * The `timer` built-in plugin: timer_set / timer_list / timer_cancel, and an L3 interrupt when a
- * timer is due. Promises: every change is on disk (atomically) before the tool answers, so a
+ * timer the person set is due (L1 for anyone else's). Promises: every change is on disk (atomically) before the tool answers, so a
  * timer survives a restart; a timer fires at least once (it is forgotten only after its
  * interrupt was accepted); one that came due while the daemon was down fires on start, marked
  * 'fired late'. Time comes from `env.clock`, waits from `env.timers`.
@@ -12,6 +12,11 @@ import { InvalidTimerArgument, TimerStoreUnwritable, TooManyTimers, UnknownTimer
 import { describeDuration, MAX_TIMER_MS, parseTimerRequest } from './timerArgs.ts';
 import { loadTimers, moveLegacyStore, saveTimers, TIMERS_FILE, type StoredTimer } from './timerStore.ts';
 import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
+import { INTERNAL, OWNER } from '../../../actors/index.ts';
+
+/** Timers from before principals were recorded were the person's. */
+const isGuest = (principal: string | undefined): principal is string =>
+  principal !== undefined && principal !== OWNER && principal !== INTERNAL;
 
 export const timerManifest: PluginManifest = {
   name: 'timer',
@@ -26,8 +31,15 @@ export const timerManifest: PluginManifest = {
   description: 'Timers the model sets; each raises an L3 interrupt when due, across restarts.',
 };
 
-/** The interrupt level of a due timer ("L3 Interactive: timer expiry"). */
+/** The interrupt level of a due timer the person (or the kernel) set ("L3 Interactive: timer expiry"). */
 export const TIMER_INTERRUPT_LEVEL = 3;
+/**
+ * A timer set in a turn of anyone else (a plugin's input, a guest's profile) fires in the
+ * background, and each of them holds at most GUEST_TIMERS: what a plugin's text asks of the model
+ * must not come back as interrupts that outrank the person, nor crowd out the person's timers.
+ */
+export const GUEST_TIMER_LEVEL = 1;
+export const GUEST_TIMERS = 32;
 /** The longest single wait: longer ones are re-armed, which also re-reads the clock after a suspend. */
 const MAX_WAIT_MS = 60 * 60 * 1000;
 /** The wait before raising again an interrupt the kernel did not accept. */
@@ -82,7 +94,10 @@ export const timerPlugin: BuiltinPlugin = {
         ? `Timer ${id} fired late: ${timer.note} (it was due ${iso(timer.dueAt)}, ${describeDuration(now - timer.dueAt)} ago, while the daemon was down)`
         : `Timer ${id} fired: ${timer.note}`;
       const job = api
-        .injectInterrupt({ text, ...timer.route, ...(timer.principal ? { principal: timer.principal } : {}) }, TIMER_INTERRUPT_LEVEL)
+        .injectInterrupt(
+          { text, ...timer.route, ...(timer.principal ? { principal: timer.principal } : {}) },
+          isGuest(timer.principal) ? GUEST_TIMER_LEVEL : TIMER_INTERRUPT_LEVEL,
+        )
         .then(
           () => {
             timers.delete(id);
@@ -121,6 +136,9 @@ export const timerPlugin: BuiltinPlugin = {
           const now = env.clock.now();
           const { dueAt, note } = parseTimerRequest(args, now);
           if (timers.size >= MAX_TIMERS) throw new TooManyTimers(MAX_TIMERS);
+          if (isGuest(call.principal) && [...timers.values()].filter((t) => t.principal === call.principal).length >= GUEST_TIMERS) {
+            throw new TooManyTimers(GUEST_TIMERS, call.principal);
+          }
           // It answers, later, where the turn that set it answered.
           const route = call.conversation
             ? { conversation: call.conversation, ...(call.replyTo ? { replyTo: call.replyTo } : {}) }
