@@ -7,7 +7,7 @@
 import { readPlacedFile } from '../adapters/files/privateFiles.ts';
 import { LOCK_FILE } from './dataDirLock.ts';
 import { lockHolderPid } from './lockHolder.ts';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
 import { SETTINGS_FILE } from '../actors/modules/config.ts';
@@ -16,7 +16,7 @@ import { SETTINGS_SCHEMA } from '../actors/settings/settingsSchema.ts';
 import { writeFileAtomic } from '../plugins/builtin/shared/writeFileAtomic.ts';
 import { parse } from './args.ts';
 import { UsageError } from './cliErrors.ts';
-import { dataDirFrom, prepareDataDir } from './dataDir.ts';
+import { dataDirFrom, prepareDataDir, refuseNonDirectory } from './dataDir.ts';
 import { serverUrlFrom } from './serverUrl.ts';
 import { shellWord } from './shellWords.ts';
 import { listModels, probeModel } from '../adapters/llm/modelProbe.ts';
@@ -71,7 +71,8 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     return 0;
   }
   const dir = dataDirFrom(values.data);
-  prepareDataDir(dir);
+  // Made only once there is something to write: a refused init leaves no empty data dir behind.
+  refuseNonDirectory(resolve(dir));
   const settingsPath = join(dir, SETTINGS_FILE);
   const settings = readSettings(settingsPath);
   const llm = (settings.llm ?? {}) as Record<string, unknown>;
@@ -131,6 +132,7 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     const next = { ...settings, llm: { ...llm, sources: [source] } };
     const problems = checkSettings(next, SETTINGS_SCHEMA);
     if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.key}: ${p.problem}`).join('; '));
+    prepareDataDir(dir);
     await writeFileAtomic(settingsPath, `${JSON.stringify(next, null, 2)}\n`);
     write(`Wrote ${settingsPath}.`);
     const running = lockHolderPid(join(dir, LOCK_FILE));

@@ -19,7 +19,7 @@ describe('serverUrlFrom', () => {
     expect(serverUrlFrom(' http://127.0.0.1:11434 ', EXAMPLE)).toEqual({ url: 'http://127.0.0.1:11434', assumedHttp: false });
   });
 
-  it.each(['localhost', 'ftp://127.0.0.1:21', 'not a url', 'localhost:port', 'file:///etc/passwd'])(
+  it.each(['localhost', 'ftp://127.0.0.1:21', 'localhost:port', 'file:///etc/passwd', 'http:/x', 'http:x', 'HTTP:/127.0.0.1:80'])(
     'refuses %s, naming it, with an example',
     (given) => {
       expect(serverUrlFrom(given, EXAMPLE)).toEqual({
@@ -27,6 +27,16 @@ describe('serverUrlFrom', () => {
       });
     },
   );
+
+  it('repeats nothing that may be a key, junk or a terminal escape: it says how long it was', () => {
+    const key = 'sk-ant-api03-SECRETSECRETSECRET';
+    for (const given of [key, 'not a url', 'x'.repeat(10_000), '\u001b]0;pwned\u0007localhost:1']) {
+      const result = serverUrlFrom(given, EXAMPLE);
+      expect(result).toEqual({
+        problem: `the server URL given (${given.length} characters) is not an http(s) URL; give the server's address, e.g. ${EXAMPLE}`,
+      });
+    }
+  });
 
   it('never repeats a value that may carry a credential', () => {
     for (const given of [

@@ -2,7 +2,7 @@
  * `homed init` as a new user runs it: answers typed at its questions, a local server probed
  * (its models, one tiny request), settings.json written, and then homed answers with it.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askSocket, useDaemons } from '../support/homedSession.ts';
@@ -91,13 +91,22 @@ describe('homed init', () => {
     expect(sources()[0].baseUrl).toBe('http://localhost:9');
 
     // What is still no http(s) URL is refused, naming it, with an example; never a stack trace.
-    for (const given of ['localhost', 'ftp://127.0.0.1:21', 'not a url']) {
-      const refused = await init(join(tempDir(), 'refused'), [], ['--adapter', 'openai', '--url', given, '--model', 'm']);
+    // A refused init makes no data dir.
+    const refusedDir = join(tempDir(), 'refused');
+    for (const given of ['localhost', 'ftp://127.0.0.1:21', 'http:/x']) {
+      const refused = await init(refusedDir, [], ['--adapter', 'openai', '--url', given, '--model', 'm']);
       expect(refused.code, refused.stderr).toBe(2);
       expect(refused.stderr).toContain(`'${given}' is not an http(s) URL`);
       expect(refused.stderr).toContain('e.g. http://127.0.0.1:8000/v1');
       expect(hasNoStackTrace(refused.stderr)).toBe(true);
     }
+    expect(existsSync(refusedDir)).toBe(false);
+    // A key pasted where the URL goes is not repeated back.
+    const key = 'sk-ant-api03-SECRETSECRETSECRET';
+    const pasted = await init(refusedDir, [], ['--adapter', 'openai', '--url', key, '--model', 'm']);
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr).toContain(`the server URL given (${key.length} characters) is not an http(s) URL`);
+    expect(pasted.stderr).not.toContain('SECRET');
     // At the question, it is asked again with the same words.
     const again = await init(join(tempDir(), 'asked'), ['openai', 'localhost', `${bare}`, '', 'm']);
     expect(again.code, again.stderr).toBe(0);
