@@ -3,7 +3,7 @@
  * inside the Hologram checkout (the embedded data dir `npm start` uses). What homed creates
  * there is private to the user (files 0600, directories 0700), whatever the umask it got.
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable, HologramError } from '../events/index.ts';
@@ -36,7 +36,7 @@ export const refuseNonDirectory = (path: string): void => {
   } catch {
     return; // nothing there (or unreadable): said where it is created or read
   }
-  if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder (made if missing), or move that away`);
+  if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder, or move that away`);
 };
 
 /** A command other than starting homed and `homed init` was pointed at a data dir that is not there. */
@@ -58,8 +58,29 @@ export class DataDirMissing extends HologramError {
 export const existingDataDir = (dir: string): string => {
   const path = resolve(dir);
   refuseNonDirectory(path);
-  if (!existsSync(path)) throw new DataDirMissing(path);
-  return path;
+  if (existsSync(path)) return path;
+  // Where making it would fail too, say why instead of how to make it.
+  const link = linkTarget(path);
+  if (link !== undefined)
+    throw new EventLogUnavailable(
+      `the data dir ${path} is a link to ${link}, which does not exist; make that folder, or give --data another one`,
+    );
+  for (let above = dirname(path); above !== dirname(above); above = dirname(above)) {
+    if (!existsSync(above)) continue;
+    if (!statSync(above).isDirectory())
+      throw new EventLogUnavailable(`the data dir ${path} cannot be a folder: ${above} is a file; give --data another one`);
+    break;
+  }
+  throw new DataDirMissing(path);
+};
+
+/** Where a link at `path` points, when `path` is a link (a dangling one, here). */
+const linkTarget = (path: string): string | undefined => {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 /**

@@ -2,14 +2,29 @@
  * The data dir a person names with --data: made with the folders missing above it, private, and
  * refused with what to do where it cannot be made (never retried for ever).
  */
-import { statSync } from 'node:fs';
+import { statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareDataDir } from '../../cli/dataDir.ts';
+import { DataDirMissing, existingDataDir, prepareDataDir } from '../../cli/dataDir.ts';
 import { EventLogUnavailable } from '../../events/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
+
+describe('existingDataDir', () => {
+  it('says why a dir that cannot be made is missing, instead of how to make it', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'afile'), 'x');
+    symlinkSync(join(root, 'nowhere'), join(root, 'dead'));
+    expect(() => existingDataDir(join(root, 'dead'))).toThrow(
+      `the data dir ${join(root, 'dead')} is a link to ${join(root, 'nowhere')}, which does not exist`,
+    );
+    expect(() => existingDataDir(join(root, 'afile', 'sub'))).toThrow(`cannot be a folder: ${join(root, 'afile')} is a file`);
+    expect(() => existingDataDir(join(root, 'afile'))).toThrow(`is a file; give --data a folder, or move that away`);
+    expect(() => existingDataDir(join(root, 'missing', 'data'))).toThrow(DataDirMissing);
+    expect(existingDataDir(root)).toBe(root);
+  });
+});
 
 describe('prepareDataDir', () => {
   it('makes the folders missing above the data dir, each 0700', () => {

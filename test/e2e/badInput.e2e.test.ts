@@ -157,7 +157,7 @@ describe('bad input', () => {
     ]) {
       const result = await runHomed(args);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`the data dir ${file} is a file; give --data a folder (made if missing), or move that away`);
+      expect(result.stderr).toContain(`the data dir ${file} is a file; give --data a folder, or move that away`);
     }
   });
 });

@@ -83,7 +83,7 @@ describe('homed secret', () => {
     for (const args of [['list'], ['set', 'FOO']]) {
       const onFile = await runNodeWithInput([HOMED, 'secret', ...args, '--data', file], 'a value\n');
       expect(onFile.code).toBe(1);
-      expect(onFile.stderr.trim()).toBe(`homed: the data dir ${file} is a file; give --data a folder (made if missing), or move that away`);
+      expect(onFile.stderr.trim()).toBe(`homed: the data dir ${file} is a file; give --data a folder, or move that away`);
     }
     // At the prompt, Ctrl-C stores nothing and exits as an interrupted command does.
     const terminal = terminals.open([
