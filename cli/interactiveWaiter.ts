@@ -207,7 +207,8 @@ export class InteractiveWaiter {
       this.sayAfter('nothing of yours is being answered');
       return;
     }
-    for (const inputId of asked) this.client?.send({ type: 'cancel', inputId });
+    // The latest first: one still waiting ends before the end of the one running could start it.
+    for (const inputId of asked.reverse()) this.client?.send({ type: 'cancel', inputId });
     this.sayAfter('stopping…');
   }
 
