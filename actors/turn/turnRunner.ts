@@ -23,7 +23,7 @@ import {
   type Recorded,
   type Timers,
 } from '../../events/index.ts';
-import type { InputPayload, SchedulerFact } from '../../machines/scheduler/index.ts';
+import { type InputPayload, PERSON_LEVEL, type SchedulerFact } from '../../machines/scheduler/index.ts';
 import {
   assembleSystemPrompt,
   channelTools,
@@ -366,7 +366,9 @@ export class TurnRunner {
       id: this.options.ids.next(),
       source: 'approvals',
       origin: 'user',
-      kind: 'queued',
+      // The person's answer waits no longer than the person's messages do.
+      kind: 'interrupt',
+      level: PERSON_LEVEL,
       payload: {
         text: `${answer.approved ? 'approved' : 'refused'} ${answer.approval}`,
         replyChannel: route ?? null,

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PERSON_LEVEL } from '../../actors/index.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
@@ -123,6 +124,9 @@ describe('the firewall through homed', () => {
     expect(completed!.data).toMatchObject({ outcome: 'answered' });
     expect(readFileSync(join(dir, 'files', 'approved.txt'), 'utf8')).toBe('yes');
     expect((await logOf(dir, '--type', 'OutputSent')).map((l) => l.data.text)).toEqual(['Written, with your approval.']);
+    // The person's answer came in as the person's messages do: at their level, as theirs.
+    const answered = (await logOf(dir, '--type', 'InputQueued')).find((l) => l.data.source === 'approvals');
+    expect(answered?.data).toMatchObject({ origin: 'user', kind: 'interrupt', level: PERSON_LEVEL });
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
