@@ -7,6 +7,7 @@
  */
 import type { Timers } from '../events/index.ts';
 import type { SchedulerFacility } from '../actors/modules/schedulerModule.ts';
+import { isIdle } from '../machines/scheduler/index.ts';
 
 export type IdleCompactionOptions = Readonly<{
   scheduler: Pick<SchedulerFacility, 'onFacts' | 'state'>;
@@ -31,10 +32,6 @@ export const compactWhenIdle = (options: IdleCompactionOptions): (() => void) =>
     if (timer !== undefined) timers.clearTimer(timer);
     timer = undefined;
   };
-  const idle = () => {
-    const s = scheduler.state();
-    return s.running === null && s.stack.length + s.pending.length + s.queue.length + s.inbox.length === 0;
-  };
   const fire = () => {
     timer = undefined;
     const slack = options.slackMb();
@@ -44,7 +41,7 @@ export const compactWhenIdle = (options: IdleCompactionOptions): (() => void) =>
   };
   const stopWatching = scheduler.onFacts(() => {
     disarm();
-    if (idle()) timer = timers.setTimer(fire, idleMs);
+    if (isIdle(scheduler.state())) timer = timers.setTimer(fire, idleMs);
   });
   return () => {
     stopWatching();

@@ -105,10 +105,8 @@ const runLocked = async (
     return 0;
   }
   try {
-    const heapBefore = process.memoryUsage().heapTotal;
-    compactHeap();
     // A large start (the index snapshot read whole) frees hundreds of MB: ready once they are back with the system.
-    if (heapBefore - process.memoryUsage().heapTotal >= MIN_SLACK_MB * 1_048_576) await settledRssMb(systemTimers);
+    if (compactHeap().freedMb >= MIN_SLACK_MB) await settledRssMb(systemTimers);
   } catch (error) {
     out(`homed: could not collect what starting left behind (${(error as Error).message}); it stays until V8 collects in full`);
   }
@@ -116,7 +114,7 @@ const runLocked = async (
   const stopCompacting = compactWhenIdle({
     scheduler: kernel.facilities.get<SchedulerFacility>(Facility.scheduler),
     timers: systemTimers,
-    compact: compactHeap,
+    compact: () => compactHeap().ms,
     slackMb: oldSpaceSlackMb,
     log: (line) => out(`homed: ${line}`),
   });

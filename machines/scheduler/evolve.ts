@@ -34,11 +34,12 @@ const removeWaiting = (state: SchedulerState, ids: readonly string[]): Scheduler
   acknowledged: state.acknowledged.filter((id) => !ids.includes(id)),
 });
 
-/** The busy period ends only when nothing runs, is suspended or waits: back-to-back tasks are one period. */
-const settleIdle = (state: SchedulerState): SchedulerState =>
-  state.running === null && state.stack.length === 0 && state.inbox.length + state.queue.length + state.pending.length === 0
-    ? { ...state, busySince: null }
-    : state;
+/** Nothing runs, is suspended or waits. */
+export const isIdle = (state: SchedulerState): boolean =>
+  state.running === null && state.stack.length === 0 && state.inbox.length + state.queue.length + state.pending.length === 0;
+
+/** The busy period ends only when the scheduler is idle: back-to-back tasks are one period. */
+const settleIdle = (state: SchedulerState): SchedulerState => (isIdle(state) ? { ...state, busySince: null } : state);
 
 export const evolveScheduler = (state: SchedulerState, fact: SchedulerFact): SchedulerState => {
   const at = Math.max(state.now, fact.data.at);
