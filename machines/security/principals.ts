@@ -41,9 +41,12 @@ export type PrincipalOf = Readonly<{ name: string; profile?: ToolRules }>;
 
 export type PolicyVerdict = Readonly<{ allowed: true; approval?: string }> | Readonly<{ allowed: false; reason: string }>;
 
+/** Whether `principal` is the owner or the kernel itself. */
+export const isOwnerOrInternal = (principal: string | undefined): boolean => principal === OWNER || principal === INTERNAL;
+
 /** Whether `principal` may use hard-private tools. */
 export const isPrivileged = (policy: SecurityPolicy, principal: string): boolean =>
-  principal === OWNER || principal === INTERNAL || (policy.owners ?? []).includes(principal);
+  isOwnerOrInternal(principal) || (policy.owners ?? []).includes(principal);
 
 export const isHardPrivate = (name: string): boolean => HARD_PRIVATE_TOOLS.some((glob) => globMatches(glob, name));
 

@@ -4,7 +4,7 @@
  * before Remove for each doc: never delete-then-inject) and coldcontext_commit.
  */
 import type { NewHologramEvent } from '../../../events/index.ts';
-import { INTERNAL, OWNER, recalledInTurn } from '../../../actors/index.ts';
+import { isOwnerOrInternal, recalledInTurn } from '../../../actors/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
 import { countArg, mediaBlocksArg, optionalTextArg, quoted, textArg } from './memoryArgs.ts';
 import { coldDocContent, findRelation, memoryCounts } from './memoryQueries.ts';
@@ -121,7 +121,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
       const scope = optionalTextArg(tool, args, 'scope') ?? current;
       if (!scope) throw new InvalidMemoryArgument(tool, 'scope', "there is no current conversation, so 'scope' is needed");
       // Another conversation's memory is not a guest's (or an injected instruction's) to write in.
-      if (current && scope !== current && call.principal !== OWNER && call.principal !== INTERNAL) {
+      if (current && scope !== current && !isOwnerOrInternal(call.principal)) {
         throw new InvalidMemoryArgument(
           tool,
           'scope',

@@ -12,11 +12,10 @@ import { InvalidTimerArgument, TimerStoreUnwritable, TooManyTimers, UnknownTimer
 import { describeDuration, MAX_TIMER_MS, parseTimerRequest } from './timerArgs.ts';
 import { loadTimers, moveLegacyStore, saveTimers, TIMERS_FILE, type StoredTimer } from './timerStore.ts';
 import { replyOrRefuse } from '../shared/replyOrRefuse.ts';
-import { INTERNAL, OWNER } from '../../../actors/index.ts';
+import { isOwnerOrInternal } from '../../../actors/index.ts';
 
 /** Timers from before principals were recorded were the person's. */
-const isGuest = (principal: string | undefined): principal is string =>
-  principal !== undefined && principal !== OWNER && principal !== INTERNAL;
+const isGuest = (principal: string | undefined): principal is string => principal !== undefined && !isOwnerOrInternal(principal);
 
 export const timerManifest: PluginManifest = {
   name: 'timer',
