@@ -12,6 +12,12 @@ export const runLocomoCli = async <O extends Readonly<{ help: boolean }>>(
   parse: (argv: string[]) => O,
   run: (options: O) => Promise<string>,
 ): Promise<number> => {
+  // Node 20 ends a run whose awaits wait on nothing alive with exit 13 and says nothing: say it.
+  const unfinished = (): void => {
+    if (process.exitCode === 13)
+      process.stderr.write(`${name}: ended before finishing: it waited on something that keeps nothing alive (a bug)\n`);
+  };
+  process.once('exit', unfinished);
   try {
     const options = parse(process.argv.slice(2));
     if (options.help) {

@@ -20,7 +20,7 @@ import { positiveInt, UsageError } from '../options.ts';
 import { conversationFiles } from './conversationFiles.ts';
 import { loadConversation, type LocomoConversation } from './locomoData.ts';
 import { freshBundle } from '../../bin/bundles.js';
-import { systemTimers } from '../../actors/clock/systemClock.ts';
+import { keepProcessAlive, systemTimers } from '../../actors/clock/systemClock.ts';
 import { compactHeap, settledRssMb } from '../../cli/heapCompaction.ts';
 import { startDaemon } from '../daemonProcess.ts';
 import { createMemoryRecallSystem, type MemoryRecallSystem } from './memorySystem.ts';
@@ -213,7 +213,9 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
       }
       const rssMb = process.memoryUsage().rss / 1_048_576;
       compactHeap();
-      const rssAfterGcMb = await settledRssMb(systemTimers);
+      // The system's timers are unref'd: waiting on them alone, the process would end mid-run (exit 13).
+      const release = keepProcessAlive();
+      const rssAfterGcMb = await settledRssMb(systemTimers).finally(release);
       const start = await system.indexStart();
       const row: Row = {
         size,

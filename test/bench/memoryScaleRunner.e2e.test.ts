@@ -1,0 +1,52 @@
+/**
+ * `npm run bench:memory-scale` run as a person runs it, at its smallest sizes: it reaches its
+ * table and writes every size's row. It once ended silently after the first size (exit 13: it
+ * waited only on the system's unref'd timers while the RSS settled).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('bench:memory-scale', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('measures every size it is given and prints its targets', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-scale-'));
+    dirs.push(dir);
+    const json = join(dir, 'rows.json');
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bench/locomo/runMemoryScale.ts',
+        '--sizes',
+        '500,1000',
+        '--questions',
+        '4',
+        '--passes',
+        '1',
+        '--no-daemon',
+        '--json',
+        json,
+      ],
+      { cwd: REPO, encoding: 'utf8', timeout: 120_000 },
+    );
+    expect({ status: run.status, stderr: run.stderr.slice(-2_000) }).toMatchObject({ status: 0 });
+    expect(run.stdout).toMatch(/targets at 1000 utterances:/);
+    const { rows } = JSON.parse(readFileSync(json, 'utf8')) as { rows: { size: number; rssAfterGcMb: number; recallP99: number }[] };
+    expect(rows.map((row) => row.size)).toEqual([500, 1000]);
+    for (const row of rows) {
+      expect(row.rssAfterGcMb).toBeGreaterThan(0);
+      expect(row.recallP99).toBeGreaterThan(0);
+    }
+  });
+});
