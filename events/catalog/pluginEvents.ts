@@ -87,6 +87,11 @@ export const pluginEvents = {
     'PluginChannelRegistered',
     object({ plugin: plugin(), name: nonEmptyString(), capabilities: integer(), metaDoc: string() }),
   ),
+  /** One stage handler leaves (its plugin stays): it let its calls time out too many times in a row. */
+  PluginStageDetached: defineEvent(
+    'PluginStageDetached',
+    object({ plugin: plugin(), handlerId: nonEmptyString(), stage: nonEmptyString(), reason: string() }),
+  ),
   PluginSubscribed: defineEvent('PluginSubscribed', object({ plugin: plugin(), types: array(string()) })),
   /** The plugin's process ended (or it was stopped): every registration above leaves with it. */
   PluginRegistrationsDetached: defineEvent(

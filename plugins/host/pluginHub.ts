@@ -41,6 +41,8 @@ import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '..
 import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds } from './injectionBounds.ts';
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
+import { RequestTimedOut } from '../protocol/errors.ts';
+import { UnansweredStages } from './unansweredStages.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
 
@@ -172,6 +174,7 @@ export class PluginHub {
   private handlerCount = 0;
   private readonly windows: MisbehaviourWindows;
   private readonly injections: InjectionGate;
+  private readonly unanswered = new UnansweredStages();
 
   constructor(private readonly options: PluginHubOptions) {
     this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
@@ -252,6 +255,7 @@ export class PluginHub {
     this.granted.delete(plugin);
     this.external.delete(plugin);
     await this.closeWindow(plugin);
+    this.unanswered.forget(registrationsOf(this.state, plugin).handlers);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -464,7 +468,38 @@ export class PluginHub {
     const handler = this.state.handlers.find((h) => h.id === handlerId);
     const endpoint = handler && this.endpoints.get(handler.plugin);
     if (!handler || !endpoint) return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
-    return endpoint.runStage(handlerId, stage, context);
+    return endpoint.runStage(handlerId, stage, context).then(
+      (change) => {
+        this.unanswered.answered(handlerId);
+        return change;
+      },
+      (error: unknown) => {
+        if (error instanceof RequestTimedOut) this.stageTimedOut(handler, error.timeoutMs);
+        else this.unanswered.answered(handlerId);
+        throw error;
+      },
+    );
+  }
+
+  /** A stage handler's call timed out: the last of too many in a row detaches it (recorded as misbehaviour too). */
+  private stageTimedOut(handler: PluginRegistry['handlers'][number], timeoutMs: number): void {
+    if (!this.unanswered.timedOut(handler.id)) return;
+    const reason = `left ${this.unanswered.limit} calls in a row unanswered (${timeoutMs} ms each)`;
+    const detach = async (): Promise<void> => {
+      await this.misbehaved(
+        handler.plugin,
+        'STAGE_UNANSWERED',
+        `stage handler ${handler.id} ${reason}; detached until the plugin restarts`,
+      );
+      await this.appendDecided(() =>
+        this.state.handlers.some((h) => h.id === handler.id)
+          ? { type: 'PluginStageDetached', data: { plugin: handler.plugin, handlerId: handler.id, stage: handler.stage, reason } }
+          : null,
+      );
+    };
+    detach().catch((error: unknown) =>
+      this.options.log?.(`plugin ${handler.plugin}: could not detach stage handler ${handler.id}: ${(error as Error).message}`),
+    );
   }
 
   async deliver(delivery: ChannelDelivery): Promise<void> {

@@ -133,6 +133,8 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
       const { handlerId, scope, stage } = event.data;
       return { ...registry, handlers: [...registry.handlers, { id: handlerId, plugin: name, scope, stage }] };
     }
+    case 'PluginStageDetached':
+      return { ...registry, handlers: registry.handlers.filter((h) => h.id !== event.data.handlerId) };
     case 'PluginChannelRegistered': {
       const { capabilities, metaDoc } = event.data;
       return {

@@ -8,6 +8,7 @@ import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../supp
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
+import { STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/unansweredStages.ts';
 
 const tempDir = useTempDir();
 
@@ -108,6 +109,40 @@ describe('a hostile plugin', () => {
     expect((await daemon.exited).stdout.match(/plugin flooder: UNKNOWN_NOTIFY/g)).toHaveLength(5);
     await verifyReplay(dir);
   });
+
+  it(`has a stage handler that never answers detached after ${STAGE_MISSES_BEFORE_DETACH} turns waited on it; its tool stays, and later turns do not wait`, async () => {
+    const server = await startLlmServer([{ when: () => true, reply: { text: 'Hello.' }, repeat: true }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['staller'] });
+    const daemon = await daemons.start(dir);
+    for (let turn = 0; turn <= STAGE_MISSES_BEFORE_DETACH; turn++) {
+      const replies = await askSocket(dir, `hello ${turn}`);
+      expect(replies.filter((r) => r.type === 'chunk').map((r) => r.text)).toEqual(['Hello.']);
+    }
+    const tools = await finished(spawnNode([WAITER, '--data', dir, '--tools']));
+    expect(tools.stdout).toMatch(/^staller_ping\s+staller/m);
+    await daemons.stop(daemon);
+
+    const log = await logOf(dir);
+    const handlerId = log.find((e) => e.type === 'PluginStageRegistered' && e.data.plugin === 'staller')!.data.handlerId as string;
+    const detached = log.filter((e) => e.type === 'PluginStageDetached');
+    expect(detached.map((e) => e.data)).toEqual([
+      {
+        plugin: 'staller',
+        handlerId,
+        stage: 'on_input',
+        reason: expect.stringContaining(`${STAGE_MISSES_BEFORE_DETACH} calls in a row unanswered`),
+      },
+    ]);
+    expect(log.filter((e) => e.type === 'PluginMisbehaved').map((e) => e.data.code)).toEqual(['STAGE_UNANSWERED']);
+    // The turns before it asked the handler and timed out; the one after asked nobody.
+    const asked = log.filter((e) => e.type === 'StageStarted' && (e.data.handlers as string[]).includes(handlerId));
+    expect(asked).toHaveLength(STAGE_MISSES_BEFORE_DETACH);
+    expect(log.filter((e) => e.type === 'StageTimedOut')).toHaveLength(STAGE_MISSES_BEFORE_DETACH);
+    expect(asked.every((e) => e.seq < detached[0]!.seq)).toBe(true);
+    expect(log.filter((e) => e.type === 'TurnCompleted')).toHaveLength(STAGE_MISSES_BEFORE_DETACH + 1);
+    await verifyReplay(dir);
+  }, 120_000);
 
   it('writing text to stdout gets it stopped at once and restarted: the call fails now, not after 60 s', async () => {
     const server = await startLlmServer([

@@ -26,7 +26,9 @@ import {
   TOOL_PARAMETERS_DEPTH,
   TOOLS_PER_PLUGIN,
 } from '../../plugins/host/pluginHub.ts';
+import { RequestTimedOut } from '../../plugins/protocol/errors.ts';
 import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
+import { STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/unansweredStages.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 
 type Submitted = Parameters<InputSink['submit']>[0];
@@ -538,6 +540,54 @@ describe('subscriptions', () => {
 
     await vi.waitFor(() => expect(receivedB).toEqual(['PluginEnabled']));
     expect(receivedA).toEqual([]);
+  });
+});
+
+describe('stage handlers that never answer', () => {
+  const timedOut = () => Promise.reject(new RequestTimedOut('runStage', 1, 5_000));
+  const context = { input: 'hi' } as unknown as Parameters<PluginHub['runStage']>[2];
+
+  /** A remote plugin 'slow' with an on_input handler answering as `runStage` says, and a tool. */
+  const givenSlow = async (runStage: () => Promise<null>) => {
+    const session = await given();
+    session.hub.attach('slow', ['stages', 'tools'], { callTool: async () => 'pong', runStage, deliver: timedOut, event: () => undefined });
+    const handlerId = await session.hub.registerStage('slow', { stage: 'on_input' });
+    await session.hub.registerTool('slow', tool('slow_ping'));
+    const ask = () => session.hub.runStage(handlerId, 'on_input', context).catch((error: unknown) => error);
+    return { ...session, handlerId, ask };
+  };
+
+  it(`are detached after ${STAGE_MISSES_BEFORE_DETACH} timeouts in a row, recorded with why; the plugin keeps its tools`, async () => {
+    const { hub, handlerId, ask, registryEvents } = await givenSlow(timedOut);
+    for (let i = 1; i < STAGE_MISSES_BEFORE_DETACH; i++) await ask();
+    expect(hub.registry.handlers.map((h) => h.id)).toEqual([handlerId]);
+
+    expect(await ask()).toBeInstanceOf(RequestTimedOut);
+    await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
+    const events = await registryEvents();
+    expect(events.find((e) => e.type === 'PluginMisbehaved')?.data).toMatchObject({ plugin: 'slow', code: 'STAGE_UNANSWERED' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'PluginStageDetached',
+      data: { plugin: 'slow', handlerId, stage: 'on_input', reason: expect.stringContaining('unanswered') },
+    });
+    expect(await hub.callTool('slow_ping', {}, call('slow_ping'))).toBe('pong');
+    await expect(hub.runStage(handlerId, 'on_input', context)).rejects.toBeInstanceOf(PluginUnavailable);
+  });
+
+  it('an answer in between starts the count again; a handler failing in its own words is not unanswered', async () => {
+    const answers: (() => Promise<null>)[] = [
+      timedOut,
+      timedOut,
+      async () => null,
+      timedOut,
+      timedOut,
+      () => Promise.reject(new Error('no')),
+      timedOut,
+    ];
+    const { hub, handlerId, ask, registryEvents } = await givenSlow(() => answers.shift()!());
+    while (answers.length > 0) await ask();
+    expect(hub.registry.handlers.map((h) => h.id)).toEqual([handlerId]);
+    expect((await registryEvents()).map((e) => e.type)).not.toContain('PluginStageDetached');
   });
 });
 

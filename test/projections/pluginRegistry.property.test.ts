@@ -289,6 +289,26 @@ class Detach implements Cmd {
   toString = (): string => `detach(${this.plugin})`;
 }
 
+/** Detaches the `nth` (mod how many) handler a plugin holds, as the hub does with one that stopped answering. */
+class DetachStage implements Cmd {
+  constructor(
+    readonly plugin: string,
+    readonly nth: number,
+  ) {}
+  check = (model: Model): boolean => model.handlers.some((h) => h.plugin === this.plugin);
+  run(model: Model, real: Real): void {
+    const own = model.handlers.filter((h) => h.plugin === this.plugin);
+    const gone = own[this.nth % own.length]!;
+    const before = { tools: [...real.registry.tools.keys()], channels: [...real.registry.channels.keys()] };
+    model.handlers = model.handlers.filter((h) => h.id !== gone.id);
+    fold(real, { type: 'PluginStageDetached', data: { plugin: this.plugin, handlerId: gone.id, stage: gone.stage, reason: 'unanswered' } });
+    agree(model, real);
+    expect(real.registry.handlers.some((h) => h.id === gone.id)).toBe(false);
+    expect({ tools: [...real.registry.tools.keys()], channels: [...real.registry.channels.keys()] }).toEqual(before);
+  }
+  toString = (): string => `detachStage(${this.plugin}, ${this.nth})`;
+}
+
 type Crash = Readonly<{ exitCode?: number; signal?: string; error?: string }>;
 type Fact =
   | Readonly<{ type: 'PluginStarted' | 'PluginRestarting' | 'PluginDisabled' | 'PluginEnabled' | 'PluginStopped' | 'PluginLoaded' }>
@@ -408,6 +428,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES), { minLength: 1, maxLength: 3 }))
     .map(([p, types]) => new Subscribe(p, types)),
   pluginArb.map((p) => new Detach(p)),
+  fc.tuple(pluginArb, fc.nat(5)).map(([p, nth]) => new DetachStage(p, nth)),
   fc.tuple(pluginArb, factArb).map(([p, fact]) => new SupervisorFact(p, fact)),
 ];
 
@@ -428,6 +449,10 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc
     .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES)))
     .map(([plugin, types]) => ({ type: 'PluginSubscribed', data: { plugin, types } })),
+  fc.tuple(pluginArb, stageArb, fc.nat(20)).map(([plugin, [stage], n]) => ({
+    type: 'PluginStageDetached',
+    data: { plugin, handlerId: `${plugin}/${stage}/${n}`, stage, reason: 'unanswered' },
+  })),
   pluginArb.map((plugin) => ({
     type: 'PluginRegistrationsDetached',
     data: { plugin, reason: 'stopped', tools: [], handlers: [], channels: [] },
