@@ -255,7 +255,7 @@ export class PluginHub {
     this.granted.delete(plugin);
     this.external.delete(plugin);
     await this.closeWindow(plugin);
-    this.unanswered.forget(registrationsOf(this.state, plugin).handlers);
+    this.unanswered.forget(plugin, registrationsOf(this.state, plugin).handlers);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -358,6 +358,11 @@ export class PluginHub {
     if (scope === 'own_tools' && !TOOL_STAGES.includes(spec.stage)) {
       throw new RegistrationRefused(
         `plugin '${plugin}': scope 'own_tools' only applies to ${TOOL_STAGES.join(' and ')}, not ${spec.stage}`,
+      );
+    }
+    if (this.unanswered.stalled(plugin)) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': a stage handler of it was detached for leaving its calls unanswered; it may register stage handlers again once restarted`,
       );
     }
     const handlerId = `${plugin}/${spec.stage}/${++this.handlerCount}`;
@@ -483,7 +488,7 @@ export class PluginHub {
 
   /** A stage handler's call timed out: the last of too many in a row detaches it (recorded as misbehaviour too). */
   private stageTimedOut(handler: PluginRegistry['handlers'][number], timeoutMs: number): void {
-    if (!this.unanswered.timedOut(handler.id)) return;
+    if (!this.unanswered.timedOut(handler.plugin, handler.id)) return;
     const reason = `left ${this.unanswered.limit} calls in a row unanswered (${timeoutMs} ms each)`;
     const detach = async (): Promise<void> => {
       await this.misbehaved(

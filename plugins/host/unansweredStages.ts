@@ -2,7 +2,8 @@
  * Stage handlers that let their calls time out, counted in a row per handler. Every turn waits
  * on each stage's handlers up to the stage timeout, so a handler that never answers would cost
  * every turn that much for as long as its plugin runs; once it has missed `limit` calls in a row
- * the hub detaches it (its plugin keeps its tools and channels, and a restart registers it anew).
+ * the hub detaches it (its plugin keeps its tools and channels). Its plugin is then `stalled`: it
+ * may not register stage handlers again (each would cost `limit` more turns) until it restarts.
  */
 
 /** Calls in a row a stage handler may leave unanswered before it is detached. */
@@ -10,6 +11,7 @@ export const STAGE_MISSES_BEFORE_DETACH = 3;
 
 export class UnansweredStages {
   private readonly missed = new Map<string, number>();
+  private readonly stalledPlugins = new Set<string>();
 
   constructor(readonly limit: number = STAGE_MISSES_BEFORE_DETACH) {}
 
@@ -18,19 +20,26 @@ export class UnansweredStages {
     this.missed.delete(handlerId);
   }
 
-  /** The handler's call timed out; whether that makes `limit` in a row (counting starts again after). */
-  timedOut(handlerId: string): boolean {
+  /** `plugin`'s handler timed out; whether that makes `limit` in a row (then the plugin is stalled). */
+  timedOut(plugin: string, handlerId: string): boolean {
     const missed = (this.missed.get(handlerId) ?? 0) + 1;
     if (missed < this.limit) {
       this.missed.set(handlerId, missed);
       return false;
     }
     this.missed.delete(handlerId);
+    this.stalledPlugins.add(plugin);
     return true;
   }
 
-  /** The handler left (its plugin went, or it was detached): nothing to remember of it. */
-  forget(handlerIds: readonly string[]): void {
+  /** Whether a handler of `plugin` was detached since it last started. */
+  stalled(plugin: string): boolean {
+    return this.stalledPlugins.has(plugin);
+  }
+
+  /** The plugin went (to be started again, or not): nothing to remember of it or its handlers. */
+  forget(plugin: string, handlerIds: readonly string[]): void {
+    this.stalledPlugins.delete(plugin);
     for (const id of handlerIds) this.missed.delete(id);
   }
 }

@@ -574,6 +574,22 @@ describe('stage handlers that never answer', () => {
     await expect(hub.runStage(handlerId, 'on_input', context)).rejects.toBeInstanceOf(PluginUnavailable);
   });
 
+  it('a plugin whose handler was detached may not register another until it restarts (each would cost more turns)', async () => {
+    const { hub, ask } = await givenSlow(timedOut);
+    for (let i = 0; i < STAGE_MISSES_BEFORE_DETACH; i++) await ask();
+    await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
+
+    await expect(hub.registerStage('slow', { stage: 'pre_action' })).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining('once restarted'),
+    });
+    expect(hub.registry.handlers).toEqual([]);
+
+    await hub.detach('slow', 'restarting');
+    hub.attach('slow', ['stages'], { callTool: timedOut, runStage: async () => null, deliver: timedOut, event: () => undefined });
+    expect(await hub.registerStage('slow', { stage: 'pre_action' })).toMatch(/^slow\/pre_action\//);
+  });
+
   it('an answer in between starts the count again; a handler failing in its own words is not unanswered', async () => {
     const answers: (() => Promise<null>)[] = [
       timedOut,
