@@ -497,7 +497,7 @@ export class Bm25Index {
       const slot = this.slots.get(id);
       if (slot !== undefined && rows[slot]! < 0) this.candidateRow(slot, width, touched);
     }
-    const inOrder = touched.slice().sort((x, y) => x - y);
+    const inOrder = Int32Array.from(touched).sort();
     for (let q = 0; q < width; q++) {
       if (!common[q]) continue;
       const { termId } = terms[q]!;
