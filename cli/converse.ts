@@ -11,7 +11,6 @@ import { HologramError } from '../events/errors.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 import type { CliClient } from './cliClient.ts';
 import { DaemonRefused } from './daemonErrors.ts';
-import { SHUTDOWN_NOTE } from '../actors/output/replyNotes.ts';
 
 export class ReplyFailed extends HologramError {
   readonly code = 'REPLY_FAILED';
@@ -64,7 +63,7 @@ export const converse = (client: CliClient, text: string, out: (text: string) =>
         }
         out(`${reply.text ? `${streamed ? '\n' : ''}${reply.text}` : ''}\n`);
         const why =
-          reply.text === SHUTDOWN_NOTE
+          reply.stoppedFor === 'shutdown'
             ? 'the turn was stopped before it finished: homed is stopping'
             : reply.outcome === undefined
               ? undefined

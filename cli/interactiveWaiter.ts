@@ -17,7 +17,6 @@ import { answerApproval, formatApprovals } from './approvals.ts';
 import { formatPlugins, formatTools } from './listings.ts';
 import { LiveLines } from './liveLines.ts';
 import { StreamLines } from './streamLines.ts';
-import { SHUTDOWN_NOTE } from '../actors/output/replyNotes.ts';
 import { closestNames } from '../events/closestNames.ts';
 
 export const INTERACTIVE_HELP = `Commands (answered here, not sent to the model):
@@ -298,7 +297,7 @@ export class InteractiveWaiter {
     if (reply.outcome === 'failed') this.warn(reply.text);
     else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
     else if (reply.outcome === 'cancelled' && this.options.terminal) {
-      this.say(reply.text === SHUTDOWN_NOTE ? '(stopped: homed is stopping)' : stoppedNote(entry));
+      this.say(reply.stoppedFor === 'shutdown' ? '(stopped: homed is stopping)' : stoppedNote(entry));
     }
     this.prompt();
     if (entry?.asked) this.releaseLine();

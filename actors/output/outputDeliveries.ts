@@ -8,7 +8,7 @@
 import { TURN_STREAM_PREFIX, type AnyEvent, type EventNamed, type OutputChannel, type Recorded } from '../../events/index.ts';
 import type { SchedulerMessage } from '../../machines/scheduler/index.ts';
 import { SHUTDOWN_NOTE } from './replyNotes.ts';
-import { OUTPUT_SEND_PREFIX, parseChannelTool, showsProgress, type OutputKind } from '../../machines/turn/index.ts';
+import { OUTPUT_SEND_PREFIX, parseChannelTool, showsProgress, type OutputKind, type TurnStopReason } from '../../machines/turn/index.ts';
 
 export type Route = Readonly<{ channel: string; target: string | null }>;
 
@@ -22,6 +22,8 @@ export type Delivery = Readonly<{
   text: string;
   outcome?: OutputKind;
   inputId?: string;
+  /** With the `end` of a `cancelled` reply: why it was stopped (a person's stop, the daemon stopping…). */
+  stoppedFor?: TurnStopReason;
 }>;
 
 type TurnOutput = {
@@ -30,7 +32,7 @@ type TurnOutput = {
   streamingRound: number | null;
   sent: string;
   /** Why the turn was asked to stop, once it was. */
-  stoppedFor?: EventNamed<'TurnStopRequested'>['data']['reason'];
+  stoppedFor?: TurnStopReason;
 };
 
 const forInput = (inputId: string | undefined): { inputId?: string } => (inputId === undefined ? {} : { inputId });
@@ -160,7 +162,8 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       const id = forInput(turn.inputId);
       const whole: Delivery[] = !streamed && text !== '' && kind !== 'failed' ? [{ route: turn.route, kind: 'chunk', text, ...id }] : [];
       const note = kind === 'failed' ? text : kind === 'cancelled' && turn.stoppedFor === 'shutdown' ? SHUTDOWN_NOTE : OUTCOME_NOTES[kind];
-      return [...whole, { route: turn.route, kind: 'end', text: note, outcome: kind, ...id }];
+      const why = kind === 'cancelled' && turn.stoppedFor ? { stoppedFor: turn.stoppedFor } : {};
+      return [...whole, { route: turn.route, kind: 'end', text: note, outcome: kind, ...why, ...id }];
     }
     case 'TurnCompleted':
       state.turns.delete(event.stream);

@@ -156,13 +156,14 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const { hub } = host;
       context.provide(Facility.plugins, {
         turns: turnPluginsOf(hub),
-        deliver: ({ route, kind, text, outcome, inputId }) =>
+        deliver: ({ route, kind, text, outcome, inputId, stoppedFor }) =>
           hub.deliver({
             channel: route.channel,
             target: route.target,
             kind,
             text,
             ...(outcome ? { outcome } : {}),
+            ...(stoppedFor ? { stoppedFor } : {}),
             ...(inputId ? { inputId } : {}),
           }),
         list: () => host!.list(),

@@ -78,6 +78,8 @@ export type ChannelDelivery = Readonly<{
   inputId?: string;
   /** With `end`: what the reply was (`answer`; `handler`, `denied`, `round_limit` from the kernel; `failed`; `cancelled`). */
   outcome?: string;
+  /** With `end` and outcome `cancelled`: why it stopped (`stop`: a person stopped it, `shutdown`: homed is stopping, …). */
+  stoppedFor?: string;
   meta?: Readonly<Record<string, unknown>>;
 }>;
 

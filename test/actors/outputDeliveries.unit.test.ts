@@ -65,7 +65,7 @@ describe('deliveries of a stopped reply', () => {
     const route = { channel: 'cli', target: null };
     expect(deliveries).toEqual([
       { route, kind: 'chunk', text: 'Once upon' },
-      { route, kind: 'end', text: '(cancelled)', outcome: 'cancelled' },
+      { route, kind: 'end', text: '(cancelled)', outcome: 'cancelled', stoppedFor: 'stop' },
     ]);
   });
 });

@@ -154,6 +154,12 @@ describe('interactive waiter: a stop while a reply streams', () => {
     expect(term.screen().slice(-5)).toEqual(['Once upon a time', 'there was a', 'stopping…', '(stopped)', '› half typed']);
   });
 
+  it('says a reply cut short by homed stopping was stopped by homed, told by why it was cancelled and not by its wording', async () => {
+    const { term, reply } = await givenStreaming();
+    await reply({ type: 'end', inputId: 'in-1', outcome: 'cancelled', stoppedFor: 'shutdown', text: '(cancelled)' });
+    expect(term.screen().slice(-3)).toEqual(['there was', '(stopped: homed is stopping)', '›']);
+  });
+
   it('leaves a message typed while a reply streams above its line in progress, as before', async () => {
     const { term, type, reply } = await givenStreaming();
     await type('ping\r');

@@ -89,7 +89,13 @@ describe('what leaves a turn comes from its journal', () => {
     await started;
     expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('stopped the running task\n');
     const received = await replies;
-    expect(received.at(-1)).toEqual({ type: 'end', text: '(cancelled)', outcome: 'cancelled', inputId: expect.any(String) });
+    expect(received.at(-1)).toEqual({
+      type: 'end',
+      text: '(cancelled)',
+      outcome: 'cancelled',
+      stoppedFor: 'stop',
+      inputId: expect.any(String),
+    });
     // The log says what the person saw: the pieces committed before the stop, no more, no less.
     const seen = received.flatMap((r) => (r.type === 'chunk' ? [r.text] : [])).join('');
     expect(seen).toMatch(/^word0 /);
@@ -131,7 +137,12 @@ describe('what leaves a turn comes from its journal', () => {
     daemon.process.kill('SIGINT');
     expect((await daemon.exited).code).toBe(0);
     // The client is told why its reply ended: homed is stopping, not only 'cancelled'.
-    expect((await replies).at(-1)).toMatchObject({ type: 'end', text: '(cancelled: homed is stopping)', outcome: 'cancelled' });
+    expect((await replies).at(-1)).toMatchObject({
+      type: 'end',
+      text: '(cancelled: homed is stopping)',
+      outcome: 'cancelled',
+      stoppedFor: 'shutdown',
+    });
     const stops = await logOf(dir, '--type', 'TurnStopRequested', '--type', 'TurnCompleted');
     expect(stops.map((e) => [e.type, e.data.reason ?? e.data.outcome])).toEqual([
       ['TurnStopRequested', 'shutdown'],

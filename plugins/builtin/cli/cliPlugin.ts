@@ -93,7 +93,13 @@ export const startCli = async (
       case 'tool':
         return { type: 'tool', name: delivery.text, ...inputId };
       case 'end':
-        return { type: 'end', text: delivery.text, ...(delivery.outcome ? { outcome: delivery.outcome } : {}), ...inputId };
+        return {
+          type: 'end',
+          text: delivery.text,
+          ...(delivery.outcome ? { outcome: delivery.outcome } : {}),
+          ...(delivery.stoppedFor ? { stoppedFor: delivery.stoppedFor } : {}),
+          ...inputId,
+        };
       case 'message':
         return { type: 'message', text: delivery.text, ...inputId };
     }

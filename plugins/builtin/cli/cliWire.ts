@@ -59,8 +59,8 @@ export type CliReply =
   | Readonly<{ type: 'chunk'; text: string; inputId?: string }>
   /** A tool started for a reply (`name`). */
   | Readonly<{ type: 'tool'; name: string; inputId?: string }>
-  /** The reply is complete; `outcome` says what it was (`failed`: `text` says why; `cancelled`: stopped). */
-  | Readonly<{ type: 'end'; text: string; outcome?: string; inputId?: string }>
+  /** The reply is complete; `outcome` says what it was (`failed`: `text` says why; `cancelled`: stopped, `stoppedFor` why). */
+  | Readonly<{ type: 'end'; text: string; outcome?: string; stoppedFor?: string; inputId?: string }>
   /** Something the model sent to the cli channel with output_send__cli, or the note that a queued message waits. */
   | Readonly<{ type: 'message'; text: string; inputId?: string }>
   | Readonly<{ type: 'stopped'; running?: boolean; waiting?: number }>
