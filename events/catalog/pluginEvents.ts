@@ -87,11 +87,12 @@ export const pluginEvents = {
     'PluginChannelRegistered',
     object({ plugin: plugin(), name: nonEmptyString(), capabilities: integer(), metaDoc: string() }),
   ),
-  /** One stage handler leaves (its plugin stays): it let its calls time out too many times in a row. */
-  PluginStageDetached: defineEvent(
-    'PluginStageDetached',
-    object({ plugin: plugin(), handlerId: nonEmptyString(), stage: nonEmptyString(), reason: string() }),
-  ),
+  /**
+   * A plugin's stage handlers leave (the plugin stays, with its tools and channels): they left
+   * too many calls unanswered or answered too slowly. It may register stage handlers again only
+   * once started afresh (`PluginStarting` attempt 0).
+   */
+  PluginStagesDetached: defineEvent('PluginStagesDetached', object({ plugin: plugin(), handlers: array(string()), reason: string() })),
   PluginSubscribed: defineEvent('PluginSubscribed', object({ plugin: plugin(), types: array(string()) })),
   /** The plugin's process ended (or it was stopped): every registration above leaves with it. */
   PluginRegistrationsDetached: defineEvent(

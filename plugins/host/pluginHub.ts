@@ -42,7 +42,8 @@ import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { RequestTimedOut } from '../protocol/errors.ts';
-import { UnansweredStages } from './unansweredStages.ts';
+import { SLOW_STAGE_ANSWER_MS, UnansweredStages } from './unansweredStages.ts';
+import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
 
@@ -146,6 +147,8 @@ export const TOOLS_PER_PLUGIN = 128;
 export const TOOL_DESCRIPTION_AT_MOST = 4 * 1024;
 export const TOOL_PARAMETERS_AT_MOST = 32 * 1024;
 export const TOOL_PARAMETERS_DEPTH = 64;
+/** The most handlers one plugin may hold on one stage: each turn calls them all. */
+export const STAGE_HANDLERS_PER_STAGE = 4;
 
 /** Why a tool is too big to offer to the model on every turn, or undefined. */
 const toolSizeProblem = (description: unknown, parameters: object): string | undefined => {
@@ -255,7 +258,7 @@ export class PluginHub {
     this.granted.delete(plugin);
     this.external.delete(plugin);
     await this.closeWindow(plugin);
-    this.unanswered.forget(plugin, registrationsOf(this.state, plugin).handlers);
+    this.unanswered.forget(plugin);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -360,9 +363,16 @@ export class PluginHub {
         `plugin '${plugin}': scope 'own_tools' only applies to ${TOOL_STAGES.join(' and ')}, not ${spec.stage}`,
       );
     }
-    if (this.unanswered.stalled(plugin)) {
+    const detached = this.state.plugins.get(plugin)?.stagesDetached;
+    if (detached) {
       throw new RegistrationRefused(
-        `plugin '${plugin}': a stage handler of it was detached for leaving its calls unanswered; it may register stage handlers again once restarted`,
+        `plugin '${plugin}': its stage handlers were detached (${detached}); it may register stage handlers again once started afresh ('homed plugins reload ${plugin}')`,
+      );
+    }
+    const onStage = this.state.handlers.filter((h) => h.plugin === plugin && h.stage === spec.stage).length;
+    if (onStage >= STAGE_HANDLERS_PER_STAGE) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': it holds ${onStage} ${spec.stage} handlers already, the most one plugin may; one handler can do the work of several`,
       );
     }
     const handlerId = `${plugin}/${spec.stage}/${++this.handlerCount}`;
@@ -473,37 +483,40 @@ export class PluginHub {
     const handler = this.state.handlers.find((h) => h.id === handlerId);
     const endpoint = handler && this.endpoints.get(handler.plugin);
     if (!handler || !endpoint) return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
+    const started = this.options.clock.now();
     return endpoint.runStage(handlerId, stage, context).then(
       (change) => {
-        this.unanswered.answered(handlerId);
-        return change;
+        const tooLarge = stageChangeTooLarge(change);
+        this.noteStageCall(handler, !tooLarge && this.options.clock.now() - started > SLOW_STAGE_ANSWER_MS ? 'slow' : 'answered');
+        if (!tooLarge) return change;
+        void this.misbehaved(handler.plugin, 'STAGE_CHANGE_TOO_LARGE', `stage handler ${handlerId} ${tooLarge}`).catch(() => undefined);
+        throw new StageChangeTooLarge(`plugin '${handler.plugin}': stage handler ${handlerId} ${tooLarge}; the change is not applied`);
       },
       (error: unknown) => {
-        if (error instanceof RequestTimedOut) this.stageTimedOut(handler, error.timeoutMs);
-        else this.unanswered.answered(handlerId);
+        this.noteStageCall(handler, error instanceof RequestTimedOut ? 'timed out' : 'answered');
         throw error;
       },
     );
   }
 
-  /** A stage handler's call timed out: the last of too many in a row detaches it (recorded as misbehaviour too). */
-  private stageTimedOut(handler: PluginRegistry['handlers'][number], timeoutMs: number): void {
-    if (!this.unanswered.timedOut(handler.plugin, handler.id)) return;
-    const reason = `left ${this.unanswered.limit} calls in a row unanswered (${timeoutMs} ms each)`;
+  /**
+   * How a stage handler's call went; once its plugin has missed too many of its last calls, all
+   * its stage handlers are detached (recorded as misbehaviour too) and no turn waits on them.
+   */
+  private noteStageCall(handler: PluginRegistry['handlers'][number], outcome: 'answered' | 'slow' | 'timed out'): void {
+    const { plugin } = handler;
+    if (!this.unanswered.note(plugin, outcome !== 'answered')) return;
+    const { limit, window } = this.unanswered;
+    const reason = `${limit} of its last ${window} stage calls went unanswered or took over ${SLOW_STAGE_ANSWER_MS / 1_000} s (the last ${outcome})`;
     const detach = async (): Promise<void> => {
-      await this.misbehaved(
-        handler.plugin,
-        'STAGE_UNANSWERED',
-        `stage handler ${handler.id} ${reason}; detached until the plugin restarts`,
-      );
-      await this.appendDecided(() =>
-        this.state.handlers.some((h) => h.id === handler.id)
-          ? { type: 'PluginStageDetached', data: { plugin: handler.plugin, handlerId: handler.id, stage: handler.stage, reason } }
-          : null,
-      );
+      await this.misbehaved(plugin, 'STAGE_UNANSWERED', `${reason}; its stage handlers are detached until it is started afresh`);
+      await this.appendDecided(() => {
+        const handlers = this.state.handlers.filter((h) => h.plugin === plugin).map((h) => h.id);
+        return handlers.length > 0 ? { type: 'PluginStagesDetached', data: { plugin, handlers, reason } } : null;
+      });
     };
     detach().catch((error: unknown) =>
-      this.options.log?.(`plugin ${handler.plugin}: could not detach stage handler ${handler.id}: ${(error as Error).message}`),
+      this.options.log?.(`plugin ${plugin}: could not detach its stage handlers: ${(error as Error).message}`),
     );
   }
 

@@ -1,45 +1,40 @@
 /**
- * Stage handlers that let their calls time out, counted in a row per handler. Every turn waits
- * on each stage's handlers up to the stage timeout, so a handler that never answers would cost
- * every turn that much for as long as its plugin runs; once it has missed `limit` calls in a row
- * the hub detaches it (its plugin keeps its tools and channels). Its plugin is then `stalled`: it
- * may not register stage handlers again (each would cost `limit` more turns) until it restarts.
+ * How each plugin's stage handlers answer, over its last calls. Every turn waits on each stage's
+ * handlers up to the stage timeout, so a plugin whose handlers time out, or answer only after
+ * seconds, costs every turn that much for as long as it runs. A call that timed out or took
+ * longer than SLOW_STAGE_ANSWER_MS is a miss; `limit` misses among a plugin's last `window` calls
+ * (any of its handlers, so spare handlers or a pattern of answers in between do not reset it)
+ * and the hub detaches all its stage handlers.
  */
 
-/** Calls in a row a stage handler may leave unanswered before it is detached. */
+/** Misses among a plugin's last STAGE_CALLS_WINDOW stage calls that get its stage handlers detached. */
 export const STAGE_MISSES_BEFORE_DETACH = 3;
+export const STAGE_CALLS_WINDOW = 10;
+/** An answer slower than this (half the default stage timeout) holds the person up as a timeout nearly does. */
+export const SLOW_STAGE_ANSWER_MS = 2_500;
 
 export class UnansweredStages {
-  private readonly missed = new Map<string, number>();
-  private readonly stalledPlugins = new Set<string>();
+  /** Per plugin, its last calls: true where one was missed. */
+  private readonly calls = new Map<string, boolean[]>();
 
-  constructor(readonly limit: number = STAGE_MISSES_BEFORE_DETACH) {}
+  constructor(
+    readonly limit: number = STAGE_MISSES_BEFORE_DETACH,
+    readonly window: number = STAGE_CALLS_WINDOW,
+  ) {}
 
-  /** The handler answered (or failed in its own words): it starts again from none missed. */
-  answered(handlerId: string): void {
-    this.missed.delete(handlerId);
-  }
-
-  /** `plugin`'s handler timed out; whether that makes `limit` in a row (then the plugin is stalled). */
-  timedOut(plugin: string, handlerId: string): boolean {
-    const missed = (this.missed.get(handlerId) ?? 0) + 1;
-    if (missed < this.limit) {
-      this.missed.set(handlerId, missed);
+  /** Notes a call of one of `plugin`'s handlers; whether the plugin has now missed `limit` of its last `window` (then it starts again). */
+  note(plugin: string, missed: boolean): boolean {
+    const last = [...(this.calls.get(plugin) ?? []), missed].slice(-this.window);
+    if (last.filter(Boolean).length < this.limit) {
+      this.calls.set(plugin, last);
       return false;
     }
-    this.missed.delete(handlerId);
-    this.stalledPlugins.add(plugin);
+    this.calls.delete(plugin);
     return true;
   }
 
-  /** Whether a handler of `plugin` was detached since it last started. */
-  stalled(plugin: string): boolean {
-    return this.stalledPlugins.has(plugin);
-  }
-
-  /** The plugin went (to be started again, or not): nothing to remember of it or its handlers. */
-  forget(plugin: string, handlerIds: readonly string[]): void {
-    this.stalledPlugins.delete(plugin);
-    for (const id of handlerIds) this.missed.delete(id);
+  /** The plugin went: its calls are forgotten. */
+  forget(plugin: string): void {
+    this.calls.delete(plugin);
   }
 }

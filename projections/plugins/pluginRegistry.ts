@@ -23,6 +23,8 @@ export type PluginEntry = Readonly<{
   /** Crashes ever recorded. */
   crashes: number;
   lastError: string | null;
+  /** Why its stage handlers were detached, until it is started afresh; null when they were not. */
+  stagesDetached: string | null;
 }>;
 
 export type ToolEntry = Readonly<{
@@ -75,6 +77,7 @@ const withPlugin = (registry: PluginRegistry, name: string, change: (entry: Plug
     restarts: 0,
     crashes: 0,
     lastError: null,
+    stagesDetached: null,
   };
   return { ...registry, plugins: new Map(registry.plugins).set(name, change(entry)) };
 };
@@ -93,6 +96,7 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
       ...entry,
       state,
       restarts: restartsAfter(entry.restarts, event),
+      stagesDetached: isFreshStart(event) ? null : entry.stagesDetached,
       crashes: entry.crashes + (event.type === 'PluginCrashed' ? 1 : 0),
       lastError:
         event.type === 'PluginCrashed'
@@ -133,8 +137,11 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
       const { handlerId, scope, stage } = event.data;
       return { ...registry, handlers: [...registry.handlers, { id: handlerId, plugin: name, scope, stage }] };
     }
-    case 'PluginStageDetached':
-      return { ...registry, handlers: registry.handlers.filter((h) => h.id !== event.data.handlerId) };
+    case 'PluginStagesDetached': {
+      const gone = new Set(event.data.handlers);
+      const detached = withPlugin(registry, name, (entry) => ({ ...entry, stagesDetached: event.data.reason }));
+      return { ...detached, handlers: registry.handlers.filter((h) => !gone.has(h.id)) };
+    }
     case 'PluginChannelRegistered': {
       const { capabilities, metaDoc } = event.data;
       return {
@@ -163,9 +170,12 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
   }
 };
 
+/** A person's start, enable or reload, or the daemon's boot: not a restart after a crash. */
+const isFreshStart = (event: PluginEvent): boolean => event.type === 'PluginStarting' && event.data.attempt === 0;
+
 const restartsAfter = (restarts: number, event: PluginEvent): number => {
   if (event.type === 'PluginRestarting') return restarts + 1;
-  return event.type === 'PluginStarting' && event.data.attempt === 0 ? 0 : restarts;
+  return isFreshStart(event) ? 0 : restarts;
 };
 
 const crashReason = (crash: Extract<PluginEvent, { type: 'PluginCrashed' }>['data']): string =>

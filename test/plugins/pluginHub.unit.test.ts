@@ -21,6 +21,7 @@ import {
   type HubMemory,
   PluginUnavailable,
   type InputSink,
+  STAGE_HANDLERS_PER_STAGE,
   TOOL_DESCRIPTION_AT_MOST,
   TOOL_PARAMETERS_AT_MOST,
   TOOL_PARAMETERS_DEPTH,
@@ -28,7 +29,8 @@ import {
 } from '../../plugins/host/pluginHub.ts';
 import { RequestTimedOut } from '../../plugins/protocol/errors.ts';
 import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
-import { STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/unansweredStages.ts';
+import { SLOW_STAGE_ANSWER_MS, STAGE_CALLS_WINDOW, STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/unansweredStages.ts';
+import { STAGE_CHANGE_AT_MOST, StageChangeTooLarge } from '../../plugins/host/stageChangeSize.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 
 type Submitted = Parameters<InputSink['submit']>[0];
@@ -71,9 +73,10 @@ const given = async (store = newStore(), settings?: Record<string, unknown>) => 
     },
     knowledge: (entity) => [{ subject: entity, predicate: 'lives_in', object: 'london', confidence: 1, sentence: null, hops: 1 }],
   };
+  const clock = new VirtualClock(1_000);
   const hub = new PluginHub({
     store,
-    clock: new VirtualClock(1_000),
+    clock,
     ids: new SequentialIds('input'),
     inputs,
     memory,
@@ -84,7 +87,7 @@ const given = async (store = newStore(), settings?: Record<string, unknown>) => 
   const plugin = (name: string, capabilities: readonly PluginCapability[], external = false) =>
     attachLocalPlugin(hub, name, capabilities, () => undefined, { external });
   const registryEvents = async (): Promise<readonly RecordedEvent[]> => store.readStream(PLUGIN_REGISTRY_STREAM);
-  return { store, hub, plugin, submitted, registryEvents, committed };
+  return { store, hub, plugin, submitted, registryEvents, committed, clock };
 };
 
 const ALL: readonly PluginCapability[] = ['tools', 'stages', 'channels', 'subscribe', 'input', 'interrupt', 'settings'];
@@ -543,67 +546,120 @@ describe('subscriptions', () => {
   });
 });
 
-describe('stage handlers that never answer', () => {
+describe('stage handlers that hold turns up', () => {
   const timedOut = () => Promise.reject(new RequestTimedOut('runStage', 1, 5_000));
   const context = { input: 'hi' } as unknown as Parameters<PluginHub['runStage']>[2];
+  type Answer = () => Promise<unknown>;
 
-  /** A remote plugin 'slow' with an on_input handler answering as `runStage` says, and a tool. */
-  const givenSlow = async (runStage: () => Promise<null>) => {
+  /** A remote plugin 'slow' whose stage calls answer as `answers` says, one by one (the last one for good), with a tool. */
+  const givenSlow = async (...answers: Answer[]) => {
     const session = await given();
-    session.hub.attach('slow', ['stages', 'tools'], { callTool: async () => 'pong', runStage, deliver: timedOut, event: () => undefined });
-    const handlerId = await session.hub.registerStage('slow', { stage: 'on_input' });
+    const next = () => (answers.length > 1 ? answers.shift()! : answers[0]!)();
+    session.hub.attach('slow', ['stages', 'tools'], {
+      callTool: async () => 'pong',
+      runStage: () => next() as Promise<null>,
+      deliver: timedOut,
+      event: () => undefined,
+    });
+    const onInput = await session.hub.registerStage('slow', { stage: 'on_input' });
+    const spare = await session.hub.registerStage('slow', { stage: 'pre_action' });
     await session.hub.registerTool('slow', tool('slow_ping'));
-    const ask = () => session.hub.runStage(handlerId, 'on_input', context).catch((error: unknown) => error);
-    return { ...session, handlerId, ask };
+    const ask = (handlerId = onInput) => session.hub.runStage(handlerId, 'on_input', context).catch((error: unknown) => error);
+    const detached = async () => (await session.registryEvents()).filter((e) => e.type === 'PluginStagesDetached');
+    return { ...session, onInput, spare, ask, detached };
   };
 
-  it(`are detached after ${STAGE_MISSES_BEFORE_DETACH} timeouts in a row, recorded with why; the plugin keeps its tools`, async () => {
-    const { hub, handlerId, ask, registryEvents } = await givenSlow(timedOut);
+  it(`are all detached once ${STAGE_MISSES_BEFORE_DETACH} of the plugin's last ${STAGE_CALLS_WINDOW} calls timed out, recorded with why; the plugin keeps its tools`, async () => {
+    const { hub, onInput, spare, ask, detached, registryEvents } = await givenSlow(timedOut);
     for (let i = 1; i < STAGE_MISSES_BEFORE_DETACH; i++) await ask();
-    expect(hub.registry.handlers.map((h) => h.id)).toEqual([handlerId]);
+    expect(hub.registry.handlers.map((h) => h.id)).toEqual([onInput, spare]);
 
     expect(await ask()).toBeInstanceOf(RequestTimedOut);
     await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
-    const events = await registryEvents();
-    expect(events.find((e) => e.type === 'PluginMisbehaved')?.data).toMatchObject({ plugin: 'slow', code: 'STAGE_UNANSWERED' });
-    expect(events.at(-1)).toMatchObject({
-      type: 'PluginStageDetached',
-      data: { plugin: 'slow', handlerId, stage: 'on_input', reason: expect.stringContaining('unanswered') },
-    });
+    expect((await detached()).map((e) => e.data)).toEqual([
+      { plugin: 'slow', handlers: [onInput, spare], reason: expect.stringContaining('(the last timed out)') },
+    ]);
+    const misbehaved = (await registryEvents()).filter((e) => e.type === 'PluginMisbehaved');
+    expect(misbehaved.map((e) => e.data)).toEqual([expect.objectContaining({ plugin: 'slow', code: 'STAGE_UNANSWERED' })]);
+    expect(hub.registry.plugins.get('slow')?.stagesDetached).toContain('stage calls went unanswered');
     expect(await hub.callTool('slow_ping', {}, call('slow_ping'))).toBe('pong');
-    await expect(hub.runStage(handlerId, 'on_input', context)).rejects.toBeInstanceOf(PluginUnavailable);
+    await expect(hub.runStage(onInput, 'on_input', context)).rejects.toBeInstanceOf(PluginUnavailable);
   });
 
-  it('a plugin whose handler was detached may not register another until it restarts (each would cost more turns)', async () => {
-    const { hub, ask } = await givenSlow(timedOut);
-    for (let i = 0; i < STAGE_MISSES_BEFORE_DETACH; i++) await ask();
-    await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
-
-    await expect(hub.registerStage('slow', { stage: 'pre_action' })).rejects.toMatchObject({
-      code: 'REGISTRATION_REFUSED',
-      message: expect.stringContaining('once restarted'),
-    });
-    expect(hub.registry.handlers).toEqual([]);
-
-    await hub.detach('slow', 'restarting');
-    hub.attach('slow', ['stages'], { callTool: timedOut, runStage: async () => null, deliver: timedOut, event: () => undefined });
-    expect(await hub.registerStage('slow', { stage: 'pre_action' })).toMatch(/^slow\/pre_action\//);
-  });
-
-  it('an answer in between starts the count again; a handler failing in its own words is not unanswered', async () => {
-    const answers: (() => Promise<null>)[] = [
-      timedOut,
+  it('counts misses across its handlers and through answers in between: a spare handler or answering every third call resets nothing', async () => {
+    const { hub, spare, ask, detached } = await givenSlow(
       timedOut,
       async () => null,
       timedOut,
+      async () => null,
       timedOut,
-      () => Promise.reject(new Error('no')),
-      timedOut,
-    ];
-    const { hub, handlerId, ask, registryEvents } = await givenSlow(() => answers.shift()!());
-    while (answers.length > 0) await ask();
-    expect(hub.registry.handlers.map((h) => h.id)).toEqual([handlerId]);
-    expect((await registryEvents()).map((e) => e.type)).not.toContain('PluginStageDetached');
+    );
+    await ask();
+    await ask(spare);
+    await ask(spare);
+    await ask();
+    expect(await detached()).toEqual([]);
+    await ask();
+    await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
+  });
+
+  it(`counts an answer slower than ${SLOW_STAGE_ANSWER_MS} ms as a miss, and a handler failing at once as an answer`, async () => {
+    let clockOf: VirtualClock | undefined;
+    const slowAnswer = async () => {
+      clockOf!.advance(SLOW_STAGE_ANSWER_MS + 1);
+      return null;
+    };
+    const quickFailure = () => Promise.reject(new Error('no'));
+    const { hub, ask, detached, clock } = await givenSlow(slowAnswer, quickFailure, slowAnswer, quickFailure, quickFailure, slowAnswer);
+    clockOf = clock;
+    for (let i = 0; i < 5; i++) await ask();
+    expect(await detached()).toEqual([]);
+    await ask();
+    await vi.waitFor(async () =>
+      expect((await detached()).map((e) => (e.data as { reason: string }).reason)).toEqual([expect.stringContaining('(the last slow)')]),
+    );
+    expect(hub.registry.handlers).toEqual([]);
+  });
+
+  it("leaves the plugin without stage handlers through its crash restarts; a fresh start (a person's, or the boot's) lets it register again", async () => {
+    const { hub, ask } = await givenSlow(timedOut);
+    for (let i = 0; i < STAGE_MISSES_BEFORE_DETACH; i++) await ask();
+    await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
+    const refused = { code: 'REGISTRATION_REFUSED', message: expect.stringContaining("once started afresh ('homed plugins reload slow')") };
+    await expect(hub.registerStage('slow', { stage: 'pre_action' })).rejects.toMatchObject(refused);
+
+    await hub.detach('slow', 'crashed');
+    hub.observe({ type: 'PluginStarting', data: { plugin: 'slow', attempt: 1, at: 2_000 } });
+    hub.attach('slow', ['stages'], { callTool: timedOut, runStage: async () => null, deliver: timedOut, event: () => undefined });
+    await expect(hub.registerStage('slow', { stage: 'pre_action' })).rejects.toMatchObject(refused);
+
+    hub.observe({ type: 'PluginStarting', data: { plugin: 'slow', attempt: 0, at: 3_000 } });
+    expect(await hub.registerStage('slow', { stage: 'pre_action' })).toMatch(/^slow\/pre_action\//);
+  });
+
+  it(`holds at most ${STAGE_HANDLERS_PER_STAGE} handlers of one plugin on one stage`, async () => {
+    const { hub, plugin } = await given();
+    const api = plugin('many', ['stages']);
+    for (let i = 0; i < STAGE_HANDLERS_PER_STAGE; i++) await api.registerStage({ stage: 'on_input' }, () => null);
+    await expect(api.registerStage({ stage: 'on_input' }, () => null)).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining(`it holds ${STAGE_HANDLERS_PER_STAGE} on_input handlers already`),
+    });
+    await api.registerStage({ stage: 'pre_action' }, () => null);
+    expect(hub.registry.handlers).toHaveLength(STAGE_HANDLERS_PER_STAGE + 1);
+  });
+
+  it('refuses a change carrying more text than a message may, records it, and does not hand it on', async () => {
+    const { hub, ask, registryEvents } = await givenSlow(async () => ({ inject: ['z'.repeat(STAGE_CHANGE_AT_MOST)] }));
+    const refused = await ask();
+    expect(refused).toBeInstanceOf(StageChangeTooLarge);
+    expect((refused as Error).message).toContain(`over ${STAGE_CHANGE_AT_MOST} characters`);
+    await vi.waitFor(async () =>
+      expect((await registryEvents()).filter((e) => e.type === 'PluginMisbehaved').map((e) => (e.data as { code: string }).code)).toEqual([
+        'STAGE_CHANGE_TOO_LARGE',
+      ]),
+    );
+    expect(hub.registry.handlers).toHaveLength(2);
   });
 });
 

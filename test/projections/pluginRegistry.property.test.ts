@@ -48,6 +48,7 @@ type ModelPlugin = {
   restarts: number;
   crashes: number;
   lastError: string | null;
+  stagesDetached: string | null;
 };
 
 type Model = {
@@ -65,7 +66,7 @@ const emptyModel = (): Model => ({ tools: [], handlers: [], channels: [], subscr
 const modelPlugin = (model: Model, name: string): ModelPlugin => {
   let entry = model.plugins.find((p) => p.name === name);
   if (!entry) {
-    entry = { name, state: 'loaded', enabled: true, restarts: 0, crashes: 0, lastError: null };
+    entry = { name, state: 'loaded', enabled: true, restarts: 0, crashes: 0, lastError: null, stagesDetached: null };
     model.plugins.push(entry);
   }
   return entry;
@@ -134,9 +135,10 @@ const agree = (model: Model, real: Real): void => {
       restarts: p.restarts,
       crashes: p.crashes,
       lastError: p.lastError,
+      stagesDetached: p.stagesDetached,
     })),
     model.plugins,
-    'plugin entries (state, enabled, restarts, crashes, last error)',
+    'plugin entries (state, enabled, restarts, crashes, last error, stages detached)',
   );
 
   // Keys are the names they index.
@@ -289,24 +291,21 @@ class Detach implements Cmd {
   toString = (): string => `detach(${this.plugin})`;
 }
 
-/** Detaches the `nth` (mod how many) handler a plugin holds, as the hub does with one that stopped answering. */
-class DetachStage implements Cmd {
-  constructor(
-    readonly plugin: string,
-    readonly nth: number,
-  ) {}
+/** Detaches a plugin's stage handlers, as the hub does with a plugin whose handlers stopped answering; it keeps the rest. */
+class DetachStages implements Cmd {
+  constructor(readonly plugin: string) {}
   check = (model: Model): boolean => model.handlers.some((h) => h.plugin === this.plugin);
   run(model: Model, real: Real): void {
-    const own = model.handlers.filter((h) => h.plugin === this.plugin);
-    const gone = own[this.nth % own.length]!;
+    const gone = model.handlers.filter((h) => h.plugin === this.plugin).map((h) => h.id);
     const before = { tools: [...real.registry.tools.keys()], channels: [...real.registry.channels.keys()] };
-    model.handlers = model.handlers.filter((h) => h.id !== gone.id);
-    fold(real, { type: 'PluginStageDetached', data: { plugin: this.plugin, handlerId: gone.id, stage: gone.stage, reason: 'unanswered' } });
+    model.handlers = model.handlers.filter((h) => h.plugin !== this.plugin);
+    modelPlugin(model, this.plugin).stagesDetached = 'unanswered';
+    fold(real, { type: 'PluginStagesDetached', data: { plugin: this.plugin, handlers: gone, reason: 'unanswered' } });
     agree(model, real);
-    expect(real.registry.handlers.some((h) => h.id === gone.id)).toBe(false);
+    expect(registrationsOf(real.registry, this.plugin).handlers).toEqual([]);
     expect({ tools: [...real.registry.tools.keys()], channels: [...real.registry.channels.keys()] }).toEqual(before);
   }
-  toString = (): string => `detachStage(${this.plugin}, ${this.nth})`;
+  toString = (): string => `detachStages(${this.plugin})`;
 }
 
 type Crash = Readonly<{ exitCode?: number; signal?: string; error?: string }>;
@@ -329,8 +328,11 @@ class SupervisorFact implements Cmd {
     switch (this.fact.type) {
       case 'PluginStarting':
         entry.state = 'starting';
-        // Attempt 0 is a fresh start (a person's, or the boot's): restarts count from there.
-        if (this.fact.attempt === 0) entry.restarts = 0;
+        // Attempt 0 is a fresh start (a person's, or the boot's): restarts count from there, and stages may be registered again.
+        if (this.fact.attempt === 0) {
+          entry.restarts = 0;
+          entry.stagesDetached = null;
+        }
         data = { ...data, attempt: this.fact.attempt };
         break;
       case 'PluginStarted':
@@ -428,7 +430,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES), { minLength: 1, maxLength: 3 }))
     .map(([p, types]) => new Subscribe(p, types)),
   pluginArb.map((p) => new Detach(p)),
-  fc.tuple(pluginArb, fc.nat(5)).map(([p, nth]) => new DetachStage(p, nth)),
+  pluginArb.map((p) => new DetachStages(p)),
   fc.tuple(pluginArb, factArb).map(([p, fact]) => new SupervisorFact(p, fact)),
 ];
 
@@ -450,8 +452,8 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
     .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES)))
     .map(([plugin, types]) => ({ type: 'PluginSubscribed', data: { plugin, types } })),
   fc.tuple(pluginArb, stageArb, fc.nat(20)).map(([plugin, [stage], n]) => ({
-    type: 'PluginStageDetached',
-    data: { plugin, handlerId: `${plugin}/${stage}/${n}`, stage, reason: 'unanswered' },
+    type: 'PluginStagesDetached',
+    data: { plugin, handlers: [`${plugin}/${stage}/${n}`], reason: 'unanswered' },
   })),
   pluginArb.map((plugin) => ({
     type: 'PluginRegistrationsDetached',
