@@ -41,6 +41,7 @@ const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
       restarts: p.restarts,
       pid: null,
       ...holdingsOf(registry, p.name),
+      ...(p.stagesDetached ? { stagesDetached: p.stagesDetached } : {}),
     }));
   } finally {
     await store.close();

@@ -244,6 +244,7 @@ export class PluginHost {
         restarts: entry?.restarts ?? 0,
         pid: supervisor.pid ?? null,
         ...holdingsOf(registry, manifest.name),
+        ...(entry?.stagesDetached ? { stagesDetached: entry.stagesDetached } : {}),
       };
     });
   }

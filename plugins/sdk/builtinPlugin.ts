@@ -20,6 +20,8 @@ export type PluginSummary = Readonly<{
   tools: string[];
   stages: string[];
   channels: string[];
+  /** Why its stage handlers were detached, when they were (until it is started afresh). */
+  stagesDetached?: string;
 }>;
 
 export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';

@@ -121,8 +121,14 @@ describe('a hostile plugin', () => {
     }
     const tools = await finished(spawnNode([WAITER, '--data', dir, '--tools']));
     expect(tools.stdout).toMatch(/^staller_ping\s+staller/m);
+    const listed = await runHomed(['plugins', '--data', dir]);
+    expect(listed.stdout).toMatch(
+      /^ {2}stages detached: 3 of its last 10 stage calls .*; 'homed plugins reload staller' lets it register them again$/m,
+    );
     await daemons.stop(daemon);
 
+    // As the log last recorded it, with homed stopped.
+    expect((await runHomed(['plugins', '--data', dir])).stdout).toContain('stages detached: 3 of its last 10 stage calls');
     const log = await logOf(dir);
     const handlerId = log.find((e) => e.type === 'PluginStageRegistered' && e.data.plugin === 'staller')!.data.handlerId as string;
     const detached = log.filter((e) => e.type === 'PluginStagesDetached');

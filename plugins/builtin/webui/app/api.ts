@@ -87,6 +87,8 @@ export type PluginSummary = Readonly<{
   tools: readonly string[];
   stages: readonly string[];
   channels: readonly string[];
+  /** Why its stage handlers were detached, when they were. */
+  stagesDetached?: string;
 }>;
 
 /** Settings the daemon refused: every problem its schema check found. */

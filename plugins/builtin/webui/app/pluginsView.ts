@@ -56,7 +56,16 @@ export class PluginsView {
               h('td', { class: 'plugin-state' }, `${p.state}${p.enabled ? '' : ' (disabled)'}`),
               h('td', {}, String(p.restarts)),
               h('td', {}, p.pid === null ? (p.kind === 'builtin' ? 'in homed' : '—') : String(p.pid)),
-              h('td', {}, [...p.tools, ...p.stages.map((s) => `stage ${s}`), ...p.channels.map((c) => `channel ${c}`)].join(', ')),
+              h(
+                'td',
+                {},
+                [
+                  ...p.tools,
+                  ...p.stages.map((s) => `stage ${s}`),
+                  ...p.channels.map((c) => `channel ${c}`),
+                  ...(p.stagesDetached ? [`stages detached: ${p.stagesDetached} (reload to let it register them again)`] : []),
+                ].join(', '),
+              ),
               h(
                 'td',
                 { class: 'actions' },
