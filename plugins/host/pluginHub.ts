@@ -363,20 +363,23 @@ export class PluginHub {
         `plugin '${plugin}': scope 'own_tools' only applies to ${TOOL_STAGES.join(' and ')}, not ${spec.stage}`,
       );
     }
-    const detached = this.state.plugins.get(plugin)?.stagesDetached;
-    if (detached) {
-      throw new RegistrationRefused(
-        `plugin '${plugin}': its stage handlers were detached (${detached}); it may register stage handlers again once started afresh ('homed plugins reload ${plugin}')`,
-      );
-    }
-    const onStage = this.state.handlers.filter((h) => h.plugin === plugin && h.stage === spec.stage).length;
-    if (onStage >= STAGE_HANDLERS_PER_STAGE) {
-      throw new RegistrationRefused(
-        `plugin '${plugin}': it holds ${onStage} ${spec.stage} handlers already, the most one plugin may; one handler can do the work of several`,
-      );
-    }
     const handlerId = `${plugin}/${spec.stage}/${++this.handlerCount}`;
-    await this.append({ type: 'PluginStageRegistered', data: { plugin, handlerId, stage: spec.stage, scope } });
+    // Decided in the append queue, so registrations sent at once are counted one after another.
+    await this.appendDecided(() => {
+      const detached = this.state.plugins.get(plugin)?.stagesDetached;
+      if (detached) {
+        throw new RegistrationRefused(
+          `plugin '${plugin}': its stage handlers were detached (${detached}); it may register stage handlers again once started afresh ('homed plugins reload ${plugin}')`,
+        );
+      }
+      const onStage = this.state.handlers.filter((h) => h.plugin === plugin && h.stage === spec.stage).length;
+      if (onStage >= STAGE_HANDLERS_PER_STAGE) {
+        throw new RegistrationRefused(
+          `plugin '${plugin}': it holds ${onStage} ${spec.stage} handlers already, the most one plugin may; one handler can do the work of several`,
+        );
+      }
+      return { type: 'PluginStageRegistered', data: { plugin, handlerId, stage: spec.stage, scope } };
+    });
     return handlerId;
   }
 

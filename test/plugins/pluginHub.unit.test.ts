@@ -649,6 +649,14 @@ describe('stage handlers that hold turns up', () => {
     expect(hub.registry.handlers).toHaveLength(STAGE_HANDLERS_PER_STAGE + 1);
   });
 
+  it('counts registrations sent all at once one after another: no more than the most get through', async () => {
+    const { hub, plugin } = await given();
+    const api = plugin('many', ['stages']);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => api.registerStage({ stage: 'on_input' }, () => null)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(STAGE_HANDLERS_PER_STAGE);
+    expect(hub.registry.handlers).toHaveLength(STAGE_HANDLERS_PER_STAGE);
+  });
+
   it('refuses a change carrying more text than a message may, records it, and does not hand it on', async () => {
     const { hub, ask, registryEvents } = await givenSlow(async () => ({ inject: ['z'.repeat(STAGE_CHANGE_AT_MOST)] }));
     const refused = await ask();
