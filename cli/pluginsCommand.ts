@@ -42,6 +42,7 @@ const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
       pid: null,
       ...holdingsOf(registry, p.name),
       ...(p.stagesDetached ? { stagesDetached: p.stagesDetached } : {}),
+      ...(p.toolsDetached ? { toolsDetached: p.toolsDetached } : {}),
     }));
   } finally {
     await store.close();

@@ -93,6 +93,8 @@ export const pluginEvents = {
    * once started afresh (`PluginStarting` attempt 0).
    */
   PluginStagesDetached: defineEvent('PluginStagesDetached', object({ plugin: plugin(), handlers: array(string()), reason: string() })),
+  /** The same for a plugin's tools, whose calls timed out too often: the model is no longer offered them. */
+  PluginToolsDetached: defineEvent('PluginToolsDetached', object({ plugin: plugin(), tools: array(string()), reason: string() })),
   PluginSubscribed: defineEvent('PluginSubscribed', object({ plugin: plugin(), types: array(string()) })),
   /** The plugin's process ended (or it was stopped): every registration above leaves with it. */
   PluginRegistrationsDetached: defineEvent(

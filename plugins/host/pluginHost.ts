@@ -245,6 +245,7 @@ export class PluginHost {
         pid: supervisor.pid ?? null,
         ...holdingsOf(registry, manifest.name),
         ...(entry?.stagesDetached ? { stagesDetached: entry.stagesDetached } : {}),
+        ...(entry?.toolsDetached ? { toolsDetached: entry.toolsDetached } : {}),
       };
     });
   }

@@ -42,7 +42,14 @@ import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { RequestTimedOut } from '../protocol/errors.ts';
-import { SLOW_STAGE_ANSWER_MS, UnansweredStages } from './unansweredStages.ts';
+import {
+  MissedCalls,
+  SLOW_STAGE_ANSWER_MS,
+  STAGE_CALLS_WINDOW,
+  STAGE_MISSES_BEFORE_DETACH,
+  TOOL_CALLS_WINDOW,
+  TOOL_TIMEOUTS_BEFORE_DETACH,
+} from './missedCalls.ts';
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -88,6 +95,9 @@ export class CapabilityWithheld extends HologramError {
 export class RegistrationRefused extends HologramError {
   readonly code = 'REGISTRATION_REFUSED';
 }
+
+/** A registration refused because another holds the name: recorded as misbehaviour (reaching for another's name). */
+class NameTaken extends RegistrationRefused {}
 
 export class PluginUnavailable extends HologramError {
   readonly code = 'PLUGIN_UNAVAILABLE';
@@ -177,7 +187,8 @@ export class PluginHub {
   private handlerCount = 0;
   private readonly windows: MisbehaviourWindows;
   private readonly injections: InjectionGate;
-  private readonly unanswered = new UnansweredStages();
+  private readonly missedStages = new MissedCalls(STAGE_MISSES_BEFORE_DETACH, STAGE_CALLS_WINDOW);
+  private readonly missedTools = new MissedCalls(TOOL_TIMEOUTS_BEFORE_DETACH, TOOL_CALLS_WINDOW);
 
   constructor(private readonly options: PluginHubOptions) {
     this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
@@ -258,7 +269,8 @@ export class PluginHub {
     this.granted.delete(plugin);
     this.external.delete(plugin);
     await this.closeWindow(plugin);
-    this.unanswered.forget(plugin);
+    this.missedStages.forget(plugin);
+    this.missedTools.forget(plugin);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -337,14 +349,17 @@ export class PluginHub {
     // Every turn offers every tool to the model: one that cannot be sent would fail every turn.
     const oversized = toolSizeProblem(spec.description, parameters);
     if (oversized) throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' ${oversized}`);
-    const held = [...this.state.tools.values()].filter((tool) => tool.plugin === plugin).length;
-    if (held >= TOOLS_PER_PLUGIN) {
-      throw new RegistrationRefused(`plugin '${plugin}' already has ${held} tools, the most one plugin may register; register fewer`);
-    }
     const access = toolAccessOf(plugin, spec);
-    await this.claim(plugin, 'tool', spec.name, {
+    const event: NewHologramEvent = {
       type: 'PluginToolRegistered',
       data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters, ...(access ? { access } : {}) },
+    };
+    await this.claim(plugin, 'tool', spec.name, event, () => {
+      const detached = this.state.plugins.get(plugin)?.toolsDetached;
+      if (detached)
+        return `its tools were detached (${detached}); it may register tools again once started afresh ('homed plugins reload ${plugin}')`;
+      const held = [...this.state.tools.values()].filter((tool) => tool.plugin === plugin).length;
+      return held >= TOOLS_PER_PLUGIN ? `it already has ${held} tools, the most one plugin may register; register fewer` : undefined;
     });
   }
 
@@ -479,7 +494,31 @@ export class PluginHub {
     if (!tool) return { content: `tool '${name}' is not registered`, isError: true };
     const endpoint = this.endpoints.get(tool.plugin);
     if (!endpoint) throw new PluginUnavailable(tool.plugin, `tool '${name}'`);
-    return endpoint.callTool(name, args, call);
+    return endpoint.callTool(name, args, call).then(
+      (reply) => {
+        this.noteToolCall(tool.plugin, false);
+        return reply;
+      },
+      (error: unknown) => {
+        this.noteToolCall(tool.plugin, error instanceof RequestTimedOut);
+        throw error;
+      },
+    );
+  }
+
+  /** How a tool call went; once its plugin has let too many of its last calls time out, all its tools are detached. */
+  private noteToolCall(plugin: string, timedOut: boolean): void {
+    if (!this.missedTools.note(plugin, timedOut)) return;
+    const { limit, window } = this.missedTools;
+    const reason = `${limit} of its last ${window} tool calls got no answer in time`;
+    const detach = async (): Promise<void> => {
+      await this.misbehaved(plugin, 'TOOL_UNANSWERED', `${reason}; its tools are detached until it is started afresh`);
+      await this.appendDecided(() => {
+        const tools = [...this.state.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name);
+        return tools.length > 0 ? { type: 'PluginToolsDetached', data: { plugin, tools, reason } } : null;
+      });
+    };
+    detach().catch((error: unknown) => this.options.log?.(`plugin ${plugin}: could not detach its tools: ${(error as Error).message}`));
   }
 
   runStage(handlerId: string, stage: StageName, context: StageContext): Promise<StageChange | null | undefined> {
@@ -508,8 +547,8 @@ export class PluginHub {
    */
   private noteStageCall(handler: PluginRegistry['handlers'][number], outcome: 'answered' | 'slow' | 'timed out'): void {
     const { plugin } = handler;
-    if (!this.unanswered.note(plugin, outcome !== 'answered')) return;
-    const { limit, window } = this.unanswered;
+    if (!this.missedStages.note(plugin, outcome !== 'answered')) return;
+    const { limit, window } = this.missedStages;
     const reason = `${limit} of its last ${window} stage calls went unanswered or took over ${SLOW_STAGE_ANSWER_MS / 1_000} s (the last ${outcome})`;
     const detach = async (): Promise<void> => {
       await this.misbehaved(plugin, 'STAGE_UNANSWERED', `${reason}; its stage handlers are detached until it is started afresh`);
@@ -646,15 +685,23 @@ export class PluginHub {
    * misbehaviour (a plugin reaching for another's name).
    * @throws RegistrationRefused naming the holder and what to do
    */
-  private async claim(plugin: string, kind: NameKind, name: string, event: NewHologramEvent): Promise<void> {
+  private async claim(
+    plugin: string,
+    kind: NameKind,
+    name: string,
+    event: NewHologramEvent,
+    refusal: () => string | undefined = () => undefined,
+  ): Promise<void> {
     try {
       await this.appendDecided(() => {
+        const refused = refusal();
+        if (refused !== undefined) throw new RegistrationRefused(`plugin '${plugin}': ${refused}`);
         const conflict = nameConflict(this.state, { builtins: this.builtins, held: this.builtinNames }, plugin, kind, name);
-        if (conflict !== null) throw new RegistrationRefused(`plugin '${plugin}': ${conflict}`);
+        if (conflict !== null) throw new NameTaken(`plugin '${plugin}': ${conflict}`);
         return event;
       });
     } catch (error) {
-      if (error instanceof RegistrationRefused) await this.misbehaved(plugin, 'NAME_TAKEN', error.message);
+      if (error instanceof NameTaken) await this.misbehaved(plugin, 'NAME_TAKEN', error.message);
       throw error;
     }
     if (this.builtins.has(plugin)) this.builtinNames.set(name, plugin);

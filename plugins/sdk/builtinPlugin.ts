@@ -22,6 +22,8 @@ export type PluginSummary = Readonly<{
   channels: string[];
   /** Why its stage handlers were detached, when they were (until it is started afresh). */
   stagesDetached?: string;
+  /** Why its tools were detached, the same way. */
+  toolsDetached?: string;
 }>;
 
 export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';

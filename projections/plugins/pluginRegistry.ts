@@ -25,6 +25,8 @@ export type PluginEntry = Readonly<{
   lastError: string | null;
   /** Why its stage handlers were detached, until it is started afresh; null when they were not. */
   stagesDetached: string | null;
+  /** Why its tools were detached, the same way. */
+  toolsDetached: string | null;
 }>;
 
 export type ToolEntry = Readonly<{
@@ -78,6 +80,7 @@ const withPlugin = (registry: PluginRegistry, name: string, change: (entry: Plug
     crashes: 0,
     lastError: null,
     stagesDetached: null,
+    toolsDetached: null,
   };
   return { ...registry, plugins: new Map(registry.plugins).set(name, change(entry)) };
 };
@@ -97,6 +100,7 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
       state,
       restarts: restartsAfter(entry.restarts, event),
       stagesDetached: isFreshStart(event) ? null : entry.stagesDetached,
+      toolsDetached: isFreshStart(event) ? null : entry.toolsDetached,
       crashes: entry.crashes + (event.type === 'PluginCrashed' ? 1 : 0),
       lastError:
         event.type === 'PluginCrashed'
@@ -141,6 +145,11 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
       const gone = new Set(event.data.handlers);
       const detached = withPlugin(registry, name, (entry) => ({ ...entry, stagesDetached: event.data.reason }));
       return { ...detached, handlers: registry.handlers.filter((h) => !gone.has(h.id)) };
+    }
+    case 'PluginToolsDetached': {
+      const gone = new Set(event.data.tools);
+      const detached = withPlugin(registry, name, (entry) => ({ ...entry, toolsDetached: event.data.reason }));
+      return { ...detached, tools: without(registry.tools, (t) => !(t.plugin === name && gone.has(t.name))) };
     }
     case 'PluginChannelRegistered': {
       const { capabilities, metaDoc } = event.data;

@@ -8,7 +8,7 @@ import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../supp
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
-import { STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/unansweredStages.ts';
+import { STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/missedCalls.ts';
 
 const tempDir = useTempDir();
 

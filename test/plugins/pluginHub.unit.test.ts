@@ -29,7 +29,13 @@ import {
 } from '../../plugins/host/pluginHub.ts';
 import { RequestTimedOut } from '../../plugins/protocol/errors.ts';
 import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
-import { SLOW_STAGE_ANSWER_MS, STAGE_CALLS_WINDOW, STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/unansweredStages.ts';
+import {
+  SLOW_STAGE_ANSWER_MS,
+  STAGE_CALLS_WINDOW,
+  STAGE_MISSES_BEFORE_DETACH,
+  TOOL_CALLS_WINDOW,
+  TOOL_TIMEOUTS_BEFORE_DETACH,
+} from '../../plugins/host/missedCalls.ts';
 import { STAGE_CHANGE_AT_MOST, StageChangeTooLarge } from '../../plugins/host/stageChangeSize.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 
@@ -668,6 +674,81 @@ describe('stage handlers that hold turns up', () => {
       ]),
     );
     expect(hub.registry.handlers).toHaveLength(2);
+  });
+});
+
+describe('tools that let their calls time out', () => {
+  const timedOut = () => Promise.reject(new RequestTimedOut('tool.call', 1, 60_000));
+
+  /** A remote plugin 'mute' with two tools whose calls go as `answers` says, one by one (the last one for good). */
+  const givenMute = async (...answers: (() => Promise<unknown>)[]) => {
+    const session = await given();
+    const next = () => (answers.length > 1 ? answers.shift()! : answers[0]!)();
+    session.hub.attach('mute', ['tools', 'stages'], {
+      callTool: () => next() as Promise<string>,
+      runStage: async () => null,
+      deliver: timedOut,
+      event: () => undefined,
+    });
+    await session.hub.registerTool('mute', tool('mute_wait'));
+    await session.hub.registerTool('mute', tool('mute_spare'));
+    const handlerId = await session.hub.registerStage('mute', { stage: 'on_input' });
+    const use = (name = 'mute_wait') => session.hub.callTool(name, {}, call(name)).catch((error: unknown) => error);
+    const detached = async () => (await session.registryEvents()).filter((e) => e.type === 'PluginToolsDetached');
+    return { ...session, use, detached, handlerId };
+  };
+
+  it(`are all detached once ${TOOL_TIMEOUTS_BEFORE_DETACH} of the plugin's last ${TOOL_CALLS_WINDOW} calls timed out, whichever tool; its stages stay`, async () => {
+    const { hub, use, detached, handlerId, registryEvents } = await givenMute(timedOut, async () => 'ok', timedOut);
+    await use();
+    expect(await use('mute_spare')).toBe('ok');
+    expect(await detached()).toEqual([]);
+    expect(await use('mute_spare')).toBeInstanceOf(RequestTimedOut);
+    await vi.waitFor(() => expect([...hub.registry.tools.keys()]).toEqual([]));
+    expect((await detached()).map((e) => e.data)).toEqual([
+      { plugin: 'mute', tools: ['mute_wait', 'mute_spare'], reason: expect.stringContaining('tool calls got no answer in time') },
+    ]);
+    const codes = (await registryEvents()).filter((e) => e.type === 'PluginMisbehaved').map((e) => (e.data as { code: string }).code);
+    expect(codes).toEqual(['TOOL_UNANSWERED']);
+    expect(hub.registry.handlers.map((h) => h.id)).toEqual([handlerId]);
+    expect(await hub.callTool('mute_wait', {}, call('mute_wait'))).toEqual({
+      content: "tool 'mute_wait' is not registered",
+      isError: true,
+    });
+  });
+
+  it('counts a tool failing in its own words as an answer', async () => {
+    const { use, detached } = await givenMute(timedOut, () => Promise.reject(new Error('no such file')));
+    for (let i = 0; i < TOOL_CALLS_WINDOW; i++) await use();
+    expect(await detached()).toEqual([]);
+  });
+
+  it('keeps them off through crash restarts, and lets a fresh start register them again', async () => {
+    const { hub, use } = await givenMute(timedOut);
+    for (let i = 0; i < TOOL_TIMEOUTS_BEFORE_DETACH; i++) await use();
+    await vi.waitFor(() => expect([...hub.registry.tools.keys()]).toEqual([]));
+    await hub.detach('mute', 'crashed');
+    hub.observe({ type: 'PluginStarting', data: { plugin: 'mute', attempt: 1, at: 2_000 } });
+    hub.attach('mute', ['tools'], { callTool: async () => 'ok', runStage: async () => null, deliver: timedOut, event: () => undefined });
+    await expect(hub.registerTool('mute', tool('mute_wait'))).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining("once started afresh ('homed plugins reload mute')"),
+    });
+    hub.observe({ type: 'PluginStarting', data: { plugin: 'mute', attempt: 0, at: 3_000 } });
+    await hub.registerTool('mute', tool('mute_wait'));
+    expect(await hub.callTool('mute_wait', {}, call('mute_wait'))).toBe('ok');
+  });
+
+  it(`holds at most ${TOOLS_PER_PLUGIN} tools of a plugin even when it sends its registrations all at once`, async () => {
+    const { hub, plugin, registryEvents } = await given();
+    const api = plugin('burst', ['tools']);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: TOOLS_PER_PLUGIN + 5 }, (_, i) => api.registerTool(tool(`burst_${i}`), reply('x'))),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(TOOLS_PER_PLUGIN);
+    expect([...hub.registry.tools.keys()]).toHaveLength(TOOLS_PER_PLUGIN);
+    // Refused for its number, not for a name another holds.
+    expect((await registryEvents()).filter((e) => e.type === 'PluginMisbehaved')).toEqual([]);
   });
 });
 

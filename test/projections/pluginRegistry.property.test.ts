@@ -49,6 +49,7 @@ type ModelPlugin = {
   crashes: number;
   lastError: string | null;
   stagesDetached: string | null;
+  toolsDetached: string | null;
 };
 
 type Model = {
@@ -66,7 +67,7 @@ const emptyModel = (): Model => ({ tools: [], handlers: [], channels: [], subscr
 const modelPlugin = (model: Model, name: string): ModelPlugin => {
   let entry = model.plugins.find((p) => p.name === name);
   if (!entry) {
-    entry = { name, state: 'loaded', enabled: true, restarts: 0, crashes: 0, lastError: null, stagesDetached: null };
+    entry = { name, state: 'loaded', enabled: true, restarts: 0, crashes: 0, lastError: null, stagesDetached: null, toolsDetached: null };
     model.plugins.push(entry);
   }
   return entry;
@@ -136,6 +137,7 @@ const agree = (model: Model, real: Real): void => {
       crashes: p.crashes,
       lastError: p.lastError,
       stagesDetached: p.stagesDetached,
+      toolsDetached: p.toolsDetached,
     })),
     model.plugins,
     'plugin entries (state, enabled, restarts, crashes, last error, stages detached)',
@@ -308,6 +310,23 @@ class DetachStages implements Cmd {
   toString = (): string => `detachStages(${this.plugin})`;
 }
 
+/** Detaches a plugin's tools, as the hub does with a plugin whose tool calls time out; it keeps the rest. */
+class DetachTools implements Cmd {
+  constructor(readonly plugin: string) {}
+  check = (model: Model): boolean => model.tools.some((t) => t.plugin === this.plugin);
+  run(model: Model, real: Real): void {
+    const gone = model.tools.filter((t) => t.plugin === this.plugin).map((t) => t.name);
+    const before = { handlers: real.registry.handlers.map((h) => h.id), channels: [...real.registry.channels.keys()] };
+    model.tools = model.tools.filter((t) => t.plugin !== this.plugin);
+    modelPlugin(model, this.plugin).toolsDetached = 'unanswered';
+    fold(real, { type: 'PluginToolsDetached', data: { plugin: this.plugin, tools: gone, reason: 'unanswered' } });
+    agree(model, real);
+    expect(registrationsOf(real.registry, this.plugin).tools).toEqual([]);
+    expect({ handlers: real.registry.handlers.map((h) => h.id), channels: [...real.registry.channels.keys()] }).toEqual(before);
+  }
+  toString = (): string => `detachTools(${this.plugin})`;
+}
+
 type Crash = Readonly<{ exitCode?: number; signal?: string; error?: string }>;
 type Fact =
   | Readonly<{ type: 'PluginStarted' | 'PluginRestarting' | 'PluginDisabled' | 'PluginEnabled' | 'PluginStopped' | 'PluginLoaded' }>
@@ -332,6 +351,7 @@ class SupervisorFact implements Cmd {
         if (this.fact.attempt === 0) {
           entry.restarts = 0;
           entry.stagesDetached = null;
+          entry.toolsDetached = null;
         }
         data = { ...data, attempt: this.fact.attempt };
         break;
@@ -431,6 +451,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     .map(([p, types]) => new Subscribe(p, types)),
   pluginArb.map((p) => new Detach(p)),
   pluginArb.map((p) => new DetachStages(p)),
+  pluginArb.map((p) => new DetachTools(p)),
   fc.tuple(pluginArb, factArb).map(([p, fact]) => new SupervisorFact(p, fact)),
 ];
 
@@ -451,6 +472,9 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc
     .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES)))
     .map(([plugin, types]) => ({ type: 'PluginSubscribed', data: { plugin, types } })),
+  fc
+    .tuple(pluginArb, fc.constantFrom(...TOOL_NAMES))
+    .map(([plugin, name]) => ({ type: 'PluginToolsDetached', data: { plugin, tools: [name], reason: 'unanswered' } })),
   fc.tuple(pluginArb, stageArb, fc.nat(20)).map(([plugin, [stage], n]) => ({
     type: 'PluginStagesDetached',
     data: { plugin, handlers: [`${plugin}/${stage}/${n}`], reason: 'unanswered' },

@@ -89,6 +89,8 @@ export type PluginSummary = Readonly<{
   channels: readonly string[];
   /** Why its stage handlers were detached, when they were. */
   stagesDetached?: string;
+  /** Why its tools were detached, when they were. */
+  toolsDetached?: string;
 }>;
 
 /** Settings the daemon refused: every problem its schema check found. */

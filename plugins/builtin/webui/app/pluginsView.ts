@@ -64,6 +64,7 @@ export class PluginsView {
                   ...p.stages.map((s) => `stage ${s}`),
                   ...p.channels.map((c) => `channel ${c}`),
                   ...(p.stagesDetached ? [`stages detached: ${p.stagesDetached} (reload to let it register them again)`] : []),
+                  ...(p.toolsDetached ? [`tools detached: ${p.toolsDetached} (reload to let it register them again)`] : []),
                 ].join(', '),
               ),
               h(
