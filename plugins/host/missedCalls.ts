@@ -1,43 +1,47 @@
 /**
- * How each plugin answers the kernel's calls, over its last ones. A turn waits on every stage's
- * handlers up to the stage timeout and on a tool up to the tool timeout, so a plugin that lets
- * calls time out (or, for stages, answers only after seconds) costs the person that much each
- * time, for as long as it runs. `limit` misses among a plugin's last `window` calls (any of its
- * handlers or tools, so spares or answers in between do not reset it) and the hub detaches what
- * it holds of that kind until it is started afresh.
+ * What each plugin's calls have cost the person lately. A turn waits on every stage's handlers
+ * up to the stage timeout and on a tool up to the tool timeout, so a plugin whose calls time out,
+ * or answer (or fail) only after seconds, costs the person that time, for as long as it runs.
+ * Each call is charged what it cost; once a plugin's charges within the last `windowMs` reach
+ * `budget`, the hub detaches what it holds of that kind until it is started afresh. Charges are
+ * kept by time, not per call, so quick answers in between, spare handlers or a crash restart do
+ * not wash them out; a fresh start forgets them.
  */
 
-/** Misses among a plugin's last STAGE_CALLS_WINDOW stage calls that get its stage handlers detached. */
-export const STAGE_MISSES_BEFORE_DETACH = 3;
-export const STAGE_CALLS_WINDOW = 10;
-/** A stage answer slower than this (half the default stage timeout) holds the person up as a timeout nearly does. */
-export const SLOW_STAGE_ANSWER_MS = 2_500;
-/** Timeouts among a plugin's last TOOL_CALLS_WINDOW tool calls that get its tools detached: each cost a turn a minute. */
-export const TOOL_TIMEOUTS_BEFORE_DETACH = 2;
-export const TOOL_CALLS_WINDOW = 10;
+/** Stage calls: the time each took past STAGE_FREE_MS (a timeout counts whole), 15 s of it within 10 minutes. */
+export const STAGE_FREE_MS = 250;
+export const STAGE_BUDGET_MS = 15_000;
+/** Tool calls are often slow by nature: only timeouts are charged, 2 of them within 10 minutes. */
+export const TOOL_TIMEOUTS_BUDGET = 2;
+export const CALLS_WINDOW_MS = 600_000;
+
+/** What a stage call that took `ms` costs the person (a call that timed out costs its whole timeout). */
+export const stageCallCost = (ms: number): number => Math.max(0, ms - STAGE_FREE_MS);
 
 export class MissedCalls {
-  /** Per plugin, its last calls: true where one was missed. */
-  private readonly calls = new Map<string, boolean[]>();
+  /** Per plugin, its charges in order: when, and how much. */
+  private readonly charges = new Map<string, { at: number; cost: number }[]>();
 
   constructor(
-    readonly limit: number,
-    readonly window: number,
+    readonly budget: number,
+    readonly windowMs: number = CALLS_WINDOW_MS,
   ) {}
 
-  /** Notes a call of `plugin`; whether it has now missed `limit` of its last `window` (then it starts again). */
-  note(plugin: string, missed: boolean): boolean {
-    const last = [...(this.calls.get(plugin) ?? []), missed].slice(-this.window);
-    if (last.filter(Boolean).length < this.limit) {
-      this.calls.set(plugin, last);
+  /** Charges `plugin` `cost` at `at`; whether its charges within the window now reach the budget (then they start again). */
+  charge(plugin: string, at: number, cost: number): boolean {
+    if (cost <= 0) return false;
+    const kept = (this.charges.get(plugin) ?? []).filter((c) => c.at > at - this.windowMs);
+    kept.push({ at, cost });
+    if (kept.reduce((sum, c) => sum + c.cost, 0) < this.budget) {
+      this.charges.set(plugin, kept);
       return false;
     }
-    this.calls.delete(plugin);
+    this.charges.delete(plugin);
     return true;
   }
 
-  /** The plugin went: its calls are forgotten. */
+  /** The plugin was started afresh: its charges are forgotten. */
   forget(plugin: string): void {
-    this.calls.delete(plugin);
+    this.charges.delete(plugin);
   }
 }

@@ -42,14 +42,7 @@ import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { RequestTimedOut } from '../protocol/errors.ts';
-import {
-  MissedCalls,
-  SLOW_STAGE_ANSWER_MS,
-  STAGE_CALLS_WINDOW,
-  STAGE_MISSES_BEFORE_DETACH,
-  TOOL_CALLS_WINDOW,
-  TOOL_TIMEOUTS_BEFORE_DETACH,
-} from './missedCalls.ts';
+import { CALLS_WINDOW_MS, MissedCalls, STAGE_BUDGET_MS, stageCallCost, TOOL_TIMEOUTS_BUDGET } from './missedCalls.ts';
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -187,8 +180,10 @@ export class PluginHub {
   private handlerCount = 0;
   private readonly windows: MisbehaviourWindows;
   private readonly injections: InjectionGate;
-  private readonly missedStages = new MissedCalls(STAGE_MISSES_BEFORE_DETACH, STAGE_CALLS_WINDOW);
-  private readonly missedTools = new MissedCalls(TOOL_TIMEOUTS_BEFORE_DETACH, TOOL_CALLS_WINDOW);
+  private readonly missedStages = new MissedCalls(STAGE_BUDGET_MS);
+  private readonly missedTools = new MissedCalls(TOOL_TIMEOUTS_BUDGET);
+  /** Plugins whose stage handlers or tools are being detached: not called again while that is appended. */
+  private readonly barred = { stages: new Set<string>(), tools: new Set<string>() };
 
   constructor(private readonly options: PluginHubOptions) {
     this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
@@ -252,6 +247,14 @@ export class PluginHub {
 
   /** Applies a supervisor fact to the registry (the supervisor appended it to its own stream). */
   observe(event: Readonly<{ type: string; data: unknown }>): void {
+    if (event.type === 'PluginStarting' && (event.data as { attempt?: number }).attempt === 0) {
+      // A fresh start: what its calls cost before is forgotten (a crash restart forgets nothing).
+      const { plugin } = event.data as { plugin: string };
+      this.missedStages.forget(plugin);
+      this.missedTools.forget(plugin);
+      this.barred.stages.delete(plugin);
+      this.barred.tools.delete(plugin);
+    }
     this.state = foldPluginRegistry(this.state, event);
   }
 
@@ -269,8 +272,6 @@ export class PluginHub {
     this.granted.delete(plugin);
     this.external.delete(plugin);
     await this.closeWindow(plugin);
-    this.missedStages.forget(plugin);
-    this.missedTools.forget(plugin);
     // Decided in the append queue, so a registration still being appended is detached too.
     await this.appendDecided(() => {
       const held = registrationsOf(this.state, plugin);
@@ -491,75 +492,77 @@ export class PluginHub {
 
   async callTool(name: string, args: Readonly<Record<string, unknown>>, call: ToolCallInfo): Promise<ToolReply> {
     const tool = this.state.tools.get(name);
-    if (!tool) return { content: `tool '${name}' is not registered`, isError: true };
+    if (!tool || this.barred.tools.has(tool.plugin)) return { content: `tool '${name}' is not registered`, isError: true };
     const endpoint = this.endpoints.get(tool.plugin);
     if (!endpoint) throw new PluginUnavailable(tool.plugin, `tool '${name}'`);
-    return endpoint.callTool(name, args, call).then(
-      (reply) => {
-        this.noteToolCall(tool.plugin, false);
-        return reply;
-      },
-      (error: unknown) => {
-        this.noteToolCall(tool.plugin, error instanceof RequestTimedOut);
-        throw error;
-      },
-    );
-  }
-
-  /** How a tool call went; once its plugin has let too many of its last calls time out, all its tools are detached. */
-  private noteToolCall(plugin: string, timedOut: boolean): void {
-    if (!this.missedTools.note(plugin, timedOut)) return;
-    const { limit, window } = this.missedTools;
-    const reason = `${limit} of its last ${window} tool calls got no answer in time`;
-    const detach = async (): Promise<void> => {
-      await this.misbehaved(plugin, 'TOOL_UNANSWERED', `${reason}; its tools are detached until it is started afresh`);
-      await this.appendDecided(() => {
-        const tools = [...this.state.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name);
-        return tools.length > 0 ? { type: 'PluginToolsDetached', data: { plugin, tools, reason } } : null;
-      });
-    };
-    detach().catch((error: unknown) => this.options.log?.(`plugin ${plugin}: could not detach its tools: ${(error as Error).message}`));
+    return endpoint.callTool(name, args, call).catch((error: unknown) => {
+      if (error instanceof RequestTimedOut) this.charge('tools', tool.plugin, 1, 'a tool call timed out');
+      throw error;
+    });
   }
 
   runStage(handlerId: string, stage: StageName, context: StageContext): Promise<StageChange | null | undefined> {
     const handler = this.state.handlers.find((h) => h.id === handlerId);
     const endpoint = handler && this.endpoints.get(handler.plugin);
-    if (!handler || !endpoint) return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
+    if (!handler || !endpoint || this.barred.stages.has(handler.plugin)) {
+      return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
+    }
     const started = this.options.clock.now();
+    const took = (): number => this.options.clock.now() - started;
     return endpoint.runStage(handlerId, stage, context).then(
       (change) => {
         const tooLarge = stageChangeTooLarge(change);
-        this.noteStageCall(handler, !tooLarge && this.options.clock.now() - started > SLOW_STAGE_ANSWER_MS ? 'slow' : 'answered');
+        // An oversized change is charged as a timeout: it cost the wait and gave nothing.
+        const cost = tooLarge ? STAGE_BUDGET_MS / 3 : stageCallCost(took());
+        this.charge('stages', handler.plugin, cost, tooLarge ? 'a change too large' : `an answer after ${took()} ms`);
         if (!tooLarge) return change;
         void this.misbehaved(handler.plugin, 'STAGE_CHANGE_TOO_LARGE', `stage handler ${handlerId} ${tooLarge}`).catch(() => undefined);
         throw new StageChangeTooLarge(`plugin '${handler.plugin}': stage handler ${handlerId} ${tooLarge}; the change is not applied`);
       },
       (error: unknown) => {
-        this.noteStageCall(handler, error instanceof RequestTimedOut ? 'timed out' : 'answered');
+        const timedOut = error instanceof RequestTimedOut;
+        this.charge(
+          'stages',
+          handler.plugin,
+          timedOut ? error.timeoutMs : stageCallCost(took()),
+          timedOut ? 'a timeout' : `a failure after ${took()} ms`,
+        );
         throw error;
       },
     );
   }
 
   /**
-   * How a stage handler's call went; once its plugin has missed too many of its last calls, all
-   * its stage handlers are detached (recorded as misbehaviour too) and no turn waits on them.
+   * Charges a plugin what one of its calls cost the person; once its charges within the window
+   * reach the budget, all it holds of that kind is detached (recorded as misbehaviour too) and
+   * neither a turn nor the model waits on it again until it is started afresh.
    */
-  private noteStageCall(handler: PluginRegistry['handlers'][number], outcome: 'answered' | 'slow' | 'timed out'): void {
-    const { plugin } = handler;
-    if (!this.missedStages.note(plugin, outcome !== 'answered')) return;
-    const { limit, window } = this.missedStages;
-    const reason = `${limit} of its last ${window} stage calls went unanswered or took over ${SLOW_STAGE_ANSWER_MS / 1_000} s (the last ${outcome})`;
+  private charge(kind: 'stages' | 'tools', plugin: string, cost: number, last: string): void {
+    const missed = kind === 'stages' ? this.missedStages : this.missedTools;
+    if (this.barred[kind].has(plugin) || !missed.charge(plugin, this.options.clock.now(), cost)) return;
+    this.barred[kind].add(plugin);
+    const minutes = CALLS_WINDOW_MS / 60_000;
+    const reason =
+      kind === 'stages'
+        ? `its stage handlers held turns up ${STAGE_BUDGET_MS / 1_000} s within ${minutes} minutes, timing out or answering slowly (the last: ${last})`
+        : `${TOOL_TIMEOUTS_BUDGET} of its tool calls within ${minutes} minutes got no answer in time`;
     const detach = async (): Promise<void> => {
-      await this.misbehaved(plugin, 'STAGE_UNANSWERED', `${reason}; its stage handlers are detached until it is started afresh`);
+      const code = kind === 'stages' ? 'STAGE_UNANSWERED' : 'TOOL_UNANSWERED';
+      await this.misbehaved(
+        plugin,
+        code,
+        `${reason}; its ${kind === 'stages' ? 'stage handlers' : 'tools'} are detached until it is started afresh`,
+      );
       await this.appendDecided(() => {
+        if (kind === 'tools') {
+          const tools = [...this.state.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name);
+          return tools.length > 0 ? { type: 'PluginToolsDetached', data: { plugin, tools, reason } } : null;
+        }
         const handlers = this.state.handlers.filter((h) => h.plugin === plugin).map((h) => h.id);
         return handlers.length > 0 ? { type: 'PluginStagesDetached', data: { plugin, handlers, reason } } : null;
       });
     };
-    detach().catch((error: unknown) =>
-      this.options.log?.(`plugin ${plugin}: could not detach its stage handlers: ${(error as Error).message}`),
-    );
+    detach().catch((error: unknown) => this.options.log?.(`plugin ${plugin}: could not detach its ${kind}: ${(error as Error).message}`));
   }
 
   async deliver(delivery: ChannelDelivery): Promise<void> {

@@ -8,7 +8,10 @@ import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../supp
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
-import { STAGE_MISSES_BEFORE_DETACH } from '../../plugins/host/missedCalls.ts';
+import { STAGE_BUDGET_MS } from '../../plugins/host/missedCalls.ts';
+
+/** Stage timeouts (5 s each) whose wait gets a plugin's stage handlers detached. */
+const STAGE_TIMEOUTS_TO_DETACH = STAGE_BUDGET_MS / 5_000;
 
 const tempDir = useTempDir();
 
@@ -110,12 +113,12 @@ describe('a hostile plugin', () => {
     await verifyReplay(dir);
   });
 
-  it(`has its stage handlers detached once ${STAGE_MISSES_BEFORE_DETACH} turns waited on one that never answers; its tool stays, and later turns do not wait`, async () => {
+  it(`has its stage handlers detached once ${STAGE_TIMEOUTS_TO_DETACH} turns waited on one that never answers; its tool stays, and later turns do not wait`, async () => {
     const server = await startLlmServer([{ when: () => true, reply: { text: 'Hello.' }, repeat: true }]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, plugins: ['staller'] });
     const daemon = await daemons.start(dir);
-    for (let turn = 0; turn <= STAGE_MISSES_BEFORE_DETACH; turn++) {
+    for (let turn = 0; turn <= STAGE_TIMEOUTS_TO_DETACH; turn++) {
       const replies = await askSocket(dir, `hello ${turn}`);
       expect(replies.filter((r) => r.type === 'chunk').map((r) => r.text)).toEqual(['Hello.']);
     }
@@ -123,25 +126,25 @@ describe('a hostile plugin', () => {
     expect(tools.stdout).toMatch(/^staller_ping\s+staller/m);
     const listed = await runHomed(['plugins', '--data', dir]);
     expect(listed.stdout).toMatch(
-      /^ {2}stages detached: 3 of its last 10 stage calls .*; 'homed plugins reload staller' lets it register them again$/m,
+      /^ {2}stages detached: its stage handlers held turns up 15 s within 10 minutes.*; 'homed plugins reload staller' lets it register them again$/m,
     );
     await daemons.stop(daemon);
 
     // As the log last recorded it, with homed stopped.
-    expect((await runHomed(['plugins', '--data', dir])).stdout).toContain('stages detached: 3 of its last 10 stage calls');
+    expect((await runHomed(['plugins', '--data', dir])).stdout).toContain('stages detached: its stage handlers held turns up 15 s');
     const log = await logOf(dir);
     const handlerId = log.find((e) => e.type === 'PluginStageRegistered' && e.data.plugin === 'staller')!.data.handlerId as string;
     const detached = log.filter((e) => e.type === 'PluginStagesDetached');
     expect(detached.map((e) => e.data)).toEqual([
-      { plugin: 'staller', handlers: [handlerId], reason: expect.stringContaining(`${STAGE_MISSES_BEFORE_DETACH} of its last`) },
+      { plugin: 'staller', handlers: [handlerId], reason: expect.stringContaining('(the last: a timeout)') },
     ]);
     expect(log.filter((e) => e.type === 'PluginMisbehaved').map((e) => e.data.code)).toEqual(['STAGE_UNANSWERED']);
     // The turns before it asked the handler and timed out; the one after asked nobody.
     const asked = log.filter((e) => e.type === 'StageStarted' && (e.data.handlers as string[]).includes(handlerId));
-    expect(asked).toHaveLength(STAGE_MISSES_BEFORE_DETACH);
-    expect(log.filter((e) => e.type === 'StageTimedOut')).toHaveLength(STAGE_MISSES_BEFORE_DETACH);
+    expect(asked).toHaveLength(STAGE_TIMEOUTS_TO_DETACH);
+    expect(log.filter((e) => e.type === 'StageTimedOut')).toHaveLength(STAGE_TIMEOUTS_TO_DETACH);
     expect(asked.every((e) => e.seq < detached[0]!.seq)).toBe(true);
-    expect(log.filter((e) => e.type === 'TurnCompleted')).toHaveLength(STAGE_MISSES_BEFORE_DETACH + 1);
+    expect(log.filter((e) => e.type === 'TurnCompleted')).toHaveLength(STAGE_TIMEOUTS_TO_DETACH + 1);
     await verifyReplay(dir);
   }, 120_000);
 
