@@ -13,6 +13,8 @@ export const STAGE_FREE_MS = 250;
 export const STAGE_BUDGET_MS = 15_000;
 /** Tool calls are often slow by nature: only timeouts are charged, 2 of them within 10 minutes. */
 export const TOOL_TIMEOUTS_BUDGET = 2;
+/** A tool call the plugin ends by going away after this long (half the default tool timeout) is charged as a timeout. */
+export const TOOL_LONG_WAIT_MS = 30_000;
 export const CALLS_WINDOW_MS = 600_000;
 
 /** What a stage call that took `ms` costs the person (a call that timed out costs its whole timeout). */

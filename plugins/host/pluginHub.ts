@@ -41,8 +41,8 @@ import { CAPABILITY_WITHHELD, MAX_PLUGIN_LEVEL, type PluginCapability } from '..
 import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds } from './injectionBounds.ts';
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
-import { RequestTimedOut } from '../protocol/errors.ts';
-import { CALLS_WINDOW_MS, MissedCalls, STAGE_BUDGET_MS, stageCallCost, TOOL_TIMEOUTS_BUDGET } from './missedCalls.ts';
+import { ConnectionClosed, RequestTimedOut } from '../protocol/errors.ts';
+import { CALLS_WINDOW_MS, MissedCalls, STAGE_BUDGET_MS, stageCallCost, TOOL_LONG_WAIT_MS, TOOL_TIMEOUTS_BUDGET } from './missedCalls.ts';
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -495,8 +495,11 @@ export class PluginHub {
     if (!tool || this.barred.tools.has(tool.plugin)) return { content: `tool '${name}' is not registered`, isError: true };
     const endpoint = this.endpoints.get(tool.plugin);
     if (!endpoint) throw new PluginUnavailable(tool.plugin, `tool '${name}'`);
+    const started = this.options.clock.now();
     return endpoint.callTool(name, args, call).catch((error: unknown) => {
-      if (error instanceof RequestTimedOut) this.charge('tools', tool.plugin, 1, 'a tool call timed out');
+      // A plugin that goes away after keeping the call waiting long cost the person as a timeout does.
+      const waitedLong = error instanceof ConnectionClosed && this.options.clock.now() - started >= TOOL_LONG_WAIT_MS;
+      if (error instanceof RequestTimedOut || waitedLong) this.charge('tools', tool.plugin, 1, 'a tool call timed out');
       throw error;
     });
   }
@@ -556,10 +559,11 @@ export class PluginHub {
       await this.appendDecided(() => {
         if (kind === 'tools') {
           const tools = [...this.state.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name);
-          return tools.length > 0 ? { type: 'PluginToolsDetached', data: { plugin, tools, reason } } : null;
+          // Recorded even when it holds none now (it went meanwhile): the bar must outlive its restart.
+          return { type: 'PluginToolsDetached', data: { plugin, tools, reason } };
         }
         const handlers = this.state.handlers.filter((h) => h.plugin === plugin).map((h) => h.id);
-        return handlers.length > 0 ? { type: 'PluginStagesDetached', data: { plugin, handlers, reason } } : null;
+        return { type: 'PluginStagesDetached', data: { plugin, handlers, reason } };
       });
     };
     detach().catch((error: unknown) => this.options.log?.(`plugin ${plugin}: could not detach its ${kind}: ${(error as Error).message}`));

@@ -143,7 +143,9 @@ export class SupervisedPlugin {
             : { type: 'PROCESS_EXITED', at, exitCode: exit.exitCode, signal: exit.signal };
           await this.deliver(message).catch(() => undefined);
         });
-        void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
+        // Told to stop while it was starting: nothing else would stop it now that it is up.
+        if (this.state === 'stopping') this.reconcile();
+        else void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
       },
       async (error: unknown) => {
         this.launching = false;

@@ -27,9 +27,15 @@ import {
   TOOL_PARAMETERS_DEPTH,
   TOOLS_PER_PLUGIN,
 } from '../../plugins/host/pluginHub.ts';
-import { RequestTimedOut } from '../../plugins/protocol/errors.ts';
+import { ConnectionClosed, RequestTimedOut } from '../../plugins/protocol/errors.ts';
 import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
-import { CALLS_WINDOW_MS, STAGE_BUDGET_MS, STAGE_FREE_MS, TOOL_TIMEOUTS_BUDGET } from '../../plugins/host/missedCalls.ts';
+import {
+  CALLS_WINDOW_MS,
+  STAGE_BUDGET_MS,
+  STAGE_FREE_MS,
+  TOOL_LONG_WAIT_MS,
+  TOOL_TIMEOUTS_BUDGET,
+} from '../../plugins/host/missedCalls.ts';
 import { STAGE_CHANGE_AT_MOST, StageChangeTooLarge } from '../../plugins/host/stageChangeSize.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 
@@ -738,6 +744,42 @@ describe('tools that let their calls time out', () => {
       content: "tool 'mute_wait' is not registered",
       isError: true,
     });
+  });
+
+  it(`charges a call the plugin ends by going away after ${TOOL_LONG_WAIT_MS / 1_000} s as a timeout; going away sooner is not charged`, async () => {
+    let clockOf: VirtualClock | undefined;
+    const goneAfter = (ms: number) => async () => {
+      clockOf!.advance(ms);
+      throw new ConnectionClosed('the process exited');
+    };
+    const { hub, use, detached, clock } = await givenMute(
+      goneAfter(TOOL_LONG_WAIT_MS - 1),
+      goneAfter(TOOL_LONG_WAIT_MS),
+      goneAfter(TOOL_LONG_WAIT_MS),
+    );
+    clockOf = clock;
+    await use();
+    await use();
+    expect(hub.registry.tools.size).toBe(2);
+    await use();
+    await vi.waitFor(async () => expect(await detached()).toHaveLength(1));
+  });
+
+  it('records the detach even when the plugin went meanwhile, so its restart stays barred', async () => {
+    let timeOut!: () => void;
+    const pending = () => new Promise<string>((_, reject) => (timeOut = () => reject(new RequestTimedOut('tool.call', 2, 60_000))));
+    const { hub, use, detached } = await givenMute(timedOut, pending);
+    await use();
+    const second = use();
+    await hub.detach('mute', 'crashed');
+    timeOut();
+    await second;
+    await vi.waitFor(async () =>
+      expect((await detached()).map((e) => e.data)).toEqual([expect.objectContaining({ plugin: 'mute', tools: [] })]),
+    );
+    hub.observe({ type: 'PluginStarting', data: { plugin: 'mute', attempt: 1, at: 2_000 } });
+    hub.attach('mute', ['tools'], { callTool: async () => 'ok', runStage: async () => null, deliver: timedOut, event: () => undefined });
+    await expect(hub.registerTool('mute', tool('mute_wait'))).rejects.toMatchObject({ code: 'REGISTRATION_REFUSED' });
   });
 
   it('counts a tool failing in its own words as an answer', async () => {
