@@ -89,6 +89,11 @@ export class RegistrationRefused extends HologramError {
   readonly code = 'REGISTRATION_REFUSED';
 }
 
+/** A call of a stage handler the hub has just detached (its plugin held turns up): nothing waits on it. */
+export class PluginCallsDetached extends HologramError {
+  readonly code = 'PLUGIN_CALLS_DETACHED';
+}
+
 /** A registration refused because another holds the name: recorded as misbehaviour (reaching for another's name). */
 class NameTaken extends RegistrationRefused {}
 
@@ -492,7 +497,10 @@ export class PluginHub {
 
   async callTool(name: string, args: Readonly<Record<string, unknown>>, call: ToolCallInfo): Promise<ToolReply> {
     const tool = this.state.tools.get(name);
-    if (!tool || this.barred.tools.has(tool.plugin)) return { content: `tool '${name}' is not registered`, isError: true };
+    if (!tool) return { content: `tool '${name}' is not registered`, isError: true };
+    if (this.barred.tools.has(tool.plugin)) {
+      return { content: `tool '${name}' was detached: its plugin '${tool.plugin}' let its calls time out`, isError: true };
+    }
     const endpoint = this.endpoints.get(tool.plugin);
     if (!endpoint) throw new PluginUnavailable(tool.plugin, `tool '${name}'`);
     const started = this.options.clock.now();
@@ -507,8 +515,9 @@ export class PluginHub {
   runStage(handlerId: string, stage: StageName, context: StageContext): Promise<StageChange | null | undefined> {
     const handler = this.state.handlers.find((h) => h.id === handlerId);
     const endpoint = handler && this.endpoints.get(handler.plugin);
-    if (!handler || !endpoint || this.barred.stages.has(handler.plugin)) {
-      return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
+    if (!handler || !endpoint) return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
+    if (this.barred.stages.has(handler.plugin)) {
+      return Promise.reject(new PluginCallsDetached(`plugin '${handler.plugin}': its stage handlers were detached for holding turns up`));
     }
     const started = this.options.clock.now();
     const took = (): number => this.options.clock.now() - started;

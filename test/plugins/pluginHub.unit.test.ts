@@ -582,8 +582,11 @@ describe('stage handlers that hold turns up', () => {
     expect(hub.registry.handlers.map((h) => h.id)).toEqual([onInput, spare]);
 
     expect(await ask()).toBeInstanceOf(RequestTimedOut);
-    // Barred at once: no call reaches the plugin while the detach is appended.
-    expect(await ask(spare)).toBeInstanceOf(PluginUnavailable);
+    // Barred at once: no call reaches the plugin while the detach is appended, and the refusal says why.
+    expect(await ask(spare)).toMatchObject({
+      code: 'PLUGIN_CALLS_DETACHED',
+      message: expect.stringContaining('detached for holding turns up'),
+    });
     expect(calls()).toBe(timeouts);
     await vi.waitFor(() => expect(hub.registry.handlers).toEqual([]));
     expect((await detached()).map((e) => e.data)).toEqual([
@@ -628,7 +631,7 @@ describe('stage handlers that hold turns up', () => {
     for (let i = 0; i < needed + 1; i++) await ask();
     expect(hub.registry.handlers).toHaveLength(2);
     expect(await ask()).toBeNull(); // the last slow answer still comes back: the bar falls after it
-    expect(await ask()).toBeInstanceOf(PluginUnavailable);
+    expect(await ask()).toMatchObject({ code: 'PLUGIN_CALLS_DETACHED' });
     await vi.waitFor(async () => expect((await detached()).map((e) => (e.data as { reason: string }).reason)).toHaveLength(1));
     expect(hub.registry.handlers).toEqual([]);
   });
