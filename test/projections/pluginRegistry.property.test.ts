@@ -293,38 +293,38 @@ class Detach implements Cmd {
   toString = (): string => `detach(${this.plugin})`;
 }
 
-/** Detaches a plugin's stage handlers, as the hub does with a plugin whose handlers stopped answering; it keeps the rest. */
-class DetachStages implements Cmd {
-  constructor(readonly plugin: string) {}
-  check = (model: Model): boolean => model.handlers.some((h) => h.plugin === this.plugin);
+/**
+ * Detaches a plugin's stage handlers or its tools, as the hub does with a plugin whose calls held
+ * turns up (even when it holds none of them now); it keeps everything else, and the bar is set.
+ */
+class DetachKind implements Cmd {
+  constructor(
+    readonly plugin: string,
+    readonly kind: 'stages' | 'tools',
+  ) {}
+  check = (): boolean => true;
   run(model: Model, real: Real): void {
-    const gone = model.handlers.filter((h) => h.plugin === this.plugin).map((h) => h.id);
-    const before = { tools: [...real.registry.tools.keys()], channels: [...real.registry.channels.keys()] };
-    model.handlers = model.handlers.filter((h) => h.plugin !== this.plugin);
-    modelPlugin(model, this.plugin).stagesDetached = 'unanswered';
-    fold(real, { type: 'PluginStagesDetached', data: { plugin: this.plugin, handlers: gone, reason: 'unanswered' } });
+    const { plugin, kind } = this;
+    const held = heldBy(model, plugin);
+    const rest = (r: PluginRegistry) =>
+      kind === 'stages'
+        ? { tools: [...r.tools.keys()], channels: [...r.channels.keys()] }
+        : { handlers: r.handlers.map((h) => h.id), channels: [...r.channels.keys()] };
+    const before = rest(real.registry);
+    if (kind === 'stages') {
+      model.handlers = model.handlers.filter((h) => h.plugin !== plugin);
+      modelPlugin(model, plugin).stagesDetached = 'unanswered';
+      fold(real, { type: 'PluginStagesDetached', data: { plugin, handlers: held.handlers, reason: 'unanswered' } });
+    } else {
+      model.tools = model.tools.filter((t) => t.plugin !== plugin);
+      modelPlugin(model, plugin).toolsDetached = 'unanswered';
+      fold(real, { type: 'PluginToolsDetached', data: { plugin, tools: held.tools, reason: 'unanswered' } });
+    }
     agree(model, real);
-    expect(registrationsOf(real.registry, this.plugin).handlers).toEqual([]);
-    expect({ tools: [...real.registry.tools.keys()], channels: [...real.registry.channels.keys()] }).toEqual(before);
+    expect(registrationsOf(real.registry, plugin)[kind === 'stages' ? 'handlers' : 'tools']).toEqual([]);
+    expect(rest(real.registry)).toEqual(before);
   }
-  toString = (): string => `detachStages(${this.plugin})`;
-}
-
-/** Detaches a plugin's tools, as the hub does with a plugin whose tool calls time out; it keeps the rest. */
-class DetachTools implements Cmd {
-  constructor(readonly plugin: string) {}
-  check = (model: Model): boolean => model.tools.some((t) => t.plugin === this.plugin);
-  run(model: Model, real: Real): void {
-    const gone = model.tools.filter((t) => t.plugin === this.plugin).map((t) => t.name);
-    const before = { handlers: real.registry.handlers.map((h) => h.id), channels: [...real.registry.channels.keys()] };
-    model.tools = model.tools.filter((t) => t.plugin !== this.plugin);
-    modelPlugin(model, this.plugin).toolsDetached = 'unanswered';
-    fold(real, { type: 'PluginToolsDetached', data: { plugin: this.plugin, tools: gone, reason: 'unanswered' } });
-    agree(model, real);
-    expect(registrationsOf(real.registry, this.plugin).tools).toEqual([]);
-    expect({ handlers: real.registry.handlers.map((h) => h.id), channels: [...real.registry.channels.keys()] }).toEqual(before);
-  }
-  toString = (): string => `detachTools(${this.plugin})`;
+  toString = (): string => `detach${this.kind === 'stages' ? 'Stages' : 'Tools'}(${this.plugin})`;
 }
 
 type Crash = Readonly<{ exitCode?: number; signal?: string; error?: string }>;
@@ -450,8 +450,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
     .tuple(pluginArb, fc.array(fc.constantFrom(...EVENT_TYPES), { minLength: 1, maxLength: 3 }))
     .map(([p, types]) => new Subscribe(p, types)),
   pluginArb.map((p) => new Detach(p)),
-  pluginArb.map((p) => new DetachStages(p)),
-  pluginArb.map((p) => new DetachTools(p)),
+  fc.tuple(pluginArb, fc.constantFrom<'stages' | 'tools'>('stages', 'tools')).map(([p, kind]) => new DetachKind(p, kind)),
   fc.tuple(pluginArb, factArb).map(([p, fact]) => new SupervisorFact(p, fact)),
 ];
 
