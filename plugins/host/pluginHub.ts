@@ -17,7 +17,7 @@ import {
   type Subscription,
   type Timers,
 } from '../../events/index.ts';
-import { STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
+import { DEFAULT_STAGE_TIMEOUT_MS, STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
 import { Capability, INTERNAL, nestsDeeperThan, OWNER, type CapabilityName } from '../../actors/index.ts';
 import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
 import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
@@ -525,7 +525,7 @@ export class PluginHub {
       (change) => {
         const tooLarge = stageChangeTooLarge(change);
         // An oversized change is charged as a timeout: it cost the wait and gave nothing.
-        const cost = tooLarge ? STAGE_BUDGET_MS / 3 : stageCallCost(took());
+        const cost = tooLarge ? DEFAULT_STAGE_TIMEOUT_MS : stageCallCost(took());
         this.charge('stages', handler.plugin, cost, tooLarge ? 'a change too large' : `an answer after ${took()} ms`);
         if (!tooLarge) return change;
         void this.misbehaved(handler.plugin, 'STAGE_CHANGE_TOO_LARGE', `stage handler ${handlerId} ${tooLarge}`).catch(() => undefined);
