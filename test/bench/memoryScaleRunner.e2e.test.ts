@@ -4,13 +4,40 @@
  * waited only on the system's unref'd timers while the RSS settled).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+const TOPICS = ['the garden', 'a trip to Lisbon', 'the new job', 'a painting class', 'the dog Max', 'a concert'];
+
+/** A small conversation in LoCoMo's shape (the runner feeds it again and again, later each time): the test ships its own data. */
+const writeConversation = (dir: string): void => {
+  mkdirSync(dir, { recursive: true });
+  const sessions = Object.fromEntries(
+    [1, 2, 3].flatMap((session) => [
+      [`session_${session}_date_time`, `1:56 pm on ${session * 3} May, 2023`],
+      [
+        `session_${session}`,
+        Array.from({ length: 12 }, (_, i) => ({
+          speaker: i % 2 === 0 ? 'Ana' : 'Ben',
+          dia_id: `D${session}:${i + 1}`,
+          text: `I keep thinking about ${TOPICS[(session + i) % TOPICS.length]} and what we said on day ${session}.`,
+        })),
+      ],
+    ]),
+  );
+  const qa = TOPICS.slice(0, 4).map((topic, i) => ({
+    question: `What did Ana say about ${topic}?`,
+    answer: topic,
+    evidence: [`D1:${i + 1}`],
+    category: 4,
+  }));
+  writeFileSync(join(dir, 'conv-test.json'), JSON.stringify({ speaker_a: 'Ana', speaker_b: 'Ben', ...sessions, qa }));
+};
 
 describe('bench:memory-scale', () => {
   const dirs: string[] = [];
@@ -22,12 +49,15 @@ describe('bench:memory-scale', () => {
     const dir = mkdtempSync(join(tmpdir(), 'memory-scale-'));
     dirs.push(dir);
     const json = join(dir, 'rows.json');
+    writeConversation(join(dir, 'locomo'));
     const run = spawnSync(
       process.execPath,
       [
         '--import',
         'tsx',
         'bench/locomo/runMemoryScale.ts',
+        '--data',
+        join(dir, 'locomo'),
         '--sizes',
         '500,1000',
         '--questions',
