@@ -59,6 +59,7 @@ export {
   emptyPluginRegistry,
   foldPluginRegistry,
   holdingsOf,
+  isFreshStart,
   registrationsOf,
   type PluginRegistry,
 } from '../projections/plugins/pluginRegistry.ts';

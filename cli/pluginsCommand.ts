@@ -41,8 +41,6 @@ const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
       restarts: p.restarts,
       pid: null,
       ...holdingsOf(registry, p.name),
-      ...(p.stagesDetached ? { stagesDetached: p.stagesDetached } : {}),
-      ...(p.toolsDetached ? { toolsDetached: p.toolsDetached } : {}),
     }));
   } finally {
     await store.close();

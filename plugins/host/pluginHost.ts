@@ -244,8 +244,6 @@ export class PluginHost {
         restarts: entry?.restarts ?? 0,
         pid: supervisor.pid ?? null,
         ...holdingsOf(registry, manifest.name),
-        ...(entry?.stagesDetached ? { stagesDetached: entry.stagesDetached } : {}),
-        ...(entry?.toolsDetached ? { toolsDetached: entry.toolsDetached } : {}),
       };
     });
   }

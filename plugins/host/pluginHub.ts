@@ -19,7 +19,7 @@ import {
 } from '../../events/index.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS, STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
 import { Capability, INTERNAL, nestsDeeperThan, OWNER, type CapabilityName } from '../../actors/index.ts';
-import { emptyPluginRegistry, foldPluginRegistry, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
+import { emptyPluginRegistry, foldPluginRegistry, isFreshStart, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
 import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
 import type { MisbehaviourConfig } from '../../actors/index.ts';
 import type { PluginManifest, PluginProfiles } from '../sdk/manifestTypes.ts';
@@ -42,7 +42,7 @@ import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { ConnectionClosed, RequestTimedOut } from '../protocol/errors.ts';
-import { CALLS_WINDOW_MS, MissedCalls, STAGE_BUDGET_MS, stageCallCost, TOOL_LONG_WAIT_MS, TOOL_TIMEOUTS_BUDGET } from './missedCalls.ts';
+import { CALLS_WINDOW_MS, CallCharges, STAGE_BUDGET_MS, stageCallCost, TOOL_LONG_WAIT_MS, TOOL_TIMEOUTS_BUDGET } from './callCharges.ts';
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -185,8 +185,8 @@ export class PluginHub {
   private handlerCount = 0;
   private readonly windows: MisbehaviourWindows;
   private readonly injections: InjectionGate;
-  private readonly missedStages = new MissedCalls(STAGE_BUDGET_MS);
-  private readonly missedTools = new MissedCalls(TOOL_TIMEOUTS_BUDGET);
+  private readonly stageCharges = new CallCharges(STAGE_BUDGET_MS);
+  private readonly toolCharges = new CallCharges(TOOL_TIMEOUTS_BUDGET);
   /** Plugins whose stage handlers or tools are being detached: not called again while that is appended. */
   private readonly barred = { stages: new Set<string>(), tools: new Set<string>() };
 
@@ -252,11 +252,11 @@ export class PluginHub {
 
   /** Applies a supervisor fact to the registry (the supervisor appended it to its own stream). */
   observe(event: Readonly<{ type: string; data: unknown }>): void {
-    if (event.type === 'PluginStarting' && (event.data as { attempt?: number }).attempt === 0) {
+    if (isFreshStart(event)) {
       // A fresh start: what its calls cost before is forgotten (a crash restart forgets nothing).
       const { plugin } = event.data as { plugin: string };
-      this.missedStages.forget(plugin);
-      this.missedTools.forget(plugin);
+      this.stageCharges.forget(plugin);
+      this.toolCharges.forget(plugin);
       this.barred.stages.delete(plugin);
       this.barred.tools.delete(plugin);
     }
@@ -361,12 +361,21 @@ export class PluginHub {
       data: { plugin, name: spec.name, description: String(spec.description ?? ''), parameters, ...(access ? { access } : {}) },
     };
     await this.claim(plugin, 'tool', spec.name, event, () => {
-      const detached = this.state.plugins.get(plugin)?.toolsDetached;
-      if (detached)
-        return `its tools were detached (${detached}); it may register tools again once started afresh ('homed plugins reload ${plugin}')`;
+      const detached = this.detachedRefusal(plugin, 'tools');
+      if (detached) return detached;
       const held = [...this.state.tools.values()].filter((tool) => tool.plugin === plugin).length;
       return held >= TOOLS_PER_PLUGIN ? `it already has ${held} tools, the most one plugin may register; register fewer` : undefined;
     });
+  }
+
+  /** Why `plugin` may not register `kind` now (its were detached, until it is started afresh), or undefined. */
+  private detachedRefusal(plugin: string, kind: 'stages' | 'tools'): string | undefined {
+    const entry = this.state.plugins.get(plugin);
+    const why = kind === 'stages' ? entry?.stagesDetached : entry?.toolsDetached;
+    const what = kind === 'stages' ? 'stage handlers' : 'tools';
+    return why
+      ? `its ${what} were detached (${why}); it may register ${what} again once started afresh ('homed plugins reload ${plugin}')`
+      : undefined;
   }
 
   /** Returns the new handler's id. */
@@ -387,12 +396,8 @@ export class PluginHub {
     const handlerId = `${plugin}/${spec.stage}/${++this.handlerCount}`;
     // Decided in the append queue, so registrations sent at once are counted one after another.
     await this.appendDecided(() => {
-      const detached = this.state.plugins.get(plugin)?.stagesDetached;
-      if (detached) {
-        throw new RegistrationRefused(
-          `plugin '${plugin}': its stage handlers were detached (${detached}); it may register stage handlers again once started afresh ('homed plugins reload ${plugin}')`,
-        );
-      }
+      const detached = this.detachedRefusal(plugin, 'stages');
+      if (detached) throw new RegistrationRefused(`plugin '${plugin}': ${detached}`);
       const onStage = this.state.handlers.filter((h) => h.plugin === plugin && h.stage === spec.stage).length;
       if (onStage >= STAGE_HANDLERS_PER_STAGE) {
         throw new RegistrationRefused(
@@ -550,8 +555,8 @@ export class PluginHub {
    * neither a turn nor the model waits on it again until it is started afresh.
    */
   private charge(kind: 'stages' | 'tools', plugin: string, cost: number, last: string): void {
-    const missed = kind === 'stages' ? this.missedStages : this.missedTools;
-    if (this.barred[kind].has(plugin) || !missed.charge(plugin, this.options.clock.now(), cost)) return;
+    const charges = kind === 'stages' ? this.stageCharges : this.toolCharges;
+    if (this.barred[kind].has(plugin) || !charges.charge(plugin, this.options.clock.now(), cost)) return;
     this.barred[kind].add(plugin);
     const minutes = CALLS_WINDOW_MS / 60_000;
     const reason =

@@ -180,7 +180,8 @@ export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): Plu
 };
 
 /** A person's start, enable or reload, or the daemon's boot: not a restart after a crash. */
-const isFreshStart = (event: PluginEvent): boolean => event.type === 'PluginStarting' && event.data.attempt === 0;
+export const isFreshStart = (event: Readonly<{ type: string; data: unknown }>): boolean =>
+  event.type === 'PluginStarting' && (event.data as { attempt?: unknown }).attempt === 0;
 
 const restartsAfter = (restarts: number, event: PluginEvent): number => {
   if (event.type === 'PluginRestarting') return restarts + 1;
@@ -197,9 +198,14 @@ export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({
   channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
 });
 
-/** What a plugin holds, as a person reads it: tool names, stages (an own-tools handler marked), channels. */
-export const holdingsOf = (registry: PluginRegistry, plugin: string) => ({
-  tools: [...registry.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name),
-  stages: registry.handlers.filter((h) => h.plugin === plugin).map((h) => `${h.stage}${h.scope === 'own_tools' ? ' (own tools)' : ''}`),
-  channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
-});
+/** What a plugin holds, as a person reads it: tool names, stages (an own-tools handler marked), channels, and why any were detached. */
+export const holdingsOf = (registry: PluginRegistry, plugin: string) => {
+  const entry = registry.plugins.get(plugin);
+  return {
+    tools: [...registry.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name),
+    stages: registry.handlers.filter((h) => h.plugin === plugin).map((h) => `${h.stage}${h.scope === 'own_tools' ? ' (own tools)' : ''}`),
+    channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
+    ...(entry?.stagesDetached ? { stagesDetached: entry.stagesDetached } : {}),
+    ...(entry?.toolsDetached ? { toolsDetached: entry.toolsDetached } : {}),
+  };
+};

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { TOOL_TIMEOUTS_BUDGET } from '../../plugins/host/missedCalls.ts';
+import { TOOL_TIMEOUTS_BUDGET } from '../../plugins/host/callCharges.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds } from '../../events/index.ts';
 import { systemClock, systemTimers } from '../../actors/clock/systemClock.ts';

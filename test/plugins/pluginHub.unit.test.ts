@@ -35,7 +35,7 @@ import {
   STAGE_FREE_MS,
   TOOL_LONG_WAIT_MS,
   TOOL_TIMEOUTS_BUDGET,
-} from '../../plugins/host/missedCalls.ts';
+} from '../../plugins/host/callCharges.ts';
 import { STAGE_CHANGE_AT_MOST, StageChangeTooLarge } from '../../plugins/host/stageChangeSize.ts';
 import type { PluginCapability } from '../../plugins/sdk/wireMethods.ts';
 

@@ -20,7 +20,7 @@ export const CALLS_WINDOW_MS = 600_000;
 /** What a stage call that took `ms` costs the person (a call that timed out costs its whole timeout). */
 export const stageCallCost = (ms: number): number => Math.max(0, ms - STAGE_FREE_MS);
 
-export class MissedCalls {
+export class CallCharges {
   /** Per plugin, its charges in order: when, and how much. */
   private readonly charges = new Map<string, { at: number; cost: number }[]>();
 
