@@ -8,7 +8,7 @@
  */
 
 import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
-import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, weighedBestFirst } from './rankedHits.ts';
+import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, weighedBestFirst, withHit } from './rankedHits.ts';
 
 export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
 export type { Bm25Hit } from './rankedHits.ts';
@@ -16,17 +16,16 @@ export type { Bm25Hit } from './rankedHits.ts';
 export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
 /**
  * `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the
- * live ones (default 1,024). `commonShare`: a query term in more than this share of the
- * documents is common (default 0.05; 1 turns the shortcut off, see `search`), and the shortcut is
- * tried only when the common terms' postings hold at least `commonPostingsAtLeast` entries
- * (default 4,096: below that, reading them is cheaper than trying).
+ * live ones (default 1,024). `prune: false` makes every search score every document that
+ * matches (the reference the pruned search is tested against); `weighBatch`: how many scored
+ * documents a pruned search lets wait before it weighs them (default 256, see `search`).
  */
 export type Bm25Options = Readonly<{
   k1?: number;
   b?: number;
   compactAtLeast?: number;
-  commonShare?: number;
-  commonPostingsAtLeast?: number;
+  prune?: boolean;
+  weighBatch?: number;
 }>;
 
 export const DEFAULT_BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -54,8 +53,8 @@ export class Bm25Index {
   readonly k1: number;
   readonly b: number;
   private readonly compactAtLeast: number;
-  private readonly commonShare: number;
-  private readonly commonPostingsAtLeast: number;
+  private readonly prune: boolean;
+  private readonly weighBatch: number;
   /**
    * Postings in compact arrays, appended to in the order documents are added (so each lists its
    * slots ascending): term → its id; per term id, the slots of the documents holding it and
@@ -83,18 +82,16 @@ export class Bm25Index {
   private digests: number[] = [];
   private liveEntries = 0;
   private deadEntries = 0;
+  /** A score per slot during a search (zero again after it). */
   private scores = new Float64Array(0);
-  /** Per slot, its row in `contributions` during a search that scores common terms last (-1: none). */
-  private candidateRows = new Int32Array(0);
-  private contributions = new Float64Array(0);
   private totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
     this.k1 = options.k1 ?? DEFAULT_BM25.k1;
     this.b = options.b ?? DEFAULT_BM25.b;
     this.compactAtLeast = options.compactAtLeast ?? COMPACT_AT_LEAST;
-    this.commonShare = options.commonShare ?? COMMON_SHARE;
-    this.commonPostingsAtLeast = options.commonPostingsAtLeast ?? COMMON_POSTINGS_AT_LEAST;
+    this.prune = options.prune ?? true;
+    this.weighBatch = options.weighBatch ?? WEIGH_BATCH;
     if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
       throw new RangeError(`BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=${this.k1}, b=${this.b}`);
     }
@@ -388,12 +385,12 @@ export class Bm25Index {
    * The `k` best documents for the query, by score descending then id ascending. A term
    * repeated in the query counts once per repetition; documents matching no term are absent.
    * `weigh` scales each matching document's score before ranking; a weight ≤ 0 leaves it out.
-   * `maxWeight`, a bound on what `weigh` returns, lets the search stop weighing once no document
-   * left could reach the k-th best (documents are weighed best score first); the ranking is the
-   * same as without it. The bound must hold; a weight seen above it makes the search weigh every
-   * document after all. `boosted` names the few documents that may weigh more than the rest
-   * (those of a month the query names): they are always scored, so the bound on the documents
-   * holding only common terms is the rest's.
+   * `maxWeight`, a bound on what `weigh` returns, lets the search pass over documents that could
+   * not reach the k-th best even weighing that much, and weigh the rest best score first (see
+   * `searchPruned`); the ranking is the same as without it. The bound must hold; a weight seen
+   * above it makes the search weigh every document after all. `boosted` names the few documents
+   * that may weigh more than the rest (those of a month the query names), so the bound on the
+   * rest can be theirs.
    *
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
@@ -406,171 +403,159 @@ export class Bm25Index {
   ): Bm25Hit[] {
     if (k <= 0 || this.slots.size === 0) return [];
     const avgLength = this.totalLength / this.slots.size || 1;
-    if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
     const terms = this.queryTerms(queryTokens);
-    // The rarest term is never common: with every term in a good share of the documents, it finds the candidates.
-    const rarest = terms.reduce((best, term, q) => (this.df[term.termId]! < this.df[terms[best]!.termId]! ? q : best), 0);
-    let common = terms.map(({ termId }, q) => q !== rarest && this.df[termId]! > this.commonShare * this.slots.size);
-    const commonPostings = terms.reduce((sum, { termId }, q) => sum + (common[q] ? this.used[termId]! : 0), 0);
-    if (commonPostings < this.commonPostingsAtLeast) common = common.map(() => false);
-    // A second try leaves as common only the terms that together stay under the k-th score the first found.
-    for (
-      let attempt = 0;
-      attempt < 2 && common.includes(true) && common.includes(false) && (!weigh || maxWeight !== undefined);
-      attempt++
-    ) {
-      const found = this.searchCommonLast(terms, common, k, avgLength, weigh, maxWeight, boosted);
-      if ('hits' in found) return found.hits;
-      if (found.kth === undefined) break;
-      common = this.commonUnder(terms, found.kth / (weigh ? (boosted?.restMax ?? maxWeight!) : 1));
+    if (this.prune && (!weigh || maxWeight !== undefined)) {
+      const found = this.searchPruned(terms, k, avgLength, weigh, maxWeight, boosted);
+      if (found) return found;
     }
+    if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(64, this.ids.length * 2));
     const scores = this.scores;
     const touched: number[] = [];
-    const { k1, b, lengths, ids } = this;
-    for (const { termId, times, idf } of terms) {
+    const { ids } = this;
+    for (const term of terms) {
+      const { termId } = term;
       const slots = this.postingSlots[termId]!;
       const tfs = this.postingTfs[termId]!;
       for (let at = 0, n = this.used[termId]!; at < n; at++) {
         const slot = slots[at]!;
         if (ids[slot] === undefined) continue;
-        const stored = tfs[at]!;
-        const tf = stored === LARGE_TF ? this.tfAt(termId, slot, stored) : stored;
-        const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
         if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += times * idf * ((tf * (k1 + 1)) / norm);
+        scores[slot]! += this.partOf(term, slot, this.tfAt(termId, slot, tfs[at]!), avgLength);
       }
     }
-    const best = weigh && maxWeight !== undefined ? weighedBestFirst(touched, this.scores, this.ids, k, weigh, maxWeight) : undefined;
     const hits: Bm25Hit[] = [];
-    if (best === undefined) {
-      for (const slot of touched) {
-        const weight = weigh ? weigh(ids[slot]!) : 1;
-        if (weight > 0) hits.push({ id: ids[slot]!, score: scores[slot]! * weight });
-      }
+    for (const slot of touched) {
+      const weight = weigh ? weigh(ids[slot]!) : 1;
+      if (weight > 0) hits.push({ id: ids[slot]!, score: scores[slot]! * weight });
+      scores[slot] = 0;
     }
-    for (const slot of touched) scores[slot] = 0;
-    if (best !== undefined) return best;
     hits.sort(byScoreThenId);
     return hits.slice(0, k);
   }
 
   /**
-   * `search` when some query terms are common: the documents the other terms find are scored in
-   * full (each common term's frequency found in its posting, which lists documents in order)
-   * and ranked; a document holding only common terms can score at most what those terms can
-   * give (each less than times × idf × (k1 + 1), times the weights' bound), so when the k-th
-   * found beats that, it is the ranking a full search gives, the same numbers summed in the same
-   * order. Otherwise the k-th score it found (undefined when it found fewer than k), from which
-   * the caller may choose fewer common terms, or search in full.
+   * MaxScore, a document at a time: the terms are ordered by the most each can add; once those
+   * that can add least can, together and weighed the most a document can weigh, no longer reach
+   * the k-th weighted score found, they only look up the documents the other terms bring, in
+   * ascending order, and a document is dropped as soon as what it lacks could not lift it to the
+   * k-th. Scored documents are weighed a batch at a time, best first, until none left in the batch
+   * could reach the k-th (weighing costs more than scoring). Scores are summed in the query's term
+   * order, as the full search sums them, so the ranking is the same numbers in the same order.
+   * Undefined when a weight exceeds its bound.
    */
-  private searchCommonLast(
+  private searchPruned(
     terms: readonly QueryTerm[],
-    common: readonly boolean[],
     k: number,
     avgLength: number,
     weigh: ((id: string) => number) | undefined,
     maxWeight: number | undefined,
     boosted: BoostedDocuments | undefined,
-  ): Readonly<{ hits: Bm25Hit[] }> | Readonly<{ kth: number | undefined }> {
-    const { k1, b, lengths, ids, scores } = this;
-    const width = terms.length;
-    if (this.candidateRows.length < ids.length) this.candidateRows = new Int32Array(Math.max(64, ids.length * 2)).fill(-1);
-    const rows = this.candidateRows;
-    const touched: number[] = [];
-    const contribution = (q: number, slot: number, tf: number): number =>
-      terms[q]!.times * terms[q]!.idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength)));
-    for (let q = 0; q < width; q++) {
-      if (common[q]) continue;
-      const { termId } = terms[q]!;
-      const slots = this.postingSlots[termId]!;
-      const tfs = this.postingTfs[termId]!;
-      for (let at = 0, n = this.used[termId]!; at < n; at++) {
-        const slot = slots[at]!;
-        if (ids[slot] === undefined) continue;
-        let row = rows[slot]!;
-        if (row < 0) row = this.candidateRow(slot, width, touched);
-        this.contributions[row * width + q] = contribution(q, slot, this.tfAt(termId, slot, tfs[at]!));
+  ): Bm25Hit[] | undefined {
+    const { ids } = this;
+    const n = terms.length;
+    // What a document may weigh, with the margin that keeps one whose bound only rounds below the k-th.
+    const restMost = (weigh ? (boosted?.restMax ?? maxWeight!) : 1) * (1 + BOUND_MARGIN);
+    const boostedMost = weigh ? maxWeight! : 1;
+    const order = terms.map((_, q) => q).sort((x, y) => this.mostOf(terms[x]!) - this.mostOf(terms[y]!) || x - y);
+    /** What the terms order[0..i] can add together, at most. */
+    const mostUpTo = new Float64Array(n);
+    for (let i = 0, sum = 0; i < n; i++) mostUpTo[i] = sum += this.mostOf(terms[order[i]!]!);
+    const postings = terms.map((t) => this.postingSlots[t.termId]!);
+    const used = terms.map((t) => this.used[t.termId]!);
+    const next = new Int32Array(n);
+    const boostedInOrder = this.boostedSlots(weigh ? boosted : undefined);
+    let nextBoosted = 0;
+    const parts = new Float64Array(n);
+    if (this.scores.length < ids.length) this.scores = new Float64Array(Math.max(64, ids.length * 2));
+    const scores = this.scores;
+    let top: Bm25Hit[] = [];
+    const waiting: number[] = [];
+    let kth = 0;
+    // order[firstEssential..] bring the documents; the terms before them only look them up.
+    let firstEssential = 0;
+    const raised = (best: Bm25Hit[]): void => {
+      top = best;
+      if (top.length < k) return;
+      kth = top[k - 1]!.score;
+      while (firstEssential < n && mostUpTo[firstEssential]! * restMost < kth) firstEssential++;
+    };
+    const weighWaiting = (): boolean => {
+      const best = weighedBestFirst(waiting, scores, ids, k, weigh ?? ONE, restMost / (1 + BOUND_MARGIN), top);
+      for (const slot of waiting) scores[slot] = 0;
+      waiting.length = 0;
+      if (best) raised(best);
+      return best !== undefined;
+    };
+    for (;;) {
+      let slot = NO_SLOT;
+      for (let i = firstEssential; i < n; i++) {
+        const q = order[i]!;
+        if (next[q]! < used[q]!) slot = Math.min(slot, postings[q]![next[q]!]!);
       }
-    }
-    // The boosted documents are scored whatever they hold (a row of zeros for the terms above).
-    for (const id of weigh ? (boosted?.ids ?? []) : []) {
-      const slot = this.slots.get(id);
-      if (slot !== undefined && rows[slot]! < 0) this.candidateRow(slot, width, touched);
-    }
-    const inOrder = Int32Array.from(touched).sort();
-    for (let q = 0; q < width; q++) {
-      if (!common[q]) continue;
-      const { termId } = terms[q]!;
-      const slots = this.postingSlots[termId]!;
-      const used = this.used[termId]!;
-      let at = 0;
-      for (const slot of inOrder) {
-        at = seek(slots, at, used, slot);
-        if (at === used) break;
-        if (slots[at] === slot)
-          this.contributions[rows[slot]! * width + q] = contribution(q, slot, this.tfAt(termId, slot, this.postingTfs[termId]![at]!));
+      const isBoosted = nextBoosted < boostedInOrder.length && boostedInOrder[nextBoosted]! <= slot;
+      if (isBoosted) slot = boostedInOrder[nextBoosted++]!;
+      if (slot === NO_SLOT) break;
+      parts.fill(0);
+      let sum = 0;
+      for (let i = firstEssential; i < n; i++) {
+        const q = order[i]!;
+        if (next[q]! < used[q]! && postings[q]![next[q]!] === slot) sum += parts[q] = this.partAt(terms[q]!, next[q]!++, avgLength);
       }
-    }
-    for (const slot of touched) {
-      const row = rows[slot]! * width;
+      if (ids[slot] === undefined) continue;
+      const most = isBoosted ? boostedMost * (1 + BOUND_MARGIN) : restMost;
+      let reachable = true;
+      for (let i = firstEssential - 1; i >= 0 && reachable; i--) {
+        reachable = (sum + mostUpTo[i]!) * most >= kth;
+        const q = order[i]!;
+        if (!reachable) break;
+        next[q] = seek(postings[q]!, next[q]!, used[q]!, slot);
+        if (next[q]! < used[q]! && postings[q]![next[q]!] === slot) sum += parts[q] = this.partAt(terms[q]!, next[q]!, avgLength);
+      }
+      if (!reachable || sum === 0) continue;
       let score = 0;
-      for (let q = 0; q < width; q++) {
-        const part = this.contributions[row + q]!;
-        if (part !== 0) score += part;
+      for (let q = 0; q < n; q++) if (parts[q] !== 0) score += parts[q]!;
+      if (score * most < kth) continue;
+      if (isBoosted) {
+        const id = ids[slot]!;
+        const weight = weigh ? weigh(id) : 1;
+        if (weight > boostedMost) {
+          for (const waited of waiting) scores[waited] = 0;
+          return undefined;
+        }
+        if (weight > 0) raised(withHit(top, { id, score: score * weight }, k));
+        continue;
       }
       scores[slot] = score;
+      if (waiting.push(slot) >= this.weighBatch && !weighWaiting()) return undefined;
     }
-    // What a document left unscored (it holds only common terms, and is not boosted) can weigh.
-    const weight = weigh ? (boosted?.restMax ?? maxWeight!) : 1;
-    // A boosted document may hold none of the terms: it does not match.
-    const matching = boosted && weigh ? touched.filter((slot) => scores[slot]! > 0) : touched;
-    let best: Bm25Hit[] | undefined;
-    if (weigh) best = weighedBestFirst(matching, scores, ids, k, weigh, maxWeight!);
-    else
-      best = matching
-        .map((slot) => ({ id: ids[slot]!, score: scores[slot]! }))
-        .sort(byScoreThenId)
-        .slice(0, k);
-    for (const slot of touched) {
-      scores[slot] = 0;
-      rows[slot] = -1;
-    }
-    let commonMost = 0;
-    for (let q = 0; q < width; q++) if (common[q]) commonMost += this.mostOf(terms[q]!);
-    const kth = best?.length === k ? best[k - 1]!.score : undefined;
-    return kth !== undefined && kth > commonMost * weight * (1 + BOUND_MARGIN) ? { hits: best! } : { kth };
+    return weighWaiting() ? top : undefined;
   }
 
-  /** Makes `slot` a candidate of `searchCommonLast` with a row of zeros; @returns the row. */
-  private candidateRow(slot: number, width: number, touched: number[]): number {
-    const row = touched.length;
-    this.candidateRows[slot] = row;
-    touched.push(slot);
-    if (this.contributions.length < (row + 1) * width) {
-      const grown = new Float64Array(Math.max(64, (row + 1) * width * 2));
-      grown.set(this.contributions);
-      this.contributions = grown;
+  /** The live slots of the boosted documents, ascending. */
+  private boostedSlots(boosted: BoostedDocuments | undefined): Int32Array {
+    const slots = new Set<number>();
+    for (const id of boosted?.ids ?? []) {
+      const slot = this.slots.get(id);
+      if (slot !== undefined) slots.add(slot);
     }
-    this.contributions.fill(0, row * width, (row + 1) * width);
-    return row;
+    return Int32Array.from(slots).sort();
+  }
+
+  /** What `term` adds to the score of the document at entry `at` of its posting. */
+  private partAt(term: QueryTerm, at: number, avgLength: number): number {
+    const slot = this.postingSlots[term.termId]![at]!;
+    return this.partOf(term, slot, this.tfAt(term.termId, slot, this.postingTfs[term.termId]![at]!), avgLength);
+  }
+
+  /** What `term` adds to the score of the document in `slot`, which holds it `tf` times (Okapi BM25). */
+  private partOf(term: QueryTerm, slot: number, tf: number, avgLength: number): number {
+    const { k1, b } = this;
+    return term.times * term.idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * this.lengths[slot]!) / avgLength)));
   }
 
   /** More than any document can get from `term`: its frequency's part tends to k1 + 1 and never reaches it. */
   private mostOf(term: QueryTerm): number {
     return term.times * term.idf * (this.k1 + 1);
-  }
-
-  /** The most frequent terms whose most, summed, stays under `under`: those a search may score last (none may be all). */
-  private commonUnder(terms: readonly QueryTerm[], under: number): boolean[] {
-    const common = terms.map(() => false);
-    const byFrequency = terms.map((_, q) => q).sort((x, y) => this.df[terms[y]!.termId]! - this.df[terms[x]!.termId]!);
-    let most = 0;
-    for (const q of byFrequency.slice(0, -1)) {
-      most += this.mostOf(terms[q]!);
-      if (most * (1 + BOUND_MARGIN) >= under) break;
-      common[q] = true;
-    }
-    return common;
   }
 
   /**
@@ -643,9 +628,11 @@ const seek = (slots: Int32Array, from: number, used: number, slot: number): numb
 /** Documents that may weigh more than the others: every document not in `ids` weighs at most `restMax`. */
 export type BoostedDocuments = Readonly<{ ids: Iterable<string>; restMax: number }>;
 
-/** Query terms in more than this share of the documents are scored last, for what the others find (see `searchCommonLast`). */
-const COMMON_SHARE = 0.05;
-const COMMON_POSTINGS_AT_LEAST = 4_096;
+/** Above every slot: no document left. */
+const NO_SLOT = 2 ** 31;
+/** How many scored documents wait to be weighed together, by default (see `searchPruned`). */
+const WEIGH_BATCH = 256;
+const ONE = (): number => 1;
 
 const INITIAL_POSTING = 4;
 /** How much a full posting grows by: less room left unused than doubling, a few more copies. */

@@ -18,11 +18,13 @@ export const weighedBestFirst = (
   k: number,
   weigh: (id: string) => number,
   maxWeight: number,
+  /** Hits weighed already (sorted, at most k), which the slots join. */
+  weighed: readonly Bm25Hit[] = [],
 ): Bm25Hit[] | undefined => {
   // A max-heap of the slots by score: only what is weighed gets taken out in order, not all sorted.
   const heap = touched.slice();
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i, heap.length, scores);
-  const top: Bm25Hit[] = [];
+  const top: Bm25Hit[] = weighed.slice();
   for (let size = heap.length; size > 0; size--) {
     const slot = heap[0]!;
     heap[0] = heap[size - 1]!;
@@ -56,6 +58,15 @@ const siftDown = (heap: number[], at: number, size: number, scores: Float64Array
     i = child;
   }
   heap[i] = slot;
+};
+
+/** `top` (sorted, at most `k`) with `hit` in its place, the worst dropped past k; `top` itself when `hit` would not rank. */
+export const withHit = (top: readonly Bm25Hit[], hit: Bm25Hit, k: number): Bm25Hit[] => {
+  if (top.length === k && byScoreThenId(hit, top[k - 1]!) >= 0) return top as Bm25Hit[];
+  const next = top.slice();
+  next.splice(insertionPoint(next, hit), 0, hit);
+  if (next.length > k) next.pop();
+  return next;
 };
 
 /** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */

@@ -10,6 +10,7 @@ import { ItemTimeline } from './itemTimeline.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import type { TimeWindow } from './recallQuery.ts';
 import { spokenOfWindows } from './spokenOfTime.ts';
+import { saysWhen } from './recallWeights.ts';
 import { cosine } from './vectors.ts';
 
 export type RecallTier = 'context' | 'cold' | 'graph';
@@ -28,9 +29,11 @@ export type RecallItem = Readonly<{
   sources?: readonly string[];
   /** The times its text speaks of, read against `at` (`spokenOfWindows`); the index works them out once, when the item is put. */
   spokenOf?: readonly TimeWindow[];
+  /** Whether its text says when (`saysWhen`); the index works it out once, when the item is put. */
+  saysWhen?: boolean;
 }>;
 
-export type RecallHit = Omit<RecallItem, 'spokenOf'> & Readonly<{ score: number }>;
+export type RecallHit = Omit<RecallItem, 'spokenOf' | 'saysWhen'> & Readonly<{ score: number }>;
 
 /**
  * How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out.
@@ -102,6 +105,7 @@ type StoredItem = {
   readonly person: string | undefined;
   readonly sources: readonly string[] | undefined;
   readonly spokenOf: readonly TimeWindow[];
+  readonly saysWhen: boolean;
   /** Its neighbours as text, weight, text, weight…: one array, not an object per neighbour. */
   neighbours: readonly (string | number)[];
 };
@@ -129,6 +133,7 @@ const storedItem = (
   person,
   sources: item.sources,
   spokenOf,
+  saysWhen: saysWhen(item),
   neighbours,
 });
 

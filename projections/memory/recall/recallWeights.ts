@@ -28,6 +28,9 @@ export const RECALL_BOOSTS: RecallBoosts = { person: PERSON_BOOST, time: TIME_BO
 /** Words that place something in time. */
 const SAYS_WHEN =
   /\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|last|next|this (?:week|month|year|morning|evening|afternoon)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b|昨天|今天|明天|前天|上周|上个?星期|上个?月|去年|今年|最近|周末|\d+月\d+[日号]/i;
+/** Whether `text` says when something happened; an item the index keeps carries the answer (`saysWhen`), worked out once. */
+export const saysWhen = (item: Readonly<{ text: string; saysWhen?: boolean }>): boolean => item.saysWhen ?? SAYS_WHEN.test(item.text);
+
 /** A question that asks when. */
 const ASKS_WHEN = /^\s*when\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|何时/i;
 
@@ -67,7 +70,7 @@ export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOST
   const weigh = (item: RecallItem): number => {
     if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
     let weight = 1;
-    if (focus.asksWhen && SAYS_WHEN.test(item.text)) weight *= 1 + boosts.when;
+    if (focus.asksWhen && saysWhen(item)) weight *= 1 + boosts.when;
     if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + boosts.person;
     if (focus.windows.length > 0 && saidOrSpokenOfWithin(item, focus.windows)) weight *= 1 + boosts.time;
     if (focus.sceneWeights) weight *= 1 + boosts.scene * sceneWeightOf(item, focus.sceneWeights);

@@ -31,17 +31,19 @@ const SKEWED_DOCUMENT = fc
   ]);
 const COMMON_DOCUMENTS = fc.array(SKEWED_DOCUMENT, { minLength: 1, maxLength: 60 });
 const REMOVED = fc.array(fc.nat(59), { maxLength: 10 });
+/** Documents weighed one at a time, a few at a time, or all at the end (the default batch is larger than these corpora). */
+const WEIGH_BATCH = fc.constantFrom(1, 3, undefined);
 const COMMON_QUERY = fc.array(fc.oneof(RARE, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 });
 
-/** The same documents, some removed, in an index that scores common terms last and in one that never does. */
-const commonLastAndFull = (documents: readonly string[][], removed: readonly number[]) => {
-  const commonLast = new Bm25Index({ commonShare: 0.3, commonPostingsAtLeast: 0, compactAtLeast: 2 });
-  const full = new Bm25Index({ commonShare: 1 });
-  for (const index of [commonLast, full]) {
+/** The same documents, some removed, in an index that prunes its searches and in one that scores every match. */
+const prunedAndFull = (documents: readonly string[][], removed: readonly number[], weighBatch?: number) => {
+  const pruned = new Bm25Index({ compactAtLeast: 2, ...(weighBatch ? { weighBatch } : {}) });
+  const full = new Bm25Index({ prune: false });
+  for (const index of [pruned, full]) {
     for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
     for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
   }
-  return { commonLast, full };
+  return { pruned, full };
 };
 
 describe('Bm25Index', () => {
@@ -294,7 +296,7 @@ describe('Bm25Index', () => {
     );
   });
 
-  it('scores common terms last, for the documents rarer terms find, and ranks exactly as a full search', () => {
+  it('passes over what cannot reach the k-th and weighs in batches, and ranks exactly as a full search', () => {
     const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 3);
     fc.assert(
       fc.property(
@@ -304,18 +306,19 @@ describe('Bm25Index', () => {
         fc.array(weight, { minLength: 60, maxLength: 60 }),
         fc.integer({ min: 1, max: 12 }),
         fc.boolean(),
-        (documents, removed, query, weights, k, weighed) => {
-          const { commonLast, full } = commonLastAndFull(documents, removed);
+        WEIGH_BATCH,
+        (documents, removed, query, weights, k, weighed, weighBatch) => {
+          const { pruned, full } = prunedAndFull(documents, removed, weighBatch);
           const weigh = weighed ? (id: string) => weights[Number(id.slice(1))]! : undefined;
           const bound = weighed ? 3 : undefined;
-          expect(commonLast.search(query, k, weigh, bound)).toEqual(full.search(query, k, weigh, bound));
+          expect(pruned.search(query, k, weigh, bound)).toEqual(full.search(query, k, weigh, bound));
         },
       ),
       { numRuns: 1_000 },
     );
   });
 
-  it('scores the boosted documents whatever they hold, so the rest bound the common terms, and ranks exactly as a full search', () => {
+  it('scores the boosted documents whatever they hold, bounds the rest by their own weight, and ranks exactly as a full search', () => {
     // The rest weigh at most 1.5; a boosted document up to 3 (twice: a month the query names).
     const restWeight = fc.constantFrom(0, 0.5, 1, 1.5);
     fc.assert(
@@ -326,12 +329,35 @@ describe('Bm25Index', () => {
         fc.array(restWeight, { minLength: 60, maxLength: 60 }),
         fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
         fc.integer({ min: 1, max: 12 }),
-        (documents, removed, query, weights, boostedAt, k) => {
-          const { commonLast, full } = commonLastAndFull(documents, removed);
+        WEIGH_BATCH,
+        (documents, removed, query, weights, boostedAt, k, weighBatch) => {
+          const { pruned, full } = prunedAndFull(documents, removed, weighBatch);
           // Boosted ids may name documents removed or never added.
           const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]! * (boosted.has(id) ? 2 : 1);
-          expect(commonLast.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(full.search(query, k, weigh, 3));
+          expect(pruned.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(full.search(query, k, weigh, 3));
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('meeting a weight above its bound, ranks exactly as a full search', () => {
+    // Up to 4 against a bound of 3 (or the rest's 1.5). With k above the documents none is passed
+    // over, so every weight is seen: in a batch, or a boosted document's.
+    fc.assert(
+      fc.property(
+        COMMON_DOCUMENTS,
+        REMOVED,
+        COMMON_QUERY,
+        fc.array(fc.constantFrom(0, 1, 1.5, 4), { minLength: 60, maxLength: 60 }),
+        fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
+        WEIGH_BATCH,
+        (documents, removed, query, weights, boostedAt, weighBatch) => {
+          const { pruned, full } = prunedAndFull(documents, removed, weighBatch);
+          const boosted = new Set(boostedAt.map((i) => `d${i}`));
+          const weigh = (id: string): number => weights[Number(id.slice(1))]!;
+          expect(pruned.search(query, 61, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(full.search(query, 61, weigh));
         },
       ),
       { numRuns: 1_000 },
