@@ -18,7 +18,7 @@ export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
  * `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the
  * live ones (default 1,024). `prune: false` makes every search score every document that
  * matches (the reference the pruned search is tested against); `weighBatch`: how many scored
- * documents a pruned search lets wait before it weighs them (default 256, see `search`).
+ * documents a pruned search lets wait before it weighs them (default 32, see `search`).
  */
 export type Bm25Options = Readonly<{
   k1?: number;
@@ -461,8 +461,10 @@ export class Bm25Index {
     const mostUpTo = new Float64Array(n);
     for (let i = 0, sum = 0; i < n; i++) mostUpTo[i] = sum += this.mostOf(terms[order[i]!]!);
     const postings = terms.map((t) => this.postingSlots[t.termId]!);
-    const used = terms.map((t) => this.used[t.termId]!);
+    const used = Int32Array.from(terms, (t) => this.used[t.termId]!);
     const next = new Int32Array(n);
+    /** Per term, the slot of the next document in its posting (NO_SLOT past the end). */
+    const nextSlot = Float64Array.from(postings, (slots, q) => (used[q]! > 0 ? slots[0]! : NO_SLOT));
     const boostedInOrder = this.boostedSlots(weigh ? boosted : undefined);
     let nextBoosted = 0;
     const parts = new Float64Array(n);
@@ -471,13 +473,14 @@ export class Bm25Index {
     let top: Bm25Hit[] = [];
     const waiting: number[] = [];
     let kth = 0;
-    // order[firstEssential..] bring the documents; the terms before them only look them up.
-    let firstEssential = 0;
+    // essential[0, essentials) bring the documents (the terms that can add most); the others only look them up.
+    const essential = Int32Array.from(order).reverse();
+    let essentials = n;
     const raised = (best: Bm25Hit[]): void => {
       top = best;
       if (top.length < k) return;
       kth = top[k - 1]!.score;
-      while (firstEssential < n && mostUpTo[firstEssential]! * restMost < kth) firstEssential++;
+      while (essentials > 0 && mostUpTo[n - essentials]! * restMost < kth) essentials--;
     };
     const weighWaiting = (): boolean => {
       const best = weighedBestFirst(waiting, scores, ids, k, weigh ?? ONE, restMost / (1 + BOUND_MARGIN), top);
@@ -486,34 +489,49 @@ export class Bm25Index {
       if (best) raised(best);
       return best !== undefined;
     };
+    /** What term q adds to the document at entry `at` of its posting, and the term's next document. */
+    const take = (q: number, at: number): number => {
+      const part = this.partAt(terms[q]!, at, avgLength);
+      parts[q] = part;
+      next[q] = at + 1;
+      nextSlot[q] = at + 1 < used[q]! ? postings[q]![at + 1]! : NO_SLOT;
+      return part;
+    };
     for (;;) {
       let slot = NO_SLOT;
-      for (let i = firstEssential; i < n; i++) {
-        const q = order[i]!;
-        if (next[q]! < used[q]!) slot = Math.min(slot, postings[q]![next[q]!]!);
+      for (let e = 0; e < essentials; e++) {
+        const at = nextSlot[essential[e]!]!;
+        if (at < slot) slot = at;
       }
       const isBoosted = nextBoosted < boostedInOrder.length && boostedInOrder[nextBoosted]! <= slot;
       if (isBoosted) slot = boostedInOrder[nextBoosted++]!;
       if (slot === NO_SLOT) break;
-      parts.fill(0);
       let sum = 0;
-      for (let i = firstEssential; i < n; i++) {
-        const q = order[i]!;
-        if (next[q]! < used[q]! && postings[q]![next[q]!] === slot) sum += parts[q] = this.partAt(terms[q]!, next[q]!++, avgLength);
+      for (let e = 0; e < essentials; e++) {
+        const q = essential[e]!;
+        if (nextSlot[q] === slot) sum += take(q, next[q]!);
       }
-      if (ids[slot] === undefined) continue;
       const most = isBoosted ? boostedMost * (1 + BOUND_MARGIN) : restMost;
-      let reachable = true;
-      for (let i = firstEssential - 1; i >= 0 && reachable; i--) {
+      let reachable = ids[slot] !== undefined;
+      // The others, from the one that can add most: looked up while what is left could still reach the k-th.
+      for (let i = n - essentials - 1; i >= 0 && reachable; i--) {
         reachable = (sum + mostUpTo[i]!) * most >= kth;
         const q = order[i]!;
-        if (!reachable) break;
-        next[q] = seek(postings[q]!, next[q]!, used[q]!, slot);
-        if (next[q]! < used[q]! && postings[q]![next[q]!] === slot) sum += parts[q] = this.partAt(terms[q]!, next[q]!, avgLength);
+        if (!reachable || nextSlot[q]! > slot) continue;
+        const at = seek(postings[q]!, next[q]!, used[q]!, slot);
+        if (at < used[q]! && postings[q]![at] === slot) sum += take(q, at);
+        else {
+          next[q] = at;
+          nextSlot[q] = at < used[q]! ? postings[q]![at]! : NO_SLOT;
+        }
       }
-      if (!reachable || sum === 0) continue;
       let score = 0;
-      for (let q = 0; q < n; q++) if (parts[q] !== 0) score += parts[q]!;
+      for (let q = 0; q < n; q++) {
+        if (parts[q] === 0) continue;
+        score += parts[q]!;
+        parts[q] = 0;
+      }
+      if (!reachable || score === 0) continue;
       if (score * most < kth) continue;
       if (isBoosted) {
         const id = ids[slot]!;
@@ -631,7 +649,7 @@ export type BoostedDocuments = Readonly<{ ids: Iterable<string>; restMax: number
 /** Above every slot: no document left. */
 const NO_SLOT = 2 ** 31;
 /** How many scored documents wait to be weighed together, by default (see `searchPruned`). */
-const WEIGH_BATCH = 256;
+const WEIGH_BATCH = 32;
 const ONE = (): number => 1;
 
 const INITIAL_POSTING = 4;

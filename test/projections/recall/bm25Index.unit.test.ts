@@ -31,7 +31,7 @@ const SKEWED_DOCUMENT = fc
   ]);
 const COMMON_DOCUMENTS = fc.array(SKEWED_DOCUMENT, { minLength: 1, maxLength: 60 });
 const REMOVED = fc.array(fc.nat(59), { maxLength: 10 });
-/** Documents weighed one at a time, a few at a time, or all at the end (the default batch is larger than these corpora). */
+/** Documents weighed one at a time, a few at a time, or in batches of the default size. */
 const WEIGH_BATCH = fc.constantFrom(1, 3, undefined);
 const COMMON_QUERY = fc.array(fc.oneof(RARE, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 });
 
