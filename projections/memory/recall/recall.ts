@@ -39,6 +39,23 @@ export const distinctHits = (ranked: readonly RecallHit[], k: number): RecallHit
   return out;
 };
 
+/** How many hits a recall of k asks the words for: first FIRST_POOL × k, then, if too few were distinct, POOL × k. */
+const FIRST_POOL = 1.5;
+const POOL = 3;
+
+/**
+ * The first `k` distinct of the best `POOL × k` that `search` ranks, asking it first for fewer: a
+ * smaller pool's ranking is the start of a larger one's, so when its distinct hits fill k (or it
+ * holds every match) they are the same hits; and a smaller k costs a search less (a higher k-th
+ * lets it pass over more).
+ */
+export const distinctBest = (search: (pool: number) => readonly RecallHit[], k: number): RecallHit[] => {
+  const firstPool = Math.ceil(k * FIRST_POOL);
+  const first = search(firstPool);
+  const hits = distinctHits(first, k);
+  return hits.length >= k || first.length < firstPool ? hits : distinctHits(search(k * POOL), k);
+};
+
 /** Where the graph walk starts: the entities the query names (every word of the name is in it), and the ends of the facts found. */
 const graphSeeds = (index: MemoryIndex, tx: ReadModelTx, query: string, hits: readonly RecallHit[]): string[] => {
   const named = index.entitiesNamedIn(new Set(index.tokenize(query)));
@@ -53,8 +70,10 @@ const graphSeeds = (index: MemoryIndex, tx: ReadModelTx, query: string, hits: re
 
 export const recall = (index: MemoryIndex, tx: ReadModelTx, q: RecallQuery): RecallHit[] => {
   const weigh = weighFor(focusOf(q.query, index.persons, q.scope, q.sceneWeights, q.now), q.boosts);
-  const ranked = q.vector ? index.items.searchHybrid(q.query, q.vector, q.k * 3, weigh) : index.items.search(q.query, q.k * 3, weigh);
-  const hits = distinctHits(ranked, q.k);
+  // A fused ranking is not the start of a larger pool's: it is asked for the whole pool at once.
+  const hits = q.vector
+    ? distinctHits(index.items.searchHybrid(q.query, q.vector, q.k * POOL, weigh), q.k)
+    : distinctBest((pool) => index.items.search(q.query, pool, weigh), q.k);
   // What the graph adds ranks below the last hit (its score over hops + 1), so with k hits it would not show.
   if (hits.length >= q.k && hits.at(-1)!.score > 0) return hits;
   const seeds = graphSeeds(index, tx, q.query, hits);

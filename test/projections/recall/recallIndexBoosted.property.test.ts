@@ -50,6 +50,8 @@ describe('recall index with a month named (property)', () => {
           // Without the month's items apart, the bound is the boosted one for every item.
           const unboosted: RecallWeight = Object.assign((item: RecallItem) => weigh(item), { max: weigh.max });
           expect(index.search(question, k, unboosted)).toEqual(pruned);
+          // A smaller k ranks the start of a larger one's (what recall's smaller first pool relies on).
+          expect(index.search(question, k + 7, weigh).slice(0, k)).toEqual(pruned);
         },
       ),
       { numRuns: 500 },
