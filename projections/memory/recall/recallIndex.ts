@@ -133,7 +133,8 @@ const storedItem = (
   person,
   sources: item.sources,
   spokenOf,
-  saysWhen: saysWhen(item),
+  // From its text, whatever the item given says.
+  saysWhen: saysWhen({ text: item.text }),
   neighbours,
 });
 
