@@ -47,3 +47,40 @@ export class CallCharges {
     this.charges.delete(plugin);
   }
 }
+
+export type ChargedKind = 'stages' | 'tools';
+
+/**
+ * A hub's two ledgers (stage calls by time, tool calls by timeouts) and the plugins barred from
+ * each kind: a plugin is barred the moment its charges reach the budget, before the detach is
+ * in the log, so no call waits on it meanwhile; a fresh start lifts the bar and forgets the charges.
+ */
+export class CallBudgets {
+  private readonly charges = { stages: new CallCharges(STAGE_BUDGET_MS), tools: new CallCharges(TOOL_TIMEOUTS_BUDGET) };
+  private readonly barred = { stages: new Set<string>(), tools: new Set<string>() };
+
+  isBarred(kind: ChargedKind, plugin: string): boolean {
+    return this.barred[kind].has(plugin);
+  }
+
+  /**
+   * Charges `plugin` what a call of `kind` cost at `at`; `last` says what that call did.
+   * @returns why it is detached now, when this charge reached the budget (it is barred from then on).
+   */
+  charge(kind: ChargedKind, plugin: string, at: number, cost: number, last: string): string | undefined {
+    if (this.barred[kind].has(plugin) || !this.charges[kind].charge(plugin, at, cost)) return undefined;
+    this.barred[kind].add(plugin);
+    const minutes = CALLS_WINDOW_MS / 60_000;
+    return kind === 'stages'
+      ? `its stage handlers held turns up ${STAGE_BUDGET_MS / 1_000} s within ${minutes} minutes, timing out or answering slowly (the last: ${last})`
+      : `${TOOL_TIMEOUTS_BUDGET} of its tool calls within ${minutes} minutes got no answer in time`;
+  }
+
+  /** The plugin was started afresh: what its calls cost before is forgotten (a crash restart forgets nothing). */
+  freshStart(plugin: string): void {
+    for (const kind of ['stages', 'tools'] as const) {
+      this.charges[kind].forget(plugin);
+      this.barred[kind].delete(plugin);
+    }
+  }
+}

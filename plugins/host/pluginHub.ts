@@ -42,7 +42,7 @@ import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { ConnectionClosed, RequestTimedOut } from '../protocol/errors.ts';
-import { CALLS_WINDOW_MS, CallCharges, STAGE_BUDGET_MS, stageCallCost, TOOL_LONG_WAIT_MS, TOOL_TIMEOUTS_BUDGET } from './callCharges.ts';
+import { CallBudgets, type ChargedKind, stageCallCost, TOOL_LONG_WAIT_MS } from './callCharges.ts';
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -185,10 +185,8 @@ export class PluginHub {
   private handlerCount = 0;
   private readonly windows: MisbehaviourWindows;
   private readonly injections: InjectionGate;
-  private readonly stageCharges = new CallCharges(STAGE_BUDGET_MS);
-  private readonly toolCharges = new CallCharges(TOOL_TIMEOUTS_BUDGET);
-  /** Plugins whose stage handlers or tools are being detached: not called again while that is appended. */
-  private readonly barred = { stages: new Set<string>(), tools: new Set<string>() };
+  /** What each plugin's calls cost the person; a plugin over budget is not called again while its detach is appended. */
+  private readonly budgets = new CallBudgets();
 
   constructor(private readonly options: PluginHubOptions) {
     this.windows = new MisbehaviourWindows(options.timers, (plugin) => void this.closeWindow(plugin), options.misbehaviour);
@@ -252,14 +250,7 @@ export class PluginHub {
 
   /** Applies a supervisor fact to the registry (the supervisor appended it to its own stream). */
   observe(event: Readonly<{ type: string; data: unknown }>): void {
-    if (isFreshStart(event)) {
-      // A fresh start: what its calls cost before is forgotten (a crash restart forgets nothing).
-      const { plugin } = event.data as { plugin: string };
-      this.stageCharges.forget(plugin);
-      this.toolCharges.forget(plugin);
-      this.barred.stages.delete(plugin);
-      this.barred.tools.delete(plugin);
-    }
+    if (isFreshStart(event)) this.budgets.freshStart((event.data as { plugin: string }).plugin);
     this.state = foldPluginRegistry(this.state, event);
   }
 
@@ -369,7 +360,7 @@ export class PluginHub {
   }
 
   /** Why `plugin` may not register `kind` now (its were detached, until it is started afresh), or undefined. */
-  private detachedRefusal(plugin: string, kind: 'stages' | 'tools'): string | undefined {
+  private detachedRefusal(plugin: string, kind: ChargedKind): string | undefined {
     const entry = this.state.plugins.get(plugin);
     const why = kind === 'stages' ? entry?.stagesDetached : entry?.toolsDetached;
     const what = kind === 'stages' ? 'stage handlers' : 'tools';
@@ -503,7 +494,7 @@ export class PluginHub {
   async callTool(name: string, args: Readonly<Record<string, unknown>>, call: ToolCallInfo): Promise<ToolReply> {
     const tool = this.state.tools.get(name);
     if (!tool) return { content: `tool '${name}' is not registered`, isError: true };
-    if (this.barred.tools.has(tool.plugin)) {
+    if (this.budgets.isBarred('tools', tool.plugin)) {
       return { content: `tool '${name}' was detached: its plugin '${tool.plugin}' let its calls time out`, isError: true };
     }
     const endpoint = this.endpoints.get(tool.plugin);
@@ -521,7 +512,7 @@ export class PluginHub {
     const handler = this.state.handlers.find((h) => h.id === handlerId);
     const endpoint = handler && this.endpoints.get(handler.plugin);
     if (!handler || !endpoint) return Promise.reject(new PluginUnavailable(handler?.plugin ?? '?', `stage handler '${handlerId}'`));
-    if (this.barred.stages.has(handler.plugin)) {
+    if (this.budgets.isBarred('stages', handler.plugin)) {
       return Promise.reject(new PluginCallsDetached(`plugin '${handler.plugin}': its stage handlers were detached for holding turns up`));
     }
     const started = this.options.clock.now();
@@ -554,15 +545,9 @@ export class PluginHub {
    * reach the budget, all it holds of that kind is detached (recorded as misbehaviour too) and
    * neither a turn nor the model waits on it again until it is started afresh.
    */
-  private charge(kind: 'stages' | 'tools', plugin: string, cost: number, last: string): void {
-    const charges = kind === 'stages' ? this.stageCharges : this.toolCharges;
-    if (this.barred[kind].has(plugin) || !charges.charge(plugin, this.options.clock.now(), cost)) return;
-    this.barred[kind].add(plugin);
-    const minutes = CALLS_WINDOW_MS / 60_000;
-    const reason =
-      kind === 'stages'
-        ? `its stage handlers held turns up ${STAGE_BUDGET_MS / 1_000} s within ${minutes} minutes, timing out or answering slowly (the last: ${last})`
-        : `${TOOL_TIMEOUTS_BUDGET} of its tool calls within ${minutes} minutes got no answer in time`;
+  private charge(kind: ChargedKind, plugin: string, cost: number, last: string): void {
+    const reason = this.budgets.charge(kind, plugin, this.options.clock.now(), cost, last);
+    if (reason === undefined) return;
     const detach = async (): Promise<void> => {
       const code = kind === 'stages' ? 'STAGE_UNANSWERED' : 'TOOL_UNANSWERED';
       await this.misbehaved(
