@@ -202,10 +202,10 @@ export const buildBundle = async (name, { root = PACKAGE_ROOT, entry = BUNDLES[n
   return { bundle: outfile, bytes: code.contents.byteLength, inputs: inputs.length, ms: performance.now() - started };
 };
 
-/** Builds every bundle (waiter's and homed's), one after the other. */
+/** Builds every bundle (waiter's, homed's and the memory-scale benchmark's), one after the other. */
 export const buildAll = async () => {
   const built = [];
-  for (const name of /** @type {const} */ (['waiter', 'homed'])) built.push(await buildBundle(name));
+  for (const name of /** @type {import('./bundles.js').BundleName[]} */ (Object.keys(BUNDLES))) built.push(await buildBundle(name));
   return built;
 };
 

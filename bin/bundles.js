@@ -1,6 +1,8 @@
 /**
- * The two bundles a checkout starts from: dist/waiter.mjs and dist/homed.mjs (plain JavaScript,
+ * The bundles a checkout starts from: dist/waiter.mjs and dist/homed.mjs (plain JavaScript,
  * built by bin/build-bundles.js from cli/waiter.ts, cli/homed.ts and every file each imports),
+ * and dist/memory-scale.mjs, the memory-scale benchmark, which measures the memory's RSS as homed
+ * runs it (tsx's loader alone holds some 60 MB more),
  * each with its manifest, dist/NAME.inputs.json, which names each of those files (and the bundle)
  * with the size, mtime and SHA-256 of the bytes that went into the bundle. A bundle is fresh only
  * while every input still has those bytes; an edit, a checkout or a deleted file makes it stale,
@@ -17,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /**
- * @typedef {'waiter' | 'homed'} BundleName
+ * @typedef {'waiter' | 'homed' | 'memory-scale'} BundleName
  * @typedef {{ entry: string, file: string, manifest: string, packages: 'refused' | 'external' }} BundleSpec
  *   packages 'refused': the bundle must start without any package (waiter starts without the
  *   daemon's SQLite and msgpack); 'external': packages stay in node_modules and load from there
@@ -27,6 +29,12 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const BUNDLES = Object.freeze({
   waiter: { entry: 'cli/waiter.ts', file: 'dist/waiter.mjs', manifest: 'dist/waiter.inputs.json', packages: 'refused' },
   homed: { entry: 'cli/homed.ts', file: 'dist/homed.mjs', manifest: 'dist/homed.inputs.json', packages: 'external' },
+  'memory-scale': {
+    entry: 'bench/locomo/runMemoryScale.ts',
+    file: 'dist/memory-scale.mjs',
+    manifest: 'dist/memory-scale.inputs.json',
+    packages: 'external',
+  },
 });
 
 export const MANIFEST_VERSION = 1;
