@@ -2,7 +2,7 @@
  * The bundles a checkout starts from: dist/waiter.mjs and dist/homed.mjs (plain JavaScript,
  * built by bin/build-bundles.js from cli/waiter.ts, cli/homed.ts and every file each imports),
  * and dist/memory-scale.mjs, the memory-scale benchmark, which measures the memory's RSS as homed
- * runs it (tsx's loader alone holds some 60 MB more),
+ * runs it (through tsx, tsx's loader holds tens of MB more),
  * each with its manifest, dist/NAME.inputs.json, which names each of those files (and the bundle)
  * with the size, mtime and SHA-256 of the bytes that went into the bundle. A bundle is fresh only
  * while every input still has those bytes; an edit, a checkout or a deleted file makes it stale,

@@ -294,7 +294,7 @@ process.exitCode = await runLocomoCli('bench:memory-scale', HELP, parseOptions, 
   const bundled = (await freshBundle('memory-scale')) !== undefined;
   const from = bundled
     ? 'from its bundle'
-    : "through tsx, whose loader adds some 60 MB to this process's RSS; npm run build makes the bundle";
+    : "through tsx, whose loader adds tens of MB to this process's RSS; npm run build makes the bundle";
   log(`memory-scale: measuring in this process ${from}`);
   const { rows, daemon } = await measure(options);
   if (options.json) writeFileSync(options.json, `${JSON.stringify({ bundled, rows, daemon }, null, 2)}\n`);
