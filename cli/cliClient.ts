@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_LINE_BYTES } from '../plugins/builtin/cli/cliWire.ts';
-import { LineSplitter } from '../plugins/builtin/cli/lineSplitter.ts';
+import { LineSplitter } from '../plugins/protocol/lineSplitter.ts';
 import { connectError, DaemonConnectionLost, DaemonNotRunning, DaemonRefused } from './daemonErrors.ts';
 
 /** Longest reply line the client takes: replies carry whole answers and plugin lists, so more than a request. */

@@ -19,7 +19,7 @@ import {
   OUTPUT_HIGH_WATER_BYTES,
   parseCliRequest,
 } from './cliWire.ts';
-import { LineSplitter } from './lineSplitter.ts';
+import { LineSplitter } from '../../protocol/lineSplitter.ts';
 
 /** How long a refused client has to take its last reply before its socket is destroyed. */
 const CLOSE_GRACE_MS = 2_000;
