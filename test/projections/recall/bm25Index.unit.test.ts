@@ -29,7 +29,7 @@ const SKEWED_DOCUMENT = fc
     ...(ada > 0 ? Array<string>(ada === 9 ? times : ada).fill('ada') : []),
     ...(said ? ['said'] : []),
   ]);
-const COMMON_DOCUMENTS = fc.array(SKEWED_DOCUMENT, { minLength: 1, maxLength: 60 });
+const COMMON_DOCUMENTS = fc.array(SKEWED_DOCUMENT, { minLength: 1, maxLength: 60, size: 'max' });
 const REMOVED = fc.array(fc.nat(59), { maxLength: 10 });
 /** Documents weighed one at a time, a few at a time, or in batches of the default size. */
 const WEIGH_BATCH = fc.constantFrom(1, 3, undefined);

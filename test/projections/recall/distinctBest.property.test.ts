@@ -6,7 +6,7 @@ import type { RecallHit } from '../../../projections/memory/recall/recallIndex.t
 
 /** Hits as a search ranks them, many standing for utterances another hit stands for already. */
 const ranking = fc
-  .array(fc.uniqueArray(fc.constantFrom('e1', 'e2', 'e3', 'e4', 'e5', 'e6'), { maxLength: 3 }), { maxLength: 60 })
+  .array(fc.uniqueArray(fc.constantFrom('e1', 'e2', 'e3', 'e4', 'e5', 'e6'), { maxLength: 3 }), { maxLength: 60, size: 'max' })
   .map((sources) =>
     sources.map(
       (s, i): RecallHit => ({ id: `h${i}`, tier: 'graph', scope: 's', text: `hit ${i}`, cites: [], at: 0, sources: s, score: 60 - i }),

@@ -27,7 +27,7 @@ describe('recall index with a month named (property)', () => {
   it('ranks exactly as weighing every match does', () => {
     fc.assert(
       fc.property(
-        fc.array(utterance, { minLength: 1, maxLength: 60 }),
+        fc.array(utterance, { minLength: 1, maxLength: 60, size: 'max' }),
         fc.array(fc.nat(59), { maxLength: 8 }),
         fc.constantFrom('What did Ada glaze in May 2023?', 'Was the kiln hot in April 2023?', 'What did Bo say about tea last week?'),
         fc.integer({ min: 1, max: 10 }),
