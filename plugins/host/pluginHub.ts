@@ -519,21 +519,23 @@ export class PluginHub {
     const took = (): number => this.options.clock.now() - started;
     return endpoint.runStage(handlerId, stage, context).then(
       (change) => {
+        const ms = took();
         const tooLarge = stageChangeTooLarge(change);
         // An oversized change is charged as a timeout: it cost the wait and gave nothing.
-        const cost = tooLarge ? DEFAULT_STAGE_TIMEOUT_MS : stageCallCost(took());
-        this.charge('stages', handler.plugin, cost, tooLarge ? 'a change too large' : `an answer after ${took()} ms`);
+        const cost = tooLarge ? DEFAULT_STAGE_TIMEOUT_MS : stageCallCost(ms);
+        this.charge('stages', handler.plugin, cost, tooLarge ? 'a change too large' : `an answer after ${ms} ms`);
         if (!tooLarge) return change;
         void this.misbehaved(handler.plugin, 'STAGE_CHANGE_TOO_LARGE', `stage handler ${handlerId} ${tooLarge}`).catch(() => undefined);
         throw new StageChangeTooLarge(`plugin '${handler.plugin}': stage handler ${handlerId} ${tooLarge}; the change is not applied`);
       },
       (error: unknown) => {
+        const ms = took();
         const timedOut = error instanceof RequestTimedOut;
         this.charge(
           'stages',
           handler.plugin,
-          timedOut ? error.timeoutMs : stageCallCost(took()),
-          timedOut ? 'a timeout' : `a failure after ${took()} ms`,
+          timedOut ? error.timeoutMs : stageCallCost(ms),
+          timedOut ? 'a timeout' : `a failure after ${ms} ms`,
         );
         throw error;
       },
@@ -556,13 +558,11 @@ export class PluginHub {
         `${reason}; its ${kind === 'stages' ? 'stage handlers' : 'tools'} are detached until it is started afresh`,
       );
       await this.appendDecided(() => {
-        if (kind === 'tools') {
-          const tools = [...this.state.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name);
-          // Recorded even when it holds none now (it went meanwhile): the bar must outlive its restart.
-          return { type: 'PluginToolsDetached', data: { plugin, tools, reason } };
-        }
-        const handlers = this.state.handlers.filter((h) => h.plugin === plugin).map((h) => h.id);
-        return { type: 'PluginStagesDetached', data: { plugin, handlers, reason } };
+        const { tools, handlers } = registrationsOf(this.state, plugin);
+        // Recorded even when it holds none now (it went meanwhile): the bar must outlive its restart.
+        return kind === 'tools'
+          ? { type: 'PluginToolsDetached', data: { plugin, tools, reason } }
+          : { type: 'PluginStagesDetached', data: { plugin, handlers, reason } };
       });
     };
     detach().catch((error: unknown) => this.options.log?.(`plugin ${plugin}: could not detach its ${kind}: ${(error as Error).message}`));
