@@ -8,7 +8,7 @@
  */
 
 import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
-import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, weighedBestFirst, withHit } from './rankedHits.ts';
+import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, insertHit, weighedBestFirst } from './rankedHits.ts';
 
 export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
 export type { Bm25Hit } from './rankedHits.ts';
@@ -540,7 +540,7 @@ export class Bm25Index {
           for (const waited of waiting) scores[waited] = 0;
           return undefined;
         }
-        if (weight > 0) raised(withHit(top, { id, score: score * weight }, k));
+        if (weight > 0 && insertHit(top, { id, score: score * weight }, k)) raised(top);
         continue;
       }
       scores[slot] = score;
@@ -585,7 +585,6 @@ export class Bm25Index {
   searchAmong(queryTokens: readonly string[], docs: Iterable<Readonly<{ id: string; counts: Bm25Counts }>>, k: number): Bm25Hit[] {
     if (k <= 0 || this.slots.size === 0) return [];
     const avgLength = this.totalLength / this.slots.size || 1;
-    const { k1, b, lengths } = this;
     const terms = this.queryTerms(queryTokens);
     const hits: Bm25Hit[] = [];
     for (const { id, counts } of docs) {
@@ -594,12 +593,11 @@ export class Bm25Index {
       // Summed in the query's term order from 0, as `search` sums them, so the scores are the same numbers.
       let score = 0;
       let matched = false;
-      for (const { term, times, idf } of terms) {
-        const tf = counts.get(term) ?? 0;
+      for (const term of terms) {
+        const tf = counts.get(term.term) ?? 0;
         if (tf === 0) continue;
         matched = true;
-        const norm = tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength);
-        score += times * idf * ((tf * (k1 + 1)) / norm);
+        score += this.partOf(term, slot, tf, avgLength);
       }
       if (matched) hits.push({ id, score });
     }

@@ -36,10 +36,7 @@ export const weighedBestFirst = (
     const weight = weigh(id);
     if (weight > maxWeight) return undefined;
     if (weight <= 0) continue;
-    const hit = { id, score: score * weight };
-    if (top.length === k && byScoreThenId(hit, top[k - 1]!) >= 0) continue;
-    top.splice(insertionPoint(top, hit), 0, hit);
-    if (top.length > k) top.pop();
+    insertHit(top, { id, score: score * weight }, k);
   }
   return top;
 };
@@ -60,13 +57,12 @@ const siftDown = (heap: number[], at: number, size: number, scores: Float64Array
   heap[i] = slot;
 };
 
-/** `top` (sorted, at most `k`) with `hit` in its place, the worst dropped past k; `top` itself when `hit` would not rank. */
-export const withHit = (top: readonly Bm25Hit[], hit: Bm25Hit, k: number): Bm25Hit[] => {
-  if (top.length === k && byScoreThenId(hit, top[k - 1]!) >= 0) return top as Bm25Hit[];
-  const next = top.slice();
-  next.splice(insertionPoint(next, hit), 0, hit);
-  if (next.length > k) next.pop();
-  return next;
+/** Puts `hit` in its place in `top` (sorted, at most `k`), dropping the worst past k. @returns false when it would not rank. */
+export const insertHit = (top: Bm25Hit[], hit: Bm25Hit, k: number): boolean => {
+  if (top.length === k && byScoreThenId(hit, top[k - 1]!) >= 0) return false;
+  top.splice(insertionPoint(top, hit), 0, hit);
+  if (top.length > k) top.pop();
+  return true;
 };
 
 /** Relative slack on the weighing bound, far above the rounding of a product of a few factors. */
