@@ -8,10 +8,11 @@ import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../supp
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
+import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
 import { STAGE_BUDGET_MS } from '../../plugins/host/callCharges.ts';
 
-/** Stage timeouts (5 s each) whose wait gets a plugin's stage handlers detached. */
-const STAGE_TIMEOUTS_TO_DETACH = STAGE_BUDGET_MS / 5_000;
+/** Stage timeouts whose wait gets a plugin's stage handlers detached. */
+const STAGE_TIMEOUTS_TO_DETACH = STAGE_BUDGET_MS / DEFAULT_STAGE_TIMEOUT_MS;
 
 const tempDir = useTempDir();
 

@@ -15,6 +15,7 @@ import {
   type RecordedEvent,
 } from '../../events/index.ts';
 import { STAGES } from '../../machines/stagePipeline/index.ts';
+import { DEFAULT_STAGE_TIMEOUT_MS } from '../../machines/turn/index.ts';
 import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
 import {
   PluginHub,
@@ -553,7 +554,7 @@ describe('subscriptions', () => {
 });
 
 describe('stage handlers that hold turns up', () => {
-  const timedOut = () => Promise.reject(new RequestTimedOut('runStage', 1, 5_000));
+  const timedOut = () => Promise.reject(new RequestTimedOut('runStage', 1, DEFAULT_STAGE_TIMEOUT_MS));
   const context = { input: 'hi' } as unknown as Parameters<PluginHub['runStage']>[2];
   type Answer = () => Promise<unknown>;
 
@@ -574,7 +575,7 @@ describe('stage handlers that hold turns up', () => {
     const detached = async () => (await session.registryEvents()).filter((e) => e.type === 'PluginStagesDetached');
     return { ...session, onInput, spare, ask, detached, endpoint, calls: () => calls };
   };
-  const timeouts = STAGE_BUDGET_MS / 5_000;
+  const timeouts = STAGE_BUDGET_MS / DEFAULT_STAGE_TIMEOUT_MS;
 
   it(`are all detached once the plugin's calls held turns up ${STAGE_BUDGET_MS / 1_000} s within 10 minutes (${timeouts} timeouts), recorded with why; it keeps its tools`, async () => {
     const { hub, onInput, spare, ask, detached, registryEvents, calls } = await givenSlow(timedOut);
