@@ -201,10 +201,11 @@ export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({
 /** What a plugin holds, as a person reads it: tool names, stages (an own-tools handler marked), channels, and why any were detached. */
 export const holdingsOf = (registry: PluginRegistry, plugin: string) => {
   const entry = registry.plugins.get(plugin);
+  const { tools, channels } = registrationsOf(registry, plugin);
   return {
-    tools: [...registry.tools.values()].filter((t) => t.plugin === plugin).map((t) => t.name),
+    tools,
     stages: registry.handlers.filter((h) => h.plugin === plugin).map((h) => `${h.stage}${h.scope === 'own_tools' ? ' (own tools)' : ''}`),
-    channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
+    channels,
     ...(entry?.stagesDetached ? { stagesDetached: entry.stagesDetached } : {}),
     ...(entry?.toolsDetached ? { toolsDetached: entry.toolsDetached } : {}),
   };
