@@ -17,9 +17,12 @@ import {
 
 const RUNS = Number(process.env.FC_RUNS ?? 300);
 
+// size 'max': fast-check's default size stops strings and arrays at about ten elements, so no
+// conversation or recalled memory ever passed the budget and nothing was ever left out. A message
+// is up to 2,000 characters said up to five times: 40 of them can pass a 100k-token band.
 const message = fc.record({
   role: fc.constantFrom<TurnMessage['role']>('user', 'assistant', 'system'),
-  content: fc.string({ maxLength: 4_000 }).map((s) => s.repeat(1 + (s.length % 5))),
+  content: fc.string({ maxLength: 2_000, size: 'max' }).map((s) => s.repeat(1 + (s.length % 5))),
 });
 
 const longConversation = (count: number, chars: number): TurnMessage[] =>
@@ -50,9 +53,9 @@ describe('planTurnContext', () => {
     fc.assert(
       fc.property(
         fc.option(fc.integer({ min: 1_000, max: 200_000 }), { nil: undefined }),
-        fc.array(message, { maxLength: 40 }),
-        fc.array(fc.string({ maxLength: 3_000 }), { maxLength: 10 }),
-        fc.string({ maxLength: 2_000 }),
+        fc.array(message, { maxLength: 40, size: 'max' }),
+        fc.array(fc.string({ maxLength: 3_000, size: 'max' }), { maxLength: 10, size: 'max' }),
+        fc.string({ maxLength: 2_000, size: 'max' }),
         fc.integer({ min: 0, max: 20 }),
         (window, history, recalled, persona, toolCount) => {
           const tools = Array.from({ length: toolCount }, (_, i) => ({ name: `tool_${i}`, description: 'does a thing', parameters: {} }));
@@ -69,7 +72,9 @@ describe('planTurnContext', () => {
           expect(plan.droppedMessages).toBe(history.length - plan.history.length);
         },
       ),
-      { numRuns: RUNS },
+      // Long strings shrink for many minutes: a failure is reported, shrunk as far as it got, after 20 s
+      // (failOnInterrupt: a run cut short with no failure found fails too, rather than pass on fewer runs).
+      { numRuns: RUNS, plugins: [fc.interruptAfterTimeLimit(20_000, { failOnInterrupt: true })] },
     );
   });
 });

@@ -132,7 +132,10 @@ const arbBounds = fc.record({
   interruptEveryMs: fc.integer({ min: 1, max: 20_000 }),
 });
 
-/** Asks at increasing times (gaps from 0 to a minute). */
+/**
+ * Asks at increasing times (gaps from 0 to a minute). Up to 120 of them (size 'max'): fast-check's
+ * default stops at about ten, so a bucket emptied and then refilled in part was rarely seen.
+ */
 const arbAsks = (maxWaiting: number) =>
   fc
     .array(
@@ -141,7 +144,7 @@ const arbAsks = (maxWaiting: number) =>
         waiting: fc.integer({ min: 0, max: maxWaiting }),
         gap: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 60_000 })),
       }),
-      { maxLength: 120 },
+      { maxLength: 120, size: 'max' },
     )
     .map((steps) => {
       let at = 1_000_000;
@@ -184,7 +187,8 @@ describe('properties', () => {
           for (let j = i; j < asks.length; j++) {
             if (admitted[j]) count++;
             const allowance = bounds.interruptBurst + Math.floor((asks[j]!.at - asks[i]!.at) / bounds.interruptEveryMs);
-            expect(count).toBeLessThanOrEqual(allowance);
+            // expect only on a breach: 120 asks make 7,000 spans a run.
+            if (count > allowance) expect(count, `from ask ${i} to ask ${j}`).toBeLessThanOrEqual(allowance);
           }
         }
       }),

@@ -11,7 +11,8 @@ describe('item timeline (property)', () => {
     fc.assert(
       fc.property(
         // Mostly in order (as things are said), some out of order (the times an utterance speaks of).
-        fc.array(fc.tuple(fc.nat(150), fc.array(time, { minLength: 1, maxLength: 3 }), fc.boolean()), { maxLength: 300 }),
+        // size 'max': by default fast-check stops at about ten puts, never past the timeline's first 64 entries.
+        fc.array(fc.tuple(fc.nat(150), fc.array(time, { minLength: 1, maxLength: 3 }), fc.boolean()), { maxLength: 300, size: 'max' }),
         fc.array(window, { minLength: 1, maxLength: 3 }),
         fc.array(fc.nat(150), { maxLength: 40 }),
         fc.integer({ min: 0, max: 200 }),
@@ -45,7 +46,9 @@ describe('item timeline (property)', () => {
           else expect(found).toEqual(expected);
         },
       ),
-      { numRuns: 300 },
+      // Hundreds of puts can take a minute to shrink: a failure is reported, shrunk as far as it got, after 20 s
+      // (failOnInterrupt: a run cut short with no failure found fails too, rather than pass on fewer runs).
+      { numRuns: 300, plugins: [fc.interruptAfterTimeLimit(20_000, { failOnInterrupt: true })] },
     );
   });
 });
