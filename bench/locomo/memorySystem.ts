@@ -5,14 +5,22 @@
  * those months), and questions go through the same recall path the agent uses.
  */
 import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, promisify } from 'node:util';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { EVENT_LOG_FILE, INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
-import { buildMemoryIndex, type MemoryConfig, memoryConfigOf, openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
+import { type MemoryConfig, openMemory, type OpenMemory } from '../../actors/memory/openMemory.ts';
 import { recall, type RecallBoosts } from '../../projections/index.ts';
+import type { IndexStartTimes } from './indexStartChild.ts';
 import type { RecallSystem, RecalledItem } from './recallSystem.ts';
+
+const run = promisify(execFile);
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const INDEX_START_CHILD = fileURLToPath(new URL('./indexStartChild.ts', import.meta.url));
 
 /**
  * The memory as a recall system; what a start would spend rebuilding its index from the log and
@@ -20,7 +28,10 @@ import type { RecallSystem, RecalledItem } from './recallSystem.ts';
  */
 export type MemoryRecallSystem = RecallSystem &
   Readonly<{
-    /** ms to rebuild the index from the log and read models, and to read it back from a snapshot written now; the snapshot's size. */
+    /**
+     * ms to rebuild the index from the log and read models, and to read it back from a snapshot
+     * written now, in a process of its own as a start does (see indexStartChild.ts); the snapshot's size.
+     */
     indexStart(): Promise<{ rebuildMs: number; snapshotMs: number; snapshotBytes: number }>;
     recallWith(question: string, k: number, boosts: RecallBoosts): Promise<readonly RecalledItem[]>;
     /**
@@ -55,18 +66,17 @@ export const createMemoryRecallSystem = async (conversation: string, config: Par
     },
     async indexStart() {
       if (!memory) return { rebuildMs: 0, snapshotMs: 0, snapshotBytes: 0 };
-      const settings = memoryConfigOf(config);
-      let start = performance.now();
-      await buildMemoryIndex(store, memory.readModels, settings);
-      const rebuildMs = performance.now() - start;
       const path = join(dir, 'index.snapshot');
       await memory.saveIndexSnapshot(path);
-      const unused: string[] = [];
-      start = performance.now();
-      await buildMemoryIndex(store, memory.readModels, settings, { path, log: (line) => unused.push(line) });
-      const snapshotMs = performance.now() - start;
-      if (unused.length > 0) throw new Error(`memory-scale: the index snapshot just written was not used: ${unused.join('; ')}`);
-      return { rebuildMs, snapshotMs, snapshotBytes: statSync(path).size };
+      await memory.settled();
+      const configJson = JSON.stringify(config);
+      if (!isDeepStrictEqual(JSON.parse(configJson), config)) throw new Error('indexStart: the memory config does not survive JSON');
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', INDEX_START_CHILD, join(dir, EVENT_LOG_FILE), path, configJson], {
+        cwd: PACKAGE_ROOT,
+        encoding: 'utf8',
+      });
+      const times = JSON.parse(stdout) as IndexStartTimes;
+      return { ...times, snapshotBytes: statSync(path).size };
     },
     async finishIngest(at) {
       await memory?.tick(at);

@@ -72,11 +72,16 @@ describe('bench:memory-scale', () => {
     );
     expect({ status: run.status, stderr: run.stderr.slice(-2_000) }).toMatchObject({ status: 0 });
     expect(run.stdout).toMatch(/targets at 1000 utterances:/);
-    const { rows } = JSON.parse(readFileSync(json, 'utf8')) as { rows: { size: number; rssAfterGcMb: number; recallP99: number }[] };
+    type Row = { size: number; rssAfterGcMb: number; recallP99: number; rebuildMs: number; snapshotMs: number; snapshotMb: number };
+    const { rows } = JSON.parse(readFileSync(json, 'utf8')) as { rows: Row[] };
     expect(rows.map((row) => row.size)).toEqual([500, 1000]);
     for (const row of rows) {
       expect(row.rssAfterGcMb).toBeGreaterThan(0);
       expect(row.recallP99).toBeGreaterThan(0);
+      // A start's index build, timed in a process of its own (indexStartChild.ts).
+      expect(row.rebuildMs).toBeGreaterThan(0);
+      expect(row.snapshotMs).toBeGreaterThan(0);
+      expect(row.snapshotMb).toBeGreaterThan(0);
     }
   });
 });
