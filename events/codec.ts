@@ -6,7 +6,23 @@ import { C1, Packr } from 'msgpackr';
 
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true, variableMapSize: true });
 
-export const encodePayload = (data: unknown): Buffer => packr.pack(data);
+/** A packed value at least this large leaves msgpackr's shared buffer behind (see `packWith`). */
+const LARGE_PACK_BYTES = 256 * 1024;
+const SMALL_PACK_BUFFER_BYTES = 8192;
+
+/**
+ * `packer.pack(value, options)`, but a large value does not leave its size behind: msgpackr packs
+ * into one buffer shared by every Packr, grows it to several times the largest value packed and
+ * keeps it (up to 1 GB), allocating another as large each time it fills. After a large value the
+ * packers get a small buffer again. The bytes returned stay valid (nothing writes over them).
+ */
+export const packWith = (packer: Packr, value: unknown, options?: number): Buffer => {
+  const bytes = packer.pack(value, options);
+  if (bytes.length >= LARGE_PACK_BYTES) packer.useBuffer(Buffer.allocUnsafeSlow(SMALL_PACK_BUFFER_BYTES));
+  return bytes;
+};
+
+export const encodePayload = (data: unknown): Buffer => packWith(packr, data);
 
 /** msgpackr decodes 0xc1, a byte msgpack never uses, to a marker object instead of failing. */
 const holdsNeverUsedByte = (value: unknown): boolean =>

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import { readRegularFile, writePrivateFile } from '../../adapters/files/privateFiles.ts';
-import { MEMORY_STREAM, type EventStore } from '../../events/index.ts';
+import { MEMORY_STREAM, packWith, type EventStore } from '../../events/index.ts';
 import {
   MemoryIndex,
   type MemoryIndexOptions,
@@ -115,8 +115,8 @@ const digestOf = (payload: Uint8Array): string => createHash('sha256').update(pa
 
 /** Writes `index` as of `key` to `path` (0600, whole: a reader never sees half of one). */
 export const writeIndexSnapshot = (path: string, index: MemoryIndex, key: SnapshotKey): void => {
-  const payload = packr.pack(stored(index.toState()));
-  const file = packr.pack({ key, digest: digestOf(payload), payload });
+  const payload = packWith(packr, stored(index.toState()));
+  const file = packWith(packr, { key, digest: digestOf(payload), payload });
   writePrivateFile(path, file);
 };
 
