@@ -9,6 +9,9 @@
  *                                 of 1,000 (payload encoded in the timed loop). Target >= 0.8.
  *   eventStore.append.concurrent  single-event appends issued 100 at a time without awaiting
  *                                 each (group commit) vs raw autocommit INSERTs.
+ *   eventStore.append.ids         µs per append of 3 events (a new stream each, as a turn's) to a
+ *                                 log of 5 × --events events: the daemon's time-ordered ids vs
+ *                                 random v4 UUIDs; lower is better.
  *   projection.rebuild            allProjections() rebuilt from zero over a mixed log into a
  *                                 fresh file DB vs a raw `SELECT * FROM events ORDER BY seq`
  *                                 scan of the same log. Target >= 0.5.
@@ -63,6 +66,7 @@ import { pluginTransport } from './pluginTransportBench.ts';
 import { projectionRebuild } from './rebuildBench.ts';
 import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { securityProxyCost } from './securityProxyBench.ts';
+import { appendIds } from './eventIdsBench.ts';
 import { securityProxyTurns } from './securityProxyTurnBench.ts';
 import { turnOverhead } from './turnBench.ts';
 import { waiterStart } from './waiterStartBench.ts';
@@ -73,6 +77,7 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'eventStore.append.single', run: appendSingle },
   { name: 'eventStore.append.batched', run: appendBatched },
   { name: 'eventStore.append.concurrent', run: appendConcurrent },
+  { name: 'eventStore.append.ids', run: appendIds },
   { name: 'projection.rebuild', run: projectionRebuild },
   { name: 'scheduler.decide', run: schedulerDecisions },
   { name: 'scheduler.journaled', run: schedulerJournaling },

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, 
 import { dirname, join, resolve } from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable, HologramError } from '../events/index.ts';
-import { randomIds, systemClock } from '../actors/clock/systemClock.ts';
+import { systemClock, timeOrderedIds } from '../actors/clock/systemClock.ts';
 import { withDataDir } from './shellWords.ts';
 
 export { dataDirFrom, defaultDataDir } from './defaultDataDir.ts';
@@ -127,4 +127,4 @@ export const existingLogPath = (dir: string): string => {
 };
 
 export const openEventLog = (logPath: string): SqliteEventStore =>
-  SqliteEventStore.open(logPath, { catalog: createDefaultCatalog(), clock: systemClock, ids: randomIds });
+  SqliteEventStore.open(logPath, { catalog: createDefaultCatalog(), clock: systemClock, ids: timeOrderedIds });
