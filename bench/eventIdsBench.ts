@@ -17,19 +17,18 @@ import { BENCH_AT, type BenchEvent, benchCatalog, noteEvent } from './workload.t
 const FILL_BATCH = 1_000;
 const EVENTS_PER_APPEND = 3;
 
-type Side = Readonly<{ store: SqliteEventStore<BenchEvent>; ids: IdSource; times: number[] }>;
+type Side = Readonly<{ store: SqliteEventStore<BenchEvent>; times: number[] }>;
 
 const openSide = (path: string, ids: IdSource): Side => ({
   store: SqliteEventStore.open<BenchEvent>(path, { catalog: benchCatalog(), clock: new VirtualClock(BENCH_AT), ids }),
-  ids,
   times: [],
 });
 
-/** `events` notes in appends of FILL_BATCH, each to a stream of its own named by `ids`. */
+/** `events` notes in appends of FILL_BATCH, each to a stream of its own (named at random on both sides, as turns are). */
 const fill = async (side: Side, events: number): Promise<void> => {
   for (let from = 0; from < events; from += FILL_BATCH) {
     const batch = Array.from({ length: Math.min(FILL_BATCH, events - from) }, (_, i) => noteEvent(from + i));
-    await side.store.append(`fill-${side.ids.next()}`, batch);
+    await side.store.append(`fill-${randomIds.next()}`, batch);
   }
 };
 
