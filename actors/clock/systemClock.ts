@@ -36,7 +36,7 @@ export const uuidV7 = (ms: number, random: Uint8Array): string => {
 /**
  * The event log's ids: UUIDv7, so the events appended one after another sit together in the log's
  * id index instead of each on a random page of it (`npm run bench -- --only eventStore.append.ids`:
- * 189 µs a three-event append to a log of 500,000 events, 232 µs with random ids). Other ids
+ * 187-200 µs a three-event append to a log of 500,000 events, 220-232 µs with random ids). Other ids
  * (turns, inputs) stay random: an approval is named by the start of its turn's id.
  */
 export const timeOrderedIds: IdSource = { next: () => uuidV7(Date.now(), nextRandom16()) };
