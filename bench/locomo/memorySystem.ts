@@ -67,8 +67,8 @@ export const createMemoryRecallSystem = async (conversation: string, config: Par
     async indexStart() {
       if (!memory) return { rebuildMs: 0, snapshotMs: 0, snapshotBytes: 0 };
       const path = join(dir, 'index.snapshot');
+      // Written once the memory is settled: the child reads the log and read models as they are now.
       await memory.saveIndexSnapshot(path);
-      await memory.settled();
       const configJson = JSON.stringify(config);
       if (!isDeepStrictEqual(JSON.parse(configJson), config)) throw new Error('indexStart: the memory config does not survive JSON');
       const { stdout } = await run(process.execPath, ['--import', 'tsx', INDEX_START_CHILD, join(dir, EVENT_LOG_FILE), path, configJson], {
