@@ -19,6 +19,8 @@ import { startInspector } from '../actors/inspect/startInspector.ts';
 import { daemonModules } from './daemonModules.ts';
 import { compactHeap, oldSpaceSlackMb, settledRssMb } from './heapCompaction.ts';
 import { compactWhenIdle, MIN_SLACK_MB } from './idleCompaction.ts';
+import type { Memory } from '../actors/memory/openMemory.ts';
+import { INDEX_SNAPSHOT_LAG } from '../actors/modules/config.ts';
 import type { SchedulerFacility } from '../actors/modules/schedulerModule.ts';
 import { formatLayers, planLayers } from '../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
@@ -111,12 +113,24 @@ const runLocked = async (
     out(`homed: could not collect what starting left behind (${(error as Error).message}); it stays until V8 collects in full`);
   }
   out(`homed: ready, log at seq ${await store.headSeq()}; stop with Ctrl-C (SIGINT) or SIGTERM`);
+  const memory = kernel.facilities.get<Memory>(Facility.memory);
   const stopCompacting = compactWhenIdle({
     scheduler: kernel.facilities.get<SchedulerFacility>(Facility.scheduler),
     timers: systemTimers,
     compact: () => compactHeap().ms,
     slackMb: oldSpaceSlackMb,
     log: (line) => out(`homed: ${line}`),
+    first: async () => {
+      try {
+        const ms = await memory.refreshIndexSnapshot(INDEX_SNAPSHOT_LAG);
+        if (ms !== undefined)
+          out(`homed: wrote the recall index snapshot while idle (${ms.toFixed(0)} ms); a start after a crash catches up from here`);
+      } catch (error) {
+        out(
+          `homed: could not write the recall index snapshot while idle (${(error as Error).message}); a start after a crash catches up from the last one`,
+        );
+      }
+    },
   });
 
   const release = keepProcessAlive();

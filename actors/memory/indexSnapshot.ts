@@ -1,10 +1,12 @@
 /**
- * The recall index kept across a clean stop. The memory writes it when it stops; the next start
- * reads it instead of rebuilding the index from the log and the read models, when the memory's
- * stream is exactly as it was when the file was written (same version, same last event) and the
- * index would be built the same way (format, tokenizer, lexicon, neighbour weights and pause). Anything
- * else (no file, a crash or another log since, a file that is not a regular file, a damaged one)
- * rebuilds, as a start without it would. A cache in the data dir, never a source of truth.
+ * The recall index kept across a stop. The memory writes it when it stops; the next start reads
+ * it instead of rebuilding the index from the log and the read models, when it was written by
+ * this log (the memory event it names is at the version it names) and the index would be built
+ * the same way (format, tokenizer, lexicon, neighbour weights and pause). Memory events appended
+ * after it (a run that ended in a crash) are then caught up one by one, so a start pays for what
+ * happened since the snapshot, not for the whole history. Anything else (no file, another log, a
+ * file that is not a regular file, a damaged one) rebuilds, as a start without it would. A cache
+ * in the data dir, never a source of truth.
  */
 import { createHash } from 'node:crypto';
 import { Packr } from 'msgpackr';
@@ -104,12 +106,17 @@ export const snapshotKey = async (store: EventStore, build: string): Promise<Sna
   return { format: FORMAT, tokenizer: TOKENIZER_VERSION, build, streamVersion, lastEventId: last?.id ?? null };
 };
 
-const sameKey = (a: SnapshotKey, b: SnapshotKey): boolean =>
-  a.format === b.format &&
-  a.tokenizer === b.tokenizer &&
-  a.build === b.build &&
-  a.streamVersion === b.streamVersion &&
-  a.lastEventId === b.lastEventId;
+/** Whether an index built as `key` says is built as `now` says (whatever the stream's version). */
+const builtAlike = (key: SnapshotKey, now: SnapshotKey): boolean =>
+  key.format === now.format && key.tokenizer === now.tokenizer && key.build === now.build;
+
+/** Whether the memory's stream in `store` is the one `key` was written against, up to its version (and perhaps longer since). */
+const sameHistory = async (store: EventStore, key: SnapshotKey): Promise<boolean> => {
+  if (!Number.isSafeInteger(key.streamVersion) || key.streamVersion < 0) return false;
+  if (key.streamVersion === 0) return key.lastEventId === null;
+  const [event] = await store.readStream(MEMORY_STREAM, { fromVersion: key.streamVersion, maxCount: 1 });
+  return event?.version === key.streamVersion && event.id === key.lastEventId;
+};
 
 const digestOf = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('hex');
 
@@ -120,22 +127,34 @@ export const writeIndexSnapshot = (path: string, index: MemoryIndex, key: Snapsh
   writePrivateFile(path, file);
 };
 
-export type SnapshotRead = Readonly<{ index: MemoryIndex }> | Readonly<{ unused: string }>;
+/** The index a snapshot holds, as of `streamVersion` of the memory's stream; or why it is not used (empty: there is none). */
+export type SnapshotRead = Readonly<{ index: MemoryIndex; streamVersion: number }> | Readonly<{ unused: string }>;
 
 /**
- * The index the snapshot at `path` holds, over `tx`, if it was written against `key`; otherwise
- * why it is not used (`unused` is empty when there is simply no snapshot).
+ * The index the snapshot at `path` holds, over `tx`, if it was written against the memory's
+ * stream in `store` (as it is now, or as it was earlier) and built as `now` says; otherwise why
+ * it is not used (`unused` is empty when there is simply no snapshot).
  */
-export const readIndexSnapshot = (path: string, key: SnapshotKey, tx: ReadModelTx, options: MemoryIndexOptions): SnapshotRead => {
+export const readIndexSnapshot = async (
+  path: string,
+  now: SnapshotKey,
+  store: EventStore,
+  tx: ReadModelTx,
+  options: MemoryIndexOptions,
+): Promise<SnapshotRead> => {
   try {
     const file = readRegularFile(path);
     if (file === undefined) return { unused: '' };
     if (typeof file === 'string') return { unused: file };
     const { key: written, digest, payload } = packr.unpack(file) as { key?: SnapshotKey; digest?: string; payload?: Uint8Array };
     if (!written || typeof digest !== 'string' || !(payload instanceof Uint8Array)) return { unused: `${path} is not an index snapshot` };
-    if (!sameKey(written, key)) return { unused: 'the memory changed since it was written, or is built another way' };
+    if (!builtAlike(written, now)) return { unused: 'the index is built another way now' };
+    if (written.streamVersion > now.streamVersion || !(await sameHistory(store, written))) {
+      return { unused: 'it was written against another log' };
+    }
     if (digestOf(payload) !== digest) return { unused: `${path} is damaged (its digest does not match)` };
-    return { index: MemoryIndex.fromState(tx, options, restored(packr.unpack(payload) as StoredState)) };
+    const index = MemoryIndex.fromState(tx, options, restored(packr.unpack(payload) as StoredState));
+    return { index, streamVersion: written.streamVersion };
   } catch (error) {
     return { unused: `${path} could not be read: ${(error as Error).message}` };
   }

@@ -175,6 +175,11 @@ export class MemoryActor {
     });
   }
 
+  /** Runs `step` while no memory message is decided or recorded (after those delivered before it). */
+  exclusively<T>(step: () => Promise<T>): Promise<T> {
+    return this.journal.serially(step);
+  }
+
   /** Resolves when every message so far is recorded and every model asked since has answered (and its answer is recorded). */
   async settled(): Promise<void> {
     await this.journal.settled();

@@ -92,6 +92,12 @@ export type Memory = Readonly<{
   readonly index: MemoryIndex;
   /** Writes the recall index to `path` for the next start (once everything delivered is recorded). */
   saveIndexSnapshot(path: string): Promise<void>;
+  /**
+   * Writes the recall index to its snapshot place (`indexSnapshot`) when the snapshot there lacks
+   * at least `minEvents` of the memory's events, so that a start after a crash catches up only
+   * what came after it. @returns the ms the write took; undefined when nothing was written.
+   */
+  refreshIndexSnapshot(minEvents: number): Promise<number | undefined>;
 }>;
 
 export type MemoryOptions = Readonly<{
@@ -137,33 +143,44 @@ const indexBuildOf = (config: MemoryConfig): string =>
 /** Where the recall index is kept across a clean stop, and where to say why a start could not use it. */
 export type IndexSnapshotPlace = Readonly<{ path: string; log?: (line: string) => void }>;
 
+/** A start's recall index, and the version of the memory's stream the snapshot it was read from holds (0: none was used). */
+export type BuiltIndex = Readonly<{ index: MemoryIndex; snapshotVersion: number }>;
+
 /**
- * The recall index as a start builds it: from the snapshot the last clean stop left, when it was
- * written against the memory's stream as it is now; otherwise from the order utterances came in
- * (it gives every item its neighbours) and the read models.
+ * The recall index as a start builds it: from the snapshot the last stop (or idle spell) left,
+ * when it was written against the memory's stream, caught up with the events after it; otherwise
+ * from the order utterances came in (it gives every item its neighbours) and the read models.
  */
 export const buildMemoryIndex = async (
   store: EventStore,
   tx: ReadModelTx,
   config: MemoryConfig,
   snapshot?: IndexSnapshotPlace,
-): Promise<MemoryIndex> => {
+): Promise<BuiltIndex> => {
   const options = indexOptionsOf(config);
   if (snapshot) {
-    const read = readIndexSnapshot(snapshot.path, await snapshotKey(store, indexBuildOf(config)), tx, options);
-    if ('index' in read) return read.index;
+    const read = await readIndexSnapshot(snapshot.path, await snapshotKey(store, indexBuildOf(config)), store, tx, options);
+    if ('index' in read) {
+      const since = await store.readStream(MEMORY_STREAM, { fromVersion: read.streamVersion + 1 });
+      read.index.catchUp(since);
+      if (since.length > 0) snapshot.log?.(`memory: caught the index snapshot up with the ${since.length} memory events after it`);
+      return { index: read.index, snapshotVersion: read.streamVersion };
+    }
     if (read.unused) snapshot.log?.(`memory: the index snapshot is not used (${read.unused}); rebuilding the index`);
   }
   const index = new MemoryIndex(tx, options);
   for (const event of await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM }))
     index.noteUtterance(event.data.scope, event.data.event);
   index.rebuild();
-  return index;
+  return { index, snapshotVersion: 0 };
 };
 
 export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
   const config = memoryConfigOf(options.config);
-  const index = await buildMemoryIndex(store, tx, config, options.indexSnapshot);
+  const built = await buildMemoryIndex(store, tx, config, options.indexSnapshot);
+  const { index } = built;
+  /** The version of the memory's stream the snapshot at `options.indexSnapshot` holds, as this memory read or wrote it. */
+  let snapshotVersion = built.snapshotVersion;
   const { dense } = options;
   const embed = async (texts: readonly string[]): Promise<Float32Array[]> =>
     dense!.cache ? dense!.cache.get(dense!.provider, texts) : dense!.provider.embedTexts(texts);
@@ -197,6 +214,18 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     now: () => options.clock.now(),
   });
   await actor.start(options.startAt);
+  /**
+   * The index as of the memory's stream now: written while no memory message is decided or
+   * recorded, so the version the snapshot names is the one its index has seen.
+   */
+  const saveIndexSnapshot = async (path: string): Promise<void> => {
+    await actor.settled();
+    await actor.exclusively(async () => {
+      const key = await snapshotKey(store, indexBuildOf(config));
+      writeIndexSnapshot(path, index, key);
+      if (path === options.indexSnapshot?.path) snapshotVersion = key.streamVersion;
+    });
+  };
   return {
     readModels: tx,
     observe: async (scope, o, situation) => {
@@ -258,9 +287,13 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     nextDueAt: () => actor.nextDueAt(),
     settled: () => actor.settled(),
     index,
-    saveIndexSnapshot: async (path) => {
-      await actor.settled();
-      writeIndexSnapshot(path, index, await snapshotKey(store, indexBuildOf(config)));
+    saveIndexSnapshot: (path) => saveIndexSnapshot(path),
+    refreshIndexSnapshot: async (minEvents) => {
+      const place = options.indexSnapshot;
+      if (!place || (await store.streamVersion(MEMORY_STREAM)) - snapshotVersion < minEvents) return undefined;
+      const started = performance.now();
+      await saveIndexSnapshot(place.path);
+      return performance.now() - started;
     },
   };
 };

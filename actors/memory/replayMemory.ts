@@ -79,7 +79,7 @@ export const replayMemory = async (
     }
     const tx = new SqliteReadModelTx(scratch.db);
     const settings = memoryConfigOf(config);
-    const index = await buildMemoryIndex(scratch, tx, settings);
+    const { index } = await buildMemoryIndex(scratch, tx, settings);
     const memory = new MemoryActor({ store: scratch, tx, index, config: settings, intervals, now: () => 0 });
     let messages = 0;
     let decisions = 0;

@@ -24,8 +24,14 @@ export const EVENT_LOG_FILE = 'events.db';
 /** The cache of embedding vectors, in the data dir (rebuildable). */
 export const VECTOR_CACHE_FILE = 'vectors.db';
 
-/** The recall index as the last clean stop left it, in the data dir (a cache: a start rebuilds without it). */
+/** The recall index as the last stop or idle spell left it, in the data dir (a cache: a start rebuilds without it). */
 export const INDEX_SNAPSHOT_FILE = 'memory-index.snapshot';
+
+/**
+ * An idle daemon writes the snapshot again once it lacks this many memory events: a start after a
+ * crash then catches up at most about this many (and what came since the last idle spell).
+ */
+export const INDEX_SNAPSHOT_LAG = 2_000;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -4,7 +4,7 @@
  * context sinks to cold docs and idle docs are distilled into the graph as they would over
  * those months), and questions go through the same recall path the agent uses.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import type { RecallSystem, RecalledItem } from './recallSystem.ts';
 const run = promisify(execFile);
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const INDEX_START_CHILD = fileURLToPath(new URL('./indexStartChild.ts', import.meta.url));
+const EARLIER_SNAPSHOT = 'earlier-index.snapshot';
 
 /**
  * The memory as a recall system; what a start would spend rebuilding its index from the log and
@@ -29,10 +30,13 @@ const INDEX_START_CHILD = fileURLToPath(new URL('./indexStartChild.ts', import.m
 export type MemoryRecallSystem = RecallSystem &
   Readonly<{
     /**
-     * ms to rebuild the index from the log and read models, and to read it back from a snapshot
-     * written now, in a process of its own as a start does (see indexStartChild.ts); the snapshot's size.
+     * ms to rebuild the index from the log and read models, to read it back from a snapshot
+     * written now, and (after `saveEarlierSnapshot`) to read back the earlier one and catch it up,
+     * in a process of its own as a start does (see indexStartChild.ts); the snapshot's size.
      */
-    indexStart(): Promise<{ rebuildMs: number; snapshotMs: number; snapshotBytes: number }>;
+    indexStart(): Promise<IndexStartTimes & { snapshotBytes: number }>;
+    /** Writes the snapshot an idle spell would leave now; the next `indexStart` also starts from it, after a crash. */
+    saveEarlierSnapshot(): Promise<void>;
     recallWith(question: string, k: number, boosts: RecallBoosts): Promise<readonly RecalledItem[]>;
     /**
      * Ends the system and leaves what it said as a daemon's data dir: `dataDir/events.db` (the
@@ -67,16 +71,19 @@ export const createMemoryRecallSystem = async (conversation: string, config: Par
     async indexStart() {
       if (!memory) return { rebuildMs: 0, snapshotMs: 0, snapshotBytes: 0 };
       const path = join(dir, 'index.snapshot');
+      const earlier = join(dir, EARLIER_SNAPSHOT);
       // Written once the memory is settled: the child reads the log and read models as they are now.
       await memory.saveIndexSnapshot(path);
       const configJson = JSON.stringify(config);
       if (!isDeepStrictEqual(JSON.parse(configJson), config)) throw new Error('indexStart: the memory config does not survive JSON');
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', INDEX_START_CHILD, join(dir, EVENT_LOG_FILE), path, configJson], {
-        cwd: PACKAGE_ROOT,
-        encoding: 'utf8',
-      });
+      const args = [INDEX_START_CHILD, join(dir, EVENT_LOG_FILE), path, configJson, ...(existsSync(earlier) ? [earlier] : [])];
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', ...args], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+      rmSync(earlier, { force: true });
       const times = JSON.parse(stdout) as IndexStartTimes;
       return { ...times, snapshotBytes: statSync(path).size };
+    },
+    async saveEarlierSnapshot() {
+      await memory?.saveIndexSnapshot(join(dir, EARLIER_SNAPSHOT));
     },
     async finishIngest(at) {
       await memory?.tick(at);

@@ -5,7 +5,8 @@
  * one memory; at each size it reports recall latency (p50, p99 over the questions), the ingest
  * cost of the last turns before it (observe + heartbeats, ms per turn), the process's RSS and
  * how long a start would take to rebuild the recall index from the log and the read models, and
- * to read it back from the snapshot a clean stop leaves, with each as a ratio to the first size measured in the same run. The issue's targets are
+ * to read it back from the snapshot a clean stop leaves, and after a crash to read back an earlier one
+ * and catch it up, with each as a ratio to the first size measured in the same run. The issue's targets are
  * checked at the largest size. Progress goes to stderr.
  */
 import { runLocomoCli } from './locomoCli.ts';
@@ -23,6 +24,7 @@ import { freshBundle } from '../../bin/bundles.js';
 import { keepProcessAlive, systemTimers } from '../../actors/clock/systemClock.ts';
 import { compactHeap, settledRssMb } from '../../cli/heapCompaction.ts';
 import { startDaemon } from '../daemonProcess.ts';
+import { INDEX_SNAPSHOT_LAG } from '../../actors/modules/config.ts';
 import { createMemoryRecallSystem, type MemoryRecallSystem } from './memorySystem.ts';
 import type { LocomoTurn } from './recallSystem.ts';
 import { percentile } from './score.ts';
@@ -33,6 +35,12 @@ const DEFAULT_DATA = fileURLToPath(new URL('../../../shared/data/locomo', import
 const DEFAULT_SIZES = [1_000, 10_000];
 /** The ingest cost at a size is the mean over this many turns just before it. */
 const INGEST_WINDOW = 500;
+/**
+ * The start after a crash reads the snapshot written this many utterances before the size (at
+ * most half of it): each utterance is at least one memory event, so at least the most an idle
+ * daemon lets its snapshot lag (INDEX_SNAPSHOT_LAG) before it writes it again.
+ */
+const CRASH_LAG = INDEX_SNAPSHOT_LAG;
 
 const HELP = `usage: npm run bench:memory-scale -- [options]
 
@@ -40,13 +48,15 @@ Feeds LoCoMo turns (every conversation in DIR, in order, then again later in tim
 conversation of one memory and, at each size, reports recall p50/p99 over the questions, ingest
 ms per turn over the ${INGEST_WINDOW} turns before it, RSS (as it is, and after the compacting
 collection homed makes once idle for 30 s after work), and the ms a start spends rebuilding the
-recall index (the part of a start that grows with what was said) and to read it back from the
-snapshot a clean stop leaves, each against the first size in the same run. Recall is timed over
+recall index (the part of a start that grows with what was said), to read it back from the
+snapshot a clean stop leaves, and, as after a crash, to read back the snapshot of ${CRASH_LAG}
+utterances before (an idle daemon writes it again once ${INDEX_SNAPSHOT_LAG} memory events behind)
+and catch it up, each against the first size in the same run. Recall is timed over
 --passes passes after ${WARM_UP_PASSES} untimed ones, once the ingest's garbage is collected. Then homed itself is started on the
 data dir of the largest size (its start, its RSS once ready and after 15 s idle). Targets (issue
 "Memory at scale"): recall p99 at the largest size within 2x of the first and under 20 ms,
-ingest under 5 ms a turn, RSS under 400 MB (as it is, and once compacted), the start from the snapshot and homed's start under
-10 s.
+ingest under 5 ms a turn, RSS under 400 MB (as it is, and once compacted), the start from the snapshot (after a stop, and
+after a crash) and homed's start under 10 s.
 
 options:
   --data DIR       LoCoMo conversation files (default ${DEFAULT_DATA})
@@ -73,6 +83,9 @@ type Row = Readonly<{
   rebuildMs: number;
   snapshotMs: number;
   snapshotMb: number;
+  /** A start after a crash: the snapshot of `crashLag` utterances before read back and caught up. */
+  caughtUpMs: number;
+  crashLag: number;
 }>;
 
 const parseSizes = (raw: string | undefined): number[] => {
@@ -192,7 +205,9 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
     let lastAt = 0;
     for (const size of options.sizes) {
       let windowMs = 0;
+      const crashLag = Math.min(CRASH_LAG, Math.floor(size / 2), size - fed);
       while (fed < size) {
+        if (fed === size - crashLag) await system.saveEarlierSnapshot();
         const turn = turns.next().value as LocomoTurn;
         const start = performance.now();
         await system.ingest(turn);
@@ -232,9 +247,11 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
         rebuildMs: start.rebuildMs,
         snapshotMs: start.snapshotMs,
         snapshotMb: start.snapshotBytes / 1_048_576,
+        caughtUpMs: start.caughtUpMs ?? Number.NaN,
+        crashLag,
       };
       log(
-        `memory-scale: at ${size}: recall p50 ${row.recallP50.toFixed(1)} ms, p99 ${row.recallP99.toFixed(1)} ms; ingest ${row.ingestMsPerTurn.toFixed(2)} ms/turn; RSS ${row.rssMb.toFixed(0)} MB (${row.rssAfterGcMb.toFixed(0)} MB once compacted as homed does when idle); index rebuild ${row.rebuildMs.toFixed(0)} ms, from its snapshot ${row.snapshotMs.toFixed(0)} ms (${row.snapshotMb.toFixed(0)} MB)`,
+        `memory-scale: at ${size}: recall p50 ${row.recallP50.toFixed(1)} ms, p99 ${row.recallP99.toFixed(1)} ms; ingest ${row.ingestMsPerTurn.toFixed(2)} ms/turn; RSS ${row.rssMb.toFixed(0)} MB (${row.rssAfterGcMb.toFixed(0)} MB once compacted as homed does when idle); index rebuild ${row.rebuildMs.toFixed(0)} ms, from its snapshot ${row.snapshotMs.toFixed(0)} ms (${row.snapshotMb.toFixed(0)} MB), after a crash from the snapshot of ${crashLag} utterances before ${row.caughtUpMs.toFixed(0)} ms`,
       );
       rows.push(row);
     }
@@ -255,6 +272,10 @@ const TARGETS = [
   { what: 'RSS (of this process, as it is) under 400 MB', met: (last: Row) => last.rssMb < 400 },
   { what: 'RSS (of this process, compacted as homed does when idle) under 400 MB', met: (last: Row) => last.rssAfterGcMb < 400 },
   { what: 'the index read back from its snapshot at start under 10 s', met: (last: Row) => last.snapshotMs < 10_000 },
+  {
+    what: 'the index at a start after a crash (an earlier snapshot read back and caught up) under 10 s',
+    met: (last: Row) => last.caughtUpMs < 10_000,
+  },
 ] as const;
 
 const DAEMON_TARGETS = [
@@ -269,10 +290,10 @@ export const formatRows = (rows: readonly Row[], daemon?: DaemonRow): string => 
   const first = rows[0]!;
   const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');
   const lines = [
-    'utterances  recall p50 ms  recall p99 ms  ingest ms/turn  RSS MB       compacted MB index rebuild ms  from snapshot ms  (ratio to the first size)',
+    'utterances  recall p50 ms  recall p99 ms  ingest ms/turn  RSS MB       compacted MB index rebuild ms  from snapshot ms  after a crash ms (ratio to the first size)',
     ...rows.map(
       (r) =>
-        `${String(r.size).padStart(10)}  ${r.recallP50.toFixed(1).padStart(6)} ${ratio(r.recallP50, first.recallP50).padStart(6)}  ${r.recallP99.toFixed(1).padStart(6)} ${ratio(r.recallP99, first.recallP99).padStart(6)}  ${r.ingestMsPerTurn.toFixed(2).padStart(7)} ${ratio(r.ingestMsPerTurn, first.ingestMsPerTurn).padStart(6)}  ${r.rssMb.toFixed(0).padStart(4)} ${ratio(r.rssMb, first.rssMb).padStart(6)}  ${r.rssAfterGcMb.toFixed(0).padStart(4)} ${ratio(r.rssAfterGcMb, first.rssAfterGcMb).padStart(6)}  ${r.rebuildMs.toFixed(0).padStart(7)} ${ratio(r.rebuildMs, first.rebuildMs).padStart(7)}  ${r.snapshotMs.toFixed(0).padStart(7)} ${ratio(r.snapshotMs, first.snapshotMs).padStart(7)}`,
+        `${String(r.size).padStart(10)}  ${r.recallP50.toFixed(1).padStart(6)} ${ratio(r.recallP50, first.recallP50).padStart(6)}  ${r.recallP99.toFixed(1).padStart(6)} ${ratio(r.recallP99, first.recallP99).padStart(6)}  ${r.ingestMsPerTurn.toFixed(2).padStart(7)} ${ratio(r.ingestMsPerTurn, first.ingestMsPerTurn).padStart(6)}  ${r.rssMb.toFixed(0).padStart(4)} ${ratio(r.rssMb, first.rssMb).padStart(6)}  ${r.rssAfterGcMb.toFixed(0).padStart(4)} ${ratio(r.rssAfterGcMb, first.rssAfterGcMb).padStart(6)}  ${r.rebuildMs.toFixed(0).padStart(7)} ${ratio(r.rebuildMs, first.rebuildMs).padStart(7)}  ${r.snapshotMs.toFixed(0).padStart(7)} ${ratio(r.snapshotMs, first.snapshotMs).padStart(7)}  ${r.caughtUpMs.toFixed(0).padStart(7)} ${ratio(r.caughtUpMs, first.caughtUpMs).padStart(7)}`,
     ),
     ...(daemon
       ? [

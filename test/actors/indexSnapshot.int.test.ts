@@ -1,16 +1,17 @@
 /**
- * The recall index snapshot over a real log: a start reads the one the last stop left when the
- * memory's stream is as it was, and rebuilds (saying why) when the memory changed since, when
- * the file is damaged, not a snapshot, a FIFO or a link, or when the index is built another way.
+ * The recall index snapshot over a real log: a start reads the one the last stop left, catching it
+ * up with what the memory heard after it (a run that crashed), and rebuilds (saying why) when it
+ * was written against another log, when the file is damaged, not a snapshot, a FIFO or a link,
+ * or when the index is built another way.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
 import { openMemory, type MemoryConfig } from '../../actors/memory/openMemory.ts';
-import { createDefaultCatalog, SequentialIds, VirtualClock } from '../../events/index.ts';
+import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -84,15 +85,57 @@ describe('recall index snapshot', () => {
     expect(Number.parseInt(execFileSync('stat', ['-c', '%a', join(dir, INDEX_SNAPSHOT_FILE)]).toString(), 8)).toBe(0o600);
   });
 
-  it('is not used once the memory has changed since it was written', async () => {
+  it('a start after a crash catches the snapshot up with what the memory heard since, and ranks as a rebuild does', async () => {
     const { dir } = await stopped();
-    const middle = await open(dir, {}, false);
-    await say(middle.memory, middle.clock, 'Bo: We moved to a bicycle for the school run.');
-    await middle.store.close();
-    stores.splice(stores.indexOf(middle.store), 1);
+    // A run that heard two more lines and ended without writing a snapshot.
+    const crashed = await open(dir, {}, false);
+    await say(crashed.memory, crashed.clock, 'Bo: We moved to a bicycle for the school run.');
+    await say(crashed.memory, crashed.clock, 'Ada: The piano teacher moved to London.');
+    const live = ranked(crashed.memory);
+    await crashed.store.close();
+    stores.splice(stores.indexOf(crashed.store), 1);
     const again = await reopen(dir);
-    expect(again.logged.join('\n')).toMatch(/not used \(the memory changed since it was written/);
-    expect(again.memory.index.items.search('bicycle', 5).length).toBeGreaterThan(0);
+    // The run's start and its two lines.
+    expect(again.logged).toEqual(['memory: caught the index snapshot up with the 3 memory events after it']);
+    expect(again.ranked).toEqual(live);
+    const rebuilt = await open(dir, {}, false);
+    expect(ranked(rebuilt.memory)).toEqual(live);
+  });
+
+  it('is written again while running once it lacks enough memory events, and a start after a crash reads that one', async () => {
+    const dir = tempDir();
+    const live = await open(dir);
+    for (const line of LINES) await say(live.memory, live.clock, line);
+    const lag = await live.store.streamVersion(MEMORY_STREAM);
+    expect(await live.memory.refreshIndexSnapshot(lag + 1)).toBeUndefined();
+    expect(existsSync(join(dir, INDEX_SNAPSHOT_FILE))).toBe(false);
+    expect(await live.memory.refreshIndexSnapshot(lag)).toBeGreaterThanOrEqual(0);
+    // Counted from the snapshot just written: one line more is not enough for another.
+    await say(live.memory, live.clock, 'Bo: We moved to a bicycle for the school run.');
+    expect(await live.memory.refreshIndexSnapshot(lag)).toBeUndefined();
+    const before = ranked(live.memory);
+    await live.store.close();
+    stores.splice(stores.indexOf(live.store), 1);
+    const again = await reopen(dir);
+    expect(again.logged).toEqual([expect.stringMatching(/^memory: caught the index snapshot up with the \d+ memory events after it$/)]);
+    expect(again.ranked).toEqual(before);
+  });
+
+  it('is not used with another log, or one shorter than it was written against', async () => {
+    const { dir } = await stopped();
+    const other = tempDir();
+    const stranger = await open(other, {}, false);
+    for (const line of [...LINES, ...LINES]) await say(stranger.memory, stranger.clock, line);
+    await stranger.store.close();
+    stores.splice(stores.indexOf(stranger.store), 1);
+    writeFileSync(join(other, INDEX_SNAPSHOT_FILE), readFileSync(join(dir, INDEX_SNAPSHOT_FILE)));
+    const foreign = await reopen(other);
+    expect(foreign.logged.join('\n')).toMatch(/not used \(it was written against another log\); rebuilding/);
+    const shorter = tempDir();
+    writeFileSync(join(shorter, INDEX_SNAPSHOT_FILE), readFileSync(join(dir, INDEX_SNAPSHOT_FILE)));
+    const empty = await reopen(shorter);
+    expect(empty.logged.join('\n')).toMatch(/not used \(it was written against another log\); rebuilding/);
+    expect(empty.memory.index.items.size).toBe(0);
   });
 
   it('is not used when the index is built another way', async () => {

@@ -7,8 +7,10 @@
  * over the conversation's context as the prune searches it). A memory started from the index
  * snapshot the live one left at its stop ranks and recalls the same too, and goes on the same
  * after one more line (neighbours and pauses included), and so does one rebuilt at start (the
- * next line's neighbours found in whatever tier they sank to). The recall index is a
- * cache; this is what makes it one. FC_RUNS sets the number of runs.
+ * next line's neighbours found in whatever tier they sank to). A memory started after a crash
+ * from a snapshot written in the middle of it all catches it up with what came after, and ranks
+ * and recalls as the live one did. The recall index is a cache; this is what makes it one.
+ * FC_RUNS sets the number of runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -264,6 +266,69 @@ describe('recall index rebuilt at start (model-based)', () => {
           rmSync(dir, { recursive: true, force: true });
         }
       }),
+      { numRuns: RUNS },
+    );
+  }, 180_000);
+});
+
+describe('recall index caught up from an earlier snapshot (model-based)', () => {
+  it('after a crash, a snapshot written mid-way and caught up ranks and recalls as the live memory did', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.commands(commands, { maxCommands: 20, size: 'max' }),
+        fc.commands(commands, { maxCommands: 20, size: 'max' }),
+        fc.constantFrom(0, 1, 2),
+        async (before, after, protectRecent) => {
+          const dir = mkdtempSync(join(tmpdir(), 'hologram-catchup-'));
+          const path = join(dir, 'events.db');
+          const snapshotPath = join(dir, 'index.snapshot');
+          const logged: string[] = [];
+          const open = async (run: string, withSnapshot: boolean) => {
+            const clock = new VirtualClock(START);
+            const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds(`e${run}`) });
+            const memory = await openMemory(store, {
+              ids: new SequentialIds(`m${run}`),
+              clock,
+              startAt: START,
+              config: configOf(protectRecent),
+              ...(withSnapshot ? { indexSnapshot: { path: snapshotPath, log: (line: string) => logged.push(line) } } : {}),
+            });
+            return { store, memory, clock };
+          };
+          try {
+            const live = await open('', false);
+            const model = { said: 0, notes: 0 };
+            await fc.asyncModelRun(() => ({ model, real: { memory: live.memory, clock: live.clock } }), before);
+            await live.memory.saveIndexSnapshot(snapshotPath);
+            await fc.asyncModelRun(() => ({ model, real: { memory: live.memory, clock: live.clock } }), after);
+            await live.memory.settled();
+            const ranked = rankAll(live.memory);
+            const recalled = await recallAll(live.memory);
+            // The run ends without writing a snapshot, as a crash does.
+            await live.store.close();
+            const caughtUp = await open('c', true);
+            expect(logged.filter((line) => line.includes('rebuilding'))).toEqual([]);
+            expect(rankAll(caughtUp.memory)).toEqual(ranked);
+            expect(await recallAll(caughtUp.memory)).toEqual(recalled);
+            expect(caughtUp.memory.index.toState().items.movedTo.length).toBeLessThanOrEqual(2);
+            // ...and goes on as a rebuilt one would: the next line reaches its neighbours wherever they are.
+            const next = live.clock.now() + 60_000;
+            caughtUp.clock.set(next);
+            await caughtUp.memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'novel london.', at: next, cites: ['D2:2'] });
+            await caughtUp.memory.settled();
+            const rankedGoingOn = rankAll(caughtUp.memory);
+            const goingOn = await recallAll(caughtUp.memory);
+            await caughtUp.store.close();
+            const rebuilt = await open('r', false);
+            expect(rankAll(rebuilt.memory)).toEqual(rankedGoingOn);
+            expect(await recallAll(rebuilt.memory)).toEqual(goingOn);
+            await rebuilt.memory.settled();
+            await rebuilt.store.close();
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 180_000);

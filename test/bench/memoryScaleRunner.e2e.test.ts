@@ -72,7 +72,16 @@ describe('bench:memory-scale', () => {
     );
     expect({ status: run.status, stderr: run.stderr.slice(-2_000) }).toMatchObject({ status: 0 });
     expect(run.stdout).toMatch(/targets at 1000 utterances:/);
-    type Row = { size: number; rssAfterGcMb: number; recallP99: number; rebuildMs: number; snapshotMs: number; snapshotMb: number };
+    type Row = {
+      size: number;
+      rssAfterGcMb: number;
+      recallP99: number;
+      rebuildMs: number;
+      snapshotMs: number;
+      snapshotMb: number;
+      caughtUpMs: number;
+      crashLag: number;
+    };
     const { rows } = JSON.parse(readFileSync(json, 'utf8')) as { rows: Row[] };
     expect(rows.map((row) => row.size)).toEqual([500, 1000]);
     for (const row of rows) {
@@ -82,6 +91,9 @@ describe('bench:memory-scale', () => {
       expect(row.rebuildMs).toBeGreaterThan(0);
       expect(row.snapshotMs).toBeGreaterThan(0);
       expect(row.snapshotMb).toBeGreaterThan(0);
+      // ...and the start after a crash, from the snapshot written half the size before (the child checks it was caught up).
+      expect(row.caughtUpMs).toBeGreaterThan(0);
     }
+    expect(rows.map((row) => row.crashLag)).toEqual([250, 500]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The daemon compacts its heap once it has been idle a while after work, when there is enough
  * to give back: never while a task runs or waits, once per idle stretch, and not after a stop.
+ * Upkeep given as `first` (the recall index snapshot) runs before it in the same idle spell.
  */
 import { describe, expect, it } from 'vitest';
 import { compactWhenIdle } from '../../cli/idleCompaction.ts';
@@ -9,7 +10,7 @@ import { createManualTimers } from '../support/manualTimers.ts';
 
 const IDLE_MS = 30_000;
 
-const setup = (slackMb = 100) => {
+const setup = (slackMb = 100, first?: () => Promise<void>, log?: (line: string) => void) => {
   const timers = createManualTimers();
   let state: SchedulerState = initialSchedulerState();
   const listeners = new Set<(facts: readonly SchedulerFact[]) => void>();
@@ -26,6 +27,8 @@ const setup = (slackMb = 100) => {
     compact: () => compactions.push(1),
     slackMb: () => slackMb,
     idleMs: IDLE_MS,
+    ...(first ? { first } : {}),
+    ...(log ? { log } : {}),
   });
   const task = {
     id: 't',
@@ -90,5 +93,58 @@ describe('compactWhenIdle', () => {
     stopped.timers.advance(IDLE_MS);
     expect(stopped.compactions).toHaveLength(0);
     expect(stopped.timers.armed).toBe(0);
+  });
+
+  it('runs `first` before compacting, once at a time, and compacts only if still idle when it is done', async () => {
+    const order: string[] = [];
+    let finish = () => {};
+    const first = () => {
+      order.push('first');
+      return new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const { timers, decided, compactions } = setup(100, first);
+    decided(false);
+    timers.advance(IDLE_MS);
+    expect(order).toEqual(['first']);
+    expect(compactions).toHaveLength(0); // waits for it
+    // Another idle spell ends while it still runs: it is not started twice.
+    decided(true);
+    decided(false);
+    timers.advance(IDLE_MS);
+    expect(order).toEqual(['first']);
+    finish();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(compactions).toHaveLength(1);
+    // Work came while it ran: no compaction under it.
+    decided(true);
+    decided(false);
+    timers.advance(IDLE_MS);
+    decided(true);
+    finish();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(order).toEqual(['first', 'first']);
+    expect(compactions).toHaveLength(1);
+  });
+
+  it('says so when `first` fails, and goes on watching', async () => {
+    const lines: string[] = [];
+    const { timers, decided, compactions } = setup(
+      100,
+      () => Promise.reject(new Error('disk full')),
+      (line) => lines.push(line),
+    );
+    decided(false);
+    timers.advance(IDLE_MS);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(lines).toEqual(['idle upkeep failed: disk full']);
+    expect(compactions).toHaveLength(0);
+    decided(true);
+    decided(false);
+    expect(timers.armed).toBe(1);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Memory through homed as a user meets it: a cli user's conversation continues across a
  * daemon restart (the turn's history is the L1 context rebuilt from the log, the recall index
- * read back from the snapshot the stop left, or rebuilt when what lies there is not one), and a model
+ * read back from the snapshot the stop left, caught up with what came after it when the daemon
+ * was killed, or rebuilt when what lies there is not one), and a model
  * directory in settings turns on dense + keyword recall with vectors in a deletable cache.
  */
 import { execFileSync } from 'node:child_process';
@@ -42,6 +43,32 @@ describe('memory through homed', () => {
       /memory: 1 of 1 journals match \(\d+ messages re-delivered, same facts byte for byte\); \d+ decisions re-decided/,
     );
     expect(verify.code).toBe(0);
+  });
+
+  it('after a SIGKILL, the next start catches the index snapshot up with what was said since the last stop', async () => {
+    const server = await startLlmServer([{ text: 'Noted.' }, { text: 'Noted again.' }, { text: 'In Lisbon, with a cat.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    let daemon = await daemons.start(dir);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'My name is Ada']))).stdout).toBe('Noted.\n');
+    await daemons.stop(daemon);
+    daemon = await daemons.start(dir);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'I live in Lisbon with my cat']))).stdout).toBe('Noted again.\n');
+    daemon.process.kill('SIGKILL');
+    await daemon.exited;
+
+    daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(/memory: caught the index snapshot up with the \d+ memory events after it/);
+    expect(daemon.output).not.toContain('rebuilding the index');
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'Where do I live?']))).stdout).toBe('In Lisbon, with a cat.\n');
+    expect(JSON.stringify(server.requests[2]!.body)).toContain('I live in Lisbon with my cat');
+    await daemons.stop(daemon);
+    // The stop wrote it again: the next start reads it as it is.
+    daemon = await daemons.start(dir);
+    expect(daemon.output).not.toMatch(/caught the index snapshot up|rebuilding the index/);
+    await daemons.stop(daemon);
+    const verify = await runHomed(['replay', '--data', dir, '--verify']);
+    expect(verify.code, verify.stdout).toBe(0);
   });
 
   it('starts whatever lies where the index snapshot goes: a FIFO is passed over with a line saying so, the index rebuilt', async () => {

@@ -22,11 +22,16 @@ export type MemoryIndexOptions = RecallIndexOptions &
     neighbourPauseMs?: number;
   }>;
 
+/** The recall id of a context event: `ctx:<eventId>`; of a cold doc `doc:<docId>`; of a relation `rel:<relationId>`. */
+const CONTEXT_ID = 'ctx:';
+const DOC_ID = 'doc:';
+const RELATION_ID = 'rel:';
+
 /** A graph relation as a recall item: its sentence (or the triple), when it happened, whom it is about. */
 export const relationItem = (rel: RelationRow): RecallItem => {
   const sources = JSON.parse(rel.source_events) as string[];
   return {
-    id: `rel:${rel.relation_id}`,
+    id: `${RELATION_ID}${rel.relation_id}`,
     tier: 'graph',
     scope: '',
     text: rel.sentence ?? `${rel.subject} ${rel.predicate} ${rel.object}`,
@@ -37,8 +42,8 @@ export const relationItem = (rel: RelationRow): RecallItem => {
   };
 };
 
-/** The recall id of a context event: `ctx:<eventId>`. */
-const CONTEXT_ID = 'ctx:';
+/** Relations read by id at once (SQLite bounds the parameters of one statement). */
+const RELATIONS_PER_READ = 500;
 const contextItemId = (eventId: string): string => `${CONTEXT_ID}${eventId}`;
 
 /** The one speaker of a run of events, if they all have the same one. */
@@ -52,7 +57,7 @@ const coldDocItem = (doc: ColdDocRow): RecallItem => {
   const events = JSON.parse(doc.events) as ContextEventData[];
   const person = personOf(events);
   return {
-    id: `doc:${doc.doc_id}`,
+    id: `${DOC_ID}${doc.doc_id}`,
     tier: 'cold',
     scope: doc.scope,
     text: doc.text,
@@ -69,6 +74,20 @@ export type MemoryIndexState = Readonly<{
   utterances: UtteranceSequenceState;
   speakers: readonly string[];
 }>;
+
+/** What the memory events after a snapshot touched, for `catchUp`. */
+type Touched = {
+  /** Context items by event id, with their scope (a restored event need not have been an utterance). */
+  contexts: Map<string, string>;
+  /** Cold doc and relation items, by recall id. */
+  items: Set<string>;
+  /** Utterances that got a later neighbour. */
+  heard: string[];
+  /** Utterances that can get no more neighbours. */
+  completed: string[];
+  /** Entities merged into or renamed to: every relation that touches them now. */
+  entities: Set<string>;
+};
 
 export class MemoryIndex {
   readonly items: RecallIndex;
@@ -162,12 +181,133 @@ export class MemoryIndex {
     }
     for (const doc of coldDocs(tx)) this.putColdDoc(doc);
     for (const rel of allRelations(tx)) this.putRelation(rel);
-    // An utterance that sank or was distilled (its item says what it said) and may still get
-    // neighbours: where it went, as the live index keeps it.
-    for (const item of this.items.itemsOfOneUtterance()) {
-      const source = item.sources[0]!;
-      const itself = item.tier !== 'context' && item.text === this.utterances.textOf(source);
-      if (itself && this.utterances.awaitsNeighbours(source)) this.items.leadTo(contextItemId(source), item.id);
+    for (const item of this.items.itemsOfOneUtterance()) this.layTrail(item);
+  }
+
+  /**
+   * An utterance that sank or was distilled (its item says what it said) and may still get
+   * neighbours: where it went, as the live index keeps it.
+   */
+  private layTrail(item: Readonly<{ id: string; tier: string; text: string; sources?: readonly string[] | undefined }>): void {
+    if (item.sources?.length !== 1) return;
+    const source = item.sources[0]!;
+    const itself = item.tier !== 'context' && item.text === this.utterances.textOf(source);
+    if (itself && this.utterances.awaitsNeighbours(source)) this.items.leadTo(contextItemId(source), item.id);
+  }
+
+  /**
+   * Brings an index read back from a snapshot taken earlier in the memory's stream up to now:
+   * `events` are the memory events appended since, in order, and the read models are as they are
+   * now. Every item those events added, moved, changed, dropped or gave a neighbour is put again
+   * as a rebuild would put it now, or dropped when the read models no longer hold it; every other
+   * item is already as a rebuild would make it. What a start after a crash pays instead of a
+   * rebuild: the events since the snapshot, not the whole history.
+   */
+  catchUp(events: readonly Recorded[]): void {
+    const touched: Touched = { contexts: new Map(), items: new Set(), heard: [], completed: [], entities: new Set() };
+    for (const event of events) this.noteTouched(event, touched);
+    const { contexts, items } = touched;
+    // An utterance that got a later neighbour: its item as the snapshot has it (if that moved since, its new item is touched too).
+    for (const eventId of touched.heard) {
+      const id = this.items.get(contextItemId(eventId))?.id;
+      if (id === undefined || id.startsWith(CONTEXT_ID)) contexts.set(eventId, this.utterances.scopeOf(eventId)!);
+      else items.add(id);
+    }
+    for (const { relation } of touched.entities.size ? graphNeighbourhood(this.tx, [...touched.entities], 1) : []) {
+      items.add(`${RELATION_ID}${relation.relation_id}`);
+    }
+    this.putContextsAgain(contexts);
+    this.putAgain(items);
+    for (const eventId of touched.completed) this.items.settle(contextItemId(eventId));
+    this.items.dropTrailsToMissing();
+    for (const id of [...items, ...[...contexts.keys()].map(contextItemId)]) {
+      const item = this.items.get(id);
+      if (item?.id === id) this.layTrail(item);
+    }
+  }
+
+  /** Notes what one memory event after the snapshot touched (and the utterance it adds, in order). */
+  private noteTouched(event: Recorded, touched: Touched): void {
+    const { contexts, items } = touched;
+    if (projectionHandles(graphProjection, event.type)) this.byFirstNameWord = undefined;
+    switch (event.type) {
+      case 'ContextEventAppended': {
+        const { scope, event: e } = event.data;
+        this.noteUtterance(scope, e);
+        contexts.set(e.eventId, scope);
+        for (const earlier of this.utterances.earlierNeighbours(e.eventId)) touched.heard.push(earlier.eventId);
+        const done = this.utterances.completedBy(e.eventId);
+        if (done !== undefined) touched.completed.push(done);
+        return;
+      }
+      case 'ContextEventsRestored':
+        for (const e of event.data.events) contexts.set(e.eventId, event.data.scope);
+        return;
+      case 'ContextEventsSunk':
+        for (const { events: sunk, docId } of event.data.docs) {
+          for (const e of sunk) contexts.set(e.eventId, event.data.scope);
+          items.add(`${DOC_ID}${docId}`);
+        }
+        return;
+      case 'ColdDocCommitted':
+      case 'ColdDocRemoved':
+        items.add(`${DOC_ID}${event.data.docId}`);
+        return;
+      case 'ColdDocDistilled':
+        items.add(`${DOC_ID}${event.data.docId}`);
+        for (const t of event.data.triples) items.add(`${RELATION_ID}${t.relationId}`);
+        return;
+      case 'MemoryCommitted':
+        for (const t of event.data.triples) items.add(`${RELATION_ID}${t.relationId}`);
+        return;
+      case 'RelationEdited':
+        items.add(`${RELATION_ID}${event.data.relationId}`);
+        return;
+      case 'EntitiesMerged':
+        touched.entities.add(event.data.into);
+        return;
+      case 'EntityEdited':
+        if (event.data.renameTo) touched.entities.add(event.data.renameTo);
+        return;
+      case 'MemoryPurged':
+      case 'EntityDeleted':
+        for (const id of event.data.relationIds) items.add(`${RELATION_ID}${id}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The context items of these events (by id, with their scope) as the read models hold them now, or dropped. */
+  private putContextsAgain(contexts: ReadonlyMap<string, string>): void {
+    const byScope = new Map<string, string[]>();
+    for (const [eventId, scope] of contexts) byScope.get(scope)?.push(eventId) ?? byScope.set(scope, [eventId]);
+    for (const [scope, eventIds] of byScope) {
+      const rows = new Map(contextOf(this.tx, scope).map((row) => [row.event_id, row]));
+      for (const eventId of eventIds) {
+        const row = rows.get(eventId);
+        if (row) this.putContext(scope, rowEvent(row));
+        else this.items.remove(contextItemId(eventId));
+      }
+    }
+  }
+
+  /** Each cold doc and relation item of `ids` as the read models hold it now, or dropped when they hold it no more. */
+  private putAgain(ids: ReadonlySet<string>): void {
+    const relations: string[] = [];
+    for (const id of ids) {
+      if (id.startsWith(DOC_ID)) {
+        const doc = coldDocById(this.tx, id.slice(DOC_ID.length));
+        if (doc) this.putColdDoc(doc);
+        else this.items.remove(id);
+      } else if (id.startsWith(RELATION_ID)) relations.push(id.slice(RELATION_ID.length));
+    }
+    for (let at = 0; at < relations.length; at += RELATIONS_PER_READ) {
+      const batch = relations.slice(at, at + RELATIONS_PER_READ);
+      const held = relationsById(this.tx, batch);
+      for (const rel of held) this.putRelation(rel);
+      const kept = new Set(held.map((rel) => rel.relation_id));
+      for (const id of batch) if (!kept.has(id)) this.items.remove(`${RELATION_ID}${id}`);
     }
   }
 
@@ -204,11 +344,11 @@ export class MemoryIndex {
         this.putColdDoc(coldDocById(this.tx, event.data.docId)!);
         return;
       case 'ColdDocRemoved':
-        this.items.remove(`doc:${event.data.docId}`);
+        this.items.remove(`${DOC_ID}${event.data.docId}`);
         return;
       case 'ColdDocDistilled': {
         // The doc's utterance lives on as a 'said' sentence: moved, so neighbours said later still find it.
-        const docId = `doc:${event.data.docId}`;
+        const docId = `${DOC_ID}${event.data.docId}`;
         for (const rel of relationsById(
           this.tx,
           event.data.triples.map((t) => t.relationId),
@@ -233,7 +373,7 @@ export class MemoryIndex {
         return;
       case 'MemoryPurged':
       case 'EntityDeleted':
-        for (const id of event.data.relationIds) this.items.remove(`rel:${id}`);
+        for (const id of event.data.relationIds) this.items.remove(`${RELATION_ID}${id}`);
         return;
       default:
         return;

@@ -317,6 +317,11 @@ export class RecallIndex {
     if (!this.items.has(fromId) && this.items.has(id)) this.movedTo.set(fromId, id);
   }
 
+  /** Forgets where items went that are no longer held (a trail a rebuild would not lay). */
+  dropTrailsToMissing(): void {
+    for (const [from, to] of this.movedTo) if (!this.items.has(to)) this.movedTo.delete(from);
+  }
+
   /** The items that stand for one utterance, with it. */
   *itemsOfOneUtterance(): Iterable<Readonly<{ id: string; tier: RecallTier; text: string; sources: readonly [string] }>> {
     for (const item of this.items.values()) {

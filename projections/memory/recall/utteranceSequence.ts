@@ -76,6 +76,11 @@ export class UtteranceSequence {
     return position && this.texts.get(position.scope)![position.index];
   }
 
+  /** The scope an utterance was said in (none for an unknown event). */
+  scopeOf(eventId: string): string | undefined {
+    return this.positions.get(eventId)?.scope;
+  }
+
   /** The neighbours known now of an utterance, with their weights (none for an unknown event). */
   neighboursOf(eventId: string): NeighbourText[] {
     const position = this.positions.get(eventId);
