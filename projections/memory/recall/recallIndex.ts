@@ -118,19 +118,29 @@ const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
   return out;
 };
 
+/** The tiers as the one string each: a tier read from a snapshot is otherwise a string of its own per item. */
+const TIERS = new Map<string, RecallTier>((['context', 'cold', 'graph'] as const).map((tier) => [tier, tier]));
+
+const tierOf = (item: RecallItem): RecallTier => {
+  const tier = TIERS.get(item.tier);
+  if (tier === undefined) throw new RangeError(`recall item ${item.id} has no tier of ${[...TIERS.keys()].join(', ')}: ${item.tier}`);
+  return tier;
+};
+
+/** `shared` gives one string for every equal scope and person name, however many items hold it. */
 const storedItem = (
   item: RecallItem,
   neighbours: readonly (string | number)[],
   spokenOf: readonly TimeWindow[],
-  person: string | undefined,
+  shared: (text: string) => string,
 ): StoredItem => ({
   id: item.id,
-  tier: item.tier,
-  scope: item.scope,
+  tier: tierOf(item),
+  scope: shared(item.scope),
   text: item.text,
   cites: item.cites,
   at: item.at,
-  person,
+  person: item.person === undefined ? undefined : shared(item.person),
   sources: item.sources,
   spokenOf,
   // From its text, whatever the item given says.
@@ -155,8 +165,14 @@ export class RecallIndex {
   private readonly vectors = new Map<string, Float32Array>();
   /** Items indexed since the last `drainUnembedded`, which need a vector. */
   private readonly unembedded = new Set<string>();
-  /** One string per person's name, however many items name them (each read from the log or a row is a string of its own). */
-  private readonly people = new Map<string, string>();
+  /** One string per scope and person's name, however many items hold them (each read from the log or a row is a string of its own). */
+  private readonly names = new Map<string, string>();
+  private readonly shared = (text: string): string => {
+    const known = this.names.get(text);
+    if (known !== undefined) return known;
+    this.names.set(text, text);
+    return text;
+  };
   /** The context items of each scope (L1): the candidates the prune scores, without scoring the rest. */
   private readonly contextByScope = new Map<string, Set<string>>();
   /** The BM25 counts of each context item: what the prune scores them by, and takes them out of BM25 with. */
@@ -196,7 +212,7 @@ export class RecallIndex {
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
       const spokenOf = stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME;
-      const item = storedItem(stored, flatNeighbours(stored.neighbours), spokenOf, index.personNamed(stored.person));
+      const item = storedItem(stored, flatNeighbours(stored.neighbours), spokenOf, index.shared);
       index.keep(item);
       index.track(item);
       if (item.tier === 'context') {
@@ -217,20 +233,12 @@ export class RecallIndex {
     return this.items.has(id);
   }
 
-  private personNamed(person: string | undefined): string | undefined {
-    if (person === undefined) return undefined;
-    const known = this.people.get(person);
-    if (known !== undefined) return known;
-    this.people.set(person, person);
-    return person;
-  }
-
   /** Adds (or replaces) an item; `neighbourTexts` widen what it matches. */
   put(item: RecallItem, neighbourTexts: readonly NeighbourText[] = []): void {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.keep(storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.personNamed(item.person)));
+    this.keep(storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.shared));
     this.track(item);
     this.unembedded.add(item.id);
     this.index(item.id);
@@ -293,7 +301,7 @@ export class RecallIndex {
     if (awaitsNeighbours) this.leaveTrail(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.keep(storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.personNamed(item.person)));
+    this.keep(storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.shared));
     this.track(item);
     this.index(item.id);
   }
