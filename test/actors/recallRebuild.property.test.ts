@@ -202,26 +202,53 @@ const recallAll = (memory: OpenMemory) =>
     ),
   );
 
+/**
+ * A memory over the log in `dir`, its ids named apart by `run` (as a daemon's random ids are);
+ * `withSnapshot`: started from (and saying into `logged` what it did with) `dir/index.snapshot`.
+ */
+const openIn = async (dir: string, protectRecent: number, run: string, withSnapshot: boolean, logged: string[]) => {
+  const clock = new VirtualClock(START);
+  const store = SqliteEventStore.open(join(dir, 'events.db'), {
+    catalog: createDefaultCatalog(),
+    clock,
+    ids: new SequentialIds(`e${run}`),
+  });
+  const memory = await openMemory(store, {
+    ids: new SequentialIds(`m${run}`),
+    clock,
+    startAt: START,
+    config: configOf(protectRecent),
+    ...(withSnapshot ? { indexSnapshot: { path: join(dir, 'index.snapshot'), log: (line: string) => logged.push(line) } } : {}),
+  });
+  return { store, memory, clock };
+};
+
+type Opened = Awaited<ReturnType<typeof openIn>>;
+
+/** `opened` hears one more line a minute after `after` and stops; the memory `reopen` rebuilds ranks and recalls as it did. */
+const goesOnAsRebuilt = async (opened: Opened, after: number, reopen: () => Promise<Opened>) => {
+  const next = after + 60_000;
+  opened.clock.set(next);
+  await opened.memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'novel london.', at: next, cites: ['D2:2'] });
+  await opened.memory.settled();
+  const ranked = rankAll(opened.memory);
+  const recalled = await recallAll(opened.memory);
+  await opened.store.close();
+  const rebuilt = await reopen();
+  expect(rankAll(rebuilt.memory)).toEqual(ranked);
+  expect(await recallAll(rebuilt.memory)).toEqual(recalled);
+  await rebuilt.memory.settled();
+  await rebuilt.store.close();
+};
+
 describe('recall index rebuilt at start (model-based)', () => {
   it('recalls after a restart exactly what it recalled before', async () => {
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 30, size: 'max' }), fc.constantFrom(0, 1, 2), async (cmds, protectRecent) => {
         const dir = mkdtempSync(join(tmpdir(), 'hologram-rebuild-'));
-        const path = join(dir, 'events.db');
         const snapshotPath = join(dir, 'index.snapshot');
         const unused: string[] = [];
-        const open = async (withSnapshot = false, run = '') => {
-          const clock = new VirtualClock(START);
-          const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds(`e${run}`) });
-          const memory = await openMemory(store, {
-            ids: new SequentialIds(`m${run}`),
-            clock,
-            startAt: START,
-            config: configOf(protectRecent),
-            ...(withSnapshot ? { indexSnapshot: { path: snapshotPath, log: (line: string) => unused.push(line) } } : {}),
-          });
-          return { store, memory, clock };
-        };
+        const open = (withSnapshot = false, run = '') => openIn(dir, protectRecent, run, withSnapshot, unused);
         try {
           const live = await open();
           await fc.asyncModelRun(() => ({ model: { said: 0, notes: 0 }, real: { memory: live.memory, clock: live.clock } }), cmds);
@@ -250,18 +277,7 @@ describe('recall index rebuilt at start (model-based)', () => {
           expect(rankAll(restarted.memory)).toEqual(rankedGoingOn);
           expect(await recallAll(restarted.memory)).toEqual(goingOn);
           // ...and, rebuilt, goes on as the live one would too: the next line reaches its neighbours in whatever tier they sank to.
-          const next = last + 60_000;
-          restarted.clock.set(next);
-          await restarted.memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'novel london.', at: next, cites: ['D2:2'] });
-          await restarted.memory.settled();
-          const rankedAfterRebuild = rankAll(restarted.memory);
-          const recalledAfterRebuild = await recallAll(restarted.memory);
-          await restarted.store.close();
-          const again = await open(false, 'g');
-          expect(rankAll(again.memory)).toEqual(rankedAfterRebuild);
-          expect(await recallAll(again.memory)).toEqual(recalledAfterRebuild);
-          await again.memory.settled();
-          await again.store.close();
+          await goesOnAsRebuilt(restarted, last, () => open(false, 'g'));
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
@@ -280,21 +296,9 @@ describe('recall index caught up from an earlier snapshot (model-based)', () => 
         fc.constantFrom(0, 1, 2),
         async (before, after, protectRecent) => {
           const dir = mkdtempSync(join(tmpdir(), 'hologram-catchup-'));
-          const path = join(dir, 'events.db');
           const snapshotPath = join(dir, 'index.snapshot');
           const logged: string[] = [];
-          const open = async (run: string, withSnapshot: boolean) => {
-            const clock = new VirtualClock(START);
-            const store = SqliteEventStore.open(path, { catalog: createDefaultCatalog(), clock, ids: new SequentialIds(`e${run}`) });
-            const memory = await openMemory(store, {
-              ids: new SequentialIds(`m${run}`),
-              clock,
-              startAt: START,
-              config: configOf(protectRecent),
-              ...(withSnapshot ? { indexSnapshot: { path: snapshotPath, log: (line: string) => logged.push(line) } } : {}),
-            });
-            return { store, memory, clock };
-          };
+          const open = (run: string, withSnapshot: boolean) => openIn(dir, protectRecent, run, withSnapshot, logged);
           try {
             const live = await open('', false);
             const model = { said: 0, notes: 0 };
@@ -312,18 +316,7 @@ describe('recall index caught up from an earlier snapshot (model-based)', () => 
             expect(await recallAll(caughtUp.memory)).toEqual(recalled);
             expect(caughtUp.memory.index.toState().items.movedTo.length).toBeLessThanOrEqual(2);
             // ...and goes on as a rebuilt one would: the next line reaches its neighbours wherever they are.
-            const next = live.clock.now() + 60_000;
-            caughtUp.clock.set(next);
-            await caughtUp.memory.observe(SCOPE, { role: 'user', speaker: 'Ada', text: 'novel london.', at: next, cites: ['D2:2'] });
-            await caughtUp.memory.settled();
-            const rankedGoingOn = rankAll(caughtUp.memory);
-            const goingOn = await recallAll(caughtUp.memory);
-            await caughtUp.store.close();
-            const rebuilt = await open('r', false);
-            expect(rankAll(rebuilt.memory)).toEqual(rankedGoingOn);
-            expect(await recallAll(rebuilt.memory)).toEqual(goingOn);
-            await rebuilt.memory.settled();
-            await rebuilt.store.close();
+            await goesOnAsRebuilt(caughtUp, live.clock.now(), () => open('r', false));
           } finally {
             rmSync(dir, { recursive: true, force: true });
           }
