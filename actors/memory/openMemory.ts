@@ -168,10 +168,16 @@ export const buildMemoryIndex = async (
     }
     if (read.unused) snapshot.log?.(`memory: the index snapshot is not used (${read.unused}); rebuilding the index`);
   }
+  const started = performance.now();
+  const utterances = await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM });
+  // A long wait at start says what it is waiting for (a new data dir has nothing to rebuild).
+  if (utterances.length > 0) snapshot?.log?.(`memory: rebuilding the recall index from ${utterances.length} utterances`);
   const index = new MemoryIndex(tx, options);
-  for (const event of await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM }))
-    index.noteUtterance(event.data.scope, event.data.event);
+  for (const event of utterances) index.noteUtterance(event.data.scope, event.data.event);
   index.rebuild();
+  if (utterances.length > 0) {
+    snapshot?.log?.(`memory: rebuilt the recall index in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   return { index, snapshotVersion: 0 };
 };
 

@@ -82,6 +82,9 @@ describe('memory through homed', () => {
     execFileSync('mkfifo', ['-m', '600', join(dir, INDEX_SNAPSHOT_FILE)]);
     daemon = await daemons.start(dir);
     expect(daemon.output).toMatch(/memory: the index snapshot is not used \(.*is not a regular file\); rebuilding the index/);
+    expect(daemon.output).toMatch(
+      /memory: rebuilding the recall index from \d+ utterances\n.*memory: rebuilt the recall index in \d+\.\d s/s,
+    );
     expect((await finished(spawnNode([WAITER, '--data', dir, 'What do I like?']))).stdout).toBe('You like chess.\n');
     expect(JSON.stringify(server.requests[1]!.body)).toContain('I like chess');
     await daemons.stop(daemon);
