@@ -28,13 +28,13 @@ export type IdleCompactionOptions = Readonly<{
 export const IDLE_COMPACTION_MS = 30_000;
 export const MIN_SLACK_MB = 48;
 
-/** Starts watching; @returns a function that stops it. */
-export const compactWhenIdle = (options: IdleCompactionOptions): (() => void) => {
+/** Starts watching; @returns a function that stops it, resolving once upkeep under way (`first`) is done. */
+export const compactWhenIdle = (options: IdleCompactionOptions): (() => Promise<void>) => {
   const { scheduler, timers, idleMs = IDLE_COMPACTION_MS, minSlackMb = MIN_SLACK_MB } = options;
   let timer: unknown;
   let stopped = false;
-  /** Set while `first` runs: an idle spell that begins meanwhile does not start it again. */
-  let busy = false;
+  /** Set while `first` runs: an idle spell that begins meanwhile does not start it again, and a stop waits for it. */
+  let running: Promise<void> | undefined;
   const disarm = () => {
     if (timer !== undefined) timers.clearTimer(timer);
     timer = undefined;
@@ -48,9 +48,8 @@ export const compactWhenIdle = (options: IdleCompactionOptions): (() => void) =>
   const fire = () => {
     timer = undefined;
     if (!options.first) return compact();
-    if (busy) return;
-    busy = true;
-    void options
+    if (running) return;
+    running = options
       .first()
       .then(
         () => {
@@ -59,16 +58,17 @@ export const compactWhenIdle = (options: IdleCompactionOptions): (() => void) =>
         (error: unknown) => options.log?.(`idle upkeep failed: ${(error as Error)?.message ?? String(error)}`),
       )
       .finally(() => {
-        busy = false;
+        running = undefined;
       });
   };
   const stopWatching = scheduler.onFacts(() => {
     disarm();
     if (isIdle(scheduler.state())) timer = timers.setTimer(fire, idleMs);
   });
-  return () => {
+  return async () => {
     stopped = true;
     stopWatching();
     disarm();
+    await running;
   };
 };

@@ -136,7 +136,8 @@ const runLocked = async (
   const release = keepProcessAlive();
   const signal = await Promise.race([signalled, kernel.done.then(() => 'module-failure' as const)]);
   release();
-  stopCompacting();
+  // Upkeep under way (the index snapshot being written) ends before the memory stops and the log closes.
+  await stopCompacting();
   out(`homed: stopping (${signal})`);
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : stopCause(signal));
   await store.close();

@@ -130,6 +130,26 @@ describe('compactWhenIdle', () => {
     expect(compactions).toHaveLength(1);
   });
 
+  it('a stop waits for `first` under way, and compacts nothing after it', async () => {
+    let finish = () => {};
+    const first = () =>
+      new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+    const { timers, decided, compactions, stop } = setup(100, first);
+    decided(false);
+    timers.advance(IDLE_MS);
+    let stopped = false;
+    const stopping = stop().then(() => {
+      stopped = true;
+    });
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    expect(compactions).toHaveLength(0);
+  });
+
   it('says so when `first` fails, and goes on watching', async () => {
     const lines: string[] = [];
     const { timers, decided, compactions } = setup(
