@@ -42,8 +42,8 @@ export const relationItem = (rel: RelationRow): RecallItem => {
   };
 };
 
-/** Relations read by id at once (SQLite bounds the parameters of one statement). */
-const RELATIONS_PER_READ = 500;
+/** Relations (or entities) read at once: SQLite bounds the parameters of one statement. */
+const PARAMETERS_PER_READ = 500;
 const contextItemId = (eventId: string): string => `${CONTEXT_ID}${eventId}`;
 
 /** The one speaker of a run of events, if they all have the same one. */
@@ -213,8 +213,11 @@ export class MemoryIndex {
       if (id === undefined || id.startsWith(CONTEXT_ID)) contexts.set(eventId, this.utterances.scopeOf(eventId)!);
       else items.add(id);
     }
-    for (const { relation } of touched.entities.size ? graphNeighbourhood(this.tx, [...touched.entities], 1) : []) {
-      items.add(`${RELATION_ID}${relation.relation_id}`);
+    const entities = [...touched.entities];
+    for (let at = 0; at < entities.length; at += PARAMETERS_PER_READ) {
+      for (const { relation } of graphNeighbourhood(this.tx, entities.slice(at, at + PARAMETERS_PER_READ), 1)) {
+        items.add(`${RELATION_ID}${relation.relation_id}`);
+      }
     }
     this.putContextsAgain(contexts);
     this.putAgain(items);
@@ -302,8 +305,8 @@ export class MemoryIndex {
         else this.items.remove(id);
       } else if (id.startsWith(RELATION_ID)) relations.push(id.slice(RELATION_ID.length));
     }
-    for (let at = 0; at < relations.length; at += RELATIONS_PER_READ) {
-      const batch = relations.slice(at, at + RELATIONS_PER_READ);
+    for (let at = 0; at < relations.length; at += PARAMETERS_PER_READ) {
+      const batch = relations.slice(at, at + PARAMETERS_PER_READ);
       const held = relationsById(this.tx, batch);
       for (const rel of held) this.putRelation(rel);
       const kept = new Set(held.map((rel) => rel.relation_id));
