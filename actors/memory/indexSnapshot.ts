@@ -20,8 +20,8 @@ import {
   TOKENIZER_VERSION,
 } from '../../projections/index.ts';
 
-/** Bumped whenever what MemoryIndex.toState holds, or what it means, changes. */
-const FORMAT = 5;
+/** Bumped whenever what MemoryIndex.toState holds, or what it means, changes (6: the digest covers the key too). */
+const FORMAT = 6;
 
 const packr = new Packr({ moreTypes: true });
 
@@ -118,12 +118,18 @@ const sameHistory = async (store: EventStore, key: SnapshotKey): Promise<boolean
   return event?.version === key.streamVersion && event.id === key.lastEventId;
 };
 
-const digestOf = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('hex');
+/** The key and the payload together: a key moved onto another payload, or edited, no longer matches. */
+const digestOf = (key: SnapshotKey, payload: Uint8Array): string =>
+  createHash('sha256')
+    .update(JSON.stringify([key.format, key.tokenizer, key.build, key.streamVersion, key.lastEventId]))
+    .update('\0')
+    .update(payload)
+    .digest('hex');
 
 /** Writes `index` as of `key` to `path` (0600, whole: a reader never sees half of one). */
 export const writeIndexSnapshot = (path: string, index: MemoryIndex, key: SnapshotKey): void => {
   const payload = packWith(packr, stored(index.toState()));
-  const file = packWith(packr, { key, digest: digestOf(payload), payload });
+  const file = packWith(packr, { key, digest: digestOf(key, payload), payload });
   writePrivateFile(path, file);
 };
 
@@ -152,7 +158,7 @@ export const readIndexSnapshot = async (
     if (written.streamVersion > now.streamVersion || !(await sameHistory(store, written))) {
       return { unused: 'it was written against another log' };
     }
-    if (digestOf(payload) !== digest) return { unused: `${path} is damaged (its digest does not match)` };
+    if (digestOf(written, payload) !== digest) return { unused: `${path} is damaged (its digest does not match)` };
     const index = MemoryIndex.fromState(tx, options, restored(packr.unpack(payload) as StoredState));
     return { index, streamVersion: written.streamVersion };
   } catch (error) {

@@ -175,9 +175,16 @@ export class MemoryActor {
     });
   }
 
-  /** Runs `step` while no memory message is decided or recorded (after those delivered before it). */
+  /**
+   * Runs `step` while no memory message is decided or recorded (after those delivered before it),
+   * and only while every message so far is in the log: once an append failed, what the memory
+   * holds may be ahead of the log (the index saw the utterance first), so this throws JournalBroken.
+   */
   exclusively<T>(step: () => Promise<T>): Promise<T> {
-    return this.journal.serially(step);
+    return this.journal.serially(() => {
+      this.journal.assertWhole();
+      return step();
+    });
   }
 
   /** Resolves when every message so far is recorded and every model asked since has answered (and its answer is recorded). */

@@ -143,6 +143,38 @@ const indexBuildOf = (config: MemoryConfig): string =>
 /** Where the recall index is kept across a clean stop, and where to say why a start could not use it. */
 export type IndexSnapshotPlace = Readonly<{ path: string; log?: (line: string) => void }>;
 
+/** Memory events after a snapshot that are caught up whatever its size: each costs little next to a rebuild. */
+export const CATCH_UP_AT_LEAST = 10_000;
+
+/**
+ * Whether a snapshot of `streamVersion` events is caught up with `since` more, or the index
+ * rebuilt: past CATCH_UP_AT_LEAST, more events after it than before it cost more to catch up.
+ */
+export const catchesUp = (streamVersion: number, since: number): boolean => since <= Math.max(streamVersion, CATCH_UP_AT_LEAST);
+
+/**
+ * `index`, read back from a snapshot of the memory's stream at `streamVersion`, caught up with the
+ * events after it; or why not: too many of them (catchesUp), or the catch-up failed (a snapshot
+ * that lies about what it holds), and then the index is dropped for a rebuild.
+ */
+const caughtUpIndex = async (
+  store: EventStore,
+  index: MemoryIndex,
+  streamVersion: number,
+): Promise<Readonly<{ index: MemoryIndex; streamVersion: number; since: number }> | Readonly<{ unused: string }>> => {
+  const after = (await store.streamVersion(MEMORY_STREAM)) - streamVersion;
+  if (!catchesUp(streamVersion, after)) {
+    return { unused: `the memory heard more after it (${after} events) than before it (${streamVersion})` };
+  }
+  const since = await store.readStream(MEMORY_STREAM, { fromVersion: streamVersion + 1 });
+  try {
+    index.catchUp(since);
+    return { index, streamVersion, since: since.length };
+  } catch (error) {
+    return { unused: `it could not be caught up with the ${since.length} memory events after it: ${(error as Error).message}` };
+  }
+};
+
 /** A start's recall index, and the version of the memory's stream the snapshot it was read from holds (0: none was used). */
 export type BuiltIndex = Readonly<{ index: MemoryIndex; snapshotVersion: number }>;
 
@@ -160,13 +192,12 @@ export const buildMemoryIndex = async (
   const options = indexOptionsOf(config);
   if (snapshot) {
     const read = await readIndexSnapshot(snapshot.path, await snapshotKey(store, indexBuildOf(config)), store, tx, options);
-    if ('index' in read) {
-      const since = await store.readStream(MEMORY_STREAM, { fromVersion: read.streamVersion + 1 });
-      read.index.catchUp(since);
-      if (since.length > 0) snapshot.log?.(`memory: caught the index snapshot up with the ${since.length} memory events after it`);
-      return { index: read.index, snapshotVersion: read.streamVersion };
+    const caughtUp = 'index' in read ? await caughtUpIndex(store, read.index, read.streamVersion) : read;
+    if ('index' in caughtUp) {
+      if (caughtUp.since > 0) snapshot.log?.(`memory: caught the index snapshot up with the ${caughtUp.since} memory events after it`);
+      return { index: caughtUp.index, snapshotVersion: caughtUp.streamVersion };
     }
-    if (read.unused) snapshot.log?.(`memory: the index snapshot is not used (${read.unused}); rebuilding the index`);
+    if (caughtUp.unused) snapshot.log?.(`memory: the index snapshot is not used (${caughtUp.unused}); rebuilding the index`);
   }
   const started = performance.now();
   const utterances = await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM });

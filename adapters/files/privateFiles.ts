@@ -4,17 +4,18 @@
  * half of one), and read only when they are regular files (no link followed, no FIFO waited on).
  */
 import {
-  chmodSync,
   closeSync,
   existsSync,
+  fchmodSync,
   fstatSync,
+  fsyncSync,
   lstatSync,
   openSync,
   readSync,
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
+  writeSync,
   constants,
 } from 'node:fs';
 
@@ -28,12 +29,24 @@ export const createPrivateFile = (path: string): void => {
   }
 };
 
-/** Writes `bytes` as the whole of `path`, 0600, through a temporary file renamed over it. */
+/**
+ * Writes `bytes` as the whole of `path`, 0600, through a temporary file renamed over it. The
+ * temporary is made afresh (whatever lay at its name removed, never followed: a link put there
+ * cannot turn the write onto another file) and on disk before the rename.
+ */
 export const writePrivateFile = (path: string, bytes: string | Uint8Array): void => {
   const temporary = `${path}.${process.pid}.tmp`;
+  const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
   try {
-    writeFileSync(temporary, bytes, { mode: 0o600 });
-    chmodSync(temporary, 0o600);
+    rmSync(temporary, { force: true });
+    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+      for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, path);
   } finally {
     rmSync(temporary, { force: true });

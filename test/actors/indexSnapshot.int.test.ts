@@ -7,10 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
-import { openMemory, type MemoryConfig } from '../../actors/memory/openMemory.ts';
+import { CATCH_UP_AT_LEAST, catchesUp, openMemory, type MemoryConfig } from '../../actors/memory/openMemory.ts';
 import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
@@ -28,7 +29,8 @@ const LINES = [
 
 let opened = 0;
 
-const open = async (dir: string, config: Partial<MemoryConfig> = {}, snapshot = true) => {
+/** `meddle` changes the store before the memory opens on it (a failing append, a forged read). */
+const open = async (dir: string, config: Partial<MemoryConfig> = {}, snapshot = true, meddle?: (store: SqliteEventStore) => void) => {
   const clock = new VirtualClock(START);
   // Each opening names its events apart, as a daemon's random ids would.
   const run = ++opened;
@@ -38,6 +40,7 @@ const open = async (dir: string, config: Partial<MemoryConfig> = {}, snapshot = 
     ids: new SequentialIds(`e${run}`),
   });
   stores.push(store);
+  meddle?.(store);
   const logged: string[] = [];
   const memory = await openMemory(store, {
     ids: new SequentialIds(`m${run}`),
@@ -119,6 +122,68 @@ describe('recall index snapshot', () => {
     const again = await reopen(dir);
     expect(again.logged).toEqual([expect.stringMatching(/^memory: caught the index snapshot up with the \d+ memory events after it$/)]);
     expect(again.ranked).toEqual(before);
+  });
+
+  it('a snapshot that cannot be caught up is dropped, and the index rebuilt, with a line saying why', async () => {
+    const { dir } = await stopped();
+    const crashed = await open(dir, {}, false);
+    await say(crashed.memory, crashed.clock, 'Bo: We moved to a bicycle for the school run.');
+    const live = ranked(crashed.memory);
+    await crashed.store.close();
+    stores.splice(stores.indexOf(crashed.store), 1);
+    // The events after the snapshot read back with one no catch-up can take (as a snapshot lying about what it holds makes).
+    const again = await open(dir, {}, true, (store) => {
+      const readStream = store.readStream.bind(store);
+      store.readStream = async (stream, options) => {
+        const events = await readStream(stream, options);
+        return options?.fromVersion !== undefined && options.maxCount === undefined
+          ? [...events, { ...events[0]!, type: 'ContextEventAppended', data: { scope: SCOPE } } as (typeof events)[number]]
+          : events;
+      };
+    });
+    expect(again.logged[0]).toMatch(
+      /^memory: the index snapshot is not used \(it could not be caught up with the \d+ memory events after it: .+\); rebuilding the index$/,
+    );
+    expect(ranked(again.memory)).toEqual(live);
+  });
+
+  it('is not written once the memory could not journal a message (its index may hold what the log does not)', async () => {
+    const dir = tempDir();
+    let full = false;
+    const live = await open(dir, {}, true, (store) => {
+      const append = store.append.bind(store);
+      store.append = (stream, events, options) =>
+        full ? Promise.reject(new Error('database or disk is full')) : append(stream, events, options);
+    });
+    for (const line of LINES) await say(live.memory, live.clock, line);
+    await live.memory.saveIndexSnapshot(join(dir, INDEX_SNAPSHOT_FILE));
+    const written = readFileSync(join(dir, INDEX_SNAPSHOT_FILE));
+    full = true;
+    await expect(say(live.memory, live.clock, 'Ada: My zeppelin hangar is behind the mill.')).rejects.toThrow(/disk is full/);
+    await expect(live.memory.saveIndexSnapshot(join(dir, INDEX_SNAPSHOT_FILE))).rejects.toThrow(/could not journal a message/);
+    await expect(live.memory.refreshIndexSnapshot(0)).rejects.toThrow(/could not journal a message/);
+    expect(readFileSync(join(dir, INDEX_SNAPSHOT_FILE)).equals(written)).toBe(true);
+  });
+
+  it('a key edited to name another point of the same log is found out by the digest', async () => {
+    const { dir } = await stopped();
+    const path = join(dir, INDEX_SNAPSHOT_FILE);
+    const packr = new Packr({ moreTypes: true });
+    const file = packr.unpack(readFileSync(path)) as { key: { streamVersion: number; lastEventId: string } };
+    const reader = await open(dir, {}, false);
+    const [earlier] = await reader.store.readStream(MEMORY_STREAM, { fromVersion: 2, maxCount: 1 });
+    await reader.store.close();
+    stores.splice(stores.indexOf(reader.store), 1);
+    writeFileSync(path, packr.pack({ ...file, key: { ...file.key, streamVersion: 2, lastEventId: earlier!.id } }));
+    const again = await reopen(dir);
+    expect(again.logged[0]).toMatch(/not used \(.*is damaged \(its digest does not match\)\); rebuilding the index/);
+  });
+
+  it('is caught up with up to 10,000 events after it whatever its size, and past that only with no more than it holds', () => {
+    expect(catchesUp(5, CATCH_UP_AT_LEAST)).toBe(true);
+    expect(catchesUp(5, CATCH_UP_AT_LEAST + 1)).toBe(false);
+    expect(catchesUp(50_000, 50_000)).toBe(true);
+    expect(catchesUp(50_000, 50_001)).toBe(false);
   });
 
   it('is not used with another log, or one shorter than it was written against', async () => {
