@@ -46,12 +46,14 @@ const HELP = `usage: npm run bench:memory-scale -- [options]
 
 Feeds LoCoMo turns (every conversation in DIR, in order, then again later in time) into one
 conversation of one memory and, at each size, reports recall p50/p99 over the questions, ingest
-ms per turn over the ${INGEST_WINDOW} turns before it, RSS (as it is, and after the compacting
+ms per turn over the ${INGEST_WINDOW} turns before it, RSS (as it is, ${CRASH_LAG} utterances after
+the idle spell in which homed writes its index snapshot and compacts; and after the compacting
 collection homed makes once idle for 30 s after work), and the ms a start spends rebuilding the
 recall index (the part of a start that grows with what was said), to read it back from the
-snapshot a clean stop leaves, and, as after a crash, to read back the snapshot of ${CRASH_LAG}
-utterances before (an idle daemon writes it again once ${INDEX_SNAPSHOT_LAG} memory events behind)
-and catch it up, each against the first size in the same run. Recall is timed over
+snapshot a clean stop leaves, and, as after a crash, to read back the snapshot written
+${CRASH_LAG} utterances before (at most half the size; an idle daemon writes it again once
+${INDEX_SNAPSHOT_LAG} memory events behind) and catch it up, each against the first size in the
+same run. Recall is timed over
 --passes passes after ${WARM_UP_PASSES} untimed ones, once the ingest's garbage is collected. Then homed itself is started on the
 data dir of the largest size (its start, its RSS once ready and after 15 s idle). Targets (issue
 "Memory at scale"): recall p99 at the largest size within 2x of the first and under 20 ms,
@@ -207,7 +209,11 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
       let windowMs = 0;
       const crashLag = Math.min(CRASH_LAG, Math.floor(size / 2), size - fed);
       while (fed < size) {
-        if (fed === size - crashLag) await system.saveEarlierSnapshot();
+        if (fed === size - crashLag) {
+          await system.saveEarlierSnapshot();
+          // As homed's idle spell does: the snapshot written, the heap compacted (its write leaves ~2x its size behind).
+          compactHeap();
+        }
         const turn = turns.next().value as LocomoTurn;
         const start = performance.now();
         await system.ingest(turn);
@@ -217,7 +223,13 @@ const measure = async (options: ReturnType<typeof parseOptions>): Promise<{ rows
         if (fed % 1_000 === 0) log(`memory-scale: ${fed} of ${options.sizes.at(-1)} utterances fed`);
       }
       await system.finishIngest(lastAt);
-      const rssMb = process.memoryUsage().rss / 1_048_576;
+      const usage = process.memoryUsage();
+      const rssMb = usage.rss / 1_048_576;
+      // What the RSS as it is holds: V8's heap (committed, and live or not yet collected) and the array buffers outside it.
+      log(
+        `memory-scale: at ${size} before compacting: heap ${(usage.heapTotal / 1_048_576).toFixed(0)} MB committed, ` +
+          `${(usage.heapUsed / 1_048_576).toFixed(0)} MB used; array buffers ${(usage.arrayBuffers / 1_048_576).toFixed(0)} MB`,
+      );
       // The collection homed makes when idle; it also keeps the ingest's garbage out of the recall
       // timed next (scavenges of 3-9 ms, charged to whichever recall ran into them, decided p99 at 1,000).
       compactHeap();
