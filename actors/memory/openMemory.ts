@@ -190,16 +190,20 @@ export const buildMemoryIndex = async (
   snapshot?: IndexSnapshotPlace,
 ): Promise<BuiltIndex> => {
   const options = indexOptionsOf(config);
+  const started = performance.now();
   if (snapshot) {
     const read = await readIndexSnapshot(snapshot.path, await snapshotKey(store, indexBuildOf(config)), store, tx, options);
     const caughtUp = 'index' in read ? await caughtUpIndex(store, read.index, read.streamVersion) : read;
     if ('index' in caughtUp) {
-      if (caughtUp.since > 0) snapshot.log?.(`memory: caught the index snapshot up with the ${caughtUp.since} memory events after it`);
+      if (caughtUp.since > 0) {
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        snapshot.log?.(`memory: caught the index snapshot up with the ${caughtUp.since} memory events after it (${seconds} s in all)`);
+      }
       return { index: caughtUp.index, snapshotVersion: caughtUp.streamVersion };
     }
     if (caughtUp.unused) snapshot.log?.(`memory: the index snapshot is not used (${caughtUp.unused}); rebuilding the index`);
   }
-  const started = performance.now();
+  const rebuildStarted = performance.now();
   const utterances = await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM });
   // A long wait at start says what it is waiting for (a new data dir has nothing to rebuild).
   if (utterances.length > 0) snapshot?.log?.(`memory: rebuilding the recall index from ${utterances.length} utterances`);
@@ -207,7 +211,7 @@ export const buildMemoryIndex = async (
   for (const event of utterances) index.noteUtterance(event.data.scope, event.data.event);
   index.rebuild();
   if (utterances.length > 0) {
-    snapshot?.log?.(`memory: rebuilt the recall index in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    snapshot?.log?.(`memory: rebuilt the recall index in ${((performance.now() - rebuildStarted) / 1000).toFixed(1)} s`);
   }
   return { index, snapshotVersion: 0 };
 };
