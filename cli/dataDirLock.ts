@@ -74,6 +74,24 @@ export const holderOf = (dataDir: string): LockHolder | undefined => {
   return recorded?.pid === pid && recorded.command ? { pid, command: recorded.command } : { pid };
 };
 
+/** How often, and how far apart, a refusal looks again for a holder still taking the lock. */
+const HOLDER_LOOKS = 20;
+const HOLDER_LOOK_MS = 10;
+
+/**
+ * The holder, looked for again for up to 0.2 s while it cannot be named: a process that is
+ * taking the lock at this very moment holds only SQLite's passing locks, and writes its pid
+ * file a few milliseconds later. Only a refusal waits (synchronously: nothing else runs yet).
+ */
+const holderOnceKnown = (dataDir: string): LockHolder | undefined => {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let look = 1; ; look++) {
+    const holder = holderOf(dataDir);
+    if (holder !== undefined || look >= HOLDER_LOOKS) return holder;
+    Atomics.wait(pause, 0, 0, HOLDER_LOOK_MS);
+  }
+};
+
 /**
  * Takes the data dir's lock for `command` (e.g. 'homed run'), or throws `DataDirInUse` with
  * `refusal(holder)` at once, without waiting. Whatever `homed.pid` says when the lock is free
@@ -86,7 +104,7 @@ export const lockDataDir = (
 ): DataDirLock => {
   const lock = tryExclusiveLock(join(dataDir, LOCK_FILE));
   if (!lock) {
-    const holder = holderOf(dataDir);
+    const holder = holderOnceKnown(dataDir);
     throw new DataDirInUse(dataDir, holder, refusal(holder));
   }
   const pidFile = join(dataDir, PID_FILE);
