@@ -154,15 +154,16 @@ export const catchesUp = (streamVersion: number, since: number): boolean => sinc
 
 /**
  * `index`, read back from a snapshot of the memory's stream at `streamVersion`, caught up with the
- * events after it; or why not: too many of them (catchesUp), or the catch-up failed (a snapshot
+ * events after it up to `currentVersion` (the stream's version now); or why not: too many of them (catchesUp), or the catch-up failed (a snapshot
  * that lies about what it holds), and then the index is dropped for a rebuild.
  */
 const caughtUpIndex = async (
   store: EventStore,
   index: MemoryIndex,
   streamVersion: number,
+  currentVersion: number,
 ): Promise<Readonly<{ index: MemoryIndex; streamVersion: number; since: number }> | Readonly<{ unused: string }>> => {
-  const after = (await store.streamVersion(MEMORY_STREAM)) - streamVersion;
+  const after = currentVersion - streamVersion;
   if (!catchesUp(streamVersion, after)) {
     return { unused: `the memory heard more after it (${after} events) than before it (${streamVersion})` };
   }
@@ -192,8 +193,9 @@ export const buildMemoryIndex = async (
   const options = indexOptionsOf(config);
   const started = performance.now();
   if (snapshot) {
-    const read = await readIndexSnapshot(snapshot.path, await snapshotKey(store, indexBuildOf(config)), store, tx, options);
-    const caughtUp = 'index' in read ? await caughtUpIndex(store, read.index, read.streamVersion) : read;
+    const now = await snapshotKey(store, indexBuildOf(config));
+    const read = await readIndexSnapshot(snapshot.path, now, store, tx, options);
+    const caughtUp = 'index' in read ? await caughtUpIndex(store, read.index, read.streamVersion, now.streamVersion) : read;
     if ('index' in caughtUp) {
       if (caughtUp.since > 0) {
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
