@@ -121,20 +121,22 @@ const runLocked = async (
     slackMb: oldSpaceSlackMb,
     log: (line) => out(`homed: ${line}`),
     first: async () => {
+      let ms: number | undefined;
       try {
-        const ms = await memory.refreshIndexSnapshot(INDEX_SNAPSHOT_LAG);
-        if (ms === undefined) return;
-        // The write leaves about twice the snapshot's size behind, mostly in buffers outside the old generation.
-        const compaction = compactHeap();
-        out(
-          `homed: wrote the recall index snapshot while idle (${ms.toFixed(0)} ms) and compacted the heap (${compaction.ms.toFixed(0)} ms); ` +
-            'a start after a crash catches up from here',
-        );
+        ms = await memory.refreshIndexSnapshot(INDEX_SNAPSHOT_LAG);
       } catch (error) {
         out(
           `homed: could not write the recall index snapshot while idle (${(error as Error).message}); a start after a crash catches up from the last one`,
         );
+        return;
       }
+      if (ms === undefined) return;
+      // The write leaves about twice the snapshot's size behind, mostly in buffers outside the old generation.
+      const compaction = compactHeap();
+      out(
+        `homed: wrote the recall index snapshot while idle (${ms.toFixed(0)} ms) and compacted the heap (${compaction.ms.toFixed(0)} ms); ` +
+          'a start after a crash catches up from here',
+      );
     },
   });
 
