@@ -20,6 +20,8 @@ const asks = (start: string) => (request: RecordedRequest) => !afterToolResult(r
 
 /** Ten lines of a story, streamed a word at a time: long enough to press /stop in the middle. */
 const STORY = Array.from({ length: 10 }, (_, i) => `Line ${i + 1} of a story that goes on and on.`).join('\n');
+/** Held in its third line (ten words a line, after the frame that says who speaks): however slow the machine, it cannot end before /stop. */
+const STORY_HELD_AFTER_FRAMES = 26;
 
 /** Held by the model after its first four words (the first frame says only who speaks) until the test lets it go. */
 const SLOW_REPLY = 'Once upon a time there was a slow model.\nThe end.';
@@ -32,6 +34,7 @@ const startScriptedLlm = () =>
     { when: asks('list'), reply: { toolCalls: [{ name: 'files_list', arguments: {} }] }, repeat: true },
     { when: asks('remind'), reply: { toolCalls: [{ name: 'timer_set', arguments: { seconds: 2, note: 'stretch' } }] }, repeat: true },
     { when: asks('Timer'), reply: { text: 'Time to stretch!' }, repeat: true },
+    { when: asks('tell me a long story'), reply: { text: STORY, holdAfterChunks: STORY_HELD_AFTER_FRAMES }, repeat: true },
     {
       when: (r) => !afterToolResult(r) && lastUserText(r).includes('story'),
       reply: { text: STORY, slow: { chunkDelayMs: 60 } },
@@ -104,7 +107,7 @@ describe('interactive waiter in a terminal', () => {
     const { dir, daemon } = await startScriptedHomed();
     const term = interactive(dir);
     await term.waitFor(/^› /m);
-    term.type('tell me a story');
+    term.type('tell me a long story');
     await term.waitFor(/Line 2 of a story/);
     // A message typed meanwhile waits its turn; /stop stops both, and says which one had not begun.
     term.type('ping');
