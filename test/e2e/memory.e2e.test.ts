@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
-import { startLlmServer } from '../support/llmServer/index.ts';
+import { messagesOf, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, REPO, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { ONNX_RUNTIME_INSTALLED } from '../support/onnxRuntime.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -87,6 +87,24 @@ describe('memory through homed', () => {
     );
     expect((await finished(spawnNode([WAITER, '--data', dir, 'What do I like?']))).stdout).toBe('You like chess.\n');
     expect(JSON.stringify(server.requests[1]!.body)).toContain('I like chess');
+    await daemons.stop(daemon);
+  });
+
+  it('recalls Chinese by its words: jieba, loaded on first use, segments what was said and what is asked', async () => {
+    const server = await startLlmServer([
+      { text: '记下了。' },
+      { toolCalls: [{ name: 'memory_recall', arguments: { query: '西红柿' } }] },
+      { text: '你种了西红柿。' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    const daemon = await daemons.start(dir);
+    expect((await finished(spawnNode([WAITER, '--data', dir, '我今天在花园里种了西红柿']))).stdout).toBe('记下了。\n');
+    expect((await finished(spawnNode([WAITER, '--data', dir, '我种了什么？']))).stdout).toBe('你种了西红柿。\n');
+    // The word is found inside the sentence, which has no spaces: only a segmenter splits it out.
+    const recalled = messagesOf(server.requests[2]!).at(-1)!;
+    expect(recalled.role).toBe('tool');
+    expect(recalled.content).toContain('我今天在花园里种了西红柿');
     await daemons.stop(daemon);
   });
 

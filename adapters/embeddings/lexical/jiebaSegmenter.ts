@@ -1,11 +1,22 @@
 /** jieba as the Chinese word segmenter of the lexical tokenizer: search mode, HMM on. */
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict.js';
+import { createRequire } from 'node:module';
+import type { Jieba } from '@node-rs/jieba';
 
+const requirePackage = createRequire(import.meta.url);
 let jieba: Jieba | undefined;
 
-/** Loading the dictionary takes ~0.5 s, so it happens on first use, once per process. */
+/**
+ * Loaded on first use, once per process: the dictionary takes ~0.5 s to load, and its module
+ * reads 11 MB of files into memory as soon as it is imported, which a memory that never meets
+ * Chinese text would carry for nothing.
+ */
+const loadJieba = (): Jieba => {
+  const { Jieba } = requirePackage('@node-rs/jieba') as typeof import('@node-rs/jieba');
+  const { dict } = requirePackage('@node-rs/jieba/dict.js') as { dict: Uint8Array };
+  return Jieba.withDict(dict);
+};
+
 export const segmentHan = (run: string): string[] => {
-  jieba ??= Jieba.withDict(dict);
+  jieba ??= loadJieba();
   return jieba.cutForSearch(run, true);
 };
