@@ -1,17 +1,17 @@
 /** jieba as the Chinese word segmenter of the lexical tokenizer: search mode, HMM on. */
 import { createRequire } from 'node:module';
-import type { Jieba } from '@node-rs/jieba';
+// The addon itself loads with the daemon, so a broken install stops it at start, not at the first Chinese message.
+import { Jieba } from '@node-rs/jieba';
 
 const requirePackage = createRequire(import.meta.url);
 let jieba: Jieba | undefined;
 
 /**
- * Loaded on first use, once per process: the dictionary takes ~0.5 s to load, and its module
+ * The dictionary is loaded on first use, once per process: it takes ~0.5 s, and its module
  * reads 11 MB of files into memory as soon as it is imported, which a memory that never meets
  * Chinese text would carry for nothing.
  */
 const loadJieba = (): Jieba => {
-  const { Jieba } = requirePackage('@node-rs/jieba') as typeof import('@node-rs/jieba');
   const { dict } = requirePackage('@node-rs/jieba/dict.js') as { dict: Uint8Array };
   return Jieba.withDict(dict);
 };
