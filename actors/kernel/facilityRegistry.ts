@@ -28,7 +28,7 @@ export class FacilityRegistry {
     return this.values.get(name) as T;
   }
 
-  contextFor(module: KernelModule, log: (line: string) => void, fail: (error: unknown) => void): ModuleContext {
+  contextFor(module: KernelModule, log: (line: string) => void, fail: (error: unknown) => void, stopping: AbortSignal): ModuleContext {
     return {
       require: <K extends keyof FacilityTypes>(facility: K): FacilityTypes[K] => {
         if (!module.requires.includes(facility)) {
@@ -55,6 +55,7 @@ export class FacilityRegistry {
       },
       log,
       fail,
+      stopping,
     };
   }
 }

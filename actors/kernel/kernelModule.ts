@@ -15,6 +15,11 @@ export interface ModuleContext {
   log(line: string): void;
   /** Reports that the running module broke; the kernel then stops in order. */
   fail(error: unknown): void;
+  /**
+   * Aborted when the kernel stops this module before its init has finished (a Ctrl-C at start): a
+   * long init (the recall index rebuilt) may end early by throwing `signal.reason`.
+   */
+  readonly stopping: AbortSignal;
 }
 
 export interface KernelModule extends ModuleDeclaration {

@@ -112,6 +112,8 @@ export type MemoryOptions = Readonly<{
   dense?: DenseRecall;
   /** Where the recall index was kept at the last clean stop: a start reads it instead of rebuilding, when it still holds. */
   indexSnapshot?: IndexSnapshotPlace;
+  /** Aborted when the daemon stops while the memory starts: a rebuild of the recall index under way ends early. */
+  stopping?: AbortSignal;
   /** Decides proposed entity merges; without it they stay proposals. */
   mergeJudge?: MergeJudge;
   /** Re-reads uncertain relations in the review loop; without it the loop only records firing. */
@@ -184,11 +186,24 @@ export type BuiltIndex = Readonly<{ index: MemoryIndex; snapshotVersion: number 
  * when it was written against the memory's stream, caught up with the events after it; otherwise
  * from the order utterances came in (it gives every item its neighbours) and the read models.
  */
+/** Items a rebuild puts between two looks at the event loop (a Ctrl-C at start is heard there). */
+const REBUILD_STEP = 2_000;
+
+/** Lets timers, signals and I/O waiting behind a long synchronous build run. */
+const letOthersRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * How a rebuild runs: `stopping` aborted ends it before it begins or at its next step, throwing
+ * its reason; `step`, the items put between two looks at the event loop (REBUILD_STEP).
+ */
+export type RebuildOptions = Readonly<{ stopping?: AbortSignal; step?: number }>;
+
 export const buildMemoryIndex = async (
   store: EventStore,
   tx: ReadModelTx,
   config: MemoryConfig,
   snapshot?: IndexSnapshotPlace,
+  { stopping, step = REBUILD_STEP }: RebuildOptions = {},
 ): Promise<BuiltIndex> => {
   const options = indexOptionsOf(config);
   const started = performance.now();
@@ -205,13 +220,17 @@ export const buildMemoryIndex = async (
     }
     if (caughtUp.unused) snapshot.log?.(`memory: the index snapshot is not used (${caughtUp.unused}); rebuilding the index`);
   }
+  stopping?.throwIfAborted();
   const rebuildStarted = performance.now();
   const utterances = await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM });
   // A long wait at start says what it is waiting for (a new data dir has nothing to rebuild).
   if (utterances.length > 0) snapshot?.log?.(`memory: rebuilding the recall index from ${utterances.length} utterances`);
   const index = new MemoryIndex(tx, options);
   for (const event of utterances) index.noteUtterance(event.data.scope, event.data.event);
-  index.rebuild();
+  for (const _ of index.rebuild(step)) {
+    await letOthersRun();
+    stopping?.throwIfAborted();
+  }
   if (utterances.length > 0) {
     snapshot?.log?.(`memory: rebuilt the recall index in ${((performance.now() - rebuildStarted) / 1000).toFixed(1)} s`);
   }
@@ -220,7 +239,7 @@ export const buildMemoryIndex = async (
 
 export const createMemory = async (store: EventStore, tx: ReadModelTx, options: MemoryOptions): Promise<Memory> => {
   const config = memoryConfigOf(options.config);
-  const built = await buildMemoryIndex(store, tx, config, options.indexSnapshot);
+  const built = await buildMemoryIndex(store, tx, config, options.indexSnapshot, options.stopping ? { stopping: options.stopping } : {});
   const { index } = built;
   /** The version of the memory's stream the snapshot at `options.indexSnapshot` holds, as this memory read or wrote it. */
   let snapshotVersion = built.snapshotVersion;

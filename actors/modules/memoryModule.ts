@@ -107,6 +107,7 @@ export const memoryModule = (): KernelModule => {
         intervals,
         ...(inspect ? { inspect } : {}),
         indexSnapshot: snapshot,
+        stopping: context.stopping,
         config: memoryConfigFrom(settings, 'chain' in llm ? llm.chain.primary()?.contextWindow : undefined),
       });
       // The next firing is a timer at the time the loops are due; each firing is a journaled message.

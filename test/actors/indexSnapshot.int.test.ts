@@ -11,7 +11,15 @@ import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { INDEX_SNAPSHOT_FILE } from '../../actors/modules/config.ts';
-import { CATCH_UP_AT_LEAST, catchesUp, openMemory, type MemoryConfig } from '../../actors/memory/openMemory.ts';
+import {
+  buildMemoryIndex,
+  CATCH_UP_AT_LEAST,
+  catchesUp,
+  memoryConfigOf,
+  openMemory,
+  type MemoryConfig,
+} from '../../actors/memory/openMemory.ts';
+import { SqliteReadModelTx } from '../../actors/projections/sqliteReadModelTx.ts';
 import { createDefaultCatalog, MEMORY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { useOpenStores, useTempDir } from '../support/tempDir.ts';
 
@@ -181,6 +189,27 @@ describe('recall index snapshot', () => {
     writeFileSync(path, packr.pack({ ...file, key: { ...file.key, streamVersion: 2, lastEventId: earlier!.id } }));
     const again = await reopen(dir);
     expect(again.logged[0]).toMatch(/not used \(.*is damaged \(its digest does not match\)\); rebuilding the index/);
+  });
+
+  it('a rebuild looks at the event loop between steps, and ends there when the start is stopped', async () => {
+    const { dir, before } = await stopped();
+    const { store, memory } = await open(dir, {}, false);
+    const tx = new SqliteReadModelTx(store.db);
+    const config = memoryConfigOf({});
+    // One item a step: a stop (a Ctrl-C's handler) runs at the first pause, and the rebuild ends there.
+    const stopping = new AbortController();
+    setImmediate(() => stopping.abort(new Error('stopped while starting')));
+    await expect(buildMemoryIndex(store, tx, config, undefined, { stopping: stopping.signal, step: 1 })).rejects.toThrow(
+      'stopped while starting',
+    );
+    // A stop heard before the rebuild begins ends it before it begins.
+    await expect(buildMemoryIndex(store, tx, config, undefined, { stopping: stopping.signal })).rejects.toThrow('stopped while starting');
+    // Unstopped, the same steps build the index a rebuild builds.
+    const { index } = await buildMemoryIndex(store, tx, config, undefined, { step: 1 });
+    expect(
+      ['taekwondo', 'piano', 'What did Bo say about London?'].map((q) => index.items.search(q, 10).map((h) => [h.id, h.score])),
+    ).toEqual(before);
+    expect(memory.index.items.size).toBe(index.items.size);
   });
 
   it('is caught up with up to 10,000 events after it whatever its size, and past that only with no more than it holds', () => {

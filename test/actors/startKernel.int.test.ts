@@ -217,6 +217,57 @@ describe('startKernel', () => {
     ]);
   });
 
+  it('tells a module stopped while its init runs, through its stopping signal; an init that ends on it is stopped, not failed', async () => {
+    const store = newStore();
+    const trace: string[] = [];
+    const kernel = await boot(store, [
+      module('config', [], ['config'], trace),
+      module('index', ['config'], ['index'], trace, {
+        init: async (c) => {
+          trace.push('init index');
+          await new Promise<void>((resolve) => c.stopping.addEventListener('abort', () => resolve()));
+          trace.push('index heard the stop');
+          c.stopping.throwIfAborted();
+        },
+      }),
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(trace).toContain('init index');
+    const output = await kernel.stop('Ctrl-C while starting');
+    expect(output.failure).toBeNull();
+    expect(output.reason).toBe('Ctrl-C while starting');
+    await expect(kernel.ready).rejects.toThrow('the kernel stopped before every layer started (Ctrl-C while starting)');
+    // Its stop is not run (it never became ready); the module before it stops as usual.
+    expect(trace.filter((t) => /index|stop/.test(t))).toEqual(['init index', 'index heard the stop', 'stop config']);
+    const facts = factLines(await store.readStream('kernel'));
+    expect(facts.some((f) => f.startsWith('ModuleFailed'))).toBe(false);
+    expect(facts.slice(-5)).toEqual([
+      'ModuleStopRequested index',
+      'ModuleStopped index',
+      'ModuleStopRequested config',
+      'ModuleStopped config',
+      'KernelStopped',
+    ]);
+    const replays = await replayKernel(store);
+    expect(replays.map((r) => r.divergence)).toEqual([null]);
+  });
+
+  it('still reports a failure that an init meets after the stop, when it is not the stop itself', async () => {
+    const store = newStore();
+    const trace: string[] = [];
+    const kernel = await boot(store, [
+      module('index', [], ['index'], trace, {
+        init: async (c) => {
+          await new Promise<void>((resolve) => c.stopping.addEventListener('abort', () => resolve()));
+          throw new Error('the disk went away');
+        },
+      }),
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const output = await kernel.stop('early');
+    expect(output.failure).toEqual({ module: 'index', error: 'the disk went away' });
+  });
+
   for (const when of ['mid-boot', 'mid-run'] as const) {
     it(`boots again after a daemon was killed ${when}, and both boots replay`, async () => {
       const store = newStore();

@@ -20,7 +20,12 @@ export type AnyModule = Readonly<{
   name: string;
   requires: readonly string[];
   provides: readonly string[];
-  init(context: { require(f: string): unknown; provide(f: string, value: unknown): void; fail(e: unknown): void }): void | Promise<void>;
+  init(context: {
+    require(f: string): unknown;
+    provide(f: string, value: unknown): void;
+    fail(e: unknown): void;
+    readonly stopping: AbortSignal;
+  }): void | Promise<void>;
   stop?(): void | Promise<void>;
 }>;
 

@@ -171,16 +171,28 @@ export class MemoryIndex {
     return this.speakers;
   }
 
-  /** Rebuilds the items from the read models; every utterance must have been noted first (`noteUtterance`). */
-  rebuild(): void {
+  /**
+   * Rebuilds the items from the read models; every utterance must have been noted first
+   * (`noteUtterance`). Pauses after every `step` items put, where the caller may let other work
+   * run, or stop (what is built so far is not an index to use).
+   */
+  *rebuild(step: number): Generator<void, void, void> {
     const { tx } = this;
+    let put = 0;
     for (const scope of contextScopes(tx)) {
       for (const row of contextOf(tx, scope)) {
         this.putContext(scope, rowEvent(row));
+        if (++put % step === 0) yield;
       }
     }
-    for (const doc of coldDocs(tx)) this.putColdDoc(doc);
-    for (const rel of allRelations(tx)) this.putRelation(rel);
+    for (const doc of coldDocs(tx)) {
+      this.putColdDoc(doc);
+      if (++put % step === 0) yield;
+    }
+    for (const rel of allRelations(tx)) {
+      this.putRelation(rel);
+      if (++put % step === 0) yield;
+    }
     for (const item of this.items.itemsOfOneUtterance()) this.layTrail(item);
   }
 
