@@ -12,7 +12,14 @@ import { contextOf, contextScopes, rowEvent } from '../contextProjection.ts';
 import { allRelations, entities, graphNeighbourhood, graphProjection, relationsById, type RelationRow } from '../graphProjection.ts';
 import { utteranceText, type ContextEventData } from '../memoryRows.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
-import { RecallIndex, type NeighbourText, type RecallIndexOptions, type RecallIndexState, type RecallItem } from './recallIndex.ts';
+import {
+  RecallIndex,
+  type NeighbourText,
+  type RecallIndexOptions,
+  type RecallIndexState,
+  type RecallItem,
+  type WeighedItem,
+} from './recallIndex.ts';
 import { type NeighbourWeights, UtteranceSequence, type UtteranceSequenceState } from './utteranceSequence.ts';
 
 export type MemoryIndexOptions = RecallIndexOptions &
@@ -401,7 +408,7 @@ export class MemoryIndex {
    * fused. What the prune compares.
    */
   contextRelevance(scope: string, query: string, k: number, vector?: Float32Array): Map<string, number> {
-    const inScope = (item: RecallItem) => (item.tier === 'context' && item.scope === scope ? 1 : 0);
+    const inScope = (item: WeighedItem) => (item.tier === 'context' && item.scope === scope ? 1 : 0);
     const hits = vector ? this.items.searchHybrid(query, vector, k, inScope) : this.items.searchContext(query, scope, k);
     return new Map(hits.filter((hit) => hit.id.startsWith(CONTEXT_ID)).map((hit) => [hit.id.slice(CONTEXT_ID.length), hit.score]));
   }

@@ -35,12 +35,15 @@ export type RecallItem = Readonly<{
 
 export type RecallHit = Omit<RecallItem, 'spokenOf' | 'saysWhen'> & Readonly<{ score: number }>;
 
+/** What a weight reads of an item: all but what it cites (which the index keeps compactly). */
+export type WeighedItem = Omit<RecallItem, 'cites'>;
+
 /**
  * How much an item counts in one search: its score is multiplied by this; ≤ 0 leaves it out.
  * `max`, when known, bounds what it returns, so a search can stop weighing items that could not
  * rank anyway.
  */
-export type RecallWeight = ((item: RecallItem) => number) &
+export type RecallWeight = ((item: WeighedItem) => number) &
   Readonly<{
     max?: number;
     /** Every item neither said at nor speaking of a time within `windows` weighs at most `restMax`. */
@@ -100,7 +103,8 @@ type StoredItem = {
   readonly tier: RecallTier;
   readonly scope: string;
   readonly text: string;
-  readonly cites: readonly string[];
+  /** One cite as the string itself, none as the one shared empty list: most items cite one thing or nothing. */
+  readonly cites: string | readonly string[];
   readonly at: number;
   readonly person: string | undefined;
   readonly sources: readonly string[] | undefined;
@@ -110,7 +114,14 @@ type StoredItem = {
   neighbours: readonly (string | number)[];
 };
 
-const flatNeighbours = (neighbours: readonly NeighbourText[]): (string | number)[] => neighbours.flatMap((n) => [n.text, n.weight]);
+/** The list every item with no cites, or no neighbours, holds: not an empty array of its own each. */
+const NONE: readonly never[] = Object.freeze([]);
+
+const flatNeighbours = (neighbours: readonly NeighbourText[]): readonly (string | number)[] =>
+  neighbours.length === 0 ? NONE : neighbours.flatMap((n) => [n.text, n.weight]);
+
+const storedCites = (cites: readonly string[]): string | readonly string[] =>
+  cites.length === 0 ? NONE : cites.length === 1 ? cites[0]! : cites;
 
 const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
   const out: NeighbourText[] = [];
@@ -138,7 +149,7 @@ const storedItem = (
   tier: tierOf(item),
   scope: shared(item.scope),
   text: item.text,
-  cites: item.cites,
+  cites: storedCites(item.cites),
   at: item.at,
   person: item.person === undefined ? undefined : shared(item.person),
   sources: item.sources,
@@ -150,7 +161,8 @@ const storedItem = (
 
 /** The item a stored one stands for, with only the fields it has (not the times it speaks of, which hits leave out). */
 const recallItemOf = (stored: StoredItem): RecallItem => {
-  const { id, tier, scope, text, cites, at, person, sources } = stored;
+  const { id, tier, scope, text, at, person, sources } = stored;
+  const cites = typeof stored.cites === 'string' ? [stored.cites] : stored.cites;
   return { id, tier, scope, text, cites, at, ...(person !== undefined ? { person } : {}), ...(sources !== undefined ? { sources } : {}) };
 };
 
@@ -249,7 +261,7 @@ export class RecallIndex {
     this.timeline.add(item.id, timesOf(item));
   }
 
-  private track(item: RecallItem): void {
+  private track(item: WeighedItem): void {
     if (item.tier !== 'context' || item.scope === undefined) return;
     const ids = this.contextByScope.get(item.scope) ?? new Set<string>();
     ids.add(item.id);
@@ -301,7 +313,7 @@ export class RecallIndex {
     if (awaitsNeighbours) this.leaveTrail(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.keep(storedItem(item, old?.neighbours ?? [], spokenOfOnce(item), this.shared));
+    this.keep(storedItem(item, old?.neighbours ?? NONE, spokenOfOnce(item), this.shared));
     this.track(item);
     this.index(item.id);
   }
@@ -431,7 +443,7 @@ export class RecallIndex {
   }
 
   /** The lexicon's words for the item's own words (each once), as tokens; not for the name of its person. */
-  private relatedTokens(item: RecallItem): string[] {
+  private relatedTokens(item: WeighedItem): string[] {
     const lookup = this.options.related;
     if (!lookup) return [];
     const person = item.person?.toLowerCase();

@@ -7,7 +7,7 @@
  * utterances that say when; and what happened in the scenes the situation recalls counts a
  * little more.
  */
-import type { RecallItem, RecallWeight } from './recallIndex.ts';
+import type { RecallWeight, WeighedItem } from './recallIndex.ts';
 import { personsNamedIn, timeWindowsOf, type TimeWindow } from './recallQuery.ts';
 import { saidOrSpokenOfWithin } from './spokenOfTime.ts';
 
@@ -67,7 +67,7 @@ export const focusOf = (
 
 /** An item's weight for `focus`; its `max` is the most any item can get, every boost that can apply applied. */
 export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOSTS): RecallWeight => {
-  const weigh = (item: RecallItem): number => {
+  const weigh = (item: WeighedItem): number => {
     if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
     let weight = 1;
     if (focus.asksWhen && saysWhen(item)) weight *= 1 + boosts.when;
@@ -87,5 +87,5 @@ export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOST
 };
 
 /** The best relative weight (0..1) of the scenes the item's utterances belong to. */
-const sceneWeightOf = (item: RecallItem, sceneWeights: ReadonlyMap<string, number>): number =>
+const sceneWeightOf = (item: WeighedItem, sceneWeights: ReadonlyMap<string, number>): number =>
   Math.min(1, Math.max(0, ...(item.sources ?? []).map((s) => sceneWeights.get(s) ?? 0)));

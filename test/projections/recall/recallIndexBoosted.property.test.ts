@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../../projections/memory/recall/bm25Index.ts';
-import { RecallIndex, type RecallItem, type RecallWeight } from '../../../projections/memory/recall/recallIndex.ts';
+import { RecallIndex, type RecallItem, type RecallWeight, type WeighedItem } from '../../../projections/memory/recall/recallIndex.ts';
 import { focusOf, weighFor } from '../../../projections/memory/recall/recallWeights.ts';
 
 const tokenize = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
@@ -48,7 +48,7 @@ describe('recall index with a month named (property)', () => {
           const pruned = index.search(question, k, weigh);
           expect(pruned).toEqual(full.search(question, k, weigh));
           // Without the month's items apart, the bound is the boosted one for every item.
-          const unboosted: RecallWeight = Object.assign((item: RecallItem) => weigh(item), { max: weigh.max });
+          const unboosted: RecallWeight = Object.assign((item: WeighedItem) => weigh(item), { max: weigh.max });
           expect(index.search(question, k, unboosted)).toEqual(pruned);
           // A smaller k ranks the start of a larger one's (what recall's smaller first pool relies on).
           expect(index.search(question, k + 7, weigh).slice(0, k)).toEqual(pruned);
