@@ -22,7 +22,7 @@ import { compactWhenIdle, MIN_SLACK_MB } from './idleCompaction.ts';
 import type { Memory } from '../actors/memory/openMemory.ts';
 import { INDEX_SNAPSHOT_LAG } from '../actors/modules/config.ts';
 import type { SchedulerFacility } from '../actors/modules/schedulerModule.ts';
-import { formatLayers, planLayers } from '../machines/kernel/index.ts';
+import { formatLayers, type KernelOutput, planLayers } from '../machines/kernel/index.ts';
 import type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actors/clock/systemClock.ts';
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
@@ -101,10 +101,10 @@ const runLocked = async (
   });
   if (booted !== 'ready') {
     out(`homed: ${booted} while starting; stopping`);
-    await kernel.stop(stopCause(booted));
+    const output = await kernel.stop(stopCause(booted));
     await store.close();
     inspector?.stop();
-    return 0;
+    return stoppedWith(output, out);
   }
   try {
     // A large start (the index snapshot read whole) frees hundreds of MB: ready once they are back with the system.
@@ -149,6 +149,11 @@ const runLocked = async (
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : stopCause(signal));
   await store.close();
   inspector?.stop();
+  return stoppedWith(output, out);
+};
+
+/** The exit code of a stop, said: 1 when a module failed (also one that failed while a signal stopped the start), else 0. */
+const stoppedWith = (output: KernelOutput, out: (line: string) => void): number => {
   if (output.failure) {
     process.stderr.write(`homed: stopped because module '${output.failure.module}' failed: ${output.failure.error}\n`);
     return 1;

@@ -181,23 +181,24 @@ const caughtUpIndex = async (
 /** A start's recall index, and the version of the memory's stream the snapshot it was read from holds (0: none was used). */
 export type BuiltIndex = Readonly<{ index: MemoryIndex; snapshotVersion: number }>;
 
-/**
- * The recall index as a start builds it: from the snapshot the last stop (or idle spell) left,
- * when it was written against the memory's stream, caught up with the events after it; otherwise
- * from the order utterances came in (it gives every item its neighbours) and the read models.
- */
-/** Items a rebuild puts between two looks at the event loop (a Ctrl-C at start is heard there). */
+/** Utterances noted, or items put, between two looks at the event loop (a Ctrl-C at start is heard there). */
 const REBUILD_STEP = 2_000;
 
 /** Lets timers, signals and I/O waiting behind a long synchronous build run. */
 const letOthersRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * How a rebuild runs: `stopping` aborted ends it before it begins or at its next step, throwing
- * its reason; `step`, the items put between two looks at the event loop (REBUILD_STEP).
+ * How a start builds the index: `stopping` aborted ends it at its next look at the event loop
+ * (between reading the snapshot, catching it up, reading the utterances, and every `step` of a
+ * rebuild), throwing its reason; `step` is REBUILD_STEP unless given.
  */
 export type RebuildOptions = Readonly<{ stopping?: AbortSignal; step?: number }>;
 
+/**
+ * The recall index as a start builds it: from the snapshot the last stop (or idle spell) left,
+ * when it was written against the memory's stream, caught up with the events after it; otherwise
+ * from the order utterances came in (it gives every item its neighbours) and the read models.
+ */
 export const buildMemoryIndex = async (
   store: EventStore,
   tx: ReadModelTx,
@@ -207,10 +208,16 @@ export const buildMemoryIndex = async (
 ): Promise<BuiltIndex> => {
   const options = indexOptionsOf(config);
   const started = performance.now();
+  const pause = async (): Promise<void> => {
+    await letOthersRun();
+    stopping?.throwIfAborted();
+  };
   if (snapshot) {
     const now = await snapshotKey(store, indexBuildOf(config));
     const read = await readIndexSnapshot(snapshot.path, now, store, tx, options);
+    await pause();
     const caughtUp = 'index' in read ? await caughtUpIndex(store, read.index, read.streamVersion, now.streamVersion) : read;
+    await pause();
     if ('index' in caughtUp) {
       if (caughtUp.since > 0) {
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -220,17 +227,18 @@ export const buildMemoryIndex = async (
     }
     if (caughtUp.unused) snapshot.log?.(`memory: the index snapshot is not used (${caughtUp.unused}); rebuilding the index`);
   }
-  stopping?.throwIfAborted();
+  await pause();
   const rebuildStarted = performance.now();
   const utterances = await store.readAll({ types: ['ContextEventAppended'], stream: MEMORY_STREAM });
   // A long wait at start says what it is waiting for (a new data dir has nothing to rebuild).
   if (utterances.length > 0) snapshot?.log?.(`memory: rebuilding the recall index from ${utterances.length} utterances`);
+  await pause();
   const index = new MemoryIndex(tx, options);
-  for (const event of utterances) index.noteUtterance(event.data.scope, event.data.event);
-  for (const _ of index.rebuild(step)) {
-    await letOthersRun();
-    stopping?.throwIfAborted();
+  for (const [i, event] of utterances.entries()) {
+    index.noteUtterance(event.data.scope, event.data.event);
+    if ((i + 1) % step === 0) await pause();
   }
+  for (const _ of index.rebuild(step)) await pause();
   if (utterances.length > 0) {
     snapshot?.log?.(`memory: rebuilt the recall index in ${((performance.now() - rebuildStarted) / 1000).toFixed(1)} s`);
   }
