@@ -117,8 +117,13 @@ export class PluginHost {
     return { mode, support, hidden: this.options.hiddenFromPlugins ?? { dirs: [], files: [] } };
   }
 
-  /** Loads every plugin, then starts the ones that auto-start; resolves when each has started or failed once. */
-  async start(): Promise<void> {
+  /**
+   * Loads every plugin, then starts the ones that auto-start; resolves when each has started or
+   * failed once. `stopping` aborted (a Ctrl-C while the daemon starts) stops the plugins still
+   * starting, a subprocess waiting for its handshake included, and ends the start throwing its
+   * reason; the caller then stops the host.
+   */
+  async start(stopping?: AbortSignal): Promise<void> {
     const { options } = this;
     await this.hub.restore();
     await this.reapLeftovers();
@@ -174,8 +179,19 @@ export class PluginHost {
     const autoStarting = [...this.entries.values()].filter(
       (e) => e.manifest.auto_start && this.hub.registry.plugins.get(e.manifest.name)?.enabled !== false,
     );
-    await startAll(autoStarting.filter((e) => e.manifest.kind === 'builtin'));
-    await startAll(autoStarting.filter((e) => e.manifest.kind !== 'builtin'));
+    const stopStarting = (): void => {
+      for (const e of autoStarting) void e.supervisor.send('STOP');
+    };
+    stopping?.throwIfAborted();
+    stopping?.addEventListener('abort', stopStarting, { once: true });
+    try {
+      await startAll(autoStarting.filter((e) => e.manifest.kind === 'builtin'));
+      stopping?.throwIfAborted();
+      await startAll(autoStarting.filter((e) => e.manifest.kind !== 'builtin'));
+    } finally {
+      stopping?.removeEventListener('abort', stopStarting);
+    }
+    stopping?.throwIfAborted();
   }
 
   /** Kills what the plugins of a daemon that was killed left running, before any plugin starts again. */

@@ -26,7 +26,8 @@ export type RunningInstance = Readonly<{
   pid?: number;
 }>;
 
-export type PluginStarter = (hub: PluginHub) => Promise<RunningInstance>;
+/** Starts a plugin; `stopping` aborted ends a start still waiting on the plugin (its process killed), rejecting. */
+export type PluginStarter = (hub: PluginHub, stopping?: AbortSignal) => Promise<RunningInstance>;
 
 export type HostEnv = BuiltinEnv &
   Readonly<{

@@ -148,7 +148,16 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         fail: (error) => context.fail(error),
         ...(inspect ? { inspect } : {}),
       });
-      await host.start();
+      try {
+        await host.start(context.stopping);
+      } catch (error) {
+        // Stopped while starting: what did start is stopped now, as the module's stop would have.
+        if (context.stopping.aborted) {
+          await host.stop();
+          travel.close();
+        }
+        throw error;
+      }
       for (const plugin of host.list())
         context.log(
           `plugin ${plugin.name} (${plugin.kind}): ${plugin.state}${plugin.tools.length ? `, tools ${plugin.tools.join(', ')}` : ''}`,

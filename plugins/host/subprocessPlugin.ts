@@ -131,14 +131,14 @@ const spawnPlugin = async (
 
 export const subprocessStarter =
   (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
-  async (hub) => {
+  async (hub, stopping) => {
     const name = manifest.name;
     const { child, ended } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
       throw permanent(name, error);
     });
     const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
     const { ready } = servePlugin(hub, name, connection, env.log);
-    let stopping = false;
+    let stopped = false;
     /** Why the kernel ended the process, when it did for a fault of the plugin's. */
     let fault: string | undefined;
     let lostFraming = false;
@@ -147,7 +147,7 @@ export const subprocessStarter =
     });
     connection.on('bye', (reason) => (fault ??= `it said bye (${reason || 'no reason'})`));
     connection.on('close', (reason) => {
-      if (stopping || !child.running) return;
+      if (stopped || !child.running) return;
       if (lostFraming) {
         fault = `it wrote bytes to stdout that are not frames, so the kernel stopped it (${reason})`;
         child.kill('SIGKILL');
@@ -156,6 +156,10 @@ export const subprocessStarter =
     child.exited.then(() => connection.close('the plugin process exited'));
     const gone = ended.then(() => fault ?? 'exited');
     const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
+    // Stopped while it greets: the process is ended now rather than at the handshake's timeout.
+    const cut = (): void => child.kill('SIGKILL');
+    if (stopping?.aborted) cut();
+    stopping?.addEventListener('abort', cut, { once: true });
     try {
       const hello = await connection.awaitHello({ capabilities: manifest.capabilities, timeoutMs });
       if (hello.plugin !== name) {
@@ -170,17 +174,19 @@ export const subprocessStarter =
       });
       await untilReady(ready, gone, name, timeoutMs, env.timers);
     } catch (error) {
-      stopping = true;
+      stopped = true;
       connection.close(`handshake failed: ${(error as Error).message}`);
       child.kill('SIGKILL');
       await ended;
       throw permanent(name, error);
+    } finally {
+      stopping?.removeEventListener('abort', cut);
     }
     return {
       exited: ended.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
       pid: child.pid,
       stop: async () => {
-        stopping = true;
+        stopped = true;
         connection.close('the kernel stops this plugin');
         await child.stop();
         await ended;

@@ -41,6 +41,8 @@ export class SupervisedPlugin {
   private readonly actor: JournaledActor<typeof pluginSupervisorMachine>;
   private instance: RunningInstance | undefined;
   private launching = false;
+  /** Aborts the start under way (`launching`), when the supervisor is told to stop before the plugin is up. */
+  private launchStop: AbortController | undefined;
   private timer: unknown;
   private settledListeners = new Set<() => void>();
 
@@ -110,6 +112,8 @@ export class SupervisedPlugin {
           void this.instance
             .stop()
             .catch((error: unknown) => this.options.log(`plugin ${this.options.name}: stop failed: ${(error as Error).message}`));
+        // Still starting (a subprocess that has not greeted yet): its start is cut short.
+        else this.launchStop?.abort();
         return;
       case 'backoff':
         this.arm(RESTART_DUE_EVENT, (context.restartAt ?? context.now) - this.options.clock.now());
@@ -127,9 +131,12 @@ export class SupervisedPlugin {
   private launch(): void {
     this.launching = true;
     const { name, hub } = this.options;
-    this.options.start(hub).then(
+    const launchStop = new AbortController();
+    this.launchStop = launchStop;
+    this.options.start(hub, launchStop.signal).then(
       (instance) => {
         this.launching = false;
+        this.launchStop = undefined;
         this.instance = instance;
         instance.exited.then(async (exit) => {
           this.instance = undefined;
@@ -149,10 +156,18 @@ export class SupervisedPlugin {
       },
       async (error: unknown) => {
         this.launching = false;
+        this.launchStop = undefined;
+        const at = this.options.clock.now();
+        if (launchStop.signal.aborted) {
+          // Stopped before it was ready: not a crash, and nothing to fix.
+          await hub.detach(name, 'stopped while starting').catch((e: unknown) => this.options.fail(e));
+          this.options.log(`plugin ${name}: stopped while starting`);
+          await this.deliver({ type: 'PROCESS_EXITED', at, exitCode: null, signal: 'SIGKILL' }).catch(() => undefined);
+          return;
+        }
         await hub.detach(name, 'the start failed').catch((e: unknown) => this.options.fail(e));
         const message = (error as Error).message;
         this.options.log(`plugin ${name}: start failed: ${message}`);
-        const at = this.options.clock.now();
         // A start no retry can fix is not a crash: the plugin is stopped with what to fix.
         await this.deliver(
           error instanceof PluginStartRefused

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { finished, REPO, waitForLine } from '../support/processes.ts';
+import { finished, HOMED, processState, REPO, spawnNode, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -89,6 +89,30 @@ describe('homed stopping', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('every acknowledged event is on disk');
     expect((await logOf(dir, '--type', 'KernelStopped')).length).toBe(1);
+    await expectCleanStop(dir, 'received SIGINT');
+  });
+});
+
+describe('homed stopped while it starts', () => {
+  it('a Ctrl-C while a plugin has not greeted yet ends its process there, not at its handshake timeout, and stops in order', async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['silent'] });
+    const homed = spawnNode([HOMED, 'run', '--data', dir]);
+    const exited = finished(homed);
+    daemons.onCleanup(async () => {
+      if (homed.exitCode === null && homed.signalCode === null) homed.kill('SIGKILL');
+      await exited.catch(() => undefined);
+    });
+    const waiting = await waitForLine(homed, /plugin silent \(stderr\): waiting, never greeting \(pid \d+\)/);
+    const pid = Number(/never greeting \(pid (\d+)\)/.exec(waiting)![1]);
+    homed.kill('SIGINT');
+    const result = await exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('homed: SIGINT while starting; stopping');
+    expect(result.stdout).toContain('plugin silent: stopped while starting');
+    // Not left to time out: the kernel ended it.
+    expect(result.stdout).not.toMatch(/no 'hello' frame within/);
+    expect(processState(pid)).toBe('gone');
+    expect(await logOf(dir, '--type', 'ModuleFailed')).toEqual([]);
     await expectCleanStop(dir, 'received SIGINT');
   });
 });
