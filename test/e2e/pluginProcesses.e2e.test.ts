@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
-import { processState, runHomed } from '../support/processes.ts';
+import { processState, runHomed, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -62,5 +62,19 @@ describe('plugin processes through homed', () => {
     const noDaemon = await runHomed(['plugins', 'reload', 'gatekeeper', '--data', dir]);
     expect(noDaemon.stderr).toContain('no homed is running on');
     expect(noDaemon.code).toBe(1);
+  });
+  it('stop reaches a plugin still waiting for its handshake: its process ends at once, and it stays stopped', async () => {
+    const dir = dataDirWith(['silent']);
+    // Ready once its first start has timed out; it is started again after its backoff.
+    const daemon = await daemons.start(dir);
+    const again = await waitForLine(daemon.process, /plugin silent \(stderr\): waiting, never greeting \(pid \d+\)/);
+    const pid = Number(/never greeting \(pid (\d+)\)/.exec(again)![1]);
+    const said = waitForLine(daemon.process, /plugin silent: (stopped while starting|start failed)/);
+    const stopped = await runHomed(['plugins', 'stop', 'silent', '--data', dir]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toMatch(/^silent\s+subprocess\s+stopped/m);
+    expect(processState(pid)).toBe('gone');
+    expect(await said).toMatch(/plugin silent: stopped while starting/);
+    await daemons.stop(daemon);
   });
 });
