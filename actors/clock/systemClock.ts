@@ -41,6 +41,9 @@ export const uuidV7 = (ms: number, random: Uint8Array): string => {
  */
 export const timeOrderedIds: IdSource = { next: () => uuidV7(Date.now(), nextRandom16()) };
 
+/** Resolves at the event loop's next check phase: timers, signals and I/O waiting behind long synchronous work run first. */
+export const letOthersRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** The longest delay one Node timer takes (about 24.8 days): a longer one fires after 1 ms instead, with a warning. */
 export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 

@@ -4,6 +4,7 @@
  * (the daemon's projections module does that); `openMemory` attaches them itself (the LoCoMo
  * benchmark, tests). Both give the same memory, so the benchmark measures the path the daemon runs.
  */
+import { letOthersRun } from '../clock/systemClock.ts';
 import type { InspectionEvent } from 'xstate';
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import type { EmbeddingProvider } from '../../adapters/embeddings/embeddingProvider.ts';
@@ -183,9 +184,6 @@ export type BuiltIndex = Readonly<{ index: MemoryIndex; snapshotVersion: number 
 
 /** Utterances noted, or items put, between two looks at the event loop (a Ctrl-C at start is heard there). */
 const REBUILD_STEP = 2_000;
-
-/** Lets timers, signals and I/O waiting behind a long synchronous build run. */
-const letOthersRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * How a start builds the index: `stopping` aborted ends it at its next look at the event loop
