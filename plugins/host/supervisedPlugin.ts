@@ -40,8 +40,7 @@ type StateName = 'stopped' | 'starting' | 'running' | 'crashed' | 'backoff' | 'g
 export class SupervisedPlugin {
   private readonly actor: JournaledActor<typeof pluginSupervisorMachine>;
   private instance: RunningInstance | undefined;
-  private launching = false;
-  /** Aborts the start under way (`launching`), when the supervisor is told to stop before the plugin is up. */
+  /** Set while a start is under way; aborted when the supervisor is told to stop before the plugin is up. */
   private launchStop: AbortController | undefined;
   private timer: unknown;
   private settledListeners = new Set<() => void>();
@@ -105,7 +104,7 @@ export class SupervisedPlugin {
     this.disarm();
     switch (this.state) {
       case 'starting':
-        if (!this.instance && !this.launching) this.launch();
+        if (!this.instance && !this.launchStop) this.launch();
         return;
       case 'stopping':
         if (this.instance)
@@ -129,13 +128,11 @@ export class SupervisedPlugin {
   }
 
   private launch(): void {
-    this.launching = true;
     const { name, hub } = this.options;
     const launchStop = new AbortController();
     this.launchStop = launchStop;
     this.options.start(hub, launchStop.signal).then(
       (instance) => {
-        this.launching = false;
         this.launchStop = undefined;
         this.instance = instance;
         instance.exited.then(async (exit) => {
@@ -155,7 +152,6 @@ export class SupervisedPlugin {
         else void this.deliver({ type: 'PROCESS_READY', at: this.options.clock.now() }).catch(() => undefined);
       },
       async (error: unknown) => {
-        this.launching = false;
         this.launchStop = undefined;
         const at = this.options.clock.now();
         if (launchStop.signal.aborted) {
