@@ -32,8 +32,8 @@ export class SecretAliases {
   private tools: ReadonlyMap<string, readonly string[]> = new Map();
   /** Values (and their JSON-escaped forms) longest first, so a value containing another is replaced whole. */
   private byLength: readonly (readonly [string, string])[] = [];
-  /** Whether a secret may be filled into a tool, by `name\0tool`, as the vault was last read. */
-  private allowed = new Map<string, boolean>();
+  /** Whether a secret may be filled into a tool, by tool then secret name, as the vault was last read. */
+  private allowed = new Map<string, Map<string, boolean>>();
   private stamp = '';
   /** Set while the watcher vouches that nothing in the vault's folder changed since the last read. */
   private trusted = false;
@@ -153,32 +153,77 @@ export class SecretAliases {
 
   /** Whether secret `name` may be filled into `tool`, remembered until the vault is read again. */
   private mayFill(name: string, tool: string): boolean {
-    const key = `${name}\u0000${tool}`;
-    let allowed = this.allowed.get(key);
+    let byName = this.allowed.get(tool);
+    if (!byName) {
+      byName = new Map();
+      this.allowed.set(tool, byName);
+    }
+    let allowed = byName.get(name);
     if (allowed === undefined) {
       allowed = (this.tools.get(name) ?? []).some((glob) => globMatches(glob, tool));
-      this.allowed.set(key, allowed);
+      byName.set(name, allowed);
     }
     return allowed;
   }
 
-  /** The vault is looked at only once an alias is found: a call without one costs no look. */
+  /**
+   * The vault is looked at only once an alias is found: a call without one costs no look. Plain
+   * methods rather than closures over a generic walk: a fill runs once a call, too seldom for
+   * the engine to optimise it, so what it allocates and calls is what it costs.
+   */
   private fillFrom(args: Readonly<Record<string, unknown>>, tool: string): Filled {
-    const filled: string[] = [];
-    const unknown: string[] = [];
-    const withheld: string[] = [];
-    let values: ReadonlyMap<string, string> | undefined;
-    const valueFor = (name: string): string | undefined => {
-      values ??= this.current();
-      const value = values.get(name);
-      const list = value === undefined ? unknown : this.mayFill(name, tool) ? filled : withheld;
+    const met: Met = { filled: [], unknown: [], withheld: [] };
+    const filledArgs = this.fillValue(args, tool, met) as Record<string, unknown>;
+    return { args: filledArgs, filled: met.filled.sort(), unknown: met.unknown.sort(), withheld: met.withheld.sort() };
+  }
+
+  /** `value` with its aliases filled; only the objects and arrays holding a changed string are copied. */
+  private fillValue(value: unknown, tool: string, met: Met): unknown {
+    if (typeof value === 'string') return this.fillText(value, tool, met);
+    if (typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const mapped = this.fillValue(value[i], tool, met);
+        if (mapped === value[i]) continue;
+        copy ??= [...value];
+        copy[i] = mapped;
+      }
+      return copy ?? value;
+    }
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      const mapped = this.fillValue(item, tool, met);
+      if (mapped === item) continue;
+      copy ??= { ...value };
+      // The spread made every key an own property, __proto__ too: this assignment never sets a prototype.
+      copy[key] = mapped;
+    }
+    return copy ?? value;
+  }
+
+  /** `text` with each alias of a secret set for `tool` replaced by its value; the names met listed in `met`. */
+  private fillText(text: string, tool: string, met: Met): string {
+    let replaced = '';
+    let copied = 0;
+    for (let at = text.indexOf('@{'); at >= 0; at = text.indexOf('@{', at + 2)) {
+      const name = aliasNameAt(text, at);
+      if (name === undefined) continue;
+      met.values ??= this.current();
+      const value = met.values.get(name);
+      const list = value === undefined ? met.unknown : this.mayFill(name, tool) ? met.filled : met.withheld;
       if (!list.includes(name)) list.push(name);
-      return list === filled ? value : undefined;
-    };
-    const filledArgs = mapChangedStrings(args, (text) => replaceAliases(text, valueFor)) as Record<string, unknown>;
-    return { args: filledArgs, filled: filled.sort(), unknown: unknown.sort(), withheld: withheld.sort() };
+      if (list !== met.filled) continue;
+      replaced += text.slice(copied, at) + value;
+      copied = at + name.length + 3;
+    }
+    return copied === 0 ? text : replaced + text.slice(copied);
   }
 }
+
+/** The alias names one fill met, by what became of them, and the vault as the fill first looked at it. */
+type Met = { readonly filled: string[]; readonly unknown: string[]; readonly withheld: string[]; values?: ReadonlyMap<string, string> };
 
 /** Where a secret's value was found in a text. */
 type Found = Readonly<{ start: number; end: number; name: string }>;
@@ -217,21 +262,6 @@ const aliasNameAt = (text: string, at: number): string | undefined => {
   let end = start + 1;
   while (end - start < MAX_NAME_LENGTH && isNameChar(text.charCodeAt(end))) end++;
   return text.charCodeAt(end) === CLOSE_BRACE ? text.slice(start, end) : undefined;
-};
-
-/** `text` with each alias whose name `valueFor` gives a value for replaced by it (the others kept). */
-const replaceAliases = (text: string, valueFor: (name: string) => string | undefined): string => {
-  let replaced = '';
-  let copied = 0;
-  for (let at = text.indexOf('@{'); at >= 0; at = text.indexOf('@{', at + 2)) {
-    const name = aliasNameAt(text, at);
-    if (name === undefined) continue;
-    const value = valueFor(name);
-    if (value === undefined) continue;
-    replaced += text.slice(copied, at) + value;
-    copied = at + name.length + 3;
-  }
-  return copied === 0 ? text : replaced + text.slice(copied);
 };
 
 /** `value` with every string inside it mapped; only the objects and arrays holding a changed string are copied. */
