@@ -6,6 +6,7 @@
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
 import { type Bm25Counts, Bm25Index, type Bm25State, type BoostedDocuments } from './bm25Index.ts';
+import { ItemTable, NONE, type TableRow } from './itemTable.ts';
 import { ItemTimeline } from './itemTimeline.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
 import type { TimeWindow } from './recallQuery.ts';
@@ -57,7 +58,10 @@ const BOOSTED_SHARE = 0.05;
 const TIMELINE_STALE_AT_MOST = 4_096;
 
 /** When an item was said, and the times it speaks of. */
-const timesOf = (item: StoredItem): number[] => [item.at, ...item.spokenOf.map((w) => w.from)];
+const timesOf = (item: Readonly<{ at: number; spokenOf: readonly TimeWindow[] }>): number[] => [
+  item.at,
+  ...item.spokenOf.map((w) => w.from),
+];
 
 /** Reciprocal rank fusion constant (Cormack et al.). */
 const RRF_K = 60;
@@ -92,36 +96,8 @@ export type RecallIndexState = Readonly<{
   bm25: Bm25State;
 }>;
 
-/**
- * An item as the index keeps it, with the texts of its neighbours (shared, not copied). Every
- * field is always there (undefined when the item has none), so all stored items share one
- * shape: V8 gives each object made by spreading another (`{ ...item, neighbours }`) a shape
- * of its own, some 250 bytes an item.
- */
-type StoredItem = {
-  readonly id: string;
-  readonly tier: RecallTier;
-  readonly scope: string;
-  readonly text: string;
-  /** One cite as the string itself, none as the one shared empty list: most items cite one thing or nothing. */
-  readonly cites: string | readonly string[];
-  readonly at: number;
-  readonly person: string | undefined;
-  readonly sources: readonly string[] | undefined;
-  readonly spokenOf: readonly TimeWindow[];
-  readonly saysWhen: boolean;
-  /** Its neighbours as text, weight, text, weight…: one array, not an object per neighbour. */
-  neighbours: readonly (string | number)[];
-};
-
-/** The list every item with no cites, or no neighbours, holds: not an empty array of its own each. */
-const NONE: readonly never[] = Object.freeze([]);
-
 const flatNeighbours = (neighbours: readonly NeighbourText[]): readonly (string | number)[] =>
   neighbours.length === 0 ? NONE : neighbours.flatMap((n) => [n.text, n.weight]);
-
-const storedCites = (cites: readonly string[]): string | readonly string[] =>
-  cites.length === 0 ? NONE : cites.length === 1 ? cites[0]! : cites;
 
 const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
   const out: NeighbourText[] = [];
@@ -129,27 +105,18 @@ const neighbourList = (flat: readonly (string | number)[]): NeighbourText[] => {
   return out;
 };
 
-/** The tiers as the one string each: a tier read from a snapshot is otherwise a string of its own per item. */
-const TIERS = new Map<string, RecallTier>((['context', 'cold', 'graph'] as const).map((tier) => [tier, tier]));
-
-const tierOf = (item: RecallItem): RecallTier => {
-  const tier = TIERS.get(item.tier);
-  if (tier === undefined) throw new RangeError(`recall item ${item.id} has no tier of ${[...TIERS.keys()].join(', ')}: ${item.tier}`);
-  return tier;
-};
-
 /** `shared` gives one string for every equal scope and person name, however many items hold it. */
-const storedItem = (
+const rowOf = (
   item: RecallItem,
   neighbours: readonly (string | number)[],
   spokenOf: readonly TimeWindow[],
   shared: (text: string) => string,
-): StoredItem => ({
+): TableRow => ({
   id: item.id,
-  tier: tierOf(item),
+  tier: item.tier,
   scope: shared(item.scope),
   text: item.text,
-  cites: storedCites(item.cites),
+  cites: item.cites,
   at: item.at,
   person: item.person === undefined ? undefined : shared(item.person),
   sources: item.sources,
@@ -159,16 +126,9 @@ const storedItem = (
   neighbours,
 });
 
-/** The item a stored one stands for, with only the fields it has (not the times it speaks of, which hits leave out). */
-const recallItemOf = (stored: StoredItem): RecallItem => {
-  const { id, tier, scope, text, at, person, sources } = stored;
-  const cites = typeof stored.cites === 'string' ? [stored.cites] : stored.cites;
-  return { id, tier, scope, text, cites, at, ...(person !== undefined ? { person } : {}), ...(sources !== undefined ? { sources } : {}) };
-};
-
 export class RecallIndex {
   /** Each item with the texts of its neighbours; its words are worked out again when it is re-indexed. */
-  private readonly items = new Map<string, StoredItem>();
+  private readonly items = new ItemTable();
   private readonly relatedCache = new Map<string, string[]>();
   private readonly tokenCache = new Map<string, string[]>();
   /** Where an item went when it moved tier, so late neighbours still find it. */
@@ -204,11 +164,14 @@ export class RecallIndex {
   /** The index as data, for a snapshot (vectors are not kept: a start asks the embedding cache again, as a rebuild does). */
   toState(): RecallIndexState {
     return {
-      items: [...this.items.values()].map((stored) => ({
-        ...recallItemOf(stored),
-        ...(stored.spokenOf.length > 0 ? { spokenOf: stored.spokenOf } : {}),
-        neighbours: neighbourList(stored.neighbours),
-      })),
+      items: [...this.items.slots()].map((slot) => {
+        const spokenOf = this.items.spokenOf(slot);
+        return {
+          ...this.items.item(slot),
+          ...(spokenOf.length > 0 ? { spokenOf } : {}),
+          neighbours: neighbourList(this.items.neighbours(slot)),
+        };
+      }),
       movedTo: [...this.movedTo],
       bm25: this.bm25.toState(),
     };
@@ -224,11 +187,11 @@ export class RecallIndex {
     for (const stored of state.items) {
       if (!index.bm25.has(stored.id)) throw new RangeError(`RecallIndex.fromState: item ${stored.id} is not in its BM25 index`);
       const spokenOf = stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME;
-      const item = storedItem(stored, flatNeighbours(stored.neighbours), spokenOf, index.shared);
-      index.keep(item);
+      const item = rowOf(stored, flatNeighbours(stored.neighbours), spokenOf, index.shared);
+      const slot = index.keep(item);
       index.track(item);
       if (item.tier === 'context') {
-        const counts = index.documentOf(item);
+        const counts = index.documentOf(slot);
         if (!index.bm25.holds(item.id, counts))
           throw new RangeError(`RecallIndex.fromState: item ${item.id} is not in its BM25 index as it reads`);
         index.contextCounts.set(item.id, counts);
@@ -250,18 +213,19 @@ export class RecallIndex {
     this.movedTo.delete(item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.keep(storedItem(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.shared));
+    this.keep(rowOf(item, flatNeighbours(neighbourTexts), spokenOfOnce(item), this.shared));
     this.track(item);
     this.unembedded.add(item.id);
     this.index(item.id);
   }
 
-  private keep(item: StoredItem): void {
-    this.items.set(item.id, item);
+  private keep(item: TableRow): number {
+    const slot = this.items.set(item);
     this.timeline.add(item.id, timesOf(item));
+    return slot;
   }
 
-  private track(item: WeighedItem): void {
+  private track(item: Readonly<{ id: string; tier: RecallTier; scope: string }>): void {
     if (item.tier !== 'context' || item.scope === undefined) return;
     const ids = this.contextByScope.get(item.scope) ?? new Set<string>();
     ids.add(item.id);
@@ -269,21 +233,22 @@ export class RecallIndex {
   }
 
   private untrack(id: string): void {
-    const item = this.items.get(id);
-    if (item?.tier !== 'context' || item.scope === undefined) return;
-    const ids = this.contextByScope.get(item.scope);
+    const slot = this.items.slot(id);
+    if (slot === undefined || this.items.tier(slot) !== 'context') return;
+    const scope = this.items.scope(slot);
+    const ids = this.contextByScope.get(scope);
     ids?.delete(id);
-    if (ids?.size === 0) this.contextByScope.delete(item.scope);
+    if (ids?.size === 0) this.contextByScope.delete(scope);
   }
 
   /** Adds words of a neighbour that arrived later. */
   addNeighbour(id: string, neighbour: NeighbourText): void {
     const resolved = this.resolve(id);
-    const item = this.items.get(resolved);
-    if (!item) return;
+    const slot = this.items.slot(resolved);
+    if (slot === undefined) return;
     this.unindex(resolved);
     // concat makes an array of just the length needed; spreading into a literal leaves room to grow in every item.
-    item.neighbours = item.neighbours.concat(neighbour.text, neighbour.weight);
+    this.items.setNeighbours(slot, this.items.neighbours(slot).concat(neighbour.text, neighbour.weight));
     this.index(resolved);
   }
 
@@ -305,7 +270,8 @@ export class RecallIndex {
    * where it went must be kept until it is settled.
    */
   move(fromId: string, item: RecallItem, awaitsNeighbours = true): void {
-    const old = this.items.get(fromId);
+    const oldSlot = this.items.slot(fromId);
+    const old = oldSlot === undefined ? undefined : { text: this.items.text(oldSlot), neighbours: this.items.neighbours(oldSlot) };
     const vector = this.vectors.get(fromId);
     this.remove(fromId);
     if (vector && item.text === old?.text) this.vectors.set(item.id, vector);
@@ -313,7 +279,7 @@ export class RecallIndex {
     if (awaitsNeighbours) this.leaveTrail(fromId, item.id);
     this.untrack(item.id);
     this.unindex(item.id);
-    this.keep(storedItem(item, old?.neighbours ?? NONE, spokenOfOnce(item), this.shared));
+    this.keep(rowOf(item, old?.neighbours ?? NONE, spokenOfOnce(item), this.shared));
     this.track(item);
     this.index(item.id);
   }
@@ -344,8 +310,10 @@ export class RecallIndex {
 
   /** The items that stand for one utterance, with it. */
   *itemsOfOneUtterance(): Iterable<Readonly<{ id: string; tier: RecallTier; text: string; sources: readonly [string] }>> {
-    for (const item of this.items.values()) {
-      if (item.sources?.length === 1) yield { id: item.id, tier: item.tier, text: item.text, sources: [item.sources[0]!] };
+    for (const slot of this.items.slots()) {
+      const source = this.items.onlySource(slot);
+      if (source !== undefined)
+        yield { id: this.items.id(slot), tier: this.items.tier(slot), text: this.items.text(slot), sources: [source] };
     }
   }
 
@@ -356,8 +324,8 @@ export class RecallIndex {
   /** The items that have no vector yet (and forgets them). */
   drainUnembedded(): { id: string; text: string }[] {
     const out = [...this.unembedded].flatMap((id) => {
-      const item = this.items.get(id);
-      return item && !this.vectors.has(id) ? [{ id, text: item.text }] : [];
+      const slot = this.items.slot(id);
+      return slot !== undefined && !this.vectors.has(id) ? [{ id, text: this.items.text(slot) }] : [];
     });
     this.unembedded.clear();
     return out;
@@ -370,13 +338,17 @@ export class RecallIndex {
     this.vectors.delete(id);
     this.items.delete(id);
     if (this.timeline.entries > 2 * this.items.size + TIMELINE_STALE_AT_MOST) {
-      this.timeline.rebuild([...this.items.values()].map((item) => [item.id, timesOf(item)] as const));
+      this.timeline.rebuild(
+        [...this.items.slots()].map(
+          (slot) => [this.items.id(slot), timesOf({ at: this.items.at(slot), spokenOf: this.items.spokenOf(slot) })] as const,
+        ),
+      );
     }
   }
 
   get(id: string): RecallItem | undefined {
-    const stored = this.items.get(this.resolve(id));
-    return stored && recallItemOf(stored);
+    const slot = this.items.slot(this.resolve(id));
+    return slot === undefined ? undefined : this.items.item(slot);
   }
 
   private resolve(id: string): string {
@@ -388,7 +360,13 @@ export class RecallIndex {
   search(query: string, k: number, weigh?: RecallWeight): RecallHit[] {
     const terms = this.options.tokenize(query);
     if (terms.length === 0) return [];
-    const hits = this.bm25.search(terms, k, weigh && ((id) => weigh(this.items.get(id)!)), weigh?.max, this.boostedFor(weigh));
+    const hits = this.bm25.search(
+      terms,
+      k,
+      weigh && ((id) => weigh(this.items.view(this.items.slot(id)!))),
+      weigh?.max,
+      this.boostedFor(weigh),
+    );
     return hits.map((hit) => this.hit(hit.id, hit.score));
   }
 
@@ -423,7 +401,7 @@ export class RecallIndex {
     const keyword = this.search(query, pool, weigh);
     const dense: { id: string; score: number }[] = [];
     for (const [id, v] of this.vectors) {
-      const weight = weigh ? weigh(this.items.get(id)!) : 1;
+      const weight = weigh ? weigh(this.items.view(this.items.slot(id)!)) : 1;
       // Similarity moved to [0, 1] first, so a weight above 1 always ranks an item higher.
       if (weight > 0) dense.push({ id, score: ((1 + cosine(queryVector, v)) / 2) * weight });
     }
@@ -439,17 +417,17 @@ export class RecallIndex {
   }
 
   private hit(id: string, score: number): RecallHit {
-    return { ...recallItemOf(this.items.get(id)!), score };
+    return { ...this.items.item(this.items.slot(id)!), score };
   }
 
   /** The lexicon's words for the item's own words (each once), as tokens; not for the name of its person. */
-  private relatedTokens(item: WeighedItem): string[] {
+  private relatedTokens(text: string, person: string | undefined): string[] {
     const lookup = this.options.related;
     if (!lookup) return [];
-    const person = item.person?.toLowerCase();
+    const lowerPerson = person?.toLowerCase();
     const out = new Set<string>();
-    for (const word of new Set(item.text.match(/[A-Za-z][A-Za-z'-]*[A-Za-z]/g) ?? [])) {
-      if (word.toLowerCase() === person) continue;
+    for (const word of new Set(text.match(/[A-Za-z][A-Za-z'-]*[A-Za-z]/g) ?? [])) {
+      if (word.toLowerCase() === lowerPerson) continue;
       let tokens = this.relatedCache.get(word);
       if (!tokens) {
         tokens = [...new Set(lookup(word).flatMap((w) => this.options.tokenize(w)))];
@@ -457,7 +435,7 @@ export class RecallIndex {
       }
       for (const t of tokens) out.add(t);
     }
-    for (const t of this.tokens(item.text)) out.delete(t);
+    for (const t of this.tokens(text)) out.delete(t);
     return [...out];
   }
 
@@ -473,17 +451,17 @@ export class RecallIndex {
 
   /** Puts the stored item `id` into BM25 (and, in context, keeps its counts). */
   private index(id: string): void {
-    const item = this.items.get(id)!;
-    const counts = this.documentOf(item);
+    const slot = this.items.slot(id)!;
+    const counts = this.documentOf(slot);
     this.bm25.addCounts(id, counts);
-    if (item.tier === 'context') this.contextCounts.set(id, counts);
+    if (this.items.tier(slot) === 'context') this.contextCounts.set(id, counts);
   }
 
   /** Takes the stored item `id`, as it is now, out of BM25 (nothing when there is none). */
   private unindex(id: string): void {
-    const item = this.items.get(id);
-    if (!item) return;
-    this.bm25.remove(id, this.contextCounts.get(id) ?? this.documentOf(item));
+    const slot = this.items.slot(id);
+    if (slot === undefined) return;
+    this.bm25.remove(id, this.contextCounts.get(id) ?? this.documentOf(slot));
     this.contextCounts.delete(id);
   }
 
@@ -492,14 +470,15 @@ export class RecallIndex {
    * neighbour's words its weight's times. Worked out again to take it out (the same item gives
    * the same counts), so BM25 keeps no copy of every item's counts.
    */
-  private documentOf(item: StoredItem): Map<string, number> {
+  private documentOf(slot: number): Map<string, number> {
     const counts = new Map<string, number>();
     const count = (tokens: readonly string[], times: number): void => {
       for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + times);
     };
-    count(this.tokens(item.text), OWN_WEIGHT);
-    count(this.relatedTokens(item), RELATED_WEIGHT);
-    const { neighbours } = item;
+    const text = this.items.text(slot);
+    count(this.tokens(text), OWN_WEIGHT);
+    count(this.relatedTokens(text, this.items.person(slot)), RELATED_WEIGHT);
+    const neighbours = this.items.neighbours(slot);
     for (let i = 0; i < neighbours.length; i += 2) count(this.tokens(neighbours[i] as string), neighbours[i + 1] as number);
     for (const [t, times] of counts) if (times <= 0) counts.delete(t);
     return counts;
