@@ -67,6 +67,7 @@ export const securityModule = (): KernelModule => {
         review: setting<ReviewRules>(settings, 'security.review', {}),
         ...sandboxFrom(settings, dataDir),
         protectedPaths: daemonFilesOf(dataDir),
+        owners: setting<readonly string[]>(settings, 'security.owners', []),
       });
       context.guard(Facility.scheduler, (scheduler) => proxy.guardInputs(scheduler));
       context.guard(Facility.llm, (llm) => proxy.guardModel(llm));

@@ -11,7 +11,9 @@ import {
   blockedNotice,
   blocksContent,
   decideSandbox,
+  isPrivileged,
   normalisePath,
+  OWNER,
   isUnder,
   reviewContent,
   type ReviewRules,
@@ -34,6 +36,8 @@ export type SecurityOptions = Readonly<{
   base: SandboxBase;
   /** Paths no tool may touch whatever the roots say (the vault, the log, settings). */
   protectedPaths: readonly string[];
+  /** Plugin-declared principals the owner vouches for (`security.owners`): their inputs may have secrets filled in, as the owner's may. */
+  owners?: readonly string[];
 }>;
 
 export class SecurityProxy {
@@ -126,6 +130,14 @@ export class SecurityProxy {
     origin: Parameters<TurnPlugins['callTool']>[2],
   ): Promise<ToolResult> {
     const { args, filled, unknown, withheld } = this.options.aliases.fill(invocation.args, invocation.name);
+    // A turn with no recorded principal is the owner's, as the turn runner reads it.
+    const principal = origin?.principal ?? OWNER;
+    if (filled.length + withheld.length + unknown.length > 0 && !isPrivileged({ owners: this.options.owners ?? [] }, principal)) {
+      return this.refusal(
+        `secrets are filled in only for the owner's inputs, and this one is from ${principal}; ` +
+          `the owner can vouch for that principal with 'security.owners' in settings`,
+      );
+    }
     if (unknown.length > 0) {
       return this.refusal(
         `no secret named ${unknown.join(', ')} in the vault; 'homed secret list' shows the names, 'homed secret set NAME' adds one`,

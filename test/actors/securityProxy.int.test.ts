@@ -19,7 +19,7 @@ import { useTempDir } from '../support/tempDir.ts';
 const tempDir = useTempDir();
 const KEY = 'sk-proxy-test-91d2e7';
 
-const given = (review = {}) => {
+const given = (review = {}, owners: readonly string[] = []) => {
   const dir = tempDir();
   SecretVault.open(dir).set('API_KEY', KEY, ['files_*']);
   SecretVault.open(dir).set('LLM_ONLY', 'llm-only-value-5521');
@@ -29,6 +29,7 @@ const given = (review = {}) => {
     review,
     ...sandboxFrom({}, dir),
     protectedPaths: [join(dir, 'secrets'), join(dir, 'settings.json')],
+    owners,
   });
   const calls: ToolInvocation[] = [];
   let reply = 'ok';
@@ -46,8 +47,12 @@ const given = (review = {}) => {
     runHandler: async () => ({ response: `the key is ${KEY}` }) as never,
   };
   const tools = proxy.guardTools(turns);
-  const call = (args: Record<string, unknown>, name = 'files_read') =>
-    tools.callTool({ callId: 'c', name, owner: 'files', args }, new AbortController().signal);
+  const call = (args: Record<string, unknown>, name = 'files_read', principal?: string) =>
+    tools.callTool(
+      { callId: 'c', name, owner: 'files', args },
+      new AbortController().signal,
+      principal === undefined ? undefined : { conversation: 'qq:guest-1', principal },
+    );
   return { dir, proxy, calls, call, tools, reply: (text: string) => (reply = text) };
 };
 
@@ -69,6 +74,20 @@ describe('the security proxy', () => {
     const elsewhere = await call({ url: '@{API_KEY}' }, 'web_get');
     expect(elsewhere.refused).toContain('API_KEY (files_*) may not be filled into web_get');
     expect(calls).toEqual([]);
+  });
+
+  it("fills secrets only into the owner's calls and those of principals the owner vouches for, naming no secret to anyone else", async () => {
+    const { calls, call } = given({}, ['qq.friend']);
+    for (const args of [{ path: '@{API_KEY}' }, { path: '@{LLM_ONLY}' }, { path: '@{NOPE}' }]) {
+      const refused = (await call(args, 'files_read', 'qq.guest')).refused;
+      expect(refused).toContain("secrets are filled in only for the owner's inputs, and this one is from qq.guest");
+      expect(refused).not.toMatch(/API_KEY|LLM_ONLY|NOPE|files_\*/);
+    }
+    expect(calls).toEqual([]);
+    expect((await call({ path: 'a.txt' }, 'files_read', 'qq.guest')).refused).toBeUndefined();
+    expect((await call({ path: '@{API_KEY}' }, 'files_read', 'qq.friend')).filled).toEqual(['API_KEY']);
+    expect((await call({ path: '@{API_KEY}' }, 'files_read', 'owner')).filled).toEqual(['API_KEY']);
+    expect(calls.map((c) => c.args.path)).toEqual(['a.txt', KEY, KEY]);
   });
 
   it('refuses paths outside the roots, into the daemon’s own files, and through a symbolic link out of a root', async () => {

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { everyFileText } from '../support/everyFile.ts';
-import { type LogLine, parseLog, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { type LogLine, logOf, parseLog, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import {
   afterToolResult,
   type LlmServer,
@@ -225,6 +225,33 @@ describe('red team: the API key', () => {
     expect(reply.stdout).toBe(`Sure! Your key is ${ALIAS} and it works.\n`);
     expect(log.text, 'the value in the log (LlmChunkRecorded)').not.toContain(VALUE);
     expect(everyFileText(dir), 'the value in the data dir').not.toContain(VALUE);
+  });
+});
+
+describe("red team: a plugin's guest asking for the owner's secret", () => {
+  // A secret set for files_write was filled into a call the visitor plugin's guest profile
+  // started, and the plugin could read the file it went to. This was a leak.
+  it('is refused before the tool runs, naming no secret, and the value is written nowhere', async () => {
+    const server = await scripted([
+      { toolCalls: [{ id: 'call_store', name: 'files_write', arguments: { path: 'guest.txt', content: ALIAS } }] },
+      { text: 'I could not store it.' },
+    ]);
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['visitor'] });
+    SecretVault.open(dir).set(SECRET, VALUE, ['files_write']);
+    const daemon = await daemons.start(dir);
+    await expect.poll(async () => (await logOf(dir, '--type', 'OutputSent')).length, { timeout: 15_000 }).toBe(1);
+    await daemons.stop(daemon);
+    const log = await readLog(dir);
+    expect(log.of('TurnRequested').map((d) => d.principal)).toEqual(['visitor.guest']);
+    const reason = refusals(log).get('call_store');
+    expect(reason).toBe(
+      "secrets are filled in only for the owner's inputs, and this one is from visitor.guest; the owner can vouch for that principal with 'security.owners' in settings",
+    );
+    expect(log.of('SecretFilled')).toEqual([]);
+    expect(toolResults(server.requests[1]!).get('call_store')).toBe(`${REFUSED}${reason}`);
+    expect(readdirSync(join(dir, 'files'))).not.toContain('guest.txt');
+    expect(everyFileText(dir)).not.toContain(VALUE);
+    await verifyReplay(dir);
   });
 });
 
