@@ -149,8 +149,9 @@ export class SecurityProxy {
         `${which} may not be filled into ${invocation.name}; the owner allows a tool with 'homed secret set NAME --tools ${invocation.name}'`,
       );
     }
-    const refused = this.sandboxRefusal(turns.accessOf(invocation.name), args);
-    if (refused) return this.refusal(refused);
+    const access = turns.accessOf(invocation.name);
+    const refused = this.sandboxRefusal(access, args);
+    if (refused) return this.refusal(args === invocation.args ? refused : this.filledRefusal(access, invocation.args));
     let result: ToolResult;
     try {
       result = await turns.callTool({ ...invocation, args }, signal, origin);
@@ -166,6 +167,18 @@ export class SecurityProxy {
       ...(findings.length ? { findings } : {}),
       ...(blocked ? { blocked: true } : {}),
     };
+  }
+
+  /**
+   * Why a call refused once its secrets were filled in, said of its arguments as the model wrote
+   * them: a reason quoting a filled path (cut short when long) could hold part of a value, which
+   * no scrub would know for one.
+   */
+  private filledRefusal(access: ToolAccess | undefined, written: Readonly<Record<string, unknown>>): string {
+    return (
+      this.sandboxRefusal(access, written) ??
+      'a path argument leads outside the sandbox once the secrets it names are filled in; a secret is no part of a path'
+    );
   }
 
   private refusal(reason: string): ToolResult {

@@ -90,6 +90,20 @@ describe('the security proxy', () => {
     expect(calls.map((c) => c.args.path)).toEqual(['a.txt', KEY, KEY]);
   });
 
+  // A refusal quoted the filled path cut at 120 characters: the cut held most of the value, which
+  // the scrub (of whole values) let through. This was a leak.
+  it('says why a filled call was refused of the arguments as written, so no piece of a value is quoted', async () => {
+    const { calls, call } = given();
+    const pieces = Array.from({ length: KEY.length - 7 }, (_, i) => KEY.slice(i, i + 8));
+    for (const path of [`/nope/./${'a'.repeat(100)}@{API_KEY}`, `../${'b'.repeat(110)}/@{API_KEY}`]) {
+      const refused = (await call({ path }))!.refused!;
+      expect(refused).toContain("outside the sandbox's read roots");
+      expect(refused).toContain('@{API_KEY}');
+      for (const piece of pieces) expect(refused).not.toContain(piece);
+    }
+    expect(calls).toEqual([]);
+  });
+
   it('refuses paths outside the roots, into the daemon’s own files, and through a symbolic link out of a root', async () => {
     const { dir, calls, call } = given();
     writeFileSync(join(dir, 'settings.json'), '{}');

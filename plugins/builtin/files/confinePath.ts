@@ -87,7 +87,8 @@ const refuseLongNames = (requested: string, lexical: string): void => {
   if (long !== undefined) {
     throw new FileOperationFailed(
       requested,
-      `has a name of ${Buffer.byteLength(long)} bytes ('${long.slice(0, 24)}…'), longer than the ${MAX_NAME_BYTES} bytes a file system allows`,
+      // The path is quoted whole already: a piece of one name cut from it could be part of a filled secret, which the scrub would miss.
+      `has a name of ${Buffer.byteLength(long)} bytes, longer than the ${MAX_NAME_BYTES} bytes a file system allows`,
       'use a shorter name',
       'ENAMETOOLONG',
     );
