@@ -105,7 +105,7 @@ export class PluginHost {
   }
 
   /** The sandbox subprocess plugins run in, asked of this machine once; said when it cannot be had. */
-  private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden: HiddenPaths }> {
+  private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }> {
     const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
     const support = probeSandbox(mode);
     if (support.kind === 'unavailable') {
@@ -114,7 +114,7 @@ export class PluginHost {
           '(security.sandbox.plugins)',
       );
     }
-    return { mode, support, hidden: this.options.hiddenFromPlugins ?? { dirs: [], files: [] } };
+    return { mode, support, ...(this.options.hiddenFromPlugins ? { hidden: this.options.hiddenFromPlugins } : {}) };
   }
 
   /**

@@ -39,7 +39,7 @@ export type HostEnv = BuiltinEnv &
     /** Whether a value holds a vault secret: that variable is withheld too. */
     holdsSecret?: (value: string) => boolean;
     /** The sandbox subprocess plugins run in (absent: none). */
-    sandbox?: Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden: HiddenPaths }>;
+    sandbox?: Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }>;
     handshakeTimeoutMs?: number;
     remoteTimeouts?: RemoteTimeouts;
   }>;

@@ -2,23 +2,17 @@
  * The plugin host as a kernel module: loads the built-in and data-dir plugins and provides
  * `Facility.plugins` (the host, and the plugins as a turn sees them).
  */
-import { join } from 'node:path';
-import { CLI_SOCKET_FILE } from '../builtin/cli/cliWire.ts';
-import { BUILTIN_STATE_DIR } from '../sdk/builtinPlugin.ts';
+import { realpathSync } from 'node:fs';
 import type { HiddenPaths } from './processSandbox.ts';
 import {
-  EVENT_LOG_FILE,
   Facility,
   INSPECT_FACILITY,
   layoutMachine,
   MACHINE_WATCH_FACILITY,
   type MachineLayout,
   type Replayer,
-  SECRETS_DIR,
-  SETTINGS_FILE,
   setting,
   sourceLabels,
-  VECTOR_CACHE_FILE,
   type ApprovalDesk,
   type KernelModule,
 } from '../../actors/index.ts';
@@ -38,15 +32,11 @@ import { turnPluginsOf } from './turnPlugins.ts';
 export const MEMORY_NOTES_SCOPE = 'notes';
 
 /**
- * What a subprocess plugin's process must not see of the data dir: the vault, the built-ins'
- * state, settings, the log and its WAL, the vectors, and the cli socket (which speaks as the owner).
+ * What a subprocess plugin's process must not see: the data dir, all of it but the plugin's own
+ * folder (the vault, settings, the log, the index snapshot, the built-ins' state, the cli socket
+ * that speaks as the owner, other plugins, and whatever the daemon writes there later).
  */
-export const hiddenFromPlugins = (dataDir: string): HiddenPaths => ({
-  dirs: [SECRETS_DIR, BUILTIN_STATE_DIR].map((d) => join(dataDir, d)),
-  files: [SETTINGS_FILE, EVENT_LOG_FILE, `${EVENT_LOG_FILE}-wal`, `${EVENT_LOG_FILE}-shm`, VECTOR_CACHE_FILE, CLI_SOCKET_FILE].map((f) =>
-    join(dataDir, f),
-  ),
-});
+export const hiddenFromPlugins = (dataDir: string): HiddenPaths => ({ dataDir: realpathSync(dataDir) });
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin, webuiPlugin];
 

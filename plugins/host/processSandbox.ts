@@ -1,14 +1,15 @@
 /**
  * The sandbox a subprocess plugin's process runs in, below what the tool proxy can see: its own
- * mount namespace (as the same user) in which the daemon's own files are hidden (the vault
- * behind an empty tmpfs, settings and the log behind /dev/null), and, unless its manifest asks
+ * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
+ * for the plugin's own folder (so a file the daemon writes later, or replaces by renaming a new
+ * one over it, is hidden as well as those there at the start), and, unless its manifest asks
  * for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
  * cannot, plugins run as they are and the start says so), `require` (then they do not start),
  * `off`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HologramError } from '../../events/index.ts';
@@ -20,8 +21,11 @@ export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'r
 /** Whether plugins can be sandboxed here, or why not. */
 export type SandboxSupport = Readonly<{ kind: 'available' }> | Readonly<{ kind: 'unavailable'; why: string }> | Readonly<{ kind: 'off' }>;
 
-/** What a plugin must not see: directories hidden behind an empty tmpfs, files behind /dev/null. */
-export type HiddenPaths = Readonly<{ dirs: readonly string[]; files: readonly string[] }>;
+/** What a plugin must not see: the data dir (its real path), all of it but the plugin's own folder. */
+export type HiddenPaths = Readonly<{ dataDir: string }>;
+
+/** The plugin's own folder: its path as the host found it (in the data dir, maybe a link) and where that leads. */
+export type OwnFolder = Readonly<{ path: string; real: string }>;
 
 export class PluginSandboxUnavailable extends HologramError {
   readonly code = 'PLUGIN_SANDBOX_UNAVAILABLE';
@@ -33,10 +37,20 @@ export class PluginSandboxUnavailable extends HologramError {
   }
 }
 
-/** Mounts what is hidden, then becomes the plugin: `sh -c SCRIPT sh <n> dirs… <m> files… command args…`. */
+/**
+ * Hides the data dir, gives the plugin its own folder back, then becomes the plugin:
+ * `sh -c SCRIPT sh DATA OWN REAL command args…`. The folder is held open across the mount and
+ * bound back from that descriptor (`-c`: mount would otherwise resolve it to the path, now
+ * hidden); a folder reached through a link in the data dir gets the link again.
+ */
 const SCRIPT = [
-  'n=$1; shift; while [ "$n" -gt 0 ]; do mount -t tmpfs -o size=4k,mode=0700 hologram-hidden "$1" || exit 126; shift; n=$((n-1)); done',
-  'm=$1; shift; while [ "$m" -gt 0 ]; do mount --bind /dev/null "$1" || exit 126; shift; m=$((m-1)); done',
+  'data=$1; own=$2; real=$3; shift 3',
+  'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
+  'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
+  'if [ -n "$data" ]; then mount -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi',
+  'if [ -n "$inside" ]; then mkdir -p "$real" && mount -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi',
+  'case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then mkdir -p "${own%/*}" && ln -s "$real" "$own" || exit 126; fi;; esac',
+  'cd "$real" || exit 126',
   // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
   'unset PWD OLDPWD SHLVL',
   'exec "$@"',
@@ -44,18 +58,30 @@ const SCRIPT = [
 
 const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--mount', ...(network ? [] : ['--net']), '--'];
 
-const wrapped = (network: boolean, hidden: HiddenPaths, command: string, args: readonly string[]): string[] => {
-  const dirs = hidden.dirs.filter((d) => existsSync(d));
-  const files = hidden.files.filter((f) => existsSync(f));
-  return [...unshareArgs(network), '/bin/sh', '-c', SCRIPT, 'sh', `${dirs.length}`, ...dirs, `${files.length}`, ...files, command, ...args];
-};
+const wrapped = (network: boolean, hidden: HiddenPaths | undefined, own: OwnFolder, command: string, args: readonly string[]): string[] => [
+  ...unshareArgs(network),
+  '/bin/sh',
+  '-c',
+  SCRIPT,
+  'sh',
+  hidden?.dataDir ?? '',
+  own.path,
+  own.real,
+  command,
+  ...args,
+];
 
 /** Whether this machine lets a process have its own network and mount namespaces and mount in them (asked once per daemon). */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
   const dir = mkdtempSync(join(tmpdir(), 'hologram-sandbox-probe-'));
   try {
-    const probe = spawnSync('unshare', wrapped(false, { dirs: [dir], files: [] }, 'true', []), { stdio: 'ignore', timeout: 5_000 });
+    const own = join(dir, 'plugin');
+    mkdirSync(own);
+    const probe = spawnSync('unshare', wrapped(false, { dataDir: dir }, { path: own, real: own }, 'true', []), {
+      stdio: 'ignore',
+      timeout: 5_000,
+    });
     if (probe.error) return { kind: 'unavailable', why: `unshare could not run: ${probe.error.message}` };
     if (probe.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
     return { kind: 'available' };
@@ -74,10 +100,11 @@ export const sandboxedCommand = (
   wantsNetwork: boolean,
   mode: PluginSandboxMode,
   support: SandboxSupport,
-  hidden: HiddenPaths,
+  hidden: HiddenPaths | undefined,
+  own: OwnFolder,
   command: Readonly<{ command: string; args: readonly string[] }>,
 ): Readonly<{ command: string; args: string[] }> => {
-  if (support.kind === 'available') return { command: 'unshare', args: wrapped(wantsNetwork, hidden, command.command, command.args) };
+  if (support.kind === 'available') return { command: 'unshare', args: wrapped(wantsNetwork, hidden, own, command.command, command.args) };
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };
 };

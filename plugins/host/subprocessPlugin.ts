@@ -5,7 +5,7 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +50,15 @@ export const commandFor = (entryPath: string): { command: string; args: string[]
   return { command: entryPath, args: [] };
 };
 
+const realFolder = (dir: string): string => {
+  try {
+    return realpathSync(dir);
+  } catch {
+    // Gone since the host found it: the start fails on its entry, saying so.
+    return dir;
+  }
+};
+
 /** Resolves on `ready`; rejects when the deadline passes or the plugin is gone first (with why). */
 const untilReady = (ready: Promise<void>, gone: Promise<string>, name: string, timeoutMs: number, timers: Timers): Promise<void> =>
   new Promise<void>((resolve, reject) => {
@@ -82,8 +91,10 @@ const spawnPlugin = async (
   hub: PluginHub,
 ): Promise<{ child: PluginProcess; ended: Promise<ProcessExit> }> => {
   const name = manifest.name;
-  const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' }, hidden: { dirs: [], files: [] } };
-  const entry = commandFor(join(dir, manifest.entry));
+  const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' } };
+  // Its folder as it really is: what the sandbox gives back of a hidden data dir, and where it runs.
+  const real = realFolder(dir);
+  const entry = commandFor(join(real, manifest.entry));
   checkRunnable(name, entry.command);
   const { command, args } = sandboxedCommand(
     name,
@@ -91,6 +102,7 @@ const spawnPlugin = async (
     sandbox.mode,
     sandbox.support,
     sandbox.hidden,
+    { path: dir, real },
     entry,
   );
   const instance = env.ids.next();
@@ -100,7 +112,7 @@ const spawnPlugin = async (
     plugin: name,
     command,
     args,
-    cwd: dir,
+    cwd: real,
     env: environment.env,
     onStderr: (line) => {
       env.log(`plugin ${name} (stderr): ${line}`);

@@ -1,12 +1,14 @@
 /**
  * Plugins sandboxed below the tools, where the proxy cannot see: a subprocess plugin's process
- * cannot read the vault, settings or the log, nor reach the cli socket (which speaks as the
- * owner), whether or not it has the network; one whose manifest does not ask for `network`
+ * sees nothing of the data dir but its own folder: not the vault, settings or the log, nor the
+ * cli socket (which speaks as the owner), whether or not it has the network, and not what the
+ * daemon writes there later or renames over a file (the web UI saves settings so, and the index
+ * snapshot is written so; both were once read by a plugin); one whose manifest does not ask for `network`
  * reaches no address, not even this machine's loopback, while the same tool granted `network`
  * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
@@ -42,6 +44,14 @@ describe("a subprocess plugin's sandbox", () => {
         ],
       },
       { text: 'probed' },
+      {
+        toolCalls: [
+          { id: 'saved', name: 'prober_read', arguments: { path: file('settings.json') } },
+          { id: 'snapshot', name: 'netprober_read', arguments: { path: file('memory-index.snapshot') } },
+          { id: 'other', name: 'prober_read', arguments: { path: file('plugins/netprober/plugin.json') } },
+        ],
+      },
+      { text: 'probed again' },
     ]);
     const daemon = await daemons.start(dir);
     const reply = await finished(spawnNode([WAITER, '--data', dir, 'probe the network']));
@@ -56,9 +66,23 @@ describe("a subprocess plugin's sandbox", () => {
     expect(results.socket).toMatch(/^failed: /);
     expect(results.key).toBe('failed: ENOENT');
     expect(results.vault).toBe('failed: ENOENT');
-    expect(results.settings).toBe('read: ');
-    expect(results.log).toBe('read: ');
+    expect(results.settings).toBe('failed: ENOENT');
+    expect(results.log).toBe('failed: ENOENT');
     expect(results.own).toContain('"name": "prober"');
+    // Settings saved as the web UI saves them (a new file renamed over the old), a file the daemon writes later.
+    const settings = readFileSync(file('settings.json'), 'utf8');
+    writeFileSync(file('settings.json.saving'), settings.replace('{', '{"saved":"canary-settings-41",'));
+    renameSync(file('settings.json.saving'), file('settings.json'));
+    writeFileSync(file('memory-index.snapshot'), 'canary-snapshot-42');
+    const again = await finished(spawnNode([WAITER, '--data', dir, 'probe again']));
+    expect(again.stdout).toBe('probed again\n');
+    const later = Object.fromEntries(
+      messagesOf(server.requests[3]!)
+        .filter((m) => m.role === 'tool')
+        .map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
+    );
+    expect([later.saved, later.snapshot, later.other]).toEqual(['failed: ENOENT', 'failed: ENOENT', 'failed: ENOENT']);
+    writeFileSync(file('settings.json'), settings);
     // Outside the sandbox nothing moved: the daemon's files are where they were.
     expect(readFileSync(file('settings.json'), 'utf8')).toContain('llm');
     await daemons.stop(daemon);

@@ -1,35 +1,90 @@
 /**
  * How a subprocess plugin's command is wrapped in its sandbox: always its own mount namespace
- * with the daemon's files hidden, its own network namespace unless it asked for `network`;
- * where the machine cannot sandbox, it starts as it is in `isolate` mode and not at all in
- * `require` mode, with what to do.
+ * with the data dir hidden but for the plugin's own folder, its own network namespace unless it
+ * asked for `network`; where the machine cannot sandbox, it starts as it is in `isolate` mode and
+ * not at all in `require` mode, with what to do. Where this machine can, the wrapped command is
+ * run: the data dir shows nothing but the plugin's folder (reached as it is, or through the link
+ * the data dir has to it), and what the plugin writes there lands in its real folder.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
-import { sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
+import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
+import { useTempDir } from '../support/tempDir.ts';
 
+const tempDir = useTempDir();
 const node = { command: '/usr/bin/node', args: ['main.js'] };
 const available: SandboxSupport = { kind: 'available' };
 const unavailable: SandboxSupport = { kind: 'unavailable', why: 'user namespaces are off here' };
-// Paths that do not exist are left out of what is mounted (a bind needs its target).
-const hidden = { dirs: ['/', '/no/such/dir'], files: ['/dev/null', '/no/such/file'] };
+const hidden = { dataDir: '/srv/data' };
+const own = { path: '/srv/data/plugins/p', real: '/srv/data/plugins/p' };
+const canIsolate = probeSandbox('isolate').kind === 'available';
+
+/** What a shell run as the plugin, in the sandbox, prints. */
+const runInside = (dataDir: string, folder: { path: string; real: string }, script: string): string => {
+  const { command, args } = sandboxedCommand('p', false, 'isolate', available, { dataDir }, folder, {
+    command: '/bin/sh',
+    args: ['-c', script],
+  });
+  const run = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  return run.stdout;
+};
 
 describe("a plugin process's sandbox", () => {
-  it('wraps every plugin, with its own network only when it did not ask for one, hiding what exists', () => {
-    const isolated = sandboxedCommand('p', false, 'isolate', available, hidden, node);
+  it('wraps every plugin, with its own network only when it did not ask for one, naming the data dir and its folder', () => {
+    const isolated = sandboxedCommand('p', false, 'isolate', available, hidden, own, node);
     expect(isolated.command).toBe('unshare');
     expect(isolated.args.slice(0, 5)).toEqual(['--map-current-user', '--mount', '--net', '--', '/bin/sh']);
-    expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '1', '/', '1', '/dev/null', '/usr/bin/node', 'main.js']);
-    const granted = sandboxedCommand('p', true, 'isolate', available, hidden, node);
+    expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/srv/data', own.path, own.real, '/usr/bin/node', 'main.js']);
+    const granted = sandboxedCommand('p', true, 'isolate', available, hidden, own, node);
     expect(granted.args.slice(0, 3)).toEqual(['--map-current-user', '--mount', '--']);
   });
 
   it('where it cannot sandbox: starts as it is in isolate mode, refuses in require mode with what to do; off is off', () => {
-    expect(sandboxedCommand('p', false, 'isolate', unavailable, hidden, node)).toEqual(node);
-    expect(() => sandboxedCommand('p', false, 'require', unavailable, hidden, node)).toThrow(
+    expect(sandboxedCommand('p', false, 'isolate', unavailable, hidden, own, node)).toEqual(node);
+    expect(() => sandboxedCommand('p', false, 'require', unavailable, hidden, own, node)).toThrow(
       /plugin 'p' was not started: .*user namespaces are off here.*set security.sandbox.plugins to "isolate"/,
     );
-    expect(sandboxedCommand('p', false, 'off', { kind: 'off' }, hidden, node)).toEqual(node);
+    expect(sandboxedCommand('p', false, 'off', { kind: 'off' }, hidden, own, node)).toEqual(node);
+  });
+
+  it.skipIf(!canIsolate)('shows the plugin its own folder in the data dir and nothing else of it', () => {
+    const data = join(tempDir(), 'data');
+    mkdirSync(join(data, 'plugins', 'p'), { recursive: true });
+    mkdirSync(join(data, 'plugins', 'other'));
+    mkdirSync(join(data, 'secrets'));
+    writeFileSync(join(data, 'settings.json'), '{"password":"pw-1"}');
+    writeFileSync(join(data, 'plugins', 'p', 'main.js'), 'mine');
+    const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+    const seen = runInside(
+      data,
+      folder,
+      `ls -A ${data}; ls -A ${data}/plugins; cat main.js; echo; cat ../../settings.json 2>&1 || true; echo written > note.txt`,
+    );
+    expect(seen.split('\n').slice(0, 3)).toEqual(['plugins', 'p', 'mine']);
+    expect(seen).toContain('No such file');
+    expect(seen).not.toContain('pw-1');
+    expect(readFileSync(join(data, 'plugins', 'p', 'note.txt'), 'utf8')).toBe('written\n');
+  });
+
+  it.skipIf(!canIsolate)('gives a plugin installed as a link into the data dir its link, to its folder outside', () => {
+    const root = tempDir();
+    const data = join(root, 'data');
+    const elsewhere = join(root, 'checkout', 'p');
+    mkdirSync(join(data, 'plugins'), { recursive: true });
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, 'plugin.json'), 'manifest');
+    writeFileSync(join(data, 'settings.json'), 'hidden');
+    symlinkSync(elsewhere, join(data, 'plugins', 'p'));
+    const seen = runInside(
+      data,
+      { path: join(data, 'plugins', 'p'), real: elsewhere },
+      `cat ${data}/plugins/p/plugin.json; echo; ls -A ${data}`,
+    );
+    expect(seen).toBe('manifest\nplugins\n');
   });
 
   it('takes network as a capability in a manifest', () => {
