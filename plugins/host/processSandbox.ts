@@ -49,7 +49,7 @@ const SCRIPT = [
   'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
   'if [ -n "$data" ]; then mount -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi',
   'if [ -n "$inside" ]; then mkdir -p "$real" && mount -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi',
-  'case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then mkdir -p "${own%/*}" && ln -s "$real" "$own" || exit 126; fi;; esac',
+  'case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then mkdir -p "$(dirname "$own")" && ln -s "$real" "$own" || exit 126; fi;; esac',
   'cd "$real" || exit 126',
   // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
   'unset PWD OLDPWD SHLVL',
