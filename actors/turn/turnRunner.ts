@@ -11,7 +11,7 @@
  * with other inputs) and the turn stays open in the log, across restarts. An answer is queued
  * as an input; when the scheduler starts it, the parked turn takes the answer and goes on.
  */
-import { applyPolicy, INTERNAL, OWNER, type SecurityPolicy, type ToolRules } from '../../machines/security/index.ts';
+import { applyPolicy, blockedNotice, INTERNAL, OWNER, type SecurityPolicy, type ToolRules } from '../../machines/security/index.ts';
 import {
   TURN_INPUT_TYPES,
   TURN_STREAM_PREFIX,
@@ -21,6 +21,7 @@ import {
   type EventStore,
   type IdSource,
   type Recorded,
+  type SecurityFinding,
   type Timers,
 } from '../../events/index.ts';
 import { type InputPayload, PERSON_LEVEL, type SchedulerFact } from '../../machines/scheduler/index.ts';
@@ -140,11 +141,21 @@ const whereOf = (origin: TurnOrigin): Said['where'] => ({
   peer: origin.conversation,
 });
 
-const saidOf = (origin: TurnOrigin, input: string, at: number, sentBefore: number): Said => ({
+type ReviewedInput = Readonly<{ text: string; findings?: readonly SecurityFinding[]; blocked?: boolean }>;
+
+/**
+ * An input as memory may hold it and recall by it: one the security review blocked is the notice
+ * the person got, never its text, which memory would otherwise hand the model on a later turn.
+ */
+const rememberedInput = (input: ReviewedInput): string => (input.blocked ? blockedNotice(input.findings ?? [], 'input') : input.text);
+
+/** What the turn said, for memory. */
+const saidOf = (origin: TurnOrigin, input: ReviewedInput, at: number, sentBefore: number): Said => ({
   conversation: origin.conversation,
   where: whereOf(origin),
   ...(origin.replyTarget ? { target: origin.replyTarget } : {}),
-  input,
+  input: rememberedInput(input),
+  blocked: input.blocked === true,
   at,
   sentBefore,
 });
@@ -159,6 +170,8 @@ type Said = Readonly<{
   /** Where on the channel the reply goes. */
   target?: string;
   input: string;
+  /** The input was blocked by the security review: `input` is the notice, whatever on_input made of the text. */
+  blocked: boolean;
   at: number;
   sentBefore: number;
 }>;
@@ -270,7 +283,8 @@ export class TurnRunner {
     const principal = input.principal ?? OWNER;
     const origin = toolCallOrigin(turnOrigin, principal);
     const now = clock.now();
-    const related = await memory.related(input.text, conversation, { ...where, text: input.text, at: now });
+    const recalledBy = rememberedInput(input);
+    const related = await memory.related(recalledBy, conversation, { ...where, text: recalledBy, at: now });
     const toolset = withPolicy(plugins.toolset(), this.options.policy ?? {}, principal, this.options.profileOf?.(principal));
     const layers = {
       persona: this.options.persona ?? DEFAULT_PERSONA,
@@ -300,7 +314,7 @@ export class TurnRunner {
       onFacts: () => this.parkIfWaiting(run, said),
     });
     run.turn = turn;
-    const said = saidOf(turnOrigin, input.text, now, 1 + history.length);
+    const said = saidOf(turnOrigin, input, now, 1 + history.length);
     run.said = said;
     void turn.done.then((outcome) => this.completed(run, turn, outcome, said));
     const started = turn.start({
@@ -442,7 +456,7 @@ export class TurnRunner {
     const { memory } = this.options;
     const { conversation } = said;
     try {
-      await memory.observe(conversation, 'user', turn.state.stage.input ?? said.input, said.at, said.where);
+      await memory.observe(conversation, 'user', said.blocked ? said.input : (turn.state.stage.input ?? said.input), said.at, said.where);
       if (sent && (sent.kind === 'answer' || sent.kind === 'handler' || sent.kind === 'cancelled') && sent.text) {
         const at = Math.max(said.at, this.options.clock.now());
         // A stopped round may have calls without their results: only what the user was sent of it is kept.
@@ -478,7 +492,17 @@ export class TurnRunner {
       const { origin } = request.data;
       const run: Running = { taskId: request.data.taskId ?? '', turn: undefined, stopping: null, launched: Promise.resolve() };
       const said =
-        origin && saidOf(origin, request.data.input, request.at, (request.data.systemPrompt ? 1 : 0) + (request.data.history?.length ?? 0));
+        origin &&
+        saidOf(
+          origin,
+          {
+            text: request.data.input,
+            ...(request.data.inputFindings ? { findings: request.data.inputFindings } : {}),
+            ...(request.data.inputBlocked ? { blocked: true } : {}),
+          },
+          request.at,
+          (request.data.systemPrompt ? 1 : 0) + (request.data.history?.length ?? 0),
+        );
       const turn = new TurnActor({
         store: this.options.store,
         stream,
