@@ -108,7 +108,7 @@ export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdap
 
 /** The data dir's own files, by name (what a plugin's sandbox hides). */
 export { EVENT_LOG_FILE, SETTINGS_FILE, VECTOR_CACHE_FILE } from './modules/config.ts';
-export { DEFAULT_FILES_ROOT } from './modules/securityModule.ts';
+export { DEFAULT_FILES_ROOT, daemonFilesOf } from './modules/securityModule.ts';
 export { checkSecretName, SECRET_NAME, SECRETS_DIR, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 export { probeModel, type ProbeResult } from '../adapters/llm/modelProbe.ts';
 export { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';

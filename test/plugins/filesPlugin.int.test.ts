@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../events/index.ts';
@@ -197,5 +197,37 @@ describe('confinePath', () => {
     const parent = tempDir();
     mkdirSync(join(parent, 'root'));
     await expect(confinePath(join(parent, 'root-evil', 'x'), [join(parent, 'root')])).rejects.toBeInstanceOf(PathOutsideRoots);
+  });
+});
+
+describe("files plugin: the daemon's own files", () => {
+  // With the data dir itself as a root, the proxy's check and this plugin's open were two looks at
+  // a path another process could change in between (a directory swapped for a link to the data
+  // dir): settings.json was read through it. The plugin now refuses them on the path it opens.
+  it('refuses them even inside a root, through a link to the data dir, and by a hard link', async () => {
+    const { call, dataDir } = await given({ roots: ['.'] });
+    writeFileSync(join(dataDir, 'settings.json'), '{"password":"pw-9"}');
+    mkdirSync(join(dataDir, 'secrets'));
+    writeFileSync(join(dataDir, 'secrets', 'vault.json'), 'vault');
+    symlinkSync(dataDir, join(dataDir, 'sub'));
+    linkSync(join(dataDir, 'settings.json'), join(dataDir, 'notes.txt'));
+    writeFileSync(join(dataDir, 'mine.txt'), 'mine');
+    for (const [tool, path] of [
+      ['files_read', 'settings.json'],
+      ['files_read', 'sub/settings.json'],
+      ['files_read', 'secrets/vault.json'],
+      ['files_list', 'secrets'],
+      ['files_write', 'settings.json'],
+      ['files_write', 'events.db'],
+    ] as const) {
+      const reply = await call(tool, { path, content: 'x' });
+      expect(reply.isError, `${tool} ${path}`).toBe(true);
+      expect(reply.content).toContain("is the daemon's own (its vault, settings, log or caches), which no tool may touch");
+    }
+    const linked = await call('files_read', { path: 'notes.txt' });
+    expect(linked.content).toContain("is a hard link to a file that is the daemon's own");
+    expect((await call('files_read', { path: 'mine.txt' })).content).toBe('mine');
+    expect(readFileSync(join(dataDir, 'settings.json'), 'utf8')).toBe('{"password":"pw-9"}');
+    expect(existsSync(join(dataDir, 'events.db'))).toBe(false);
   });
 });

@@ -5,11 +5,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DEFAULT_FILES_ROOT } from '../../../actors/index.ts';
+import { DEFAULT_FILES_ROOT, daemonFilesOf } from '../../../actors/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { confinePath } from './confinePath.ts';
+import { refuseDaemonFiles, resolvedDaemonFiles } from './daemonFiles.ts';
 import { InvalidFilesArgument, InvalidFilesRoots } from './errors.ts';
 import { listDir } from './listDir.ts';
 import { MAX_READ_BYTES, readText } from './readText.ts';
@@ -59,8 +60,9 @@ const countArg = (tool: string, args: Args, field: string, fallback: number, min
   return value;
 };
 
-const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<void> => {
+const registerTools = async (api: PluginApi, roots: readonly string[], daemonFiles: readonly string[]): Promise<void> => {
   const rootsNote = `Allowed roots: ${roots.join(', ')}; a relative path is taken from ${roots[0]}.`;
+  const confined = async (path: string) => refuseDaemonFiles(await confinePath(path, roots), daemonFiles);
 
   await api.registerTool(
     {
@@ -87,7 +89,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
         const path = stringArg('files_read', args, 'path');
         const offset = countArg('files_read', args, 'offset', 0, 0);
         const limit = countArg('files_read', args, 'limit', MAX_READ_BYTES, 1);
-        return readText(await confinePath(path, roots), { offset, limit });
+        return readText(await confined(path), { offset, limit });
       }),
   );
 
@@ -113,7 +115,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
         if (typeof content !== 'string') throw new InvalidFilesArgument('files_write', 'content', 'a string');
         const append = args.append ?? false;
         if (typeof append !== 'boolean') throw new InvalidFilesArgument('files_write', 'append', 'true or false');
-        return writeText(await confinePath(path, roots), content, append);
+        return writeText(await confined(path), content, append);
       }),
   );
 
@@ -130,7 +132,7 @@ const registerTools = async (api: PluginApi, roots: readonly string[]): Promise<
     (args) =>
       replyOrRefuse(async () => {
         const path = args.path === undefined ? '.' : stringArg('files_list', args, 'path');
-        return listDir(await confinePath(path, roots));
+        return listDir(await confined(path));
       }),
   );
 };
@@ -141,7 +143,7 @@ export const filesPlugin: BuiltinPlugin = {
     const setting = await api.setting(ROOTS_SETTING);
     const roots = resolveRoots(setting, env.dataDir);
     if (setting === undefined || setting === null) await mkdir(roots[0]!, { recursive: true });
-    await registerTools(api, roots);
+    await registerTools(api, roots, resolvedDaemonFiles(daemonFilesOf(env.dataDir)));
     api.log(`serving ${roots.join(', ')}`);
     return { stop: async () => undefined };
   },
