@@ -119,11 +119,53 @@ export class SecretAliases {
   /** `text` with every secret value replaced by its alias; `fresh: false` trusts the vault as last read (one call's second look). */
   scrub(text: string, { fresh = true }: Readonly<{ fresh?: boolean }> = {}): string {
     if (fresh) this.current();
+    const found = this.occurrences(text);
+    return found.length > 0 ? aliasesOver(text, found) : text;
+  }
+
+  private occurrences(text: string): Found[] {
     const found: Found[] = [];
     for (const [name, value] of this.byLength) {
       for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) found.push({ start: at, end: at + value.length, name });
     }
-    return found.length > 0 ? aliasesOver(text, found) : text;
+    return found;
+  }
+
+  /**
+   * A scrub for text that arrives in pieces (a model's streamed reply): `push` returns what can be
+   * let out, scrubbed, holding back the end that could still be the start of a value split
+   * across pieces; `end` lets out the rest. What comes out, joined, is the whole text scrubbed.
+   */
+  streamScrub(): Readonly<{ push: (piece: string) => string; end: () => string }> {
+    this.current();
+    const longest = this.byLength[0]?.[1].length ?? 0;
+    let held = '';
+    return {
+      push: (piece) => {
+        held += piece;
+        // Every value that starts before this cut has arrived whole; one that runs across it is
+        // held with the rest (and so are the values overlapping it), so no run of them is split.
+        let cut = Math.max(0, held.length - (longest - 1));
+        const found = this.occurrences(held);
+        for (let moved = true; moved; ) {
+          moved = false;
+          for (const { start, end } of found) {
+            if (start < cut && end > cut) {
+              cut = start;
+              moved = true;
+            }
+          }
+        }
+        const out = this.scrub(held.slice(0, cut), { fresh: false });
+        held = held.slice(cut);
+        return out;
+      },
+      end: () => {
+        const out = this.scrub(held, { fresh: false });
+        held = '';
+        return out;
+      },
+    };
   }
 
   /** Every string inside `value` scrubbed (the objects and arrays holding a changed string copied, the rest as they are). */

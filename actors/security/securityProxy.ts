@@ -94,11 +94,21 @@ export class SecurityProxy {
       primary: () => chain.primary(),
       complete: async (request, options = {}) => {
         const { onDelta } = options;
-        // Streamed pieces are scrubbed one by one (a value split across two pieces is not caught here).
+        // Streamed text is scrubbed as one text: the end of each piece that could begin a value is held for the next.
+        const text = this.options.aliases.streamScrub();
         const scrubbed = onDelta
-          ? { ...options, onDelta: (delta: Parameters<typeof onDelta>[0]) => onDelta(this.options.aliases.scrubDeep(delta)) }
+          ? {
+              ...options,
+              onDelta: (delta: Parameters<typeof onDelta>[0]) => {
+                const rest = this.options.aliases.scrubDeep({ ...delta, text: undefined });
+                const out = delta.text === undefined ? undefined : text.push(delta.text);
+                if (out || Object.values(rest).some((v) => v !== undefined)) onDelta({ ...rest, ...(out ? { text: out } : {}) });
+              },
+            }
           : options;
         const answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, scrubbed);
+        const tail = text.end();
+        if (tail) onDelta?.({ text: tail });
         return { ...answer, text: this.scrub(answer.text), toolCalls: this.options.aliases.scrubDeep(answer.toolCalls) };
       },
     };

@@ -129,6 +129,18 @@ describe('secret aliases', () => {
       }),
       { numRuns: 2_000 },
     );
+    // The same text in pieces, as a model streams it: what the stream scrub lets out, joined, is the whole text scrubbed.
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), (pieces, cuts) => {
+        const text = pieces.join('');
+        const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+        const parts = [0, ...at].map((from, i) => text.slice(from, [...at, text.length][i]));
+        const stream = aliases.streamScrub();
+        const streamed = parts.map((part) => stream.push(part)).join('') + stream.end();
+        expect(streamed).toBe(aliases.scrub(text));
+      }),
+      { numRuns: 2_000 },
+    );
     // Two values that overlap become both aliases; one inside another is the other's.
     expect(aliases.scrub('xALPHAsecretBETAgammaDELTA!')).toBe('x@{AA}@{BB}!');
     expect(aliases.scrub('a secret in ALPHAsecretBETA')).toBe('a @{INNER} in @{AA}');

@@ -237,7 +237,10 @@ describe('red team: the API key', () => {
 
   // Streamed pieces are scrubbed as they arrive (they are journaled as LlmChunkRecorded): this was a leak.
   it('a hostile provider echoing the key it was sent: the user and the log get the alias', async () => {
-    const server = await scripted([{ text: `Sure! Your key is ${VALUE} and it works.`, slow: { chunkDelayMs: 120 } }]);
+    // The value split inside, across two stream pieces a moment apart (once let through in two halves).
+    const text = `Sure! Your key is ${VALUE} and it works.`;
+    const cut = text.indexOf(VALUE) + 12;
+    const server = await scripted([{ text, pieces: [text.slice(0, cut), text.slice(cut)], slow: { chunkDelayMs: 120 } }]);
     const dir = testDataDir(tempDir(), { sources: vaultSource(server) });
     putSecret(dir);
     const daemon = await daemons.start(dir);
@@ -247,8 +250,10 @@ describe('red team: the API key', () => {
     const log = await readLog(dir);
     await verifyReplay(dir);
     expect(reply.stdout).toBe(`Sure! Your key is ${ALIAS} and it works.\n`);
-    expect(log.text, 'the value in the log (LlmChunkRecorded)').not.toContain(VALUE);
-    expect(everyFileText(dir), 'the value in the data dir').not.toContain(VALUE);
+    for (const half of [VALUE.slice(0, 12), VALUE.slice(12)]) {
+      expect(log.text, 'part of the value in the log (LlmChunkRecorded)').not.toContain(half);
+      expect(everyFileText(dir), 'part of the value in the data dir').not.toContain(half);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /** Anthropic messages: content blocks, SSE `event:` + `data:` streams, `{ type: 'error', error: { type, message } }`. */
-import { splitPieces, splitWords, type ResolvedReply } from './resolveReply.ts';
+import { splitPieces, type ResolvedReply } from './resolveReply.ts';
 import { sse, type WireFormat } from './wireFormat.ts';
 import type { FinishReason } from './types.ts';
 
@@ -56,7 +56,7 @@ export const anthropicFormat: WireFormat = {
     let index = 0;
     if (reply.text.length > 0) {
       frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-      for (const text of splitWords(reply.text)) frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+      for (const text of reply.textPieces) frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
       frames.push(event('content_block_stop', { index }));
       index += 1;
     }

@@ -1,5 +1,5 @@
 /** Ollama native chat: streams NDJSON by default, tool arguments as objects, `{ error: string }`. */
-import { splitWords, type ResolvedReply } from './resolveReply.ts';
+import type { ResolvedReply } from './resolveReply.ts';
 import type { WireFormat } from './wireFormat.ts';
 
 const CREATED_AT = '2023-11-14T22:13:20.000Z';
@@ -38,7 +38,7 @@ export const ollamaFormat: WireFormat = {
   frames: (reply) => {
     const chunk = (message: Record<string, unknown>) =>
       line({ model: reply.model, created_at: CREATED_AT, message: { role: 'assistant', ...message }, done: false });
-    const frames = splitWords(reply.text).map((content) => chunk({ content }));
+    const frames = reply.textPieces.map((content) => chunk({ content }));
     if (reply.toolCalls.length > 0) frames.push(chunk({ content: '', tool_calls: toolCalls(reply) }));
     frames.push(line({ model: reply.model, created_at: CREATED_AT, message: { role: 'assistant', content: '' }, ...doneFields(reply) }));
     return frames;

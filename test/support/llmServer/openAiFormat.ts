@@ -1,5 +1,5 @@
 /** OpenAI chat-completions: JSON answers, SSE `data:` chunks ending in `[DONE]`, `{ error: { message, type, code } }`. */
-import { CREATED_SECONDS, splitPieces, splitWords, type ResolvedReply } from './resolveReply.ts';
+import { CREATED_SECONDS, splitPieces, type ResolvedReply } from './resolveReply.ts';
 import { sse, type WireFormat } from './wireFormat.ts';
 
 const toolCallId = (reply: ResolvedReply, i: number): string => reply.toolCalls[i]?.id ?? `call_test_${reply.seq}_${i}`;
@@ -61,7 +61,7 @@ export const openAiFormat: WireFormat = {
         choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
       });
     const frames = [chunk({ role: 'assistant', content: '' })];
-    for (const piece of splitWords(reply.text)) frames.push(chunk({ content: piece }));
+    for (const piece of reply.textPieces) frames.push(chunk({ content: piece }));
     reply.toolCalls.forEach((call, index) => {
       frames.push(
         chunk({ tool_calls: [{ index, id: toolCallId(reply, index), type: 'function', function: { name: call.name, arguments: '' } }] }),

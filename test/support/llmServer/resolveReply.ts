@@ -9,6 +9,8 @@ export type ResolvedReply = Readonly<{
   seq: number;
   model: string;
   text: string;
+  /** The text as the stream sends it. */
+  textPieces: readonly string[];
   toolCalls: readonly ResolvedToolCall[];
   finishReason: FinishReason;
   inputTokens: number;
@@ -22,12 +24,15 @@ const estimateTokens = (chars: number): number => Math.max(1, Math.ceil(chars / 
 export const resolveReply = (reply: ScriptedCompletion, requestBody: unknown, rawBody: string, seq: number): ResolvedReply => {
   const body = (typeof requestBody === 'object' && requestBody !== null ? requestBody : {}) as Record<string, unknown>;
   const text = reply.text ?? '';
+  if (reply.pieces && reply.pieces.join('') !== text)
+    throw new Error(`scripted pieces ${JSON.stringify(reply.pieces)} do not join to the text`);
   const toolCalls = (reply.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
   const replyChars = text.length + toolCalls.reduce((sum, call) => sum + call.name.length + JSON.stringify(call.arguments).length, 0);
   return {
     seq,
     model: typeof body.model === 'string' ? body.model : 'test-model',
     text,
+    textPieces: reply.pieces ?? splitWords(text),
     toolCalls,
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     inputTokens: reply.usage?.inputTokens ?? estimateTokens(rawBody.length),

@@ -12,6 +12,8 @@ export type ScriptedToolCall = Readonly<{ id?: string; name: string; arguments: 
 /** A successful answer. `slow`, `holdAfterChunks` and `disconnectAfterChunks` shape how it is delivered. */
 export type ScriptedCompletion = Readonly<{
   text?: string;
+  /** Streamed: the text in exactly these pieces (they must join to `text`); default word-sized pieces. */
+  pieces?: readonly string[];
   toolCalls?: readonly ScriptedToolCall[];
   /** Default: `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: FinishReason;
