@@ -15,7 +15,7 @@ export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data
 The data dir's credential vault: values are encrypted at rest in DIR/secrets/vault.json with a
 key made at first use (DIR/secrets/vault.key, 0600). Keep both, or the secrets cannot be opened.
 In a terminal 'set' asks for the value without showing it; otherwise it reads all of stdin
-(one trailing newline removed):  printf %s "$KEY" | homed secret set OPENAI_KEY
+(spaces and line ends around it removed):  printf %s "$KEY" | homed secret set OPENAI_KEY
 A model source uses one with "apiKeySecret": "OPENAI_KEY" in llm.sources (settings.json).
 A tool gets one when its call says @{NAME}, filled in right before it runs, and only a tool
 named by --tools (comma-separated names or globs, e.g. --tools 'http_get,github_*'); a secret
@@ -102,10 +102,13 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       const secret = needName();
       const tools = toolGlobs(values.tools);
       existingDataDir(dataDirFrom(values.data)); // refused before the value is asked for
-      const value = await readValue(secret);
+      const typed = await readValue(secret);
+      // A key pasted with a space or a line end around it would be sent so, and never scrubbed as typed alone.
+      const value = typed.trim();
       vault(true).set(secret, value, tools);
       write(
-        `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (a model source reads its key at start: restart homed after changing it)` +
+        (value !== typed ? 'left out the spaces and line ends around the value; ' : '') +
+          `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (a model source reads its key at start: restart homed after changing it)` +
           (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')} (used from the next call, no restart)` : ''),
       );
       return 0;

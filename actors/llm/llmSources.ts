@@ -90,7 +90,12 @@ export const sourcesFromSettings = (
       }
     } else if (typeof source.apiKeyEnv === 'string') {
       apiKey = env[source.apiKeyEnv];
-      if (apiKey === undefined) throw new InvalidLlmSource(`${where}: the environment variable ${source.apiKeyEnv} (apiKeyEnv) is not set`);
+      if (apiKey === undefined) {
+        throw new InvalidLlmSource(
+          `${where}: the environment variable ${source.apiKeyEnv} (apiKeyEnv) is not set; ` +
+            `export it where homed starts, or keep the key in the vault ('homed secret set ${source.apiKeyEnv}' and "apiKeySecret": "${source.apiKeyEnv}")`,
+        );
+      }
     }
     return {
       name: sourceName(source, i),

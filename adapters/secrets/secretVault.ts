@@ -7,6 +7,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { closestNames } from '../../events/closestNames.ts';
 import { HologramError } from '../../events/errors.ts';
 import { writePrivateFile } from '../files/privateFiles.ts';
 
@@ -79,7 +80,11 @@ export class SecretVault {
   /** The plaintext of `name`. @throws SecretVaultError when there is none, or the key does not open it. */
   get(name: string): string {
     const sealed = this.has(name) ? this.file.secrets[name] : undefined;
-    if (!sealed) throw new SecretVaultError(`no secret ${name} in the vault; set it with 'homed secret set ${name}'`);
+    if (!sealed) {
+      const near = closestNames(name, this.names());
+      const meant = near.length ? ` (did you mean ${near.join(' or ')}?)` : '';
+      throw new SecretVaultError(`no secret ${name} in the vault${meant}; set it with 'homed secret set ${name}'`);
+    }
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key(false), Buffer.from(sealed.iv, 'base64'));
       decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));

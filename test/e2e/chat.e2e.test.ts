@@ -199,7 +199,9 @@ describe('homed chat', () => {
     expect((server.requests[0]!.body as { model: string }).model).toBe('qwen');
     const unset = await runHomed(['chat', '--data', dir, 'hi']);
     expect(unset.code).toBe(1);
-    expect(unset.stderr).toContain('llm.sources[0]: the environment variable LOCAL_KEY (apiKeyEnv) is not set');
+    expect(unset.stderr).toContain(
+      "llm.sources[0]: the environment variable LOCAL_KEY (apiKeyEnv) is not set; export it where homed starts, or keep the key in the vault ('homed secret set LOCAL_KEY'",
+    );
     expect(unset.stderr).not.toContain('sk-from-env');
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { finished, hasNoStackTrace, HOMED, runHomed, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
@@ -22,9 +23,10 @@ describe('homed secret', () => {
     const dir = testDataDir(tempDir(), {
       sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm', apiKeySecret: 'OPENAI_KEY' }],
     });
-    const stored = await secret(dir, ['set', 'OPENAI_KEY'], `${VALUE}\n`);
+    // Pasted with spaces and a line end around it: stored without them (once sent, and never scrubbed, as typed).
+    const stored = await secret(dir, ['set', 'OPENAI_KEY'], `  ${VALUE} \r\n`);
     expect(stored.code, stored.stderr).toBe(0);
-    expect(stored.stdout).toContain('stored OPENAI_KEY');
+    expect(stored.stdout).toContain('left out the spaces and line ends around the value; stored OPENAI_KEY');
     expect((await secret(dir, ['list'])).stdout).toBe('OPENAI_KEY\n');
     const asArgument = await secret(dir, ['set', 'OPENAI_KEY', VALUE]);
     expect(asArgument.code).toBe(2);
@@ -55,9 +57,12 @@ describe('homed secret', () => {
     const dir = testDataDir(tempDir(), {
       sources: [{ name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'MISSING_KEY' }],
     });
+    SecretVault.open(dir).set('MISSING_KEYS', 'a-value-stored-under-a-near-name');
     const run = await runHomed(['run', '--data', dir]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain("no secret MISSING_KEY in the vault; set it with 'homed secret set MISSING_KEY'");
+    expect(run.stderr).toContain(
+      "no secret MISSING_KEY in the vault (did you mean MISSING_KEYS?); set it with 'homed secret set MISSING_KEY'",
+    );
     expect(hasNoStackTrace(run.stderr)).toBe(true);
     const removed = await secret(dir, ['rm', 'MISSING_KEY']);
     // Not a usage mistake: exit 1, and no usage hint.
