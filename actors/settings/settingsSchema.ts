@@ -32,21 +32,29 @@ const minutes = (loop: string): SettingsField => ({
   doc: `minutes between two runs of the ${loop} loop (at least ${SHORTEST_HEARTBEAT_MINUTES})`,
 });
 
+/** What a tool may be named (as plugins register tools), with `*` and `?` for a glob. */
+const TOOL_GLOB = /^[A-Za-z0-9_*?-]{1,64}$/;
+
+/** A rule that names no tool there could be would quietly deny or allow nothing: refused instead. */
+const toolGlobProblem = (glob: string): string | null =>
+  TOOL_GLOB.test(glob)
+    ? null
+    : `${JSON.stringify(glob.slice(0, 70))} names no tool: a tool's name is letters, digits, '_' and '-' (a glob adds * and ?), with no spaces`;
+
+const toolGlob = (example: string): SettingsField => ({
+  type: 'string',
+  nonEmpty: true,
+  check: toolGlobProblem,
+  doc: `a tool name or glob ('${example}')`,
+});
+
 const toolRules = (doc: string): SettingsField => ({
   type: 'object',
   doc,
   fields: {
-    allow: {
-      type: 'list',
-      of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('files_*')" },
-      doc: 'when given, only these tools',
-    },
-    deny: { type: 'list', of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('memory_*')" }, doc: 'never these tools' },
-    approve: {
-      type: 'list',
-      of: { type: 'string', nonEmpty: true, doc: "a tool name or glob ('files_write')" },
-      doc: 'each call waits for your /approve',
-    },
+    allow: { type: 'list', of: toolGlob('files_*'), doc: 'when given, only these tools' },
+    deny: { type: 'list', of: toolGlob('memory_*'), doc: 'never these tools' },
+    approve: { type: 'list', of: toolGlob('files_write'), doc: 'each call waits for your /approve' },
   },
 });
 

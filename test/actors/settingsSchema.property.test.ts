@@ -105,6 +105,46 @@ describe('checkSettings', () => {
     expect(checkSettings({ memory: { zzzzzz: 1 } }, SETTINGS_SCHEMA)).toEqual([{ key: 'memory.zzzzzz', problem: 'is not a setting' }]);
   });
 
+  // A deny rule with a trailing space started the daemon and denied nothing (found by the hostile tester).
+  it('refuses a tool rule that could name no tool, at every level, and takes names and globs', () => {
+    const problems = checkSettings(
+      {
+        security: {
+          tools: { deny: ['files_write ', 'shell_*'], allow: ['files read'] },
+          principals: { 'qq.guest': { approve: ['web/fetch'] } },
+        },
+      },
+      SETTINGS_SCHEMA,
+    );
+    expect(problems.map((p) => p.key).sort()).toEqual([
+      'security.principals.qq.guest.approve[0]',
+      'security.tools.allow[0]',
+      'security.tools.deny[0]',
+    ]);
+    for (const { problem } of problems) expect(problem).toContain("names no tool: a tool's name is letters, digits, '_' and '-'");
+    expect(checkSettings({ security: { tools: { deny: ['files_*', 'web-get', 'x?', 'GH_Create'] } } }, SETTINGS_SCHEMA)).toEqual([]);
+  });
+
+  // An unparsable baseUrl was quoted whole, password and all (found by the hostile tester).
+  it('quotes a baseUrl that is not a URL without what could be credentials in it', () => {
+    const problems = checkSettings(
+      {
+        llm: {
+          sources: [
+            { name: 'a', adapter: 'openai', model: 'm', baseUrl: 'https://ada:hunter2-pass@api.exa mple.com/v1' },
+            { name: 'b', adapter: 'openai', model: 'm', baseUrl: 'http://h st/v1?key=sk-in-query-1' },
+          ],
+        },
+      },
+      SETTINGS_SCHEMA,
+    );
+    expect(problems.map((p) => p.problem)).toEqual([
+      expect.stringContaining("baseUrl 'https://…@api.exa mple.com/v1' is not a URL"),
+      expect.stringContaining("baseUrl 'http://h st/v1?…' is not a URL"),
+    ]);
+    expect(JSON.stringify(problems)).not.toMatch(/hunter2|ada:|sk-in-query/);
+  });
+
   it('refuses a web UI port outside 0–65535, or a host that is no address, naming the key and what fits', () => {
     const webui = (settings: Record<string, unknown>) => checkSettings({ plugins: { webui: settings } }, SETTINGS_SCHEMA);
     expect(webui({ port: 70000 })).toEqual([
