@@ -104,7 +104,7 @@ export class SecretAliases {
     // A value is also looked for as JSON writes it inside a string (a tool answering in JSON escapes '"' and '\\').
     this.byLength = [...values]
       .filter(([, v]) => v.length >= SHORTEST_SECRET)
-      .flatMap(([name, v]) => [...new Set([v, JSON.stringify(v).slice(1, -1)])].map((form) => [name, form] as const))
+      .flatMap(([name, v]) => [...new Set(writtenForms(v))].map((form) => [name, form] as const))
       .sort((a, b) => b[1].length - a[1].length);
     this.allowed = new Map();
     this.stamp = stamp;
@@ -266,6 +266,20 @@ export class SecretAliases {
 
 /** The alias names one fill met, by what became of them, and the vault as the fill first looked at it. */
 type Met = { readonly filled: string[]; readonly unknown: string[]; readonly withheld: string[]; values?: ReadonlyMap<string, string> };
+
+/** Inside a JSON string, as JSON.stringify writes it (quotes and backslashes escaped). */
+const jsonInside = (text: string): string => JSON.stringify(text).slice(1, -1);
+
+/**
+ * The ways a value is written in the text a tool or a model hands back, besides as itself: inside
+ * a JSON string as JavaScript writes it, as Python's json.dumps does (every non-ASCII character
+ * as \uXXXX), with '/' escaped as '\/' (PHP), and inside a JSON string that is itself inside one.
+ */
+const writtenForms = (value: string): string[] => {
+  const json = jsonInside(value);
+  const ascii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [value, json, ascii, json.replaceAll('/', '\\/'), ascii.replaceAll('/', '\\/'), jsonInside(json)];
+};
 
 /** Where a secret's value was found in a text. */
 type Found = Readonly<{ start: number; end: number; name: string }>;

@@ -107,6 +107,21 @@ describe('secret aliases', () => {
     expect(aliases.scrub(`raw ${String(args.q)}`)).toBe('raw @{QUOTED}');
   });
 
+  // The hostile tester's tool handed a filled value back as Python's json.dumps writes it, with
+  // '/' escaped, and as JSON inside JSON: none was scrubbed.
+  it('scrubs a value as other JSON writers write it: non-ASCII as \\uXXXX, / as \\/, and JSON inside JSON', () => {
+    const dir = tempDir();
+    const value = 'Pa"ss/wörd+K3y=\\9Zq';
+    SecretVault.open(dir).set('PW', value, ['echo_*']);
+    const aliases = new SecretAliases(dir);
+    const json = JSON.stringify({ p: value });
+    const python = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(aliases.scrub(python)).toBe('{"p":"@{PW}"}');
+    expect(aliases.scrub(json.replaceAll('/', '\\/'))).toBe('{"p":"@{PW}"}');
+    expect(aliases.scrub(JSON.stringify({ wrapped: json }))).toBe(JSON.stringify({ wrapped: '{"p":"@{PW}"}' }));
+    expect(aliases.scrub('nothing here')).toBe('nothing here');
+  });
+
   it('leaves no value in clear, overlapping or nested ones included, and changes nothing where none is', () => {
     const dir = tempDir();
     const vault = SecretVault.open(dir);
