@@ -31,11 +31,19 @@ every other setting there.
                       a bare host:port (127.0.0.1:8000/v1) is taken as http://
   --model NAME        the model's name on that server
   --key-env VAR       the environment variable holding its API key (the key itself is never written)
-  --context-window N  tokens the model can read (default 8192)
-  --force             replace the sources settings.json already has
+  --context-window N  tokens the model can read at once (asked when not given; 8192 if you just press Enter)
+  --force             replace the sources settings.json already has (kept when the new one's test request fails)
 `;
 
 type Asker = (question: string, fallback?: string) => Promise<string>;
+
+const DEFAULT_CONTEXT_WINDOW = 8_192;
+
+/** A context window as typed, or undefined when it is no whole number of at least 1. */
+const contextWindowOf = (text: string): number | undefined => {
+  const n = Number(text);
+  return /^\d+$/.test(text.trim()) && Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+};
 
 const DEFAULT_URLS: Readonly<Record<string, string>> = {
   openai: 'http://127.0.0.1:8000/v1',
@@ -81,10 +89,11 @@ export const initCommand = async (args: string[], write: (line: string) => void)
   }
 
   // Checked before anything is asked, by the rule settings.json has for it.
-  const contextWindow = Number(values['context-window'] ?? 8_192);
-  if (!Number.isSafeInteger(contextWindow) || contextWindow < 1) {
-    throw new UsageError(`--context-window must be a whole number of at least 1 (tokens), got '${values['context-window']}'`);
+  const windowGiven = values['context-window'];
+  if (windowGiven !== undefined && contextWindowOf(windowGiven) === undefined) {
+    throw new UsageError(`--context-window must be a whole number of at least 1 (tokens), got '${windowGiven}'`);
   }
+  const hadSources = Array.isArray(llm.sources) && llm.sources.length > 0;
 
   const lines = createInterface({ input: process.stdin, terminal: false });
   const answers = lines[Symbol.asyncIterator]();
@@ -118,6 +127,15 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     if (served !== undefined && served.length > 0) write(`  it serves ${served.length} model(s): ${served.slice(0, 10).join(', ')}`);
     const model = values.model ?? (await ask('Model', served?.[0]));
     if (!model) throw new UsageError('a model name is needed (--model NAME)');
+    let contextWindow = windowGiven === undefined ? undefined : contextWindowOf(windowGiven);
+    while (contextWindow === undefined) {
+      const answer = await ask(
+        'Context window: tokens the model reads at once (its card says; too small and long talks lose more than they need to)',
+        `${DEFAULT_CONTEXT_WINDOW}`,
+      );
+      contextWindow = contextWindowOf(answer);
+      if (contextWindow === undefined) write(`  '${answer}' is not a whole number of at least 1`);
+    }
 
     write(`Asking ${url} ...`);
     const probe = await probeModel({ adapter, baseUrl: url, model, ...(apiKey ? { apiKey } : {}) }, served);
@@ -132,6 +150,13 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     const next = { ...settings, llm: { ...llm, sources: [source] } };
     const problems = checkSettings(next, SETTINGS_SCHEMA);
     if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.key}: ${p.problem}`).join('; '));
+    if (probe.error !== undefined && hadSources) {
+      // A source that works is not replaced by one that did not answer (a mistyped URL would break the next start).
+      write(
+        `Kept the sources ${settingsPath} has: nothing was written. Fix what the test request said (or start the server), then run homed init --force again.`,
+      );
+      return 1;
+    }
     prepareDataDir(dir);
     await writeFileAtomic(settingsPath, `${JSON.stringify(next, null, 2)}\n`);
     write(`Wrote ${settingsPath}.`);

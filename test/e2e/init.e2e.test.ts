@@ -23,19 +23,21 @@ describe('homed init', () => {
     const dir = join(tempDir(), 'data');
     mkdirSync(dir);
     writeFileSync(join(dir, 'settings.json'), JSON.stringify({ timeZone: 'Europe/Paris' }));
-    // adapter, URL without /v1, no key, model
-    const done = await init(dir, ['openai', llm.url, '', 'qwen2.5-7b']);
+    // adapter, URL without /v1, no key, model, a context window typed wrong then right
+    const done = await init(dir, ['openai', llm.url, '', 'qwen2.5-7b', '32k', '32768']);
     expect(done.code, done.stderr).toBe(0);
     // The server's models are listed before the model is asked for, the first offered as the default.
     const listed = done.stdout.indexOf('it serves 2 model(s): qwen2.5-7b, tiny');
     expect(listed).toBeGreaterThanOrEqual(0);
     expect(done.stdout.indexOf('Model [qwen2.5-7b]: ')).toBeGreaterThan(listed);
     expect(done.stdout).toContain('it answered: "ready"');
+    expect(done.stdout).toContain('Context window: tokens the model reads at once');
+    expect(done.stdout).toContain("'32k' is not a whole number of at least 1");
     // The next step names the data dir it was given, so the daemon and waiter it suggests use it.
     expect(done.stdout).toContain(`Next: npx homed --data ${dir}, then in another terminal: npx waiter --data ${dir} "hello"`);
     expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'))).toEqual({
       timeZone: 'Europe/Paris',
-      llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: llm.url, model: 'qwen2.5-7b', contextWindow: 8192 }] },
+      llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: llm.url, model: 'qwen2.5-7b', contextWindow: 32768 }] },
     });
 
     const daemon = await daemons.start(dir);
@@ -84,11 +86,13 @@ describe('homed init', () => {
     const sources = () => JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).llm.sources;
     expect(sources()[0].baseUrl).toBe(`http://${bare}`);
 
-    // Typed at the question, localhost:PORT is read the same way (nothing listens there: the probe says so).
+    // Typed at the question, localhost:PORT is read the same way (nothing listens there: the probe
+    // says so, and the source that answered is kept rather than replaced by one that did not).
     const typed = await init(dir, ['ollama', 'localhost:9', '', 'm'], ['--force']);
     expect(typed.code).toBe(1);
     expect(typed.stdout).toContain("no scheme in 'localhost:9': assuming http://localhost:9");
-    expect(sources()[0].baseUrl).toBe('http://localhost:9');
+    expect(typed.stdout).toContain('Kept the sources');
+    expect(sources()[0].baseUrl).toBe(`http://${bare}`);
 
     // What is still no http(s) URL is refused, naming it, with an example; never a stack trace.
     // A refused init makes no data dir.
