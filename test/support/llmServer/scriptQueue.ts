@@ -32,6 +32,7 @@ export class ScriptQueue {
     }
     if (!isMatched(entry) || entry.repeat !== true) this.entries.splice(at, 1);
     this.used += 1;
-    return { reply: isMatched(entry) ? entry.reply : entry };
+    if (!isMatched(entry)) return { reply: entry };
+    return { reply: typeof entry.reply === 'function' ? entry.reply(request) : entry.reply };
   }
 }

@@ -41,10 +41,10 @@ export type ScriptedHang = Readonly<{ hang: true }>;
 
 export type ScriptedReply = ScriptedCompletion | ScriptedError | ScriptedHang;
 
-/** A reply taken by the first request that satisfies `when`; with `repeat` it is never used up. */
+/** A reply taken by the first request that satisfies `when` (made from the request when `reply` is a function); with `repeat` it is never used up. */
 export type MatchedReply = Readonly<{
   when: (request: RecordedRequest) => boolean;
-  reply: ScriptedReply;
+  reply: ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
   repeat?: boolean;
 }>;
 
@@ -84,6 +84,8 @@ export type RecordedRequest = {
 };
 
 export type LlmServerOptions = Readonly<{
+  /** The port on 127.0.0.1 to listen on; default any free one. */
+  port?: number;
   /** Path prefix of the OpenAI routes; default `/v1`. */
   openAiPrefix?: string;
   /** The models a GET of the models route lists; default ['test-model']. */
