@@ -27,6 +27,8 @@ export type StopListening = Readonly<{
   /** One line for the log when a request comes while the stop is under way. */
   note: (line: string) => void;
   watchParent?: boolean;
+  /** The first signal will come twice (npm forwards the Ctrl-C the terminal sent its group): its echo is not noted. */
+  echoed?: boolean;
   parentPid?: () => number;
   signals?: SignalSource;
 }>;
@@ -42,17 +44,21 @@ export const listenForStop = ({
   timers,
   note,
   watchParent = launchedByNpm(process.env),
+  echoed = launchedByNpm(process.env),
   parentPid = () => process.ppid,
   signals = process,
 }: StopListening): StopRequests => {
   let first: StopReason | undefined;
   let noted = false;
+  let echoExpected = echoed;
   let resolve!: (reason: StopReason) => void;
   const requested = new Promise<StopReason>((r) => (resolve = r));
   const request = (reason: StopReason) => {
     if (first === undefined) {
       first = reason;
       resolve(reason);
+    } else if (echoExpected && reason === first) {
+      echoExpected = false;
     } else if (!noted) {
       noted = true;
       note(`${reason} while stopping (${first}); the stop goes on (SIGKILL ends it at once, losing nothing acknowledged)`);

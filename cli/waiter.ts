@@ -16,6 +16,18 @@ import { formatPlugins, formatTools } from './listings.ts';
 import { InteractiveWaiter } from './interactiveWaiter.ts';
 import { versionLine } from './version.ts';
 
+/** A chat session's commands given as a one-shot message: what to run instead (sent to the model, each was a mistake). */
+const ONE_SHOT_COMMANDS: ReadonlyMap<string, string> = new Map([
+  ['/stop', 'run waiter --stop'],
+  ['/tools', 'run waiter --tools'],
+  ['/plugins', 'run waiter --plugins'],
+  ['/approvals', 'run waiter (a chat session) and type /approvals'],
+  ['/approve', 'run waiter (a chat session) and type /approve'],
+  ['/deny', 'run waiter (a chat session) and type /deny'],
+  ['/help', 'run waiter --help'],
+  ['/quit', 'there is no session to quit'],
+]);
+
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
        waiter [--data DIR] --stop | --tools | --plugins
 
@@ -23,7 +35,8 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
 
   waiter "what time is it?"   send a message, stream the reply, exit when it is complete
   waiter                      interactive: each line is a message; /help lists the commands
-                              (/stop, /tools, /plugins, /quit); Ctrl-C stops a streaming reply
+                              (/stop, /tools, /plugins, /approvals, /approve, /deny, /quit);
+                              Ctrl-C stops a streaming reply
   --stop                      stop the running task and cancel the waiting ones (it says what there was)
   --tools                     list the tools the model can call, with their plugins
   --plugins                   list the plugins with their state, restarts and registrations
@@ -101,6 +114,9 @@ export const waiter = async (argv: string[]): Promise<number> => {
     return 0;
   }
   if (positionals.length > 0 && positionals.join(' ').trim() === '') throw new UsageError('the message is empty; give the text to send');
+  const asCommand = ONE_SHOT_COMMANDS.get(positionals.join(' ').trim());
+  if (asCommand !== undefined)
+    throw new UsageError(`'${positionals.join(' ').trim()}' is a command of the chat session, not a message; ${asCommand}`);
   const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
   const dataDir = dataDirFrom(values.data);

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { launchedByNpm, listenForStop, PARENT_CHECK_MS, type StopReason } from '../../cli/stopRequests.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
 
-const given = ({ watchParent = false } = {}) => {
+const given = ({ watchParent = false, echoed = false } = {}) => {
   const timers = createManualTimers();
   const signals = new EventEmitter();
   const notes: string[] = [];
   let parent = 100;
   let reason: StopReason | undefined;
-  const stops = listenForStop({ timers, note: (line) => notes.push(line), watchParent, parentPid: () => parent, signals });
+  const stops = listenForStop({ timers, note: (line) => notes.push(line), watchParent, echoed, parentPid: () => parent, signals });
   void stops.requested.then((r) => (reason = r));
   const settled = () => new Promise((resolve) => setImmediate(resolve)).then(() => reason);
   return { timers, signals, notes, stops, settled, reparent: (pid: number) => (parent = pid) };
@@ -24,6 +24,18 @@ describe('listenForStop', () => {
     signals.emit('SIGINT');
     expect(await settled()).toBe('SIGINT');
     expect(notes).toEqual([expect.stringContaining('SIGTERM while stopping (SIGINT); the stop goes on')]);
+  });
+
+  // Under npm one Ctrl-C arrives twice (npm forwards what the terminal sent): the user was told
+  // they had pressed twice. The echo of the first signal now passes unremarked; a third does not.
+  it('under npm, lets the echo of the first signal pass unremarked, and notes the next', async () => {
+    const { signals, notes, settled } = given({ echoed: true });
+    signals.emit('SIGINT');
+    signals.emit('SIGINT');
+    expect(await settled()).toBe('SIGINT');
+    expect(notes).toEqual([]);
+    signals.emit('SIGINT');
+    expect(notes).toEqual([expect.stringContaining('SIGINT while stopping (SIGINT); the stop goes on')]);
   });
 
   it('under npm, asks to stop once the parent it started under is gone, not before', async () => {

@@ -121,6 +121,12 @@ describe('bad input', () => {
     const empty = await finished(spawnNode([WAITER, '--data', tempDir(), '  ']));
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('waiter: the message is empty; give the text to send');
+    // A chat session's command given as a message went to the model as text: said to be a command instead.
+    const command = await finished(spawnNode([WAITER, '--data', tempDir(), '/tools']));
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain("waiter: '/tools' is a command of the chat session, not a message; run waiter --tools");
+    const word = await finished(spawnNode([WAITER, '--data', tempDir(), 'constructor']));
+    expect(word.stderr).not.toContain('command of the chat session');
     const typo = await runHomed(['lgo']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("homed: unknown command 'lgo'; did you mean log?");
