@@ -37,8 +37,9 @@ daemon starts (the built-in ones and those in DIR/plugins, whose processes run w
 does). The flags then override settings.json for this run only:
   --llm ADAPTER=URL  an LLM source, tried in the order given, instead of llm.sources;
                      ADAPTER is one of ${BUILTIN_ADAPTERS.join(', ')} (openai also serves vLLM,
-                     llama.cpp server, LM Studio): e.g. --llm openai=http://127.0.0.1:8000/v1
-                     --llm ollama=http://127.0.0.1:11434. Its key is read from the environment
+                     llama.cpp server, LM Studio), with --model to name the model it serves:
+                     e.g. --llm openai=http://127.0.0.1:8000/v1 --model qwen2.5-7b, or
+                     --llm ollama=http://127.0.0.1:11434 --model qwen2.5. Its key is read from the environment
                      variable ADAPTER_API_KEY (OPENAI_API_KEY, ANTHROPIC_API_KEY), never printed.
                      Without --llm, the sources of DIR/settings.json are used:
                      {"llm": {"sources": [{"name": "local", "adapter": "ollama",
