@@ -62,6 +62,7 @@ export {
   isFreshStart,
   registrationsOf,
   type PluginRegistry,
+  type RefusedFolder,
 } from '../projections/plugins/pluginRegistry.ts';
 export {
   emptyProcessGroups,

@@ -20,6 +20,7 @@ export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
         p.channels.length ? `channels: ${p.channels.join(', ')}` : '',
         p.stagesDetached ? `stages detached: ${p.stagesDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
         p.toolsDetached ? `tools detached: ${p.toolsDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
+        p.refused ? `not loaded: ${p.refused.replaceAll('\n', '\n  ')}\n  fix it, then restart homed` : '',
       ].filter(Boolean);
       const pid = p.pid ? ` pid ${String(p.pid)}` : '';
       return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { emptyPluginRegistry, foldPluginRegistry, holdingsOf } from '../projections/plugins/pluginRegistry.ts';
-import type { PluginSummary } from '../plugins/sdk/builtinPlugin.ts';
+import { type PluginSummary, refusedSummary } from '../plugins/sdk/builtinPlugin.ts';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { DaemonNotRunning } from './daemonErrors.ts';
@@ -32,7 +32,7 @@ const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
   try {
     let registry = emptyPluginRegistry();
     for (const event of await store.readAll({ types: PLUGIN_EVENT_TYPES })) registry = foldPluginRegistry(registry, event);
-    return [...registry.plugins.values()].map((p) => ({
+    const loaded = [...registry.plugins.values()].map((p) => ({
       name: p.name,
       kind: p.kind,
       version: p.version,
@@ -42,6 +42,7 @@ const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
       pid: null,
       ...holdingsOf(registry, p.name),
     }));
+    return [...loaded, ...registry.refused.map(refusedSummary)];
   } finally {
     await store.close();
   }

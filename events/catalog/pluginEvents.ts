@@ -131,6 +131,11 @@ export const pluginEvents = {
     'PluginProcessGroupReaped',
     object({ plugin: plugin(), pid: integer(), killed: array(integer()), spared: integer(), reason: string() }),
   ),
+  /**
+   * At start, the folders of DIR/plugins the host would not load, each with why (a manifest
+   * with a mistake, a built-in's name): the whole list of this start, replacing the last one.
+   */
+  PluginsRefused: defineEvent('PluginsRefused', object({ refused: array(object({ folder: nonEmptyString(), reason: string() })) })),
   /** A plugin sent something the kernel refused (garbage frame, unknown method, withheld capability). */
   PluginMisbehaved: defineEvent('PluginMisbehaved', object({ plugin: plugin(), code: nonEmptyString(), message: string() })),
   /** The complaints of one window past the first few, counted by code instead of recorded one by one. */

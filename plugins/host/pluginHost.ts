@@ -5,10 +5,10 @@
  * every plugin (and its process group) when the kernel stops.
  */
 import { probeSandbox, type HiddenPaths, type PluginSandboxMode, type SandboxSupport } from './processSandbox.ts';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
-import { holdingsOf, setting } from '../../actors/index.ts';
-import type { BuiltinPlugin, KernelControl, PluginAction, PluginSummary } from '../sdk/builtinPlugin.ts';
+import { holdingsOf, type RefusedFolder, setting } from '../../actors/index.ts';
+import { type BuiltinPlugin, type KernelControl, type PluginAction, type PluginSummary, refusedSummary } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
@@ -145,15 +145,18 @@ export class PluginHost {
       start: builtinStarter(plugin, env),
     }));
     const discovery = discoverPlugins(options.pluginsDir ?? join(options.dataDir, PLUGINS_DIR));
-    for (const { error } of discovery.invalid) options.log(`plugin refused: ${error.message}`);
+    const refused: RefusedFolder[] = discovery.invalid.map(({ dir, error }) => ({ folder: basename(dir), reason: error.message }));
     for (const { manifest, reason } of discovery.skipped) options.log(`plugin ${manifest.name} skipped: ${reason}`);
     for (const { dir, manifest } of discovery.found) {
       if (found.some((f) => f.manifest.name === manifest.name)) {
-        options.log(`plugin refused: ${dir} is named '${manifest.name}', which is a built-in plugin's name`);
+        refused.push({ folder: basename(dir), reason: `${dir} is named '${manifest.name}', which is a built-in plugin's name` });
         continue;
       }
       found.push({ manifest, start: manifest.kind === 'lua' ? luaStarter(manifest, dir, env) : subprocessStarter(manifest, dir, env) });
     }
+    for (const { reason } of refused) options.log(`plugin refused: ${reason}`);
+    // Recorded, so 'homed plugins' and the web UI say why a plugin is missing long after the start scrolled away.
+    await this.hub.refusedAtStart(refused);
     const boot = String(await options.store.headSeq());
     for (const { manifest, start } of found) {
       await this.hub.load(manifest);
@@ -249,7 +252,7 @@ export class PluginHost {
 
   list(): PluginSummary[] {
     const registry = this.hub.registry;
-    return [...this.entries.values()].map(({ manifest, supervisor }) => {
+    const loaded = [...this.entries.values()].map(({ manifest, supervisor }) => {
       const entry = registry.plugins.get(manifest.name);
       return {
         name: manifest.name,
@@ -262,5 +265,6 @@ export class PluginHost {
         ...holdingsOf(registry, manifest.name),
       };
     });
+    return [...loaded, ...registry.refused.map(refusedSummary)];
   }
 }

@@ -19,7 +19,14 @@ import {
 } from '../../events/index.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS, STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
 import { Capability, INTERNAL, nestsDeeperThan, OWNER, type CapabilityName } from '../../actors/index.ts';
-import { emptyPluginRegistry, foldPluginRegistry, isFreshStart, registrationsOf, type PluginRegistry } from '../../actors/index.ts';
+import {
+  emptyPluginRegistry,
+  foldPluginRegistry,
+  isFreshStart,
+  registrationsOf,
+  type PluginRegistry,
+  type RefusedFolder,
+} from '../../actors/index.ts';
 import { emptyProcessGroups, foldProcessGroups, type OpenGroup, type ProcessGroups } from '../../actors/index.ts';
 import type { MisbehaviourConfig } from '../../actors/index.ts';
 import type { PluginManifest, PluginProfiles } from '../sdk/manifestTypes.ts';
@@ -229,6 +236,13 @@ export class PluginHub {
    */
   reserveBuiltins(names: readonly string[]): void {
     for (const name of names) this.builtins.add(name);
+  }
+
+  /** Records the folders this start refused to load (nothing when there are none now and none were before). */
+  refusedAtStart(refused: readonly RefusedFolder[]): Promise<void> {
+    return this.appendDecided(() =>
+      refused.length === 0 && this.state.refused.length === 0 ? null : { type: 'PluginsRefused', data: { refused: [...refused] } },
+    );
   }
 
   /** Records a loaded manifest. */

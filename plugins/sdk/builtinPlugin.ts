@@ -24,7 +24,24 @@ export type PluginSummary = Readonly<{
   stagesDetached?: string;
   /** Why its tools were detached, the same way. */
   toolsDetached?: string;
+  /** Why the start would not load it (a folder of DIR/plugins; its name is the folder's). */
+  refused?: string;
 }>;
+
+/** A folder the start refused, listed among the plugins so the reason is where one looks for it. */
+export const refusedSummary = ({ folder, reason }: Readonly<{ folder: string; reason: string }>): PluginSummary => ({
+  name: folder,
+  kind: '-',
+  version: '-',
+  state: 'refused',
+  enabled: false,
+  restarts: 0,
+  pid: null,
+  tools: [],
+  stages: [],
+  channels: [],
+  refused: reason,
+});
 
 export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
 

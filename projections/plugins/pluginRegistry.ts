@@ -47,7 +47,11 @@ export type PluginRegistry = Readonly<{
   handlers: readonly HandlerEntry[];
   channels: ReadonlyMap<string, ChannelEntry>;
   subscriptions: ReadonlyMap<string, readonly string[]>;
+  /** The plugin folders the last start refused to load, and why. */
+  refused: readonly RefusedFolder[];
 }>;
+
+export type RefusedFolder = Readonly<{ folder: string; reason: string }>;
 
 export const emptyPluginRegistry = (): PluginRegistry => ({
   plugins: new Map(),
@@ -55,6 +59,7 @@ export const emptyPluginRegistry = (): PluginRegistry => ({
   handlers: [],
   channels: new Map(),
   subscriptions: new Map(),
+  refused: [],
 });
 
 const isPluginEvent = (event: AnyEvent): event is PluginEvent => (PLUGIN_EVENT_TYPES as readonly string[]).includes(event.type);
@@ -91,6 +96,7 @@ const without = <V>(map: ReadonlyMap<string, V>, keep: (value: V) => boolean): M
 /** Applies one event; events of other subsystems leave the registry as it is. */
 export const foldPluginRegistry = (registry: PluginRegistry, any: AnyEvent): PluginRegistry => {
   if (!isPluginEvent(any)) return registry;
+  if (any.type === 'PluginsRefused') return { ...registry, refused: any.data.refused };
   const event = any;
   const name = event.data.plugin;
   const state = STATE_OF[event.type];

@@ -91,6 +91,8 @@ export type PluginSummary = Readonly<{
   stagesDetached?: string;
   /** Why its tools were detached, when they were. */
   toolsDetached?: string;
+  /** Why the start would not load it. */
+  refused?: string;
 }>;
 
 /** Settings the daemon refused: every problem its schema check found. */

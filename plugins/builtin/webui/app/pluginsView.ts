@@ -4,6 +4,8 @@ import { clear, h } from './dom.ts';
 
 /** The controls that do something for a plugin as it is: stop and reload while it runs (or is starting or waiting to restart), start otherwise; disable or enable. */
 export const actionsFor = (plugin: Pick<PluginSummary, 'state' | 'enabled'>): string[] => {
+  // A refused folder is no plugin: nothing to start or enable until it is fixed and homed restarted.
+  if (plugin.state === 'refused') return [];
   const live = ['running', 'starting', 'backoff'].includes(plugin.state);
   return [...(plugin.enabled ? (live ? ['reload', 'stop'] : ['start']) : []), plugin.enabled ? 'disable' : 'enable'];
 };
@@ -65,6 +67,7 @@ export class PluginsView {
                   ...p.channels.map((c) => `channel ${c}`),
                   ...(p.stagesDetached ? [`stages detached: ${p.stagesDetached} (reload to let it register them again)`] : []),
                   ...(p.toolsDetached ? [`tools detached: ${p.toolsDetached} (reload to let it register them again)`] : []),
+                  ...(p.refused ? [`not loaded: ${p.refused} (fix it, then restart homed)`] : []),
                 ].join(', '),
               ),
               h(
