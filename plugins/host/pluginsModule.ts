@@ -3,6 +3,7 @@
  * `Facility.plugins` (the host, and the plugins as a turn sees them).
  */
 import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HiddenPaths } from './processSandbox.ts';
 import {
   Facility,
@@ -23,7 +24,7 @@ import { timerPlugin } from '../builtin/timer/index.ts';
 import { webuiPlugin } from '../builtin/webui/index.ts';
 import type { BuiltinPlugin, KernelControl } from '../sdk/builtinPlugin.ts';
 import { hubMemoryOf } from './hubMemory.ts';
-import { PluginHost } from './pluginHost.ts';
+import { PluginHost, PLUGINS_DIR } from './pluginHost.ts';
 import { MemoryDesk } from './memoryDesk.ts';
 import { SettingsDesk } from './settingsDesk.ts';
 import { TimeTravelDesk } from './timeTravelDesk.ts';
@@ -36,7 +37,10 @@ export const MEMORY_NOTES_SCOPE = 'notes';
  * folder (the vault, settings, the log, the index snapshot, the built-ins' state, the cli socket
  * that speaks as the owner, other plugins, and whatever the daemon writes there later).
  */
-export const hiddenFromPlugins = (dataDir: string): HiddenPaths => ({ dataDir: realpathSync(dataDir) });
+export const hiddenFromPlugins = (dataDir: string): HiddenPaths => {
+  const real = realpathSync(dataDir);
+  return { dataDir: real, pluginsDir: join(real, PLUGINS_DIR) };
+};
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin, webuiPlugin];
 

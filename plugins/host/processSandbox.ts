@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { HologramError } from '../../events/index.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
@@ -21,11 +21,22 @@ export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'r
 /** Whether plugins can be sandboxed here, or why not. */
 export type SandboxSupport = Readonly<{ kind: 'available' }> | Readonly<{ kind: 'unavailable'; why: string }> | Readonly<{ kind: 'off' }>;
 
-/** What a plugin must not see: the data dir (its real path), all of it but the plugin's own folder. */
-export type HiddenPaths = Readonly<{ dataDir: string }>;
+/** What a plugin must not see: the data dir (its real path), all of it but the plugin's own folder, which is one of `pluginsDir` when it is in there. */
+export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string }>;
 
 /** The plugin's own folder: its path as the host found it (in the data dir, maybe a link) and where that leads. */
 export type OwnFolder = Readonly<{ path: string; real: string }>;
+
+/** A plugin folder that leads into the data dir but not to a folder of DIR/plugins: given back, it would show the plugin what the sandbox hides. */
+export class PluginFolderOutOfPlace extends HologramError {
+  readonly code = 'PLUGIN_FOLDER_OUT_OF_PLACE';
+  constructor(plugin: string, folder: string, real: string) {
+    super(
+      `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, a part of the data dir that is not a plugin's folder; ` +
+        'a plugin folder is a folder of DIR/plugins, or a link to one outside the data dir',
+    );
+  }
+}
 
 export class PluginSandboxUnavailable extends HologramError {
   readonly code = 'PLUGIN_SANDBOX_UNAVAILABLE';
@@ -71,6 +82,12 @@ const wrapped = (network: boolean, hidden: HiddenPaths | undefined, own: OwnFold
   ...args,
 ];
 
+/** Whether `path` is `dir` (when `orSame`) or below it. */
+const isWithin = (path: string, dir: string, orSame = true): boolean => {
+  const rel = relative(dir, path);
+  return rel === '' ? orSame : rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+};
+
 /** Whether this machine lets a process have its own network and mount namespaces and mount in them (asked once per daemon). */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
@@ -78,7 +95,7 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   try {
     const own = join(dir, 'plugin');
     mkdirSync(own);
-    const probe = spawnSync('unshare', wrapped(false, { dataDir: dir }, { path: own, real: own }, 'true', []), {
+    const probe = spawnSync('unshare', wrapped(false, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
       stdio: 'ignore',
       timeout: 5_000,
     });
@@ -104,6 +121,9 @@ export const sandboxedCommand = (
   own: OwnFolder,
   command: Readonly<{ command: string; args: readonly string[] }>,
 ): Readonly<{ command: string; args: string[] }> => {
+  if (hidden && isWithin(own.real, hidden.dataDir) && !isWithin(own.real, hidden.pluginsDir, false)) {
+    throw new PluginFolderOutOfPlace(plugin, own.path, own.real);
+  }
   if (support.kind === 'available') return { command: 'unshare', args: wrapped(wantsNetwork, hidden, own, command.command, command.args) };
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };

@@ -6,7 +6,7 @@
  * answer; the reason travels with the exit.
  */
 import { accessSync, constants, realpathSync } from 'node:fs';
-import { PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
+import { PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
@@ -23,7 +23,10 @@ import { stderrHint } from './stderrHints.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown =>
-  error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed || error instanceof PluginSandboxUnavailable
+  error instanceof ProtocolVersionMismatch ||
+  error instanceof PluginSpawnFailed ||
+  error instanceof PluginSandboxUnavailable ||
+  error instanceof PluginFolderOutOfPlace
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
 

@@ -18,13 +18,13 @@ const tempDir = useTempDir();
 const node = { command: '/usr/bin/node', args: ['main.js'] };
 const available: SandboxSupport = { kind: 'available' };
 const unavailable: SandboxSupport = { kind: 'unavailable', why: 'user namespaces are off here' };
-const hidden = { dataDir: '/srv/data' };
+const hidden = { dataDir: '/srv/data', pluginsDir: '/srv/data/plugins' };
 const own = { path: '/srv/data/plugins/p', real: '/srv/data/plugins/p' };
 const canIsolate = probeSandbox('isolate').kind === 'available';
 
 /** What a shell run as the plugin, in the sandbox, prints. */
 const runInside = (dataDir: string, folder: { path: string; real: string }, script: string): string => {
-  const { command, args } = sandboxedCommand('p', false, 'isolate', available, { dataDir }, folder, {
+  const { command, args } = sandboxedCommand('p', false, 'isolate', available, { dataDir, pluginsDir: join(dataDir, 'plugins') }, folder, {
     command: '/bin/sh',
     args: ['-c', script],
   });
@@ -85,6 +85,19 @@ describe("a plugin process's sandbox", () => {
       `cat ${data}/plugins/p/plugin.json; echo; ls -A ${data}`,
     );
     expect(seen).toBe('manifest\nplugins\n');
+  });
+
+  it('refuses a plugin folder that leads into the data dir elsewhere than to a folder of its plugins', () => {
+    for (const real of ['/srv/data', '/srv/data/secrets', '/srv/data/plugins']) {
+      expect(() => sandboxedCommand('p', false, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node)).toThrow(
+        `plugin 'p' was not started: its folder /srv/data/plugins/p leads to ${real}, a part of the data dir that is not a plugin's folder`,
+      );
+    }
+    for (const real of ['/srv/data/plugins/p', '/srv/data/plugins/p/sub', '/home/ada/checkout/p', '/srv/data-other']) {
+      expect(sandboxedCommand('p', false, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node).command).toBe(
+        'unshare',
+      );
+    }
   });
 
   it('takes network as a capability in a manifest', () => {
