@@ -14,7 +14,7 @@ import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { startLlmServer } from '../support/llmServer/index.ts';
+import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { messagesOf } from '../support/llmServer/recordedMessages.ts';
 import { finished, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -22,6 +22,14 @@ import { useTempDir } from '../support/tempDir.ts';
 const tempDir = useTempDir();
 const daemons = useDaemons();
 const canIsolate = probeSandbox('isolate').kind === 'available';
+
+/** The tool results a request to the model carried, by call id. */
+const toolResultsOf = (request: RecordedRequest): Record<string, unknown> =>
+  Object.fromEntries(
+    messagesOf(request)
+      .filter((m) => m.role === 'tool')
+      .map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
+  );
 
 describe("a subprocess plugin's sandbox", () => {
   it.skipIf(!canIsolate)("see none of the daemon's files or its socket, and reach no address unless granted network", async () => {
@@ -56,11 +64,7 @@ describe("a subprocess plugin's sandbox", () => {
     const daemon = await daemons.start(dir);
     const reply = await finished(spawnNode([WAITER, '--data', dir, 'probe the network']));
     expect(reply.stdout).toBe('probed\n');
-    const results = Object.fromEntries(
-      messagesOf(server.requests[1]!)
-        .filter((m) => m.role === 'tool')
-        .map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
-    );
+    const results = toolResultsOf(server.requests[1]!);
     expect(results.isolated).toMatch(/^failed: (ENETUNREACH|EHOSTUNREACH|ECONNREFUSED|EACCES)/);
     expect(results.granted).toBe('connected');
     expect(results.socket).toMatch(/^failed: /);
@@ -76,11 +80,7 @@ describe("a subprocess plugin's sandbox", () => {
     writeFileSync(file('memory-index.snapshot'), 'canary-snapshot-42');
     const again = await finished(spawnNode([WAITER, '--data', dir, 'probe again']));
     expect(again.stdout).toBe('probed again\n');
-    const later = Object.fromEntries(
-      messagesOf(server.requests[3]!)
-        .filter((m) => m.role === 'tool')
-        .map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
-    );
+    const later = toolResultsOf(server.requests[3]!);
     expect([later.saved, later.snapshot, later.other]).toEqual(['failed: ENOENT', 'failed: ENOENT', 'failed: ENOENT']);
     writeFileSync(file('settings.json'), settings);
     // Outside the sandbox nothing moved: the daemon's files are where they were.

@@ -8,21 +8,14 @@
 import type { TimeWindow } from './recallQuery.ts';
 import type { RecallItem, RecallTier, WeighedItem } from './recallIndex.ts';
 
-/** An item as the table is given it: what it keeps of a RecallItem, worked out once. */
-export type TableRow = Readonly<{
-  id: string;
-  tier: RecallTier;
-  scope: string;
-  text: string;
-  cites: readonly string[];
-  at: number;
-  person: string | undefined;
-  sources: readonly string[] | undefined;
-  spokenOf: readonly TimeWindow[];
-  saysWhen: boolean;
-  /** Its neighbours as text, weight, text, weight…: one array, not an object per neighbour. */
-  neighbours: readonly (string | number)[];
-}>;
+/** An item as the table is given it: a RecallItem with every field there (the times it speaks of worked out once) and its neighbours. */
+export type TableRow = Omit<Required<RecallItem>, 'person' | 'sources'> &
+  Readonly<{
+    person: string | undefined;
+    sources: readonly string[] | undefined;
+    /** Its neighbours as text, weight, text, weight…: one array, not an object per neighbour. */
+    neighbours: readonly (string | number)[];
+  }>;
 
 const TIERS: readonly RecallTier[] = ['context', 'cold', 'graph'];
 const TIER_CODES = new Map<RecallTier, number>(TIERS.map((tier, code) => [tier, code]));
