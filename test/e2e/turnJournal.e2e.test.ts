@@ -174,7 +174,7 @@ describe('what leaves a turn comes from its journal', () => {
         .map((r) => r.text)
         .join(''),
     ).toBe('Kettle handled.');
-    await expect.poll(async () => (await logOf(dir, '--type', 'OutputSent')).length, { timeout: 15_000 }).toBe(3);
+    await expect.poll(async () => (await logOf(dir, '--type', 'OutputSent')).length, { timeout: 30_000 }).toBe(3);
     const scheduler = await logOf(
       dir,
       '--stream',
