@@ -11,7 +11,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
+import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
@@ -82,12 +83,6 @@ const wrapped = (network: boolean, hidden: HiddenPaths | undefined, own: OwnFold
   ...args,
 ];
 
-/** Whether `path` is `dir` (when `orSame`) or below it. */
-const isWithin = (path: string, dir: string, orSame = true): boolean => {
-  const rel = relative(dir, path);
-  return rel === '' ? orSame : rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-};
-
 /** Whether this machine lets a process have its own network and mount namespaces and mount in them (asked once per daemon). */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
@@ -121,7 +116,8 @@ export const sandboxedCommand = (
   own: OwnFolder,
   command: Readonly<{ command: string; args: readonly string[] }>,
 ): Readonly<{ command: string; args: string[] }> => {
-  if (hidden && isWithin(own.real, hidden.dataDir) && !isWithin(own.real, hidden.pluginsDir, false)) {
+  const aPluginsFolder = hidden !== undefined && own.real !== hidden.pluginsDir && isUnder(own.real, hidden.pluginsDir);
+  if (hidden && isUnder(own.real, hidden.dataDir) && !aPluginsFolder) {
     throw new PluginFolderOutOfPlace(plugin, own.path, own.real);
   }
   if (support.kind === 'available') return { command: 'unshare', args: wrapped(wantsNetwork, hidden, own, command.command, command.args) };
