@@ -156,7 +156,9 @@ export class SecretAliases {
             }
           }
         }
-        const out = this.scrub(held.slice(0, cut), { fresh: false });
+        // The values before the cut are those already found there: no second search.
+        const before = found.filter((f) => f.start < cut);
+        const out = before.length > 0 ? aliasesOver(held.slice(0, cut), before) : held.slice(0, cut);
         held = held.slice(cut);
         return out;
       },
@@ -209,40 +211,14 @@ export class SecretAliases {
   }
 
   /**
-   * The vault is looked at only once an alias is found: a call without one costs no look. Plain
-   * methods rather than closures over a generic walk: a fill runs once a call, too seldom for
-   * the engine to optimise it, so what it allocates and calls is what it costs.
+   * The vault is looked at only once an alias is found: a call without one costs no look. A fill
+   * runs once a call, too seldom for the engine to optimise it, so what it allocates and calls is
+   * what it costs: one closure, and the walk's plain loops.
    */
   private fillFrom(args: Readonly<Record<string, unknown>>, tool: string): Filled {
     const met: Met = { filled: [], unknown: [], withheld: [] };
-    const filledArgs = this.fillValue(args, tool, met) as Record<string, unknown>;
+    const filledArgs = mapChangedStrings(args, (text) => this.fillText(text, tool, met)) as Record<string, unknown>;
     return { args: filledArgs, filled: met.filled.sort(), unknown: met.unknown.sort(), withheld: met.withheld.sort() };
-  }
-
-  /** `value` with its aliases filled; only the objects and arrays holding a changed string are copied. */
-  private fillValue(value: unknown, tool: string, met: Met): unknown {
-    if (typeof value === 'string') return this.fillText(value, tool, met);
-    if (typeof value !== 'object' || value === null) return value;
-    if (Array.isArray(value)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const mapped = this.fillValue(value[i], tool, met);
-        if (mapped === value[i]) continue;
-        copy ??= [...value];
-        copy[i] = mapped;
-      }
-      return copy ?? value;
-    }
-    let copy: Record<string, unknown> | undefined;
-    for (const key of Object.keys(value)) {
-      const item = (value as Record<string, unknown>)[key];
-      const mapped = this.fillValue(item, tool, met);
-      if (mapped === item) continue;
-      copy ??= { ...value };
-      // The spread made every key an own property, __proto__ too: this assignment never sets a prototype.
-      copy[key] = mapped;
-    }
-    return copy ?? value;
   }
 
   /** `text` with each alias of a secret set for `tool` replaced by its value; the names met listed in `met`. */
@@ -326,17 +302,16 @@ const mapChangedStrings = (value: unknown, map: (text: string) => string): unkno
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
-    value.forEach((item, i) => {
-      const mapped = mapChangedStrings(item, map);
-      if (mapped === item) return;
+    for (let i = 0; i < value.length; i++) {
+      const mapped = mapChangedStrings(value[i], map);
+      if (mapped === value[i]) continue;
       copy ??= [...value];
       copy[i] = mapped;
-    });
+    }
     return copy ?? value;
   }
   let copy: Record<string, unknown> | undefined;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
+  for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     const mapped = mapChangedStrings(item, map);
     if (mapped === item) continue;
