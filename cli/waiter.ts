@@ -113,10 +113,10 @@ export const waiter = async (argv: string[]): Promise<number> => {
     out(`${versionLine('waiter')}\n`);
     return 0;
   }
-  if (positionals.length > 0 && positionals.join(' ').trim() === '') throw new UsageError('the message is empty; give the text to send');
-  const asCommand = ONE_SHOT_COMMANDS.get(positionals.join(' ').trim());
-  if (asCommand !== undefined)
-    throw new UsageError(`'${positionals.join(' ').trim()}' is a command of the chat session, not a message; ${asCommand}`);
+  const message = positionals.join(' ');
+  if (positionals.length > 0 && message.trim() === '') throw new UsageError('the message is empty; give the text to send');
+  const asCommand = ONE_SHOT_COMMANDS.get(message.trim());
+  if (asCommand !== undefined) throw new UsageError(`'${message.trim()}' is a command of the chat session, not a message; ${asCommand}`);
   const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
   const dataDir = dataDirFrom(values.data);
@@ -125,7 +125,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
     if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then((stopped) => out(`${stopNote(stopped)}\n`));
     else if (values.tools) out(formatTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools));
     else if (values.plugins) out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
-    else if (positionals.length > 0) await converse(client, positionals.join(' '));
+    else if (positionals.length > 0) await converse(client, message);
     else {
       const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
       const session = new InteractiveWaiter({
