@@ -57,12 +57,18 @@ const HISTORY: readonly TurnMessage[] = Array.from({ length: HISTORY_MESSAGES },
 type Kind = 'plain' | 'direct' | 'proxied' | 'named';
 const KINDS: readonly Kind[] = ['plain', 'direct', 'proxied', 'named'];
 
-type CountedEffects = TurnEffects & Readonly<{ toolResults: () => number }>;
+/** A turn's effects, with the toolset it runs with and a count of the tool results the model saw. */
+type CountedEffects = TurnEffects & Readonly<{ toolset: Toolset; toolResults: () => number }>;
 
-/** The model: a files_write call first, 'Noted.' once the tool's result is in; at once when `callTool` is absent. */
-const effectsOf = (callTool: Side | undefined): CountedEffects => {
+/**
+ * The model: a files_write call first, 'Noted.' once the tool's result is in; at once when
+ * `callTool` is absent. Behind the proxy the turn's toolset carries the vault's grants, as the
+ * kernel's does, so the turn records the fill with the call.
+ */
+const effectsOf = (callTool: Side | undefined, secrets?: Toolset['secrets']): CountedEffects => {
   let results = 0;
   return {
+    toolset: secrets ? { ...TOOLSET, secrets } : TOOLSET,
     complete: async (call) => {
       const last = call.messages.at(-1);
       if (last?.role === 'tool') {
@@ -86,7 +92,14 @@ const timedTurn = async (store: EventStore, effects: CountedEffects, kind: Kind)
   const before = effects.toolResults();
   const turnId = randomIds.next();
   const t0 = performance.now();
-  const turn = new TurnActor({ store, stream: `turn-${turnId}`, toolset: TOOLSET, effects, clock: systemClock, timers: systemTimers });
+  const turn = new TurnActor({
+    store,
+    stream: `turn-${turnId}`,
+    toolset: effects.toolset,
+    effects,
+    clock: systemClock,
+    timers: systemTimers,
+  });
   await turn.start({ turnId, input: 'save my notes', model: 'instant', maxRounds: 4, history: [...HISTORY], toolset: 'bench' });
   await turn.done;
   await turn.settled();
@@ -175,8 +188,8 @@ const figuresOf = (rounds: readonly Round[], turns: number): Figure[] =>
  */
 export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> => {
   const turns = Math.max(30, Math.min(300, Math.floor(ctx.appends / 10)));
-  const { proxy } = securityProxy(ctx.temp.directory('security-turn'));
-  const { proxy: fillAndScrub } = securityProxy(ctx.temp.directory('security-turn-named'), { enabled: false });
+  const { proxy, aliases } = securityProxy(ctx.temp.directory('security-turn'));
+  const { proxy: fillAndScrub, aliases: namedAliases } = securityProxy(ctx.temp.directory('security-turn-named'), { enabled: false });
   const path = ctx.temp.file('security-turn');
   const store = openHologramStore(path);
   log('security.proxy.turn: starting the msgpack echo child');
@@ -189,11 +202,14 @@ export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> =
     const effects = {
       plain: effectsOf(undefined),
       direct: effectsOf(pair.direct),
-      proxied: effectsOf(pair.proxied),
-      named: effectsOf(named),
+      proxied: effectsOf(pair.proxied, aliases.grants()),
+      named: effectsOf(named, namedAliases.grants()),
     };
     log('security.proxy.turn: warm-up');
     await round(store, effects, turns);
+    // Each proxied and named turn records its fill with the call, as the kernel's turns do.
+    const fills = (await store.readAll({ types: ['SecretFilled'] })).length;
+    if (fills !== 2 * turns) throw new Error(`security.proxy.turn: ${fills} SecretFilled in the warm-up's ${2 * turns} filled calls`);
     const rounds: Round[] = [];
     const reps = Math.max(MIN_REPS, ctx.reps);
     for (let rep = 1; rep <= reps; rep++) {

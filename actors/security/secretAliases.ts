@@ -10,21 +10,13 @@
 import { type FSWatcher, mkdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, SHORTEST_SECRET, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
-import { globMatches } from '../../machines/security/index.ts';
+import { aliasNameAt, aliasOf, type AliasesMet, globMatches, type SecretGrant } from '../../machines/security/index.ts';
 
 /** `@{NAME}`, NAME as `homed secret set` takes it. */
 export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
-const MAX_NAME_LENGTH = 64;
 
-export const aliasOf = (name: string): string => `@{${name}}`;
-
-export type Filled = Readonly<{
-  args: Record<string, unknown>;
-  filled: readonly string[];
-  unknown: readonly string[];
-  /** Secrets named in the call that may not be filled into this tool. */
-  withheld: readonly string[];
-}>;
+/** A call's arguments with the secrets it may have filled in, and what became of each alias it named. */
+export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown> }>;
 
 export class SecretAliases {
   private values: ReadonlyMap<string, string> = new Map();
@@ -182,6 +174,12 @@ export class SecretAliases {
     return this.tools.get(name) ?? [];
   }
 
+  /** Every secret's name with the tools it may be filled into, by name: what a turn decides its fills from. */
+  grants(): readonly SecretGrant[] {
+    this.current();
+    return [...this.tools].map(([name, tools]) => ({ name, tools: [...tools] })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
   /**
    * `args` of a call of `tool` with each alias of a known secret replaced by its value; names the
    * vault does not hold, and secrets not set for this tool, are listed and left as aliases.
@@ -281,19 +279,6 @@ const aliasesOver = (text: string, found: Found[]): string => {
     copied = stop;
   }
   return out + text.slice(copied);
-};
-
-const CLOSE_BRACE = 0x7d;
-const isNameStart = (c: number): boolean => c >= 0x41 && c <= 0x5a;
-const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
-
-/** The NAME of the alias `@{NAME}` that starts at `at` in `text`, if one does (as ALIAS reads it). */
-const aliasNameAt = (text: string, at: number): string | undefined => {
-  const start = at + 2;
-  if (!isNameStart(text.charCodeAt(start))) return undefined;
-  let end = start + 1;
-  while (end - start < MAX_NAME_LENGTH && isNameChar(text.charCodeAt(end))) end++;
-  return text.charCodeAt(end) === CLOSE_BRACE ? text.slice(start, end) : undefined;
 };
 
 /** `value` with every string inside it mapped; only the objects and arrays holding a changed string are copied. */

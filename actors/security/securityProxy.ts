@@ -11,11 +11,14 @@ import {
   blockedNotice,
   blocksContent,
   decideSandbox,
+  fillRefusal,
   isPrivileged,
   normalisePath,
   OWNER,
   isUnder,
+  refusedByFirewall,
   reviewContent,
+  secretsNotFilledFor,
   type ReviewRules,
   type SandboxBase,
   type SandboxRules,
@@ -126,7 +129,8 @@ export class SecurityProxy {
 
   guardTools(turns: TurnPlugins): TurnPlugins {
     return {
-      toolset: () => turns.toolset(),
+      // The vault's grants go with the tools, so the turn records which secrets a call gets before it runs.
+      toolset: () => ({ ...turns.toolset(), secrets: this.options.aliases.grants() }),
       accessOf: (name) => turns.accessOf(name),
       runHandler: async (input, signal) => this.options.aliases.scrubDeep(await turns.runHandler(input, signal)),
       callTool: (invocation, signal, origin) => this.callTool(turns, invocation, signal, origin),
@@ -139,26 +143,14 @@ export class SecurityProxy {
     signal: AbortSignal,
     origin: Parameters<TurnPlugins['callTool']>[2],
   ): Promise<ToolResult> {
-    const { args, filled, unknown, withheld } = this.options.aliases.fill(invocation.args, invocation.name);
+    const { args, ...met } = this.options.aliases.fill(invocation.args, invocation.name);
+    const { filled } = met;
     // A turn with no recorded principal is the owner's, as the turn runner reads it.
     const principal = origin?.principal ?? OWNER;
-    if (filled.length + withheld.length + unknown.length > 0 && !isPrivileged({ owners: this.options.owners ?? [] }, principal)) {
-      return this.refusal(
-        `secrets are filled in only for the owner's inputs, and this one is from ${principal}; ` +
-          `the owner can vouch for that principal with 'security.owners' in settings`,
-      );
-    }
-    if (unknown.length > 0) {
-      return this.refusal(
-        `no secret named ${unknown.join(', ')} in the vault; 'homed secret list' shows the names, 'homed secret set NAME' adds one`,
-      );
-    }
-    if (withheld.length > 0) {
-      const which = withheld.map((n) => `${n} (${this.options.aliases.toolsOf(n).join(', ') || 'no tool'})`).join(', ');
-      return this.refusal(
-        `${which} may not be filled into ${invocation.name}; the owner allows a tool with 'homed secret set NAME --tools ${invocation.name}'`,
-      );
-    }
+    const named = filled.length + met.withheld.length + met.unknown.length > 0;
+    if (named && !isPrivileged({ owners: this.options.owners ?? [] }, principal)) return this.refusal(secretsNotFilledFor(principal));
+    const notFilled = fillRefusal(met, (name) => this.options.aliases.toolsOf(name), invocation.name);
+    if (notFilled !== undefined) return this.refusal(notFilled);
     const access = turns.accessOf(invocation.name);
     const refused = this.sandboxRefusal(access, args);
     if (refused) return this.refusal(args === invocation.args ? refused : this.filledRefusal(access, invocation.args));
@@ -193,7 +185,7 @@ export class SecurityProxy {
 
   private refusal(reason: string): ToolResult {
     const scrubbed = this.scrub(reason);
-    return { content: `Refused by the security firewall: ${scrubbed}`, isError: true, refused: scrubbed };
+    return { content: refusedByFirewall(scrubbed), isError: true, refused: scrubbed };
   }
 
   /**

@@ -9,14 +9,16 @@ import type { Toolset } from '../../machines/turn/index.ts';
 
 export const toolsetId = (toolset: Toolset): string =>
   createHash('sha256')
-    // Refusals join the hash only when there are some, so the ids of sets recorded before them stay.
+    // Refusals, approvals and secrets join the hash only when there are some, so the ids of sets
+    // recorded before them stay; each one present brings those before it, so no two sets hash alike.
     .update(
       JSON.stringify([
         toolset.tools,
         toolset.handlers,
         toolset.channels,
-        ...(toolset.refused?.length || toolset.approve?.length ? [toolset.refused ?? []] : []),
-        ...(toolset.approve?.length ? [toolset.approve] : []),
+        ...(toolset.refused?.length || toolset.approve?.length || toolset.secrets ? [toolset.refused ?? []] : []),
+        ...(toolset.approve?.length || toolset.secrets ? [toolset.approve ?? []] : []),
+        ...(toolset.secrets ? [toolset.secrets, toolset.secretsRefused ?? null] : []),
       ]),
     )
     .digest('hex')
@@ -37,6 +39,8 @@ export class ToolsetLedger {
           channels: data.channels,
           ...(data.refused?.length ? { refused: data.refused } : {}),
           ...(data.approve?.length ? { approve: data.approve } : {}),
+          ...(data.secrets ? { secrets: data.secrets } : {}),
+          ...(data.secretsRefused !== undefined ? { secretsRefused: data.secretsRefused } : {}),
         });
       }
     })();
@@ -60,6 +64,8 @@ export class ToolsetLedger {
           channels: [...toolset.channels],
           ...(toolset.refused?.length ? { refused: [...toolset.refused] } : {}),
           ...(toolset.approve?.length ? { approve: [...toolset.approve] } : {}),
+          ...(toolset.secrets ? { secrets: toolset.secrets.map((g) => ({ name: g.name, tools: [...g.tools] })) } : {}),
+          ...(toolset.secretsRefused !== undefined ? { secretsRefused: toolset.secretsRefused } : {}),
         },
       },
     ]);

@@ -11,7 +11,16 @@
  * with other inputs) and the turn stays open in the log, across restarts. An answer is queued
  * as an input; when the scheduler starts it, the parked turn takes the answer and goes on.
  */
-import { applyPolicy, blockedNotice, INTERNAL, OWNER, type SecurityPolicy, type ToolRules } from '../../machines/security/index.ts';
+import {
+  applyPolicy,
+  blockedNotice,
+  INTERNAL,
+  isPrivileged,
+  OWNER,
+  secretsNotFilledFor,
+  type SecurityPolicy,
+  type ToolRules,
+} from '../../machines/security/index.ts';
 import {
   TURN_INPUT_TYPES,
   TURN_STREAM_PREFIX,
@@ -49,7 +58,11 @@ import { TurnActor, type TurnActorOptions } from './turnActor.ts';
 import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
-/** The toolset as the security policy lets `principal` use it: refused tools out (recorded as refused), approvals marked. */
+/**
+ * The toolset as the security policy lets `principal` use it: refused tools out (recorded as
+ * refused), approvals marked, and, for a principal the owner has not vouched for, why its calls
+ * get no secret filled in.
+ */
 const withPolicy = (toolset: Toolset, policy: SecurityPolicy, principal: string, profile: ToolRules | undefined): Toolset => {
   const { tools, refused, approve } = applyPolicy(toolset.tools, policy, { name: principal, ...(profile ? { profile } : {}) });
   return {
@@ -57,6 +70,7 @@ const withPolicy = (toolset: Toolset, policy: SecurityPolicy, principal: string,
     tools,
     ...(refused.length ? { refused } : {}),
     ...(approve.length ? { approve } : {}),
+    ...(toolset.secrets && !isPrivileged(policy, principal) ? { secretsRefused: secretsNotFilledFor(principal) } : {}),
   };
 };
 

@@ -165,7 +165,10 @@ export const turnEvents = {
   LlmFailed: defineEvent('LlmFailed', object({ round: integer(), error: string() })),
   /** The security policy or sandbox refused a call; the model is told `reason`. */
   ToolCallRefused: defineEvent('ToolCallRefused', object({ callId: string(), name: string(), reason: string() })),
-  /** The proxy filled these secrets (by name) into a call's arguments right before it ran. */
+  /**
+   * These secrets (by name) are filled into a call's arguments: decided by the turn and recorded
+   * with the call, before the proxy fills them in (in logs from before, recorded with the result).
+   */
   SecretFilled: defineEvent('SecretFilled', object({ callId: string(), name: string(), secrets: array(string()) })),
   /** Content review flagged an input or a tool result; `blocked`: the content was withheld from the model. */
   ContentFlagged: defineEvent(
@@ -212,6 +215,10 @@ export const turnEvents = {
       refused: optional(array(object({ name: string(), reason: string() }))),
       /** Tools that run only after a person approves each call, with why. */
       approve: optional(array(object({ name: string(), reason: string() }))),
+      /** The vault's secrets by name (never a value), each with the tools it may be filled into. */
+      secrets: optional(array(object({ name: string(), tools: array(string()) }))),
+      /** Why no secret may be filled into the calls of a turn using this set (its input is not from the owner). */
+      secretsRefused: optional(string()),
     }),
   ),
 

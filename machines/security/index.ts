@@ -3,3 +3,4 @@ export * from './principals.ts';
 export * from './toolPolicy.ts';
 export * from './sandbox.ts';
 export * from './contentReview.ts';
+export * from './secretFill.ts';

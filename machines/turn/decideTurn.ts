@@ -215,7 +215,7 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
     updateCall(d, index, { phase: 'done', result: NOT_RUN_AFTER_ANSWER });
     return finishBatchIfDone(d);
   }
-  const step = callOutcome(state, output, d.state.toolset.channels, approvalAsk(d.state, index, output.context.approvalAsked ?? null));
+  const step = callOutcome(state, output, d.state.toolset, approvalAsk(d.state, index, output.context.approvalAsked ?? null));
   d.facts.push(...step.facts);
   updateCall(d, index, step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
@@ -234,7 +234,7 @@ const approvalAnswered = (d: Decision, message: Extract<TurnInputMessage, { type
   if (d.state.phase !== 'tools') return;
   const index = d.state.calls.findIndex((c) => c.phase === 'approval' && c.approval === message.data.approval);
   if (index < 0) return;
-  const step = answerApproval(d.state.calls[index]!, message.data, d.state.toolset.channels);
+  const step = answerApproval(d.state.calls[index]!, message.data, d.state.toolset);
   d.facts.push(...step.facts);
   updateCall(d, index, step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
@@ -245,7 +245,8 @@ const approvalAnswered = (d: Decision, message: Extract<TurnInputMessage, { type
 const securityFacts = (d: Decision, message: Extract<TurnInputMessage, { type: 'ToolResultRecorded' }>): string => {
   const { callId, name, content, filled, findings, blocked, refused } = message.data;
   if (refused !== undefined) d.facts.push({ type: 'ToolCallRefused', data: { callId, name, reason: refused } });
-  if (filled?.length) d.facts.push({ type: 'SecretFilled', data: { callId, name, secrets: [...filled] } });
+  // The turn records the fill with the call when it knew the vault's grants; a log from before has it here.
+  if (filled?.length && !d.state.toolset.secrets) d.facts.push({ type: 'SecretFilled', data: { callId, name, secrets: [...filled] } });
   if (!findings?.length) return content;
   d.facts.push({ type: 'ContentFlagged', data: { source: 'tool_result', callId, findings: [...findings], blocked: blocked === true } });
   return blocked ? content : `${content}\n\n${warningBlock(findings, 'tool_result')}`;

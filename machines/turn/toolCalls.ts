@@ -6,11 +6,12 @@
  * sees come out in call order.
  */
 import type { OutputChannel } from '../../events/index.ts';
+import { decideFill, refusedByFirewall } from '../security/index.ts';
 import type { StagePipelineOutput, ToolCall } from '../stagePipeline/index.ts';
 import { channelHelp, channelTypes, parseChannelTool } from './outputChannels.ts';
 import type { RegisteredTool } from '../../events/index.ts';
 import type { CallState } from './turnState.ts';
-import type { TurnFact, TurnMessage } from './turnTypes.ts';
+import type { Toolset, TurnFact, TurnMessage } from './turnTypes.ts';
 
 export type CallStep = Readonly<{ state: CallState; facts: TurnFact[] }>;
 
@@ -64,7 +65,7 @@ export type ApprovalAsk = Readonly<{ id: string; reason: string }>;
 export const callOutcome = (
   state: CallState,
   before: StagePipelineOutput,
-  channels: readonly OutputChannel[],
+  toolset: Toolset,
   approval: ApprovalAsk | null = null,
 ): CallStep => {
   const { id, name } = state.call;
@@ -98,21 +99,35 @@ export const callOutcome = (
     });
     return { state: { ...state, call, phase: 'approval', approval: approval.id }, facts };
   }
-  const run = runCall({ ...state, call }, channels);
+  const run = runCall({ ...state, call }, toolset);
   return { state: run.state, facts: [...facts, ...run.facts] };
 };
 
-/** The call runs now: a plugin's tool as a `ToolCalled` the runtime performs, a channel's send or help decided here. */
-export const runCall = (state: CallState, channels: readonly OutputChannel[]): CallStep => {
+/**
+ * The call runs now: a plugin's tool as a `ToolCalled` the runtime performs, with the secrets it
+ * names filled in (recorded as `SecretFilled` with it, before any leaves) or refused with why; a
+ * channel's send or help decided here.
+ */
+export const runCall = (state: CallState, toolset: Toolset): CallStep => {
   const { call } = state;
   const { id, name } = call;
   const facts: TurnFact[] = [];
-  const channel = channelResult(call, channels);
+  const channel = channelResult(call, toolset.channels);
   if (channel?.error !== undefined) {
     facts.push({ type: 'ToolCompleted', data: { callId: id, name, result: channel.content, error: channel.error } });
     return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
   }
+  const fill = channel || !toolset.secrets ? null : decideFill(toolset.secrets, toolset.secretsRefused, name, call.args);
+  if (fill?.kind === 'refuse') {
+    const content = refusedByFirewall(fill.reason);
+    facts.push(
+      { type: 'ToolCallRefused', data: { callId: id, name, reason: fill.reason } },
+      { type: 'ToolCompleted', data: { callId: id, name, result: content, error: content } },
+    );
+    return { state: { ...state, call, phase: 'after', result: content }, facts };
+  }
   facts.push({ type: 'ToolCalled', data: { callId: id, name, owner: state.owner!, args: { ...call.args } } });
+  if (fill?.kind === 'fill') facts.push({ type: 'SecretFilled', data: { callId: id, name, secrets: [...fill.secrets] } });
   if (channel) {
     facts.push({ type: 'ToolCompleted', data: { callId: id, name, result: channel.content } });
     return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
@@ -124,9 +139,9 @@ export const runCall = (state: CallState, channels: readonly OutputChannel[]): C
 export const answerApproval = (
   state: CallState,
   answer: Readonly<{ approved: boolean; by: string; reason?: string }>,
-  channels: readonly OutputChannel[],
+  toolset: Toolset,
 ): CallStep => {
-  if (answer.approved) return runCall(state, channels);
+  if (answer.approved) return runCall(state, toolset);
   const reason = `${answer.by} refused it${answer.reason ? `: ${answer.reason}` : ''}`;
   const { id, name } = state.call;
   return {

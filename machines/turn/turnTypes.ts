@@ -14,6 +14,7 @@ import type {
   StageHandlers,
   TurnMessage,
 } from '../../events/index.ts';
+import type { SecretGrant } from '../security/index.ts';
 
 export type { LlmAnswer, LlmToolCall, LlmToolDefinition, StageHandlers, TurnMessage };
 
@@ -52,6 +53,14 @@ export type Toolset = Readonly<{
   refused?: readonly Readonly<{ name: string; reason: string }>[];
   /** Tools whose every call waits for a person's approval, with why (absent: none). */
   approve?: readonly Readonly<{ name: string; reason: string }>[];
+  /**
+   * The vault's secrets by name, each with the tools it may be filled into, as the turn began: the
+   * turn decides from them which secrets a call gets, before it runs (absent: no firewall, or a
+   * log from before, where the proxy's result says what it filled).
+   */
+  secrets?: readonly SecretGrant[];
+  /** Why no secret may be filled into this turn's calls (its input is not from the owner). */
+  secretsRefused?: string;
 }>;
 
 export const EMPTY_TOOLSET: Toolset = { tools: [], handlers: {}, channels: [] };

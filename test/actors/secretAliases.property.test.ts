@@ -3,12 +3,14 @@
  * set for the tool becomes its value and nothing else changes (as a regular-expression
  * replacement reads the aliases), unknown and withheld names are reported and kept as
  * aliases, arguments without an alias come back as they were, and scrubbing a filled call gives
- * back its aliases.
+ * back its aliases. The turn's decision, made from the vault's grants alone before the call
+ * leaves, is the fill's: the same secrets filled, or the same refusal.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { ALIAS, SecretAliases } from '../../actors/security/secretAliases.ts';
+import { decideFill, fillRefusal } from '../../machines/security/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -82,6 +84,11 @@ describe('secret aliases', () => {
         }
         if (!JSON.stringify(args).includes('@{')) expect(got.args).toBe(args);
         expect(aliases.scrub(JSON.stringify(got.args))).toBe(aliases.scrub(JSON.stringify(args)));
+        const refusal = fillRefusal(got, (secret) => aliases.toolsOf(secret), name);
+        const named = got.filled.length + got.unknown.length + got.withheld.length > 0;
+        expect(decideFill(aliases.grants(), undefined, name, args)).toEqual(
+          !named ? { kind: 'none' } : refusal === undefined ? { kind: 'fill', secrets: got.filled } : { kind: 'refuse', reason: refusal },
+        );
       }),
       { numRuns: 1_000 },
     );

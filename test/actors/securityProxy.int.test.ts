@@ -65,6 +65,17 @@ describe('the security proxy', () => {
     expect(result).toEqual({ content: 'file says @{API_KEY}', filled: ['API_KEY'] });
   });
 
+  it("hands the turn the vault's grants with the tools (names and tools, never a value), read again when the vault changes", () => {
+    const { dir, tools } = given();
+    expect(tools.toolset().secrets).toEqual([
+      { name: 'API_KEY', tools: ['files_*'] },
+      { name: 'LLM_ONLY', tools: [] },
+    ]);
+    expect(JSON.stringify(tools.toolset())).not.toContain(KEY);
+    SecretVault.open(dir).set('NEW_ONE', 'new-one-value-7731', ['web_*']);
+    expect(tools.toolset().secrets?.map((g) => g.name)).toEqual(['API_KEY', 'LLM_ONLY', 'NEW_ONE']);
+  });
+
   it('refuses a call naming a secret the vault does not hold, or one not set for this tool, without running it', async () => {
     const { calls, call } = given();
     const result = await call({ path: '@{NOPE}' });

@@ -2,7 +2,8 @@
  * What the security firewall's verdicts become in a turn: a call to a tool that needs approval
  * waits (ApprovalRequested, each call with its own id) and runs or is denied on the answer; a
  * refused tool and the proxy's verdicts on a result (secrets filled, content flagged or blocked)
- * are facts; a flagged input reaches the model with a warning, a blocked one never does. The
+ * are facts; the secrets a call names are decided with the call, in the log before the tool runs,
+ * and a call that may not have them is refused without running; a flagged input reaches the model with a warning, a blocked one never does. The
  * journal replays to the same facts.
  */
 import { describe, expect, it } from 'vitest';
@@ -118,6 +119,59 @@ describe("the proxy's verdicts in a turn", () => {
     const result = run.llmCalls[1]!.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c1')!.content;
     expect(result.startsWith('page text\n\n')).toBe(true);
     expect(result).toContain('injection.instruction');
+    await replays(run);
+  });
+
+  it('records the secrets a call gets with the call, before the tool runs', async () => {
+    const secrets = [{ name: 'TOKEN', tools: ['files_*'] }];
+    let recordedBeforeRun: string[] = [];
+    const run = runTurn(
+      { input: 'go', tools, secrets },
+      {
+        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read', { path: '@{TOKEN}', also: ['@{TOKEN}'] })]) : answer('done')),
+        tool: async () => {
+          const events = await run.store.readStream(run.stream);
+          recordedBeforeRun = events.filter((e) => e.type === 'SecretFilled' || e.type === 'ToolCalled').map((e) => e.type);
+          return { content: 'page text', filled: ['TOKEN'] };
+        },
+      },
+    );
+    await run.output();
+    expect(recordedBeforeRun).toEqual(['ToolCalled', 'SecretFilled']);
+    // Once: the proxy's `filled` on the result is what it did, not a second decision.
+    expect(run.of('SecretFilled').map((f) => f.data)).toEqual([{ callId: 'c1', name: 'files_read', secrets: ['TOKEN'] }]);
+    await replays(run);
+  });
+
+  it.each([
+    ['a secret the vault lacks', { secrets: [{ name: 'TOKEN', tools: ['*'] }] }, '@{OTHER}', 'no secret named OTHER in the vault'],
+    [
+      'a secret not granted to the tool',
+      { secrets: [{ name: 'TOKEN', tools: ['web_*'] }] },
+      '@{TOKEN}',
+      'TOKEN (web_*) may not be filled into files_read',
+    ],
+    [
+      'a secret, its input not from the owner',
+      { secrets: [{ name: 'TOKEN', tools: ['*'] }], secretsRefused: 'secrets are filled in only for the owner' },
+      '@{TOKEN}',
+      'secrets are filled in only for the owner',
+    ],
+  ])('refuses a call naming %s without running it, and says why', async (_, setup, alias, reason) => {
+    const run = runTurn(
+      { input: 'go', tools, ...setup },
+      {
+        llm: (_, n) => (n === 0 ? answer('', [call('c1', 'files_read', { path: alias })]) : answer('done')),
+        tool: () => ({ content: 'ran' }),
+      },
+    );
+    await run.output();
+    expect(run.invocations).toEqual([]);
+    expect(run.of('ToolCalled')).toEqual([]);
+    expect(run.of('SecretFilled')).toEqual([]);
+    expect(run.of('ToolCallRefused').map((f) => f.data.reason)).toEqual([expect.stringContaining(reason)]);
+    const result = run.llmCalls[1]!.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c1')!.content;
+    expect(result).toBe(`Refused by the security firewall: ${run.of('ToolCallRefused')[0]!.data.reason}`);
     await replays(run);
   });
 

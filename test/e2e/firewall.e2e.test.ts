@@ -54,6 +54,11 @@ describe('the firewall through homed', () => {
     expect(readFileSync(join(dir, 'files', 'token.txt'), 'utf8')).toBe(`token=${VALUE}`);
     const filled = await logOf(dir, '--type', 'SecretFilled');
     expect(filled.map((l) => l.data)).toEqual([{ callId: 'w', name: 'files_write', secrets: ['API_TOKEN'] }]);
+    // Recorded with the call, before the value went to the tool: a crash during the call leaves the record.
+    const calledW = (await logOf(dir, '--type', 'ToolCalled')).find((l) => l.data.callId === 'w')!;
+    const resultW = (await logOf(dir, '--type', 'ToolResultRecorded')).find((l) => l.data.callId === 'w')!;
+    expect(filled[0]!.seq).toBe(calledW.seq + 1);
+    expect(filled[0]!.seq).toBeLessThan(resultW.seq);
     // Nothing the model received holds it: the pasted value came in as the alias, the read result went back as it.
     const sent = JSON.stringify(server.requests.map((r) => r.body));
     expect(sent).not.toContain(VALUE);

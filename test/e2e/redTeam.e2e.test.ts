@@ -277,6 +277,8 @@ describe("red team: a plugin's guest asking for the owner's secret", () => {
       "secrets are filled in only for the owner's inputs, and this one is from visitor.guest; the owner can vouch for that principal with 'security.owners' in settings",
     );
     expect(log.of('SecretFilled')).toEqual([]);
+    // Refused by the turn itself, from the toolset it recorded: the call never went out.
+    expect(log.of('ToolCalled')).toEqual([]);
     expect(toolResults(server.requests[1]!).get('call_store')).toBe(`${REFUSED}${reason}`);
     expect(readdirSync(join(dir, 'files'))).not.toContain('guest.txt');
     expect(everyFileText(dir)).not.toContain(VALUE);

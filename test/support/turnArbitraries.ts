@@ -42,6 +42,9 @@ const argsArb = fc.constantFrom<Record<string, unknown>>(
   { payload: 'hi', type: 'text' },
   { payload: 3, type: 'text' },
   { payload: 'pic', type: 'image' },
+  { path: '@{TOKEN}' },
+  { path: '@{TOKEN}', to: ['@{MISSING}'] },
+  { payload: '@{TOKEN}', type: 'text' },
 );
 const callArb = fc.record({ name: fc.constantFrom(...CALLABLE), args: argsArb });
 /** Mostly some calls, so turns go round their tool loop; an answer without calls ends a turn. */
@@ -93,14 +96,22 @@ const approveArb = fc.oneof(
   { weight: 1, arbitrary: fc.subarray(TOOL_POOL.map((t) => ({ name: t.name, reason: `security.tools.approve has '${t.name}'` }))) },
 );
 
+/** The vault's grants as the firewall hands them to a turn (none: no firewall), and sometimes why its input gets no secret. */
+const secretsArb = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({}) },
+  { weight: 2, arbitrary: fc.constant({ secrets: [{ name: 'TOKEN', tools: ['files_*'] }] }) },
+  { weight: 1, arbitrary: fc.constant({ secrets: [{ name: 'TOKEN', tools: ['*'] }], secretsRefused: 'not from the owner' }) },
+);
+
 export const toolsetArb: fc.Arbitrary<Toolset> = fc
   .record({
     tools: fc.oneof(fc.constant([...TOOL_POOL]), fc.subarray([...TOOL_POOL])),
     channels: fc.subarray([...CHANNEL_POOL]),
     handlers: fc.oneof({ weight: 1, arbitrary: fc.constant({}) }, { weight: 3, arbitrary: handlersArb }),
     approve: approveArb,
+    secrets: secretsArb,
   })
-  .map(({ approve, ...toolset }) => (approve.length ? { ...toolset, approve } : toolset))
+  .map(({ approve, secrets, ...toolset }) => ({ ...toolset, ...(approve.length ? { approve } : {}), ...secrets }))
   .map(summarised);
 
 /** Every tool and channel, a before_toolcall guard (global, or own_tools of a tool's plugin), and handlers elsewhere as they come. */

@@ -52,7 +52,41 @@ export const checkTurn = (toolset: Toolset, request: TurnRequestSpec, journal: r
   checkOutputKind(toolset, request, journal);
   checkWhatTheUserReceives(journal);
   checkApprovals(toolset, journal);
-  checkProxyVerdicts(journal);
+  checkProxyVerdicts(toolset, journal);
+  checkFills(toolset, journal);
+};
+
+const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
+
+/**
+ * With the vault's grants known, a plugin tool call runs only if every secret it names may be
+ * filled into it, and the secrets it gets are recorded with the call, in the same append.
+ */
+const checkFills = (toolset: Toolset, journal: readonly JournalEntry[]): void => {
+  const { secrets } = toolset;
+  if (!secrets) return;
+  const channelNames = new Set(channelTools(toolset.channels).map((t) => t.name));
+  for (const { facts } of journal) {
+    for (const called of only(facts, 'ToolCalled')) {
+      const { callId, name, args } = called.data;
+      if (channelNames.has(name)) continue;
+      const names = [...new Set([...JSON.stringify(args).matchAll(ALIAS)].map((m) => m[1]!))].sort();
+      const fills = only(facts, 'SecretFilled').filter((f) => f.data.callId === callId);
+      if (names.length === 0) {
+        expect(fills, `SecretFilled for ${callId}, which names no secret`).toEqual([]);
+        continue;
+      }
+      expect(toolset.secretsRefused, `${callId} ran with secrets for an input that may have none`).toBeUndefined();
+      for (const n of names) {
+        const grant = secrets.find((g) => g.name === n);
+        expect(
+          grant?.tools.some((glob) => new RegExp(`^${glob.replace('*', '.*')}$`).test(name)),
+          `${n} filled into ${name}`,
+        ).toBe(true);
+      }
+      expect(fills.map((f) => f.data.secrets)).toEqual([names]);
+    }
+  }
 };
 
 /**
@@ -80,14 +114,17 @@ const checkApprovals = (toolset: Toolset, journal: readonly JournalEntry[]): voi
   }
 };
 
-/** What the proxy recorded with a result is in the facts: refusals, secrets filled, findings, and the warning the model reads. */
-const checkProxyVerdicts = (journal: readonly JournalEntry[]): void => {
+/**
+ * What the proxy recorded with a result is in the facts: refusals, findings, the warning the model
+ * reads, and the secrets filled when the turn did not decide them itself (no grants known).
+ */
+const checkProxyVerdicts = (toolset: Toolset, journal: readonly JournalEntry[]): void => {
   for (const { message, junk, facts } of journal) {
     if (message.type !== 'ToolResultRecorded' || junk) continue;
     const { callId, refused, filled, findings, blocked } = message.data;
     const of = (type: TurnFact['type']) => facts.filter((f) => f.type === type && (f.data as { callId?: string }).callId === callId);
     expect(of('ToolCallRefused').length, `ToolCallRefused for ${callId}`).toBe(refused === undefined ? 0 : 1);
-    expect(of('SecretFilled').length, `SecretFilled for ${callId}`).toBe(filled?.length ? 1 : 0);
+    expect(of('SecretFilled').length, `SecretFilled for ${callId}`).toBe(filled?.length && !toolset.secrets ? 1 : 0);
     const flagged = of('ContentFlagged') as Extract<TurnFact, { type: 'ContentFlagged' }>[];
     expect(flagged.map((f) => f.data.blocked)).toEqual(findings?.length ? [blocked === true] : []);
     const completed = of('ToolCompleted') as Extract<TurnFact, { type: 'ToolCompleted' }>[];

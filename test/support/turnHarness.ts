@@ -53,6 +53,9 @@ export type TurnSetup = Readonly<{
   /** Tools the policy refused, and tools whose calls wait for approval (as the runner records them). */
   refused?: Toolset['refused'];
   approve?: Toolset['approve'];
+  /** The vault's grants and, for a principal not vouched for, why no secret is filled (as the runner records them). */
+  secrets?: Toolset['secrets'];
+  secretsRefused?: string;
   /** What content review found in the input (the security proxy's verdict, recorded with it). */
   inputFindings?: readonly SecurityFinding[];
   inputBlocked?: boolean;
@@ -109,6 +112,8 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
     channels: setup.channels ?? [],
     ...(setup.refused ? { refused: setup.refused } : {}),
     ...(setup.approve ? { approve: setup.approve } : {}),
+    ...(setup.secrets ? { secrets: setup.secrets } : {}),
+    ...(setup.secretsRefused !== undefined ? { secretsRefused: setup.secretsRefused } : {}),
   };
   const turn = new TurnActor({
     store,

@@ -1,0 +1,103 @@
+/**
+ * Which secrets a tool call may have filled in, decided from the names its arguments give as
+ * aliases (`@{NAME}`) and the vault's grants (the tools each secret may be filled into), never
+ * from a value. The turn decides it before the call leaves, so the log says which secrets a tool
+ * was given before it has them; the proxy decides it again on the vault as it is when it fills. Pure.
+ */
+import { globMatches } from './toolPolicy.ts';
+
+/** A secret by name, with the tools (names or globs) it may be filled into. */
+export type SecretGrant = Readonly<{ name: string; tools: readonly string[] }>;
+
+/** The aliases a call names, by what becomes of them: filled, not in the vault, or not granted to the tool. */
+export type AliasesMet = Readonly<{ filled: readonly string[]; unknown: readonly string[]; withheld: readonly string[] }>;
+
+/** What the turn decided for a call's aliases: none named, fill these, or refuse it with why. */
+export type FillDecision =
+  | Readonly<{ kind: 'none' }>
+  | Readonly<{ kind: 'fill'; secrets: readonly string[] }>
+  | Readonly<{ kind: 'refuse'; reason: string }>;
+
+export const MAX_SECRET_NAME_LENGTH = 64;
+
+export const aliasOf = (name: string): string => `@{${name}}`;
+
+const CLOSE_BRACE = 0x7d;
+const isNameStart = (c: number): boolean => c >= 0x41 && c <= 0x5a;
+const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
+
+/** The NAME of the alias `@{NAME}` that starts at `at` in `text`, if one does (NAME as `homed secret set` takes it). */
+export const aliasNameAt = (text: string, at: number): string | undefined => {
+  const start = at + 2;
+  if (!isNameStart(text.charCodeAt(start))) return undefined;
+  let end = start + 1;
+  while (end - start < MAX_SECRET_NAME_LENGTH && isNameChar(text.charCodeAt(end))) end++;
+  return text.charCodeAt(end) === CLOSE_BRACE ? text.slice(start, end) : undefined;
+};
+
+const collectNames = (value: unknown, names: Set<string>): void => {
+  if (typeof value === 'string') {
+    for (let at = value.indexOf('@{'); at >= 0; at = value.indexOf('@{', at + 2)) {
+      const name = aliasNameAt(value, at);
+      if (name !== undefined) names.add(name);
+    }
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectNames(item, names);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const key of Object.keys(value)) collectNames((value as Record<string, unknown>)[key], names);
+  }
+};
+
+/** The secrets named by alias in any string inside `value`, each once, sorted. */
+export const aliasNamesIn = (value: unknown): string[] => {
+  const names = new Set<string>();
+  collectNames(value, names);
+  return [...names].sort();
+};
+
+/** What becomes of each of `names` in a call of `tool`, given the vault's grants. */
+export const sortAliases = (names: readonly string[], grants: readonly SecretGrant[], tool: string): AliasesMet => {
+  const met = { filled: [] as string[], unknown: [] as string[], withheld: [] as string[] };
+  for (const name of names) {
+    const grant = grants.find((g) => g.name === name);
+    const list = !grant ? met.unknown : grant.tools.some((glob) => globMatches(glob, tool)) ? met.filled : met.withheld;
+    list.push(name);
+  }
+  return met;
+};
+
+/** Why no secret is filled into a call whose input came from `principal`. */
+export const secretsNotFilledFor = (principal: string): string =>
+  `secrets are filled in only for the owner's inputs, and this one is from ${principal}; ` +
+  `the owner can vouch for that principal with 'security.owners' in settings`;
+
+/** Why a call of `tool` that named these aliases may not run, or undefined when every one may be filled in. */
+export const fillRefusal = (met: AliasesMet, toolsOf: (name: string) => readonly string[], tool: string): string | undefined => {
+  if (met.unknown.length > 0) {
+    return `no secret named ${met.unknown.join(', ')} in the vault; 'homed secret list' shows the names, 'homed secret set NAME' adds one`;
+  }
+  if (met.withheld.length === 0) return undefined;
+  const which = met.withheld.map((n) => `${n} (${toolsOf(n).join(', ') || 'no tool'})`).join(', ');
+  return `${which} may not be filled into ${tool}; the owner allows a tool with 'homed secret set NAME --tools ${tool}'`;
+};
+
+/** What the model reads for a call the firewall refused. */
+export const refusedByFirewall = (reason: string): string => `Refused by the security firewall: ${reason}`;
+
+/**
+ * The turn's decision for a call of `tool` with `args`, given the vault's grants as the turn began
+ * and, when its input may have no secrets filled in, why not.
+ */
+export const decideFill = (
+  grants: readonly SecretGrant[],
+  notFilled: string | undefined,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+): FillDecision => {
+  const names = aliasNamesIn(args);
+  if (names.length === 0) return { kind: 'none' };
+  if (notFilled !== undefined) return { kind: 'refuse', reason: notFilled };
+  const met = sortAliases(names, grants, tool);
+  const reason = fillRefusal(met, (name) => grants.find((g) => g.name === name)?.tools ?? [], tool);
+  return reason === undefined ? { kind: 'fill', secrets: met.filled } : { kind: 'refuse', reason };
+};
