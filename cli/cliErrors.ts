@@ -3,6 +3,8 @@ import { HologramError } from '../events/errors.ts';
 
 export class UsageError extends HologramError {
   readonly code = 'USAGE';
+  /** The command whose `--help` shows the usage this error is about (`homed log`); the program's when unset. */
+  command?: string;
 }
 
 /** The person stopped the command (Ctrl-C at a prompt): said in one line, exit 130 as for SIGINT. */
@@ -17,7 +19,7 @@ export const reportError = (program: string, error: unknown): number => {
     return 130;
   }
   if (error instanceof UsageError) {
-    process.stderr.write(`${program}: ${error.message}\nRun '${program} --help' for usage.\n`);
+    process.stderr.write(`${program}: ${error.message}\nRun '${error.command ?? program} --help' for usage.\n`);
     return 2;
   }
   if (error instanceof HologramError || typeof (error as { code?: unknown } | undefined)?.code === 'string') {

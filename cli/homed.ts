@@ -67,24 +67,34 @@ ${SECRET_HELP}`;
 const stdout = new CommandOutput(process.stdout);
 const write = stdout.line;
 
+/** Runs `homed COMMAND`: a usage error points at that command's help, a few lines, not all of `homed --help`. */
+const helpOf = async (command: string, run: () => number | Promise<number>): Promise<number> => {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof UsageError) error.command ??= `homed ${command}`;
+    throw error;
+  }
+};
+
 export const main = async (argv: string[]): Promise<number> => {
   makeCreatedFilesPrivate();
   const [first, ...rest] = argv;
   switch (first) {
     case 'init':
-      return initCommand(rest, write);
+      return helpOf('init', () => initCommand(rest, write));
     case 'log':
-      return logCommand(rest, stdout);
+      return helpOf('log', () => logCommand(rest, stdout));
     case 'replay':
-      return replayCommand(rest, write);
+      return helpOf('replay', () => replayCommand(rest, write));
     case 'graph':
-      return graphCommand(rest, write);
+      return helpOf('graph', () => graphCommand(rest, write));
     case 'chat':
-      return chatCommand(rest, stdout);
+      return helpOf('chat', () => chatCommand(rest, stdout));
     case 'plugins':
-      return pluginsCommand(rest, write);
+      return helpOf('plugins', () => pluginsCommand(rest, write));
     case 'secret':
-      return secretCommand(rest, write);
+      return helpOf('secret', () => secretCommand(rest, write));
     case 'help':
       write(HOMED_HELP);
       return 0;

@@ -85,7 +85,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     return SecretVault.open(dir);
   };
   const needName = (): string => {
-    if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME (homed secret --help)`);
+    if (name === undefined) throw new UsageError(`homed secret ${action} needs the secret's NAME`);
     if (extra.length > 0) {
       throw new UsageError(`homed secret ${action} takes one NAME; the value is read from stdin, never from the command line`);
     }
@@ -128,6 +128,6 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       return 0;
     }
     default:
-      throw new UsageError(`unknown action '${action}'; use set, list or rm (homed secret --help)`);
+      throw new UsageError(`unknown action '${action}'; use set, list or rm`);
   }
 };

@@ -105,7 +105,10 @@ describe('homed', () => {
     expect((await runHomed(['graph', '--data', 'anywhere'])).stdout).toBe(graph.stdout);
     const typo = await runHomed(['graph', '--dat', 'x']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('unknown option --dat; did you mean --data?');
+    expect(typo.stderr).toBe("homed: unknown option --dat; did you mean --data?\nRun 'homed graph --help' for usage.\n");
+    // A usage error of the daemon itself, or of no command, points at the whole help.
+    expect((await runHomed(['--dat', 'x'])).stderr).toMatch(/Run 'homed --help' for usage\.\n$/);
+    expect((await runHomed(['frob'])).stderr).toMatch(/Run 'homed --help' for usage\.\n$/);
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);

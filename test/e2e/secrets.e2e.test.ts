@@ -78,7 +78,7 @@ describe('homed secret', () => {
     expect(badName.stderr).toContain('my_key');
     const noName = await secret(dir, ['set']);
     expect(noName.code).toBe(2);
-    expect(noName.stderr).toContain("needs the secret's NAME (homed secret --help)");
+    expect(noName.stderr).toBe("homed: homed secret set needs the secret's NAME\nRun 'homed secret --help' for usage.\n");
     const short = await secret(dir, ['set', 'PIN'], 'Zq9\n');
     expect(short.code).toBe(1);
     expect(short.stderr).toContain('has 3 character(s); a secret needs at least 4');
