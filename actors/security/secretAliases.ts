@@ -12,9 +12,6 @@ import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, SHORTEST_SECRET, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
 import { aliasNameAt, aliasOf, type AliasesMet, globMatches, type SecretGrant } from '../../machines/security/index.ts';
 
-/** `@{NAME}`, NAME as `homed secret set` takes it. */
-export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
-
 /** A call's arguments with the secrets it may have filled in, and what became of each alias it named. */
 export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown> }>;
 

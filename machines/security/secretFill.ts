@@ -20,6 +20,9 @@ export type FillDecision =
 
 export const MAX_SECRET_NAME_LENGTH = 64;
 
+/** `@{NAME}`, NAME as `homed secret set` takes it (what `aliasNameAt` reads, as a pattern). */
+export const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
+
 export const aliasOf = (name: string): string => `@{${name}}`;
 
 const CLOSE_BRACE = 0x7d;

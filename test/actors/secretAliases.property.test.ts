@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
-import { ALIAS, SecretAliases } from '../../actors/security/secretAliases.ts';
-import { decideFill, fillRefusal } from '../../machines/security/index.ts';
+import { SecretAliases } from '../../actors/security/secretAliases.ts';
+import { ALIAS, decideFill, fillRefusal } from '../../machines/security/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();

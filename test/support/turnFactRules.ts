@@ -8,6 +8,7 @@
 import { expect } from 'vitest';
 import type { HandlerOutcome, Recorded, StageName } from '../../events/index.ts';
 import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
+import { ALIAS } from '../../machines/security/index.ts';
 import { channelTools, type OutputKind, type Toolset, type TurnFact, type TurnOutcome } from '../../machines/turn/index.ts';
 import type { JournalEntry } from './turnDriver.ts';
 import type { TurnRequestSpec } from './turnArbitraries.ts';
@@ -55,8 +56,6 @@ export const checkTurn = (toolset: Toolset, request: TurnRequestSpec, journal: r
   checkProxyVerdicts(toolset, journal);
   checkFills(toolset, journal);
 };
-
-const ALIAS = /@\{([A-Z][A-Z0-9_]{0,63})\}/g;
 
 /**
  * With the vault's grants known, a plugin tool call runs only if every secret it names may be
