@@ -109,7 +109,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       write(
         (value !== typed ? 'left out the spaces and line ends around the value; ' : '') +
           `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (a model source reads its key at start: restart homed after changing it)` +
-          (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')} (used from the next call, no restart)` : ''),
+          (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')} (used from your next message on, no restart)` : ''),
       );
       return 0;
     }

@@ -28,6 +28,13 @@ describe('homed secret', () => {
     expect(stored.code, stored.stderr).toBe(0);
     expect(stored.stdout).toContain('left out the spaces and line ends around the value; stored OPENAI_KEY');
     expect((await secret(dir, ['list'])).stdout).toBe('OPENAI_KEY\n');
+    // A secret for tools is used from the next message on: a turn decides its fills from the vault as it began.
+    const forTools = await secret(dir, ['set', 'TOOL_KEY', '--tools', 'files_*'], 'tool-key-value-8812\n');
+    expect(forTools.stdout).toBe(
+      'stored TOOL_KEY; refer to it as "apiKeySecret": "TOOL_KEY" (a model source reads its key at start: restart homed after changing it), ' +
+        'or as @{TOOL_KEY} in a call of files_* (used from your next message on, no restart)\n',
+    );
+    expect((await secret(dir, ['rm', 'TOOL_KEY'])).code).toBe(0);
     const asArgument = await secret(dir, ['set', 'OPENAI_KEY', VALUE]);
     expect(asArgument.code).toBe(2);
     expect(asArgument.stderr).toContain('the value is read from stdin, never from the command line');
