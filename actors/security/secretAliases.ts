@@ -12,15 +12,22 @@ import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, SHORTEST_SECRET, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
 import { aliasNameAt, aliasOf, type AliasesMet, globMatches, type SecretGrant } from '../../machines/security/index.ts';
 
-/** A call's arguments with the secrets it may have filled in, and what became of each alias it named. */
-export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown> }>;
+/** Each secret's value, in each way it is written, with its name, longest first: what a scrub looks for. */
+export type ScrubForms = readonly (readonly [name: string, form: string])[];
+
+/**
+ * A call's arguments with the secrets it may have filled in, and what became of each alias it
+ * named; `forms`, the values as the vault held them when it filled, for scrubbing the call's result
+ * even if the vault changes while the call runs.
+ */
+export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown>; forms?: ScrubForms }>;
 
 export class SecretAliases {
   private values: ReadonlyMap<string, string> = new Map();
   /** The tools each secret may be filled into. */
   private tools: ReadonlyMap<string, readonly string[]> = new Map();
   /** Values (and their JSON-escaped forms) longest first, so a value containing another is replaced whole. */
-  private byLength: readonly (readonly [string, string])[] = [];
+  private byLength: ScrubForms = [];
   /** Whether a secret may be filled into a tool, by tool then secret name, as the vault was last read. */
   private allowed = new Map<string, Map<string, boolean>>();
   private stamp = '';
@@ -105,19 +112,19 @@ export class SecretAliases {
     return value ?? SecretVault.open(this.dataDir).get(name);
   }
 
-  /** `text` with every secret value replaced by its alias; `fresh: false` trusts the vault as last read (one call's second look). */
-  scrub(text: string, { fresh = true }: Readonly<{ fresh?: boolean }> = {}): string {
+  /**
+   * `text` with every secret value replaced by its alias; `fresh: false` trusts the vault as last
+   * read (one call's second look); `also`, values the vault may no longer hold (a fill's `forms`).
+   */
+  scrub(text: string, { fresh = true, also }: Readonly<{ fresh?: boolean; also?: ScrubForms | undefined }> = {}): string {
     if (fresh) this.current();
     const found = this.occurrences(text);
+    if (also && also !== this.byLength) occurrencesOf(also, text, found);
     return found.length > 0 ? aliasesOver(text, found) : text;
   }
 
   private occurrences(text: string): Found[] {
-    const found: Found[] = [];
-    for (const [name, value] of this.byLength) {
-      for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) found.push({ start: at, end: at + value.length, name });
-    }
-    return found;
+    return occurrencesOf(this.byLength, text, []);
   }
 
   /**
@@ -213,7 +220,13 @@ export class SecretAliases {
   private fillFrom(args: Readonly<Record<string, unknown>>, tool: string): Filled {
     const met: Met = { filled: [], unknown: [], withheld: [] };
     const filledArgs = mapChangedStrings(args, (text) => this.fillText(text, tool, met)) as Record<string, unknown>;
-    return { args: filledArgs, filled: met.filled.sort(), unknown: met.unknown.sort(), withheld: met.withheld.sort() };
+    return {
+      args: filledArgs,
+      filled: met.filled.sort(),
+      unknown: met.unknown.sort(),
+      withheld: met.withheld.sort(),
+      ...(met.forms ? { forms: met.forms } : {}),
+    };
   }
 
   /** `text` with each alias of a secret set for `tool` replaced by its value; the names met listed in `met`. */
@@ -223,7 +236,10 @@ export class SecretAliases {
     for (let at = text.indexOf('@{'); at >= 0; at = text.indexOf('@{', at + 2)) {
       const name = aliasNameAt(text, at);
       if (name === undefined) continue;
-      met.values ??= this.current();
+      if (!met.values) {
+        met.values = this.current();
+        met.forms = this.byLength;
+      }
       const value = met.values.get(name);
       const list = value === undefined ? met.unknown : this.mayFill(name, tool) ? met.filled : met.withheld;
       if (!list.includes(name)) list.push(name);
@@ -236,7 +252,13 @@ export class SecretAliases {
 }
 
 /** The alias names one fill met, by what became of them, and the vault as the fill first looked at it. */
-type Met = { readonly filled: string[]; readonly unknown: string[]; readonly withheld: string[]; values?: ReadonlyMap<string, string> };
+type Met = {
+  readonly filled: string[];
+  readonly unknown: string[];
+  readonly withheld: string[];
+  values?: ReadonlyMap<string, string>;
+  forms?: ScrubForms;
+};
 
 /** Inside a JSON string, as JSON.stringify writes it (quotes and backslashes escaped). */
 const jsonInside = (text: string): string => JSON.stringify(text).slice(1, -1);
@@ -254,6 +276,14 @@ const writtenForms = (value: string): string[] => {
 
 /** Where a secret's value was found in a text. */
 type Found = Readonly<{ start: number; end: number; name: string }>;
+
+/** Adds to `found` every place a value of `forms` is in `text`. */
+const occurrencesOf = (forms: ScrubForms, text: string, found: Found[]): Found[] => {
+  for (const [name, value] of forms) {
+    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) found.push({ start: at, end: at + value.length, name });
+  }
+  return found;
+};
 
 /**
  * `text` with each run of found values replaced: a value inside another is the other's, and

@@ -143,8 +143,10 @@ export class SecurityProxy {
     signal: AbortSignal,
     origin: Parameters<TurnPlugins['callTool']>[2],
   ): Promise<ToolResult> {
-    const { args, ...met } = this.options.aliases.fill(invocation.args, invocation.name);
+    const { args, forms, ...met } = this.options.aliases.fill(invocation.args, invocation.name);
     const { filled } = met;
+    // The values filled in are scrubbed from what comes back even if the vault loses them meanwhile (a secret rotated or removed).
+    const also = filled.length > 0 ? forms : undefined;
     // A turn with no recorded principal is the owner's, as the turn runner reads it.
     const principal = origin?.principal ?? OWNER;
     const named = filled.length + met.withheld.length + met.unknown.length > 0;
@@ -158,9 +160,9 @@ export class SecurityProxy {
     try {
       result = await turns.callTool({ ...invocation, args }, signal, origin);
     } catch (error) {
-      throw new Error(this.scrub((error as Error)?.message ?? String(error)));
+      throw new Error(this.options.aliases.scrub((error as Error)?.message ?? String(error), { also }));
     }
-    const content = this.options.aliases.scrub(result.content, { fresh: false });
+    const content = this.options.aliases.scrub(result.content, { fresh: false, also });
     const { findings, blocked } = this.review(content, 'tool_result');
     return {
       content: blocked ? blockedNotice(findings, 'tool_result') : content,

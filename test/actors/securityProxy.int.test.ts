@@ -33,6 +33,7 @@ const given = (review = {}, owners: readonly string[] = []) => {
   });
   const calls: ToolInvocation[] = [];
   let reply = 'ok';
+  let during: (() => void) | undefined;
   const turns: TurnPlugins = {
     toolset: () => ({
       tools: [{ name: 'files_read', description: '', parameters: {}, owner: 'files', origin: 'plugin', access: { read: ['path'] } }],
@@ -42,6 +43,7 @@ const given = (review = {}, owners: readonly string[] = []) => {
     accessOf: (name) => (name === 'files_read' ? { read: ['path'] } : undefined),
     callTool: async (invocation) => {
       calls.push(invocation);
+      during?.();
       return { content: reply };
     },
     runHandler: async () => ({ response: `the key is ${KEY}` }) as never,
@@ -53,7 +55,16 @@ const given = (review = {}, owners: readonly string[] = []) => {
       new AbortController().signal,
       principal === undefined ? undefined : { conversation: 'qq:guest-1', principal },
     );
-  return { dir, proxy, calls, call, tools, reply: (text: string) => (reply = text) };
+  return {
+    dir,
+    proxy,
+    calls,
+    call,
+    tools,
+    reply: (text: string) => (reply = text),
+    /** Runs while the tool runs (the vault changed meanwhile). */
+    whileRunning: (change: () => void) => (during = change),
+  };
 };
 
 describe('the security proxy', () => {
@@ -74,6 +85,21 @@ describe('the security proxy', () => {
     expect(JSON.stringify(tools.toolset())).not.toContain(KEY);
     SecretVault.open(dir).set('NEW_ONE', 'new-one-value-7731', ['web_*']);
     expect(tools.toolset().secrets?.map((g) => g.name)).toEqual(['API_KEY', 'LLM_ONLY', 'NEW_ONE']);
+  });
+
+  it.each([
+    ['removed', (dir: string) => SecretVault.open(dir).remove('API_KEY')],
+    ['rotated', (dir: string) => SecretVault.open(dir).set('API_KEY', 'sk-rotated-value-55aa10', ['files_*'])],
+  ])('scrubs the value it filled from the result even when the secret is %s while the tool runs', async (_, change) => {
+    const { dir, call, reply, whileRunning, proxy } = given();
+    reply(`the tool echoes ${KEY} and ${JSON.stringify({ k: KEY })}`);
+    // Another scrub (an input arriving) reads the changed vault before the result is scrubbed.
+    whileRunning(() => {
+      change(dir);
+      proxy.scrub('someone types');
+    });
+    const result = await call({ path: 'a.txt', note: '@{API_KEY}' });
+    expect(result.content).toBe('the tool echoes @{API_KEY} and {"k":"@{API_KEY}"}');
   });
 
   it('refuses a call naming a secret the vault does not hold, or one not set for this tool, without running it', async () => {
