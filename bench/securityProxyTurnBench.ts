@@ -65,10 +65,10 @@ type CountedEffects = TurnEffects & Readonly<{ toolset: Toolset; toolResults: ()
  * `callTool` is absent. Behind the proxy the turn's toolset carries the vault's grants, as the
  * kernel's does, so the turn records the fill with the call.
  */
-const effectsOf = (callTool: Side | undefined, secrets?: Toolset['secrets']): CountedEffects => {
+const effectsOf = (callTool: Side | undefined, firewall?: Pick<Toolset, 'secrets' | 'sandbox'>): CountedEffects => {
   let results = 0;
   return {
-    toolset: secrets ? { ...TOOLSET, secrets } : TOOLSET,
+    toolset: { ...TOOLSET, ...firewall },
     complete: async (call) => {
       const last = call.messages.at(-1);
       if (last?.role === 'tool') {
@@ -188,7 +188,7 @@ const figuresOf = (rounds: readonly Round[], turns: number): Figure[] =>
  */
 export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> => {
   const turns = Math.max(30, Math.min(300, Math.floor(ctx.appends / 10)));
-  const { proxy, aliases } = securityProxy(ctx.temp.directory('security-turn'));
+  const { proxy } = securityProxy(ctx.temp.directory('security-turn'));
   const { proxy: fillAndScrub, aliases: namedAliases } = securityProxy(ctx.temp.directory('security-turn-named'), { enabled: false });
   const path = ctx.temp.file('security-turn');
   const store = openHologramStore(path);
@@ -202,8 +202,12 @@ export const securityProxyTurns = async (ctx: BenchContext): Promise<Figure[]> =
     const effects = {
       plain: effectsOf(undefined),
       direct: effectsOf(pair.direct),
-      proxied: effectsOf(pair.proxied, aliases.grants()),
-      named: effectsOf(named, namedAliases.grants()),
+      // What the proxy hands a turn with its tools: the grants and, for the whole proxy, the sandbox.
+      proxied: effectsOf(
+        pair.proxied,
+        (({ secrets, sandbox }) => ({ secrets, sandbox }))(proxy.guardTools(turnPlugins(child.call)).toolset()),
+      ),
+      named: effectsOf(named, { secrets: namedAliases.grants() }),
     };
     log('security.proxy.turn: warm-up');
     await round(store, effects, turns);

@@ -36,6 +36,18 @@ export const boolean = (): Schema<boolean> => leaf('boolean', (v) => typeof v ==
 export const bytes = (): Schema<Uint8Array> => leaf('bytes', (v) => v instanceof Uint8Array);
 export const unknown = (): Schema<unknown> => leaf('any value', () => true);
 
+/** A value that fits `a` or `b`. */
+export const oneOf = <A, B>(a: Schema<A>, b: Schema<B>): Schema<A | B> => {
+  const describe = `${a.describe} or ${b.describe}`;
+  return {
+    describe,
+    check: (value, path) =>
+      a.check(value, path) === undefined || b.check(value, path) === undefined
+        ? undefined
+        : { path, expected: describe, got: kindOf(value) },
+  };
+};
+
 export const literal = <L extends string | number | boolean>(...values: L[]): Schema<L> =>
   leaf(values.map((v) => JSON.stringify(v)).join(' | '), (v) => (values as unknown[]).includes(v));
 

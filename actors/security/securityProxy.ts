@@ -10,12 +10,14 @@ import type { SecurityFinding } from '../../events/index.ts';
 import {
   blockedNotice,
   blocksContent,
+  daemonFileRefusal,
   decideSandbox,
   fillRefusal,
   isPrivileged,
   normalisePath,
   OWNER,
   isUnder,
+  refusalAsWritten,
   refusedByFirewall,
   reviewContent,
   secretsNotFilledFor,
@@ -23,6 +25,7 @@ import {
   type SandboxBase,
   type SandboxRules,
   type ToolAccess,
+  type TurnSandbox,
 } from '../../machines/security/index.ts';
 import type { ToolInvocation, ToolResult } from '../../machines/turn/index.ts';
 import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
@@ -47,8 +50,12 @@ export class SecurityProxy {
   /** The rules and protected paths with symbolic links resolved, for judging resolved paths. */
   private readonly real: Readonly<{ rules: SandboxRules; protectedPaths: readonly string[] }>;
 
+  /** The sandbox as a turn judges paths as written. */
+  private readonly sandbox: TurnSandbox;
+
   constructor(private readonly options: SecurityOptions) {
     const { rules } = options;
+    this.sandbox = { rules, base: options.base, protectedPaths: options.protectedPaths };
     this.real = {
       rules: {
         ...rules,
@@ -129,8 +136,9 @@ export class SecurityProxy {
 
   guardTools(turns: TurnPlugins): TurnPlugins {
     return {
-      // The vault's grants go with the tools, so the turn records which secrets a call gets before it runs.
-      toolset: () => ({ ...turns.toolset(), secrets: this.options.aliases.grants() }),
+      // The vault's grants and the sandbox go with the tools, so the turn decides, and records, which
+      // secrets a call gets and whether its paths as written are allowed, before it runs.
+      toolset: () => ({ ...turns.toolset(), secrets: this.options.aliases.grants(), sandbox: this.sandbox }),
       accessOf: (name) => turns.accessOf(name),
       runHandler: async (input, signal) => this.options.aliases.scrubDeep(await turns.runHandler(input, signal)),
       callTool: (invocation, signal, origin) => this.callTool(turns, invocation, signal, origin),
@@ -196,9 +204,9 @@ export class SecurityProxy {
    */
   sandboxRefusal(access: ToolAccess | undefined, args: Readonly<Record<string, unknown>>): string | undefined {
     if (!access) return undefined;
+    const asWritten = refusalAsWritten(access, args, this.sandbox);
+    if (asWritten !== undefined) return asWritten;
     const { base } = this.options;
-    const verdict = decideSandbox(access, args, this.options.rules, base);
-    if (!verdict.allowed) return verdict.reason;
     const resolved: Record<string, unknown> = { ...args };
     let moved = false;
     for (const argument of [...(access.read ?? []), ...(access.write ?? [])]) {
@@ -207,11 +215,9 @@ export class SecurityProxy {
         const path = typeof value === 'string' ? normalisePath(value, base) : null;
         return path === null ? { path, real: null } : { path, real: realPathOf(path) };
       });
-      for (const { path, real } of values) {
-        const guarded =
-          (path && this.options.protectedPaths.find((p) => isUnder(path, p))) ||
-          (real && this.real.protectedPaths.find((p) => isUnder(real, p)));
-        if (guarded) return `'${argument}' leads to ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;
+      for (const { real } of values) {
+        const guarded = real && this.real.protectedPaths.find((p) => isUnder(real, p));
+        if (guarded) return daemonFileRefusal(argument, guarded);
       }
       moved ||= values.some((v) => v.real !== v.path);
       resolved[argument] = Array.isArray(args[argument]) ? values.map((v) => v.real) : values[0]?.real;

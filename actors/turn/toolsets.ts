@@ -16,9 +16,10 @@ export const toolsetId = (toolset: Toolset): string =>
         toolset.tools,
         toolset.handlers,
         toolset.channels,
-        ...(toolset.refused?.length || toolset.approve?.length || toolset.secrets ? [toolset.refused ?? []] : []),
-        ...(toolset.approve?.length || toolset.secrets ? [toolset.approve ?? []] : []),
-        ...(toolset.secrets ? [toolset.secrets, toolset.secretsRefused ?? null] : []),
+        ...(toolset.refused?.length || toolset.approve?.length || toolset.secrets || toolset.sandbox ? [toolset.refused ?? []] : []),
+        ...(toolset.approve?.length || toolset.secrets || toolset.sandbox ? [toolset.approve ?? []] : []),
+        ...(toolset.secrets || toolset.sandbox ? [toolset.secrets ?? null, toolset.secretsRefused ?? null] : []),
+        ...(toolset.sandbox ? [toolset.sandbox] : []),
       ]),
     )
     .digest('hex')
@@ -41,6 +42,7 @@ export class ToolsetLedger {
           ...(data.approve?.length ? { approve: data.approve } : {}),
           ...(data.secrets ? { secrets: data.secrets } : {}),
           ...(data.secretsRefused !== undefined ? { secretsRefused: data.secretsRefused } : {}),
+          ...(data.sandbox ? { sandbox: data.sandbox } : {}),
         });
       }
     })();
@@ -66,6 +68,7 @@ export class ToolsetLedger {
           ...(toolset.approve?.length ? { approve: [...toolset.approve] } : {}),
           ...(toolset.secrets ? { secrets: toolset.secrets.map((g) => ({ name: g.name, tools: [...g.tools] })) } : {}),
           ...(toolset.secretsRefused !== undefined ? { secretsRefused: toolset.secretsRefused } : {}),
+          ...(toolset.sandbox ? { sandbox: toolset.sandbox } : {}),
         },
       },
     ]);

@@ -19,6 +19,7 @@ import {
   stageHandlers,
   stageName,
   turnMessage,
+  turnSandbox,
 } from './turnParts.ts';
 
 export const TURN_STREAM_PREFIX = 'turn-';
@@ -168,6 +169,8 @@ export const turnEvents = {
   /**
    * These secrets (by name) are filled into a call's arguments: decided by the turn and recorded
    * with the call, before the proxy fills them in (in logs from before, recorded with the result).
+   * A ToolCallRefused for the same call after it means the proxy refused the call before it ran
+   * (a path leading out through a link, or the vault changed since the message came in): no value left.
    */
   SecretFilled: defineEvent('SecretFilled', object({ callId: string(), name: string(), secrets: array(string()) })),
   /** Content review flagged an input or a tool result; `blocked`: the content was withheld from the model. */
@@ -219,6 +222,8 @@ export const turnEvents = {
       secrets: optional(array(object({ name: string(), tools: array(string()) }))),
       /** Why no secret may be filled into the calls of a turn using this set (its input is not from the owner). */
       secretsRefused: optional(string()),
+      /** The sandbox the turn judges its calls' paths by, as written (the proxy judges them again as they resolve). */
+      sandbox: optional(turnSandbox()),
     }),
   ),
 

@@ -3,7 +3,20 @@
  * handlers and what they changed — declared once as schemas; the turn machine's types are
  * inferred from them. Pure.
  */
-import { array, integer, literal, nonEmptyString, object, optional, record, string, unknown, type Infer } from '../schema.ts';
+import {
+  array,
+  boolean,
+  integer,
+  literal,
+  nonEmptyString,
+  object,
+  oneOf,
+  optional,
+  record,
+  string,
+  unknown,
+  type Infer,
+} from '../schema.ts';
 
 /** The seven hook stages, in the order a turn passes them. */
 export const STAGES = [
@@ -41,6 +54,19 @@ export const llmToolDefinition = () => object({ name: string(), description: str
 /** Which of a tool's arguments hold a path it reads, a path it writes, a host it connects to: what the sandbox checks. */
 export const toolAccess = () =>
   object({ read: optional(array(string())), write: optional(array(string())), network: optional(array(string())) });
+
+/** The sandbox a turn judges its calls' paths by, as written: the rules, where relative paths and `~` lead, and the daemon's own files. */
+export const turnSandbox = () =>
+  object({
+    rules: object({
+      read: optional(array(string())),
+      write: optional(array(string())),
+      network: optional(oneOf(boolean(), array(string()))),
+      loopback: optional(boolean()),
+    }),
+    base: object({ cwd: string(), home: string() }),
+    protectedPaths: array(string()),
+  });
 
 export const registeredTool = () =>
   object({

@@ -521,3 +521,33 @@ export const decideSandbox = (
     return refused('', "the sandbox could not read the tool's declared access or its own rules; check security.sandbox in settings");
   }
 };
+
+/** The sandbox a turn judges its calls by: the rules, where relative paths lead, and the daemon's own files no tool may touch. */
+export type TurnSandbox = Readonly<{ rules: SandboxRules; base: SandboxBase; protectedPaths: readonly string[] }>;
+
+/**
+ * Why the sandbox refuses a call judged on its paths as written (the rules, then the daemon's own
+ * files), or undefined. Paths as they resolve through links are judged apart, where the files are.
+ */
+export const refusalAsWritten = (
+  access: ToolAccess | undefined,
+  args: Readonly<Record<string, unknown>>,
+  sandbox: TurnSandbox,
+): string | undefined => {
+  if (!access) return undefined;
+  const verdict = decideSandbox(access, args, sandbox.rules, sandbox.base);
+  if (!verdict.allowed) return verdict.reason;
+  for (const argument of [...(access.read ?? []), ...(access.write ?? [])]) {
+    if (!Object.hasOwn(args, argument)) continue;
+    for (const value of [args[argument]].flat()) {
+      const path = typeof value === 'string' ? normalisePath(value, sandbox.base) : null;
+      const guarded = path && sandbox.protectedPaths.find((p) => isUnder(path, p));
+      if (guarded) return daemonFileRefusal(argument, guarded);
+    }
+  }
+  return undefined;
+};
+
+/** Why a call whose `argument` leads to `guarded` (one of the daemon's own files) is refused. */
+export const daemonFileRefusal = (argument: string, guarded: string): string =>
+  `'${argument}' leads to ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;

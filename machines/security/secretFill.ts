@@ -74,14 +74,27 @@ export const secretsNotFilledFor = (principal: string): string =>
   `secrets are filled in only for the owner's inputs, and this one is from ${principal}; ` +
   `the owner can vouch for that principal with 'security.owners' in settings`;
 
-/** Why a call of `tool` that named these aliases may not run, or undefined when every one may be filled in. */
-export const fillRefusal = (met: AliasesMet, toolsOf: (name: string) => readonly string[], tool: string): string | undefined => {
+/**
+ * Why a call of `tool` that named these aliases may not run, or undefined when every one may be
+ * filled in. `asOf: 'message'`: judged on the vault as the turn's message found it (the turn's
+ * decision), so a change made since is said to apply from the next message.
+ */
+export const fillRefusal = (
+  met: AliasesMet,
+  toolsOf: (name: string) => readonly string[],
+  tool: string,
+  asOf: 'now' | 'message' = 'now',
+): string | undefined => {
+  const when = asOf === 'message' ? ' when this message came in' : '';
+  const next = asOf === 'message' ? ' (it applies from the next message)' : '';
   if (met.unknown.length > 0) {
-    return `no secret named ${met.unknown.join(', ')} in the vault; 'homed secret list' shows the names, 'homed secret set NAME' adds one`;
+    const names = met.unknown.join(', ');
+    const missing = asOf === 'message' ? `no secret named ${names} was in the vault${when}` : `no secret named ${names} in the vault`;
+    return `${missing}; 'homed secret list' shows the names, 'homed secret set NAME' adds one${next}`;
   }
   if (met.withheld.length === 0) return undefined;
   const which = met.withheld.map((n) => `${n} (${toolsOf(n).join(', ') || 'no tool'})`).join(', ');
-  return `${which} may not be filled into ${tool}; the owner allows a tool with 'homed secret set NAME --tools ${tool}'`;
+  return `${which} may not be filled into ${tool}${when}; the owner allows a tool with 'homed secret set NAME --tools ${tool}'${next}`;
 };
 
 /** What the model reads for a call the firewall refused. */
@@ -101,6 +114,6 @@ export const decideFill = (
   if (names.length === 0) return { kind: 'none' };
   if (notFilled !== undefined) return { kind: 'refuse', reason: notFilled };
   const met = sortAliases(names, grants, tool);
-  const reason = fillRefusal(met, (name) => grants.find((g) => g.name === name)?.tools ?? [], tool);
+  const reason = fillRefusal(met, (name) => grants.find((g) => g.name === name)?.tools ?? [], tool, 'message');
   return reason === undefined ? { kind: 'fill', secrets: met.filled } : { kind: 'refuse', reason };
 };

@@ -6,7 +6,7 @@
  * sees come out in call order.
  */
 import type { OutputChannel } from '../../events/index.ts';
-import { decideFill, refusedByFirewall } from '../security/index.ts';
+import { decideFill, refusalAsWritten, refusedByFirewall } from '../security/index.ts';
 import type { StagePipelineOutput, ToolCall } from '../stagePipeline/index.ts';
 import { channelHelp, channelTypes, parseChannelTool } from './outputChannels.ts';
 import type { RegisteredTool } from '../../events/index.ts';
@@ -117,11 +117,14 @@ export const runCall = (state: CallState, toolset: Toolset): CallStep => {
     facts.push({ type: 'ToolCompleted', data: { callId: id, name, result: channel.content, error: channel.error } });
     return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
   }
-  const fill = channel || !toolset.secrets ? null : decideFill(toolset.secrets, toolset.secretsRefused, name, call.args);
-  if (fill?.kind === 'refuse') {
-    const content = refusedByFirewall(fill.reason);
+  const refusal = channel ? undefined : firewallRefusal(toolset, call);
+  const fill =
+    channel || refusal !== undefined || !toolset.secrets ? null : decideFill(toolset.secrets, toolset.secretsRefused, name, call.args);
+  const reason = refusal ?? (fill?.kind === 'refuse' ? fill.reason : undefined);
+  if (reason !== undefined) {
+    const content = refusedByFirewall(reason);
     facts.push(
-      { type: 'ToolCallRefused', data: { callId: id, name, reason: fill.reason } },
+      { type: 'ToolCallRefused', data: { callId: id, name, reason } },
       { type: 'ToolCompleted', data: { callId: id, name, result: content, error: content } },
     );
     return { state: { ...state, call, phase: 'after', result: content }, facts };
@@ -133,6 +136,13 @@ export const runCall = (state: CallState, toolset: Toolset): CallStep => {
     return { state: { ...state, call, phase: 'after', result: channel.content }, facts };
   }
   return { state: { ...state, call, phase: 'running' }, facts };
+};
+
+/** Why the sandbox refuses a plugin tool's call on its paths as written (before any secret is filled), or undefined. */
+const firewallRefusal = (toolset: Toolset, call: ToolCall): string | undefined => {
+  if (!toolset.sandbox) return undefined;
+  const access = toolset.tools.find((t) => t.name === call.name)?.access;
+  return refusalAsWritten(access, call.args, toolset.sandbox);
 };
 
 /** A person's answer to the approval a call waits for: it runs, or it is denied with their reason. */

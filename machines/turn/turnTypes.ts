@@ -14,7 +14,7 @@ import type {
   StageHandlers,
   TurnMessage,
 } from '../../events/index.ts';
-import type { SecretGrant } from '../security/index.ts';
+import type { SecretGrant, TurnSandbox } from '../security/index.ts';
 
 export type { LlmAnswer, LlmToolCall, LlmToolDefinition, StageHandlers, TurnMessage };
 
@@ -61,6 +61,8 @@ export type Toolset = Readonly<{
   secrets?: readonly SecretGrant[];
   /** Why no secret may be filled into this turn's calls (its input is not from the owner). */
   secretsRefused?: string;
+  /** The sandbox the turn judges its calls' paths by, as written, before any secret is filled (absent: no firewall). */
+  sandbox?: TurnSandbox;
 }>;
 
 export const EMPTY_TOOLSET: Toolset = { tools: [], handlers: {}, channels: [] };

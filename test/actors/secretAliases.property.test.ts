@@ -84,7 +84,7 @@ describe('secret aliases', () => {
         }
         if (!JSON.stringify(args).includes('@{')) expect(got.args).toBe(args);
         expect(aliases.scrub(JSON.stringify(got.args))).toBe(aliases.scrub(JSON.stringify(args)));
-        const refusal = fillRefusal(got, (secret) => aliases.toolsOf(secret), name);
+        const refusal = fillRefusal(got, (secret) => aliases.toolsOf(secret), name, 'message');
         const named = got.filled.length + got.unknown.length + got.withheld.length > 0;
         expect(decideFill(aliases.grants(), undefined, name, args)).toEqual(
           !named ? { kind: 'none' } : refusal === undefined ? { kind: 'fill', secrets: got.filled } : { kind: 'refuse', reason: refusal },

@@ -144,7 +144,12 @@ describe("the proxy's verdicts in a turn", () => {
   });
 
   it.each([
-    ['a secret the vault lacks', { secrets: [{ name: 'TOKEN', tools: ['*'] }] }, '@{OTHER}', 'no secret named OTHER in the vault'],
+    [
+      'a secret the vault lacks',
+      { secrets: [{ name: 'TOKEN', tools: ['*'] }] },
+      '@{OTHER}',
+      'no secret named OTHER was in the vault when this message came in',
+    ],
     [
       'a secret not granted to the tool',
       { secrets: [{ name: 'TOKEN', tools: ['web_*'] }] },
@@ -172,6 +177,37 @@ describe("the proxy's verdicts in a turn", () => {
     expect(run.of('ToolCallRefused').map((f) => f.data.reason)).toEqual([expect.stringContaining(reason)]);
     const result = run.llmCalls[1]!.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c1')!.content;
     expect(result).toBe(`Refused by the security firewall: ${run.of('ToolCallRefused')[0]!.data.reason}`);
+    await replays(run);
+  });
+
+  it('refuses a call whose paths as written the sandbox refuses before recording any secret for it; an allowed one gets its secret', async () => {
+    const writer = { ...tool('files_write'), access: { write: ['path'] } };
+    const sandbox = {
+      rules: { write: ['/home/ada'] },
+      base: { cwd: '/home/ada/files', home: '/home/ada' },
+      protectedPaths: ['/home/ada/.hologram/secrets'],
+    };
+    const run = runTurn(
+      { input: 'save', tools: [writer], secrets: [{ name: 'TOKEN', tools: ['files_*'] }], sandbox },
+      {
+        llm: (_, n) =>
+          n === 0
+            ? answer('', [
+                call('out', 'files_write', { path: '../../outside.txt', content: 'k=@{TOKEN}' }),
+                call('dmn', 'files_write', { path: '/home/ada/.hologram/secrets/x', content: 'k=@{TOKEN}' }),
+                call('in', 'files_write', { path: 'notes.txt', content: 'k=@{TOKEN}' }),
+              ])
+            : answer('done'),
+        tool: () => ({ content: 'written', filled: ['TOKEN'] }),
+      },
+    );
+    await run.output();
+    expect(run.invocations.map((i) => i.callId)).toEqual(['in']);
+    expect(run.of('ToolCalled').map((f) => f.data.callId)).toEqual(['in']);
+    expect(run.of('SecretFilled').map((f) => f.data.callId)).toEqual(['in']);
+    const reasons = new Map(run.of('ToolCallRefused').map((f) => [f.data.callId, f.data.reason]));
+    expect(reasons.get('out')).toContain('outside');
+    expect(reasons.get('dmn')).toContain("which holds the daemon's own secrets or log");
     await replays(run);
   });
 

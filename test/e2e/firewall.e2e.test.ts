@@ -72,6 +72,32 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  it('refuses a call whose path as written leaves the sandbox before any secret is recorded as filled into it', async () => {
+    const server = await startLlmServer([
+      {
+        toolCalls: [
+          { id: 'out', name: 'files_write', arguments: { path: '../outside.txt', content: 'k=@{API_TOKEN}' } },
+          { id: 'in', name: 'files_write', arguments: { path: 'inside.txt', content: 'k=@{API_TOKEN}' } },
+        ],
+      },
+      { text: 'One written.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server });
+    await setSecret(dir, 'API_TOKEN', VALUE, 'files_write');
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'write both']));
+    expect(reply.stdout).toBe('One written.\n');
+    await daemons.stop(daemon);
+    // The audit query lists only the call that got the value.
+    expect((await logOf(dir, '--type', 'SecretFilled')).map((l) => l.data.callId)).toEqual(['in']);
+    expect((await logOf(dir, '--type', 'ToolCalled')).map((l) => l.data.callId)).toEqual(['in']);
+    const [refused] = await logOf(dir, '--type', 'ToolCallRefused');
+    expect(refused?.data).toMatchObject({ callId: 'out', reason: expect.stringContaining("outside the sandbox's write roots") });
+    expect(readFileSync(join(dir, 'files', 'inside.txt'), 'utf8')).toBe(`k=${VALUE}`);
+    await verifyReplay(dir);
+  });
+
   it('uses a secret set while it runs, from the next message on, and stops filling it once removed', async () => {
     const server = await startLlmServer([
       { toolCalls: [{ id: 'w1', name: 'files_write', arguments: { path: 'late.txt', content: 'late=@{LATE_TOKEN}' } }] },

@@ -15,4 +15,15 @@ describe('payload schemas', () => {
     expect(shape.check({}, '')).toEqual({ path: 'runningTaskId', expected: 'string or null', got: 'undefined' });
     expect(shape.check({ runningTaskId: 3 }, '')).toEqual({ path: 'runningTaskId', expected: 'string or null', got: 'number' });
   });
+
+  it('takes either of two shapes for a oneOf field, and names both when a value fits neither', () => {
+    const network = s.object({ network: s.oneOf(s.boolean(), s.array(s.string())) });
+    expect(network.check({ network: false }, '')).toBeUndefined();
+    expect(network.check({ network: ['example.org'] }, '')).toBeUndefined();
+    expect(network.check({ network: 'example.org' }, '')).toEqual({
+      path: 'network',
+      expected: 'boolean or array of string',
+      got: 'string',
+    });
+  });
 });

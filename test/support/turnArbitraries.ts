@@ -9,15 +9,25 @@ import fc from 'fast-check';
 import { STAGES, type HandlerRef, type OutputChannel, type RegisteredTool, type StageName } from '../../events/index.ts';
 import type { StageHandlers, Toolset, TurnStopReason } from '../../machines/turn/index.ts';
 
-const tool = (name: string, owner: string): RegisteredTool => ({
+const tool = (name: string, owner: string, access?: RegisteredTool['access']): RegisteredTool => ({
   name,
   owner,
   origin: 'plugin',
   description: `${name} tool`,
   parameters: { type: 'object' },
+  ...(access ? { access } : {}),
 });
 
-export const TOOL_POOL: readonly RegisteredTool[] = [tool('files_read', 'files'), tool('files_write', 'files'), tool('web_fetch', 'web')];
+export const TOOL_POOL: readonly RegisteredTool[] = [
+  tool('files_read', 'files', { read: ['path'] }),
+  tool('files_write', 'files', { write: ['path'] }),
+  tool('web_fetch', 'web'),
+];
+
+/** The sandbox a firewall hands some turns: paths under /w, but not the daemon's own /w/secrets. */
+export const SANDBOX = { rules: { read: ['/w'], write: ['/w'] }, base: { cwd: '/w', home: '/w' }, protectedPaths: ['/w/secrets'] };
+/** Paths that sandbox refuses as written: outside its roots, and its protected folder. */
+export const REFUSED_PATHS: readonly string[] = ['/etc/passwd', 'secrets/v'];
 
 export const CHANNEL_POOL: readonly OutputChannel[] = [
   { name: 'cli', owner: 'cli', capabilities: 1, metaDoc: '' },
@@ -43,6 +53,8 @@ const argsArb = fc.constantFrom<Record<string, unknown>>(
   { payload: 3, type: 'text' },
   { payload: 'pic', type: 'image' },
   { path: '@{TOKEN}' },
+  { path: '/etc/passwd', content: '@{TOKEN}' },
+  { path: 'secrets/v' },
   { path: '@{TOKEN}', to: ['@{MISSING}'] },
   { payload: '@{TOKEN}', type: 'text' },
 );
@@ -110,8 +122,14 @@ export const toolsetArb: fc.Arbitrary<Toolset> = fc
     handlers: fc.oneof({ weight: 1, arbitrary: fc.constant({}) }, { weight: 3, arbitrary: handlersArb }),
     approve: approveArb,
     secrets: secretsArb,
+    sandboxed: fc.boolean(),
   })
-  .map(({ approve, secrets, ...toolset }) => ({ ...toolset, ...(approve.length ? { approve } : {}), ...secrets }))
+  .map(({ approve, secrets, sandboxed, ...toolset }) => ({
+    ...toolset,
+    ...(approve.length ? { approve } : {}),
+    ...secrets,
+    ...(sandboxed ? { sandbox: SANDBOX } : {}),
+  }))
   .map(summarised);
 
 /** Every tool and channel, a before_toolcall guard (global, or own_tools of a tool's plugin), and handlers elsewhere as they come. */

@@ -11,7 +11,7 @@ import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveri
 import { ALIAS } from '../../machines/security/index.ts';
 import { channelTools, type OutputKind, type Toolset, type TurnFact, type TurnOutcome } from '../../machines/turn/index.ts';
 import type { JournalEntry } from './turnDriver.ts';
-import type { TurnRequestSpec } from './turnArbitraries.ts';
+import { REFUSED_PATHS, type TurnRequestSpec } from './turnArbitraries.ts';
 
 type Of<T extends TurnFact['type']> = Extract<TurnFact, { type: T }>;
 
@@ -55,6 +55,21 @@ export const checkTurn = (toolset: Toolset, request: TurnRequestSpec, journal: r
   checkApprovals(toolset, journal);
   checkProxyVerdicts(toolset, journal);
   checkFills(toolset, journal);
+  checkSandbox(toolset, journal);
+};
+
+/** With the sandbox known to the turn, no call with a path it refuses as written runs. */
+const checkSandbox = (toolset: Toolset, journal: readonly JournalEntry[]): void => {
+  if (!toolset.sandbox) return;
+  for (const { facts } of journal) {
+    for (const called of only(facts, 'ToolCalled')) {
+      const access = toolset.tools.find((t) => t.name === called.data.name)?.access;
+      if (!access) continue;
+      expect(REFUSED_PATHS, `${called.data.callId} (${called.data.name}) ran with a path the sandbox refuses`).not.toContain(
+        called.data.args.path,
+      );
+    }
+  }
 };
 
 /**

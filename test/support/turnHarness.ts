@@ -56,6 +56,8 @@ export type TurnSetup = Readonly<{
   /** The vault's grants and, for a principal not vouched for, why no secret is filled (as the runner records them). */
   secrets?: Toolset['secrets'];
   secretsRefused?: string;
+  /** The sandbox the turn judges paths as written by (as the proxy hands it). */
+  sandbox?: Toolset['sandbox'];
   /** What content review found in the input (the security proxy's verdict, recorded with it). */
   inputFindings?: readonly SecurityFinding[];
   inputBlocked?: boolean;
@@ -114,6 +116,7 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
     ...(setup.approve ? { approve: setup.approve } : {}),
     ...(setup.secrets ? { secrets: setup.secrets } : {}),
     ...(setup.secretsRefused !== undefined ? { secretsRefused: setup.secretsRefused } : {}),
+    ...(setup.sandbox ? { sandbox: setup.sandbox } : {}),
   };
   const turn = new TurnActor({
     store,
