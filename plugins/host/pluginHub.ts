@@ -10,6 +10,7 @@ import {
   PLUGIN_EVENT_TYPES,
   PLUGIN_REGISTRY_STREAM,
   type Clock,
+  type EventNamed,
   type EventStore,
   type IdSource,
   type NewHologramEvent,
@@ -751,7 +752,7 @@ export class PluginHub {
       for (const event of events) {
         if (!types.includes(event.type)) continue;
         try {
-          endpoint.event({ seq: event.seq, stream: event.stream, type: event.type, at: event.at, data: event.data });
+          endpoint.event({ seq: event.seq, stream: event.stream, type: event.type, at: event.at, data: publicData(event) });
         } catch (error) {
           this.options.log?.(`plugin ${plugin}: could not deliver event ${event.seq}: ${(error as Error).message}`);
         }
@@ -759,3 +760,14 @@ export class PluginHub {
     }
   }
 }
+
+/**
+ * An event's data as a subscribed plugin receives it: a toolset without the firewall's inventory
+ * (every secret's name and the tools it fills, the sandbox's rules and the daemon's files), which
+ * would show a plugin what to aim a rewritten call at.
+ */
+const publicData = (event: RecordedEvent): unknown => {
+  if (event.type !== 'ToolsetRecorded') return event.data;
+  const { secrets, secretsRefused, sandbox, ...rest } = event.data as EventNamed<'ToolsetRecorded'>['data'];
+  return rest;
+};

@@ -538,6 +538,28 @@ describe('subscriptions', () => {
     expect(reached).toEqual(['PluginEnabled']);
   });
 
+  it("a toolset reaches a subscriber without the firewall's inventory: no secret names, no sandbox", async () => {
+    const { store, plugin } = await given();
+    const received: PluginEvent[] = [];
+    await plugin('a', ['subscribe']).subscribe(['ToolsetRecorded'], (event) => received.push(event));
+    const toolset = { toolset: 'abc', tools: [], handlers: {}, channels: [] };
+    await store.append('toolsets', [
+      {
+        type: 'ToolsetRecorded',
+        data: {
+          ...toolset,
+          secrets: [{ name: 'BANK_TOKEN', tools: ['files_write'] }],
+          secretsRefused: 'not from the owner',
+          sandbox: { rules: { write: ['/home/ada/files'] }, base: { cwd: '/home/ada', home: '/home/ada' }, protectedPaths: ['/x'] },
+        },
+      },
+    ]);
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    expect(received[0]!.data).toEqual(toolset);
+    const [recorded] = await store.readAll({ types: ['ToolsetRecorded'] });
+    expect(recorded!.data.secrets).toEqual([{ name: 'BANK_TOKEN', tools: ['files_write'] }]);
+  });
+
   it('a detached plugin no longer receives the events it subscribed to', async () => {
     const { store, hub, plugin } = await given();
     const receivedA: string[] = [];
