@@ -3,7 +3,7 @@
  * without echo in a terminal, or piped), never taken as an argument, so it stays out of the shell
  * history and the process list; only names are ever printed.
  */
-import { checkSecretName, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
+import { checkSecretName, LONGEST_SECRET_BYTES, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { Cancelled, UsageError } from './cliErrors.ts';
 import { dataDirFrom, existingDataDir, prepareDataDir } from './dataDir.ts';
@@ -23,15 +23,30 @@ set without --tools is never filled into a tool call.
 NAME: 1–64 capital letters, digits and '_', starting with a letter.
 `;
 
+const tooLong = (name: string): SecretVaultError =>
+  new SecretVaultError(`the value for ${name} is longer than ${LONGEST_SECRET_BYTES / 1024} KiB; a secret is a key, a token or a password`);
+
 /** Reads the value: without echo from a terminal, else all of stdin without its last newline. */
 const readValue = async (name: string): Promise<string> => {
   const input = process.stdin;
   if (!input.isTTY) {
     const chunks: Buffer[] = [];
-    for await (const chunk of input) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString('utf8')
-      .replace(/\r?\n$/, '');
+    let size = 0;
+    for await (const chunk of input) {
+      size += (chunk as Buffer).length;
+      // Read no further than a value could be (with its line end): a file piped by mistake is not held whole.
+      if (size > LONGEST_SECRET_BYTES + 2) throw tooLong(name);
+      chunks.push(chunk as Buffer);
+    }
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    } catch {
+      throw new SecretVaultError(
+        `the value for ${name} on stdin is not UTF-8 text; a secret is text (a key, a token, a password), stored as it is given`,
+      );
+    }
+    return text.replace(/\r?\n$/, '');
   }
   process.stderr.write(`value for ${name} (not shown): `);
   input.setRawMode(true);

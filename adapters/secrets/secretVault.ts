@@ -13,6 +13,8 @@ import { writePrivateFile } from '../files/privateFiles.ts';
 
 /** Values shorter than this are refused: scrubbed from text they would match ordinary words, and unscrubbed they would reach the model. */
 export const SHORTEST_SECRET = 4;
+/** A key, a token, a password or a certificate fits in this; a longer value is a mistake (a file piped in by accident). */
+export const LONGEST_SECRET_BYTES = 64 * 1024;
 
 export const SECRETS_DIR = 'secrets';
 const KEY_FILE = 'vault.key';
@@ -110,6 +112,11 @@ export class SecretVault {
       throw new SecretVaultError(
         `the value for ${name} has ${value.length} character(s); a secret needs at least ${SHORTEST_SECRET}: a shorter one ` +
           'cannot be told apart from ordinary text, so it could not be kept out of what the model sees',
+      );
+    }
+    if (Buffer.byteLength(value) > LONGEST_SECRET_BYTES) {
+      throw new SecretVaultError(
+        `the value for ${name} has ${Buffer.byteLength(value)} bytes; a secret (a key, a token, a password) is at most ${LONGEST_SECRET_BYTES / 1024} KiB`,
       );
     }
     const iv = randomBytes(IV_BYTES);

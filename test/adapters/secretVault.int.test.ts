@@ -35,13 +35,17 @@ describe('the secret vault', () => {
     expect(() => SecretVault.open(dir).get('GONE')).toThrow(/no secret GONE in the vault; set it with 'homed secret set GONE'/);
   });
 
-  it('refuses a name that is not one, an empty value, and one too short to keep out of what the model sees', () => {
+  it('refuses a name that is not one, an empty value, one too short to keep out of what the model sees, and one over 64 KiB', () => {
     const vault = SecretVault.open(tempDir());
     for (const name of ['lower', '1ST', 'WITH-DASH', '', 'A'.repeat(65)]) expect(() => vault.set(name, VALUE)).toThrow(SecretVaultError);
     expect(() => vault.set('EMPTY', '')).toThrow(/empty/);
     expect(() => vault.set('PIN', 'Zq9')).toThrow(/has 3 character\(s\); a secret needs at least 4/);
     vault.set('PIN', 'Zq9x');
     expect(vault.get('PIN')).toBe('Zq9x');
+    // Counted in bytes: 32 Ki two-byte characters are 64 KiB, one more is over.
+    vault.set('CERT', 'é'.repeat(32 * 1024));
+    expect(() => vault.set('CERT', 'é'.repeat(32 * 1024 + 1))).toThrow(/has 65538 bytes; a secret .* is at most 64 KiB/);
+    expect(vault.get('CERT')).toBe('é'.repeat(32 * 1024));
   });
 
   it('cannot be opened with another key, or without one, and says what to do without showing a value', () => {

@@ -14,7 +14,8 @@ const daemons = useDaemons();
 const terminals = useTerminals();
 const VALUE = 'sk-e2e-vault-4f1c9a7d2b';
 
-const secret = (dir: string, args: string[], stdin = '') => runNodeWithInput([HOMED, 'secret', ...args, '--data', dir], stdin);
+const secret = (dir: string, args: string[], stdin: string | Uint8Array = '') =>
+  runNodeWithInput([HOMED, 'secret', ...args, '--data', dir], stdin);
 
 describe('homed secret', () => {
   it('stores a key from stdin that the model server gets and nothing else shows', async () => {
@@ -89,7 +90,16 @@ describe('homed secret', () => {
     const short = await secret(dir, ['set', 'PIN'], 'Zq9\n');
     expect(short.code).toBe(1);
     expect(short.stderr).toContain('has 3 character(s); a secret needs at least 4');
-    expect((await secret(dir, ['list'])).stdout).not.toContain('PIN');
+    // Bytes that are no UTF-8, or a file piped by mistake: refused, not stored changed or whole.
+    const notText = await secret(dir, ['set', 'BIN'], Uint8Array.from([0xff, 0xfe, 0xfd, 0x61, 0x62, 0x63, 0x64]));
+    expect(notText.code).toBe(1);
+    expect(notText.stderr).toBe(
+      'homed: the value for BIN on stdin is not UTF-8 text; a secret is text (a key, a token, a password), stored as it is given\n',
+    );
+    const huge = await secret(dir, ['set', 'HUGE'], 'x'.repeat(200_000));
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toContain('is longer than 64 KiB');
+    expect((await secret(dir, ['list'])).stdout).not.toMatch(/PIN|BIN|HUGE/);
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
     for (const args of [['list'], ['set', 'FOO']]) {

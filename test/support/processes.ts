@@ -64,7 +64,7 @@ export const spawnNodeBoundByPermissions = (args: string[], options: SpawnOption
 };
 
 /** Runs `node ARGS` to completion with `input` on its stdin, which is closed after it (a script piping into it). */
-export const runNodeWithInput = (args: string[], input: string): Promise<Finished> => {
+export const runNodeWithInput = (args: string[], input: string | Uint8Array): Promise<Finished> => {
   const child = spawnNode(args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const done = finished(child);
   child.stdin?.end(input);
