@@ -8,7 +8,7 @@
 import { TURN_INPUT_TYPES, TURN_STREAM_PREFIX, type EventStore } from '../../events/index.ts';
 import { turnMachine } from '../../machines/turn/index.ts';
 import { replayEvents, type ReplayDivergence } from '../journal/replayJournal.ts';
-import { ToolsetLedger } from './toolsets.ts';
+import { ToolsetLedger, toolsetId } from './toolsets.ts';
 
 export type TurnReplay = Readonly<{
   stream: string;
@@ -42,6 +42,13 @@ export const replayTurn = async (
   if (!toolset) {
     const expected = { type: 'ToolsetRecorded', data: { toolset: request.data.toolset } };
     return { stream, divergence: { seq: request.seq, expected, actual: null }, earlierFormat: false, messages: 0 };
+  }
+  // The firewall's part of a toolset (grants, sandbox) decides what a call gets: its content must
+  // be what its content-derived id says. Sets without it may have been recorded under older ids.
+  if ((toolset.secrets || toolset.sandbox) && toolsetId(toolset) !== request.data.toolset) {
+    const expected = { type: 'ToolsetRecorded', data: { toolset: request.data.toolset } };
+    const actual = { type: 'ToolsetRecorded', data: { toolset: toolsetId(toolset), note: 'its content does not hash to its id' } };
+    return { stream, divergence: { seq: request.seq, expected, actual }, earlierFormat: false, messages: 0 };
   }
   const replay = replayEvents({ events, logic: turnMachine, input: { toolset }, inputTypes: TURN_INPUT_TYPES });
   return { stream, divergence: replay.divergence, earlierFormat: false, messages: replay.messages.length, state: replay.snapshot.value };

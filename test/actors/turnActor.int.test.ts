@@ -5,10 +5,10 @@ import { emptyOutputState, foldOutput, type Delivery } from '../../actors/output
 import { replayTurn } from '../../actors/turn/replayTurn.ts';
 import { TurnActor } from '../../actors/turn/turnActor.ts';
 import { modelEffects } from '../../actors/turn/turnEffects.ts';
-import { ToolsetLedger } from '../../actors/turn/toolsets.ts';
+import { ToolsetLedger, toolsetId } from '../../actors/turn/toolsets.ts';
 import { HttpProvider } from '../../adapters/llm/httpProvider.ts';
-import { createDefaultCatalog, InMemoryEventStore, SequentialIds, VirtualClock } from '../../events/index.ts';
-import { Capability } from '../../machines/turn/index.ts';
+import { createDefaultCatalog, InMemoryEventStore, SequentialIds, TOOLSET_STREAM, VirtualClock } from '../../events/index.ts';
+import { Capability, type Toolset } from '../../machines/turn/index.ts';
 import { startLlmServer, type LlmServer } from '../support/llmServer/index.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
 
@@ -71,4 +71,35 @@ describe('a turn over HTTP with output channels', () => {
     servers.splice(0);
     expect((await replayTurn(store, 'turn-1')).divergence).toBeNull();
   });
+
+  it("does not replay a turn whose toolset's firewall part was edited: its content no longer hashes to its id", async () => {
+    const store = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds());
+    const toolset = { tools: [], handlers: {}, channels: [], secrets: [{ name: 'BANK_TOKEN', tools: ['files_write'] }] };
+    const id = toolsetId(toolset);
+    expect((await replayOver(store, id, toolset)).divergence).toBeNull();
+    const edited = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds());
+    const replayed = await replayOver(edited, id, { ...toolset, secrets: [{ name: 'BANK_TOKEN', tools: ['*'] }] });
+    expect(replayed.divergence).toMatchObject({ actual: { data: { note: 'its content does not hash to its id' } } });
+  });
 });
+
+/** A turn that answers at once, over a toolset recorded under `id` with `content`; its replay. */
+const replayOver = async (store: InMemoryEventStore, id: string, content: Toolset) => {
+  await store.append(TOOLSET_STREAM, [{ type: 'ToolsetRecorded', data: { toolset: id, ...content, tools: [], channels: [] } as never }]);
+  const turn = new TurnActor({
+    store,
+    stream: 'turn-1',
+    toolset: content,
+    effects: {
+      complete: async () => ({ text: 'hi', toolCalls: [], finishReason: 'stop' }),
+      callTool: async () => ({ content: 'no' }),
+      runHandler: async () => null,
+    },
+    clock: new VirtualClock(0),
+    timers: createManualTimers(),
+  });
+  await turn.start({ turnId: '1', input: 'hello', model: 'm', maxRounds: 2, toolset: id });
+  await turn.done;
+  await turn.settled();
+  return replayTurn(store, 'turn-1');
+};
