@@ -8,6 +8,7 @@
  */
 import type { SecurityFinding } from '../../events/index.ts';
 import {
+  absolutePath,
   blockedNotice,
   blocksContent,
   daemonFileRefusal,
@@ -211,9 +212,10 @@ export class SecurityProxy {
     let moved = false;
     for (const argument of [...(access.read ?? []), ...(access.write ?? [])]) {
       if (!Object.hasOwn(args, argument)) continue;
+      // Resolved from the path as the tool opens it: a `..` after a link goes up from where the link leads.
       const values = [args[argument]].flat().map((value) => {
         const path = typeof value === 'string' ? normalisePath(value, base) : null;
-        return path === null ? { path, real: null } : { path, real: realPathOf(path) };
+        return path === null ? { path, real: null } : { path, real: realPathOf(absolutePath(value as string, base)!) };
       });
       for (const { real } of values) {
         const guarded = real && this.real.protectedPaths.find((p) => isUnder(real, p));

@@ -123,19 +123,29 @@ const looksLikeFileUrl = (text: string): boolean =>
  * not a string, empty, a NUL byte, or a `file:` URL that names another host or reads two ways.
  */
 export const normalisePath = (path: string, base: SandboxBase): string | null => {
+  const absolute = absolutePath(path, base);
+  return absolute === null ? null : collapseSegments(absolute);
+};
+
+/**
+ * The absolute path a tool given `path` opens, with its `.` and `..` segments still in it: the
+ * file system applies a `..` after following the link before it, so `lnk/..` is where the link
+ * leads, up one, not where the text says. Null as for `normalisePath`.
+ */
+export const absolutePath = (path: string, base: SandboxBase): string | null => {
   if (typeof path !== 'string' || path === '' || path.includes('\0')) return null;
   if (looksLikeFileUrl(path)) {
     if (!/^file:/i.test(path)) return null;
     const decoded = pathOfFileUrl(path);
-    return decoded === null ? null : collapseSegments(decoded);
+    return decoded === null || decoded.startsWith('/') ? decoded : `/${decoded}`;
   }
-  if (path.startsWith('/')) return collapseSegments(path);
+  if (path.startsWith('/')) return path;
   if (path === '~' || path.startsWith('~/')) {
     const home = baseDirectory(base?.home);
-    return home === null ? null : collapseSegments(`${home}/${path.slice(1)}`);
+    return home === null ? null : `${home}/${path.slice(1)}`;
   }
   const cwd = baseDirectory(base?.cwd);
-  return cwd === null ? null : collapseSegments(`${cwd}/${path}`);
+  return cwd === null ? null : `${cwd}/${path}`;
 };
 
 /** Whether normalised `path` is `root` or inside it (both normalised): "/a/bc" is not under "/a/b". */
