@@ -167,4 +167,23 @@ describe('secret aliases', () => {
     expect(aliases.scrub('xALPHAsecretBETAgammaDELTA!')).toBe('x@{AA}@{BB}!');
     expect(aliases.scrub('a secret in ALPHAsecretBETA')).toBe('a @{INNER} in @{AA}');
   });
+
+  // The hostile tester's tool kept the value it was given; after a rotation it handed it back,
+  // and the old value reached the log and the model.
+  it('goes on scrubbing a value rotated or removed while it runs, as its name, but fills only the current one', () => {
+    const dir = tempDir();
+    const vault = SecretVault.open(dir);
+    vault.set('ROT', 'tok-old-value-0123', ['echo_*']);
+    const aliases = new SecretAliases(dir);
+    expect(aliases.scrub('kept tok-old-value-0123')).toBe('kept @{ROT}');
+    vault.set('ROT', 'tok-new-value-4567', ['echo_*']);
+    expect(aliases.scrub('kept tok-old-value-0123, now tok-new-value-4567')).toBe('kept @{ROT}, now @{ROT}');
+    expect(aliases.fill({ v: '@{ROT}' }, 'echo_it').args).toEqual({ v: 'tok-new-value-4567' });
+    vault.remove('ROT');
+    expect(aliases.scrub('"tok-old-value-0123" "tok-new-value-4567"')).toBe('"@{ROT}" "@{ROT}"');
+    expect(aliases.fill({ v: '@{ROT}' }, 'echo_it').unknown).toEqual(['ROT']);
+    // A value set again under another name is that name's.
+    vault.set('AGAIN', 'tok-old-value-0123');
+    expect(aliases.scrub('tok-old-value-0123')).toBe('@{AGAIN}');
+  });
 });
