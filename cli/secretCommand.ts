@@ -40,7 +40,8 @@ const readValue = async (name: string): Promise<string> => {
     }
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+      // A byte-order mark is kept here, so that the trim below leaves it out and says so.
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks));
     } catch {
       throw new SecretVaultError(
         `the value for ${name} on stdin is not UTF-8 text; a secret is text (a key, a token, a password), stored as it is given`,

@@ -96,6 +96,10 @@ describe('homed secret', () => {
     expect(notText.stderr).toBe(
       'homed: the value for BIN on stdin is not UTF-8 text; a secret is text (a key, a token, a password), stored as it is given\n',
     );
+    // A byte-order mark an editor put first is left out, and the command says so.
+    const marked = await secret(dir, ['set', 'MARKED'], Buffer.from('\uFEFFtok-bom-value-1234\n'));
+    expect(marked.stdout).toMatch(/^left out the spaces and line ends around the value; stored MARKED/);
+    expect(SecretVault.open(dir).get('MARKED')).toBe('tok-bom-value-1234');
     const huge = await secret(dir, ['set', 'HUGE'], 'x'.repeat(200_000));
     expect(huge.code).toBe(1);
     expect(huge.stderr).toContain('is longer than 64 KiB');
