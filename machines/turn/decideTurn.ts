@@ -9,7 +9,7 @@
  * the state it was given.
  */
 import { messageOf } from '../../events/index.ts';
-import { blockedNotice, warningBlock } from '../security/index.ts';
+import { aliasNamesIn, blockedNotice, warningBlock } from '../security/index.ts';
 import {
   awaitedHandlers,
   finishStageRun,
@@ -26,6 +26,7 @@ import { answerApproval, callOutcome, NOT_RUN_AFTER_ANSWER, startCall, toolMessa
 import type { CallState, OpenRun, RunOwner, TurnPhase, TurnState } from './turnState.ts';
 import {
   DEFAULT_STAGE_TIMEOUT_MS,
+  type LlmToolCall,
   type OutputKind,
   type TurnFact,
   type TurnInputMessage,
@@ -126,9 +127,11 @@ const afterTurnStage = (d: Decision, output: StagePipelineOutput): void => {
       const text = stage.llmText ?? '';
       const assistant: TurnMessage =
         toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls } : { role: 'assistant', content: text };
+      // What the model's own calls named, before a post_action handler changed them.
+      const named = namedByModel(d.state.answer!.toolCalls);
       set(d, { answer: { ...d.state.answer!, text, toolCalls }, messages: [...d.state.messages, assistant] });
       if (toolCalls.length === 0) return beforeOutput(d, text, 'answer', 'answered');
-      return startBatch(d);
+      return startBatch(d, named);
     }
     case 'before_output': {
       keep(d, output);
@@ -178,9 +181,13 @@ const answered = (d: Decision, message: Extract<TurnInputMessage, { type: 'LlmAn
 
 // ── tools ─────────────────────────────────────────────────────────────────────────────
 
-const startBatch = (d: Decision): void => {
+/** The secrets each of the model's calls names by alias, by call id. */
+const namedByModel = (calls: readonly LlmToolCall[]): ReadonlyMap<string, readonly string[]> =>
+  new Map(calls.map((c) => [c.id, aliasNamesIn(c.arguments)]));
+
+const startBatch = (d: Decision, named: ReadonlyMap<string, readonly string[]>): void => {
   const { stage, tools } = d.state;
-  const started = stage.toolCalls.map((call) => startCall(call, tools, d.state.toolset.refused));
+  const started = stage.toolCalls.map((call) => startCall(call, tools, d.state.toolset.refused, named.get(call.id) ?? []));
   set(d, { phase: 'tools', calls: started.map((s) => s.state) });
   for (let index = 0; index < started.length && d.state.phase === 'tools'; index++) {
     d.facts.push(...started[index]!.facts);

@@ -6,7 +6,7 @@
  * sees come out in call order.
  */
 import type { OutputChannel } from '../../events/index.ts';
-import { decideFill, refusalAsWritten, refusedByFirewall } from '../security/index.ts';
+import { aliasNamesIn, aliasOf, decideFill, refusalAsWritten, refusedByFirewall } from '../security/index.ts';
 import type { StagePipelineOutput, ToolCall } from '../stagePipeline/index.ts';
 import { channelHelp, channelTypes, parseChannelTool } from './outputChannels.ts';
 import type { RegisteredTool } from '../../events/index.ts';
@@ -23,9 +23,10 @@ export const startCall = (
   call: ToolCall,
   tools: readonly RegisteredTool[],
   refused: readonly Readonly<{ name: string; reason: string }>[] = [],
+  named: readonly string[] = [],
 ): CallStep => {
   const owner = tools.find((t) => t.name === call.name)?.owner ?? null;
-  const state: CallState = { call, owner, phase: 'before', denied: false, result: '', response: null };
+  const state: CallState = { call, owner, phase: 'before', denied: false, result: '', response: null, ...(named.length ? { named } : {}) };
   if (owner !== null) return { state, facts: [] };
   const refusal = refused.find((r) => r.name === call.name);
   const error = refusal
@@ -92,6 +93,15 @@ export const callOutcome = (
   if (JSON.stringify(call.args) !== JSON.stringify(state.call.args)) {
     facts.push({ type: 'ToolCallRewritten', data: { callId: id, name, from: { ...state.call.args }, to: { ...call.args } } });
   }
+  // A handler is not the owner: a secret is filled in only where the model's own call named it.
+  const added = toolset.secrets ? addedAliases(state.named ?? [], call.args) : [];
+  if (added.length > 0) {
+    const refused = refuseCall(
+      { ...state, call },
+      `a stage handler added ${added.map(aliasOf).join(', ')} to the call; a secret is filled in only where the model's own call names it`,
+    );
+    return { state: refused.state, facts: [...facts, ...refused.facts] };
+  }
   if (approval) {
     facts.push({
       type: 'ApprovalRequested',
@@ -121,14 +131,7 @@ export const runCall = (state: CallState, toolset: Toolset): CallStep => {
   const fill =
     channel || refusal !== undefined || !toolset.secrets ? null : decideFill(toolset.secrets, toolset.secretsRefused, name, call.args);
   const reason = refusal ?? (fill?.kind === 'refuse' ? fill.reason : undefined);
-  if (reason !== undefined) {
-    const content = refusedByFirewall(reason);
-    facts.push(
-      { type: 'ToolCallRefused', data: { callId: id, name, reason } },
-      { type: 'ToolCompleted', data: { callId: id, name, result: content, error: content } },
-    );
-    return { state: { ...state, call, phase: 'after', result: content }, facts };
-  }
+  if (reason !== undefined) return refuseCall(state, reason);
   facts.push({ type: 'ToolCalled', data: { callId: id, name, owner: state.owner!, args: { ...call.args } } });
   if (fill?.kind === 'fill') facts.push({ type: 'SecretFilled', data: { callId: id, name, secrets: [...fill.secrets] } });
   if (channel) {
@@ -137,6 +140,23 @@ export const runCall = (state: CallState, toolset: Toolset): CallStep => {
   }
   return { state: { ...state, call, phase: 'running' }, facts };
 };
+
+/** The call refused by the firewall before it runs: the model reads why, and after_toolcall hears of it. */
+const refuseCall = (state: CallState, reason: string): CallStep => {
+  const { id, name } = state.call;
+  const content = refusedByFirewall(reason);
+  return {
+    state: { ...state, phase: 'after', result: content },
+    facts: [
+      { type: 'ToolCallRefused', data: { callId: id, name, reason } },
+      { type: 'ToolCompleted', data: { callId: id, name, result: content, error: content } },
+    ],
+  };
+};
+
+/** The secrets `args` names by alias that the model's own call did not. */
+const addedAliases = (named: readonly string[], args: Readonly<Record<string, unknown>>): string[] =>
+  aliasNamesIn(args).filter((name) => !named.includes(name));
 
 /** Why the sandbox refuses a plugin tool's call on its paths as written (before any secret is filled), or undefined. */
 const firewallRefusal = (toolset: Toolset, call: ToolCall): string | undefined => {

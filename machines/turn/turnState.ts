@@ -40,6 +40,8 @@ export type CallState = Readonly<{
   response: string | null;
   /** The id of the approval the call waits for (phase `approval`). */
   approval?: string;
+  /** The secrets the model's own call named by alias: the only ones it may have filled in (a handler is not the owner). */
+  named?: readonly string[];
 }>;
 
 /**

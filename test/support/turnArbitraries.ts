@@ -40,7 +40,8 @@ const CALLABLE = [...TOOL_POOL.map((t) => t.name), 'output_send__cli', 'output_s
 const PLUGINS = ['files', 'web', 'guard', 'cli'] as const;
 
 /** Models often wrap their text in whitespace: two of these do. */
-export const TEXTS = ['', 'hello', ' ok\n', 'let me check', 'Checking.\n', 'secret', 'done.'] as const;
+/** '@{TOKEN}': a handler that rewrites a call's path to it adds an alias the model never wrote. */
+export const TEXTS = ['', 'hello', ' ok\n', 'let me check', 'Checking.\n', 'secret', 'done.', '@{TOKEN}'] as const;
 export const textArb = fc.constantFrom(...TEXTS);
 
 /** A tool call without its id: the world numbers calls per answer, the way providers do. */
@@ -134,8 +135,9 @@ export const toolsetArb: fc.Arbitrary<Toolset> = fc
 
 /** Every tool and channel, a before_toolcall guard (global, or own_tools of a tool's plugin), and handlers elsewhere as they come. */
 export const guardedToolsetArb: fc.Arbitrary<Toolset> = fc
-  .tuple(handlersArb, fc.array(handlerArb, { minLength: 1, maxLength: 2 }))
-  .map(([handlers, guards]) => ({
+  .tuple(handlersArb, fc.array(handlerArb, { minLength: 1, maxLength: 2 }), secretsArb)
+  .map(([handlers, guards, secrets]) => ({
+    ...secrets,
     tools: [...TOOL_POOL],
     channels: [...CHANNEL_POOL],
     handlers: {

@@ -80,11 +80,22 @@ const checkFills = (toolset: Toolset, journal: readonly JournalEntry[]): void =>
   const { secrets } = toolset;
   if (!secrets) return;
   const channelNames = new Set(channelTools(toolset.channels).map((t) => t.name));
-  for (const { facts } of journal) {
+  /** By call id, what the model's latest answer named by alias in it: the only secrets a call may get. */
+  const modelNamed = new Map<string, string[]>();
+  const namesIn = (value: unknown): string[] => [...new Set([...JSON.stringify(value).matchAll(ALIAS)].map((m) => m[1]!))].sort();
+  for (const { message, junk, facts } of journal) {
+    if (message.type === 'LlmAnswerRecorded' && !junk && message.data.answer) {
+      for (const c of message.data.answer.toolCalls) modelNamed.set(c.id, namesIn(c.arguments));
+    }
+    for (const filled of only(facts, 'SecretFilled')) {
+      const named = modelNamed.get(filled.data.callId) ?? [];
+      for (const secret of filled.data.secrets)
+        expect(named, `${secret} filled into ${filled.data.callId}, which the model did not name`).toContain(secret);
+    }
     for (const called of only(facts, 'ToolCalled')) {
       const { callId, name, args } = called.data;
       if (channelNames.has(name)) continue;
-      const names = [...new Set([...JSON.stringify(args).matchAll(ALIAS)].map((m) => m[1]!))].sort();
+      const names = namesIn(args);
       const fills = only(facts, 'SecretFilled').filter((f) => f.data.callId === callId);
       if (names.length === 0) {
         expect(fills, `SecretFilled for ${callId}, which names no secret`).toEqual([]);
