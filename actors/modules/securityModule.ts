@@ -18,6 +18,10 @@ import { EVENT_LOG_FILE, INDEX_SNAPSHOT_FILE, SETTINGS_FILE, setting, type Setti
 /** The files plugin's default root, relative to the data dir: where tools may read and write unless settings say more. */
 export const DEFAULT_FILES_ROOT = 'files';
 
+/** A root as settings give it: `~` and `~/…` under your home, a relative one under the data dir. */
+const rootPath = (root: string, dataDir: string): string =>
+  root === '~' || root.startsWith('~/') ? join(homedir(), root.slice(1)) : resolve(dataDir, root);
+
 /**
  * The sandbox from settings. Roots default to the files plugin's (its `roots` setting, else
  * `<dataDir>/files`), and a relative path is taken from the first of those, as that plugin does.
@@ -27,8 +31,8 @@ export const sandboxFrom = (settings: Settings, dataDir: string): Readonly<{ rul
   const roots = filesRoots.filter((r): r is string => typeof r === 'string').map((r) => resolve(dataDir, r));
   return {
     rules: {
-      read: setting<readonly string[]>(settings, 'security.sandbox.read', roots).map((r) => resolve(dataDir, r)),
-      write: setting<readonly string[]>(settings, 'security.sandbox.write', roots).map((r) => resolve(dataDir, r)),
+      read: setting<readonly string[]>(settings, 'security.sandbox.read', roots).map((r) => rootPath(r, dataDir)),
+      write: setting<readonly string[]>(settings, 'security.sandbox.write', roots).map((r) => rootPath(r, dataDir)),
       network:
         setting<readonly string[] | undefined>(settings, 'security.sandbox.hosts', undefined) ??
         setting<boolean>(settings, 'security.sandbox.network', false),

@@ -166,12 +166,12 @@ export const SETTINGS_SCHEMA: SettingsField = {
           fields: {
             read: {
               type: 'list',
-              of: { type: 'string', nonEmpty: true, doc: 'a directory' },
+              of: { type: 'string', nonEmpty: true, doc: 'a directory (relative: to the data dir; ~: your home)' },
               doc: 'directories tools may read (default: the files plugin roots)',
             },
             write: {
               type: 'list',
-              of: { type: 'string', nonEmpty: true, doc: 'a directory' },
+              of: { type: 'string', nonEmpty: true, doc: 'a directory (relative: to the data dir; ~: your home)' },
               doc: 'directories tools may write (default: the files plugin roots)',
             },
             network: { type: 'boolean', doc: 'whether tools may connect anywhere at all (default false)' },
