@@ -22,13 +22,8 @@ export type ScrubForms = readonly (readonly [name: string, form: string])[];
  */
 export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown>; forms?: ScrubForms }>;
 
-/** How many values the vault no longer holds are still scrubbed (see `retire`). */
-const MAX_RETIRED = 64;
-
 export class SecretAliases {
   private values: ReadonlyMap<string, string> = new Map();
-  /** Values the vault held earlier while this ran, by value, oldest first, with the name each was under. */
-  private readonly retired = new Map<string, string>();
   /** The tools each secret may be filled into. */
   private tools: ReadonlyMap<string, readonly string[]> = new Map();
   /** Values (and their JSON-escaped forms) longest first, so a value containing another is replaced whole. */
@@ -97,32 +92,18 @@ export class SecretAliases {
     return this.values;
   }
 
-  /**
-   * Keeps the values the vault held before `values` (a secret rotated or removed while the daemon
-   * runs) to scrub as their names: a tool or a handler that kept one would otherwise hand it back
-   * in clear, and a value is often rotated because it leaked. The newest MAX_RETIRED are kept.
-   */
-  private retire(values: ReadonlyMap<string, string>): void {
-    for (const [name, value] of this.values) {
-      if (values.get(name) === value) continue;
-      this.retired.delete(value);
-      this.retired.set(value, name);
-    }
-    for (const value of values.values()) this.retired.delete(value);
-    for (const value of this.retired.keys()) {
-      if (this.retired.size <= MAX_RETIRED) break;
-      this.retired.delete(value);
-    }
-  }
-
   private load(stamp: string): void {
     const vault = stamp === 'none' ? undefined : SecretVault.open(this.dataDir);
     const values = new Map((vault?.names() ?? []).map((name) => [name, vault!.get(name)] as const));
-    this.retire(values);
     this.values = values;
     this.tools = new Map((vault?.names() ?? []).map((name) => [name, vault!.toolsOf(name)] as const));
     // A value is also looked for as JSON writes it inside a string (a tool answering in JSON escapes '"' and '\\').
-    this.byLength = [...values, ...[...this.retired].map(([value, name]) => [name, value] as const)]
+    // A value the vault held before (rotated or removed) is scrubbed too, as the name it had:
+    // a tool or a handler that kept it would otherwise hand it back in clear.
+    // Each value once: the current name's, else the newest it was retired under.
+    const seen = new Set(values.values());
+    const retired = [...(vault?.retired() ?? [])].reverse().filter(([, value]) => !seen.has(value) && seen.add(value));
+    this.byLength = [...values, ...retired]
       .filter(([, v]) => v.length >= SHORTEST_SECRET)
       .flatMap(([name, v]) => [...new Set(writtenForms(v))].map((form) => [name, form] as const))
       .sort((a, b) => b[1].length - a[1].length);

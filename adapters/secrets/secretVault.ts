@@ -33,7 +33,12 @@ export class SecretVaultError extends HologramError {
 
 /** `tools`: the tools (names or globs) its alias may be filled into; none when absent. Not secret, kept in clear. */
 type Sealed = { iv: string; tag: string; data: string; tools?: string[] };
-type VaultFile = { version: number; secrets: Record<string, Sealed> };
+/** A value the vault held under `name` before it was replaced or removed: no longer filled in, still scrubbed. */
+type Retired = { name: string; iv: string; tag: string; data: string };
+type VaultFile = { version: number; secrets: Record<string, Sealed>; retired?: Retired[] };
+
+/** How many replaced or removed values the vault keeps for scrubbing, newest last. */
+export const RETIRED_KEPT = 64;
 
 export const checkSecretName = (name: string): void => {
   if (!SECRET_NAME.test(name)) {
@@ -88,9 +93,7 @@ export class SecretVault {
       throw new SecretVaultError(`no secret ${name} in the vault${meant}; set it with 'homed secret set ${name}'`);
     }
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key(false), Buffer.from(sealed.iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-      return Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
+      return this.open(sealed);
     } catch (error) {
       if (error instanceof SecretVaultError) throw error;
       throw new SecretVaultError(
@@ -122,8 +125,10 @@ export class SecretVault {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key(true), iv);
     const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+    const before = this.has(name) ? this.file.secrets[name]! : undefined;
     this.file = {
       ...this.file,
+      ...(before && this.heldBefore(before, value) ? { retired: this.retiring(name, before) } : {}),
       secrets: {
         ...this.file.secrets,
         [name]: {
@@ -137,13 +142,51 @@ export class SecretVault {
     this.save();
   }
 
-  /** Removes `name`. @returns whether it was there. */
+  /** Removes `name`; its value stays among the retired ones. @returns whether it was there. */
   remove(name: string): boolean {
     if (!this.has(name)) return false;
-    const { [name]: _removed, ...rest } = this.file.secrets;
-    this.file = { ...this.file, secrets: rest };
+    const { [name]: removed, ...rest } = this.file.secrets;
+    this.file = { ...this.file, secrets: rest, retired: this.retiring(name, removed!) };
     this.save();
     return true;
+  }
+
+  /**
+   * The values the vault held before they were replaced or removed, newest last, with the names
+   * they were under (those the key no longer opens left out): what a tool or a handler that kept
+   * one could hand back, to scrub as that name.
+   */
+  retired(): readonly (readonly [name: string, value: string])[] {
+    const opened: [string, string][] = [];
+    for (const entry of this.file.retired ?? []) {
+      try {
+        opened.push([entry.name, this.open(entry)]);
+      } catch {
+        // sealed under another key: nothing to scrub for
+      }
+    }
+    return opened;
+  }
+
+  /** Whether `sealed` holds a value other than `value` (one the key no longer opens is nothing to keep). */
+  private heldBefore(sealed: Sealed, value: string): boolean {
+    try {
+      return this.open(sealed) !== value;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The retired list with `sealed`, the value `name` held until now, added last. */
+  private retiring(name: string, sealed: Sealed): Retired[] {
+    const { iv, tag, data } = sealed;
+    return [...(this.file.retired ?? []), { name, iv, tag, data }].slice(-RETIRED_KEPT);
+  }
+
+  private open(sealed: Readonly<{ iv: string; tag: string; data: string }>): string {
+    const decipher = createDecipheriv('aes-256-gcm', this.key(false), Buffer.from(sealed.iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
   }
 
   private key(create: boolean): Buffer {

@@ -170,7 +170,7 @@ describe('secret aliases', () => {
 
   // The hostile tester's tool kept the value it was given; after a rotation it handed it back,
   // and the old value reached the log and the model.
-  it('goes on scrubbing a value rotated or removed while it runs, as its name, but fills only the current one', () => {
+  it('goes on scrubbing a value rotated or removed, as its name, after a restart too, but fills only the current one', () => {
     const dir = tempDir();
     const vault = SecretVault.open(dir);
     vault.set('ROT', 'tok-old-value-0123', ['echo_*']);
@@ -182,6 +182,8 @@ describe('secret aliases', () => {
     vault.remove('ROT');
     expect(aliases.scrub('"tok-old-value-0123" "tok-new-value-4567"')).toBe('"@{ROT}" "@{ROT}"');
     expect(aliases.fill({ v: '@{ROT}' }, 'echo_it').unknown).toEqual(['ROT']);
+    // The vault keeps them: so does a daemon started afresh.
+    expect(new SecretAliases(dir).scrub('tok-old-value-0123 tok-new-value-4567')).toBe('@{ROT} @{ROT}');
     // A value set again under another name is that name's.
     vault.set('AGAIN', 'tok-old-value-0123');
     expect(aliases.scrub('tok-old-value-0123')).toBe('@{AGAIN}');

@@ -2,8 +2,8 @@
  * A watched vault: the daemon trusts the vault as last read until its folder changes, so a call
  * costs no look at the file, and still every `homed secret set` or `rm` reaches the next use: a
  * removed or changed secret once the watcher tells, a name set a moment ago at once (a miss
- * looks again), a folder removed and made again as well as one that stays. A value the vault no
- * longer holds is still scrubbed, as the name it had.
+ * looks again), a folder removed and made again as well as one that stays. A value the vault
+ * replaced or removed is still scrubbed, as the name it had.
  */
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,8 +70,9 @@ describe('a watched vault', () => {
     await vi.waitFor(() => expect(aliases.scrub('y sk-watch-other-2')).toBe('y @{OTHER}'), WAIT);
     SecretVault.open(dir).remove('OTHER');
     await vi.waitFor(() => expect(aliases.grants()).toEqual([]), WAIT);
-    // Gone from the vault, a value is still scrubbed as the name it had.
-    expect(aliases.scrub('x sk-watch-first-1 y sk-watch-other-2')).toBe('x @{API_KEY} y @{OTHER}');
+    // Removed from the vault, a value is still scrubbed as the name it had; one whose vault was
+    // deleted whole is not (the vault keeps what it retired).
+    expect(aliases.scrub('x sk-watch-first-1 y sk-watch-other-2')).toBe('x sk-watch-first-1 y @{OTHER}');
   });
 
   it('looks at the file on every use when it is not watched', () => {

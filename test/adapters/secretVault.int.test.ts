@@ -3,10 +3,10 @@
  * the data dir; the files are private; names are checked; a replaced key, a missing key and a
  * damaged vault are each refused with what to do, never with a value.
  */
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SECRETS_DIR, SecretVault, SecretVaultError } from '../../adapters/secrets/secretVault.ts';
+import { RETIRED_KEPT, SECRETS_DIR, SecretVault, SecretVaultError } from '../../adapters/secrets/secretVault.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -25,6 +25,26 @@ describe('the secret vault', () => {
     expect(everyFileText(dir)).not.toContain(Buffer.from(VALUE).toString('base64'));
     expect(statSync(join(dir, SECRETS_DIR)).mode & 0o777).toBe(0o700);
     for (const file of ['vault.key', 'vault.json']) expect(statSync(join(dir, SECRETS_DIR, file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps the values it replaced or removed, sealed, the newest 64, for scrubbing; setting the same value again keeps nothing', () => {
+    const dir = tempDir();
+    const vault = SecretVault.open(dir);
+    vault.set('ROT', 'tok-first-value-01');
+    vault.set('ROT', 'tok-first-value-01');
+    expect(vault.retired()).toEqual([]);
+    vault.set('ROT', 'tok-second-value-02');
+    vault.remove('ROT');
+    expect(SecretVault.open(dir).retired()).toEqual([
+      ['ROT', 'tok-first-value-01'],
+      ['ROT', 'tok-second-value-02'],
+    ]);
+    expect(readFileSync(join(dir, SECRETS_DIR, 'vault.json'), 'utf8')).not.toContain('tok-');
+    for (let i = 0; i < RETIRED_KEPT; i++) vault.set('MANY', `tok-many-value-${String(i).padStart(3, '0')}`);
+    const kept = SecretVault.open(dir).retired();
+    expect(kept).toHaveLength(RETIRED_KEPT);
+    expect(kept[0]).toEqual(['ROT', 'tok-second-value-02']);
+    expect(kept.at(-1)).toEqual(['MANY', 'tok-many-value-062']);
   });
 
   it('removes a secret, and says so only when there was one', () => {
