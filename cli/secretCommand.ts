@@ -19,8 +19,11 @@ In a terminal 'set' asks for the value without showing it; otherwise it reads al
 A model source uses one with "apiKeySecret": "OPENAI_KEY" in llm.sources (settings.json).
 A tool gets one when its call says @{NAME}, filled in right before it runs, and only a tool
 named by --tools (comma-separated names or globs, e.g. --tools 'http_get,github_*'); a secret
-set without --tools is never filled into a tool call.
-NAME: 1–64 capital letters, digits and '_', starting with a letter.
+set without --tools is never filled into a tool call. A change applies from your next message.
+Wherever else a value appears it is replaced by @{NAME}, a value 'set' replaced or 'rm' removed
+too (the vault keeps the newest 64, sealed).
+NAME: 1–64 capital letters, digits and '_', starting with a letter. A value: UTF-8 text, 4
+characters to 64 KiB.
 `;
 
 const tooLong = (name: string): SecretVaultError =>
