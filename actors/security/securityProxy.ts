@@ -13,7 +13,7 @@ import {
   blocksContent,
   daemonFileRefusal,
   decideSandbox,
-  fillRefusal,
+  fillVerdict,
   isPrivileged,
   normalisePath,
   OWNER,
@@ -158,10 +158,9 @@ export class SecurityProxy {
     const also = filled.length > 0 ? forms : undefined;
     // A turn with no recorded principal is the owner's, as the turn runner reads it.
     const principal = origin?.principal ?? OWNER;
-    const named = filled.length + met.withheld.length + met.unknown.length > 0;
-    if (named && !isPrivileged({ owners: this.options.owners ?? [] }, principal)) return this.refusal(secretsNotFilledFor(principal));
-    const notFilled = fillRefusal(met, (name) => this.options.aliases.toolsOf(name), invocation.name);
-    if (notFilled !== undefined) return this.refusal(notFilled);
+    const notFilled = isPrivileged({ owners: this.options.owners ?? [] }, principal) ? undefined : secretsNotFilledFor(principal);
+    const verdict = fillVerdict(met, notFilled, (name) => this.options.aliases.toolsOf(name), invocation.name);
+    if (verdict.kind === 'refuse') return this.refusal(verdict.reason);
     const access = turns.accessOf(invocation.name);
     const refused = this.sandboxRefusal(access, args);
     if (refused) return this.refusal(args === invocation.args ? refused : this.filledRefusal(access, invocation.args));
@@ -214,8 +213,8 @@ export class SecurityProxy {
       if (!Object.hasOwn(args, argument)) continue;
       // Resolved from the path as the tool opens it: a `..` after a link goes up from where the link leads.
       const values = [args[argument]].flat().map((value) => {
-        const path = typeof value === 'string' ? normalisePath(value, base) : null;
-        return path === null ? { path, real: null } : { path, real: realPathOf(absolutePath(value as string, base)!) };
+        const absolute = typeof value === 'string' ? absolutePath(value, base) : null;
+        return absolute === null ? { path: null, real: null } : { path: normalisePath(absolute, base), real: realPathOf(absolute) };
       });
       for (const { real } of values) {
         const guarded = real && this.real.protectedPaths.find((p) => isUnder(real, p));

@@ -101,6 +101,24 @@ export const fillRefusal = (
 export const refusedByFirewall = (reason: string): string => `Refused by the security firewall: ${reason}`;
 
 /**
+ * What becomes of a call of `tool` whose aliases `met` sorted: none named, all filled, or refused
+ * (`notFilled`, why its input may have none, first). The turn decides by it before the call
+ * leaves, the proxy again on the vault as it is when it fills.
+ */
+export const fillVerdict = (
+  met: AliasesMet,
+  notFilled: string | undefined,
+  toolsOf: (name: string) => readonly string[],
+  tool: string,
+  asOf: 'now' | 'message' = 'now',
+): FillDecision => {
+  if (met.filled.length + met.unknown.length + met.withheld.length === 0) return { kind: 'none' };
+  if (notFilled !== undefined) return { kind: 'refuse', reason: notFilled };
+  const reason = fillRefusal(met, toolsOf, tool, asOf);
+  return reason === undefined ? { kind: 'fill', secrets: met.filled } : { kind: 'refuse', reason };
+};
+
+/**
  * The turn's decision for a call of `tool` with `args`, given the vault's grants as the turn began
  * and, when its input may have no secrets filled in, why not.
  */
@@ -110,10 +128,6 @@ export const decideFill = (
   tool: string,
   args: Readonly<Record<string, unknown>>,
 ): FillDecision => {
-  const names = aliasNamesIn(args);
-  if (names.length === 0) return { kind: 'none' };
-  if (notFilled !== undefined) return { kind: 'refuse', reason: notFilled };
-  const met = sortAliases(names, grants, tool);
-  const reason = fillRefusal(met, (name) => grants.find((g) => g.name === name)?.tools ?? [], tool, 'message');
-  return reason === undefined ? { kind: 'fill', secrets: met.filled } : { kind: 'refuse', reason };
+  const met = sortAliases(aliasNamesIn(args), grants, tool);
+  return fillVerdict(met, notFilled, (name) => grants.find((g) => g.name === name)?.tools ?? [], tool, 'message');
 };
