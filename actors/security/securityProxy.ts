@@ -82,15 +82,19 @@ export class SecurityProxy {
     return { findings, blocked: findings.length > 0 && blocksContent(findings, this.options.review) };
   }
 
-  /** Inputs enter the log with secret values as aliases and with what review found in them. */
+  /**
+   * Inputs enter the log with secret values as aliases and with what review found in them; an
+   * input review blocks enters as the notice its sender gets, so its text is in no event.
+   */
   guardInputs(scheduler: SchedulerFacility): SchedulerFacility {
     return {
       ...scheduler,
       submit: (descriptor) => {
         const { payload } = descriptor;
         if (!payload) return scheduler.submit(descriptor);
-        const text = this.scrub(payload.text);
-        const { findings, blocked } = this.review(text, 'input');
+        const scrubbed = this.scrub(payload.text);
+        const { findings, blocked } = this.review(scrubbed, 'input');
+        const text = blocked ? blockedNotice(findings, 'input') : scrubbed;
         const reviewed = { ...payload, text, ...(findings.length ? { findings } : {}), ...(blocked ? { blocked } : {}) };
         return scheduler.submit({ ...descriptor, payload: reviewed });
       },

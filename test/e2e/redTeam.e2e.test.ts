@@ -191,6 +191,11 @@ describe('red team: a blocked input', () => {
     await daemons.stop(daemon);
     const memory = (await readLog(dir)).of('ContextEventAppended');
     expect(JSON.stringify(memory)).not.toContain('zebra-4411');
+    // Nor did it enter the log as an input: every event, and every file of the data dir, lacks it.
+    const log = JSON.stringify(await logOf(dir));
+    expect(log).toContain('Blocked by the security review');
+    expect(log).not.toContain('zebra-4411');
+    expect(everyFileText(dir)).not.toContain('zebra-4411');
     await verifyReplay(dir);
   });
 });
