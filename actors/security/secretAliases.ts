@@ -11,9 +11,9 @@ import { type FSWatcher, mkdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, SHORTEST_SECRET, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
 import { aliasNameAt, aliasOf, type AliasesMet, globMatches, type SecretGrant } from '../../machines/security/index.ts';
+import { type Found, finderOf, type ScrubForms } from './valueFinder.ts';
 
-/** Each secret's value, in each way it is written, with its name, longest first: what a scrub looks for. */
-export type ScrubForms = readonly (readonly [name: string, form: string])[];
+export type { ScrubForms } from './valueFinder.ts';
 
 /**
  * A call's arguments with the secrets it may have filled in, and what became of each alias it
@@ -124,12 +124,12 @@ export class SecretAliases {
   scrub(text: string, { fresh = true, also }: Readonly<{ fresh?: boolean; also?: ScrubForms | undefined }> = {}): string {
     if (fresh) this.current();
     const found = this.occurrences(text);
-    if (also && also !== this.byLength) occurrencesOf(also, text, found);
+    if (also && also !== this.byLength) finderOf(also).find(text, found, this.byLength.length);
     return found.length > 0 ? aliasesOver(text, found) : text;
   }
 
   private occurrences(text: string): Found[] {
-    return occurrencesOf(this.byLength, text, []);
+    return finderOf(this.byLength).find(text, []);
   }
 
   /**
@@ -279,24 +279,13 @@ const writtenForms = (value: string): string[] => {
   return [value, json, ascii, json.replaceAll('/', '\\/'), ascii.replaceAll('/', '\\/'), jsonInside(json)];
 };
 
-/** Where a secret's value was found in a text. */
-type Found = Readonly<{ start: number; end: number; name: string }>;
-
-/** Adds to `found` every place a value of `forms` is in `text`. */
-const occurrencesOf = (forms: ScrubForms, text: string, found: Found[]): Found[] => {
-  for (const [name, value] of forms) {
-    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) found.push({ start: at, end: at + value.length, name });
-  }
-  return found;
-};
-
 /**
  * `text` with each run of found values replaced: a value inside another is the other's, and
  * values that overlap become both aliases, so no part of either is left in clear.
  */
 const aliasesOver = (text: string, found: Found[]): string => {
   // Longest first where two start together (byLength's order breaks ties), then left to right.
-  found.sort((x, y) => x.start - y.start || y.end - x.end);
+  found.sort((x, y) => x.start - y.start || y.end - x.end || x.rank - y.rank);
   let out = '';
   let copied = 0;
   let end = -1;

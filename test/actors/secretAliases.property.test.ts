@@ -129,44 +129,49 @@ describe('secret aliases', () => {
     expect(aliases.scrub('nothing here')).toBe('nothing here');
   });
 
-  it('leaves no value in clear, overlapping or nested ones included, and changes nothing where none is', () => {
-    const dir = tempDir();
-    const vault = SecretVault.open(dir);
-    const values: Readonly<Record<string, string>> = { AA: 'ALPHAsecretBETA', BB: 'BETAgammaDELTA', INNER: 'secret', QQ: 'q"uo\\te' };
-    for (const [name, value] of Object.entries(values)) vault.set(name, value, ['files_*']);
-    const aliases = new SecretAliases(dir);
-    const all = Object.values(values).flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
-    const piece = fc.oneof(
-      fc.constantFrom(...all),
-      fc.constantFrom(...all).chain((value) => fc.integer({ min: 0, max: value.length }).map((cut) => value.slice(0, cut))),
-      fc.constantFrom(...all).chain((value) => fc.integer({ min: 0, max: value.length }).map((cut) => value.slice(cut))),
-      fc.stringMatching(/^[A-Za-z "\\]{0,6}$/),
-    );
-    fc.assert(
-      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
-        const text = pieces.join('');
-        const scrubbed = aliases.scrub(text);
-        for (const value of all) expect(scrubbed).not.toContain(value);
-        if (!all.some((value) => text.includes(value))) expect(scrubbed).toBe(text);
-      }),
-      { numRuns: 2_000 },
-    );
-    // The same text in pieces, as a model streams it: what the stream scrub lets out, joined, is the whole text scrubbed.
-    fc.assert(
-      fc.property(fc.array(piece, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), (pieces, cuts) => {
-        const text = pieces.join('');
-        const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-        const parts = [0, ...at].map((from, i) => text.slice(from, [...at, text.length][i]));
-        const stream = aliases.streamScrub();
-        const streamed = parts.map((part) => stream.push(part)).join('') + stream.end();
-        expect(streamed).toBe(aliases.scrub(text));
-      }),
-      { numRuns: 2_000 },
-    );
-    // Two values that overlap become both aliases; one inside another is the other's.
-    expect(aliases.scrub('xALPHAsecretBETAgammaDELTA!')).toBe('x@{AA}@{BB}!');
-    expect(aliases.scrub('a secret in ALPHAsecretBETA')).toBe('a @{INNER} in @{AA}');
-  });
+  // With 20 more secrets the scrub has more than 16 forms to look for, and looks for them in one pass.
+  it.each([0, 20])(
+    'leaves no value in clear, overlapping or nested ones included, and changes nothing where none is (%i more secrets)',
+    (more) => {
+      const dir = tempDir();
+      const vault = SecretVault.open(dir);
+      const values: Readonly<Record<string, string>> = { AA: 'ALPHAsecretBETA', BB: 'BETAgammaDELTA', INNER: 'secret', QQ: 'q"uo\\te' };
+      for (const [name, value] of Object.entries(values)) vault.set(name, value, ['files_*']);
+      for (let i = 0; i < more; i++) vault.set(`MORE_${i}`, `more/"value-${i}-never-in-the-text`, ['files_*']);
+      const aliases = new SecretAliases(dir);
+      const all = Object.values(values).flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+      const piece = fc.oneof(
+        fc.constantFrom(...all),
+        fc.constantFrom(...all).chain((value) => fc.integer({ min: 0, max: value.length }).map((cut) => value.slice(0, cut))),
+        fc.constantFrom(...all).chain((value) => fc.integer({ min: 0, max: value.length }).map((cut) => value.slice(cut))),
+        fc.stringMatching(/^[A-Za-z "\\]{0,6}$/),
+      );
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+          const text = pieces.join('');
+          const scrubbed = aliases.scrub(text);
+          for (const value of all) expect(scrubbed).not.toContain(value);
+          if (!all.some((value) => text.includes(value))) expect(scrubbed).toBe(text);
+        }),
+        { numRuns: 2_000 },
+      );
+      // The same text in pieces, as a model streams it: what the stream scrub lets out, joined, is the whole text scrubbed.
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), (pieces, cuts) => {
+          const text = pieces.join('');
+          const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+          const parts = [0, ...at].map((from, i) => text.slice(from, [...at, text.length][i]));
+          const stream = aliases.streamScrub();
+          const streamed = parts.map((part) => stream.push(part)).join('') + stream.end();
+          expect(streamed).toBe(aliases.scrub(text));
+        }),
+        { numRuns: 2_000 },
+      );
+      // Two values that overlap become both aliases; one inside another is the other's.
+      expect(aliases.scrub('xALPHAsecretBETAgammaDELTA!')).toBe('x@{AA}@{BB}!');
+      expect(aliases.scrub('a secret in ALPHAsecretBETA')).toBe('a @{INNER} in @{AA}');
+    },
+  );
 
   // The hostile tester's tool kept the value it was given; after a rotation it handed it back,
   // and the old value reached the log and the model.

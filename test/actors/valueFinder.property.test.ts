@@ -1,0 +1,73 @@
+/**
+ * The value finder finds what looking for each form in turn finds: every place each form starts,
+ * overlapping ones too, whether it looks for them in turn (a few forms) or in one pass (many),
+ * with forms that share how they begin and end, forms inside forms, and forms too short for the
+ * pass's window.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FORMS_LOOKED_FOR_IN_TURN, type Found, type ScrubForms, ValueFinder } from '../../actors/security/valueFinder.ts';
+
+/** Every place each form starts in `text`, one form at a time: what the finder must equal. */
+const eachInTurn = (forms: ScrubForms, text: string): Found[] =>
+  forms.flatMap(([name, form], rank) => {
+    const found: Found[] = [];
+    for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1))
+      found.push({ start: at, end: at + form.length, name, rank });
+    return found;
+  });
+
+const inOrder = (found: readonly Found[]): Found[] => [...found].sort((x, y) => x.start - y.start || x.rank - y.rank);
+
+/** Forms over a small alphabet with shared beginnings and ends, so windows collide and forms overlap. */
+const form = fc.oneof(
+  fc.stringMatching(/^[ab]{4,30}$/),
+  fc.stringMatching(/^[abc]{0,6}$/).map((core) => `sk-proj-${core}-tail`),
+  fc.stringMatching(/^[a-c]{1,20}$/).map((core) => `-----BEGIN KEY-----${core}-----END KEY-----`),
+);
+
+const formsAndText = fc
+  .oneof(
+    fc.uniqueArray(form, { minLength: 1, maxLength: 8 }),
+    fc.uniqueArray(form, { minLength: FORMS_LOOKED_FOR_IN_TURN + 1, maxLength: 120 }),
+  )
+  .chain((values) =>
+    fc.tuple(
+      fc.constant(values.map((value, i) => [`S${i}`, value] as const)),
+      fc
+        .array(
+          fc.oneof(
+            fc.constantFrom(...values),
+            fc.constantFrom(...values).chain((v) => fc.integer({ min: 0, max: v.length }).map((cut) => v.slice(cut))),
+            fc.stringMatching(/^[abc\-]{0,8}$/),
+          ),
+          { maxLength: 30 },
+        )
+        .map((parts) => parts.join('')),
+    ),
+  );
+
+describe('the value finder', () => {
+  it('finds every place each form starts, as looking for each in turn does, with few forms or many', () => {
+    fc.assert(
+      fc.property(formsAndText, fc.nat(10), ([forms, text], rankFrom) => {
+        const found = new ValueFinder(forms).find(text, [], rankFrom);
+        const expected = eachInTurn(forms, text).map((f) => ({ ...f, rank: f.rank + rankFrom }));
+        expect(inOrder(found)).toEqual(inOrder(expected));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('looks for many forms in one pass, and finds them all', () => {
+    const forms: ScrubForms = Array.from({ length: 2_000 }, (_, i) => [
+      `KEY_${i}`,
+      `sk-proj-${i.toString(36).padStart(6, '0')}-${'x'.repeat(i % 7)}`,
+    ]);
+    expect(forms.length).toBeGreaterThan(FORMS_LOOKED_FOR_IN_TURN);
+    const text = ['start ', forms[0]![1], ' and ', forms[1_999]![1], forms[777]![1], ' end', 'short'].join('');
+    const found = new ValueFinder(forms).find(text, []);
+    expect(inOrder(found)).toEqual(inOrder(eachInTurn(forms, text)));
+    expect(found.map((f) => f.name).sort()).toEqual(['KEY_0', 'KEY_1999', 'KEY_777']);
+  });
+});
