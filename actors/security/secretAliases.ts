@@ -10,10 +10,19 @@
 import { type FSWatcher, mkdirSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { SECRETS_DIR, SecretVault, SHORTEST_SECRET, VAULT_FILE } from '../../adapters/secrets/secretVault.ts';
-import { aliasNameAt, aliasOf, type AliasesMet, globMatches, type SecretGrant } from '../../machines/security/index.ts';
-import { type Found, finderOf, type ScrubForms } from './valueFinder.ts';
+import {
+  aliasNameAt,
+  aliasOf,
+  type AliasesMet,
+  type Found,
+  finderOf,
+  globMatches,
+  type Needles,
+  type SecretGrant,
+} from '../../machines/security/index.ts';
 
-export type { ScrubForms } from './valueFinder.ts';
+/** Each secret's value, in each way it is written, with its name, longest first: what a scrub looks for. */
+export type ScrubForms = Needles;
 
 /**
  * A call's arguments with the secrets it may have filled in, and what became of each alias it

@@ -9,6 +9,7 @@
  * an answer, and every pattern is bounded so review stays linear in the length of the text.
  */
 import { FINDING_RULES, type SecurityFinding } from '../../events/index.ts';
+import { type Found, StringFinder } from './stringFinder.ts';
 
 /** The rules, in the order findings come (declared with the finding's shape in the event catalog). */
 export type FindingRule = (typeof FINDING_RULES)[number];
@@ -319,38 +320,63 @@ const wordPattern = (word: string): RegExp => {
 };
 
 /**
- * A configured word's pattern, and for a word all ASCII its lower case: in NFKC text (where the
- * Kelvin sign and the long s are folded already) such a word matches only where the lower-cased
- * text holds it, so a substring test rules most texts out before the pattern runs.
+ * The configured words' patterns (null for a blank one), and where each may be: a word all ASCII
+ * matches only where the lower-cased text holds its lower case (in NFKC text, where the Kelvin
+ * sign and the long s are folded already), and a word without case only where the text holds it
+ * as it is; the two finders look for all of them in one pass each. The pattern runs only for the
+ * words found, and for the others (cased letters beyond ASCII, which case folding may match
+ * otherwise).
  */
-type WordPattern = Readonly<{ pattern: RegExp; asciiLower?: string }>;
+type WordPatterns = Readonly<{
+  /** Each word as review reads it (NFKC, trimmed; '' for a blank one), and its pattern once it was first needed. */
+  normalWords: readonly string[];
+  patterns: (RegExp | undefined)[];
+  inLower: StringFinder;
+  asWritten: StringFinder;
+  always: readonly number[];
+}>;
 
-/** Each configured word's pattern (null for a blank one), made once per list of words. */
-const compiledWords = new WeakMap<readonly string[], readonly (WordPattern | null)[]>();
+/** Made once per list of words. */
+const compiledWords = new WeakMap<readonly string[], WordPatterns>();
 
-const wordPatterns = (words: readonly string[]): readonly (WordPattern | null)[] => {
-  let patterns = compiledWords.get(words);
-  if (!patterns) {
-    patterns = words.map((word) => {
+const caseless = (word: string): boolean => word.toLowerCase() === word && word.toUpperCase() === word;
+
+const wordPatterns = (words: readonly string[]): WordPatterns => {
+  let compiled = compiledWords.get(words);
+  if (!compiled) {
+    const inLower: [string, string][] = [];
+    const asWritten: [string, string][] = [];
+    const always: number[] = [];
+    const normalWords = words.map((word, index) => {
       const normalWord = visibleText(word).trim();
-      if (normalWord === '') return null;
-      return { pattern: wordPattern(normalWord), ...(isAscii(normalWord) ? { asciiLower: normalWord.toLowerCase() } : {}) };
+      if (normalWord === '') return normalWord;
+      if (isAscii(normalWord)) inLower.push([String(index), normalWord.toLowerCase()]);
+      else if (caseless(normalWord)) asWritten.push([String(index), normalWord]);
+      else always.push(index);
+      return normalWord;
     });
-    compiledWords.set(words, patterns);
+    compiled = { normalWords, patterns: [], inLower: new StringFinder(inLower), asWritten: new StringFinder(asWritten), always };
+    compiledWords.set(words, compiled);
   }
-  return patterns;
+  return compiled;
 };
 
 const findSensitiveWords = (visible: string, lower: string, words: readonly string[]): Readonly<{ count: number; indexes: number[] }> => {
+  const compiled = wordPatterns(words);
+  const found: Found[] = [];
+  compiled.inLower.find(lower, found);
+  compiled.asWritten.find(visible, found);
+  const candidates = [...new Set([...found.map((f) => Number(f.name)), ...compiled.always])].sort((a, b) => a - b);
   let count = 0;
   const indexes: number[] = [];
-  wordPatterns(words).forEach((word, index) => {
-    if (word === null || (word.asciiLower !== undefined && !lower.includes(word.asciiLower))) return;
-    const occurrences = countMatches(visible, [word.pattern]);
-    if (occurrences === 0) return;
+  for (const index of candidates) {
+    // A pattern is made the first time its word may be in a text: thousands of words cost little until then.
+    compiled.patterns[index] ??= wordPattern(compiled.normalWords[index]!);
+    const occurrences = countMatches(visible, [compiled.patterns[index]]);
+    if (occurrences === 0) continue;
     count += occurrences;
     indexes.push(index);
-  });
+  }
   return { count, indexes };
 };
 
@@ -405,6 +431,14 @@ export const cueGate = {
   cuesOf: (text: string): ReadonlySet<string> => {
     const ascii = isAscii(text);
     return cuesIn((ascii ? text : visibleText(text)).toLowerCase(), ascii);
+  },
+};
+
+/** For tests: each configured word's pattern as review runs it, to check the word gate against every pattern run on every text. */
+export const wordGate = {
+  patternOf: (word: string): RegExp | null => {
+    const normalWord = visibleText(word).trim();
+    return normalWord === '' ? null : wordPattern(normalWord);
   },
 };
 

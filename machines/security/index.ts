@@ -4,3 +4,4 @@ export * from './toolPolicy.ts';
 export * from './sandbox.ts';
 export * from './contentReview.ts';
 export * from './secretFill.ts';
+export * from './stringFinder.ts';

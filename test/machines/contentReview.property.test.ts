@@ -19,6 +19,7 @@ import {
   reviewContent,
   warningBlock,
   withoutSpacesInCalls,
+  wordGate,
 } from '../../machines/security/index.ts';
 
 const source = fc.constantFrom<ReviewedSource>('input', 'tool_result');
@@ -249,6 +250,51 @@ describe('content review', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  // Past 16 words the gate looks for them all in one pass (lower-cased for ASCII words, as written for
+  // caseless ones); it must pass every word whose pattern matches, in whatever case the text has it.
+  it("finds, through its word gate, the words and counts that running every word's pattern finds", () => {
+    const tricky = fc.constantFrom(
+      'K',
+      'k',
+      '\u212A',
+      'ſ',
+      's',
+      'S',
+      'ß',
+      'ẞ',
+      'ς',
+      'σ',
+      'Σ',
+      'İ',
+      'ı',
+      'i',
+      '密',
+      '码',
+      'カ',
+      'ｶ',
+      '\u200B',
+      ' ',
+    );
+    const word = fc.oneof(sensitiveWord, fc.string({ unit: tricky, minLength: 1, maxLength: 4 }));
+    const text = fc.array(fc.oneof(word, fc.string({ unit: tricky, maxLength: 4 }), fc.string({ maxLength: 4 })), { maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 40 }), text, (words, parts) => {
+        const joined = parts.join('');
+        const visible = cueGate.visibleText(joined);
+        const expected = words.map((w) => {
+          const pattern = wordGate.patternOf(w);
+          return pattern ? Array.from(visible.matchAll(pattern)).length : 0;
+        });
+        const indexes = expected.flatMap((count, index) => (count > 0 ? [index] : []));
+        const found = reviewContent(joined, { words }, 'input').find((f) => f.rule === 'sensitive_word');
+        expect(found ?? null).toEqual(
+          indexes.length ? { rule: 'sensitive_word', count: expected.reduce((a, b) => a + b, 0), words: indexes } : null,
+        );
+      }),
+      { numRuns: 1_000 },
     );
   });
 

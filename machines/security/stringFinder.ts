@@ -1,0 +1,109 @@
+/**
+ * Finds where any of many strings (a secret's written forms, sensitive words) are in a text.
+ * With a few, each is looked for in turn (`indexOf`, which skips ahead on long patterns); with
+ * many, one pass over the text per length tier hashes a window of every string at once, so
+ * thousands of strings cost about what a few dozen do. Both find every place each string starts,
+ * overlapping ones too.
+ */
+
+/** Strings to find, each with a name, in the order that ranks them (the earlier wins a tie). */
+export type Needles = readonly (readonly [name: string, text: string])[];
+
+/** Where a string was found; `rank`, its place in the needles looked for. */
+export type Found = Readonly<{ start: number; end: number; name: string; rank: number }>;
+
+/** Up to this many needles, each is looked for in turn; past it, in one pass per tier. */
+export const LOOKED_FOR_IN_TURN = 16;
+/** Each tier's window, longest first: a needle is hashed by the widest window it fills. Shorter ones are looked for in turn. */
+const WINDOWS = [12, 4, 2] as const;
+const BASE = 0x01000193;
+const FILTER_BITS = 1 << 18;
+
+/** A needle found by the window at `offset` into it. */
+type Entry = Readonly<{ name: string; text: string; rank: number; offset: number }>;
+
+/** The needles of one window size: by the hash of their window, and a bit filter of those hashes. */
+type Tier = Readonly<{ window: number; outgoing: number; byHash: Map<number, Entry[]>; filter: Uint32Array }>;
+
+const windowHash = (text: string, at: number, window: number): number => {
+  let hash = 0;
+  for (let i = at; i < at + window; i++) hash = (Math.imul(hash, BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+};
+
+const tierOf = (window: number): Tier => {
+  let outgoing = 1;
+  for (let i = 0; i < window; i++) outgoing = Math.imul(outgoing, BASE);
+  return { window, outgoing, byHash: new Map(), filter: new Uint32Array(FILTER_BITS / 32) };
+};
+
+export class StringFinder {
+  private readonly inTurn: Entry[] = [];
+  private readonly tiers: Tier[] = [];
+
+  constructor(needles: Needles) {
+    const tiers = new Map<number, Tier>();
+    needles.forEach(([name, text], rank) => {
+      const window = needles.length > LOOKED_FOR_IN_TURN ? WINDOWS.find((w) => text.length >= w) : undefined;
+      if (window === undefined) {
+        this.inTurn.push({ name, text, rank, offset: 0 });
+        return;
+      }
+      let tier = tiers.get(window);
+      if (!tier) {
+        tier = tierOf(window);
+        tiers.set(window, tier);
+        this.tiers.push(tier);
+      }
+      // The middle: strings of one kind share how they begin and end (`sk-proj-`, `-----BEGIN`).
+      const offset = (text.length - window) >> 1;
+      const hash = windowHash(text, offset, window);
+      const entry = { name, text, rank, offset };
+      const bucket = tier.byHash.get(hash);
+      if (bucket) bucket.push(entry);
+      else tier.byHash.set(hash, [entry]);
+      const bit = hash & (FILTER_BITS - 1);
+      tier.filter[bit >>> 5]! |= 1 << (bit & 31);
+    });
+  }
+
+  /** Adds to `found` every place a needle is in `text`, each ranked `rankFrom` on. */
+  find(text: string, found: Found[], rankFrom = 0): Found[] {
+    for (const { name, text: needle, rank } of this.inTurn) {
+      for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+        found.push({ start: at, end: at + needle.length, name, rank: rankFrom + rank });
+      }
+    }
+    for (const tier of this.tiers) findByWindow(tier, text, found, rankFrom);
+    return found;
+  }
+}
+
+/** One pass of a rolling hash over `text`: each window whose hash a needle's has is checked against it. */
+const findByWindow = ({ window, outgoing, byHash, filter }: Tier, text: string, found: Found[], rankFrom: number): void => {
+  if (text.length < window) return;
+  let hash = windowHash(text, 0, window);
+  for (let at = 0; ; at++) {
+    const bit = hash & (FILTER_BITS - 1);
+    if ((filter[bit >>> 5]! & (1 << (bit & 31))) !== 0) {
+      for (const { name, text: needle, rank, offset } of byHash.get(hash) ?? []) {
+        const start = at - offset;
+        if (start >= 0 && text.startsWith(needle, start)) found.push({ start, end: start + needle.length, name, rank: rankFrom + rank });
+      }
+    }
+    if (at + window >= text.length) return;
+    hash = (Math.imul(hash, BASE) - Math.imul(text.charCodeAt(at), outgoing) + text.charCodeAt(at + window)) | 0;
+  }
+};
+
+const finders = new WeakMap<Needles, StringFinder>();
+
+/** The finder of `needles`, made once per list. */
+export const finderOf = (needles: Needles): StringFinder => {
+  let finder = finders.get(needles);
+  if (!finder) {
+    finder = new StringFinder(needles);
+    finders.set(needles, finder);
+  }
+  return finder;
+};
