@@ -76,6 +76,11 @@ export class SecurityProxy {
     return this.options.aliases.scrub(text);
   }
 
+  /** Every string inside `value` scrubbed. */
+  scrubDeep<T>(value: T): T {
+    return this.options.aliases.scrubDeep(value);
+  }
+
   /** What content review finds in `text` from `source`, and whether it blocks it. */
   review(text: string, source: 'input' | 'tool_result'): Readonly<{ findings: readonly SecurityFinding[]; blocked: boolean }> {
     const findings = reviewContent(text, this.options.review, source);

@@ -58,8 +58,11 @@ export type PluginHostOptions = Readonly<{
   memory?: HubMemory;
   /** The data dir's settings (plugins read them without secrets; subprocesses never get the keys' variables). */
   settings?: Readonly<Record<string, unknown>>;
-  /** Whether a value holds a secret of the vault: such a variable is never passed to a plugin. */
-  holdsSecret?: (value: string) => boolean;
+  /**
+   * Every string inside a value with the vault's secret values as their aliases: what plugins
+   * write enters the log through it, and a variable holding a secret is never passed to a plugin.
+   */
+  scrub?: <T>(value: T) => T;
   /** The daemon's own files, hidden from subprocess plugins in their sandbox. */
   hiddenFromPlugins?: HiddenPaths;
   log: (line: string) => void;
@@ -101,6 +104,7 @@ export class PluginHost {
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...(options.memory ? { memory: options.memory } : {}),
       ...(options.settings ? { settings: options.settings } : {}),
+      ...(options.scrub ? { scrub: options.scrub } : {}),
     });
   }
 
@@ -134,7 +138,7 @@ export class PluginHost {
       log: options.log,
       ids: options.ids,
       keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
-      ...(options.holdsSecret ? { holdsSecret: options.holdsSecret } : {}),
+      ...(options.scrub ? { holdsSecret: (value: string) => options.scrub!(value) !== value } : {}),
       sandbox: this.pluginSandbox(),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),

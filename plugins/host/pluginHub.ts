@@ -133,6 +133,11 @@ export type PluginHubOptions = Readonly<{
   misbehaviour?: Partial<MisbehaviourConfig>;
   /** How much each external plugin may inject (built-in plugins are not bounded). */
   injectionBounds?: Partial<InjectionBounds>;
+  /**
+   * Every string inside a value with the vault's secret values as their aliases. What a plugin
+   * wrote (a misbehaviour's bytes, a bye's reason, a tool's description) enters the log through it.
+   */
+  scrub?: <T>(value: T) => T;
 }>;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -728,6 +733,11 @@ export class PluginHub {
     if (this.builtins.has(plugin)) this.builtinNames.set(name, plugin);
   }
 
+  /** `value` with every secret value in its strings as its alias (as it is, with no vault). */
+  scrub<T>(value: T): T {
+    return this.options.scrub ? this.options.scrub(value) : value;
+  }
+
   private append(event: NewHologramEvent): Promise<void> {
     return this.appendDecided(() => event);
   }
@@ -735,8 +745,9 @@ export class PluginHub {
   /** Appends (and folds) what `decide` returns when its turn in the queue comes; null appends nothing. */
   private appendDecided(decide: () => NewHologramEvent | null): Promise<void> {
     const run = this.tail.then(async () => {
-      const event = decide();
-      if (!event) return;
+      const decided = decide();
+      if (!decided) return;
+      const event = { ...decided, data: this.scrub(decided.data) } as NewHologramEvent;
       await this.options.store.append(PLUGIN_REGISTRY_STREAM, [{ ...event, at: this.options.clock.now() }]);
       this.state = foldPluginRegistry(this.state, event);
       this.groups = foldProcessGroups(this.groups, event);

@@ -135,7 +135,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         inputs: scheduler,
         memory: hubMemoryOf(memory, clock, ids),
         settings,
-        holdsSecret: (value) => security.scrub(value) !== value,
+        scrub: (value) => security.scrubDeep(value),
         hiddenFromPlugins: hiddenFromPlugins(context.require(Facility.dataDir)),
         // What plugins log is theirs to write; it reaches the console with secret values as aliases.
         log: (line) => context.log(security.scrub(line)),

@@ -84,7 +84,8 @@ export class SupervisedPlugin {
   }
 
   private deliver(message: PluginSupervisorMessage | TimedMessage): Promise<readonly Fact[]> {
-    return this.actor.deliver(message).catch((error: unknown) => {
+    // A crash's error may quote what the plugin wrote: it is journaled with secret values as aliases.
+    return this.actor.deliver(this.options.hub.scrub(message)).catch((error: unknown) => {
       this.options.fail(error);
       throw error;
     });

@@ -21,10 +21,17 @@ const startsAMap = (byte: number): boolean => (byte >= 0x80 && byte <= 0x8f) || 
 
 const PREVIEW_BYTES = 48;
 
-/** Bytes as a person reads them: quoted text where printable, hex otherwise. */
-const previewOf = (bytes: Buffer): string => {
-  const text = bytes.toString('latin1');
-  return /^[\x20-\x7e\t\r\n]*$/.test(text) ? JSON.stringify(text) : `0x${bytes.toString('hex')}`;
+/** A word cut short at the end of a preview: left out, so no token (a key the plugin printed) is shown in part. */
+const CUT_WORD = /[^\s"'`,;()[\]{}<>]+$/u;
+
+/**
+ * Bytes as a person reads them: UTF-8 text, quoted and escaped where not printable. Never hex:
+ * what a plugin printed stays text, so the scrub finds a secret value in it as in any text; a
+ * word the preview's end cuts short is left out.
+ */
+const previewOf = (bytes: Buffer, cut: boolean): string => {
+  const text = bytes.toString('utf8');
+  return JSON.stringify(cut ? `${text.replace(CUT_WORD, '')}…` : text);
 };
 
 /**
@@ -102,7 +109,10 @@ export class FrameDecoder {
         const length = header.readUInt32BE(0);
         this.oversized = undefined;
         if (!startsAMap(this.chunks[0]![0]!)) {
-          out.push(new FramingLost(previewOf(Buffer.concat([header, this.peek(PREVIEW_BYTES)])), length));
+          const shown = Buffer.concat([header, this.peek(PREVIEW_BYTES)]);
+          // Whole only when it ends a line with nothing after it: a word at the end may go on in bytes not read.
+          const whole = this.buffered === shown.length - FRAME_HEADER_BYTES && shown.at(-1) === 0x0a;
+          out.push(new FramingLost(previewOf(shown, !whole), length));
           this.lost = true;
           this.chunks = [];
           this.buffered = 0;

@@ -291,6 +291,34 @@ describe("red team: a plugin's guest asking for the owner's secret", () => {
   });
 });
 
+describe('red team: a plugin printing a filled secret to its stdout', () => {
+  // The framing error quoted the stray bytes as hex, which no scrub reads: the value reached the
+  // log, the model and the console. This was a leak.
+  it('breaks its connection, and the value it printed is in no event, request, output or file', async () => {
+    const babbled = 'sk-babble-77aa31c9';
+    const server = await scripted([
+      { toolCalls: [{ id: 'call_talk', name: 'babbler_talk', arguments: { say: '@{BABBLE}' } }] },
+      { text: 'The tool broke.' },
+    ]);
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['babbler'] });
+    SecretVault.open(dir).set('BABBLE', babbled, ['babbler_*']);
+    const daemon = await daemons.start(dir);
+    const answer = await ask(dir, 'talk');
+    expect(answer.stdout).toBe('The tool broke.\n');
+    await expect.poll(async () => (await logOf(dir, '--type', 'PluginCrashed')).length, { timeout: 15_000 }).toBe(1);
+    await daemons.stop(daemon);
+    const log = await readLog(dir);
+    // What it printed is still shown, as text, with the value as its alias.
+    expect(JSON.stringify(log.of('PluginMisbehaved'))).toContain('DEBUG: @{BABBLE}');
+    expect(JSON.stringify(log.of('PluginCrashed'))).toContain('DEBUG: @{BABBLE}');
+    expect(JSON.stringify(server.requests[1]!.body)).toContain('DEBUG: @{BABBLE}');
+    const hex = Buffer.from(babbled).toString('hex');
+    const everything = [bodies(server), answer.stdout, answer.stderr, daemon.output, log.text, everyFileText(dir)].join('\n');
+    for (const leak of [babbled, hex]) expect(everything).not.toContain(leak);
+    await verifyReplay(dir);
+  });
+});
+
 describe('red team: a plugin reading its environment and the settings', () => {
   it('sees neither the vault secret nor the vault key: an alias in its settings stays an alias', async () => {
     const dir = testDataDir(tempDir(), {

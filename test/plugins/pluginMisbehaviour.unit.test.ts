@@ -14,18 +14,37 @@ afterEach(async () => {
   await Promise.all(hubs.splice(0).map((hub) => hub.stop()));
 });
 
-const given = async () => {
+const given = async (scrub?: <T>(value: T) => T) => {
   const store = new InMemoryEventStore(createDefaultCatalog(), new VirtualClock(0), new SequentialIds('evt'));
   const clock = new VirtualClock(1_000);
   const timers = createManualTimers();
   const lines: string[] = [];
-  const hub = new PluginHub({ store, clock, ids: new SequentialIds('input'), timers, log: (line) => lines.push(line) });
+  const hub = new PluginHub({
+    store,
+    clock,
+    ids: new SequentialIds('input'),
+    timers,
+    log: (line) => lines.push(line),
+    ...(scrub ? { scrub } : {}),
+  });
   hubs.push(hub);
   await hub.restore();
   const events = async () =>
     (await store.readStream(PLUGIN_REGISTRY_STREAM)).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
   return { hub, clock, timers, lines, events };
 };
+
+describe('what a plugin wrote', () => {
+  it('enters the log through the scrub: a complaint quoting a secret value and a reason naming one hold the alias', async () => {
+    const scrub = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('sk-held-5512', '@{HELD}')) as T;
+    const { hub, events } = await given(scrub);
+    await hub.misbehaved('babbler', 'FRAMING_LOST', 'the peer wrote bytes that are not a frame: "key sk-held-5512"');
+    await hub.detach('babbler', 'it said bye (sk-held-5512)');
+    const recorded = JSON.stringify(await events());
+    expect(recorded).toContain('not a frame: \\"key @{HELD}\\"');
+    expect(recorded).not.toContain('sk-held-5512');
+  });
+});
 
 describe('misbehaviour is rate-limited', () => {
   it('25,000 unknown notifications become five PluginMisbehaved events and one summary', async () => {

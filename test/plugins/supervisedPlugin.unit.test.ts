@@ -24,7 +24,7 @@ const givenSlowStart = () => {
       exit({ exitCode: 0, signal: null });
     },
   };
-  const hub = { observe: () => undefined, detach: async () => undefined } as unknown as PluginHub;
+  const hub = { observe: () => undefined, detach: async () => undefined, scrub: <T>(value: T) => value } as unknown as PluginHub;
   const clock = new VirtualClock(1_000);
   const plugin = new SupervisedPlugin({
     name: 'slowstart',
