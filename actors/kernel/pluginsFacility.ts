@@ -4,6 +4,7 @@
  */
 import type { Delivery } from '../output/outputDeliveries.ts';
 import type { ToolRules } from '../../machines/security/index.ts';
+import type { ApprovalAnswer } from '../../machines/turn/index.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
 
 export type PluginListing = Readonly<{
@@ -33,5 +34,5 @@ export type PluginsFacility = Readonly<{
 /** The calls waiting for a person, and how to answer one (the turn runner). */
 export type ApprovalDesk = Readonly<{
   pending(): readonly Readonly<{ approval: string; name: string; callId: string; conversation: string }>[];
-  answer(answer: Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>): Promise<void>;
+  answer(answer: ApprovalAnswer): Promise<void>;
 }>;

@@ -28,7 +28,7 @@ import {
   type ToolAccess,
   type TurnSandbox,
 } from '../../machines/security/index.ts';
-import type { ToolInvocation, ToolResult } from '../../machines/turn/index.ts';
+import type { ApprovalAnswer, ToolInvocation, ToolResult } from '../../machines/turn/index.ts';
 import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
 import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
@@ -141,6 +141,23 @@ export class SecurityProxy {
       ...plugins,
       turns: this.guardTools(plugins.turns),
       deliver: (delivery) => plugins.deliver({ ...delivery, text: this.scrub(delivery.text) }),
+      useApprovals: (desk) => plugins.useApprovals({ ...desk, answer: (answer) => desk.answer(this.reviewAnswer(answer)) }),
+    };
+  }
+
+  /**
+   * A person's answer to an approval enters the log as their messages do: its reason with secret
+   * values as aliases and with what review found in it, or, blocked, as the notice instead.
+   */
+  private reviewAnswer(answer: ApprovalAnswer): ApprovalAnswer {
+    if (answer.reason === undefined) return answer;
+    const scrubbed = this.scrub(answer.reason);
+    const { findings, blocked } = this.review(scrubbed, 'input');
+    return {
+      ...answer,
+      reason: blocked ? blockedNotice(findings, 'input') : scrubbed,
+      ...(findings.length ? { findings } : {}),
+      ...(blocked ? { blocked } : {}),
     };
   }
 

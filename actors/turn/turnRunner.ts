@@ -37,6 +37,7 @@ import { type InputPayload, PERSON_LEVEL, type SchedulerFact } from '../../machi
 import {
   assembleSystemPrompt,
   channelTools,
+  type ApprovalAnswer,
   DEFAULT_MAX_ROUNDS,
   DEFAULT_PERSONA,
   FALLBACK_CONTEXT_WINDOW,
@@ -123,9 +124,6 @@ type Running = {
 
 /** A call waiting for a person: what `/approve` and `/deny` answer, and what the person is shown. */
 export type PendingApproval = Readonly<{ approval: string; turn: string; callId: string; name: string; conversation: string }>;
-
-/** The answer to an approval, as the person gave it. */
-export type ApprovalAnswer = Readonly<{ approval: string; approved: boolean; by: string; reason?: string }>;
 
 export class ApprovalUnknown extends HologramError {
   readonly code = 'APPROVAL_UNKNOWN';

@@ -109,7 +109,15 @@ export const turnEvents = {
   /** A person answered the approval a call waits for (`by`: who answered). */
   ApprovalAnswered: defineEvent(
     'ApprovalAnswered',
-    object({ approval: nonEmptyString(), approved: boolean(), by: string(), reason: optional(string()) }),
+    object({
+      approval: nonEmptyString(),
+      approved: boolean(),
+      by: string(),
+      reason: optional(string()),
+      /** What content review found in the reason; `blocked`: the reason is the notice instead. */
+      findings: optional(array(securityFinding())),
+      blocked: optional(boolean()),
+    }),
   ),
   /** What a stage handler of stage run `run` answered (a change, nothing, or an error), before the stage saw it. */
   HandlerResultRecorded: defineEvent(

@@ -82,7 +82,8 @@ export type InputPayload = Readonly<{
   findings?: readonly SecurityFinding[];
   blocked?: boolean;
   /** A person's answer to a pending approval: the task resumes that turn instead of starting one. */
-  resume?: Readonly<{ turn: string; approval: string; approved: boolean; by: string; reason?: string }>;
+  resume?: Readonly<{ turn: string; approval: string; approved: boolean; by: string; reason?: string }> &
+    Readonly<{ findings?: readonly SecurityFinding[]; blocked?: boolean }>;
 }>;
 
 /** Messages the scheduler takes. Each carries the time it happened. */

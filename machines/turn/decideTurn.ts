@@ -241,9 +241,14 @@ const approvalAnswered = (d: Decision, message: Extract<TurnInputMessage, { type
   if (d.state.phase !== 'tools') return;
   const index = d.state.calls.findIndex((c) => c.phase === 'approval' && c.approval === message.data.approval);
   if (index < 0) return;
+  const { findings, blocked } = message.data;
+  if (findings?.length)
+    d.facts.push({ type: 'ContentFlagged', data: { source: 'input', findings: [...findings], blocked: blocked === true } });
   const step = answerApproval(d.state.calls[index]!, message.data, d.state.toolset);
   d.facts.push(...step.facts);
-  updateCall(d, index, step.state);
+  // A refusal's reason review flagged reaches the model with the warning beside it, as a message does.
+  const warned = findings?.length && !blocked && step.state.denied;
+  updateCall(d, index, warned ? { ...step.state, result: `${step.state.result}\n\n${warningBlock(findings, 'input')}` } : step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
   finishBatchIfDone(d);
 };

@@ -79,6 +79,9 @@ export type TurnInputEvent = EventNamed<
   | 'ApprovalAnswered'
 >;
 
+/** A person's answer to a call waiting for approval, as the turn takes it (the reason reviewed). */
+export type ApprovalAnswer = Extract<TurnInputEvent, { type: 'ApprovalAnswered' }>['data'];
+
 /** A turn's message, stamped with the time it was recorded. */
 export type TurnInputMessage = TurnInputEvent & Readonly<{ at: number }>;
 
