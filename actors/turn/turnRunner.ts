@@ -17,6 +17,7 @@ import {
   INTERNAL,
   isPrivileged,
   OWNER,
+  rulesMatchingNoTool,
   secretsNotFilledFor,
   type SecurityPolicy,
   type ToolRules,
@@ -201,10 +202,27 @@ export class TurnRunner {
   }
 
   async start(): Promise<void> {
+    this.sayUnmatchedRules();
     await this.closeAbandoned();
     this.unsubscribe = this.options.scheduler.onFacts((facts) => this.onFacts(facts));
     const running = this.options.scheduler.state().running;
     if (running && !this.running.has(running.id)) this.begin(running.id);
+  }
+
+  /** Says which rules of the policy name no tool there is: a typo would leave an approve or a deny that never applies. */
+  private sayUnmatchedRules(): void {
+    const { policy = {} } = this.options;
+    const layers = [
+      { where: 'security.tools', rules: policy.tools ?? {} },
+      ...Object.entries(policy.principals ?? {}).map(([name, rules]) => ({ where: `security.principals.${name}`, rules })),
+    ];
+    const tools = this.options.plugins.toolset().tools.map((tool) => tool.name);
+    for (const { where, glob, closest } of rulesMatchingNoTool(layers, tools)) {
+      const hint = closest.length ? `did you mean ${closest.map((name) => `'${name}'`).join(' or ')}?` : "see 'waiter /tools'";
+      this.options.log(
+        `security: ${where} has '${glob}', which names none of the tools registered now (${hint}); it applies only to a tool a plugin registers later`,
+      );
+    }
   }
 
   /** Stops every running turn (recorded as a shutdown) and waits until each is done. */

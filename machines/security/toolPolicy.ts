@@ -4,6 +4,8 @@
  * wins. A refused tool is taken out of what the model is offered, and a call to it anyway is
  * answered with the reason. Pure: the same rules and names give the same verdicts.
  */
+import { closestNames } from '../../events/index.ts';
+
 export type ToolRules = Readonly<{
   allow?: readonly string[];
   deny?: readonly string[];
@@ -59,3 +61,21 @@ export const decideTool = (rules: ToolRules, name: string, where = 'security.too
   }
   return { allowed: true };
 };
+
+/** A rule of the policy that names no tool there is: most likely a typo, and an allow, deny or approve that never applies. */
+export type UnmatchedRule = Readonly<{ where: string; glob: string; closest: readonly string[] }>;
+
+const RULE_LISTS = ['allow', 'deny', 'approve'] as const;
+
+/** The rules of `layers` (a settings path each) that match none of `tools`, each with the tool names nearest to it. */
+export const rulesMatchingNoTool = (
+  layers: readonly Readonly<{ where: string; rules: ToolRules }>[],
+  tools: readonly string[],
+): UnmatchedRule[] =>
+  layers.flatMap(({ where, rules }) =>
+    RULE_LISTS.flatMap((list) =>
+      (rules[list] ?? [])
+        .filter((glob) => !tools.some((tool) => globMatches(glob, tool)))
+        .map((glob) => ({ where: `${where}.${list}`, glob, closest: closestNames(glob.replaceAll('*', ''), tools, 3) })),
+    ),
+  );

@@ -39,4 +39,25 @@ describe('security.tools through homed', () => {
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
+
+  // A hostile tester's 'file_write' (for files_write) in security.tools.approve was taken without a
+  // word, and the write ran unapproved: the approve failed open.
+  it('says at start which rules name no tool, with the tool meant, so a typo does not fail open unseen', async () => {
+    const settings = {
+      security: { tools: { approve: ['file_write'], deny: ['files_*', 'zzz_*'] }, principals: { guest: { allow: ['memory_recal'] } } },
+    };
+    const dir = testDataDir(tempDir(), { settings });
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toContain(
+      "security: security.tools.approve has 'file_write', which names none of the tools registered now (did you mean 'files_write'",
+    );
+    expect(daemon.output).toContain(
+      "security: security.tools.deny has 'zzz_*', which names none of the tools registered now (see 'waiter /tools')",
+    );
+    expect(daemon.output).toContain(
+      "security.principals.guest.allow has 'memory_recal', which names none of the tools registered now (did you mean 'memory_recall'",
+    );
+    expect(daemon.output).not.toContain("has 'files_*'");
+    await daemons.stop(daemon);
+  });
 });

@@ -16,6 +16,7 @@ import {
   INTERNAL,
   OWNER,
   type PrincipalOf,
+  rulesMatchingNoTool,
   type SecurityPolicy,
   type ToolRules,
 } from '../../machines/security/index.ts';
@@ -161,6 +162,20 @@ describe('the tool policy by principal', () => {
         expect(verdict.approval !== undefined).toBe(layers.some((r) => (r.approve ?? []).some((g) => plainMatch(g, n))));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('reports a rule exactly when it matches none of the tools, where it stands', () => {
+    fc.assert(
+      fc.property(rules, fc.array(toolName, { maxLength: 6 }), (layer, tools) => {
+        const reported = rulesMatchingNoTool([{ where: 'security.tools', rules: layer }], tools);
+        const expected = (['allow', 'deny', 'approve'] as const).flatMap((list) =>
+          (layer[list] ?? []).filter((g) => !tools.some((t) => plainMatch(g, t))).map((g) => `security.tools.${list} ${g}`),
+        );
+        expect(reported.map((r) => `${r.where} ${r.glob}`)).toEqual(expected);
+        for (const r of reported) for (const near of r.closest) expect(tools).toContain(near);
+      }),
+      { numRuns: 1000 },
     );
   });
 });
