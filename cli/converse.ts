@@ -20,6 +20,7 @@ export class ReplyFailed extends HologramError {
 export const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
   round_limit: 'the turn stopped at its tool-round limit (llm.maxRounds in settings.json) before a final answer',
   denied: 'every tool call the model made was denied',
+  blocked: 'the security review withheld your message (security.review.block in settings.json)',
   cancelled: 'the turn was stopped before it finished',
 };
 

@@ -48,7 +48,8 @@ A message is at most 1 MiB (a longer one is refused before it is sent).
 
 Exit status:
   0    done
-  1    the reply was not an answer (the model failed, a round limit, every tool denied, a stop),
+  1    the reply was not an answer (the model failed, a round limit, every tool denied, your message
+       withheld by the security review, a stop),
        or the daemon refused the request, is not running, cannot be reached or the connection
        to it was lost: one line on stderr says which, and what to do
   2    bad usage: the line says which argument

@@ -16,11 +16,14 @@ export type Route = Readonly<{ channel: string; target: string | null }>;
  * `tool`: a tool started for the reply (`text` is its name), only to channels that show progress.
  * `inputId`: the input the reply answers, when there is one.
  */
+/** What a reply was, with its `end`: the turn's output kind, or `blocked` (the security review withheld the input). */
+export type DeliveryOutcome = OutputKind | 'blocked';
+
 export type Delivery = Readonly<{
   route: Route;
   kind: 'chunk' | 'end' | 'message' | 'tool';
   text: string;
-  outcome?: OutputKind;
+  outcome?: DeliveryOutcome;
   inputId?: string;
   /** With the `end` of a `cancelled` reply: why it was stopped (a person's stop, the daemon stopping…). */
   stoppedFor?: TurnStopReason;
@@ -33,6 +36,9 @@ type TurnOutput = {
   sent: string;
   /** Why the turn was asked to stop, once it was. */
   stoppedFor?: TurnStopReason;
+  /** The security review blocked the turn's input (before the model was asked): its reply is the notice, not a refusal of tools. */
+  inputBlocked?: boolean;
+  modelAsked?: boolean;
 };
 
 const forInput = (inputId: string | undefined): { inputId?: string } => (inputId === undefined ? {} : { inputId });
@@ -116,7 +122,7 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     }
     case 'LlmRequested': {
       const turn = turnOf(state, event);
-      if (turn) Object.assign(turn, { streamingRound: event.data.stream ? event.data.round : null, sent: '' });
+      if (turn) Object.assign(turn, { streamingRound: event.data.stream ? event.data.round : null, sent: '', modelAsked: true });
       return [];
     }
     case 'LlmChunkRecorded': {
@@ -147,6 +153,11 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       const turn = turnOf(state, event);
       return turn?.route ? [{ route: turn.route, kind: 'message', text: approvalNote(event.data), ...forInput(turn.inputId) }] : [];
     }
+    case 'ContentFlagged': {
+      const turn = turnOf(state, event);
+      if (turn && !turn.modelAsked && event.data.source === 'input' && event.data.blocked) turn.inputBlocked = true;
+      return [];
+    }
     case 'TurnStopRequested': {
       const turn = turnOf(state, event);
       if (turn) turn.stoppedFor = event.data.reason;
@@ -163,7 +174,8 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
       const whole: Delivery[] = !streamed && text !== '' && kind !== 'failed' ? [{ route: turn.route, kind: 'chunk', text, ...id }] : [];
       const note = kind === 'failed' ? text : kind === 'cancelled' && turn.stoppedFor === 'shutdown' ? SHUTDOWN_NOTE : OUTCOME_NOTES[kind];
       const why = kind === 'cancelled' && turn.stoppedFor ? { stoppedFor: turn.stoppedFor } : {};
-      return [...whole, { route: turn.route, kind: 'end', text: note, outcome: kind, ...why, ...id }];
+      const outcome = kind === 'denied' && turn.inputBlocked ? 'blocked' : kind;
+      return [...whole, { route: turn.route, kind: 'end', text: note, outcome, ...why, ...id }];
     }
     case 'TurnCompleted':
       state.turns.delete(event.stream);

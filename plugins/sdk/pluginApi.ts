@@ -76,7 +76,7 @@ export type ChannelDelivery = Readonly<{
   text: string;
   /** The input the reply answers, when there is one (a client matches replies to its messages by it). */
   inputId?: string;
-  /** With `end`: what the reply was (`answer`; `handler`, `denied`, `round_limit` from the kernel; `failed`; `cancelled`). */
+  /** With `end`: what the reply was (`answer`; `handler`, `denied`, `round_limit` from the kernel; `blocked`: the security review withheld the input; `failed`; `cancelled`). */
   outcome?: string;
   /** With `end` and outcome `cancelled`: why it stopped (`stop`: a person stopped it, `shutdown`: homed is stopping, …). */
   stoppedFor?: string;

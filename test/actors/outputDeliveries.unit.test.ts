@@ -69,3 +69,20 @@ describe('deliveries of a stopped reply', () => {
     ]);
   });
 });
+
+describe('deliveries of a refused reply', () => {
+  const ending = (events: readonly Recorded[]) => {
+    const state = emptyOutputState();
+    state.streamRoutes.set('turn-b', { channel: 'cli', target: null });
+    return events.flatMap((e) => foldOutput(state, e)).find((d) => d.kind === 'end');
+  };
+  const flagged = { source: 'input', findings: [{ rule: 'injection.instruction', count: 1 }], blocked: true };
+
+  it('end as blocked when review withheld the input, and as denied when a blocked /deny reason refused the last call', () => {
+    const requested = event('turn-b', 'TurnRequested', { turnId: 'b', input: '[Blocked…]', model: 'm', maxRounds: 8, toolset: '' });
+    const denied = event('turn-b', 'OutputSent', { text: 'notice', kind: 'denied', streamed: false });
+    expect(ending([requested, event('turn-b', 'ContentFlagged', flagged), denied])).toMatchObject({ outcome: 'blocked' });
+    const asked = event('turn-b', 'LlmRequested', { round: 0, from: 0, added: [], total: 1, stream: false });
+    expect(ending([requested, asked, event('turn-b', 'ContentFlagged', flagged), denied])).toMatchObject({ outcome: 'denied' });
+  });
+});

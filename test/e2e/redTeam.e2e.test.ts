@@ -182,6 +182,9 @@ describe('red team: a blocked input', () => {
     expect(blocked.stdout).toContain(
       "[Blocked by the security review: the user's message was withheld because it matched injection.instruction",
     );
+    // Said as what it is, not as tools the model was refused.
+    expect(blocked.stderr).toBe('waiter: the security review withheld your message (security.review.block in settings.json)\n');
+    expect(blocked.code).toBe(1);
     const next = await ask(dir, 'hello');
     expect(next.stdout).toBe('Hello again.\n');
     expect(server.requests).toHaveLength(1);
