@@ -58,7 +58,10 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
       }
       return;
     case 'list':
-      if (!Array.isArray(value)) return wrong(`must be a list, got ${kindOf(value)}`);
+      if (!Array.isArray(value)) {
+        const of = field.of.type === 'enum' ? ` of ${field.of.values.map((v) => `"${v}"`).join(', ')}` : '';
+        return wrong(`must be a list${of}, got ${kindOf(value)}${of && value === true ? ' (list every one for all)' : ''}`);
+      }
       if (field.nonEmpty && value.length === 0) return wrong('must not be an empty list');
       for (const [i, item] of value.entries()) checkField(item, field.of, `${key}[${i}]`, problems);
       return;

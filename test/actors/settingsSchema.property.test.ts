@@ -174,6 +174,17 @@ describe('checkSettings', () => {
     ]);
   });
 
+  // A hostile tester wrote "block": true (every rule) and read only 'must be a list, got boolean'.
+  it('says which values a list of names takes when it is given something else', () => {
+    expect(checkSettings({ security: { review: { block: true } } }, SETTINGS_SCHEMA)).toEqual([
+      {
+        key: 'security.review.block',
+        problem:
+          'must be a list of "sensitive_word", "injection.instruction", "injection.hidden_text", "injection.reveal_secret", got boolean (list every one for all)',
+      },
+    ]);
+  });
+
   it("says where a plugin's settings go when they are written at the top", () => {
     expect(checkSettings({ webui: { port: 9000 } }, SETTINGS_SCHEMA)).toEqual([
       { key: 'webui', problem: "is not a setting; a plugin's settings go under plugins.webui" },
