@@ -141,7 +141,8 @@ export class SecurityProxy {
       ...plugins,
       turns: this.guardTools(plugins.turns),
       deliver: (delivery) => plugins.deliver({ ...delivery, text: this.scrub(delivery.text) }),
-      useApprovals: (desk) => plugins.useApprovals({ ...desk, answer: (answer) => desk.answer(this.reviewAnswer(answer)) }),
+      useApprovals: (desk) =>
+        plugins.useApprovals({ pending: () => desk.pending(), answer: (answer) => desk.answer(this.reviewAnswer(answer)) }),
     };
   }
 

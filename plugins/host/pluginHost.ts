@@ -38,10 +38,14 @@ export class UnknownPlugin extends HologramError {
 export class PluginCarriesRequest extends HologramError {
   readonly code = 'PLUGIN_CARRIES_REQUEST';
   constructor(action: 'disable' | 'stop', name: string) {
+    // `homed plugins` reaches homed through the cli plugin, and the plugins view through the web UI's.
+    const ways = [
+      ...(name === 'webui' ? [] : ["the web UI's plugins view"]),
+      ...(name === 'cli' ? [] : [`'homed plugins ${action} ${name}' from a terminal`]),
+    ];
     super(
       `this request came through the ${name} plugin: to ${action} it would cut off every client that reaches homed through it ` +
-        `(and a disabled one stays off across restarts); ${action} it through another way in (the web UI's plugins view, ` +
-        `or 'homed plugins ${action} ${name}' from a terminal), or stop homed`,
+        `(and a disabled one stays off across restarts); ${action} it through another way in (${ways.join(', or ')}), or stop homed`,
     );
   }
 }

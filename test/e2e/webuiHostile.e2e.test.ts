@@ -159,10 +159,15 @@ describe('the web UI against hostile callers', () => {
       const self = await act(action, 'webui');
       expect(self.status).toBe(400);
       expect(JSON.parse(self.body).error).toContain(`this request came through the webui plugin: to ${action} it would cut off`);
+      // Each names the way in that works, not the one just refused.
+      expect(JSON.parse(self.body).error).toContain(`('homed plugins ${action} webui' from a terminal)`);
+      expect(JSON.parse(self.body).error).not.toContain("web UI's plugins view");
       const cli = await runHomed(['plugins', action, 'cli', '--data', dir]);
       expect(cli.code).toBe(1);
       expect(cli.stderr.trim().split('\n')).toHaveLength(1);
       expect(cli.stderr).toContain(`this request came through the cli plugin: to ${action} it would cut off`);
+      expect(cli.stderr).toContain("(the web UI's plugins view), or stop homed");
+      expect(cli.stderr).not.toContain(`'homed plugins ${action} cli'`);
     }
     // Each may still do it to the other: the web UI restarts waiter's socket, waiter's socket the web UI.
     expect(JSON.parse((await act('reload', 'cli')).body).plugin).toMatchObject({ name: 'cli', state: 'running' });
