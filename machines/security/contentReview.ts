@@ -316,16 +316,18 @@ const wordPattern = (word: string): RegExp => {
   const characters = Array.from(word);
   const before = needsBoundary(characters[0] ?? '') ? '(?<![\\p{L}\\p{N}\\p{M}_])' : '';
   const after = needsBoundary(characters.at(-1) ?? '') ? '(?![\\p{L}\\p{N}\\p{M}_])' : '';
-  return new RegExp(`${before}${escapeRegExp(word)}${after}`, 'giu');
+  // Spaces in a phrase match any run of white space: 'project falcon' finds 'project   falcon' and a line break.
+  const body = word.split(/\s+/u).map(escapeRegExp).join('\\s+');
+  return new RegExp(`${before}${body}${after}`, 'giu');
 };
 
 /**
  * The configured words' patterns (null for a blank one), and where each may be: a word all ASCII
  * matches only where the lower-cased text holds its lower case (in NFKC text, where the Kelvin
  * sign and the long s are folded already), and a word without case only where the text holds it
- * as it is; the two finders look for all of them in one pass each. The pattern runs only for the
- * words found, and for the others (cased letters beyond ASCII, which case folding may match
- * otherwise).
+ * as it is (a phrase, whose spaces match any white space, by its longest word); the two finders
+ * look for all of them in one pass each. The pattern runs only for the words found, and for the
+ * others (cased letters beyond ASCII, which case folding may match otherwise).
  */
 type WordPatterns = Readonly<{
   /** Each word as review reads it (NFKC, trimmed; '' for a blank one), and its pattern once it was first needed. */
@@ -350,8 +352,10 @@ const wordPatterns = (words: readonly string[]): WordPatterns => {
     const normalWords = words.map((word, index) => {
       const normalWord = visibleText(word).trim();
       if (normalWord === '') return normalWord;
-      if (isAscii(normalWord)) inLower.push([String(index), normalWord.toLowerCase()]);
-      else if (caseless(normalWord)) asWritten.push([String(index), normalWord]);
+      // A phrase matches only where its longest word is: that word is what the finders look for.
+      const part = normalWord.split(/\s+/u).reduce((longest, w) => (w.length > longest.length ? w : longest));
+      if (isAscii(part)) inLower.push([String(index), part.toLowerCase()]);
+      else if (caseless(part)) asWritten.push([String(index), part]);
       else always.push(index);
       return normalWord;
     });

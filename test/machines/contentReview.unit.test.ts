@@ -73,6 +73,15 @@ describe('sensitive words', () => {
     expect(findingOf('cost: $5.00 (approx)', 'sensitive_word', ['$5.00 (approx)'])?.count).toBe(1);
     expect(rulesFired('cost: $5x00', 'input', ['$5.00'])).toEqual([]);
   });
+
+  // A hostile tester's 'about project   falcon' slipped past the phrase 'Project Falcon'.
+  it('given a phrase, when its words are apart by other white space, then it is still found', () => {
+    const words = ['Project Falcon'];
+    for (const text of ['about project   falcon', 'the Project\nFalcon plan', 'PROJECT\t FALCON']) {
+      expect(findingOf(text, 'sensitive_word', words)).toEqual({ rule: 'sensitive_word', count: 1, words: [0] });
+    }
+    expect(rulesFired('projectfalcon, project-falcon', 'input', words)).toEqual([]);
+  });
 });
 
 describe('instructions aimed at the model', () => {
