@@ -167,7 +167,8 @@ export const initCommand = async (args: string[], write: (line: string) => void)
         ? `homed is running on this data dir (pid ${running}) with the model it started with: stop it (Ctrl-C, or kill -TERM ${running}) and run ${start} again to use this one`
         : probe.error === undefined
           ? `Next: ${start}, then in another terminal: ${waiter}`
-          : `Fix what the test request said (or start the server), then: ${start}`,
+          : `Written anyway, for a server not started yet. Fix what the test request said (or start the server), then: ${start}; ` +
+            `to give another URL or model instead, run homed init --force`,
     );
     return probe.error === undefined ? 0 : 1;
   } finally {

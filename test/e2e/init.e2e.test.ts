@@ -58,6 +58,8 @@ describe('homed init', () => {
     expect(down.stdout).toContain('a test request failed');
     expect(down.stdout).toContain('cannot reach http://127.0.0.1:9');
     expect(down.stdout).toContain(`Fix what the test request said (or start the server), then: npx homed --data ${dir}`);
+    // Written anyway, and the way to correct it is said, since the next init refuses without --force.
+    expect(down.stdout).toContain('to give another URL or model instead, run homed init --force');
     const again = await init(dir, [], ['--adapter', 'ollama', '--url', 'http://127.0.0.1:9', '--model', 'm']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already has llm.sources; pass --force');
