@@ -37,9 +37,19 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
   },
   accessOf: (name) => hub.registry.tools.get(name)?.access,
   callTool: async (call, _signal, origin) => {
-    const reply = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name, ...origin });
+    const reply: unknown = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name, ...origin });
     if (typeof reply === 'string') return { content: boundedResult(reply) };
-    return { content: boundedResult(String(reply?.content ?? '')), ...(reply?.isError ? { isError: true } : {}) };
+    // Nothing back is an empty result; anything else but { content: string } is the plugin's mistake, said as one.
+    if (reply === undefined || reply === null) return { content: '' };
+    const { content, isError } = (typeof reply === 'object' ? reply : {}) as { content?: unknown; isError?: unknown };
+    if (typeof content !== 'string') {
+      const got = Array.isArray(reply) ? 'a list' : typeof reply === 'object' ? 'an object without a string content' : `a ${typeof reply}`;
+      return {
+        content: `tool '${call.name}' answered ${got}; a tool answers a string or { content: string, isError?: boolean }`,
+        isError: true,
+      };
+    }
+    return { content: boundedResult(content), ...(isError === true ? { isError: true } : {}) };
   },
   runHandler: (input) => hub.runStage(input.handlerId, input.stage, input.context),
 });

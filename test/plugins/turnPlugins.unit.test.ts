@@ -13,6 +13,22 @@ describe('plugin tool results', () => {
   it('passes a small answer as it is, a string or a reply object', async () => {
     expect(await answering('fine').callTool(call, signal)).toEqual({ content: 'fine' });
     expect(await answering({ content: 'bad', isError: true }).callTool(call, signal)).toEqual({ content: 'bad', isError: true });
+    expect(await answering(undefined).callTool(call, signal)).toEqual({ content: '' });
+  });
+
+  // A hostile tester's tool answered { text: '…' }: the model got an empty result and nobody a word.
+  it("says an answer that is neither a string nor { content: string } is the tool's mistake", async () => {
+    for (const [reply, got] of [
+      [{ text: 'hi' }, 'an object without a string content'],
+      [{ content: 42 }, 'an object without a string content'],
+      [['hi'], 'a list'],
+      [7, 'a number'],
+    ] as const) {
+      expect(await answering(reply).callTool(call, signal)).toEqual({
+        content: `tool 'big_answer' answered ${got}; a tool answers a string or { content: string, isError?: boolean }`,
+        isError: true,
+      });
+    }
   });
 
   it('cuts an answer over the bound there, saying how long it was, and never between the halves of a character', async () => {
