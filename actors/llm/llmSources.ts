@@ -108,6 +108,28 @@ export const sourcesFromSettings = (
   });
 };
 
+/** An alias name for a key kept outside the vault: capitals, digits and `_`, starting with a letter. */
+const aliasNameOf = (name: string): string =>
+  `${/^[A-Za-z]/.test(name) ? '' : 'KEY_'}${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`.slice(0, 64);
+
+/**
+ * The model sources' keys that are not in the vault (an `apiKeyEnv` variable's value, an `apiKey`
+ * written in settings), each with the name it is scrubbed as: the variable's, or
+ * `LLM_<SOURCE>_KEY`. The vault's are scrubbed already.
+ */
+export const keysOutsideTheVault = (settings: Settings, env: NodeJS.ProcessEnv = process.env): { name: string; value: string }[] => {
+  const raw = setting<unknown>(settings, 'llm.sources', []);
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((entry: unknown, i) => {
+    if (typeof entry !== 'object' || entry === null) return [];
+    const source = entry as Record<string, unknown>;
+    if (typeof source.apiKeySecret === 'string') return [];
+    if (typeof source.apiKey === 'string') return [{ name: aliasNameOf(`LLM_${sourceName(source, i)}_KEY`), value: source.apiKey }];
+    const value = typeof source.apiKeyEnv === 'string' ? env[source.apiKeyEnv] : undefined;
+    return value === undefined ? [] : [{ name: aliasNameOf(source.apiKeyEnv as string), value }];
+  });
+};
+
 /** The variable `--llm ADAPTER=URL` reads its key from: OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_API_KEY. */
 const flagKeyEnv = (adapter: string): string => `${adapter.toUpperCase()}_API_KEY`;
 

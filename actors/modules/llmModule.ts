@@ -5,7 +5,7 @@
  */
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
-import { llmFacilityFrom } from '../llm/llmSources.ts';
+import { keysOutsideTheVault, llmFacilityFrom } from '../llm/llmSources.ts';
 import { openRefusalJournal } from '../llm/refusalJournal.ts';
 
 /** `initCommand`: the command that sets up a source for this data dir, named when there is none. */
@@ -18,7 +18,10 @@ export const llmModule = (initCommand?: string): KernelModule => ({
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
     const security = context.require(Facility.security);
-    const llm = llmFacilityFrom(context.require(Facility.config), refusals, (name) => security.secret(name), initCommand);
+    const settings = context.require(Facility.config);
+    // A key from the environment or settings is scrubbed as a vault one is (a provider may echo it back).
+    for (const { name, value } of keysOutsideTheVault(settings)) security.scrubAlso(name, value);
+    const llm = llmFacilityFrom(settings, refusals, (name) => security.secret(name), initCommand);
     if ('missing' in llm) context.log(`llm: ${llm.missing}`);
     context.provide(Facility.llm, llm);
   },

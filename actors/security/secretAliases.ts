@@ -43,6 +43,8 @@ export class SecretAliases {
   /** Set while the watcher vouches that nothing in the vault's folder changed since the last read. */
   private trusted = false;
   private watched: Readonly<{ watcher: FSWatcher; ino: number }> | undefined;
+  /** Values held outside the vault, scrubbed as their names but never filled. */
+  private readonly outside = new Map<string, string>();
 
   constructor(private readonly dataDir: string) {}
 
@@ -111,13 +113,21 @@ export class SecretAliases {
     // a tool or a handler that kept it would otherwise hand it back in clear.
     // Each value once: the current name's, else the newest it was retired under.
     const seen = new Set(values.values());
+    const outside = [...this.outside].filter(([, value]) => !seen.has(value) && seen.add(value));
     const retired = [...(vault?.retired() ?? [])].reverse().filter(([, value]) => !seen.has(value) && seen.add(value));
-    this.byLength = [...values, ...retired]
+    this.byLength = [...values, ...outside, ...retired]
       .filter(([, v]) => v.length >= SHORTEST_SECRET)
       .flatMap(([name, v]) => [...new Set(writtenForms(v))].map((form) => [name, form] as const))
       .sort((a, b) => b[1].length - a[1].length);
     this.allowed = new Map();
     this.stamp = stamp;
+  }
+
+  /** Scrubs `value` as `@{name}` from the next look on, though the vault does not hold it; it is never filled. */
+  scrubAlso(name: string, value: string): void {
+    this.outside.set(name, value);
+    this.stamp = '';
+    this.trusted = false;
   }
 
   /** The plaintext of `name`. @throws SecretVaultError naming what to run when there is none. */
@@ -182,7 +192,8 @@ export class SecretAliases {
 
   /** Every string inside `value` scrubbed (the objects and arrays holding a changed string copied, the rest as they are). */
   scrubDeep<T>(value: T): T {
-    if (this.current().size === 0) return value;
+    this.current();
+    if (this.byLength.length === 0) return value;
     return mapChangedStrings(value, (text) => this.scrub(text, { fresh: false })) as T;
   }
 

@@ -76,6 +76,11 @@ export class SecurityProxy {
     return this.options.aliases.scrub(text);
   }
 
+  /** Scrubs `value` as `@{name}` from now on, though the vault does not hold it (a model source's key from the environment). */
+  scrubAlso(name: string, value: string): void {
+    this.options.aliases.scrubAlso(name, value);
+  }
+
   /** Every string inside `value` scrubbed. */
   scrubDeep<T>(value: T): T {
     return this.options.aliases.scrubDeep(value);

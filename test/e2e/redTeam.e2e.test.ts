@@ -265,6 +265,25 @@ describe('red team: the API key', () => {
   });
 });
 
+describe('red team: a key from the environment', () => {
+  // A provider echoing a key named by apiKeyEnv reached the user and the log in clear, where a
+  // vault key became its alias. This was a leak.
+  it('is scrubbed as the variable it came from when a hostile provider echoes it', async () => {
+    const key = 'sk-envkey-11223344aa';
+    const server = await scripted([{ text: `header was Bearer ${key}` }]);
+    const sources = [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm', apiKeyEnv: 'HOSTILE_TEST_KEY' }];
+    const dir = testDataDir(tempDir(), { sources });
+    const daemon = await daemons.start(dir, { env: { HOSTILE_TEST_KEY: key } });
+    const reply = await ask(dir, 'hello');
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
+    await daemons.stop(daemon);
+    expect(reply.stdout).toBe('header was Bearer @{HOSTILE_TEST_KEY}\n');
+    const log = await readLog(dir);
+    for (const seen of [log.text, everyFileText(dir), daemon.output]) expect(seen).not.toContain(key);
+    await verifyReplay(dir);
+  });
+});
+
 describe("red team: a plugin's guest asking for the owner's secret", () => {
   // A secret set for files_write was filled into a call the visitor plugin's guest profile
   // started, and the plugin could read the file it went to. This was a leak.
