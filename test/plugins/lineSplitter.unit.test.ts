@@ -139,5 +139,7 @@ describe('formatBytes', () => {
     expect(formatBytes(256 * 1024)).toBe('256 KiB');
     expect(formatBytes(1024 * 1024)).toBe('1 MiB');
     expect(formatBytes(10_000_000)).toBe('9.5 MiB');
+    // Just over a limit of 1 MiB: not '1.0 MiB', which reads as the limit itself.
+    expect(formatBytes(1_090_000)).toBe('1.04 MiB');
   });
 });

@@ -24,7 +24,12 @@ export type CliErrorCode = 'bad_request' | 'line_too_long' | 'busy' | 'failed';
 
 /** "1 MiB", "9.5 MiB", "256 KiB", "300 bytes": a size as a person reads it. */
 export const formatBytes = (bytes: number): string => {
-  const unit = (size: number, name: string) => `${bytes % size === 0 ? bytes / size : (bytes / size).toFixed(1)} ${name}`;
+  // One decimal, or two where one would read as the limit itself (1.04 MiB is not '1.0 MiB').
+  const unit = (size: number, name: string) => {
+    const value = bytes / size;
+    const shown = bytes % size === 0 ? `${value}` : value.toFixed(1).endsWith('.0') ? value.toFixed(2) : value.toFixed(1);
+    return `${shown} ${name}`;
+  };
   if (bytes >= 1024 * 1024) return unit(1024 * 1024, 'MiB');
   if (bytes >= 1024) return unit(1024, 'KiB');
   return `${bytes} bytes`;
