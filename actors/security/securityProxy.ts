@@ -203,7 +203,8 @@ export class SecurityProxy {
       throw new Error(this.options.aliases.scrub((error as Error)?.message ?? String(error), { also }));
     }
     const content = this.options.aliases.scrub(result.content, { fresh: false, also });
-    const { findings, blocked } = this.review(content, 'tool_result');
+    // Reviewed as the tool wrote it: an alias the scrub just put in ('echo @{KEY}') is not a request for a secret.
+    const { findings, blocked } = this.review(result.content, 'tool_result');
     return {
       content: blocked ? blockedNotice(findings, 'tool_result') : content,
       ...(result.isError ? { isError: true } : {}),

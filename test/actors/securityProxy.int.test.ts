@@ -74,6 +74,12 @@ describe('the security proxy', () => {
     const result = await call({ path: 'a.txt', note: ['use @{API_KEY}'] });
     expect(calls.map((c) => c.args)).toEqual([{ path: 'a.txt', note: [`use ${KEY}`] }]);
     expect(result).toEqual({ content: 'file says @{API_KEY}', filled: ['API_KEY'] });
+    // The alias the scrub put in is no request for a secret: 'echo @{API_KEY}' as the tool wrote it is 'echo <value>'.
+    reply(`echo ${KEY}`);
+    expect(await call({ path: 'a.txt', note: '@{API_KEY}' })).toEqual({ content: 'echo @{API_KEY}', filled: ['API_KEY'] });
+    // One the tool itself wrote still is.
+    reply('echo @{GITHUB_TOKEN}');
+    expect((await call({ path: 'a.txt' })).findings).toEqual([{ rule: 'injection.reveal_secret', count: 1 }]);
   });
 
   it("hands the turn the vault's grants with the tools (names and tools, never a value), read again when the vault changes", () => {
