@@ -102,11 +102,7 @@ export class SecurityProxy {
       submit: (descriptor) => {
         const { payload } = descriptor;
         if (!payload) return scheduler.submit(descriptor);
-        const scrubbed = this.scrub(payload.text);
-        const { findings, blocked } = this.review(scrubbed, 'input');
-        const text = blocked ? blockedNotice(findings, 'input') : scrubbed;
-        const reviewed = { ...payload, text, ...(findings.length ? { findings } : {}), ...(blocked ? { blocked } : {}) };
-        return scheduler.submit({ ...descriptor, payload: reviewed });
+        return scheduler.submit({ ...descriptor, payload: { ...payload, ...this.personsWords(payload.text) } });
       },
     };
   }
@@ -157,13 +153,18 @@ export class SecurityProxy {
    */
   private reviewAnswer(answer: ApprovalAnswer): ApprovalAnswer {
     if (answer.reason === undefined) return answer;
-    const scrubbed = this.scrub(answer.reason);
+    const { text: reason, ...found } = this.personsWords(answer.reason);
+    return { ...answer, reason, ...found };
+  }
+
+  /** An input's text as it enters the log: secret values as aliases, what review found, and the notice instead when it blocks. */
+  private personsWords(text: string): Readonly<{ text: string; findings?: readonly SecurityFinding[]; blocked?: true }> {
+    const scrubbed = this.scrub(text);
     const { findings, blocked } = this.review(scrubbed, 'input');
     return {
-      ...answer,
-      reason: blocked ? blockedNotice(findings, 'input') : scrubbed,
+      text: blocked ? blockedNotice(findings, 'input') : scrubbed,
       ...(findings.length ? { findings } : {}),
-      ...(blocked ? { blocked } : {}),
+      ...(blocked ? { blocked: true as const } : {}),
     };
   }
 

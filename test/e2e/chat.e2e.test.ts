@@ -29,8 +29,10 @@ const lines = (stdout: string): Line[] =>
 
 describe('homed chat', () => {
   it('streams the reply, journals the turn, and replays it without the model; a changed answer is caught at its seq', async () => {
-    // Pieces that arrive apart are recorded apart (pieces that arrive together are one).
-    const server = await startLlmServer([{ text: 'Paris is sunny today.', slow: { chunkDelayMs: 30 } }]);
+    // Pieces that arrive apart are recorded apart (pieces that arrive together are one). The key is
+    // scrubbed from the stream, so up to its length less one is held back at a time: the reply is longer.
+    const reply = 'Paris is sunny today, with a light breeze from the west and no rain at all.';
+    const server = await startLlmServer([{ text: reply, slow: { chunkDelayMs: 30 } }]);
     servers.push(server);
     const dir = join(tempDir(), 'data');
     mkdirSync(dir); // chat makes no data dir
@@ -44,7 +46,7 @@ describe('homed chat', () => {
     );
     expect(chat.stderr).toBe('');
     expect(chat.code).toBe(0);
-    expect(chat.stdout).toBe('Paris is sunny today.\n');
+    expect(chat.stdout).toBe(`${reply}\n`);
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-never-printed');
     // The words of the message are joined, as waiter joins them.
     expect(lastUserText(server.requests[0]!)).toBe('Weather in Paris?');
@@ -54,7 +56,10 @@ describe('homed chat', () => {
     const turn = lines(log.stdout).filter((e) => e.stream.startsWith('turn-'));
     const chunks = turn.filter((e) => e.type === 'LlmChunkRecorded');
     expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.map((e) => e.data.text).join('')).toBe('Paris is sunny today.');
+    // What the scrub still held when the stream ended (less than the key's length) came with the answer.
+    const streamed = chunks.map((e) => e.data.text).join('');
+    expect(reply.startsWith(streamed)).toBe(true);
+    expect(reply.length - streamed.length).toBeLessThan('sk-never-printed'.length);
     expect(chunks.at(-1)!.seq).toBeLessThan(turn.find((e) => e.type === 'LlmAnswerRecorded')!.seq);
     // The daemon's kernel ran the turn; no built-in plugin registers a stage handler, so no stage leaves a fact.
     expect(turn.filter((e) => e.type !== 'LlmChunkRecorded').map((e) => e.type)).toEqual([
