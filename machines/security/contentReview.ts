@@ -166,9 +166,28 @@ const isOrdinaryInvisible = (text: string, run: string, index: number): boolean 
   return before.codePointAt(0) === BLACK_FLAG && SUBDIVISION_FLAG_TAGS.test(run);
 };
 
+/**
+ * In right-to-left text, an isolate around a short visible stretch on one line (a chat app's
+ * `⁨@name⁩` in Arabic or Hebrew) orders what is shown and hides nothing, so neither end is
+ * counted; in other text an isolate has no such work and still counts.
+ */
+const RIGHT_TO_LEFT = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
+const ISOLATED = /[\u2066-\u2068](?=([^\n\u200B-\u200D\u2060\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]{1,64})\u2069)/gu;
+
+const isolateEnds = (text: string): ReadonlySet<number> => {
+  const ends = new Set<number>();
+  if (!text.includes('\u2069') || !RIGHT_TO_LEFT.test(text)) return ends;
+  for (const match of text.matchAll(ISOLATED)) ends.add(match.index).add(match.index + 1 + match[1]!.length);
+  return ends;
+};
+
 const countInvisibleRuns = (text: string): number => {
   let runs = 0;
-  for (const match of text.matchAll(INVISIBLE_RUN)) if (!isOrdinaryInvisible(text, match[0], match.index)) runs += 1;
+  const isolates = isolateEnds(text);
+  for (const match of text.matchAll(INVISIBLE_RUN)) {
+    if (match[0].length === 1 && isolates.has(match.index)) continue;
+    if (!isOrdinaryInvisible(text, match[0], match.index)) runs += 1;
+  }
   return runs;
 };
 

@@ -315,8 +315,10 @@ describe('content review', () => {
   });
 
   it('counts each run of invisible characters put between letters', () => {
+    // Without right-to-left letters, where two isolates may be a pair doing its work (an example below).
+    const leftToRight = cleanText.map((text) => text.replace(/[می]/gu, 'x'));
     fc.assert(
-      fc.property(cleanText, fc.array(fc.tuple(alwaysHidden, fc.nat()), { minLength: 1, maxLength: 5 }), (text, runs) => {
+      fc.property(leftToRight, fc.array(fc.tuple(alwaysHidden, fc.nat()), { minLength: 1, maxLength: 5 }), (text, runs) => {
         const characters = Array.from(text);
         for (const [run, at] of runs) characters.splice(at % (characters.length + 1), 0, `a${run}b`);
         const findings = reviewContent(characters.join(''), {}, 'tool_result');
