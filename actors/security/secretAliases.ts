@@ -291,12 +291,13 @@ const jsonInside = (text: string): string => JSON.stringify(text).slice(1, -1);
 /**
  * The ways a value is written in the text a tool or a model hands back, besides as itself: inside
  * a JSON string as JavaScript writes it, as Python's json.dumps does (every non-ASCII character
- * as \uXXXX), with '/' escaped as '\/' (PHP), and inside a JSON string that is itself inside one.
+ * as \uXXXX), with '/' escaped as '\/' (PHP), and inside a JSON string that is itself inside one (slashes escaped or not).
  */
 const writtenForms = (value: string): string[] => {
   const json = jsonInside(value);
   const ascii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return [value, json, ascii, json.replaceAll('/', '\\/'), ascii.replaceAll('/', '\\/'), jsonInside(json)];
+  const slashed = json.replaceAll('/', '\\/');
+  return [value, json, ascii, slashed, ascii.replaceAll('/', '\\/'), jsonInside(json), jsonInside(slashed)];
 };
 
 /**

@@ -93,16 +93,18 @@ export class SecurityProxy {
   }
 
   /**
-   * Inputs enter the log with secret values as aliases and with what review found in them; an
-   * input review blocks enters as the notice its sender gets, so its text is in no event.
+   * Inputs enter the log with secret values as aliases (in every field) and with what review found
+   * in their text; an input review blocks enters as the notice its sender gets, so its text is in no event.
    */
   guardInputs(scheduler: SchedulerFacility): SchedulerFacility {
     return {
       ...scheduler,
       submit: (descriptor) => {
-        const { payload } = descriptor;
-        if (!payload) return scheduler.submit(descriptor);
-        return scheduler.submit({ ...descriptor, payload: { ...payload, ...this.personsWords(payload.text) } });
+        // Every field, not the text alone: a plugin names the target its reply goes to, and the conversation is made of it.
+        const scrubbed = this.scrubDeep(descriptor);
+        const { payload } = scrubbed;
+        if (!payload) return scheduler.submit(scrubbed);
+        return scheduler.submit({ ...scrubbed, payload: { ...payload, ...this.personsWords(payload.text) } });
       },
     };
   }

@@ -55,9 +55,7 @@ export class StringFinder {
         tiers.set(window, tier);
         this.tiers.push(tier);
       }
-      // The middle: strings of one kind share how they begin and end (`sk-proj-`, `-----BEGIN`).
-      const offset = (text.length - window) >> 1;
-      const hash = windowHash(text, offset, window);
+      const { offset, hash } = windowOf(tier, text);
       const entry = { name, text, rank, offset };
       const bucket = tier.byHash.get(hash);
       if (bucket) bucket.push(entry);
@@ -78,6 +76,33 @@ export class StringFinder {
     return found;
   }
 }
+
+/** Offsets tried for a needle's window, at most: spread over it when it is longer. */
+const OFFSETS_TRIED = 64;
+
+/**
+ * Where to hash a needle: the window fewest needles of the tier share, and of those the one with
+ * the most different characters, nearest the middle. Strings of one kind share how they begin,
+ * end or repeat (`sk-proj-`, `-----BEGIN`, a URL's path); a window of their own keeps a text made
+ * of what they share from checking each of them at every place.
+ */
+const windowOf = ({ window, byHash }: Tier, text: string): Readonly<{ offset: number; hash: number }> => {
+  const last = text.length - window;
+  const middle = last >> 1;
+  const step = Math.max(1, Math.ceil((last + 1) / OFFSETS_TRIED));
+  let best = { offset: middle, hash: windowHash(text, middle, window), shared: Infinity, distinct: 0 };
+  for (let offset = 0; offset <= last; offset += step) {
+    const hash = windowHash(text, offset, window);
+    const shared = byHash.get(hash)?.length ?? 0;
+    const distinct = new Set(text.slice(offset, offset + window)).size;
+    const better =
+      shared < best.shared ||
+      (shared === best.shared &&
+        (distinct > best.distinct || (distinct === best.distinct && Math.abs(offset - middle) < Math.abs(best.offset - middle))));
+    if (better) best = { offset, hash, shared, distinct };
+  }
+  return best;
+};
 
 /** One pass of a rolling hash over `text`: each window whose hash a needle's has is checked against it. */
 const findByWindow = ({ window, outgoing, byHash, filter }: Tier, text: string, found: Found[], rankFrom: number): void => {

@@ -21,18 +21,14 @@ const startsAMap = (byte: number): boolean => (byte >= 0x80 && byte <= 0x8f) || 
 
 const PREVIEW_BYTES = 48;
 
-/** A word cut short at the end of a preview: left out, so no token (a key the plugin printed) is shown in part. */
-const CUT_WORD = /[^\s"'`,;()[\]{}<>]+$/u;
-
 /**
- * Bytes as a person reads them: UTF-8 text, quoted and escaped where not printable. Never hex:
- * what a plugin printed stays text, so the scrub finds a secret value in it as in any text; a
- * word the preview's end cuts short is left out.
+ * What a plugin printed, as a person reads it: a whole line, as UTF-8 text, quoted and escaped
+ * where not printable (never hex: it stays text, so the scrub finds a secret value in it as in
+ * any text). Cut short it is not shown, only its length: a cut could fall inside a value, and no
+ * scrub knows a part of one.
  */
-const previewOf = (bytes: Buffer, cut: boolean): string => {
-  const text = bytes.toString('utf8');
-  return JSON.stringify(cut ? `${text.replace(CUT_WORD, '')}…` : text);
-};
+const previewOf = (bytes: Buffer, whole: boolean): string =>
+  whole ? JSON.stringify(bytes.toString('utf8')) : `${bytes.length} bytes of a line not read to its end (not shown)`;
 
 /**
  * Encodes one value as a frame (header + msgpack body).
@@ -112,7 +108,7 @@ export class FrameDecoder {
           const shown = Buffer.concat([header, this.peek(PREVIEW_BYTES)]);
           // Whole only when it ends a line with nothing after it: a word at the end may go on in bytes not read.
           const whole = this.buffered === shown.length - FRAME_HEADER_BYTES && shown.at(-1) === 0x0a;
-          out.push(new FramingLost(previewOf(shown, !whole), length));
+          out.push(new FramingLost(previewOf(shown, whole), length));
           this.lost = true;
           this.chunks = [];
           this.buffered = 0;

@@ -315,7 +315,8 @@ describe("red team: a plugin's guest asking for the owner's secret", () => {
 
 describe('red team: a plugin printing a filled secret to its stdout', () => {
   // The framing error quoted the stray bytes as hex, which no scrub reads: the value reached the
-  // log, the model and the console. This was a leak.
+  // log, the model and the console. This was a leak. A whole line is now quoted as text (one cut
+  // short is not shown: protocol.framing.unit.test.ts).
   it('breaks its connection, and the value it printed is in no event, request, output or file', async () => {
     const babbled = 'sk-babble-77aa31c9';
     const server = await scripted([

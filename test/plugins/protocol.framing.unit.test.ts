@@ -86,12 +86,13 @@ describe('frames: 4-byte big-endian length + msgpack body', () => {
     expect(out[0]).toBeInstanceOf(FrameTooLarge);
   });
 
-  it('shows a whole line as it is, and never a word cut short: what a plugin printed stays text the scrub can read', () => {
+  it('shows a whole line as it is, and nothing of one cut short: what a plugin printed stays text the scrub can read', () => {
     const line = new FrameDecoder().push(Buffer.from('DEBUG: key is sk-live-4455xy\n'));
     expect(line).toMatchObject([{ code: 'FRAMING_LOST', preview: '"DEBUG: key is sk-live-4455xy\\n"' }]);
-    // Cut by the preview's length, then followed by bytes that are not text: no part of the long token, no hex.
-    const long = new FrameDecoder().push(Buffer.concat([Buffer.from(`DEBUG: ${'k'.repeat(60)}`), encodeFrame('x')]));
-    expect(long).toMatchObject([{ code: 'FRAMING_LOST', preview: '"DEBUG: …"' }]);
+    // Cut by the preview's length, then followed by bytes that are not text: none of it, not even words before the cut (a passphrase has spaces).
+    const long = new FrameDecoder().push(Buffer.concat([Buffer.from(`DEBUG: correct horse battery ${'k'.repeat(60)}`), encodeFrame('x')]));
+    expect(long).toMatchObject([{ code: 'FRAMING_LOST', preview: '52 bytes of a line not read to its end (not shown)' }]);
+    expect((long[0] as FramingLost).message).not.toContain('horse');
     const multibyte = new FrameDecoder().push(Buffer.concat([Buffer.from('DEBUG: 密码 '), Buffer.from([0x00, 0xff]), Buffer.from('\n')]));
     expect((multibyte[0] as FramingLost).preview).toBe(JSON.stringify('DEBUG: 密码 \u0000\ufffd\n'));
   });
@@ -101,8 +102,12 @@ describe('frames: 4-byte big-endian length + msgpack body', () => {
     const out = [...decoder.push(Buffer.concat([encodeFrame('before'), Buffer.from('debug: x=1')])), ...decoder.push(Buffer.from('\n'))];
     expect(bodies(out.slice(0, 1))).toEqual(['before']);
     expect(out[1]).toBeInstanceOf(FramingLost);
-    // The line had not ended when the bytes were read: its last word may go on, so it is left out.
-    expect(out[1]).toMatchObject({ code: 'FRAMING_LOST', preview: '"debug: …"', announced: 0x64656275 });
+    // The line had not ended when the bytes were read: it may go on, so none of it is shown.
+    expect(out[1]).toMatchObject({
+      code: 'FRAMING_LOST',
+      preview: '10 bytes of a line not read to its end (not shown)',
+      announced: 0x64656275,
+    });
     expect((out[1] as FramingLost).message).toContain('print diagnostics to stderr');
     expect(out).toHaveLength(2);
     expect(decoder.push(encodeFrame('after'))).toEqual([]);
