@@ -43,6 +43,8 @@
  *                                 proxy vs straight to the plugin. Target <= 1.05 at p50.
  *   security.proxy.share.p50 / .p99  what the proxy adds to that turn vs the tool's round trip in it
  *                                 (the direct turn minus the same turn with no tool call). Target <= 0.05 at p50.
+ *   security.scale.*              ms to scrub and review with thousands of secrets or words vs a
+ *                                 handful, and with words that share a prefix (securityScaleBench.ts).
  *   daemon.turn.p50 / .p99        ms per short turn through a running homed (child process, cli
  *                                 socket, a local scripted model over HTTP) vs ms of one durable
  *                                 commit: a turn in commits' worth; lower is better. Target <= 25.
@@ -68,6 +70,7 @@ import { schedulerDecisions, schedulerJournaling } from './schedulerBench.ts';
 import { securityProxyCost } from './securityProxyBench.ts';
 import { appendIds } from './eventIdsBench.ts';
 import { securityProxyTurns } from './securityProxyTurnBench.ts';
+import { securityScale } from './securityScaleBench.ts';
 import { turnOverhead } from './turnBench.ts';
 import { waiterStart } from './waiterStartBench.ts';
 import { TempFiles } from './tempFiles.ts';
@@ -85,6 +88,7 @@ const FIGURES: readonly { name: string; run: (ctx: BenchContext) => Promise<Figu
   { name: 'plugin.transport', run: pluginTransport },
   { name: 'security.proxy', run: securityProxyCost },
   { name: 'security.proxy.turn', run: securityProxyTurns },
+  { name: 'security.scale', run: securityScale },
   { name: 'daemon.turn', run: daemonTurns },
   { name: 'waiter.start', run: waiterStart },
 ];

@@ -43,6 +43,9 @@ export class StringFinder {
 
   constructor(needles: Needles) {
     const tiers = new Map<number, Tier>();
+    const placed: { tier: Tier; name: string; text: string; rank: number; windows: readonly Window[] }[] = [];
+    /** How many needles of each tier have a window of each hash. */
+    const sharing = new Map<Tier, Map<number, number>>();
     needles.forEach(([name, text], rank) => {
       const window = needles.length > LOOKED_FOR_IN_TURN ? WINDOWS.find((w) => text.length >= w) : undefined;
       if (window === undefined) {
@@ -54,15 +57,22 @@ export class StringFinder {
         tier = tierOf(window);
         tiers.set(window, tier);
         this.tiers.push(tier);
+        sharing.set(tier, new Map());
       }
-      const { offset, hash } = windowOf(tier, text);
+      const windows = windowsOf(text, window);
+      const counts = sharing.get(tier)!;
+      for (const hash of new Set(windows.map((w) => w.hash))) counts.set(hash, (counts.get(hash) ?? 0) + 1);
+      placed.push({ tier, name, text, rank, windows });
+    });
+    for (const { tier, name, text, rank, windows } of placed) {
+      const { offset, hash } = leastShared(windows, sharing.get(tier)!, text.length - tier.window);
       const entry = { name, text, rank, offset };
       const bucket = tier.byHash.get(hash);
       if (bucket) bucket.push(entry);
       else tier.byHash.set(hash, [entry]);
       const bit = hash & (FILTER_BITS - 1);
       tier.filter[bit >>> 5]! |= 1 << (bit & 31);
-    });
+    }
   }
 
   /** Adds to `found` every place a needle is in `text`, each ranked `rankFrom` on. */
@@ -80,26 +90,35 @@ export class StringFinder {
 /** Offsets tried for a needle's window, at most: spread over it when it is longer. */
 const OFFSETS_TRIED = 64;
 
-/**
- * Where to hash a needle: the window fewest needles of the tier share, and of those the one with
- * the most different characters, nearest the middle. Strings of one kind share how they begin,
- * end or repeat (`sk-proj-`, `-----BEGIN`, a URL's path); a window of their own keeps a text made
- * of what they share from checking each of them at every place.
- */
-const windowOf = ({ window, byHash }: Tier, text: string): Readonly<{ offset: number; hash: number }> => {
+/** A window of a needle: where it starts, its hash, and how many different characters it holds. */
+type Window = Readonly<{ offset: number; hash: number; distinct: number }>;
+
+const windowsOf = (text: string, window: number): Window[] => {
   const last = text.length - window;
-  const middle = last >> 1;
   const step = Math.max(1, Math.ceil((last + 1) / OFFSETS_TRIED));
-  let best = { offset: middle, hash: windowHash(text, middle, window), shared: Infinity, distinct: 0 };
+  const windows: Window[] = [];
   for (let offset = 0; offset <= last; offset += step) {
-    const hash = windowHash(text, offset, window);
-    const shared = byHash.get(hash)?.length ?? 0;
-    const distinct = new Set(text.slice(offset, offset + window)).size;
+    windows.push({ offset, hash: windowHash(text, offset, window), distinct: new Set(text.slice(offset, offset + window)).size });
+  }
+  return windows;
+};
+
+/**
+ * Where to hash a needle: the window fewest needles of the tier also have, then the one with the
+ * most different characters, then the one nearest the middle. Strings of one kind share how they
+ * begin, end or repeat (`sk-proj-`, `-----BEGIN`, a URL's path); hashed where they differ, a text
+ * made of what they share does not check each of them at every place.
+ */
+const leastShared = (windows: readonly Window[], sharing: ReadonlyMap<number, number>, last: number): Window => {
+  const middle = last >> 1;
+  let best = windows[0]!;
+  for (const w of windows) {
+    const byShare = sharing.get(w.hash)! - sharing.get(best.hash)!;
     const better =
-      shared < best.shared ||
-      (shared === best.shared &&
-        (distinct > best.distinct || (distinct === best.distinct && Math.abs(offset - middle) < Math.abs(best.offset - middle))));
-    if (better) best = { offset, hash, shared, distinct };
+      byShare < 0 ||
+      (byShare === 0 &&
+        (w.distinct > best.distinct || (w.distinct === best.distinct && Math.abs(w.offset - middle) < Math.abs(best.offset - middle))));
+    if (better) best = w;
   }
   return best;
 };
