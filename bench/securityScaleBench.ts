@@ -2,8 +2,8 @@
  * The firewall's text searches as the vault and the word list grow: the same texts scrubbed and
  * reviewed with thousands of secrets or words against a handful, in the same run.
  *
- *   security.scale.scrub   ms to find 2,000 secrets' written forms (12,000 needles) in a 512 KB
- *                          tool result vs 5 secrets' (30 needles), one pass of StringFinder each.
+ *   security.scale.scrub   ms to find 2,000 secrets' written forms (five each, as the scrub makes
+ *                          them) in a 512 KB tool result vs 5 secrets', one pass of StringFinder each.
  *   security.scale.review  ms to review a 112 KB text against 2,000 sensitive words (half
  *                          ASCII, half Han) vs 5 words, patterns made (a warm list, as a running daemon has).
  *   security.scale.shared  ms to review 100 KB of a prefix 5,000 URL-like words share vs the same
@@ -11,6 +11,7 @@
  *
  * Lower is better; a ratio near 1 means the cost does not grow with the list.
  */
+import { writtenForms } from '../actors/security/secretAliases.ts';
 import { finderOf, type Needles, reviewContent } from '../machines/security/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
@@ -20,14 +21,11 @@ const PROSE = 'The garden plan for the week: water the tomatoes early, move the 
 /** Flat (not a rope of repeats), as a tool's answer read from a socket is. */
 const flat = (text: string): string => Buffer.from(text).toString();
 
-/** Six written forms per secret, as the vault's scrub looks for them. */
+/** Each secret's written forms, as the vault's scrub looks for them. */
 const secretForms = (count: number): Needles =>
   Array.from({ length: count }, (_, i) => {
     const value = `sk-"live/${i}-${(i * 7919).toString(36)}${'abcdefghij'.slice(i % 10)}`;
-    const json = JSON.stringify(value).slice(1, -1);
-    return [value, json, json.replaceAll('/', '\\/'), JSON.stringify(json).slice(1, -1), `${value}!`, `!${value}`].map(
-      (form) => [`KEY_${i}`, form] as const,
-    );
+    return [...new Set(writtenForms(value))].map((form) => [`KEY_${i}`, form] as const);
   }).flat();
 
 const words = (count: number): string[] =>

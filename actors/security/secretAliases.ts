@@ -21,22 +21,19 @@ import {
   type SecretGrant,
 } from '../../machines/security/index.ts';
 
-/** Each secret's value, in each way it is written, with its name, longest first: what a scrub looks for. */
-export type ScrubForms = Needles;
-
 /**
  * A call's arguments with the secrets it may have filled in, and what became of each alias it
  * named; `forms`, the values as the vault held them when it filled, for scrubbing the call's result
  * even if the vault changes while the call runs.
  */
-export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown>; forms?: ScrubForms }>;
+export type Filled = AliasesMet & Readonly<{ args: Record<string, unknown>; forms?: Needles }>;
 
 export class SecretAliases {
   private values: ReadonlyMap<string, string> = new Map();
   /** The tools each secret may be filled into. */
   private tools: ReadonlyMap<string, readonly string[]> = new Map();
-  /** Values (and their JSON-escaped forms) longest first, so a value containing another is replaced whole. */
-  private byLength: ScrubForms = [];
+  /** Each secret's value in each way it is written, with its name, longest first (a value containing another is replaced whole). */
+  private byLength: Needles = [];
   /** Whether a secret may be filled into a tool, by tool then secret name, as the vault was last read. */
   private allowed = new Map<string, Map<string, boolean>>();
   private stamp = '';
@@ -140,7 +137,7 @@ export class SecretAliases {
    * `text` with every secret value replaced by its alias; `fresh: false` trusts the vault as last
    * read (one call's second look); `also`, values the vault may no longer hold (a fill's `forms`).
    */
-  scrub(text: string, { fresh = true, also }: Readonly<{ fresh?: boolean; also?: ScrubForms | undefined }> = {}): string {
+  scrub(text: string, { fresh = true, also }: Readonly<{ fresh?: boolean; also?: Needles | undefined }> = {}): string {
     if (fresh) this.current();
     const found = this.occurrences(text);
     if (also && also !== this.byLength) finderOf(also).find(text, found, this.byLength.length);
@@ -282,7 +279,7 @@ type Met = {
   readonly unknown: string[];
   readonly withheld: string[];
   values?: ReadonlyMap<string, string>;
-  forms?: ScrubForms;
+  forms?: Needles;
 };
 
 /** Inside a JSON string, as JSON.stringify writes it (quotes and backslashes escaped). */
@@ -293,7 +290,7 @@ const jsonInside = (text: string): string => JSON.stringify(text).slice(1, -1);
  * a JSON string as JavaScript writes it, as Python's json.dumps does (every non-ASCII character
  * as \uXXXX), with '/' escaped as '\/' (PHP), and inside a JSON string that is itself inside one (slashes escaped or not).
  */
-const writtenForms = (value: string): string[] => {
+export const writtenForms = (value: string): string[] => {
   const json = jsonInside(value);
   const ascii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const slashed = json.replaceAll('/', '\\/');

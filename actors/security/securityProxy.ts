@@ -104,7 +104,7 @@ export class SecurityProxy {
         const scrubbed = this.scrubDeep(descriptor);
         const { payload } = scrubbed;
         if (!payload) return scheduler.submit(scrubbed);
-        return scheduler.submit({ ...scrubbed, payload: { ...payload, ...this.personsWords(payload.text) } });
+        return scheduler.submit({ ...scrubbed, payload: { ...payload, ...this.reviewedWords(payload.text) } });
       },
     };
   }
@@ -154,14 +154,14 @@ export class SecurityProxy {
    * values as aliases and with what review found in it, or, blocked, as the notice instead.
    */
   private reviewAnswer(answer: ApprovalAnswer): ApprovalAnswer {
-    if (answer.reason === undefined) return answer;
-    const { text: reason, ...found } = this.personsWords(answer.reason);
-    return { ...answer, reason, ...found };
+    const scrubbed = this.scrubDeep(answer);
+    if (scrubbed.reason === undefined) return scrubbed;
+    const { text: reason, ...found } = this.reviewedWords(scrubbed.reason);
+    return { ...scrubbed, reason, ...found };
   }
 
-  /** An input's text as it enters the log: secret values as aliases, what review found, and the notice instead when it blocks. */
-  private personsWords(text: string): Readonly<{ text: string; findings?: readonly SecurityFinding[]; blocked?: true }> {
-    const scrubbed = this.scrub(text);
+  /** A person's scrubbed words as they enter the log: with what review found in them, or the notice instead when it blocks. */
+  private reviewedWords(scrubbed: string): Readonly<{ text: string; findings?: readonly SecurityFinding[]; blocked?: true }> {
     const { findings, blocked } = this.review(scrubbed, 'input');
     return {
       text: blocked ? blockedNotice(findings, 'input') : scrubbed,
