@@ -1,5 +1,5 @@
 /** The scheduler's vocabulary: tasks, its state, the messages it takes and the facts it emits. */
-import type { SchedulerEvent, SecurityFinding } from '../../events/index.ts';
+import type { EventNamed, SchedulerEvent, SecurityFinding } from '../../events/index.ts';
 
 /** 0 = a queued task; 1–4 = interrupt levels (L4 is kernel-only). */
 export type Level = 0 | 1 | 2 | 3 | 4;
@@ -82,8 +82,7 @@ export type InputPayload = Readonly<{
   findings?: readonly SecurityFinding[];
   blocked?: boolean;
   /** A person's answer to a pending approval: the task resumes that turn instead of starting one. */
-  resume?: Readonly<{ turn: string; approval: string; approved: boolean; by: string; reason?: string }> &
-    Readonly<{ findings?: readonly SecurityFinding[]; blocked?: boolean }>;
+  resume?: Readonly<{ turn: string }> & EventNamed<'ApprovalAnswered'>['data'];
 }>;
 
 /** Messages the scheduler takes. Each carries the time it happened. */
