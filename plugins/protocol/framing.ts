@@ -106,7 +106,7 @@ export class FrameDecoder {
         this.oversized = undefined;
         if (!startsAMap(this.chunks[0]![0]!)) {
           const shown = Buffer.concat([header, this.peek(PREVIEW_BYTES)]);
-          // Whole only when it ends a line with nothing after it: a word at the end may go on in bytes not read.
+          // Whole only when it ends a line with nothing after it: otherwise the line may go on in bytes not read.
           const whole = this.buffered === shown.length - FRAME_HEADER_BYTES && shown.at(-1) === 0x0a;
           out.push(new FramingLost(previewOf(shown, whole), length));
           this.lost = true;
