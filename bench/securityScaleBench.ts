@@ -11,7 +11,7 @@
  *
  * Lower is better; a ratio near 1 means the cost does not grow with the list.
  */
-import { writtenForms } from '../actors/security/secretAliases.ts';
+import { writtenForms } from '../actors/security/writtenForms.ts';
 import { finderOf, type Needles, reviewContent } from '../machines/security/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';
@@ -25,7 +25,7 @@ const flat = (text: string): string => Buffer.from(text).toString();
 const secretForms = (count: number): Needles =>
   Array.from({ length: count }, (_, i) => {
     const value = `sk-"live/${i}-${(i * 7919).toString(36)}${'abcdefghij'.slice(i % 10)}`;
-    return [...new Set(writtenForms(value))].map((form) => [`KEY_${i}`, form] as const);
+    return writtenForms(value).map((form) => [`KEY_${i}`, form] as const);
   }).flat();
 
 const words = (count: number): string[] =>

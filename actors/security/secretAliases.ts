@@ -20,6 +20,7 @@ import {
   type Needles,
   type SecretGrant,
 } from '../../machines/security/index.ts';
+import { writtenForms } from './writtenForms.ts';
 
 /**
  * A call's arguments with the secrets it may have filled in, and what became of each alias it
@@ -114,7 +115,7 @@ export class SecretAliases {
     const retired = [...(vault?.retired() ?? [])].reverse().filter(([, value]) => !seen.has(value) && seen.add(value));
     this.byLength = [...values, ...outside, ...retired]
       .filter(([, v]) => v.length >= SHORTEST_SECRET)
-      .flatMap(([name, v]) => [...new Set(writtenForms(v))].map((form) => [name, form] as const))
+      .flatMap(([name, v]) => writtenForms(v).map((form) => [name, form] as const))
       .sort((a, b) => b[1].length - a[1].length);
     this.allowed = new Map();
     this.stamp = stamp;
@@ -150,20 +151,20 @@ export class SecretAliases {
 
   /**
    * A scrub for text that arrives in pieces (a model's streamed reply): `push` returns what can be
-   * let out, scrubbed, holding back the end that could still be the start of a value split
-   * across pieces; `end` lets out the rest. What comes out, joined, is the whole text scrubbed.
+   * let out, scrubbed, holding back the end that could still be the start of a value (in any of
+   * its written forms) split across pieces; `end` lets out the rest. What comes out, joined, is the whole text scrubbed.
    */
   streamScrub(): Readonly<{ push: (piece: string) => string; end: () => string }> {
     this.current();
-    const longest = this.byLength[0]?.[1].length ?? 0;
+    const finder = finderOf(this.byLength);
     let held = '';
     return {
       push: (piece) => {
         held += piece;
         // Every value that starts before this cut has arrived whole; one that runs across it is
         // held with the rest (and so are the values overlapping it), so no run of them is split.
-        let cut = Math.max(0, held.length - (longest - 1));
-        const found = this.occurrences(held);
+        let cut = finder.openFrom(held);
+        const found = finder.find(held, []);
         for (let moved = true; moved; ) {
           moved = false;
           for (const { start, end } of found) {
@@ -280,21 +281,6 @@ type Met = {
   readonly withheld: string[];
   values?: ReadonlyMap<string, string>;
   forms?: Needles;
-};
-
-/** Inside a JSON string, as JSON.stringify writes it (quotes and backslashes escaped). */
-const jsonInside = (text: string): string => JSON.stringify(text).slice(1, -1);
-
-/**
- * The ways a value is written in the text a tool or a model hands back, besides as itself: inside
- * a JSON string as JavaScript writes it, as Python's json.dumps does (every non-ASCII character
- * as \uXXXX), with '/' escaped as '\/' (PHP), and inside a JSON string that is itself inside one (slashes escaped or not).
- */
-export const writtenForms = (value: string): string[] => {
-  const json = jsonInside(value);
-  const ascii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const slashed = json.replaceAll('/', '\\/');
-  return [value, json, ascii, slashed, ascii.replaceAll('/', '\\/'), jsonInside(json), jsonInside(slashed)];
 };
 
 /**

@@ -40,8 +40,14 @@ const tierOf = (window: number): Tier => {
 export class StringFinder {
   private readonly inTurn: Entry[] = [];
   private readonly tiers: Tier[] = [];
+  /** Every needle's text once, in code-unit order, for `openFrom`; sorted at its first call. */
+  private sorted: string[] | undefined;
+  private readonly longest: number;
+  private readonly firstUnits = new Set<number>();
 
-  constructor(needles: Needles) {
+  constructor(private readonly needles: Needles) {
+    this.longest = needles.reduce((longest, [, text]) => Math.max(longest, text.length), 0);
+    for (const [, text] of needles) if (text.length > 0) this.firstUnits.add(text.charCodeAt(0));
     const tiers = new Map<number, Tier>();
     const placed: { tier: Tier; name: string; text: string; rank: number; windows: readonly Window[] }[] = [];
     /** How many needles of each tier have a window of each hash. */
@@ -73,6 +79,31 @@ export class StringFinder {
       const bit = hash & (FILTER_BITS - 1);
       tier.filter[bit >>> 5]! |= 1 << (bit & 31);
     }
+  }
+
+  /**
+   * The first place in `text` where a needle could begin but has not ended yet (what follows it
+   * to the end of `text` is the start of a needle, shorter than it), or `text.length` if there is
+   * none: the end a text arriving in pieces must hold back until the next piece.
+   */
+  openFrom(text: string): number {
+    this.sorted ??= [...new Set(this.needles.map(([, needle]) => needle))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = this.sorted;
+    for (let at = Math.max(0, text.length - this.longest + 1); at < text.length; at++) {
+      if (!this.firstUnits.has(text.charCodeAt(at))) continue;
+      const tail = text.slice(at);
+      // The first needle not before the tail in order is the one the tail would begin, if any does.
+      let low = 0;
+      let high = sorted.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (sorted[middle]! < tail) low = middle + 1;
+        else high = middle;
+      }
+      const next = sorted[low] === tail ? sorted[low + 1] : sorted[low];
+      if (next?.startsWith(tail)) return at;
+    }
+    return text.length;
   }
 
   /** Adds to `found` every place a needle is in `text`, each ranked `rankFrom` on. */

@@ -131,6 +131,50 @@ describe('secret aliases', () => {
     expect(aliases.scrub('nothing here')).toBe('nothing here');
   });
 
+  // A tool given a value can hand it back encoded: as base64 (alone or inside a longer encoded
+  // text, at any of the three places in a group of three), hex, in a URL or a form, or as HTML.
+  it('scrubs a value encoded as base64 anywhere in a longer encoding, as hex, in a URL or a form, and as HTML', () => {
+    const dir = tempDir();
+    const values: Readonly<Record<string, string>> = {
+      TOKEN: 'sk-live-4f9a77c2e1',
+      PHRASE: 'pass word/with+&<"odd">?=chars',
+      WIDE: 'clé-🔑-sécrète',
+      TINY: 'k3y!',
+    };
+    const vault = SecretVault.open(dir);
+    for (const [name, value] of Object.entries(values)) vault.set(name, value, ['echo_*']);
+    const aliases = new SecretAliases(dir);
+    const bytes = fc.uint8Array({ maxLength: 7 }).map((b) => Buffer.from(b));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.entries(values).filter(([name]) => name !== 'TINY')),
+        bytes,
+        bytes,
+        fc.boolean(),
+        ([name, value], before, after, urlSafe) => {
+          const whole = Buffer.concat([before, Buffer.from(value), after]).toString(urlSafe ? 'base64url' : 'base64');
+          const scrubbed = aliases.scrub(`data: ${whole}`);
+          // What is left decodes to no more than a few bits of the value on either side of the alias.
+          expect(scrubbed).toContain(`@{${name}}`);
+          const left = scrubbed.slice('data: '.length).split(`@{${name}}`);
+          for (const part of left) expect(part.length).toBeLessThanOrEqual(Math.ceil(((before.length + after.length + 2) * 8) / 6) + 2);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+    for (const [name, value] of Object.entries(values)) {
+      const hex = Buffer.from(value).toString('hex');
+      expect(aliases.scrub(`hex ${hex} HEX ${hex.toUpperCase()}`)).toBe(`hex @{${name}} HEX @{${name}}`);
+      if (value === values.PHRASE || value === values.WIDE) {
+        expect(aliases.scrub(`https://x.test/?q=${encodeURIComponent(value)}&n=1`)).toBe(`https://x.test/?q=@{${name}}&n=1`);
+      }
+    }
+    expect(aliases.scrub(`q=${encodeURIComponent(values.PHRASE!).replaceAll('%20', '+')}`)).toBe('q=@{PHRASE}');
+    expect(aliases.scrub('<b>pass word/with+&amp;&lt;&quot;odd&quot;&gt;?=chars</b>')).toBe('<b>@{PHRASE}</b>');
+    // The base64 of a 4-character value has too few characters of its own to be told from other text.
+    expect(aliases.scrub('azN5IQ== and azN5')).toBe('azN5IQ== and azN5');
+  });
+
   // With 20 more secrets the scrub has more than 16 forms to look for, and looks for them in one pass.
   it.each([0, 20])(
     'leaves no value in clear, overlapping or nested ones included, and changes nothing where none is (%i more secrets)',

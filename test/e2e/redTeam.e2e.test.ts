@@ -342,6 +342,39 @@ describe('red team: a plugin printing a filled secret to its stdout', () => {
   });
 });
 
+describe('red team: a tool handing a filled secret back encoded', () => {
+  // The scrub knew a value only as itself and as JSON escapes it: a tool asked to encode it
+  // handed it to the model as base64, hex or a URL. This was a leak.
+  it('reaches the model, the log and the person as the alias in every encoding', async () => {
+    const value = 'sk-encode-5d1e07b3a9';
+    const server = await scripted([
+      { toolCalls: [{ id: 'call_encode', name: 'encoder_encode', arguments: { text: '@{ENCODED}' } }] },
+      { text: 'Encoded.' },
+    ]);
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['encoder'] });
+    SecretVault.open(dir).set('ENCODED', value, ['encoder_*']);
+    const daemon = await daemons.start(dir);
+    const answer = await ask(dir, 'encode my key');
+    expect(answer.stdout).toBe('Encoded.\n');
+    await daemons.stop(daemon);
+    const seen = toolResults(server.requests[1]!).get('call_encode')!;
+    // Each line keeps at most the few base64 characters that also hold bits of what surrounds the value.
+    expect(seen.split('\n')).toEqual([
+      expect.stringMatching(/^base64: @\{ENCODED\}[\w+/]{0,2}=*$/),
+      expect.stringMatching(/^inside: [\w-]{0,4}@\{ENCODED\}[\w-]{0,4}$/),
+      'hex: @{ENCODED}',
+      'url: https://collector.test/?k=@{ENCODED}',
+      'html: <code>@{ENCODED}</code>',
+    ]);
+    const bytes = Buffer.from(value);
+    const leaks = [value, bytes.toString('base64').slice(0, 24), bytes.toString('hex').toUpperCase(), bytes.toString('hex')];
+    const log = await readLog(dir);
+    const everything = [bodies(server), answer.stdout, answer.stderr, daemon.output, log.text, everyFileText(dir)].join('\n');
+    for (const leak of leaks) expect(everything).not.toContain(leak);
+    await verifyReplay(dir);
+  });
+});
+
 describe('red team: a plugin reading its environment and the settings', () => {
   it('sees neither the vault secret nor the vault key: an alias in its settings stays an alias', async () => {
     const dir = testDataDir(tempDir(), {

@@ -69,4 +69,28 @@ describe('the value finder', () => {
     expect(inOrder(found)).toEqual(inOrder(eachInTurn(forms, text)));
     expect(found.map((f) => f.name).sort()).toEqual(['KEY_0', 'KEY_1999', 'KEY_777']);
   });
+
+  it('says where the first needle that has begun but not ended is, as trying each place against each needle does', () => {
+    const openByTrying = (forms: Needles, text: string): number => {
+      for (let at = 0; at < text.length; at++) {
+        const tail = text.slice(at);
+        if (forms.some(([, f]) => f.length > tail.length && f.startsWith(tail))) return at;
+      }
+      return text.length;
+    };
+    fc.assert(
+      fc.property(formsAndText, fc.nat(), fc.nat(), ([forms, text], which, cut) => {
+        // Most texts end in the start of a needle, as a stream cut at random does.
+        const [, form] = forms[which % forms.length]!;
+        const ending = text + form.slice(0, cut % (form.length + 1));
+        expect(new StringFinder(forms).openFrom(ending)).toBe(openByTrying(forms, ending));
+      }),
+      { numRuns: 500 },
+    );
+    // Prefixes, not the needles' ends: a text ending in the start of one holds from there.
+    const finder = new StringFinder([['K', 'sk-proj-abc']]);
+    expect(finder.openFrom('key sk-pr')).toBe(4);
+    expect(finder.openFrom('key sk-proj-abc')).toBe(15);
+    expect(finder.openFrom('')).toBe(0);
+  });
 });
