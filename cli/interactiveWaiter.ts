@@ -91,6 +91,8 @@ export class InteractiveWaiter {
   /** Piped input is taken a line at a time: the next one once this one is done (its reply ended). */
   private lines: Promise<void> = Promise.resolve();
   private replyDone: (() => void) | undefined;
+  /** A message of this session was not sent or got no answer (a failure, a limit, a refusal): piped, waiter then exits 1. */
+  private unanswered = false;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
   private readonly live: LiveLines;
 
@@ -114,7 +116,7 @@ export class InteractiveWaiter {
     });
     this.rl.on('close', () => {
       if (terminal) this.end(0);
-      else void this.lines.then(() => this.end(0));
+      else void this.lines.then(() => this.end(this.unanswered ? 1 : 0));
     });
     this.rl.on('SIGINT', () => this.onInterrupt());
     this.prompt();
@@ -139,6 +141,7 @@ export class InteractiveWaiter {
     // A line that starts with '/' is a command; with a space before it, a message.
     if (raw.startsWith('/')) return this.command(text);
     if (!this.client) {
+      this.unanswered = true;
       this.warn('not connected to homed right now; the message was not sent (it will be possible again once it is back)');
       return this.prompt();
     }
@@ -149,6 +152,7 @@ export class InteractiveWaiter {
       this.unacceptedTexts.push(text);
     } catch (error) {
       this.replyDone = undefined;
+      this.unanswered = true;
       this.warn((error as Error).message);
       return this.prompt();
     }
@@ -294,6 +298,8 @@ export class InteractiveWaiter {
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
       this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
     }
+    if (entry?.asked && (reply.outcome === 'failed' || (reply.outcome !== undefined && NOT_AN_ANSWER[reply.outcome])))
+      this.unanswered = true;
     if (reply.outcome === 'failed') this.warn(reply.text);
     else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
     else if (reply.outcome === 'cancelled' && this.options.terminal) {

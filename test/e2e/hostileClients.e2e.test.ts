@@ -208,9 +208,9 @@ describe('hostile cli clients', () => {
     socket.write(requestLine({ type: 'message', text: 'word '.repeat(2_000_000), from: 'big' }));
     await replies.closed();
     expect(replies.replies).toEqual([expect.objectContaining({ type: 'error', code: 'line_too_long' })]);
-    // waiter refuses it itself, in one line, and goes on with the next message.
+    // waiter refuses it itself, in one line, goes on with the next message, and says by its exit status that one was not sent.
     const result = await runNodeWithInput([WAITER, '--data', dir], `${'z'.repeat(10_000_000)}\nand now a short one\n`);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toBe(
       'waiter: this message is 9.5 MiB as a request, and homed takes at most 1 MiB per request; send a shorter one\n',
     );

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
-import { finished, hasNoStackTrace, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, hasNoStackTrace, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -74,5 +74,25 @@ describe('waiter on a reply that is not an answer', () => {
     expect(limited.stderr).toContain('tool-round limit');
     expect(answered.code).toBe(0);
     expect(answered.stdout).toBe('a plain answer\n');
+  });
+
+  // A script piping its messages in was told 0 after a message the turn never answered.
+  it('piped: goes on to the next message after one not answered, and exits 1 once the input ends', async () => {
+    const llm = await startLlmServer([
+      { toolCalls: [{ name: 'timer_list', arguments: {} }] },
+      { text: 'a plain answer' },
+      { text: 'answered again' },
+    ]);
+    daemons.onCleanup(() => llm.close());
+    const dir = testDataDir(tempDir(), { llm, settings: { llm: { maxRounds: 1 } } });
+    const daemon = await daemons.start(dir);
+    const both = await runNodeWithInput([WAITER, '--data', dir], 'list my timers\nhi\n');
+    const answeredOnly = await runNodeWithInput([WAITER, '--data', dir], 'hi again\n');
+    await daemons.stop(daemon);
+    expect(both.stderr).toContain('tool-round limit');
+    expect(both.stdout).toContain('a plain answer\n');
+    expect(both.code).toBe(1);
+    expect(answeredOnly.stdout).toBe('answered again\n');
+    expect(answeredOnly.code, answeredOnly.stderr).toBe(0);
   });
 });
