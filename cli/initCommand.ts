@@ -97,12 +97,17 @@ export const initCommand = async (args: string[], write: (line: string) => void)
 
   const lines = createInterface({ input: process.stdin, terminal: false });
   const answers = lines[Symbol.asyncIterator]();
+  // Once the input has ended (a script's, or /dev/null), what is left is taken as if Enter were pressed, unasked.
+  let ended = false;
   const ask: Asker = async (question, fallback) => {
+    if (ended) return fallback || '';
     process.stdout.write(`${question}${fallback ? ` [${fallback}]` : ''}: `);
     const next = await answers.next();
-    const answer = next.done ? '' : String(next.value).trim();
-    if (next.done) process.stdout.write('\n');
-    return answer || fallback || '';
+    if (next.done) {
+      ended = true;
+      process.stdout.write('\n  the input ended: the rest is taken from the flags and the defaults\n');
+    }
+    return (next.done ? '' : String(next.value).trim()) || fallback || '';
   };
   try {
     let adapter = values.adapter ?? (await ask(`Adapter (${BUILTIN_ADAPTERS.join(', ')})`, 'openai'));
@@ -126,7 +131,7 @@ export const initCommand = async (args: string[], write: (line: string) => void)
     const served = values.model === undefined ? await listModels(adapter, url, apiKey).catch(() => undefined) : undefined;
     if (served !== undefined && served.length > 0) write(`  it serves ${served.length} model(s): ${served.slice(0, 10).join(', ')}`);
     const model = values.model ?? (await ask('Model', served?.[0]));
-    if (!model) throw new UsageError('a model name is needed (--model NAME)');
+    if (!model) throw new UsageError(`a model name is needed (--model NAME)${ended ? ': the input ended before one was given' : ''}`);
     let contextWindow = windowGiven === undefined ? undefined : contextWindowOf(windowGiven);
     while (contextWindow === undefined) {
       const answer = await ask(

@@ -73,6 +73,13 @@ describe('homed init', () => {
       expect(window.stdout).toBe('');
       expect(window.stderr).toContain(`--context-window must be a whole number of at least 1 (tokens), got '${given}'`);
     }
+    // Input that ends (a script's, /dev/null) is not asked on: one question, then why it stopped.
+    const empty = await init(join(tempDir(), 'empty'), []);
+    expect(empty.code).toBe(2);
+    expect(empty.stdout).toBe(
+      'Adapter (openai, anthropic, ollama) [openai]: \n  the input ended: the rest is taken from the flags and the defaults\n',
+    );
+    expect(empty.stderr).toContain('a model name is needed (--model NAME): the input ended before one was given');
   });
 
   it('takes a server address without a scheme as http://, says so, and refuses one that is still no http(s) URL', async () => {
