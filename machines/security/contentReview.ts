@@ -300,7 +300,6 @@ const countHiddenElements = (text: string): number => {
 const isAscii = (text: string): boolean =>
   typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') === text.length : !/[\u0080-\uffff]/.test(text);
 
-/** The text as a reader sees it: invisible characters removed, compatibility forms (full-width letters, ligatures) folded. */
 /**
  * Characters that show nothing but have ordinary work in text (a soft hyphen in a fetched page,
  * left-to-right marks, variation selectors, Hangul fillers, invisible math operators): not hidden
@@ -309,7 +308,15 @@ const isAscii = (text: string): boolean =>
 const IGNORABLE =
   /\u034F|\u17B4|\u17B5|[\u180B-\u180D]|\u180F|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]|[\u00AD\u061C\u115F\u1160\u180E\u200E\u200F\u2061-\u2064\u3164\uFFA0]/gu;
 
-const visibleText = (text: string): string => text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, '').normalize('NFKC');
+/** What stands where bytes could not be read as text (U+FFFD): shown as a mark between words, it parts them as a space does. */
+const UNREADABLE = /\uFFFD/g;
+
+/**
+ * The text as a reader sees it: invisible characters removed, compatibility forms (full-width
+ * letters, ligatures) folded, a mark for unreadable bytes read as the space it stands in.
+ */
+const visibleText = (text: string): string =>
+  text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, '').replace(UNREADABLE, ' ').normalize('NFKC');
 
 const countMatches = (text: string, patterns: readonly RegExp[]): number =>
   patterns.reduce((total, pattern) => total + Array.from(text.matchAll(pattern)).length, 0);
