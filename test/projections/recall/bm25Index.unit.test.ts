@@ -327,6 +327,30 @@ describe('Bm25Index', () => {
     );
   });
 
+  // A restored index uses the arrays of the state in place and copies a posting only when it grows.
+  it('restored from its state, and added to after, still prunes to exactly the full ranking', () => {
+    fc.assert(
+      fc.property(
+        COMMON_DOCUMENTS,
+        REMOVED,
+        COMMON_DOCUMENTS,
+        COMMON_QUERY,
+        fc.integer({ min: 1, max: 8 }),
+        (documents, removed, later, query, k) => {
+          const { pruned, full } = prunedAndFull(documents, removed);
+          const restored = Bm25Index.fromState(pruned.toState(), { compactAtLeast: 2 });
+          expect(restored.search(query, k)).toEqual(full.search(query, k));
+          for (const [i, words] of later.entries()) {
+            restored.add({ id: `later${i}`, tokens: words });
+            full.add({ id: `later${i}`, tokens: words });
+          }
+          expect(restored.search(query, k)).toEqual(full.search(query, k));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('scores the boosted documents whatever they hold, bounds the rest by their own weight, and ranks exactly as a full search', () => {
     // The rest weigh at most 1.5; a boosted document up to 3 (twice: a month the query names).
     const restWeight = fc.constantFrom(0, 0.5, 1, 1.5);
