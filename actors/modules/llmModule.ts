@@ -14,10 +14,12 @@ export const llmModule = (initCommand?: string): KernelModule => ({
   requires: [Facility.config, Facility.eventLog, Facility.clock, Facility.security],
   provides: [Facility.llm],
   async init(context) {
-    const refusals = await openRefusalJournal(context.require(Facility.eventLog), context.require(Facility.clock), (refusal) =>
+    const security = context.require(Facility.security);
+    const journal = await openRefusalJournal(context.require(Facility.eventLog), context.require(Facility.clock), (refusal) =>
       context.log(`llm: source '${refusal.source}' refused its key; it is skipped until its key changes`),
     );
-    const security = context.require(Facility.security);
+    // Why a source was refused is the provider's words, which can quote the key: recorded with secret values as aliases.
+    const refusals = { ...journal, record: (refusal: Parameters<typeof journal.record>[0]) => journal.record(security.scrubDeep(refusal)) };
     const settings = context.require(Facility.config);
     // A key from the environment or settings is scrubbed as a vault one is (a provider may echo it back).
     for (const { name, value } of keysOutsideTheVault(settings)) security.scrubAlso(name, value);

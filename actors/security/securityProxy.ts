@@ -129,13 +129,29 @@ export class SecurityProxy {
               },
             }
           : options;
-        const answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, scrubbed);
+        let answer: Awaited<ReturnType<ModelChain['complete']>>;
+        try {
+          answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, scrubbed);
+        } catch (error) {
+          // A provider's error can quote the key it was sent (in any form); it is recorded and shown from here.
+          throw this.scrubbedError(error);
+        }
         const tail = text.end();
         if (tail) onDelta?.({ text: tail });
         return { ...answer, text: this.scrub(answer.text), toolCalls: this.options.aliases.scrubDeep(answer.toolCalls) };
       },
     };
     return { ...llm, chain: guarded };
+  }
+
+  /** `error` with secret values as aliases in its message, its stack and its own fields; its class and code kept. */
+  private scrubbedError(error: unknown): unknown {
+    if (!(error instanceof Error)) return typeof error === 'string' ? this.scrub(error) : this.scrubDeep(error);
+    error.message = this.scrub(error.message);
+    if (error.stack !== undefined) error.stack = this.scrub(error.stack);
+    const fields = error as unknown as Record<string, unknown>;
+    for (const key of Object.keys(error)) fields[key] = this.scrubDeep(fields[key]);
+    return error;
   }
 
   /** Tools run through the proxy (fill, sandbox, scrub, review), handlers' changes are scrubbed, output leaves scrubbed. */

@@ -265,6 +265,27 @@ describe('red team: the API key', () => {
   });
 });
 
+describe('red team: a provider refusing the key and quoting it encoded', () => {
+  // The refusal and the failure were recorded as the provider worded them: the key's hex and
+  // base64 reached the log and the data dir (waiter's line was scrubbed). This was a leak.
+  it('is recorded, shown and failed with the key as its alias in every form', async () => {
+    const bytes = Buffer.from(VALUE);
+    const server = await scripted([{ status: 401, message: `bad key, b64 ${bytes.toString('base64')} hex ${bytes.toString('hex')}` }]);
+    const dir = testDataDir(tempDir(), { sources: vaultSource(server) });
+    putSecret(dir);
+    const daemon = await daemons.start(dir);
+    const reply = await ask(dir, 'hello');
+    expect(reply.code).toBe(1);
+    await daemons.stop(daemon);
+    const log = await readLog(dir);
+    expect(JSON.stringify(log.of('LlmSourceRefused'))).toContain(`hex ${ALIAS}`);
+    const leaks = [VALUE, bytes.toString('hex'), bytes.toString('base64').slice(0, 24)];
+    const seen = [log.text, everyFileText(dir), daemon.output, reply.stdout, reply.stderr].join('\n');
+    for (const leak of leaks) expect(seen).not.toContain(leak);
+    await verifyReplay(dir);
+  });
+});
+
 describe('red team: a key from the environment', () => {
   // A provider echoing a key named by apiKeyEnv reached the user and the log in clear, where a
   // vault key became its alias. This was a leak.
