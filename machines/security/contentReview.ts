@@ -119,7 +119,7 @@ const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
 const SECRET_REQUESTS: readonly Readonly<{ pattern: RegExp; cues: readonly string[] }>[] = [
   {
     pattern:
-      /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b[^\n]{0,60}?(?:\bapi[\s_-]?keys?\b|\bapikeys?\b|\bsecret[\s_-]?(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_-]?tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
+      /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b[^\n]{0,60}?(?:\bapi[\s_-]{0,3}keys?\b|\bapikeys?\b|\bsecret[\s_-]{0,3}(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_-]{0,3}tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
     // the kind of secret
     cues: ['key', 'secret', 'passw', 'token', 'credential', 'env', '@{'],
   },
@@ -308,15 +308,31 @@ const isAscii = (text: string): boolean =>
 const IGNORABLE =
   /\u034F|\u17B4|\u17B5|[\u180B-\u180D]|\u180F|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]|[\u00AD\u061C\u115F\u1160\u180E\u200E\u200F\u2061-\u2064\u3164\uFFA0]/gu;
 
-/** What stands where bytes could not be read as text (U+FFFD): shown as a mark between words, it parts them as a space does. */
-const UNREADABLE = /\uFFFD/g;
+/** A terminal's escape sequences (colours, cursor moves): what the model reads as a break between words. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is looked for
+const TERMINAL_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]/g;
+/**
+ * Control characters, and the marks shown for unreadable bytes (U+FFFD) and for an object
+ * (U+FFFC): between words, a reader sees a gap or a box, so each run parts them as a space does.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+const GAP_RUN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\uFFFC\uFFFD]+/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+const HAS_GAP = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+
+/** ASCII text as review reads it: terminal escapes and runs of control characters read as a space. */
+const readableAscii = (text: string): string => (HAS_GAP.test(text) ? text.replace(TERMINAL_ESCAPE, ' ').replace(GAP_RUN, ' ') : text);
 
 /**
  * The text as a reader sees it: invisible characters removed, compatibility forms (full-width
- * letters, ligatures) folded, a mark for unreadable bytes read as the space it stands in.
+ * letters, ligatures) folded, a terminal escape or a run of control characters or of the marks
+ * for unreadable bytes read as the space it stands in.
  */
 const visibleText = (text: string): string =>
-  text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, '').replace(UNREADABLE, ' ').normalize('NFKC');
+  text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, '').replace(TERMINAL_ESCAPE, ' ').replace(GAP_RUN, ' ').normalize('NFKC');
+
+/** What review reads of `text`: its visible form (ASCII text needs less of the work). */
+const readableText = (text: string, ascii: boolean): string => (ascii ? readableAscii(text) : visibleText(text));
 
 const countMatches = (text: string, patterns: readonly RegExp[]): number =>
   patterns.reduce((total, pattern) => total + Array.from(text.matchAll(pattern)).length, 0);
@@ -465,10 +481,10 @@ const cuesIn = (lower: string, ascii: boolean): ReadonlySet<string> => {
  */
 export const cueGate = {
   shapes: [...INSTRUCTION_SHAPES, ...SECRET_REQUESTS] as readonly Readonly<{ pattern: RegExp; cues: readonly string[] }>[],
-  visibleText: (text: string): string => (isAscii(text) ? text : visibleText(text)),
+  visibleText: (text: string): string => readableText(text, isAscii(text)),
   cuesOf: (text: string): ReadonlySet<string> => {
     const ascii = isAscii(text);
-    return cuesIn((ascii ? text : visibleText(text)).toLowerCase(), ascii);
+    return cuesIn(readableText(text, ascii).toLowerCase(), ascii);
   },
 };
 
@@ -484,7 +500,7 @@ export const wordGate = {
 export const reviewContent = (text: string, rules: ReviewRules, source: ReviewedSource): readonly Finding[] => {
   if (rules.enabled === false) return [];
   const ascii = isAscii(text);
-  const visible = ascii ? text : visibleText(text);
+  const visible = readableText(text, ascii);
   const lower = visible.toLowerCase();
   const present = cuesIn(lower, ascii);
   const cued = (cues: readonly string[]) => cues.some((cue) => present.has(cue));
