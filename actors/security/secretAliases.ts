@@ -19,6 +19,7 @@ import {
   globMatches,
   type Needles,
   type SecretGrant,
+  type StringFinder,
 } from '../../machines/security/index.ts';
 import { writtenForms } from './writtenForms.ts';
 
@@ -141,12 +142,12 @@ export class SecretAliases {
   scrub(text: string, { fresh = true, also }: Readonly<{ fresh?: boolean; also?: Needles | undefined }> = {}): string {
     if (fresh) this.current();
     const found = this.occurrences(text);
-    if (also && also !== this.byLength) finderOf(also).find(text, found, this.byLength.length);
+    if (also && also !== this.byLength) findAcrossLines(finderOf(also), text, found, this.byLength.length);
     return found.length > 0 ? aliasesOver(text, found) : text;
   }
 
   private occurrences(text: string): Found[] {
-    return finderOf(this.byLength).find(text, []);
+    return findAcrossLines(finderOf(this.byLength), text, []);
   }
 
   /**
@@ -163,8 +164,8 @@ export class SecretAliases {
         held += piece;
         // Every value that starts before this cut has arrived whole; one that runs across it is
         // held with the rest (and so are the values overlapping it), so no run of them is split.
-        let cut = finder.openFrom(held);
-        const found = finder.find(held, []);
+        let cut = openAcrossLines(finder, held);
+        const found = findAcrossLines(finder, held, []);
         for (let moved = true; moved; ) {
           moved = false;
           for (const { start, end } of found) {
@@ -281,6 +282,55 @@ type Met = {
   readonly withheld: string[];
   values?: ReadonlyMap<string, string>;
   forms?: Needles;
+};
+
+/** `text` without its line breaks, and where each of its characters is in `text`; undefined when it has none. */
+const withoutLineBreaks = (text: string): Readonly<{ joined: string; at: Int32Array }> | undefined => {
+  if (!LINE_BREAK.test(text)) return undefined;
+  const at = new Int32Array(text.length);
+  let joined = '';
+  let length = 0;
+  let from = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (i < text.length && code !== 0x0a && code !== 0x0d) {
+      at[length++] = i;
+      continue;
+    }
+    joined += text.slice(from, i);
+    from = i + 1;
+  }
+  return { joined, at: at.subarray(0, length) };
+};
+
+const LINE_BREAK = /[\r\n]/;
+
+/**
+ * Adds to `found` where `finder`'s needles are in `text`, also those a line break cuts: an encoder
+ * wraps its lines (base64 at 76 or 64 characters, `xxd -p` at 60), so an encoded value is often
+ * in two lines or more. Such a value is found in the text with its line breaks left out, and
+ * stands for all it covers, breaks included.
+ */
+const findAcrossLines = (finder: StringFinder, text: string, found: Found[], rankFrom = 0): Found[] => {
+  finder.find(text, found, rankFrom);
+  const lines = withoutLineBreaks(text);
+  if (!lines) return found;
+  for (const hit of finder.find(lines.joined, [], rankFrom)) {
+    const start = lines.at[hit.start]!;
+    const end = lines.at[hit.end - 1]! + 1;
+    // One that no break cuts was found in the text itself.
+    if (end - start !== hit.end - hit.start) found.push({ ...hit, start, end });
+  }
+  return found;
+};
+
+/** Where in `text` a needle could begin and not have ended yet, a line break inside it or not (see StringFinder.openFrom). */
+const openAcrossLines = (finder: StringFinder, text: string): number => {
+  const open = finder.openFrom(text);
+  const lines = withoutLineBreaks(text);
+  if (!lines) return open;
+  const joinedOpen = finder.openFrom(lines.joined);
+  return joinedOpen < lines.joined.length ? Math.min(open, lines.at[joinedOpen]!) : open;
 };
 
 /**

@@ -171,6 +171,39 @@ describe('secret aliases', () => {
     }
     expect(aliases.scrub(`q=${encodeURIComponent(values.PHRASE!).replaceAll('%20', '+')}`)).toBe('q=@{PHRASE}');
     expect(aliases.scrub('<b>pass word/with+&amp;&lt;&quot;odd&quot;&gt;?=chars</b>')).toBe('<b>@{PHRASE}</b>');
+    // Encoders wrap their lines (base64 at 76 or 64, xxd -p at 60): a value cut by a line break is found all the same,
+    // in the text and in the text as a model streams it; no run of eight of its encoded characters is left.
+    const cores = (value: string): string[] =>
+      [0, 1, 2].map((shift) => {
+        const bytes = Buffer.concat([Buffer.alloc(shift), Buffer.from(value)]);
+        return bytes.toString('base64').slice(Math.ceil((8 * shift) / 6), Math.floor((8 * bytes.length) / 6));
+      });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.entries(values).filter(([name]) => name !== 'TINY')),
+        bytes,
+        fc.integer({ min: 4, max: 80 }),
+        fc.constantFrom('\n', '\r\n'),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        ([name, value], before, width, eol, hex, cuts) => {
+          const encoded = hex
+            ? Buffer.concat([before, Buffer.from(value)]).toString('hex')
+            : Buffer.concat([before, Buffer.from(value)]).toString('base64');
+          const text = `${encoded.match(new RegExp(`.{1,${width}}`, 'g'))!.join(eol)}${eol}`;
+          const scrubbed = aliases.scrub(text);
+          expect(scrubbed).toContain(`@{${name}}`);
+          const joined = scrubbed.replace(/\r?\n/g, '');
+          const leaks = hex ? [Buffer.from(value).toString('hex')] : cores(value);
+          for (const core of leaks) for (let i = 0; i + 8 <= core.length; i++) expect(joined).not.toContain(core.slice(i, i + 8));
+          const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+          const stream = aliases.streamScrub();
+          const parts = [0, ...at].map((from, i) => text.slice(from, [...at, text.length][i]));
+          expect(parts.map((part) => stream.push(part)).join('') + stream.end()).toBe(scrubbed);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
     // The base64 of a 4-character value has too few characters of its own to be told from other text.
     expect(aliases.scrub('azN5IQ== and azN5')).toBe('azN5IQ== and azN5');
   });

@@ -380,13 +380,15 @@ describe('red team: a tool handing a filled secret back encoded', () => {
     await daemons.stop(daemon);
     const seen = toolResults(server.requests[1]!).get('call_encode')!;
     // Each line keeps at most the few base64 characters that also hold bits of what surrounds the value.
-    expect(seen.split('\n')).toEqual([
+    expect(seen.split('\n').slice(0, 5)).toEqual([
       expect.stringMatching(/^base64: @\{ENCODED\}[\w+/]{0,2}=*$/),
       expect.stringMatching(/^inside: [\w-]{0,4}@\{ENCODED\}[\w-]{0,4}$/),
       'hex: @{ENCODED}',
       'url: https://collector.test/?k=@{ENCODED}',
       'html: <code>@{ENCODED}</code>',
     ]);
+    // The wrapped lines, joined, hold the alias where the value was.
+    expect(seen.split('\n').slice(5).join('')).toMatch(/^[\w+/]{16,20}@\{ENCODED\}[\w+/]{0,4}=*$/);
     const bytes = Buffer.from(value);
     const leaks = [value, bytes.toString('base64').slice(0, 24), bytes.toString('hex').toUpperCase(), bytes.toString('hex')];
     const log = await readLog(dir);
