@@ -16,11 +16,15 @@ import {
   type AliasesMet,
   type Found,
   finderOf,
+  findAcrossLines,
   globMatches,
+  lineAfter,
   type Needles,
+  NEW_LINE,
+  openAcrossLines,
   type SecretGrant,
-  type StringFinder,
 } from '../../machines/security/index.ts';
+
 import { writtenForms } from './writtenForms.ts';
 
 /**
@@ -159,13 +163,15 @@ export class SecretAliases {
     this.current();
     const finder = finderOf(this.byLength);
     let held = '';
+    // Whether a line break is an encoder's wrapping depends on the whole line before it, part of which may have been let out.
+    let line = NEW_LINE;
     return {
       push: (piece) => {
         held += piece;
         // Every value that starts before this cut has arrived whole; one that runs across it is
         // held with the rest (and so are the values overlapping it), so no run of them is split.
-        let cut = openAcrossLines(finder, held);
-        const found = findAcrossLines(finder, held, []);
+        let cut = openAcrossLines(finder, held, line);
+        const found = findAcrossLines(finder, held, [], 0, line);
         for (let moved = true; moved; ) {
           moved = false;
           for (const { start, end } of found) {
@@ -178,12 +184,15 @@ export class SecretAliases {
         // The values before the cut are those already found there: no second search.
         const before = found.filter((f) => f.start < cut);
         const out = before.length > 0 ? aliasesOver(held.slice(0, cut), before) : held.slice(0, cut);
+        line = lineAfter(line, held.slice(0, cut));
         held = held.slice(cut);
         return out;
       },
       end: () => {
-        const out = this.scrub(held, { fresh: false });
+        const found = findAcrossLines(finder, held, [], 0, line);
+        const out = found.length > 0 ? aliasesOver(held, found) : held;
         held = '';
+        line = NEW_LINE;
         return out;
       },
     };
@@ -282,55 +291,6 @@ type Met = {
   readonly withheld: string[];
   values?: ReadonlyMap<string, string>;
   forms?: Needles;
-};
-
-/** `text` without its line breaks, and where each of its characters is in `text`; undefined when it has none. */
-const withoutLineBreaks = (text: string): Readonly<{ joined: string; at: Int32Array }> | undefined => {
-  if (!LINE_BREAK.test(text)) return undefined;
-  const at = new Int32Array(text.length);
-  let joined = '';
-  let length = 0;
-  let from = 0;
-  for (let i = 0; i <= text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (i < text.length && code !== 0x0a && code !== 0x0d) {
-      at[length++] = i;
-      continue;
-    }
-    joined += text.slice(from, i);
-    from = i + 1;
-  }
-  return { joined, at: at.subarray(0, length) };
-};
-
-const LINE_BREAK = /[\r\n]/;
-
-/**
- * Adds to `found` where `finder`'s needles are in `text`, also those a line break cuts: an encoder
- * wraps its lines (base64 at 76 or 64 characters, `xxd -p` at 60), so an encoded value is often
- * in two lines or more. Such a value is found in the text with its line breaks left out, and
- * stands for all it covers, breaks included.
- */
-const findAcrossLines = (finder: StringFinder, text: string, found: Found[], rankFrom = 0): Found[] => {
-  finder.find(text, found, rankFrom);
-  const lines = withoutLineBreaks(text);
-  if (!lines) return found;
-  for (const hit of finder.find(lines.joined, [], rankFrom)) {
-    const start = lines.at[hit.start]!;
-    const end = lines.at[hit.end - 1]! + 1;
-    // One that no break cuts was found in the text itself.
-    if (end - start !== hit.end - hit.start) found.push({ ...hit, start, end });
-  }
-  return found;
-};
-
-/** Where in `text` a needle could begin and not have ended yet, a line break inside it or not (see StringFinder.openFrom). */
-const openAcrossLines = (finder: StringFinder, text: string): number => {
-  const open = finder.openFrom(text);
-  const lines = withoutLineBreaks(text);
-  if (!lines) return open;
-  const joinedOpen = finder.openFrom(lines.joined);
-  return joinedOpen < lines.joined.length ? Math.min(open, lines.at[joinedOpen]!) : open;
 };
 
 /**

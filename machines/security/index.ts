@@ -5,3 +5,4 @@ export * from './sandbox.ts';
 export * from './contentReview.ts';
 export * from './secretFill.ts';
 export * from './stringFinder.ts';
+export * from './wrappedLines.ts';

@@ -42,7 +42,8 @@ export class StringFinder {
   private readonly tiers: Tier[] = [];
   /** Every needle's text once, in code-unit order, for `openFrom`; sorted at its first call. */
   private sorted: string[] | undefined;
-  private readonly longest: number;
+  /** The length of the longest needle. */
+  readonly longest: number;
   private readonly firstUnits = new Set<number>();
 
   constructor(private readonly needles: Needles) {
