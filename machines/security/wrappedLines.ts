@@ -51,17 +51,19 @@ const unwrapped = (text: string, before: LineSoFar, open: boolean): Unwrapped | 
   const removed: (readonly [number, number])[] = [];
   let line = before;
   let lineStart = 0;
+  /** Whether text[lineStart, end), after `line`, makes a line an encoder wrapped (the first other character ends the look). */
+  const wrapped = (end: number): boolean => {
+    if (!line.encoded || line.length + end - lineStart < SHORTEST_WRAPPED_LINE) return false;
+    for (let c = lineStart; c < end; c++) if (!isEncodedChar(text.charCodeAt(c))) return false;
+    return true;
+  };
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
     const end = i > lineStart && text.charCodeAt(i - 1) === 0x0d ? i - 1 : i;
-    line = lineAfter(line, text.slice(lineStart, end));
-    if (line.encoded && line.length >= SHORTEST_WRAPPED_LINE) removed.push([end, i + 1]);
+    if (wrapped(end)) removed.push([end, i + 1]);
     line = NEW_LINE;
     lineStart = i + 1;
   }
-  if (open && text.endsWith('\r')) {
-    line = lineAfter(line, text.slice(lineStart, -1));
-    if (line.encoded && line.length >= SHORTEST_WRAPPED_LINE) removed.push([text.length - 1, text.length]);
-  }
+  if (open && text.endsWith('\r') && text.length - 1 >= lineStart && wrapped(text.length - 1)) removed.push([text.length - 1, text.length]);
   if (removed.length === 0) return undefined;
   const at = new Int32Array(text.length);
   const breaks: number[] = [];
@@ -89,7 +91,7 @@ export const findAcrossLines = (
   before: LineSoFar = NEW_LINE,
 ): Found[] => {
   finder.find(text, found, rankFrom);
-  if (!text.includes('\n')) return found;
+  if (finder.longest === 0 || !text.includes('\n')) return found;
   const lines = unwrapped(text, before, false);
   if (!lines) return found;
   const reach = Math.max(0, finder.longest - 1);
@@ -123,7 +125,7 @@ export const findAcrossLines = (
  */
 export const openAcrossLines = (finder: StringFinder, text: string, before: LineSoFar = NEW_LINE): number => {
   const open = finder.openFrom(text);
-  if (!text.includes('\n') && !text.endsWith('\r')) return open;
+  if (finder.longest === 0 || (!text.includes('\n') && !text.endsWith('\r'))) return open;
   const lines = unwrapped(text, before, true);
   if (!lines) return open;
   const joinedOpen = finder.openFrom(lines.joined);
