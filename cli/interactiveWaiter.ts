@@ -7,6 +7,7 @@
  * reminder), and reconnects when the daemon goes away and comes back. With piped input it reads
  * one message per line, prints only the replies, and ends when the last one has.
  */
+import { shellWord } from './shellWords.ts';
 import { createInterface, type Interface } from 'node:readline';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 import { type CliClient, replyOfType } from './cliClient.ts';
@@ -71,7 +72,15 @@ export type InteractiveOptions = Readonly<{
 }>;
 
 /** A reply under way: `asked` when this session sent its message (whose `text` it keeps); `marked` once its ↪ is shown. */
-type Reply = { lines: StreamLines; asked: boolean; streamed: boolean; marked: boolean; text?: string };
+type Reply = {
+  lines: StreamLines;
+  asked: boolean;
+  streamed: boolean;
+  marked: boolean;
+  text?: string;
+  /** A call of the reply waits for a person's approval (its id). */
+  approval?: string;
+};
 
 /** At most this much of a message is quoted when it is stopped before its reply began. */
 const QUOTED_AT_MOST = 40;
@@ -93,6 +102,8 @@ export class InteractiveWaiter {
   private replyDone: (() => void) | undefined;
   /** A message of this session was not sent or got no answer (a failure, a limit, a refusal): piped, waiter then exits 1. */
   private unanswered = false;
+  /** Commands waiting for the daemon's answer: an error that comes meanwhile is theirs, said where they are. */
+  private asking = 0;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
   private readonly live: LiveLines;
 
@@ -116,7 +127,7 @@ export class InteractiveWaiter {
     });
     this.rl.on('close', () => {
       if (terminal) this.end(0);
-      else void this.lines.then(() => this.end(this.unanswered ? 1 : 0));
+      else void this.lines.then(() => this.endPiped());
     });
     this.rl.on('SIGINT', () => this.onInterrupt());
     this.prompt();
@@ -163,6 +174,7 @@ export class InteractiveWaiter {
   private async command(text: string): Promise<void> {
     if (this.quitting) return;
     const [name] = text.split(/\s+/);
+    this.asking += 1;
     try {
       switch (name) {
         case '/help':
@@ -190,12 +202,32 @@ export class InteractiveWaiter {
           this.print(await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1)));
           break;
         default:
+          this.unanswered = true;
           this.warn(unknownCommand(name ?? text));
       }
     } catch (error) {
+      this.unanswered = true;
       this.warn((error as Error).message);
+    } finally {
+      this.asking -= 1;
     }
     this.prompt();
+  }
+
+  /**
+   * Piped input has ended and every line is done: exit 1 if a message was not sent or not answered.
+   * A reply waiting for a person's approval is not waited for (no line left could answer it): it
+   * waits in homed, and how to answer it is said.
+   */
+  private endPiped(): void {
+    for (const [, reply] of this.replies) {
+      if (!reply.asked || reply.approval === undefined) continue;
+      this.unanswered = true;
+      this.warn(
+        `the reply waits for your approval of ${reply.approval}, which homed keeps: answer with /approve ${reply.approval} or /deny ${reply.approval} in waiter (echo '/approve ${reply.approval}' | waiter --data ${shellWord(this.options.dataDir)})`,
+      );
+    }
+    this.end(this.unanswered ? 1 : 0);
   }
 
   private need(): SessionClient {
@@ -244,13 +276,23 @@ export class InteractiveWaiter {
       case 'tool':
         this.say(`· ${reply.name}`, true);
         return;
-      case 'message':
+      case 'message': {
         if (this.options.terminal) this.say(`↪ ${reply.text}`);
         else this.options.stdout.write(`↪ ${reply.text}\n`);
+        const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
+        if (entry?.asked) {
+          entry.approval = reply.approval;
+          // Piped, the lines after this one go on: none of them can be the answer it waits for.
+          this.releaseLine();
+        }
         return;
+      }
       case 'end':
         return this.ended(reply);
       case 'error':
+        // A command's error is said by the command.
+        if (this.asking > 0) return;
+        this.unanswered = true;
         this.warn(reply.message);
         if (this.unaccepted > 0) this.unaccepted -= 1;
         this.unacceptedTexts.shift();
@@ -306,7 +348,8 @@ export class InteractiveWaiter {
       this.say(reply.stoppedFor === 'shutdown' ? '(stopped: homed is stopping)' : stoppedNote(entry));
     }
     this.prompt();
-    if (entry?.asked) this.releaseLine();
+    // One waiting for approval let its line go on already.
+    if (entry?.asked && entry.approval === undefined) this.releaseLine();
   }
 
   private async onLost(why: string): Promise<void> {

@@ -27,6 +27,8 @@ export type Delivery = Readonly<{
   inputId?: string;
   /** With the `end` of a `cancelled` reply: why it was stopped (a person's stop, the daemon stopping…). */
   stoppedFor?: TurnStopReason;
+  /** With a `message` asking a person to approve a call: the approval's id (the reply waits for its answer). */
+  approval?: string;
 }>;
 
 type TurnOutput = {
@@ -151,7 +153,9 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     }
     case 'ApprovalRequested': {
       const turn = turnOf(state, event);
-      return turn?.route ? [{ route: turn.route, kind: 'message', text: approvalNote(event.data), ...forInput(turn.inputId) }] : [];
+      return turn?.route
+        ? [{ route: turn.route, kind: 'message', text: approvalNote(event.data), approval: event.data.approval, ...forInput(turn.inputId) }]
+        : [];
     }
     case 'ContentFlagged': {
       const turn = turnOf(state, event);

@@ -159,7 +159,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const { hub } = host;
       context.provide(Facility.plugins, {
         turns: turnPluginsOf(hub),
-        deliver: ({ route, kind, text, outcome, inputId, stoppedFor }) =>
+        deliver: ({ route, kind, text, outcome, inputId, stoppedFor, approval }) =>
           hub.deliver({
             channel: route.channel,
             target: route.target,
@@ -167,6 +167,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
             text,
             ...(outcome ? { outcome } : {}),
             ...(stoppedFor ? { stoppedFor } : {}),
+            ...(approval ? { approval } : {}),
             ...(inputId ? { inputId } : {}),
           }),
         list: () => host!.list(),

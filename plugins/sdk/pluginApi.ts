@@ -80,6 +80,8 @@ export type ChannelDelivery = Readonly<{
   outcome?: string;
   /** With `end` and outcome `cancelled`: why it stopped (`stop`: a person stopped it, `shutdown`: homed is stopping, …). */
   stoppedFor?: string;
+  /** With a `message` that asks a person to approve a call: the approval's id; the reply waits for the answer. */
+  approval?: string;
   meta?: Readonly<Record<string, unknown>>;
 }>;
 

@@ -162,6 +162,36 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  // Piped, waiter waited for the reply of a call that needs approval forever, the lines after it
+  // unsent (no line could answer it). It now goes on, and once its input ends says how to answer.
+  it('piped: goes on past a reply that waits for approval, says how to answer it, and exits 1', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'later.txt', content: 'yes' } }] },
+      { text: 'second answered' },
+      { text: 'Written, with your approval.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const run = await piped(dir, 'write later.txt\nsecond\n');
+    const [request] = await logged(dir, 'ApprovalRequested');
+    const approval = String(request!.data.approval);
+    expect(run.stdout).toContain(`/approve ${approval}`);
+    expect(run.stdout).toContain('second answered\n');
+    expect(run.stderr).toContain(`the reply waits for your approval of ${approval}, which homed keeps`);
+    expect(run.code).toBe(1);
+    // What it said works: the call runs.
+    expect((await piped(dir, `/approve ${approval}\n`)).stdout).toBe(`approved ${approval}: it runs now\n`);
+    await expect.poll(async () => (await logOf(dir, '--type', 'TurnCompleted')).length, { timeout: 15_000 }).toBe(2);
+    expect(readFileSync(join(dir, 'files', 'later.txt'), 'utf8')).toBe('yes');
+    // A command the daemon refuses is said once, and a script is told by the exit status.
+    const wrong = await piped(dir, `/approve ${approval}\n`);
+    expect(wrong.stderr.match(/no call waits for approval/g)).toHaveLength(1);
+    expect(wrong.code).toBe(1);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   // The reason given with /deny reached the log and the model unreviewed, while the same words
   // typed as a message were blocked. This was a hole in review.
   it('reviews the reason given with /deny as a message: blocked, it enters the log and the model as the notice', async () => {

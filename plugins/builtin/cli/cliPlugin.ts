@@ -101,7 +101,7 @@ export const startCli = async (
           ...inputId,
         };
       case 'message':
-        return { type: 'message', text: delivery.text, ...inputId };
+        return { type: 'message', text: delivery.text, ...inputId, ...(delivery.approval ? { approval: delivery.approval } : {}) };
     }
   };
   await api.registerOutputChannel(

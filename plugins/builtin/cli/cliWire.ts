@@ -66,8 +66,11 @@ export type CliReply =
   | Readonly<{ type: 'tool'; name: string; inputId?: string }>
   /** The reply is complete; `outcome` says what it was (`failed`: `text` says why; `cancelled`: stopped, `stoppedFor` why). */
   | Readonly<{ type: 'end'; text: string; outcome?: string; stoppedFor?: string; inputId?: string }>
-  /** Something the model sent to the cli channel with output_send__cli, or the note that a queued message waits. */
-  | Readonly<{ type: 'message'; text: string; inputId?: string }>
+  /**
+   * Something the model sent to the cli channel with output_send__cli, the note that a queued
+   * message waits, or (with `approval`, its id) a call of the reply waiting for a person's approval.
+   */
+  | Readonly<{ type: 'message'; text: string; inputId?: string; approval?: string }>
   | Readonly<{ type: 'stopped'; running?: boolean; waiting?: number }>
   | Readonly<{ type: 'cancelled'; inputId: string }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
