@@ -23,17 +23,9 @@ The actions need a running daemon (they talk to its cli socket):
   enable NAME / disable NAME   turn a plugin on or off; it stays so across restarts
   reload NAME                  stop it and start it again (e.g. after editing it)
   start NAME / stop NAME       start or stop it once (a gave-up plugin is started fresh)
-An action says what it did, then the plugin as it is now (its state, pid and holdings).`;
+An action says what was asked, then the plugin as it is now (its state, pid and holdings).`;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'] as const;
-/** What a done action is said as, above the plugin's row as it is now. */
-const DONE: Readonly<Record<(typeof ACTIONS)[number], string>> = {
-  enable: 'enabled',
-  disable: 'disabled',
-  reload: 'reloaded',
-  start: 'started',
-  stop: 'stopped',
-};
 
 /** The plugins as the log last recorded them, for when homed is not running (no process, so no pid). */
 const fromLog = async (dataDir: string): Promise<PluginSummary[]> => {
@@ -88,9 +80,10 @@ export const pluginsCommand = async (argv: string[], write: (line: string) => vo
   if (!name || extra.length) throw new UsageError(`'homed plugins ${action}' needs exactly one plugin name`);
   const client = await CliClient.connect(dataDir);
   try {
-    const done = action as (typeof ACTIONS)[number];
-    const { plugin } = await client.ask({ type: 'plugin', action: done, name }, replyOfType('plugin'));
-    write(`${DONE[done]} ${name}; now:`);
+    const asked = action as (typeof ACTIONS)[number];
+    const { plugin } = await client.ask({ type: 'plugin', action: asked, name }, replyOfType('plugin'));
+    // What was asked, not what happened: the row says that (a disabled plugin is not reloaded).
+    write(`asked homed to ${asked} ${name}; it is now:`);
     write(formatPlugins([plugin]).trimEnd());
   } finally {
     client.close();

@@ -37,7 +37,7 @@ describe('plugin processes through homed', () => {
     expect(pluginLine(live.stdout, 'timer')).toMatch(/builtin\s+running/);
 
     const disabled = await runHomed(['plugins', 'disable', 'gatekeeper', '--data', dir]);
-    expect(disabled.stdout).toMatch(/^disabled gatekeeper; now:\ngatekeeper\s+subprocess\s+stopped\s+\(disabled\)/);
+    expect(disabled.stdout).toMatch(/^asked homed to disable gatekeeper; it is now:\ngatekeeper\s+subprocess\s+stopped\s+\(disabled\)/);
     expect(disabled.stdout).not.toContain('tools: lookup');
     await daemons.stop(daemon);
 
@@ -48,10 +48,10 @@ describe('plugin processes through homed', () => {
     daemon = await daemons.start(dir);
     expect(pluginLine((await runHomed(['plugins', '--data', dir])).stdout, 'gatekeeper')).toMatch(/stopped\s+\(disabled\)/);
     const enabled = await runHomed(['plugins', 'enable', 'gatekeeper', '--data', dir]);
-    expect(enabled.stdout).toMatch(/^enabled gatekeeper; now:\ngatekeeper\s+subprocess\s+running\s/);
+    expect(enabled.stdout).toMatch(/^asked homed to enable gatekeeper; it is now:\ngatekeeper\s+subprocess\s+running\s/);
     const pidBefore = enabled.stdout.match(/pid (\d+)/)?.[1];
     const reloaded = await runHomed(['plugins', 'reload', 'gatekeeper', '--data', dir]);
-    expect(reloaded.stdout).toMatch(/^reloaded gatekeeper; now:\ngatekeeper\s+subprocess\s+running\s/);
+    expect(reloaded.stdout).toMatch(/^asked homed to reload gatekeeper; it is now:\ngatekeeper\s+subprocess\s+running\s/);
     expect(reloaded.stdout.match(/pid (\d+)/)?.[1]).not.toBe(pidBefore);
     expect(reloaded.stdout).toContain('tools: lookup');
     const unknown = await runHomed(['plugins', 'reload', 'nosuch', '--data', dir]);
@@ -72,7 +72,7 @@ describe('plugin processes through homed', () => {
     const said = waitForLine(daemon.process, /plugin silent: (stopped while starting|start failed)/);
     const stopped = await runHomed(['plugins', 'stop', 'silent', '--data', dir]);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout).toMatch(/^stopped silent; now:\nsilent\s+subprocess\s+stopped/);
+    expect(stopped.stdout).toMatch(/^asked homed to stop silent; it is now:\nsilent\s+subprocess\s+stopped/);
     expect(processState(pid)).toBe('gone');
     expect(await said).toMatch(/plugin silent: stopped while starting/);
     await daemons.stop(daemon);
