@@ -20,7 +20,16 @@ const escapedForms = (value: string): string[] => {
   const json = jsonInside(value);
   const ascii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const slashed = json.replaceAll('/', '\\/');
-  return [value, json, ascii, slashed, ascii.replaceAll('/', '\\/'), jsonInside(json), jsonInside(slashed)];
+  return [
+    value,
+    json,
+    ascii,
+    ascii.replace(/\\u[0-9a-f]{4}/g, (escape) => `\\u${escape.slice(2).toUpperCase()}`),
+    slashed,
+    ascii.replaceAll('/', '\\/'),
+    jsonInside(json),
+    jsonInside(slashed),
+  ];
 };
 
 /**
@@ -39,19 +48,31 @@ const base64Cores = (bytes: Buffer): string[] =>
   });
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Quotes as other writers escape them (Python's html.escape, Go's html/template). */
+const OTHER_QUOTES: Readonly<Record<string, string>> = { '"': '&#34;', "'": '&#x27;' };
 
-/** The value as tools commonly encode it: base64 (as a whole or inside more), hex, in a URL or a form, as HTML. */
+/** `%2f` for `%2F`: percent-escapes as some encoders write them. */
+const lowerEscapes = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+
+/**
+ * The value as tools commonly encode it: base64 (as a whole or inside more), hex, in a URL or a
+ * form (with `/` kept as Python's quote does, with RFC 3986's `!'()*` escaped too, escapes in
+ * either case), as HTML (quotes as `&quot;`/`&#39;` or `&#34;`/`&#x27;`).
+ */
 const encodedForms = (value: string): string[] => {
   const bytes = Buffer.from(value, 'utf8');
   const hex = bytes.toString('hex');
   const url = encodeURIComponent(value);
+  // RFC 3986's reserved characters that encodeURIComponent leaves as they are.
+  const strict = url.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const html = value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
   return [
     ...base64Cores(bytes),
     hex,
     hex.toUpperCase(),
-    url,
-    url.replaceAll('%20', '+'),
-    value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!),
+    ...[url, url.replaceAll('%20', '+'), url.replaceAll('%2F', '/'), strict].flatMap((form) => [form, lowerEscapes(form)]),
+    html,
+    html.replace(/&quot;|&#39;/g, (escape) => OTHER_QUOTES[escape === '&quot;' ? '"' : "'"]!),
   ].filter((form) => form.length >= SHORTEST_ENCODED_FORM && form !== value);
 };
 

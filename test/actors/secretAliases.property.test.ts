@@ -171,6 +171,20 @@ describe('secret aliases', () => {
     }
     expect(aliases.scrub(`q=${encodeURIComponent(values.PHRASE!).replaceAll('%20', '+')}`)).toBe('q=@{PHRASE}');
     expect(aliases.scrub('<b>pass word/with+&amp;&lt;&quot;odd&quot;&gt;?=chars</b>')).toBe('<b>@{PHRASE}</b>');
+    // As other encoders write them: Python's quote keeps '/', escapes in lower case, HTML quotes as numbers, JSON's \u in upper case.
+    const phrase = values.PHRASE!;
+    for (const written of [
+      encodeURIComponent(phrase).replaceAll('%2F', '/'),
+      encodeURIComponent(phrase).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+      'pass word/with+&amp;&lt;&#34;odd&#34;&gt;?=chars',
+    ]) {
+      expect(aliases.scrub(`[${written}]`), written).toBe('[@{PHRASE}]');
+    }
+    expect(
+      aliases.scrub(
+        JSON.stringify(values.WIDE).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
+      ),
+    ).toBe('"@{WIDE}"');
     // Encoders wrap their lines (base64 at 76 or 64, xxd -p at 60): a value cut by a line break is found all the same,
     // in the text and in the text as a model streams it; no run of eight of its encoded characters is left.
     const cores = (value: string): string[] =>
