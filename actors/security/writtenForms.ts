@@ -24,7 +24,7 @@ const escapedForms = (value: string): string[] => {
     value,
     json,
     ascii,
-    ascii.replace(/\\u[0-9a-f]{4}/g, (escape) => `\\u${escape.slice(2).toUpperCase()}`),
+    ascii.replace(/\\u[0-9a-f]{4}/g, (unit) => `\\u${unit.slice(2).toUpperCase()}`),
     slashed,
     ascii.replaceAll('/', '\\/'),
     jsonInside(json),
@@ -52,7 +52,7 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt
 const OTHER_QUOTES: Readonly<Record<string, string>> = { '"': '&#34;', "'": '&#x27;' };
 
 /** `%2f` for `%2F`: percent-escapes as some encoders write them. */
-const lowerEscapes = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+const lowerEscapes = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
 
 /**
  * The value as tools commonly encode it: base64 (as a whole or inside more), hex, in a URL or a
@@ -72,7 +72,7 @@ const encodedForms = (value: string): string[] => {
     hex.toUpperCase(),
     ...[url, url.replaceAll('%20', '+'), url.replaceAll('%2F', '/'), strict].flatMap((form) => [form, lowerEscapes(form)]),
     html,
-    html.replace(/&quot;|&#39;/g, (escape) => OTHER_QUOTES[escape === '&quot;' ? '"' : "'"]!),
+    html.replace(/&quot;|&#39;/g, (named) => OTHER_QUOTES[named === '&quot;' ? '"' : "'"]!),
   ].filter((form) => form.length >= SHORTEST_ENCODED_FORM && form !== value);
 };
 
