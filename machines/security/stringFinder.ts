@@ -22,8 +22,43 @@ const FILTER_BITS = 1 << 18;
 /** A needle found by the window at `offset` into it. */
 type Entry = Readonly<{ name: string; text: string; rank: number; offset: number }>;
 
-/** The needles of one window size: by the hash of their window, and a bit filter of those hashes. */
-type Tier = Readonly<{ window: number; outgoing: number; byHash: Map<number, Entry[]>; filter: Uint32Array }>;
+/**
+ * The needles of one window size: by the hash of their window, and a bit filter of those hashes;
+ * `skips`, when their windows are few, how far a window ending in each pair of characters can move on.
+ */
+type Tier = {
+  readonly window: number;
+  readonly outgoing: number;
+  readonly byHash: Map<number, Entry[]>;
+  readonly filter: Uint32Array;
+  skips?: Uint8Array;
+};
+
+/** A pair of characters as an index into a tier's skips (pairs that share one only make the skips shorter). */
+const PAIR_BITS = 16;
+const pairAt = (text: string, end: number): number => ((text.charCodeAt(end - 1) << 7) ^ text.charCodeAt(end)) & ((1 << PAIR_BITS) - 1);
+/** Skips are kept while the windows' pairs fill at most this share of the table: past it, most skips would be short. */
+const MOST_PAIRS = (1 << PAIR_BITS) / 16;
+
+/**
+ * For each pair of characters, how far a window ending in it can move on before a needle's window
+ * could end there (Wu and Manber's shift table): the distance from the pair to the window's end,
+ * least over every window holding it; a pair in none moves it its length less one.
+ */
+const skipsOf = (tier: Tier): Uint8Array | undefined => {
+  const { window } = tier;
+  const windows = [...tier.byHash.values()].flat();
+  if (window < 4 || windows.length * (window - 1) > MOST_PAIRS) return undefined;
+  const skips = new Uint8Array(1 << PAIR_BITS).fill(window - 1);
+  for (const { text, offset } of windows) {
+    for (let end = offset + 1; end < offset + window; end++) {
+      const pair = pairAt(text, end);
+      const skip = offset + window - 1 - end;
+      if (skip < skips[pair]!) skips[pair] = skip;
+    }
+  }
+  return skips;
+};
 
 const windowHash = (text: string, at: number, window: number): number => {
   let hash = 0;
@@ -80,6 +115,7 @@ export class StringFinder {
       const bit = hash & (FILTER_BITS - 1);
       tier.filter[bit >>> 5]! |= 1 << (bit & 31);
     }
+    for (const tier of this.tiers) tier.skips = skipsOf(tier);
   }
 
   /**
@@ -114,7 +150,7 @@ export class StringFinder {
         found.push({ start: at, end: at + needle.length, name, rank: rankFrom + rank });
       }
     }
-    for (const tier of this.tiers) findByWindow(tier, text, found, rankFrom);
+    for (const tier of this.tiers) (tier.skips ? findBySkipping : findByWindow)(tier, text, found, rankFrom);
     return found;
   }
 }
@@ -169,6 +205,29 @@ const findByWindow = ({ window, outgoing, byHash, filter }: Tier, text: string, 
     }
     if (at + window >= text.length) return;
     hash = (Math.imul(hash, BASE) - Math.imul(text.charCodeAt(at), outgoing) + text.charCodeAt(at + window)) | 0;
+  }
+};
+
+/** The needle windows' places looked at where the skips let a window move on past those that cannot be one. */
+const findBySkipping = (tier: Tier, text: string, found: Found[], rankFrom: number): void => {
+  const { window, byHash, filter } = tier;
+  const skips = tier.skips!;
+  for (let end = window - 1; end < text.length; ) {
+    const skip = skips[pairAt(text, end)]!;
+    if (skip > 0) {
+      end += skip;
+      continue;
+    }
+    const at = end - window + 1;
+    const hash = windowHash(text, at, window);
+    const bit = hash & (FILTER_BITS - 1);
+    if ((filter[bit >>> 5]! & (1 << (bit & 31))) !== 0) {
+      for (const { name, text: needle, rank, offset } of byHash.get(hash) ?? []) {
+        const start = at - offset;
+        if (start >= 0 && text.startsWith(needle, start)) found.push({ start, end: start + needle.length, name, rank: rankFrom + rank });
+      }
+    }
+    end++;
   }
 };
 
