@@ -2,6 +2,7 @@
  * Shape checks for what adapter scripts return. Pure: each function returns the typed value or
  * throws ADAPTER_BAD_RESULT naming the adapter, the Lua function and the offending field.
  */
+import { quotedPart } from './quotedPart.ts';
 import { ARGUMENTS_DEPTH_AT_MOST, nestsDeeperThan } from './jsonDepth.ts';
 import { LuaAdapterError } from './luaAdapterError.ts';
 import {
@@ -22,7 +23,7 @@ function fail(where: Where, field: string, expected: string, got: unknown): neve
   const shown =
     got === undefined
       ? 'nothing (nil)'
-      : `${Array.isArray(got) ? 'array' : got === null ? 'null' : typeof got} ${JSON.stringify(got)?.slice(0, 60)}`;
+      : `${Array.isArray(got) ? 'array' : got === null ? 'null' : typeof got} ${quotedPart(JSON.stringify(got) ?? '', 60)}`;
   throw new LuaAdapterError('ADAPTER_BAD_RESULT', where.adapter, where.fn, `field '${field}' must be ${expected}, got ${shown}`);
 }
 

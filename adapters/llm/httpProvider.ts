@@ -5,6 +5,7 @@
  * into the request headers, never into an error or a log line: every error text, the server's
  * included, is scrubbed of it.
  */
+import { quotedPart } from './quotedPart.ts';
 import { createHash } from 'node:crypto';
 import type { CompletionRequest, CompletionResponse } from './llmTypes.ts';
 import { loadAdapter, type LuaAdapter } from './luaAdapter.ts';
@@ -43,7 +44,7 @@ const errorDetail = (body: string): string => {
   } catch {
     // not JSON: fall through to the raw text
   }
-  return body.length > 300 ? `${body.slice(0, 300)}…` : body || '(empty body)';
+  return quotedPart(body, 300) || '(empty body)';
 };
 
 export class HttpProvider implements Provider {

@@ -9,6 +9,7 @@
  * `bearer(config, headers)` (adds `Authorization: Bearer <config.apiKey>` when a key is set),
  * `log(level, msg)`; `print(...)` logs at 'info'.
  */
+import { quotedPart } from './quotedPart.ts';
 import { lauxlib, lua, lualib, to_jsstring, to_luastring, type LuaCFunction, type LuaState } from 'fengari';
 import { JsonBoundaryError, JsonBudget, pushJs, toJs, type JsonMarkers } from './luaJson.ts';
 import { LuaAdapterError } from './luaAdapterError.ts';
@@ -226,7 +227,7 @@ export class LuaVm {
         try {
           parsed = JSON.parse(text);
         } catch (e) {
-          throw new Error(`json.decode: invalid JSON (${(e as Error).message}): ${text.slice(0, 80)}`);
+          throw new Error(`json.decode: invalid JSON (${(e as Error).message}): ${quotedPart(text, 80)}`);
         }
         this.meter.allocate(L, jsValueBytes(parsed, this.memoryLimitBytes));
         pushJs(L, parsed, this.markers);

@@ -3,6 +3,7 @@
  * `index` (a fragment without one starts a new call), their argument fragments concatenated in
  * arrival order and JSON-parsed once at the end.
  */
+import { quotedPart } from './quotedPart.ts';
 import { ARGUMENTS_DEPTH_AT_MOST, nestsDeeperThan } from './jsonDepth.ts';
 import { HologramError } from '../../events/index.ts';
 import type { CompletionResponse, FinishReason, StreamDelta, ToolCall } from './llmTypes.ts';
@@ -16,7 +17,7 @@ export class StreamAccumulationError extends HologramError {
     reason: string,
   ) {
     super(
-      `streamed tool call #${toolCallIndex} '${toolName}' has arguments that are not a JSON object (${reason}): ${argumentsText.slice(0, 200)}`,
+      `streamed tool call #${toolCallIndex} '${toolName}' has arguments that are not a JSON object (${reason}): ${quotedPart(argumentsText, 200)}`,
     );
   }
 }
@@ -102,7 +103,7 @@ function toToolCall(call: PendingCall, position: number): ToolCall {
     throw new StreamAccumulationError(position, name, call.args, 'not an object');
   }
   if (nestsDeeperThan(parsed, ARGUMENTS_DEPTH_AT_MOST)) {
-    throw new StreamAccumulationError(position, name, call.args.slice(0, 200), `nested deeper than ${ARGUMENTS_DEPTH_AT_MOST} levels`);
+    throw new StreamAccumulationError(position, name, quotedPart(call.args, 200), `nested deeper than ${ARGUMENTS_DEPTH_AT_MOST} levels`);
   }
   return { id: call.id ?? `call_${position}`, name, arguments: parsed as Record<string, unknown> };
 }

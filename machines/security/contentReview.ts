@@ -119,7 +119,7 @@ const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
 const SECRET_REQUESTS: readonly Readonly<{ pattern: RegExp; cues: readonly string[] }>[] = [
   {
     pattern:
-      /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b[^\n]{0,60}?(?:\bapi[\s_-]{0,3}keys?\b|\bapikeys?\b|\bsecret[\s_-]{0,3}(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_-]{0,3}tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
+      /\b(?:print|show|reveal|tell|give|send|output|repeat|leak|display|dump|expose|paste|echo|email|upload|what\s+is|what['’]s|whats)\b(?:[^\n]|\n(?![ \t]*\n)){0,60}?(?:\bapi[\s_\-\u2010\u2011\u2013\u2212.:\u00b7]{0,3}keys?\b|\bapikeys?\b|\bsecret[\s_\-\u2010\u2011\u2013\u2212.:\u00b7]{0,3}(?:keys?|tokens?)\b|\bclient[\s_-]secrets?\b|\b(?:the|your|all|any|its|their)\s+secrets\b|\bpasswords?\b|\bpasswd\b|\b(?:access|auth|api|bearer|session|oauth|refresh|jwt|github|secret)[\s_\-\u2010\u2011\u2013\u2212.:\u00b7]{0,3}tokens?\b|\b(?:the|your|that|this)\s+token\b|\bcredentials?\b|\bprivate[\s_-]keys?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|@\{[^}\s]{1,64}\})/gi,
     // the kind of secret
     cues: ['key', 'secret', 'passw', 'token', 'credential', 'env', '@{'],
   },
@@ -308,31 +308,52 @@ const isAscii = (text: string): boolean =>
 const IGNORABLE =
   /\u034F|\u17B4|\u17B5|[\u180B-\u180D]|\u180F|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]|[\u00AD\u061C\u115F\u1160\u180E\u200E\u200F\u2061-\u2064\u3164\uFFA0]/gu;
 
-/** A terminal's escape sequences (colours, cursor moves): what the model reads as a break between words. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is looked for
-const TERMINAL_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]/g;
 /**
- * Control characters, and the marks shown for unreadable bytes (U+FFFD) and for an object
- * (U+FFFC): between words, a reader sees a gap or a box, so each run parts them as a space does.
+ * A terminal's escape sequences: CSI (colours, cursor moves; ESC [ or its one-character form),
+ * OSC (a window title, ended by BEL or ESC \\) and two-character ones (ESC ( B from `tput sgr0`).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape characters are what is looked for
+const TERMINAL_ESCAPE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
-const GAP_RUN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\uFFFC\uFFFD]+/g;
+const CONTROL_RUN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
-const HAS_GAP = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+const HAS_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
+/** The marks shown for unreadable bytes (U+FFFD) and for an object (U+FFFC): a reader sees a box between the words. */
+const MARK_RUN = /[\uFFFC\uFFFD]+/g;
 
-/** ASCII text as review reads it: terminal escapes and runs of control characters read as a space. */
-const readableAscii = (text: string): string => (HAS_GAP.test(text) ? text.replace(TERMINAL_ESCAPE, ' ').replace(GAP_RUN, ' ') : text);
+/**
+ * How control characters and terminal escapes are read: a terminal shows nothing for them, so
+ * `joined` reads the words around one as one (grep --color puts one inside a word); a model reads
+ * them as characters, so `apart` reads them as a space between words. Review reads both.
+ */
+type ControlReading = 'apart' | 'joined';
+
+/** ASCII text as review reads it. */
+const readableAscii = (text: string, reading: ControlReading): string => {
+  if (!HAS_CONTROL.test(text)) return text;
+  const gap = reading === 'apart' ? ' ' : '';
+  return text.replace(TERMINAL_ESCAPE, gap).replace(CONTROL_RUN, gap);
+};
 
 /**
  * The text as a reader sees it: invisible characters removed, compatibility forms (full-width
- * letters, ligatures) folded, a terminal escape or a run of control characters or of the marks
- * for unreadable bytes read as the space it stands in.
+ * letters, ligatures) folded, the marks for unreadable bytes or an object read as a space, and
+ * control characters and terminal escapes as `reading` says.
  */
-const visibleText = (text: string): string =>
-  text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, '').replace(TERMINAL_ESCAPE, ' ').replace(GAP_RUN, ' ').normalize('NFKC');
+const visibleText = (text: string, reading: ControlReading = 'apart'): string => {
+  const gap = reading === 'apart' ? ' ' : '';
+  return text
+    .replace(INVISIBLE_RUN, '')
+    .replace(IGNORABLE, '')
+    .replace(TERMINAL_ESCAPE, gap)
+    .replace(CONTROL_RUN, gap)
+    .replace(MARK_RUN, ' ')
+    .normalize('NFKC');
+};
 
-/** What review reads of `text`: its visible form (ASCII text needs less of the work). */
-const readableText = (text: string, ascii: boolean): string => (ascii ? readableAscii(text) : visibleText(text));
+/** What review reads of `text` (ASCII text needs less of the work). */
+const readableText = (text: string, ascii: boolean, reading: ControlReading = 'apart'): string =>
+  ascii ? readableAscii(text, reading) : visibleText(text, reading);
 
 const countMatches = (text: string, patterns: readonly RegExp[]): number =>
   patterns.reduce((total, pattern) => total + Array.from(text.matchAll(pattern)).length, 0);
@@ -496,27 +517,40 @@ export const wordGate = {
   },
 };
 
-/** The findings of `rules` on `text` from `source`, one per rule that fired, in FINDING_RULES order; none when review is off. */
-export const reviewContent = (text: string, rules: ReviewRules, source: ReviewedSource): readonly Finding[] => {
-  if (rules.enabled === false) return [];
-  const ascii = isAscii(text);
-  const visible = readableText(text, ascii);
+/** What the word and pattern rules find in one reading of a text. */
+type ReadingCounts = Readonly<{ words: Readonly<{ count: number; indexes: number[] }>; instruction: number; reveal: number }>;
+
+const countsIn = (visible: string, ascii: boolean, rules: ReviewRules, source: ReviewedSource): ReadingCounts => {
   const lower = visible.toLowerCase();
   const present = cuesIn(lower, ascii);
   const cued = (cues: readonly string[]) => cues.some((cue) => present.has(cue));
-  const words = findSensitiveWords(visible, lower, rules.words ?? []);
   const instructionPatterns = INSTRUCTION_SHAPES.filter((shape) => shape.sources.includes(source) && cued(shape.cues)).map(
     (shape) => shape.pattern,
   );
   const secretPatterns = SECRET_REQUESTS.filter((request) => cued(request.cues)).map((request) => request.pattern);
+  return {
+    words: findSensitiveWords(visible, lower, rules.words ?? []),
+    instruction: countPlaces(visible, instructionPatterns),
+    reveal: countPlaces(visible, secretPatterns),
+  };
+};
+
+/** The findings of `rules` on `text` from `source`, one per rule that fired, in FINDING_RULES order; none when review is off. */
+export const reviewContent = (text: string, rules: ReviewRules, source: ReviewedSource): readonly Finding[] => {
+  if (rules.enabled === false) return [];
+  const ascii = isAscii(text);
+  const readings: ControlReading[] = HAS_CONTROL.test(text) ? ['apart', 'joined'] : ['apart'];
+  const read = readings.map((reading) => countsIn(readableText(text, ascii, reading), ascii, rules, source));
+  const most = (count: (counts: ReadingCounts) => number): number => Math.max(...read.map(count));
+  const indexes = [...new Set(read.flatMap((counts) => counts.words.indexes))].sort((a, b) => a - b);
   const counts: Readonly<Record<FindingRule, number>> = {
-    sensitive_word: words.count,
-    'injection.instruction': countPlaces(visible, instructionPatterns),
+    sensitive_word: most((c) => c.words.count),
+    'injection.instruction': most((c) => c.instruction),
     'injection.hidden_text': (ascii ? 0 : countInvisibleRuns(text)) + countWordyComments(text) + countHiddenElements(text),
-    'injection.reveal_secret': countPlaces(visible, secretPatterns),
+    'injection.reveal_secret': most((c) => c.reveal),
   };
   return FINDING_RULES.filter((rule) => counts[rule] > 0).map((rule) =>
-    rule === 'sensitive_word' ? { rule, count: counts[rule], words: words.indexes } : { rule, count: counts[rule] },
+    rule === 'sensitive_word' ? { rule, count: counts[rule], words: indexes } : { rule, count: counts[rule] },
   );
 };
 
