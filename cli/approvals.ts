@@ -16,7 +16,11 @@ export const formatApprovals = (pending: readonly PendingApprovalSummary[]): str
     : pending.map((p) => `${p.approval}  ${p.name}  (${p.conversation})`).join('\n');
 
 /** Approves or refuses; `words` are the ID (optional when one call waits) and, for a refusal, the reason. Returns what to tell the person. */
-export const answerApproval = async (client: Pick<CliClient, 'ask'>, approved: boolean, words: readonly string[]): Promise<string> => {
+export const answerApproval = async (
+  client: Pick<CliClient, 'ask'>,
+  approved: boolean,
+  words: readonly string[],
+): Promise<Readonly<{ approval: string; said: string }>> => {
   const given = words.filter((w) => w !== '');
   const named = given[0] !== undefined && APPROVAL_ID.test(given[0]);
   let approval = named ? given[0] : undefined;
@@ -37,5 +41,5 @@ export const answerApproval = async (client: Pick<CliClient, 'ask'>, approved: b
   }
   const text = reason.join(' ');
   await client.ask({ type: 'approve', approval, approved, ...(text && !approved ? { reason: text } : {}) }, replyOfType('answered'));
-  return approved ? `approved ${approval}: it runs now` : `refused ${approval}`;
+  return { approval, said: approved ? `approved ${approval}: it runs now` : `refused ${approval}` };
 };

@@ -9,7 +9,7 @@
  */
 import { shellWord } from './shellWords.ts';
 import { createInterface, type Interface } from 'node:readline';
-import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
+import { type CliReply, MAX_PENDING_MESSAGES } from '../plugins/builtin/cli/cliWire.ts';
 import { type CliClient, replyOfType } from './cliClient.ts';
 import { NOT_AN_ANSWER } from './converse.ts';
 import type { CommandOutput } from './commandOutput.ts';
@@ -80,6 +80,8 @@ type Reply = {
   text?: string;
   /** A call of the reply waits for a person's approval (its id). */
   approval?: string;
+  /** The line of its message went on while it waited (piped input). */
+  released?: boolean;
 };
 
 /** At most this much of a message is quoted when it is stopped before its reply began. */
@@ -104,6 +106,10 @@ export class InteractiveWaiter {
   private unanswered = false;
   /** Commands waiting for the daemon's answer: an error that comes meanwhile is theirs, said where they are. */
   private asking = 0;
+  /** Piped input has ended: what is left to do is what was sent. */
+  private inputEnded = false;
+  /** Piped input has ended with a reply of ours still running (its approval answered): waiter ends with it. */
+  private endWhenAnswered = false;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
   private readonly live: LiveLines;
 
@@ -126,8 +132,10 @@ export class InteractiveWaiter {
       } else this.lines = this.lines.then(() => this.onLine(line));
     });
     this.rl.on('close', () => {
-      if (terminal) this.end(0);
-      else void this.lines.then(() => this.endPiped());
+      if (terminal) return this.end(0);
+      this.inputEnded = true;
+      this.giveUpIfStuck();
+      void this.lines.then(() => this.endPiped());
     });
     this.rl.on('SIGINT', () => this.onInterrupt());
     this.prompt();
@@ -161,6 +169,7 @@ export class InteractiveWaiter {
       this.client.send({ type: 'message', text, from: this.options.user });
       this.unaccepted += 1;
       this.unacceptedTexts.push(text);
+      this.giveUpIfStuck();
     } catch (error) {
       this.replyDone = undefined;
       this.unanswered = true;
@@ -199,7 +208,11 @@ export class InteractiveWaiter {
           break;
         case '/approve':
         case '/deny':
-          this.print(await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1)));
+          {
+            const { approval, said } = await answerApproval(this.need(), name === '/approve', text.split(/\s+/).slice(1));
+            this.answered(approval);
+            this.print(said);
+          }
           break;
         default:
           this.unanswered = true;
@@ -215,11 +228,33 @@ export class InteractiveWaiter {
   }
 
   /**
+   * Piped input has ended and the message sent last is not taken: homed takes a session's next
+   * message once one of MAX_PENDING_MESSAGES replies ends, and when each of those waits for a
+   * person's approval none will end by itself. Said, and ended as `endPiped` does.
+   */
+  private giveUpIfStuck(): void {
+    if (this.options.terminal || !this.inputEnded || this.unaccepted === 0 || this.quitting) return;
+    const ours = [...this.replies.values()].filter((reply) => reply.asked);
+    if (ours.length < MAX_PENDING_MESSAGES || ours.some((reply) => reply.approval === undefined)) return;
+    this.unanswered = true;
+    this.warn(
+      `${this.unaccepted} message(s) not taken yet: homed takes ${MAX_PENDING_MESSAGES} at a time from one session while their replies are under way, and those wait for your approval`,
+    );
+    this.endPiped();
+  }
+
+  /**
    * Piped input has ended and every line is done: exit 1 if a message was not sent or not answered.
    * A reply waiting for a person's approval is not waited for (no line left could answer it): it
    * waits in homed, and how to answer it is said.
    */
   private endPiped(): void {
+    if (this.quitting) return;
+    // A reply whose line went on while it waited for approval, and which runs again, is waited for.
+    if ([...this.replies.values()].some((reply) => reply.asked && reply.released && reply.approval === undefined)) {
+      this.endWhenAnswered = true;
+      return;
+    }
     for (const [, reply] of this.replies) {
       if (!reply.asked || reply.approval === undefined) continue;
       this.unanswered = true;
@@ -268,14 +303,20 @@ export class InteractiveWaiter {
       case 'chunk': {
         const entry = this.replyFor(reply.inputId, false);
         entry.streamed = true;
+        // Its approval was answered (elsewhere, maybe): it runs on.
+        entry.approval = undefined;
         if (!this.options.terminal) return this.options.stdout.write(reply.text);
         const lines = this.mark(entry, entry.lines.push(reply.text));
         this.live.update(entry, lines, this.inProgress(entry));
         return;
       }
-      case 'tool':
+      case 'tool': {
+        const entry = reply.inputId === undefined ? undefined : this.replies.get(reply.inputId);
+        // A tool starts: whatever approval the reply waited for was answered.
+        if (entry) entry.approval = undefined;
         this.say(`· ${reply.name}`, true);
         return;
+      }
       case 'message': {
         if (this.options.terminal) this.say(`↪ ${reply.text}`);
         else this.options.stdout.write(`↪ ${reply.text}\n`);
@@ -283,7 +324,10 @@ export class InteractiveWaiter {
         if (entry?.asked) {
           entry.approval = reply.approval;
           // Piped, the lines after this one go on: none of them can be the answer it waits for.
-          this.releaseLine();
+          if (!entry.released) this.releaseLine();
+          entry.released = true;
+          this.giveUpIfStuck();
+          if (this.endWhenAnswered) this.endPiped();
         }
         return;
       }
@@ -348,8 +392,14 @@ export class InteractiveWaiter {
       this.say(reply.stoppedFor === 'shutdown' ? '(stopped: homed is stopping)' : stoppedNote(entry));
     }
     this.prompt();
-    // One waiting for approval let its line go on already.
-    if (entry?.asked && entry.approval === undefined) this.releaseLine();
+    // One that waited for approval let its line go on already.
+    if (entry?.asked && !entry.released) this.releaseLine();
+    if (this.endWhenAnswered) this.endPiped();
+  }
+
+  /** Approval `approval` was answered here: the reply waiting for it runs on (or ends refused). */
+  private answered(approval: string): void {
+    for (const reply of this.replies.values()) if (reply.approval === approval) reply.approval = undefined;
   }
 
   private async onLost(why: string): Promise<void> {

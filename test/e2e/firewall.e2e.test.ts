@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { PERSON_LEVEL } from '../../actors/index.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { startLlmServer } from '../support/llmServer/index.ts';
+import { lastUserText, type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, HOMED, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -190,6 +190,42 @@ describe('the firewall through homed', () => {
     expect(wrong.code).toBe(1);
     await daemons.stop(daemon);
     await verifyReplay(dir);
+  });
+
+  // The second tester's pipe approved the call itself, and waiter left before the reply, saying it still waited.
+  it('piped: a call approved by a later line runs, and waiter waits for its reply and exits 0', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'one.txt', content: '1' } }] },
+      { text: 'Written.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const run = await piped(dir, 'write one\n/approve\n');
+    expect(run.stdout).toMatch(/approved \S+: it runs now\n/);
+    expect(run.stdout.endsWith('Written.\n')).toBe(true);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  // The second tester piped five messages that each needed approval: homed takes a session's next
+  // message once one of four replies ends, none would, and waiter waited forever.
+  it('piped: with every reply of four waiting for approval, says the next message was not taken and exits 1', async () => {
+    const writes = Array.from({ length: 5 }, (_, i) => ({
+      when: (request: RecordedRequest) => lastUserText(request) === `write f${i}`,
+      reply: { toolCalls: [{ id: `w${i}`, name: 'files_write', arguments: { path: `f${i}.txt`, content: 'x' } }] },
+    }));
+    const server = await startLlmServer(writes);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const run = await piped(dir, writes.map((_, i) => `write f${i}\n`).join(''));
+    expect(run.stderr).toContain('1 message(s) not taken yet: homed takes 4 at a time from one session');
+    expect(run.stderr.match(/the reply waits for your approval of/g)).toHaveLength(4);
+    expect(run.code).toBe(1);
+    await daemons.stop(daemon);
   });
 
   // The reason given with /deny reached the log and the model unreviewed, while the same words

@@ -185,6 +185,26 @@ describe('the cli socket', () => {
     socket.destroy();
   });
 
+  // With its messages' replies all waiting for approval, a session's /approve was read after its
+  // next message, which waited for one of them to end: neither ever came. A command goes past it.
+  it(`serves a command sent after a message that waits for a place, and still reads no second message`, async () => {
+    const { dir, sent } = await startSocket();
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    const messages = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => requestLine({ type: 'message', text: `m${from + i}` })).join('');
+    socket.write(messages(0, MAX_PENDING_MESSAGES + 1));
+    await eventually(() => sent().length === MAX_PENDING_MESSAGES, 'the first messages got in');
+    socket.write(requestLine({ type: 'tools' }));
+    await eventually(() => replies.replies.some((r) => r.type === 'tools'), 'the command was answered');
+    socket.write(messages(MAX_PENDING_MESSAGES + 1, 2) + requestLine({ type: 'tools' }));
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    // The command behind a second waiting message waits with it, unread: a flood of messages stays bounded.
+    expect(replies.replies.filter((r) => r.type === 'tools')).toHaveLength(1);
+    expect(sent()).toHaveLength(MAX_PENDING_MESSAGES);
+    socket.destroy();
+  });
+
   it('drops a client that leaves its replies unread past the limit, and says so in the log', async () => {
     const { dir, api, send, targetOf } = await startSocket();
     const socket = await connectCli(dir);

@@ -138,8 +138,7 @@ export class CliSession {
   private pump(): void {
     if (this.over) return;
     while (!this.blocked()) {
-      if (this.held) {
-        if (this.pendingMessages >= MAX_PENDING_MESSAGES) break;
+      if (this.held && this.pendingMessages < MAX_PENDING_MESSAGES) {
         const message = this.held;
         this.held = undefined;
         this.serve(message);
@@ -150,11 +149,18 @@ export class CliSession {
       if (!line.trim()) continue;
       const request = parseCliRequest(line);
       if ('error' in request) this.send(errorReply('bad_request', request.error));
-      else if (request.type === 'message') this.held = request;
-      else this.serve(request);
+      else if (request.type === 'message') {
+        // One message waits for a place; a second one waits unread behind it.
+        if (this.held) {
+          this.queue.unshift(line);
+          break;
+        }
+        this.held = request;
+        // A command goes past a waiting message: the /approve its replies wait for must get through.
+      } else this.serve(request);
     }
     if (this.over) return; // a send above dropped the client
-    const waiting = this.queue.length > 0 || this.held !== undefined || this.blocked();
+    const waiting = this.queue.length > 0 || this.blocked();
     if (waiting) this.socket.pause();
     else if (!this.clientEnded) this.socket.resume();
     else if (this.pendingMessages === 0 && !this.socket.writableEnded) this.socket.end();
