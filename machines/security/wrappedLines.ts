@@ -23,23 +23,30 @@ const isEncodedChar = (code: number): boolean =>
 /** `text` with its wrapping breaks left out, where each of its characters is in `text`, and where in it each break was. */
 type Unwrapped = Readonly<{ joined: string; at: Int32Array; breaks: readonly number[] }>;
 
-/** The line a text arriving in pieces is in when a piece ends: how long it is so far (up to what counts), and whether it is all base64 or hex. */
-export type LineSoFar = Readonly<{ length: number; encoded: boolean }>;
+/**
+ * The line a text arriving in pieces is in when a piece ends: how long it is so far (up to what
+ * counts), whether it is all base64 or hex, and whether the piece ended in a carriage return
+ * (the line's end if a line feed comes next, else a character of the line).
+ */
+export type LineSoFar = Readonly<{ length: number; encoded: boolean; carriageReturn?: true }>;
 
 export const NEW_LINE: LineSoFar = { length: 0, encoded: true };
 
+/** The line `before` says, as `text` goes on with it: a carriage return not followed by a line feed is part of it. */
+const goingOn = (before: LineSoFar, text: string): LineSoFar =>
+  before.carriageReturn ? { length: before.length, encoded: before.encoded && text.startsWith('\n') } : before;
+
 /** The line `text` ends in, given the one it began in. */
 export const lineAfter = (before: LineSoFar, text: string): LineSoFar => {
+  if (text === '') return before;
   const lastBreak = text.lastIndexOf('\n');
-  let { length, encoded } = lastBreak >= 0 ? NEW_LINE : before;
-  for (let c = lastBreak + 1; c < text.length; c++) {
-    const code = text.charCodeAt(c);
-    // A carriage return ends a line only before its line feed; until then it is no part of it.
-    if (code === 0x0d && c === text.length - 1) break;
-    encoded &&= isEncodedChar(code);
+  let { length, encoded } = lastBreak >= 0 ? NEW_LINE : goingOn(before, text);
+  const carriageReturn = text.charCodeAt(text.length - 1) === 0x0d;
+  for (let c = lastBreak + 1; c < text.length - (carriageReturn ? 1 : 0); c++) {
+    encoded &&= isEncodedChar(text.charCodeAt(c));
     length = Math.min(SHORTEST_WRAPPED_LINE, length + 1);
   }
-  return { length, encoded };
+  return carriageReturn ? { length, encoded, carriageReturn } : { length, encoded };
 };
 
 /**
@@ -49,7 +56,7 @@ export const lineAfter = (before: LineSoFar, text: string): LineSoFar => {
  */
 const unwrapped = (text: string, before: LineSoFar, open: boolean): Unwrapped | undefined => {
   const removed: (readonly [number, number])[] = [];
-  let line = before;
+  let line = goingOn(before, text);
   let lineStart = 0;
   /** Whether text[lineStart, end), after `line`, makes a line an encoder wrapped (the first other character ends the look). */
   const wrapped = (end: number): boolean => {
