@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
+import { SecretVault } from '../adapters/secrets/secretVault.ts';
 import { InvalidLlmSource, llmFacilityFrom, sourceSettingFromFlag } from '../actors/llm/llmSources.ts';
 import { loadSettings, SETTINGS_FILE, type Settings } from '../actors/modules/config.ts';
 import { checkSettings } from '../actors/settings/checkSettings.ts';
@@ -155,8 +156,9 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
     }
   }
   prepareDataDir(dir);
-  // Before the kernel starts: a chat with no model would only be told so by the turn.
-  if ('missing' in llmFacilityFrom(loadSettings(dir, overrides))) {
+  // Before the kernel starts: a chat with no model would only be told so by the turn. A key named
+  // by apiKeySecret is read from the vault, as the kernel's security module will read it.
+  if ('missing' in llmFacilityFrom(loadSettings(dir, overrides), undefined, (name) => SecretVault.open(dir).get(name))) {
     throw new UsageError(
       `no LLM source (llm.sources in ${join(dir, SETTINGS_FILE)}): pass --llm ADAPTER=URL, or set one up with: ${withDataDir('homed init', dir)}`,
     );

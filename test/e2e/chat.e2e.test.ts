@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { openDatabase } from '../../adapters/sqlite/openDatabase.ts';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { lastUserText, startLlmServer, type LlmServer, type RecordedRequest } from '../support/llmServer/index.ts';
@@ -207,6 +208,29 @@ describe('homed chat', () => {
       "llm.sources[0]: the environment variable LOCAL_KEY (apiKeyEnv) is not set; export it where homed starts, or keep the key in the vault ('homed secret set LOCAL_KEY'",
     );
     expect(unset.stderr).not.toContain('sk-from-env');
+  });
+
+  // The second tester: without a daemon, chat refused the README's own setup (the key in the vault).
+  it('without a daemon, uses a source whose key is in the vault (apiKeySecret), as the daemon does', async () => {
+    const server = await startLlmServer([{ text: 'From the vault.' }]);
+    servers.push(server);
+    const dir = join(tempDir(), 'data');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'settings.json'),
+      JSON.stringify({
+        llm: { sources: [{ name: 'local', adapter: 'openai', baseUrl: server.baseUrl('openai'), model: 'm', apiKeySecret: 'OPENAI_KEY' }] },
+      }),
+    );
+    const missing = await runHomed(['chat', '--data', dir, 'hi']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('OPENAI_KEY');
+    expect(hasNoStackTrace(missing.stderr)).toBe(true);
+    SecretVault.open(dir).set('OPENAI_KEY', 'sk-chat-vault-5521');
+    const chat = await runHomed(['chat', '--data', dir, 'hi']);
+    expect(chat.stderr).toBe('');
+    expect(chat.stdout).toBe('From the vault.\n');
+    expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer sk-chat-vault-5521');
   });
 
   it('with no source anywhere, says where to add one, with the command for its data dir', async () => {
