@@ -124,8 +124,8 @@ describe('waiter from its bundle', () => {
         code: 0,
         says: /^timer_list {2,}timer [\s\S]*^cli {2,}builtin[\s\S]*\nthe same answer\n$/m,
       },
-      // Over 1 MiB on stdin (an argument that long is more than the kernel passes): refused before it is sent.
-      { args: ['--data', dir], input: `${'x'.repeat(1024 * 1024 + 1)}\nhello\n`, code: 0, says: /at most 1 MiB per request/ },
+      // Over 1 MiB on stdin (an argument that long is more than the kernel passes): refused before it is sent, and waiter goes on but exits 1.
+      { args: ['--data', dir], input: `${'x'.repeat(1024 * 1024 + 1)}\nhello\n`, code: 1, says: /at most 1 MiB per request/ },
     ]);
     await daemons.stop(daemon);
   }, 180_000);
