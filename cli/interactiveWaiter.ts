@@ -5,14 +5,15 @@
  * text never mix and the first words show at once), shows a line when a tool starts, takes
  * /stop and Ctrl-C while a reply streams, shows whatever arrives for its user at any time (a
  * reminder), and reconnects when the daemon goes away and comes back. With piped input it reads
- * one message per line, prints only the replies, and ends when the last one has.
+ * one message per line, prints only the replies, and ends when the last one has (one that waits
+ * for a person's approval lets the next line go on, and is not waited for once the input ends).
  */
-import { shellWord } from './shellWords.ts';
 import { createInterface, type Interface } from 'node:readline';
 import { type CliReply, MAX_PENDING_MESSAGES } from '../plugins/builtin/cli/cliWire.ts';
 import { type CliClient, replyOfType } from './cliClient.ts';
 import { NOT_AN_ANSWER } from './converse.ts';
 import type { CommandOutput } from './commandOutput.ts';
+import { shellWord } from './shellWords.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 import { answerApproval, formatApprovals } from './approvals.ts';
 import { formatPlugins, formatTools } from './listings.ts';

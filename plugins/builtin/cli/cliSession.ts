@@ -1,9 +1,10 @@
 /**
  * One connection to the cli socket. Its memory is bounded whatever the client does: a request
- * line is at most MAX_LINE_BYTES; requests are read only while none is being served, fewer than
- * MAX_PENDING_MESSAGES messages wait for their reply and fewer than OUTPUT_HIGH_WATER_BYTES of
- * replies are unread (otherwise the socket is paused and the client's writes wait in the
- * kernel); a client whose unread replies pass MAX_UNREAD_OUTPUT_BYTES is dropped, the reason in
+ * line is at most MAX_LINE_BYTES; requests are read only while none is being served and fewer
+ * than OUTPUT_HIGH_WATER_BYTES of replies are unread; a message is taken while fewer than
+ * MAX_PENDING_MESSAGES wait for their reply, else it waits, and commands after it are served (an
+ * /approve its replies wait for must get through) until a second message comes (otherwise the
+ * socket is paused and the client's writes wait in the kernel); a client whose unread replies pass MAX_UNREAD_OUTPUT_BYTES is dropped, the reason in
  * the daemon's log. A client leaving at any moment ends its own session and nothing else.
  */
 import type { Socket } from 'node:net';
