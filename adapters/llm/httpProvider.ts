@@ -36,7 +36,8 @@ export const requestBaseUrl = (adapter: string | LuaAdapter, baseUrl: string): s
   return url.pathname === '/' || url.pathname === '' ? `${trimmed}/v1` : trimmed;
 };
 
-const errorDetail = (body: string): string => {
+/** What an error body says, its key (when it quotes the one it was sent) taken out before a long body is cut. */
+const errorDetail = (body: string, key: string | undefined): string => {
   try {
     const json = JSON.parse(body) as { error?: { message?: string } | string; message?: string };
     const message = typeof json.error === 'string' ? json.error : (json.error?.message ?? json.message);
@@ -44,7 +45,7 @@ const errorDetail = (body: string): string => {
   } catch {
     // not JSON: fall through to the raw text
   }
-  return quotedPart(body, 300) || '(empty body)';
+  return quotedPart(scrubSecret(body, key), 300) || '(empty body)';
 };
 
 export class HttpProvider implements Provider {
@@ -107,7 +108,7 @@ export class HttpProvider implements Provider {
     if (!response.ok) {
       const body = await response.text().catch(() => '');
       const hint = response.status === 404 ? ` (POST ${url} was not found: check the source's baseUrl and model)` : '';
-      throw new ProviderHttpError(this.name, response.status, `${errorDetail(body)}${hint}`);
+      throw new ProviderHttpError(this.name, response.status, `${errorDetail(body, this.config.apiKey)}${hint}`);
     }
     try {
       return request.stream ? await this.readStream(response, options) : this.adapter.transformResponse(await response.json());

@@ -321,38 +321,50 @@ const HAS_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 /** The marks shown for unreadable bytes (U+FFFD) and for an object (U+FFFC): a reader sees a box between the words. */
 const MARK_RUN = /[\uFFFC\uFFFD]+/g;
 
+/** A character struck over by a backspace (man-page bold and underline): a terminal shows the second. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the backspace is what is looked for
+const OVERSTRIKE = /[^\x08]\x08/g;
+/** A cursor moved forward (CSI n C): a terminal shows a gap. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape characters are what is looked for
+const CURSOR_FORWARD = /(?:\x1b\[|\x9b)\d*C/g;
+
 /**
- * How control characters and terminal escapes are read: a terminal shows nothing for them, so
- * `joined` reads the words around one as one (grep --color puts one inside a word); a model reads
- * them as characters, so `apart` reads them as a space between words. Review reads both.
+ * How a text with control characters or terminal escapes is read; review reads it every way and
+ * takes what any finds. `gap`: each escape and run of controls parts words as a space does.
+ * `terminal`: as a terminal shows it, escapes and controls showing nothing (grep --color puts one
+ * inside a word), a cursor moved forward a gap, a character struck over the one it overstrikes.
+ * `raw`: as the model reads it, each control a space and everything else, an escape's letters and
+ * a window title's words included, as written.
  */
-type ControlReading = 'apart' | 'joined';
+type ControlReading = 'gap' | 'terminal' | 'raw';
+
+const CONTROL_READINGS: readonly ControlReading[] = ['gap', 'terminal', 'raw'];
+
+/** `text`'s control characters and terminal escapes read as `reading` says. */
+const readControls = (text: string, reading: ControlReading): string => {
+  switch (reading) {
+    case 'gap':
+      return text.replace(TERMINAL_ESCAPE, ' ').replace(CONTROL_RUN, ' ');
+    case 'terminal':
+      return text.replace(OVERSTRIKE, '').replace(CURSOR_FORWARD, ' ').replace(TERMINAL_ESCAPE, '').replace(CONTROL_RUN, '');
+    case 'raw':
+      return text.replace(CONTROL_RUN, ' ');
+  }
+};
 
 /** ASCII text as review reads it. */
-const readableAscii = (text: string, reading: ControlReading): string => {
-  if (!HAS_CONTROL.test(text)) return text;
-  const gap = reading === 'apart' ? ' ' : '';
-  return text.replace(TERMINAL_ESCAPE, gap).replace(CONTROL_RUN, gap);
-};
+const readableAscii = (text: string, reading: ControlReading): string => (HAS_CONTROL.test(text) ? readControls(text, reading) : text);
 
 /**
  * The text as a reader sees it: invisible characters removed, compatibility forms (full-width
  * letters, ligatures) folded, the marks for unreadable bytes or an object read as a space, and
  * control characters and terminal escapes as `reading` says.
  */
-const visibleText = (text: string, reading: ControlReading = 'apart'): string => {
-  const gap = reading === 'apart' ? ' ' : '';
-  return text
-    .replace(INVISIBLE_RUN, '')
-    .replace(IGNORABLE, '')
-    .replace(TERMINAL_ESCAPE, gap)
-    .replace(CONTROL_RUN, gap)
-    .replace(MARK_RUN, ' ')
-    .normalize('NFKC');
-};
+const visibleText = (text: string, reading: ControlReading = 'gap'): string =>
+  readControls(text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, ''), reading).replace(MARK_RUN, ' ').normalize('NFKC');
 
 /** What review reads of `text` (ASCII text needs less of the work). */
-const readableText = (text: string, ascii: boolean, reading: ControlReading = 'apart'): string =>
+const readableText = (text: string, ascii: boolean, reading: ControlReading = 'gap'): string =>
   ascii ? readableAscii(text, reading) : visibleText(text, reading);
 
 const countMatches = (text: string, patterns: readonly RegExp[]): number =>
@@ -539,7 +551,7 @@ const countsIn = (visible: string, ascii: boolean, rules: ReviewRules, source: R
 export const reviewContent = (text: string, rules: ReviewRules, source: ReviewedSource): readonly Finding[] => {
   if (rules.enabled === false) return [];
   const ascii = isAscii(text);
-  const readings: ControlReading[] = HAS_CONTROL.test(text) ? ['apart', 'joined'] : ['apart'];
+  const readings: readonly ControlReading[] = HAS_CONTROL.test(text) ? CONTROL_READINGS : ['gap'];
   const read = readings.map((reading) => countsIn(readableText(text, ascii, reading), ascii, rules, source));
   const most = (count: (counts: ReadingCounts) => number): number => Math.max(...read.map(count));
   const indexes = [...new Set(read.flatMap((counts) => counts.words.indexes))].sort((a, b) => a - b);

@@ -20,6 +20,8 @@ describe('quotedPart', () => {
     const b64 = Buffer.from(KEY).toString('base64');
     expect(quotedPart(`${'y'.repeat(280)} ${b64}`, 300)).toBe(`${'y'.repeat(280)} …`);
     expect(quotedPart(`${'y'.repeat(290)} ${encodeURIComponent('a b/c+d')}`, 300)).toBe(`${'y'.repeat(290)} …`);
+    // The third tester's key had a '!' in it: any run without white space is one word.
+    expect(quotedPart(`${'P'.repeat(280)} key=sk-AB12CD34EF!GH56IJ78KL90MN rest`, 300)).toBe(`${'P'.repeat(280)} …`);
   });
 
   it('is the text itself when short enough, else a prefix ending between words, marked', () => {
