@@ -33,6 +33,6 @@ export type PluginsFacility = Readonly<{
 
 /** The calls waiting for a person, and how to answer one (the turn runner). */
 export type ApprovalDesk = Readonly<{
-  pending(): readonly Readonly<{ approval: string; name: string; callId: string; conversation: string }>[];
+  pending(): readonly Readonly<{ approval: string; name: string; callId: string; conversation: string; input?: string }>[];
   answer(answer: ApprovalAnswer): Promise<void>;
 }>;

@@ -124,7 +124,15 @@ type Running = {
 };
 
 /** A call waiting for a person: what `/approve` and `/deny` answer, and what the person is shown. */
-export type PendingApproval = Readonly<{ approval: string; turn: string; callId: string; name: string; conversation: string }>;
+/** A call waiting for a person; `input`, the input whose turn made it. */
+export type PendingApproval = Readonly<{
+  approval: string;
+  turn: string;
+  callId: string;
+  name: string;
+  conversation: string;
+  input: string;
+}>;
 
 export class ApprovalUnknown extends HologramError {
   readonly code = 'APPROVAL_UNKNOWN';
@@ -380,13 +388,13 @@ export class TurnRunner {
   /** Every call waiting for a person, parked or in a running turn. */
   pending(): PendingApproval[] {
     const entries = [
-      ...[...this.parked].map(([stream, { turn, said }]) => ({ stream, turn, conversation: said.conversation })),
+      ...[...this.parked].map(([stream, { run, turn, said }]) => ({ stream, turn, conversation: said.conversation, input: run.taskId })),
       ...[...this.running.values()].flatMap((run) =>
-        run.turn ? [{ stream: run.turn.stream, turn: run.turn, conversation: run.said?.conversation ?? '' }] : [],
+        run.turn ? [{ stream: run.turn.stream, turn: run.turn, conversation: run.said?.conversation ?? '', input: run.taskId }] : [],
       ),
     ];
-    return entries.flatMap(({ stream, turn, conversation }) =>
-      pendingApprovals(turn.state).map((p) => ({ ...p, turn: stream, conversation })),
+    return entries.flatMap(({ stream, turn, conversation, input }) =>
+      pendingApprovals(turn.state).map((p) => ({ ...p, turn: stream, conversation, input })),
     );
   }
 

@@ -11,6 +11,7 @@ import {
   layoutMachine,
   MACHINE_WATCH_FACILITY,
   type MachineLayout,
+  OWNER,
   type Replayer,
   setting,
   sourceLabels,
@@ -31,6 +32,9 @@ import { TimeTravelDesk } from './timeTravelDesk.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
 
 export const MEMORY_NOTES_SCOPE = 'notes';
+
+/** The reason a call waiting for approval is refused with when the one who sent its message stops it. */
+export const STOPPED_BY_SENDER = 'its message was stopped by the one who sent it';
 
 /**
  * What a subprocess plugin's process must not see: the data dir, all of it but the plugin's own
@@ -82,7 +86,21 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           const data = requested?.data as { runningTaskId: string | null; cancelBudget: readonly string[] } | undefined;
           return { running: (data?.runningTaskId ?? null) !== null, waiting: data?.cancelBudget.length ?? 0 };
         },
-        cancel: async (inputId) => void (await scheduler.cancel(inputId)),
+        cancel: async (inputId) => {
+          const facts = await scheduler.cancel(inputId);
+          // The scheduler stopped its task: the turn ends with it.
+          if (facts.some((fact) => fact.type === 'StopRequested')) return;
+          // A reply whose call waits for a person, parked, holds no task to stop: its sender's stop refuses the call, as /deny does.
+          for (const waiting of approvals?.pending() ?? []) {
+            if (waiting.input !== inputId) continue;
+            await approvals!
+              .answer({ approval: waiting.approval, approved: false, by: OWNER, reason: STOPPED_BY_SENDER })
+              // Answered meanwhile (another session's /approve): nothing is left to refuse.
+              .catch((error: unknown) => {
+                if ((error as { code?: string }).code !== 'APPROVAL_UNKNOWN') throw error;
+              });
+          }
+        },
         models: () => sourceLabels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),
         plugins: () => host!.list(),

@@ -5,10 +5,11 @@
  * and the file the tool wrote); a call that needs approval waits, survives a daemon restart,
  * and runs after /approve from waiter. Both logs replay.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PERSON_LEVEL } from '../../actors/index.ts';
+import { connectCli, repliesOf, requestLine } from '../support/cliSockets.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { lastUserText, type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
@@ -226,6 +227,34 @@ describe('the firewall through homed', () => {
     expect(run.stderr.match(/the reply waits for your approval of/g)).toHaveLength(4);
     expect(run.code).toBe(1);
     await daemons.stop(daemon);
+  });
+
+  // The third tester's cancel of a reply that waited for approval was answered 'cancelled' and did
+  // nothing: its turn holds no task for the scheduler to stop. Its sender's stop now refuses the call.
+  it("a sender's cancel of a reply waiting for approval refuses the call, and the reply ends", async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'never.txt', content: 'no' } }] },
+      { text: 'Stopped, nothing written.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.write(requestLine({ type: 'message', text: 'write never.txt' }));
+    const accepted = (await replies.next()) as unknown as { type: string; inputId: string };
+    expect(accepted.type).toBe('accepted');
+    await logged(dir, 'ApprovalRequested');
+    socket.write(requestLine({ type: 'cancel', inputId: accepted.inputId }));
+    await expect
+      .poll(() => replies.replies.find((r) => r.type === 'end'), { timeout: 15_000 })
+      .toMatchObject({ inputId: accepted.inputId });
+    socket.destroy();
+    const [answered] = await logged(dir, 'ApprovalAnswered');
+    expect(answered!.data).toMatchObject({ approved: false, reason: 'its message was stopped by the one who sent it' });
+    expect(existsSync(join(dir, 'files', 'never.txt'))).toBe(false);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
   });
 
   // The reason given with /deny reached the log and the model unreviewed, while the same words
