@@ -79,8 +79,8 @@ type Reply = {
   streamed: boolean;
   marked: boolean;
   text?: string;
-  /** A call of the reply waits for a person's approval (its id). */
-  approval?: string;
+  /** Calls of the reply that wait for a person's approval (their ids). */
+  approvals?: Set<string>;
   /** The line of its message went on while it waited (piped input). */
   released?: boolean;
 };
@@ -111,6 +111,8 @@ export class InteractiveWaiter {
   private inputEnded = false;
   /** Piped input has ended with a reply of ours still running (its approval answered): waiter ends with it. */
   private endWhenAnswered = false;
+  /** Piped input has ended and waiter is saying what waits, before it exits. */
+  private endingPiped = false;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
   private readonly live: LiveLines;
 
@@ -236,12 +238,12 @@ export class InteractiveWaiter {
   private giveUpIfStuck(): void {
     if (this.options.terminal || !this.inputEnded || this.unaccepted === 0 || this.quitting) return;
     const ours = [...this.replies.values()].filter((reply) => reply.asked);
-    if (ours.length < MAX_PENDING_MESSAGES || ours.some((reply) => reply.approval === undefined)) return;
+    if (ours.length < MAX_PENDING_MESSAGES || ours.some((reply) => !reply.approvals?.size)) return;
     this.unanswered = true;
     this.warn(
       `${this.unaccepted} message(s) not taken yet: homed takes ${MAX_PENDING_MESSAGES} at a time from one session while their replies are under way, and those wait for your approval`,
     );
-    this.endPiped();
+    void this.endPiped();
   }
 
   /**
@@ -249,19 +251,34 @@ export class InteractiveWaiter {
    * A reply waiting for a person's approval is not waited for (no line left could answer it): it
    * waits in homed, and how to answer it is said.
    */
-  private endPiped(): void {
-    if (this.quitting) return;
+  private async endPiped(): Promise<void> {
+    if (this.quitting || this.endingPiped) return;
     // A reply whose line went on while it waited for approval, and which runs again, is waited for.
-    if ([...this.replies.values()].some((reply) => reply.asked && reply.released && reply.approval === undefined)) {
+    if ([...this.replies.values()].some((reply) => reply.asked && reply.released && !reply.approvals?.size)) {
       this.endWhenAnswered = true;
       return;
     }
-    for (const [, reply] of this.replies) {
-      if (!reply.asked || reply.approval === undefined) continue;
-      this.unanswered = true;
-      this.warn(
-        `the reply waits for your approval of ${reply.approval}, which homed keeps: answer with /approve ${reply.approval} or /deny ${reply.approval} in waiter (echo '/approve ${reply.approval}' | waiter --data ${shellWord(this.options.dataDir)})`,
-      );
+    this.endingPiped = true;
+    const ours = new Map([...this.replies].filter(([, reply]) => reply.asked && reply.approvals?.size));
+    // The calls a reply waits for are said one message each, which may not all have come: homed says them all.
+    if (ours.size > 0 && this.client) {
+      this.asking += 1;
+      try {
+        const { pending } = await this.client.ask({ type: 'approvals' }, replyOfType('approvals'));
+        for (const { approval, input } of pending) if (input !== undefined) ours.get(input)?.approvals?.add(approval);
+      } catch {
+        // What came in the replies is said.
+      } finally {
+        this.asking -= 1;
+      }
+    }
+    for (const reply of ours.values()) {
+      for (const approval of reply.approvals ?? []) {
+        this.unanswered = true;
+        this.warn(
+          `the reply waits for your approval of ${approval}, which homed keeps: answer with /approve ${approval} or /deny ${approval} in waiter (echo '/approve ${approval}' | waiter --data ${shellWord(this.options.dataDir)})`,
+        );
+      }
     }
     this.end(this.unanswered ? 1 : 0);
   }
@@ -304,8 +321,8 @@ export class InteractiveWaiter {
       case 'chunk': {
         const entry = this.replyFor(reply.inputId, false);
         entry.streamed = true;
-        // Its approval was answered (elsewhere, maybe): it runs on.
-        entry.approval = undefined;
+        // Its approvals were answered (elsewhere, maybe): it runs on.
+        entry.approvals?.clear();
         if (!this.options.terminal) return this.options.stdout.write(reply.text);
         const lines = this.mark(entry, entry.lines.push(reply.text));
         this.live.update(entry, lines, this.inProgress(entry));
@@ -314,7 +331,7 @@ export class InteractiveWaiter {
       case 'tool': {
         const entry = reply.inputId === undefined ? undefined : this.replies.get(reply.inputId);
         // A tool starts: whatever approval the reply waited for was answered.
-        if (entry) entry.approval = undefined;
+        if (entry) entry.approvals?.clear();
         this.say(`· ${reply.name}`, true);
         return;
       }
@@ -323,12 +340,13 @@ export class InteractiveWaiter {
         else this.options.stdout.write(`↪ ${reply.text}\n`);
         const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
         if (entry?.asked) {
-          entry.approval = reply.approval;
+          entry.approvals ??= new Set();
+          entry.approvals.add(reply.approval!);
           // Piped, the lines after this one go on: none of them can be the answer it waits for.
           if (!entry.released) this.releaseLine();
           entry.released = true;
           this.giveUpIfStuck();
-          if (this.endWhenAnswered) this.endPiped();
+          if (this.endWhenAnswered) void this.endPiped();
         }
         return;
       }
@@ -395,12 +413,12 @@ export class InteractiveWaiter {
     this.prompt();
     // One that waited for approval let its line go on already.
     if (entry?.asked && !entry.released) this.releaseLine();
-    if (this.endWhenAnswered) this.endPiped();
+    if (this.endWhenAnswered) void this.endPiped();
   }
 
   /** Approval `approval` was answered here: the reply waiting for it runs on (or ends refused). */
   private answered(approval: string): void {
-    for (const reply of this.replies.values()) if (reply.approval === approval) reply.approval = undefined;
+    for (const reply of this.replies.values()) reply.approvals?.delete(approval);
   }
 
   private async onLost(why: string): Promise<void> {

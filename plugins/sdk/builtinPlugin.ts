@@ -112,7 +112,8 @@ export type KernelLogView = Readonly<{
 }>;
 
 /** A call waiting for approval, as a client lists it. */
-export type PendingApprovalSummary = Readonly<{ approval: string; name: string; callId: string; conversation: string }>;
+/** A call waiting for a person; `input`, the input whose reply waits for it. */
+export type PendingApprovalSummary = Readonly<{ approval: string; name: string; callId: string; conversation: string; input?: string }>;
 
 /**
  * Where a built-in plugin keeps its files: `<dataDir>/state/<name>/`, outside `plugins/`, which

@@ -211,6 +211,27 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  // The third tester: two calls of one reply waited, and only the last was named.
+  it('piped: names every call of a reply that waits for approval', async () => {
+    const server = await startLlmServer([
+      {
+        toolCalls: [
+          { id: 'a', name: 'files_write', arguments: { path: 'a.txt', content: 'a' } },
+          { id: 'b', name: 'files_write', arguments: { path: 'b.txt', content: 'b' } },
+        ],
+      },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const run = await piped(dir, 'write both\n');
+    const requested = (await logOf(dir, '--type', 'ApprovalRequested')).map((l) => String(l.data.approval));
+    expect(requested).toHaveLength(2);
+    for (const approval of requested) expect(run.stderr).toContain(`the reply waits for your approval of ${approval}`);
+    expect(run.code).toBe(1);
+    await daemons.stop(daemon);
+  });
+
   // The second tester piped five messages that each needed approval: homed takes a session's next
   // message once one of four replies ends, none would, and waiter waited forever.
   it('piped: with every reply of four waiting for approval, says the next message was not taken and exits 1', async () => {
