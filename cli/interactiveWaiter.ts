@@ -113,6 +113,8 @@ export class InteractiveWaiter {
   private endWhenAnswered = false;
   /** Piped input has ended and waiter is saying what waits, before it exits. */
   private endingPiped = false;
+  /** Piped, stdout's last line is a reply's streamed words not yet ended by a line break. */
+  private midLine = false;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
   private readonly live: LiveLines;
 
@@ -323,7 +325,10 @@ export class InteractiveWaiter {
         entry.streamed = true;
         // Its approvals were answered (elsewhere, maybe): it runs on.
         entry.approvals?.clear();
-        if (!this.options.terminal) return this.options.stdout.write(reply.text);
+        if (!this.options.terminal) {
+          if (reply.text) this.midLine = !reply.text.endsWith('\n');
+          return this.options.stdout.write(reply.text);
+        }
         const lines = this.mark(entry, entry.lines.push(reply.text));
         this.live.update(entry, lines, this.inProgress(entry));
         return;
@@ -337,7 +342,11 @@ export class InteractiveWaiter {
       }
       case 'message': {
         if (this.options.terminal) this.say(`↪ ${reply.text}`);
-        else this.options.stdout.write(`↪ ${reply.text}\n`);
+        else {
+          // After a reply's streamed words, on a line of its own.
+          this.options.stdout.write(`${this.midLine ? '\n' : ''}↪ ${reply.text}\n`);
+          this.midLine = false;
+        }
         const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
         if (entry?.asked) {
           entry.approvals ??= new Set();
@@ -402,6 +411,7 @@ export class InteractiveWaiter {
       if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
       this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
+      this.midLine = false;
     }
     if (entry?.asked && (reply.outcome === 'failed' || (reply.outcome !== undefined && NOT_AN_ANSWER[reply.outcome])))
       this.unanswered = true;

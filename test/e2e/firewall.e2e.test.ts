@@ -232,6 +232,19 @@ describe('the firewall through homed', () => {
     await daemons.stop(daemon);
   });
 
+  // The third tester: a reply that streamed words, then asked for approval, printed the request on the same line.
+  it("piped: an approval request after a reply's streamed words starts a line of its own", async () => {
+    const server = await startLlmServer([
+      { text: 'Let me write.', toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'w.txt', content: 'w' } }] },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const run = await piped(dir, 'write w\n');
+    expect(run.stdout).toMatch(/^Let me write\.\n↪ Approval /);
+    await daemons.stop(daemon);
+  });
+
   // The second tester piped five messages that each needed approval: homed takes a session's next
   // message once one of four replies ends, none would, and waiter waited forever.
   it('piped: with every reply of four waiting for approval, says the next message was not taken and exits 1', async () => {
