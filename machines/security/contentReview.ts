@@ -314,10 +314,10 @@ const IGNORABLE =
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: escape characters are what is looked for
 const TERMINAL_ESCAPE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
-const CONTROL_RUN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
-const HAS_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
+/** C0 controls but tab, line feed and carriage return (white space already), DEL and the C1 controls. */
+const CONTROL = '[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]';
+const CONTROL_RUN = new RegExp(`${CONTROL}+`, 'g');
+const HAS_CONTROL = new RegExp(CONTROL);
 /** The marks shown for unreadable bytes (U+FFFD) and for an object (U+FFFC): a reader sees a box between the words. */
 const MARK_RUN = /[\uFFFC\uFFFD]+/g;
 
