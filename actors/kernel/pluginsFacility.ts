@@ -6,6 +6,7 @@ import type { Delivery } from '../output/outputDeliveries.ts';
 import type { ToolRules } from '../../machines/security/index.ts';
 import type { ApprovalAnswer } from '../../machines/turn/index.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
+import type { PendingApproval } from '../turn/turnRunner.ts';
 
 export type PluginListing = Readonly<{
   name: string;
@@ -33,6 +34,6 @@ export type PluginsFacility = Readonly<{
 
 /** The calls waiting for a person, and how to answer one (the turn runner). */
 export type ApprovalDesk = Readonly<{
-  pending(): readonly Readonly<{ approval: string; name: string; callId: string; conversation: string; input?: string }>[];
+  pending(): readonly PendingApproval[];
   answer(answer: ApprovalAnswer): Promise<void>;
 }>;
