@@ -49,39 +49,65 @@ export const lineAfter = (before: LineSoFar, text: string): LineSoFar => {
   return carriageReturn ? { length, encoded, carriageReturn } : { length, encoded };
 };
 
+/** Whether text[start, end) is all base64 or hex and, after `line` (what came of the line before `start`), long enough to be an encoder's. */
+const isWrapped = (text: string, start: number, end: number, line: LineSoFar): boolean => {
+  if (!line.encoded || line.length + end - start < SHORTEST_WRAPPED_LINE) return false;
+  for (let c = start; c < end; c++) if (!isEncodedChar(text.charCodeAt(c))) return false;
+  return true;
+};
+
 /**
- * `text` with its wrapping breaks left out, its first line taken to begin as `before` says;
- * `open`: the text may go on, so a carriage return at its end after a wrapped line is left out too
- * (a line feed may follow). Undefined when there is no such break.
+ * A line after a break that is all base64 or hex, long enough, and ends in a break (or, in an
+ * open text, a carriage return at its end). Looked for natively first: a scrub runs once a tool
+ * call, too seldom for the engine to optimise a loop over every line, and most texts have no such line.
  */
-const unwrapped = (text: string, before: LineSoFar, open: boolean): Unwrapped | undefined => {
-  const removed: (readonly [number, number])[] = [];
+const WRAPPED_LINE_AFTER_BREAK = /\n[0-9A-Za-z+/=_-]{4,}(?:\r?\n|\r$)/;
+
+/** Whether the first line of `text`, going on from `line`, is all base64 or hex up to its first break or its end. */
+const firstLineMayWrap = (text: string, line: LineSoFar): boolean => {
+  if (!line.encoded) return false;
+  for (let c = 0; c < text.length; c++) {
+    const code = text.charCodeAt(c);
+    if (code === 0x0a || code === 0x0d) return true;
+    if (!isEncodedChar(code)) return false;
+  }
+  return true;
+};
+
+/**
+ * Where each wrapping break in `text` is, as [start, end) pairs, its first line taken to begin as
+ * `before` says; `open`: the text may go on, so a carriage return at its end after a wrapped line
+ * counts too (a line feed may follow). Plain loops: a scrub runs this on every tool result.
+ */
+const wrappingBreaks = (text: string, before: LineSoFar, open: boolean): number[] => {
+  const breaks: number[] = [];
   let line = goingOn(before, text);
+  if (!firstLineMayWrap(text, line) && !WRAPPED_LINE_AFTER_BREAK.test(text)) return breaks;
   let lineStart = 0;
-  /** Whether text[lineStart, end), after `line`, makes a line an encoder wrapped (the first other character ends the look). */
-  const wrapped = (end: number): boolean => {
-    if (!line.encoded || line.length + end - lineStart < SHORTEST_WRAPPED_LINE) return false;
-    for (let c = lineStart; c < end; c++) if (!isEncodedChar(text.charCodeAt(c))) return false;
-    return true;
-  };
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
     const end = i > lineStart && text.charCodeAt(i - 1) === 0x0d ? i - 1 : i;
-    if (wrapped(end)) removed.push([end, i + 1]);
+    if (isWrapped(text, lineStart, end, line)) breaks.push(end, i + 1);
     line = NEW_LINE;
     lineStart = i + 1;
   }
-  if (open && text.endsWith('\r') && text.length - 1 >= lineStart && wrapped(text.length - 1)) removed.push([text.length - 1, text.length]);
-  if (removed.length === 0) return undefined;
+  const last = text.length - 1;
+  if (open && text.charCodeAt(last) === 0x0d && last >= lineStart && isWrapped(text, lineStart, last, line)) breaks.push(last, last + 1);
+  return breaks;
+};
+
+/** `text` with the wrapping breaks `removed` names (see wrappingBreaks) left out. */
+const unwrapped = (text: string, removed: readonly number[]): Unwrapped => {
   const at = new Int32Array(text.length);
   const breaks: number[] = [];
   let joined = '';
   let length = 0;
   let from = 0;
-  for (const [start, end] of [...removed, [text.length, text.length] as const]) {
+  for (let r = 0; r <= removed.length; r += 2) {
+    const start = r < removed.length ? removed[r]! : text.length;
     joined += text.slice(from, start);
     for (let c = from; c < start; c++) at[length++] = c;
     if (start < text.length) breaks.push(length);
-    from = end;
+    from = r < removed.length ? removed[r + 1]! : text.length;
   }
   return { joined, at: at.subarray(0, length), breaks };
 };
@@ -99,31 +125,34 @@ export const findAcrossLines = (
 ): Found[] => {
   finder.find(text, found, rankFrom);
   if (finder.longest === 0 || !text.includes('\n')) return found;
-  const lines = unwrapped(text, before, false);
-  if (!lines) return found;
+  const removed = wrappingBreaks(text, before, false);
+  if (removed.length === 0) return found;
+  const lines = unwrapped(text, removed);
   const reach = Math.max(0, finder.longest - 1);
   // Around each break, as far as a needle through it could reach; windows that meet are one.
   let windowStart = -1;
   let windowEnd = -1;
-  const look = (from: number, to: number): void => {
-    for (const hit of finder.find(lines.joined.slice(from, to), [], rankFrom)) {
-      const start = lines.at[from + hit.start]!;
-      const end = lines.at[from + hit.end - 1]! + 1;
-      // One that no break cuts was found in the text itself.
-      if (end - start !== hit.end - hit.start) found.push({ ...hit, start, end });
-    }
-  };
   for (const at of lines.breaks) {
     const from = Math.max(0, at - reach);
     const to = Math.min(lines.joined.length, at + reach);
     if (from > windowEnd) {
-      if (windowEnd > windowStart) look(windowStart, windowEnd);
+      if (windowEnd > windowStart) lookAcross(finder, lines, windowStart, windowEnd, found, rankFrom);
       windowStart = from;
     }
     windowEnd = to;
   }
-  if (windowEnd > windowStart) look(windowStart, windowEnd);
+  if (windowEnd > windowStart) lookAcross(finder, lines, windowStart, windowEnd, found, rankFrom);
   return found;
+};
+
+/** Adds to `found` the needles in lines.joined[from, to) that a break cuts, where they are in the text itself. */
+const lookAcross = (finder: StringFinder, lines: Unwrapped, from: number, to: number, found: Found[], rankFrom: number): void => {
+  for (const hit of finder.find(lines.joined.slice(from, to), [], rankFrom)) {
+    const start = lines.at[from + hit.start]!;
+    const end = lines.at[from + hit.end - 1]! + 1;
+    // One that no break cuts was found in the text itself.
+    if (end - start !== hit.end - hit.start) found.push({ ...hit, start, end });
+  }
 };
 
 /**
@@ -133,8 +162,9 @@ export const findAcrossLines = (
 export const openAcrossLines = (finder: StringFinder, text: string, before: LineSoFar = NEW_LINE): number => {
   const open = finder.openFrom(text);
   if (finder.longest === 0 || (!text.includes('\n') && !text.endsWith('\r'))) return open;
-  const lines = unwrapped(text, before, true);
-  if (!lines) return open;
+  const removed = wrappingBreaks(text, before, true);
+  if (removed.length === 0) return open;
+  const lines = unwrapped(text, removed);
   const joinedOpen = finder.openFrom(lines.joined);
   return joinedOpen < lines.joined.length ? Math.min(open, lines.at[joinedOpen]!) : open;
 };
