@@ -37,7 +37,8 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
   waiter                      interactive: each line is a message; /help lists the commands
                               (/stop, /tools, /plugins, /approvals, /approve, /deny, /quit);
                               Ctrl-C stops a streaming reply
-  --stop                      stop the running task and cancel the waiting ones (it says what there was)
+  --stop                      stop the running task, cancel the waiting ones and refuse the calls
+                              waiting for approval (it says what there was)
   --tools                     list the tools the model can call, with their plugins
   --plugins                   list the plugins with their state, restarts and registrations
   --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
@@ -152,8 +153,16 @@ export const waiter = async (argv: string[]): Promise<number> => {
 runCommand('waiter', stdout, () => waiter(process.argv.slice(2)));
 
 /** What `waiter --stop` says it did. */
-const stopNote = ({ running, waiting }: Readonly<{ running?: boolean; waiting?: number }>): string => {
-  const cancelled = waiting ? `${waiting} waiting message${waiting === 1 ? '' : 's'} cancelled` : '';
-  if (running) return `stopped the running task${cancelled ? `; ${cancelled}` : ''}`;
-  return cancelled || 'nothing was running or waiting';
+const stopNote = ({
+  running,
+  waiting,
+  approvalsRefused,
+}: Readonly<{ running?: boolean; waiting?: number; approvalsRefused?: number }>): string => {
+  const counted = (n: number | undefined, one: string, many: string): string => (n ? `${n} ${n === 1 ? one : many}` : '');
+  const done = [
+    counted(waiting, 'waiting message cancelled', 'waiting messages cancelled'),
+    counted(approvalsRefused, 'call waiting for approval refused', 'calls waiting for approval refused'),
+  ].filter(Boolean);
+  if (running) return ['stopped the running task', ...done].join('; ');
+  return done.join('; ') || 'nothing was running or waiting';
 };

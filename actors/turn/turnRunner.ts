@@ -123,8 +123,7 @@ type Running = {
   said?: Said;
 };
 
-/** A call waiting for a person: what `/approve` and `/deny` answer, and what the person is shown. */
-/** A call waiting for a person; `input`, the input whose turn made it. */
+/** A call waiting for a person: what `/approve` and `/deny` answer, and what the person is shown; `input`, the input whose turn made it. */
 export type PendingApproval = Readonly<{
   approval: string;
   turn: string;

@@ -291,6 +291,36 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  // `waiter --stop` stopped the running task and cancelled the waiting messages, and left a reply
+  // parked on an approval waiting: "stop everything" stopped all but that.
+  it('waiter --stop refuses the calls waiting for approval, says so, and their replies end', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'never.txt', content: 'no' } }] },
+      { text: 'Stopped, nothing written.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    socket.write(requestLine({ type: 'message', text: 'write never.txt' }));
+    const accepted = (await replies.next()) as unknown as { type: string; inputId: string };
+    await logged(dir, 'ApprovalRequested');
+    const stopped = await finished(spawnNode([WAITER, '--data', dir, '--stop']));
+    expect(stopped).toMatchObject({ code: 0, stdout: '1 call waiting for approval refused\n' });
+    await expect
+      .poll(() => replies.replies.find((r) => r.type === 'end'), { timeout: 15_000 })
+      .toMatchObject({ inputId: accepted.inputId });
+    socket.destroy();
+    const [answered] = await logged(dir, 'ApprovalAnswered');
+    expect(answered!.data).toMatchObject({ approved: false, reason: 'the owner stopped every reply' });
+    expect(existsSync(join(dir, 'files', 'never.txt'))).toBe(false);
+    // Nothing is left to stop, and a stop says so.
+    expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('nothing was running or waiting\n');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   // The reason given with /deny reached the log and the model unreviewed, while the same words
   // typed as a message were blocked. This was a hole in review.
   it('reviews the reason given with /deny as a message: blocked, it enters the log and the model as the notice', async () => {
