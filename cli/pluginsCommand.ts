@@ -10,6 +10,7 @@ import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { DaemonNotRunning } from './daemonErrors.ts';
 import { UsageError } from './cliErrors.ts';
+import { HologramError } from '../events/errors.ts';
 import { dataDirFrom, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
 import { PLUGIN_EVENT_TYPES } from '../events/index.ts';
 import { formatPlugins } from './listings.ts';
@@ -23,7 +24,8 @@ The actions need a running daemon (they talk to its cli socket):
   enable NAME / disable NAME   turn a plugin on or off; it stays so across restarts
   reload NAME                  stop it and start it again (e.g. after editing it)
   start NAME / stop NAME       start or stop it once (a gave-up plugin is started fresh)
-An action says what was asked, then the plugin as it is now (its state, pid and holdings).`;
+An action says what was asked, then the plugin as it is now (its state, pid and holdings);
+when enable, start or reload left it not running, it says why and exits 1.`;
 
 const ACTIONS = ['enable', 'disable', 'reload', 'start', 'stop'] as const;
 
@@ -85,8 +87,24 @@ export const pluginsCommand = async (argv: string[], write: (line: string) => vo
     // What was asked, not what happened: the row says that (a disabled plugin is not reloaded).
     write(`asked homed to ${asked} ${name}; it is now:`);
     write(formatPlugins([plugin]).trimEnd());
+    const missed = missedAction(asked, plugin);
+    if (missed) throw new PluginActionMissed(missed);
   } finally {
     client.close();
   }
   return 0;
+};
+
+/** A plugin action that did not bring the plugin where it asks (it is said on stderr, exit 1). */
+export class PluginActionMissed extends HologramError {
+  readonly code = 'PLUGIN_ACTION_MISSED';
+}
+
+/** Why `action` left `plugin` other than it asks, or undefined when it is as asked. */
+const missedAction = (action: (typeof ACTIONS)[number], plugin: PluginSummary): string | undefined => {
+  const running = action === 'enable' || action === 'start' || action === 'reload';
+  if (!running || plugin.state === 'running') return undefined;
+  if (!plugin.enabled)
+    return `${plugin.name} is disabled, so it was not started; 'homed plugins enable ${plugin.name}' enables and starts it`;
+  return `${plugin.name} did not start (it is ${plugin.state}); 'homed log --type PluginCrashed' shows why`;
 };

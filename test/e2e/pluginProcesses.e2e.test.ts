@@ -39,6 +39,13 @@ describe('plugin processes through homed', () => {
     const disabled = await runHomed(['plugins', 'disable', 'gatekeeper', '--data', dir]);
     expect(disabled.stdout).toMatch(/^asked homed to disable gatekeeper; it is now:\ngatekeeper\s+subprocess\s+stopped\s+\(disabled\)/);
     expect(disabled.stdout).not.toContain('tools: lookup');
+    // Starting a disabled plugin does nothing, and says so with what to run instead.
+    const notStarted = await runHomed(['plugins', 'start', 'gatekeeper', '--data', dir]);
+    expect(notStarted.stdout).toMatch(/^asked homed to start gatekeeper; it is now:\ngatekeeper\s+subprocess\s+stopped\s+\(disabled\)/);
+    expect(notStarted.stderr).toBe(
+      "homed: gatekeeper is disabled, so it was not started; 'homed plugins enable gatekeeper' enables and starts it\n",
+    );
+    expect(notStarted.code).toBe(1);
     await daemons.stop(daemon);
 
     const recorded = await runHomed(['plugins', '--data', dir]);
