@@ -3,7 +3,7 @@
  * durable log, the model answering in process, first with one `files_write` call (the
  * security.proxy figure's ~1 KB arguments with an alias), then, given the ~2 KB result, with
  * 'Noted.'. The call is journaled, goes to the msgpack echo child and its result is journaled
- * before the model sees it, as in the daemon. Four turns alternate, in rotating order: the tool
+ * before the model sees it, as in the daemon. Four turns alternate, in balanced orders: the tool
  * reached through the proxy (value), through the proxy doing only the issue's parts (named: the
  * policy's verdict on the tool, then the proxy with review off and the tool's path access not
  * declared, so it fills and scrubs), straight through turnPluginsOf.callTool (direct), and a
@@ -131,11 +131,24 @@ const verifyNamed = async (named: Side): Promise<void> => {
 
 type Round = Readonly<Record<Kind, number[]>>;
 
+/**
+ * The orders the kinds of turn run in, round after round: a balanced Latin square (Williams), so
+ * each kind comes first, and right after each other kind, equally often. Rotating one order put
+ * 'named' after 'proxied' three rounds in four, and a turn after a costlier one runs slower: with
+ * 'named' made the direct turn itself, the named figure read 0.01-0.025 instead of about 0.
+ */
+const BALANCED_ORDERS = [
+  [0, 1, 3, 2],
+  [1, 2, 0, 3],
+  [2, 3, 1, 0],
+  [3, 0, 2, 1],
+] as const;
+
 const round = async (store: EventStore, effects: Readonly<Record<Kind, CountedEffects>>, turns: number): Promise<Round> => {
   const times: Round = { plain: [], direct: [], proxied: [], named: [] };
   for (let i = 0; i < turns; i++) {
-    for (let k = 0; k < KINDS.length; k++) {
-      const kind = KINDS[(i + k) % KINDS.length]!;
+    for (const k of BALANCED_ORDERS[i % BALANCED_ORDERS.length]!) {
+      const kind = KINDS[k]!;
       times[kind].push(await timedTurn(store, effects[kind], kind));
     }
   }
