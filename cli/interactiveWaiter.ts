@@ -113,6 +113,8 @@ export class InteractiveWaiter {
   private endWhenAnswered = false;
   /** Piped input has ended and waiter is saying what waits, before it exits. */
   private endingPiped = false;
+  /** Piped lines read from the input and not yet taken (each waits for the line before it). */
+  private linesNotRead = 0;
   /** Piped, stdout's last line is a reply's streamed words not yet ended by a line break. */
   private midLine = false;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
@@ -134,7 +136,13 @@ export class InteractiveWaiter {
         // A stop is about the lines in progress: it shows below them, where it was typed.
         this.live.submitted(`${PROMPT}${line}`, line.startsWith('/') && line.trim().split(/\s+/)[0] === '/stop');
         void this.onLine(line);
-      } else this.lines = this.lines.then(() => this.onLine(line));
+      } else {
+        this.linesNotRead += 1;
+        this.lines = this.lines.then(() => {
+          this.linesNotRead -= 1;
+          return this.onLine(line);
+        });
+      }
     });
     this.rl.on('close', () => {
       if (terminal) return this.end(0);
@@ -242,8 +250,9 @@ export class InteractiveWaiter {
     const ours = [...this.replies.values()].filter((reply) => reply.asked);
     if (ours.length < MAX_PENDING_MESSAGES || ours.some((reply) => !reply.approvals?.size)) return;
     this.unanswered = true;
+    const after = this.linesNotRead > 0 ? `; the ${this.linesNotRead} line(s) after it were not sent` : '';
     this.warn(
-      `${this.unaccepted} message(s) not taken yet: homed takes ${MAX_PENDING_MESSAGES} at a time from one session while their replies are under way, and those wait for your approval`,
+      `${this.unaccepted} message(s) not taken yet: homed takes ${MAX_PENDING_MESSAGES} at a time from one session while their replies are under way, and those wait for your approval${after}`,
     );
     void this.endPiped();
   }

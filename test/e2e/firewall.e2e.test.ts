@@ -256,8 +256,10 @@ describe('the firewall through homed', () => {
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
     const daemon = await daemons.start(dir);
-    const run = await piped(dir, writes.map((_, i) => `write f${i}\n`).join(''));
+    const run = await piped(dir, `${writes.map((_, i) => `write f${i}\n`).join('')}and then\n/tools\n`);
     expect(run.stderr).toContain('1 message(s) not taken yet: homed takes 4 at a time from one session');
+    // The lines after it are not lost in silence.
+    expect(run.stderr).toContain('wait for your approval; the 2 line(s) after it were not sent');
     expect(run.stderr.match(/the reply waits for your approval of/g)).toHaveLength(4);
     expect(run.code).toBe(1);
     await daemons.stop(daemon);
