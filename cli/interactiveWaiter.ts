@@ -83,6 +83,8 @@ type Reply = {
   approvals?: Set<string>;
   /** The line of its message went on while it waited (piped input). */
   released?: boolean;
+  /** Piped, a reply nobody here asked for: its words so far, given out whole and marked when it ends. */
+  held?: string;
 };
 
 /** At most this much of a message is quoted when it is stopped before its reply began. */
@@ -113,6 +115,8 @@ export class InteractiveWaiter {
   private endWhenAnswered = false;
   /** Piped input has ended and waiter is saying what waits, before it exits. */
   private endingPiped = false;
+  /** Piped, replies nobody here asked for, marked, waiting for the line of ours in progress to end. */
+  private readonly foreign: string[] = [];
   /** Piped lines read from the input and not yet taken (each waits for the line before it). */
   private linesNotRead = 0;
   /** Piped, stdout's last line is a reply's streamed words not yet ended by a line break. */
@@ -335,8 +339,14 @@ export class InteractiveWaiter {
         // Its approvals were answered (elsewhere, maybe): it runs on.
         entry.approvals?.clear();
         if (!this.options.terminal) {
+          // One asked elsewhere (a reminder, a reply a run before this one left waiting) would mix into ours.
+          if (!entry.asked) {
+            entry.held = (entry.held ?? '') + reply.text;
+            return;
+          }
           if (reply.text) this.midLine = !reply.text.endsWith('\n');
-          return this.options.stdout.write(reply.text);
+          this.options.stdout.write(reply.text);
+          return this.giveOutForeign();
         }
         const lines = this.mark(entry, entry.lines.push(reply.text));
         this.live.update(entry, lines, this.inProgress(entry));
@@ -355,6 +365,7 @@ export class InteractiveWaiter {
           // After a reply's streamed words, on a line of its own.
           this.options.stdout.write(`${this.midLine ? '\n' : ''}↪ ${reply.text}\n`);
           this.midLine = false;
+          this.giveOutForeign();
         }
         const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
         if (entry?.asked) {
@@ -418,9 +429,16 @@ export class InteractiveWaiter {
       if (entry && rest !== undefined) this.live.update(entry, this.mark(entry, [rest]));
       // A stopped reply is said once, as (stopped) below, not also with the daemon's '(cancelled)'.
       if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
+    } else if (entry ? !entry.asked : reply.inputId !== undefined) {
+      // Not one of ours (each of ours has its entry from `accepted` on).
+      const held = entry?.held ?? '';
+      const whole = `${held}${reply.text && reply.outcome !== 'failed' ? `${held ? '\n' : ''}${reply.text}` : ''}`;
+      if (whole) this.foreign.push(`↪ ${whole.replace(/\n$/, '')}\n`);
+      this.giveOutForeign();
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
       this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
       this.midLine = false;
+      this.giveOutForeign();
     }
     if (entry?.asked && (reply.outcome === 'failed' || (reply.outcome !== undefined && NOT_AN_ANSWER[reply.outcome])))
       this.unanswered = true;
@@ -433,6 +451,12 @@ export class InteractiveWaiter {
     // One that waited for approval let its line go on already.
     if (entry?.asked && !entry.released) this.releaseLine();
     if (this.endWhenAnswered) void this.endPiped();
+  }
+
+  /** Piped: the replies nobody here asked for, once no line of ours is in progress (they would cut it). */
+  private giveOutForeign(): void {
+    if (this.midLine) return;
+    for (const text of this.foreign.splice(0)) this.options.stdout.write(text);
   }
 
   /** Approval `approval` was answered here: the reply waiting for it runs on (or ends refused). */
@@ -486,6 +510,11 @@ export class InteractiveWaiter {
   private end(code: number): void {
     if (this.quitting) return;
     this.quitting = true;
+    if (this.foreign.length > 0) {
+      if (this.midLine) this.options.stdout.write('\n');
+      this.midLine = false;
+      this.giveOutForeign();
+    }
     this.releaseLine();
     this.rl?.close();
     this.client?.close();

@@ -168,3 +168,48 @@ describe('interactive waiter: a stop while a reply streams', () => {
     expect(term.screen().slice(-4)).toEqual(['Once upon a time', '› ping', 'there was', '›']);
   });
 });
+
+describe('interactive waiter: piped input', () => {
+  /** A piped session (stdin not a terminal): what it writes to stdout, as a script reads it. */
+  const givenPiped = async () => {
+    const lines = new PassThrough();
+    const out = new PassThrough();
+    let written = '';
+    out.on('data', (chunk: Buffer) => (written += chunk.toString()));
+    const daemon = new FakeDaemon();
+    const session = new InteractiveWaiter({
+      dataDir: '/data',
+      user: 'al',
+      input: lines,
+      output: out,
+      stdout: new CommandOutput(out),
+      terminal: false,
+      columns: () => 80,
+      warn: () => undefined,
+      connect: () => Promise.reject(new Error('no reconnect in this test')),
+      sleep: () => Promise.resolve(),
+    });
+    const ended = session.run(daemon);
+    opened.push(() => lines.end());
+    await settled();
+    const reply = async (...replies: CliReply[]) => {
+      for (const r of replies) daemon.reply(r);
+      await settled();
+    };
+    return { lines, daemon, reply, ended, stdout: () => written };
+  };
+
+  it('gives a reply asked for elsewhere whole and marked ↪, once the line of ours in progress has ended', async () => {
+    const { lines, reply, ended, stdout } = await givenPiped();
+    lines.end('tell me\n');
+    await settled();
+    await reply({ type: 'accepted', inputId: 'ours' }, { type: 'chunk', inputId: 'ours', text: 'One two ' });
+    // A reminder's reply (another input) streams while ours is mid-line, as when it preempts ours.
+    await reply({ type: 'chunk', inputId: 'theirs', text: 'Time to ' }, { type: 'chunk', inputId: 'theirs', text: 'stretch!' });
+    await reply({ type: 'end', inputId: 'theirs', text: '' });
+    expect(stdout()).toBe('One two ');
+    await reply({ type: 'chunk', inputId: 'ours', text: 'three.' }, { type: 'end', inputId: 'ours', text: '' });
+    expect(stdout()).toBe('One two three.\n↪ Time to stretch!\n');
+    expect(await ended).toBe(0);
+  });
+});

@@ -12,7 +12,7 @@ import { PERSON_LEVEL } from '../../actors/index.ts';
 import { connectCli, repliesOf, requestLine } from '../support/cliSockets.ts';
 import { everyFileText } from '../support/everyFile.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { lastUserText, type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
+import { afterToolResult, lastUserText, type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, HOMED, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -242,6 +242,39 @@ describe('the firewall through homed', () => {
     const daemon = await daemons.start(dir);
     const run = await piped(dir, 'write w\n');
     expect(run.stdout).toMatch(/^Let me write\.\n↪ Approval /);
+    await daemons.stop(daemon);
+  });
+
+  // A reply a piped run left waiting for approval, approved later, went to the user's sessions
+  // open then: a second piped run printed it unmarked, in the middle of its own reply's line.
+  it('piped: a reply asked for by an earlier run comes marked ↪, after the line of ours in progress', async () => {
+    const server = await startLlmServer([
+      { when: (r) => afterToolResult(r), reply: { text: 'Wrote it.' } },
+      {
+        when: (r) => lastUserText(r) === 'write w',
+        reply: { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'w.txt', content: 'w' } }] },
+      },
+      { when: (r) => lastUserText(r) === 'tell me slowly', reply: { text: 'One two three four five six.', holdAfterChunks: 2 } },
+      { when: (r) => lastUserText(r) === 'ping', reply: { text: 'pong' } },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    expect((await piped(dir, 'write w\n')).code).toBe(1);
+    const [requested] = await logged(dir, 'ApprovalRequested');
+    const second = spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const run = finished(second);
+    second.stdin!.end('tell me slowly\nping\n');
+    await expect.poll(() => server.requests.some((r) => lastUserText(r) === 'tell me slowly'), { timeout: 15_000 }).toBe(true);
+    const approver = await connectCli(dir);
+    const answers = repliesOf(approver);
+    approver.write(requestLine({ type: 'approve', approval: requested!.data.approval, approved: true }));
+    expect(await answers.next()).toMatchObject({ type: 'answered', approved: true });
+    approver.destroy();
+    server.release();
+    const { stdout, code } = await run;
+    expect(stdout).toBe('One two three four five six.\n↪ Wrote it.\npong\n');
+    expect(code).toBe(0);
     await daemons.stop(daemon);
   });
 
