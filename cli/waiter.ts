@@ -37,7 +37,7 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
   waiter                      interactive: each line is a message; /help lists the commands
                               (/stop, /tools, /plugins, /approvals, /approve, /deny, /quit);
                               Ctrl-C stops a streaming reply
-  --stop                      stop the running task, cancel the waiting ones and refuse the calls
+  --stop                      stop the running task, cancel the waiting ones and stop the replies
                               waiting for approval (it says what there was)
   --tools                     list the tools the model can call, with their plugins
   --plugins                   list the plugins with their state, restarts and registrations
@@ -153,15 +153,11 @@ export const waiter = async (argv: string[]): Promise<number> => {
 runCommand('waiter', stdout, () => waiter(process.argv.slice(2)));
 
 /** What `waiter --stop` says it did. */
-const stopNote = ({
-  running,
-  waiting,
-  approvalsRefused,
-}: Readonly<{ running?: boolean; waiting?: number; approvalsRefused?: number }>): string => {
+const stopNote = ({ running, waiting, parked }: Readonly<{ running?: boolean; waiting?: number; parked?: number }>): string => {
   const counted = (n: number | undefined, one: string, many: string): string => (n ? `${n} ${n === 1 ? one : many}` : '');
   const done = [
     counted(waiting, 'waiting message cancelled', 'waiting messages cancelled'),
-    counted(approvalsRefused, 'call waiting for approval refused', 'calls waiting for approval refused'),
+    counted(parked, 'reply waiting for approval stopped', 'replies waiting for approval stopped'),
   ].filter(Boolean);
   if (running) return ['stopped the running task', ...done].join('; ');
   return done.join('; ') || 'nothing was running or waiting';

@@ -32,8 +32,10 @@ export type PluginsFacility = Readonly<{
   useApprovals(desk: ApprovalDesk): void;
 }>;
 
-/** The calls waiting for a person, and how to answer one (the turn runner). */
+/** The calls waiting for a person, how to answer one, and how to stop the replies that wait for them (the turn runner). */
 export type ApprovalDesk = Readonly<{
   pending(): readonly PendingApproval[];
   answer(answer: ApprovalAnswer): Promise<void>;
+  /** Stops the replies waiting only for approvals whose input `which` picks; how many. */
+  stopParked(which: (input: string) => boolean): Promise<number>;
 }>;

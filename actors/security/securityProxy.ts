@@ -161,7 +161,11 @@ export class SecurityProxy {
       turns: this.guardTools(plugins.turns),
       deliver: (delivery) => plugins.deliver({ ...delivery, text: this.scrub(delivery.text) }),
       useApprovals: (desk) =>
-        plugins.useApprovals({ pending: () => desk.pending(), answer: (answer) => desk.answer(this.reviewAnswer(answer)) }),
+        plugins.useApprovals({
+          pending: () => desk.pending(),
+          answer: (answer) => desk.answer(this.reviewAnswer(answer)),
+          stopParked: (which) => desk.stopParked(which),
+        }),
     };
   }
 

@@ -121,6 +121,8 @@ type Running = {
   stopping: TurnStopReason | null;
   launched: Promise<void>;
   said?: Said;
+  /** Stopped while parked: its task ended when it parked, so none is finished when it ends. */
+  taskless?: true;
 };
 
 /** A call waiting for a person: what `/approve` and `/deny` answer, and what the person is shown; `input`, the input whose turn made it. */
@@ -431,6 +433,21 @@ export class TurnRunner {
     });
   }
 
+  /**
+   * Stops the parked turns whose input `which` picks, as a stop of a running one does: each ends
+   * stopped, its waiting calls not run and the model not asked again. How many it stopped.
+   */
+  async stopParked(which: (input: string) => boolean): Promise<number> {
+    const picked = [...this.parked].filter(([, { run }]) => which(run.taskId));
+    for (const [stream, { run, turn }] of picked) {
+      this.parked.delete(stream);
+      run.stopping = 'stop';
+      run.taskless = true;
+      await turn.stop('stop');
+    }
+    return picked.length;
+  }
+
   /** Once a turn waits only for people, its task ends and the turn waits parked. */
   private parkIfWaiting(run: Running, said: Said): void {
     const { turn } = run;
@@ -504,7 +521,7 @@ export class TurnRunner {
     } catch (error) {
       this.options.log(`turns: what task ${run.taskId} said did not enter memory: ${(error as Error).message}`);
     }
-    await this.finish(run.taskId, TASK_OUTCOME[outcome]);
+    if (!run.taskless) await this.finish(run.taskId, TASK_OUTCOME[outcome]);
   }
 
   private async finish(taskId: string, outcome: 'done' | 'failed' | 'cancelled'): Promise<void> {

@@ -11,7 +11,6 @@ import {
   layoutMachine,
   MACHINE_WATCH_FACILITY,
   type MachineLayout,
-  OWNER,
   type Replayer,
   setting,
   sourceLabels,
@@ -32,11 +31,6 @@ import { TimeTravelDesk } from './timeTravelDesk.ts';
 import { turnPluginsOf } from './turnPlugins.ts';
 
 export const MEMORY_NOTES_SCOPE = 'notes';
-
-/** The reason a call waiting for approval is refused with when the one who sent its message stops it. */
-export const STOPPED_BY_SENDER = 'its message was stopped by the one who sent it';
-/** The reason every call waiting for approval is refused with when the owner stops everything (`waiter --stop`, the web UI's Stop). */
-export const STOPPED_ALL = 'the owner stopped every reply';
 
 /**
  * What a subprocess plugin's process must not see: the data dir, all of it but the plugin's own
@@ -82,35 +76,20 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
       const layouts = new Map<string, Promise<MachineLayout>>();
       const travel = new TimeTravelDesk(store, settings, replayers);
       timeTravel = travel;
-      /** Answers the calls waiting for approval whose input `which` picks as /deny does, with `reason`; how many it refused. */
-      const refuseWaiting = async (which: (input: string) => boolean, reason: string): Promise<number> => {
-        let refused = 0;
-        for (const waiting of approvals?.pending() ?? []) {
-          if (!which(waiting.input)) continue;
-          await approvals!.answer({ approval: waiting.approval, approved: false, by: OWNER, reason }).then(
-            () => refused++,
-            // Answered meanwhile (another session's /approve): nothing is left to refuse.
-            (error: unknown) => {
-              if ((error as { code?: string }).code !== 'APPROVAL_UNKNOWN') throw error;
-            },
-          );
-        }
-        return refused;
-      };
       const control: KernelControl = {
         stop: async () => {
           const requested = (await scheduler.stop()).find((fact) => fact.type === 'StopRequested');
           const data = requested?.data as { runningTaskId: string | null; cancelBudget: readonly string[] } | undefined;
-          // A reply whose call waits for a person is parked, not a task: stopping everything refuses its calls too.
-          const refused = await refuseWaiting(() => true, STOPPED_ALL);
-          return { running: (data?.runningTaskId ?? null) !== null, waiting: data?.cancelBudget.length ?? 0, approvalsRefused: refused };
+          // A reply waiting for a person is parked, not a task: stopping everything stops it too.
+          const parked = (await approvals?.stopParked(() => true)) ?? 0;
+          return { running: (data?.runningTaskId ?? null) !== null, waiting: data?.cancelBudget.length ?? 0, parked };
         },
         cancel: async (inputId) => {
           const facts = await scheduler.cancel(inputId);
           // The scheduler stopped its task: the turn ends with it.
           if (facts.some((fact) => fact.type === 'StopRequested')) return;
-          // A reply whose call waits for a person, parked, holds no task to stop: its sender's stop refuses the call, as /deny does.
-          await refuseWaiting((input) => input === inputId, STOPPED_BY_SENDER);
+          // A reply waiting for a person, parked, holds no task to stop: it is stopped where it waits.
+          await approvals?.stopParked((input) => input === inputId);
         },
         models: () => sourceLabels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),

@@ -45,12 +45,12 @@ export const refusedSummary = ({ folder, reason }: Readonly<{ folder: string; re
 
 export type PluginAction = 'enable' | 'disable' | 'reload' | 'start' | 'stop';
 
-/** What a stop found: whether a task was running, how many inputs waited (now cancelled), and how many calls waiting for approval it refused. */
-export type StopSummary = Readonly<{ running: boolean; waiting: number; approvalsRefused: number }>;
+/** What a stop found: whether a task was running, how many inputs waited (now cancelled), and how many replies waited for approvals (now stopped). */
+export type StopSummary = Readonly<{ running: boolean; waiting: number; parked: number }>;
 
 /** What the built-in cli plugin may do to the kernel beyond the PluginApi: the stop button and the listings. */
 export type KernelControl = Readonly<{
-  /** Stops the running task, cancels what waits (the scheduler's stop) and refuses the calls waiting for approval; says what there was. */
+  /** Stops the running task, cancels what waits (the scheduler's stop) and stops the replies waiting for approval; says what there was. */
   stop(): Promise<StopSummary>;
   /** Stops one input (the task a client started), not the others. */
   cancel(inputId: string): Promise<void>;

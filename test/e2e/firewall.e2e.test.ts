@@ -299,11 +299,11 @@ describe('the firewall through homed', () => {
   });
 
   // The third tester's cancel of a reply that waited for approval was answered 'cancelled' and did
-  // nothing: its turn holds no task for the scheduler to stop. Its sender's stop now refuses the call.
-  it("a sender's cancel of a reply waiting for approval refuses the call, and the reply ends", async () => {
+  // nothing: its turn holds no task for the scheduler to stop. Its sender's stop now stops it.
+  it("a sender's cancel of a reply waiting for approval stops it: the call never runs, the reply ends", async () => {
     const server = await startLlmServer([
       { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'never.txt', content: 'no' } }] },
-      { text: 'Stopped, nothing written.' },
+      { text: 'The model was asked again.' },
     ]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
@@ -317,39 +317,54 @@ describe('the firewall through homed', () => {
     socket.write(requestLine({ type: 'cancel', inputId: accepted.inputId }));
     await expect
       .poll(() => replies.replies.find((r) => r.type === 'end'), { timeout: 15_000 })
-      .toMatchObject({ inputId: accepted.inputId });
+      .toMatchObject({ inputId: accepted.inputId, outcome: 'cancelled' });
     socket.destroy();
-    const [answered] = await logged(dir, 'ApprovalAnswered');
-    expect(answered!.data).toMatchObject({ approved: false, reason: 'its message was stopped by the one who sent it' });
+    expect((await logged(dir, 'TurnCancelled'))[0]!.data).toMatchObject({ during: 'tools', reason: 'stop' });
     expect(existsSync(join(dir, 'files', 'never.txt'))).toBe(false);
+    expect(server.requests).toHaveLength(1);
+    expect(await logOf(dir, '--type', 'ApprovalAnswered')).toEqual([]);
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
 
-  // `waiter --stop` stopped the running task and cancelled the waiting messages, and left a reply
-  // parked on an approval waiting: "stop everything" stopped all but that.
-  it('waiter --stop refuses the calls waiting for approval, says so, and their replies end', async () => {
+  // The stop once answered the waiting call as refused, which let the reply run on: with another
+  // call of its round approved already, that one ran and the model was asked again (fourth tester).
+  it('waiter --stop stops a reply waiting for approval, one of its calls approved: nothing more runs', async () => {
     const server = await startLlmServer([
-      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'never.txt', content: 'no' } }] },
-      { text: 'Stopped, nothing written.' },
+      {
+        toolCalls: [
+          { id: 'a', name: 'files_write', arguments: { path: 'a.txt', content: 'a' } },
+          { id: 'b', name: 'files_write', arguments: { path: 'b.txt', content: 'b' } },
+        ],
+      },
+      { text: 'The model was asked again after the stop.' },
     ]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
     const daemon = await daemons.start(dir);
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
-    socket.write(requestLine({ type: 'message', text: 'write never.txt' }));
+    socket.write(requestLine({ type: 'message', text: 'write both' }));
     const accepted = (await replies.next()) as unknown as { type: string; inputId: string };
-    await logged(dir, 'ApprovalRequested');
+    await expect.poll(async () => (await logOf(dir, '--type', 'ApprovalRequested')).length, { timeout: 20_000 }).toBe(2);
+    const [first] = await logOf(dir, '--type', 'ApprovalRequested');
+    const approver = await connectCli(dir);
+    const answers = repliesOf(approver);
+    approver.write(requestLine({ type: 'approve', approval: first!.data.approval, approved: true }));
+    expect(await answers.next()).toMatchObject({ type: 'answered', approved: true });
+    approver.destroy();
+    await logged(dir, 'ToolCompleted');
+    // The reply waits parked again, for the other call, before it is stopped: its task and the answer's have ended.
+    await expect.poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).length, { timeout: 15_000 }).toBe(2);
     const stopped = await finished(spawnNode([WAITER, '--data', dir, '--stop']));
-    expect(stopped).toMatchObject({ code: 0, stdout: '1 call waiting for approval refused\n' });
+    expect(stopped).toMatchObject({ code: 0, stdout: '1 reply waiting for approval stopped\n' });
     await expect
       .poll(() => replies.replies.find((r) => r.type === 'end'), { timeout: 15_000 })
-      .toMatchObject({ inputId: accepted.inputId });
+      .toMatchObject({ inputId: accepted.inputId, outcome: 'cancelled' });
     socket.destroy();
-    const [answered] = await logged(dir, 'ApprovalAnswered');
-    expect(answered!.data).toMatchObject({ approved: false, reason: 'the owner stopped every reply' });
-    expect(existsSync(join(dir, 'files', 'never.txt'))).toBe(false);
+    expect(existsSync(join(dir, 'files', 'a.txt'))).toBe(true);
+    expect(existsSync(join(dir, 'files', 'b.txt'))).toBe(false);
+    expect(server.requests).toHaveLength(1);
     // Nothing is left to stop, and a stop says so.
     expect((await finished(spawnNode([WAITER, '--data', dir, '--stop']))).stdout).toBe('nothing was running or waiting\n');
     await daemons.stop(daemon);

@@ -44,6 +44,16 @@ describe('the chat fold', () => {
     expect([isOver(done!), isFailure(done!)]).toEqual([true, false]);
   });
 
+  it('shows a call that waited for approval when its reply was stopped as not run, waiting no more', () => {
+    const [turn] = foldTurns([
+      requested('turn-s', 'write it'),
+      at('turn-s', 'ApprovalRequested', { approval: 's-1.1', callId: 'c1', name: 'files_write', args: { path: 'x' }, reason: 'asked' }),
+      at('turn-s', 'TurnCancelled', { during: 'tools', reason: 'stop' }),
+    ]);
+    expect(turn!.tools[0]).toMatchObject({ status: 'denied', note: 'not run: the reply was stopped while it waited for approval' });
+    expect(isOver(turn!)).toBe(true);
+  });
+
   it('says why a call was refused or flagged, and shows a failure as a failure', () => {
     const [turn] = foldTurns([
       requested('turn-b', 'read the vault'),

@@ -71,7 +71,7 @@ export type CliReply =
    * message waits, or (with `approval`, its id) a call of the reply waiting for a person's approval.
    */
   | Readonly<{ type: 'message'; text: string; inputId?: string; approval?: string }>
-  | Readonly<{ type: 'stopped'; running?: boolean; waiting?: number; approvalsRefused?: number }>
+  | Readonly<{ type: 'stopped'; running?: boolean; waiting?: number; parked?: number }>
   | Readonly<{ type: 'cancelled'; inputId: string }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>

@@ -129,6 +129,11 @@ export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): T
       turn.outcome = 'cancelled';
       turn.cancelReason = str(data.reason);
       turn.endedAt = event.at;
+      // A call that waited for approval when its reply was stopped never runs: it waits no more.
+      for (const tool of turn.tools.filter((t) => t.status === 'awaiting_approval')) {
+        tool.status = 'denied';
+        tool.note = 'not run: the reply was stopped while it waited for approval';
+      }
       break;
   }
   return turn;
