@@ -85,6 +85,20 @@ type Reply = {
   released?: boolean;
   /** Piped, a reply nobody here asked for: its words so far, given out whole and marked when it ends. */
   held?: string;
+  /** How many characters of it came past MAX_HELD, left out. */
+  notHeld?: number;
+};
+
+/** At most this much of a reply asked for elsewhere is held, piped, until it ends (the rest is counted). */
+const MAX_HELD = 1 << 20;
+
+/** What came of a reply asked for elsewhere, marked, as one piece of output; taken from it. */
+const heldOut = (entry: Reply, after = ''): string => {
+  const left = entry.notHeld ? ` … (${entry.notHeld} more characters not shown)` : '';
+  const out = `↪ ${(entry.held ?? '').replace(/\n$/, '')}${left}${after}\n`;
+  entry.held = '';
+  entry.notHeld = 0;
+  return out;
 };
 
 /** At most this much of a message is quoted when it is stopped before its reply began. */
@@ -102,6 +116,8 @@ export class InteractiveWaiter {
   private quitting = false;
   private lastInterrupt = 0;
   private finish: ((code: number) => void) | undefined;
+  /** Ends the session with an error the command reports (stdout's reader went away: exit 141, quietly). */
+  private broken: ((error: unknown) => void) | undefined;
   /** Piped input is taken a line at a time: the next one once this one is done (its reply ended). */
   private lines: Promise<void> = Promise.resolve();
   private replyDone: (() => void) | undefined;
@@ -129,8 +145,9 @@ export class InteractiveWaiter {
   }
 
   async run(client: SessionClient): Promise<number> {
-    const done = new Promise<number>((resolve) => {
+    const done = new Promise<number>((resolve, reject) => {
       this.finish = resolve;
+      this.broken = reject;
     });
     await this.attach(client);
     const { terminal, input } = this.options;
@@ -139,13 +156,16 @@ export class InteractiveWaiter {
       if (terminal) {
         // A stop is about the lines in progress: it shows below them, where it was typed.
         this.live.submitted(`${PROMPT}${line}`, line.startsWith('/') && line.trim().split(/\s+/)[0] === '/stop');
-        void this.onLine(line);
+        void this.onLine(line).catch((error: unknown) => this.failed(error));
       } else {
-        this.linesNotRead += 1;
-        this.lines = this.lines.then(() => {
-          this.linesNotRead -= 1;
-          return this.onLine(line);
-        });
+        const counted = line.trim() !== '';
+        if (counted) this.linesNotRead += 1;
+        this.lines = this.lines
+          .then(() => {
+            if (counted) this.linesNotRead -= 1;
+            return this.onLine(line);
+          })
+          .catch((error: unknown) => this.failed(error));
       }
     });
     this.rl.on('close', () => {
@@ -161,7 +181,13 @@ export class InteractiveWaiter {
 
   private async attach(client: SessionClient): Promise<void> {
     this.client = client;
-    client.onReply((reply) => this.onReply(reply));
+    client.onReply((reply) => {
+      try {
+        this.onReply(reply);
+      } catch (error) {
+        this.failed(error);
+      }
+    });
     client.onClose((lost) => void this.onLost(lost.message));
     const welcome = await client.ask({ type: 'hello', from: this.options.user }, replyOfType('welcome'));
     if (this.options.terminal) {
@@ -172,6 +198,8 @@ export class InteractiveWaiter {
   }
 
   private async onLine(raw: string): Promise<void> {
+    // Ended (given up, or stdout gone): a line still queued is neither sent nor run.
+    if (this.quitting) return;
     const text = raw.trim();
     if (!text) return this.prompt();
     // A line that starts with '/' is a command; with a space before it, a message.
@@ -341,7 +369,9 @@ export class InteractiveWaiter {
         if (!this.options.terminal) {
           // One asked elsewhere (a reminder, a reply a run before this one left waiting) would mix into ours.
           if (!entry.asked) {
-            entry.held = (entry.held ?? '') + reply.text;
+            const room = Math.max(0, MAX_HELD - (entry.held?.length ?? 0));
+            entry.held = (entry.held ?? '') + reply.text.slice(0, room);
+            entry.notHeld = (entry.notHeld ?? 0) + Math.max(0, reply.text.length - room);
             return;
           }
           if (reply.text) this.midLine = !reply.text.endsWith('\n');
@@ -360,11 +390,17 @@ export class InteractiveWaiter {
         return;
       }
       case 'message': {
+        const of = reply.inputId === undefined ? undefined : this.replies.get(reply.inputId);
         if (this.options.terminal) this.say(`↪ ${reply.text}`);
-        else {
-          // After a reply's streamed words, on a line of its own.
+        else if (of?.asked) {
+          // Ours (its call waits for approval): after its streamed words, on a line of its own.
           this.options.stdout.write(`${this.midLine ? '\n' : ''}↪ ${reply.text}\n`);
           this.midLine = false;
+          this.giveOutForeign();
+        } else {
+          // From elsewhere: after what came of its reply so far, once no line of ours is in progress.
+          if (of?.held) this.foreign.push(heldOut(of));
+          this.foreign.push(`↪ ${reply.text}\n`);
           this.giveOutForeign();
         }
         const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
@@ -423,17 +459,17 @@ export class InteractiveWaiter {
     const id = reply.inputId ?? [...this.replies.keys()].at(-1);
     const entry = id === undefined ? undefined : this.replies.get(id);
     if (id !== undefined) this.replies.delete(id);
+    // Not one of ours (each of ours has its entry from `accepted` on).
+    const foreign = entry ? !entry.asked : reply.inputId !== undefined;
     if (this.options.terminal) {
       const rest = entry?.lines.flush();
       // The line in progress is given out as the reply's last line, in its place.
       if (entry && rest !== undefined) this.live.update(entry, this.mark(entry, [rest]));
       // A stopped reply is said once, as (stopped) below, not also with the daemon's '(cancelled)'.
       if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
-    } else if (entry ? !entry.asked : reply.inputId !== undefined) {
-      // Not one of ours (each of ours has its entry from `accepted` on).
-      const held = entry?.held ?? '';
-      const whole = `${held}${reply.text && reply.outcome !== 'failed' ? `${held ? '\n' : ''}${reply.text}` : ''}`;
-      if (whole) this.foreign.push(`↪ ${whole.replace(/\n$/, '')}\n`);
+    } else if (foreign) {
+      if (entry?.held) this.foreign.push(heldOut(entry));
+      if (reply.text && reply.outcome !== 'failed') this.foreign.push(`↪ ${reply.text.replace(/\n$/, '')}\n`);
       this.giveOutForeign();
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
       this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
@@ -442,7 +478,7 @@ export class InteractiveWaiter {
     }
     if (entry?.asked && (reply.outcome === 'failed' || (reply.outcome !== undefined && NOT_AN_ANSWER[reply.outcome])))
       this.unanswered = true;
-    if (reply.outcome === 'failed') this.warn(reply.text);
+    if (reply.outcome === 'failed') this.warn(foreign ? `a reply asked for elsewhere failed: ${reply.text}` : reply.text);
     else if (reply.outcome && NOT_AN_ANSWER[reply.outcome] && reply.outcome !== 'cancelled') this.warn(NOT_AN_ANSWER[reply.outcome]!);
     else if (reply.outcome === 'cancelled' && this.options.terminal) {
       this.say(reply.stoppedFor === 'shutdown' ? '(stopped: homed is stopping)' : stoppedNote(entry));
@@ -451,6 +487,17 @@ export class InteractiveWaiter {
     // One that waited for approval let its line go on already.
     if (entry?.asked && !entry.released) this.releaseLine();
     if (this.endWhenAnswered) void this.endPiped();
+  }
+
+  /** Piped, at the end: the replies asked for elsewhere, ended or still under way (what came of them, marked so). */
+  private giveOutForeignAtEnd(): void {
+    for (const [, entry] of this.replies) {
+      if (!entry.asked && entry.held) this.foreign.push(heldOut(entry, ' (still being written as waiter ended)'));
+    }
+    if (this.foreign.length === 0) return;
+    if (this.midLine) this.options.stdout.write('\n');
+    this.midLine = false;
+    this.giveOutForeign();
   }
 
   /** Piped: the replies nobody here asked for, once no line of ours is in progress (they would cut it). */
@@ -507,14 +554,23 @@ export class InteractiveWaiter {
     done?.();
   }
 
-  private end(code: number): void {
+  /** A write failed (stdout's reader went away, a full disk): the session ends with that error. */
+  private failed(error: unknown): void {
     if (this.quitting) return;
     this.quitting = true;
-    if (this.foreign.length > 0) {
-      if (this.midLine) this.options.stdout.write('\n');
-      this.midLine = false;
-      this.giveOutForeign();
+    this.rl?.close();
+    this.client?.close();
+    this.broken?.(error);
+  }
+
+  private end(code: number): void {
+    if (this.quitting) return;
+    try {
+      this.giveOutForeignAtEnd();
+    } catch (error) {
+      return this.failed(error);
     }
+    this.quitting = true;
     this.releaseLine();
     this.rl?.close();
     this.client?.close();

@@ -177,6 +177,7 @@ describe('interactive waiter: piped input', () => {
     let written = '';
     out.on('data', (chunk: Buffer) => (written += chunk.toString()));
     const daemon = new FakeDaemon();
+    const warnings: string[] = [];
     const session = new InteractiveWaiter({
       dataDir: '/data',
       user: 'al',
@@ -185,7 +186,7 @@ describe('interactive waiter: piped input', () => {
       stdout: new CommandOutput(out),
       terminal: false,
       columns: () => 80,
-      warn: () => undefined,
+      warn: (line) => warnings.push(line),
       connect: () => Promise.reject(new Error('no reconnect in this test')),
       sleep: () => Promise.resolve(),
     });
@@ -196,7 +197,7 @@ describe('interactive waiter: piped input', () => {
       for (const r of replies) daemon.reply(r);
       await settled();
     };
-    return { lines, daemon, reply, ended, stdout: () => written };
+    return { lines, out, daemon, reply, ended, warnings, stdout: () => written };
   };
 
   it('gives a reply asked for elsewhere whole and marked ↪, once the line of ours in progress has ended', async () => {
@@ -211,5 +212,68 @@ describe('interactive waiter: piped input', () => {
     await reply({ type: 'chunk', inputId: 'ours', text: 'three.' }, { type: 'end', inputId: 'ours', text: '' });
     expect(stdout()).toBe('One two three.\n↪ Time to stretch!\n');
     expect(await ended).toBe(0);
+  });
+
+  it('gives a one-line message from elsewhere after our line too, after what its reply said before it', async () => {
+    const { lines, reply, ended, stdout } = await givenPiped();
+    lines.end('tell me\n');
+    await settled();
+    await reply({ type: 'accepted', inputId: 'ours' }, { type: 'chunk', inputId: 'ours', text: 'One two ' });
+    await reply({ type: 'chunk', inputId: 'theirs', text: 'Let me write.' });
+    await reply({ type: 'message', inputId: 'theirs', approval: 'x-1.1', text: 'Approval x-1.1: files_write' });
+    await reply({ type: 'message', text: 'Reminder: stretch' });
+    expect(stdout()).toBe('One two ');
+    await reply({ type: 'chunk', inputId: 'ours', text: 'three.' }, { type: 'end', inputId: 'ours', text: '' });
+    expect(stdout()).toBe('One two three.\n↪ Let me write.\n↪ Approval x-1.1: files_write\n↪ Reminder: stretch\n');
+    expect(await ended).toBe(0);
+  });
+
+  it('gives what came of a reply from elsewhere still under way when it ends, says when one failed, and caps what it holds', async () => {
+    const { lines, reply, ended, stdout, warnings } = await givenPiped();
+    lines.end('ping\n');
+    await settled();
+    await reply(
+      { type: 'chunk', inputId: 'failing', text: 'Half of it' },
+      { type: 'end', inputId: 'failing', outcome: 'failed', text: 'boom' },
+    );
+    await reply({ type: 'chunk', inputId: 'long', text: 'x'.repeat((1 << 20) + 5) });
+    await reply({ type: 'accepted', inputId: 'ours' }, { type: 'end', inputId: 'ours', text: 'pong' });
+    expect(await ended).toBe(0);
+    expect(warnings).toEqual(['waiter: a reply asked for elsewhere failed: boom']);
+    expect(stdout()).toBe(
+      `↪ Half of it\npong\n↪ ${'x'.repeat(1 << 20)} … (5 more characters not shown) (still being written as waiter ended)\n`,
+    );
+  });
+
+  it('sends no line queued after it gave up, and counts only the lines that say something', async () => {
+    const { lines, daemon, reply, ended, warnings } = await givenPiped();
+    lines.end('m1\nm2\nm3\nm4\nm5\n\n/tools\nm6\n');
+    await settled();
+    for (const id of ['i1', 'i2', 'i3', 'i4']) {
+      await reply({ type: 'accepted', inputId: id }, { type: 'message', inputId: id, approval: `${id}-1.1`, text: `Approval ${id}-1.1` });
+    }
+    await settled();
+    await reply({ type: 'approvals', pending: [] });
+    expect(await ended).toBe(1);
+    await settled();
+    expect(warnings.join('\n')).toContain('the 2 line(s) after it were not sent');
+    expect(daemon.requests.filter((r) => r.type === 'message').map((r) => (r as { text: string }).text)).toEqual([
+      'm1',
+      'm2',
+      'm3',
+      'm4',
+      'm5',
+    ]);
+  });
+
+  it('ends with the output error when the reader of stdout went away, never a crash', async () => {
+    const { lines, out, reply, ended } = await givenPiped();
+    lines.end('tell me\n');
+    await settled();
+    const outcome = expect(ended).rejects.toMatchObject({ code: 'OUTPUT_CLOSED' });
+    out.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await settled();
+    await reply({ type: 'accepted', inputId: 'ours' }, { type: 'chunk', inputId: 'ours', text: 'words' });
+    await outcome;
   });
 });

@@ -250,4 +250,16 @@ describe('one-shot waiter', () => {
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });
+
+  // A hostile tester's `printf 'hi\nhi again\n' | waiter | head -1` ended with a stack trace and exit 1.
+  it('piped, ends quietly with 141 when the reader of its output leaves (| head -1)', async () => {
+    const { dir, daemon } = await startScriptedHomed();
+    const piped = spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const done = finished(piped);
+    piped.stdin!.end('tell me a story\nping\n');
+    piped.stdout!.once('data', () => piped.stdout!.destroy());
+    const result = await done;
+    expect(result).toMatchObject({ code: 141, stderr: '' });
+    await daemons.stop(daemon);
+  });
 });
