@@ -106,5 +106,12 @@ const missedAction = (action: (typeof ACTIONS)[number], plugin: PluginSummary): 
   if (!running || plugin.state === 'running') return undefined;
   if (!plugin.enabled)
     return `${plugin.name} is disabled, so it was not started; 'homed plugins enable ${plugin.name}' enables and starts it`;
-  return `${plugin.name} did not start (it is ${plugin.state}); 'homed log --type PluginCrashed' shows why`;
+  return `${plugin.name} did not stay running (${STATE_SAID[plugin.state] ?? `it is ${plugin.state}`}); 'homed log --type PluginStopped --type PluginCrashed' says why`;
+};
+
+/** A plugin's state as a person reads it, where the name alone does not say it. */
+const STATE_SAID: Readonly<Record<string, string>> = {
+  backoff: 'it crashed and waits to be started again',
+  gaveUp: 'it crashed too often and homed gave up on it',
+  stopped: 'homed could not start it, or it stopped',
 };

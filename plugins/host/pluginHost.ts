@@ -37,7 +37,7 @@ export class UnknownPlugin extends HologramError {
 /** A request to disable or stop the plugin it came through: it would cut off the clients that reach homed that way. */
 export class PluginCarriesRequest extends HologramError {
   readonly code = 'PLUGIN_CARRIES_REQUEST';
-  constructor(action: 'disable' | 'stop', name: string) {
+  constructor(action: 'disable' | 'stop' | 'reload', name: string) {
     // `homed plugins` reaches homed through the cli plugin, and the plugins view through the web UI's.
     const ways = [
       ...(name === 'webui' ? [] : ["the web UI's plugins view"]),
@@ -45,7 +45,8 @@ export class PluginCarriesRequest extends HologramError {
     ];
     super(
       `this request came through the ${name} plugin: to ${action} it would cut off every client that reaches homed through it ` +
-        `(and a disabled one stays off across restarts); ${action} it through another way in (${ways.join(', or ')}), or stop homed`,
+        `${action === 'disable' ? '(and a disabled one stays off across restarts)' : action === 'reload' ? '(this one before its answer)' : ''}; ` +
+        `${action} it through another way in (${ways.join(', or ')}), or stop homed`,
     );
   }
 }
@@ -232,7 +233,7 @@ export class PluginHost {
   /** `homed plugins enable|disable|reload|start|stop NAME`, asked through the plugin `via`. */
   async control(action: PluginAction, name: string, via: string): Promise<PluginSummary> {
     const supervisor = this.supervisor(name);
-    if (name === via && (action === 'disable' || action === 'stop')) throw new PluginCarriesRequest(action, name);
+    if (name === via && (action === 'disable' || action === 'stop' || action === 'reload')) throw new PluginCarriesRequest(action, name);
     switch (action) {
       case 'enable':
         await supervisor.send('ENABLE');

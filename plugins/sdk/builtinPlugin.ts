@@ -58,7 +58,7 @@ export type KernelControl = Readonly<{
   models(): readonly Readonly<{ name: string; model: string }>[];
   tools(): readonly Readonly<{ name: string; plugin: string; description: string }>[];
   plugins(): readonly PluginSummary[];
-  /** An action on plugin `name`, asked through the plugin `via` (which may not disable or stop itself). */
+  /** An action on plugin `name`, asked through the plugin `via` (which may not disable, stop or reload itself). */
   pluginAction(action: PluginAction, name: string, via: string): Promise<PluginSummary>;
   /** The calls waiting for a person's approval. */
   approvals(): readonly PendingApprovalSummary[];

@@ -149,13 +149,14 @@ describe('the web UI against hostile callers', () => {
     expect((await call(url, '/api/overview', { headers: signedIn(token) })).status).toBe(200);
   });
 
-  it('refuses to disable or stop the plugin a request came through; the other way in still can, and the daemon answers on', async () => {
+  it('refuses to disable, stop or reload the plugin a request came through; the other way in still can, and the daemon answers on', async () => {
     const dir = testDataDir(tempDir());
     const url = webuiUrlOf((await daemons.start(dir)).output);
     const token = url.searchParams.get('token')!;
     const act = (action: string, name: string) =>
       call(url, '/api/plugin', { method: 'POST', headers: signedIn(token, asJson), body: JSON.stringify({ action, name }) });
-    for (const action of ['disable', 'stop']) {
+    // A reload, too, cut the request it came through before its answer (a hostile tester's reload of cli).
+    for (const action of ['disable', 'stop', 'reload']) {
       const self = await act(action, 'webui');
       expect(self.status).toBe(400);
       expect(JSON.parse(self.body).error).toContain(`this request came through the webui plugin: to ${action} it would cut off`);
