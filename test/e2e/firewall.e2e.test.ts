@@ -37,6 +37,23 @@ const logged = async (dir: string, type: string, timeoutMs = 20_000) => {
   throw new Error(`no ${type} in the log within ${timeoutMs} ms`);
 };
 
+/** A daemon on a fresh data dir whose settings ask a person's approval for every files_write, its model answering `script`. */
+const homedAskingApproval = async (script: Parameters<typeof startLlmServer>[0]) => {
+  const server = await startLlmServer(script);
+  daemons.onCleanup(() => server.close());
+  const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+  return { server, dir, daemon: await daemons.start(dir) };
+};
+
+/** `approved` or refused from another session on the cli socket, as /approve or /deny there does. */
+const answerOnSocket = async (dir: string, approval: string, approved: boolean) => {
+  const approver = await connectCli(dir);
+  const answers = repliesOf(approver);
+  approver.write(requestLine({ type: 'approve', approval, approved }));
+  expect(await answers.next()).toMatchObject({ type: 'answered', approved });
+  approver.destroy();
+};
+
 describe('the firewall through homed', () => {
   it('fills @{NAME} into the call that names it, right before it runs, and scrubs it everywhere else', async () => {
     const server = await startLlmServer([
@@ -166,14 +183,11 @@ describe('the firewall through homed', () => {
   // Piped, waiter waited for the reply of a call that needs approval forever, the lines after it
   // unsent (no line could answer it). It now goes on, and once its input ends says how to answer.
   it('piped: goes on past a reply that waits for approval, says how to answer it, and exits 1', async () => {
-    const server = await startLlmServer([
+    const { dir, daemon } = await homedAskingApproval([
       { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'later.txt', content: 'yes' } }] },
       { text: 'second answered' },
       { text: 'Written, with your approval.' },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     const run = await piped(dir, 'write later.txt\nsecond\n');
     const [request] = await logged(dir, 'ApprovalRequested');
     const approval = String(request!.data.approval);
@@ -195,13 +209,10 @@ describe('the firewall through homed', () => {
 
   // The second tester's pipe approved the call itself, and waiter left before the reply, saying it still waited.
   it('piped: a call approved by a later line runs, and waiter waits for its reply and exits 0', async () => {
-    const server = await startLlmServer([
+    const { dir, daemon } = await homedAskingApproval([
       { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'one.txt', content: '1' } }] },
       { text: 'Written.' },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     const run = await piped(dir, 'write one\n/approve\n');
     expect(run.stdout).toMatch(/approved \S+: it runs now\n/);
     expect(run.stdout.endsWith('Written.\n')).toBe(true);
@@ -213,7 +224,7 @@ describe('the firewall through homed', () => {
 
   // The third tester: two calls of one reply waited, and only the last was named.
   it('piped: names every call of a reply that waits for approval', async () => {
-    const server = await startLlmServer([
+    const { dir, daemon } = await homedAskingApproval([
       {
         toolCalls: [
           { id: 'a', name: 'files_write', arguments: { path: 'a.txt', content: 'a' } },
@@ -221,9 +232,6 @@ describe('the firewall through homed', () => {
         ],
       },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     const run = await piped(dir, 'write both\n');
     const requested = (await logOf(dir, '--type', 'ApprovalRequested')).map((l) => String(l.data.approval));
     expect(requested).toHaveLength(2);
@@ -234,12 +242,9 @@ describe('the firewall through homed', () => {
 
   // The third tester: a reply that streamed words, then asked for approval, printed the request on the same line.
   it("piped: an approval request after a reply's streamed words starts a line of its own", async () => {
-    const server = await startLlmServer([
+    const { dir, daemon } = await homedAskingApproval([
       { text: 'Let me write.', toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'w.txt', content: 'w' } }] },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     const run = await piped(dir, 'write w\n');
     expect(run.stdout).toMatch(/^Let me write\.\n↪ Approval /);
     await daemons.stop(daemon);
@@ -248,7 +253,7 @@ describe('the firewall through homed', () => {
   // A reply a piped run left waiting for approval, approved later, went to the user's sessions
   // open then: a second piped run printed it unmarked, in the middle of its own reply's line.
   it('piped: a reply asked for by an earlier run comes marked ↪, after the line of ours in progress', async () => {
-    const server = await startLlmServer([
+    const { server, dir, daemon } = await homedAskingApproval([
       { when: (r) => afterToolResult(r), reply: { text: 'Wrote it.' } },
       {
         when: (r) => lastUserText(r) === 'write w',
@@ -257,20 +262,13 @@ describe('the firewall through homed', () => {
       { when: (r) => lastUserText(r) === 'tell me slowly', reply: { text: 'One two three four five six.', holdAfterChunks: 2 } },
       { when: (r) => lastUserText(r) === 'ping', reply: { text: 'pong' } },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     expect((await piped(dir, 'write w\n')).code).toBe(1);
     const [requested] = await logged(dir, 'ApprovalRequested');
     const second = spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
     const run = finished(second);
     second.stdin!.end('tell me slowly\nping\n');
     await expect.poll(() => server.requests.some((r) => lastUserText(r) === 'tell me slowly'), { timeout: 15_000 }).toBe(true);
-    const approver = await connectCli(dir);
-    const answers = repliesOf(approver);
-    approver.write(requestLine({ type: 'approve', approval: requested!.data.approval, approved: true }));
-    expect(await answers.next()).toMatchObject({ type: 'answered', approved: true });
-    approver.destroy();
+    await answerOnSocket(dir, String(requested!.data.approval), true);
     server.release();
     const { stdout, code } = await run;
     expect(stdout).toBe('One two three four five six.\n↪ Wrote it.\npong\n');
@@ -285,10 +283,7 @@ describe('the firewall through homed', () => {
       when: (request: RecordedRequest) => lastUserText(request) === `write f${i}`,
       reply: { toolCalls: [{ id: `w${i}`, name: 'files_write', arguments: { path: `f${i}.txt`, content: 'x' } }] },
     }));
-    const server = await startLlmServer(writes);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
+    const { dir, daemon } = await homedAskingApproval(writes);
     const run = await piped(dir, `${writes.map((_, i) => `write f${i}\n`).join('')}and then\n/tools\n`);
     expect(run.stderr).toContain('1 message(s) not taken yet: homed takes 4 at a time from one session');
     // The lines after it are not lost in silence.
@@ -301,13 +296,10 @@ describe('the firewall through homed', () => {
   // The third tester's cancel of a reply that waited for approval was answered 'cancelled' and did
   // nothing: its turn holds no task for the scheduler to stop. Its sender's stop now stops it.
   it("a sender's cancel of a reply waiting for approval stops it: the call never runs, the reply ends", async () => {
-    const server = await startLlmServer([
+    const { server, dir, daemon } = await homedAskingApproval([
       { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'never.txt', content: 'no' } }] },
       { text: 'The model was asked again.' },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
     socket.write(requestLine({ type: 'message', text: 'write never.txt' }));
@@ -330,7 +322,7 @@ describe('the firewall through homed', () => {
   // The stop once answered the waiting call as refused, which let the reply run on: with another
   // call of its round approved already, that one ran and the model was asked again (fourth tester).
   it('waiter --stop stops a reply waiting for approval, one of its calls approved: nothing more runs', async () => {
-    const server = await startLlmServer([
+    const { server, dir, daemon } = await homedAskingApproval([
       {
         toolCalls: [
           { id: 'a', name: 'files_write', arguments: { path: 'a.txt', content: 'a' } },
@@ -339,20 +331,13 @@ describe('the firewall through homed', () => {
       },
       { text: 'The model was asked again after the stop.' },
     ]);
-    daemons.onCleanup(() => server.close());
-    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
-    const daemon = await daemons.start(dir);
     const socket = await connectCli(dir);
     const replies = repliesOf(socket);
     socket.write(requestLine({ type: 'message', text: 'write both' }));
     const accepted = (await replies.next()) as unknown as { type: string; inputId: string };
     await expect.poll(async () => (await logOf(dir, '--type', 'ApprovalRequested')).length, { timeout: 20_000 }).toBe(2);
     const [first] = await logOf(dir, '--type', 'ApprovalRequested');
-    const approver = await connectCli(dir);
-    const answers = repliesOf(approver);
-    approver.write(requestLine({ type: 'approve', approval: first!.data.approval, approved: true }));
-    expect(await answers.next()).toMatchObject({ type: 'answered', approved: true });
-    approver.destroy();
+    await answerOnSocket(dir, String(first!.data.approval), true);
     await logged(dir, 'ToolCompleted');
     // The reply waits parked again, for the other call, before it is stopped: its task and the answer's have ended.
     await expect.poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).length, { timeout: 15_000 }).toBe(2);
