@@ -24,7 +24,9 @@ export class OutputClosed extends HologramError {
 export class OutputFailed extends HologramError {
   readonly code = 'OUTPUT_FAILED';
   constructor(error: NodeJS.ErrnoException) {
-    super(`cannot write the output (${error.code ?? 'error'}: ${error.message}); free the disk or choose another destination`, {
+    // Node's message starts with the code already ('ENOSPC: no space left on device, write').
+    const why = error.code && !error.message.startsWith(error.code) ? `${error.code}: ${error.message}` : error.message;
+    super(`cannot write the output (${why}); free the disk or choose another destination`, {
       cause: error,
     });
   }

@@ -38,4 +38,6 @@ export type ApprovalDesk = Readonly<{
   answer(answer: ApprovalAnswer): Promise<void>;
   /** Stops the replies waiting only for approvals whose input `which` picks; how many. */
   stopParked(which: (input: string) => boolean): Promise<number>;
+  /** The task a reply to `input` runs under once an approval resumed it (what stopping it stops), if it runs. */
+  resumedTaskOf(input: string): string | undefined;
 }>;

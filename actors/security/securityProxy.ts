@@ -165,6 +165,7 @@ export class SecurityProxy {
           pending: () => desk.pending(),
           answer: (answer) => desk.answer(this.reviewAnswer(answer)),
           stopParked: (which) => desk.stopParked(which),
+          resumedTaskOf: (input) => desk.resumedTaskOf(input),
         }),
     };
   }

@@ -116,7 +116,10 @@ const TASK_OUTCOME: Readonly<Record<TurnOutcome, 'done' | 'failed' | 'cancelled'
  * as it does.
  */
 type Running = {
+  /** The task the turn runs under now: its input's, or, once an approval resumed it, the answer's. */
   taskId: string;
+  /** The input the turn answers (the task it started under): what its sender's cancel names. */
+  input: string;
   turn: TurnActor | undefined;
   stopping: TurnStopReason | null;
   launched: Promise<void>;
@@ -299,7 +302,7 @@ export class TurnRunner {
       return;
     }
     if (payload.resume) return void this.resume(taskId, payload.resume);
-    const run: Running = { taskId, turn: undefined, stopping: null, launched: Promise.resolve() };
+    const run: Running = { taskId, input: taskId, turn: undefined, stopping: null, launched: Promise.resolve() };
     this.running.set(taskId, run);
     run.launched = this.launch(run, payload).catch(async (error: unknown) => {
       this.options.log(`turns: task ${taskId} could not start: ${(error as Error).message}`);
@@ -389,9 +392,9 @@ export class TurnRunner {
   /** Every call waiting for a person, parked or in a running turn. */
   pending(): PendingApproval[] {
     const entries = [
-      ...[...this.parked].map(([stream, { run, turn, said }]) => ({ stream, turn, conversation: said.conversation, input: run.taskId })),
+      ...[...this.parked].map(([stream, { run, turn, said }]) => ({ stream, turn, conversation: said.conversation, input: run.input })),
       ...[...this.running.values()].flatMap((run) =>
-        run.turn ? [{ stream: run.turn.stream, turn: run.turn, conversation: run.said?.conversation ?? '', input: run.taskId }] : [],
+        run.turn ? [{ stream: run.turn.stream, turn: run.turn, conversation: run.said?.conversation ?? '', input: run.input }] : [],
       ),
     ];
     return entries.flatMap(({ stream, turn, conversation, input }) =>
@@ -438,7 +441,7 @@ export class TurnRunner {
    * stopped, its waiting calls not run and the model not asked again. How many it stopped.
    */
   async stopParked(which: (input: string) => boolean): Promise<number> {
-    const picked = [...this.parked].filter(([, { run }]) => which(run.taskId));
+    const picked = [...this.parked].filter(([, { run }]) => which(run.input));
     for (const [stream, { run, turn }] of picked) {
       this.parked.delete(stream);
       run.stopping = 'stop';
@@ -446,6 +449,11 @@ export class TurnRunner {
       await turn.stop('stop');
     }
     return picked.length;
+  }
+
+  /** The task a reply to `input` runs under now that an approval's answer resumed it, if it runs. */
+  resumedTaskOf(input: string): string | undefined {
+    return [...this.running.values()].find((run) => run.input === input && run.taskId !== input && !run.stopping)?.taskId;
   }
 
   /** Once a turn waits only for people, its task ends and the turn waits parked. */
@@ -544,7 +552,8 @@ export class TurnRunner {
       if (!toolset) continue;
       const history = events.filter((e) => (TURN_INPUT_TYPES as readonly string[]).includes(e.type)).map(asMessage);
       const { origin } = request.data;
-      const run: Running = { taskId: request.data.taskId ?? '', turn: undefined, stopping: null, launched: Promise.resolve() };
+      const input = request.data.taskId ?? '';
+      const run: Running = { taskId: input, input, turn: undefined, stopping: null, launched: Promise.resolve() };
       const said =
         origin &&
         saidOf(

@@ -88,6 +88,12 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           const facts = await scheduler.cancel(inputId);
           // The scheduler stopped its task: the turn ends with it.
           if (facts.some((fact) => fact.type === 'StopRequested')) return;
+          // An approval's answer resumed the reply: it runs under the answer's task, which the stop is for.
+          const resumed = approvals?.resumedTaskOf(inputId);
+          if (resumed !== undefined) {
+            await scheduler.cancel(resumed);
+            return;
+          }
           // A reply waiting for a person, parked, holds no task to stop: it is stopped where it waits.
           await approvals?.stopParked((input) => input === inputId);
         },

@@ -96,5 +96,10 @@ describe('CommandOutput', () => {
     reader.leave('ENOSPC');
     await expect(flushed).rejects.toBeInstanceOf(OutputFailed);
     await expect(flushed).rejects.toThrow('cannot write the output (ENOSPC: write ENOSPC); free the disk or choose another destination');
+    // Node's own message starts with the code: it is said once.
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    expect(new OutputFailed(full).message).toBe(
+      'cannot write the output (ENOSPC: no space left on device, write); free the disk or choose another destination',
+    );
   });
 });

@@ -319,6 +319,66 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  // An approval's answer resumes the reply under a task of its own; the sender's cancel named the
+  // first and stopped nothing, though it answered 'cancelled' (fifth hostile tester).
+  it("after an approval, the sender's cancel still stops the reply: streaming, or parked again", async () => {
+    const { server, dir, daemon } = await homedAskingApproval([
+      {
+        when: (r) => lastUserText(r) === 'write then talk' && !afterToolResult(r),
+        reply: { toolCalls: [{ id: 'a', name: 'files_write', arguments: { path: 'a.txt', content: 'a' } }] },
+      },
+      {
+        when: (r) => lastUserText(r) === 'write then talk',
+        reply: { text: 'one two three four five six seven eight', slow: { chunkDelayMs: 300 } },
+      },
+      {
+        when: (r) => lastUserText(r) === 'write twice' && !afterToolResult(r),
+        reply: { toolCalls: [{ id: 'c', name: 'files_write', arguments: { path: 'c.txt', content: 'c' } }] },
+      },
+      {
+        when: (r) => lastUserText(r) === 'write twice',
+        reply: { toolCalls: [{ id: 'd', name: 'files_write', arguments: { path: 'd.txt', content: 'd' } }] },
+        repeat: true,
+      },
+    ]);
+    const socket = await connectCli(dir);
+    const replies = repliesOf(socket);
+    const ended = (inputId: string) =>
+      expect.poll(() => replies.replies.find((r) => r.type === 'end' && r.inputId === inputId), { timeout: 15_000 });
+
+    // Streaming: the cancel stops it where it is.
+    socket.write(requestLine({ type: 'message', text: 'write then talk' }));
+    const talking = (await replies.next()) as unknown as { inputId: string };
+    const [first] = await logged(dir, 'ApprovalRequested');
+    await answerOnSocket(dir, String(first!.data.approval), true);
+    await expect
+      .poll(() => replies.replies.some((r) => r.type === 'chunk' && r.inputId === talking.inputId), { timeout: 15_000 })
+      .toBe(true);
+    socket.write(requestLine({ type: 'cancel', inputId: talking.inputId }));
+    await ended(talking.inputId).toMatchObject({ outcome: 'cancelled' });
+    const said = replies.replies.flatMap((r) => (r.type === 'chunk' && r.inputId === talking.inputId ? [r.text] : [])).join('');
+    expect(said).not.toContain('eight');
+
+    // Parked again, for its next call: the cancel stops it there, and that call never runs.
+    socket.write(requestLine({ type: 'message', text: 'write twice' }));
+    await expect.poll(() => replies.replies.filter((r) => r.type === 'accepted').length, { timeout: 15_000 }).toBe(2);
+    const twice = replies.replies.filter((r) => r.type === 'accepted')[1] as unknown as { inputId: string };
+    await expect.poll(async () => (await logOf(dir, '--type', 'ApprovalRequested')).length, { timeout: 15_000 }).toBe(2);
+    const [, second] = await logOf(dir, '--type', 'ApprovalRequested');
+    const tasksBefore = (await logOf(dir, '--type', 'TaskCompleted')).length;
+    await answerOnSocket(dir, String(second!.data.approval), true);
+    await expect.poll(async () => (await logOf(dir, '--type', 'ApprovalRequested')).length, { timeout: 15_000 }).toBe(3);
+    await expect.poll(async () => (await logOf(dir, '--type', 'TaskCompleted')).length, { timeout: 15_000 }).toBe(tasksBefore + 1);
+    socket.write(requestLine({ type: 'cancel', inputId: twice.inputId }));
+    await ended(twice.inputId).toMatchObject({ outcome: 'cancelled' });
+    socket.destroy();
+    expect(existsSync(join(dir, 'files', 'c.txt'))).toBe(true);
+    expect(existsSync(join(dir, 'files', 'd.txt'))).toBe(false);
+    expect(server.requests.filter((r) => lastUserText(r) === 'write twice')).toHaveLength(2);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   // The stop once answered the waiting call as refused, which let the reply run on: with another
   // call of its round approved already, that one ran and the model was asked again (fourth tester).
   it('waiter --stop stops a reply waiting for approval, one of its calls approved: nothing more runs', async () => {

@@ -41,7 +41,10 @@ export type CliRequest =
   /** Says who is here before any message, so what arrives for them (a reminder) reaches this session; answered `welcome`. */
   | Readonly<{ type: 'hello'; from?: string }>
   | Readonly<{ type: 'stop' }>
-  /** Stops one input this client sent (running or waiting), not the others; answered `cancelled`. */
+  /**
+   * Stops one input by its id (running, waiting, or waiting for approval), not the others, whichever
+   * session sent it: every session on the socket is the owner's. Answered `cancelled`.
+   */
   | Readonly<{ type: 'cancel'; inputId: string }>
   | Readonly<{ type: 'tools' }>
   | Readonly<{ type: 'plugins' }>
