@@ -91,6 +91,8 @@ type Reply = {
 
 /** At most this much of a reply asked for elsewhere is held, piped, until it ends (the rest is counted). */
 const MAX_HELD = 1 << 20;
+/** At most this much from elsewhere, all replies and messages together, waits for our line to end (the rest is counted). */
+const MAX_QUEUED = 4 * MAX_HELD;
 
 /** What came of a reply asked for elsewhere, marked, as one piece of output; taken from it. */
 const heldOut = (entry: Reply, after = ''): string => {
@@ -133,6 +135,9 @@ export class InteractiveWaiter {
   private endingPiped = false;
   /** Piped, replies nobody here asked for, marked, waiting for the line of ours in progress to end. */
   private readonly foreign: string[] = [];
+  /** What `foreign` holds, in characters, and how many pieces past MAX_QUEUED were left out of it. */
+  private foreignChars = 0;
+  private foreignLeftOut = 0;
   /** Piped lines read from the input and not yet taken (each waits for the line before it). */
   private linesNotRead = 0;
   /** Piped, stdout's last line is a reply's streamed words not yet ended by a line break. */
@@ -399,8 +404,8 @@ export class InteractiveWaiter {
           this.giveOutForeign();
         } else {
           // From elsewhere: after what came of its reply so far, once no line of ours is in progress.
-          if (of?.held) this.foreign.push(heldOut(of));
-          this.foreign.push(`↪ ${reply.text}\n`);
+          if (of?.held) this.queueForeign(heldOut(of));
+          this.queueForeign(`↪ ${reply.text}\n`);
           this.giveOutForeign();
         }
         const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
@@ -468,8 +473,8 @@ export class InteractiveWaiter {
       // A stopped reply is said once, as (stopped) below, not also with the daemon's '(cancelled)'.
       if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
     } else if (foreign) {
-      if (entry?.held) this.foreign.push(heldOut(entry));
-      if (reply.text && reply.outcome !== 'failed') this.foreign.push(`↪ ${reply.text.replace(/\n$/, '')}\n`);
+      if (entry?.held) this.queueForeign(heldOut(entry));
+      if (reply.text && reply.outcome !== 'failed') this.queueForeign(`↪ ${reply.text.replace(/\n$/, '')}\n`);
       this.giveOutForeign();
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
       this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
@@ -492,7 +497,7 @@ export class InteractiveWaiter {
   /** Piped, at the end: the replies asked for elsewhere, ended or still under way (what came of them, marked so). */
   private giveOutForeignAtEnd(): void {
     for (const [, entry] of this.replies) {
-      if (!entry.asked && entry.held) this.foreign.push(heldOut(entry, ' (still being written as waiter ended)'));
+      if (!entry.asked && entry.held) this.queueForeign(heldOut(entry, ' (still being written as waiter ended)'));
     }
     if (this.foreign.length === 0) return;
     if (this.midLine) this.options.stdout.write('\n');
@@ -504,6 +509,19 @@ export class InteractiveWaiter {
   private giveOutForeign(): void {
     if (this.midLine) return;
     for (const text of this.foreign.splice(0)) this.options.stdout.write(text);
+    if (this.foreignLeftOut > 0) this.options.stdout.write(`↪ … (${this.foreignLeftOut} more from elsewhere not shown)\n`);
+    this.foreignChars = 0;
+    this.foreignLeftOut = 0;
+  }
+
+  /** Holds `text` from elsewhere until no line of ours is in progress; past MAX_QUEUED in all, it is only counted. */
+  private queueForeign(text: string): void {
+    if (this.foreignChars + text.length > MAX_QUEUED) {
+      this.foreignLeftOut += 1;
+      return;
+    }
+    this.foreignChars += text.length;
+    this.foreign.push(text);
   }
 
   /** Approval `approval` was answered here: the reply waiting for it runs on (or ends refused). */

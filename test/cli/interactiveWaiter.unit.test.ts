@@ -245,6 +245,21 @@ describe('interactive waiter: piped input', () => {
     );
   });
 
+  it('holds at most 4 MiB from elsewhere while our line is in progress, and counts what it left out', async () => {
+    const { lines, reply, ended, stdout } = await givenPiped();
+    lines.end('tell me\n');
+    await settled();
+    await reply({ type: 'accepted', inputId: 'ours' }, { type: 'chunk', inputId: 'ours', text: 'One ' });
+    const big = 'm'.repeat((1 << 20) - 10);
+    for (let i = 0; i < 6; i++) await reply({ type: 'message', text: big });
+    await reply({ type: 'end', inputId: 'ours', text: '' });
+    expect(await ended).toBe(0);
+    const out = stdout();
+    expect(out.startsWith('One \n↪ m')).toBe(true);
+    expect(out.match(/↪ m+\n/g)).toHaveLength(4);
+    expect(out.endsWith('↪ … (2 more from elsewhere not shown)\n')).toBe(true);
+  });
+
   it('sends no line queued after it gave up, and counts only the lines that say something', async () => {
     const { lines, daemon, reply, ended, warnings } = await givenPiped();
     lines.end('m1\nm2\nm3\nm4\nm5\n\n/tools\nm6\n');
