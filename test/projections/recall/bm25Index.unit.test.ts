@@ -41,10 +41,14 @@ const REMOVED = fc.array(fc.nat(59), { maxLength: 10 });
 const WEIGH_BATCH = fc.constantFrom(1, 3, undefined);
 const COMMON_QUERY = fc.array(fc.oneof(RARE, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 });
 
-/** The same documents, some removed, in an index that prunes its searches and in one that scores every match. */
-const prunedAndFull = (documents: readonly string[][], removed: readonly number[], weighBatch?: number) => {
-  const pruned = new Bm25Index({ compactAtLeast: 2, ...(weighBatch ? { weighBatch } : {}) });
-  const full = new Bm25Index({ prune: false });
+/** In how many of its most recent uses a term counts: a few (so 'ada' and 'said' count only in their latest), or the default. */
+const RECENT = fc.constantFrom(1, 2, 5, undefined);
+
+/** The same documents, some removed, in an index that prunes its searches and in one that scores every match of its terms' recent uses. */
+const prunedAndFull = (documents: readonly string[][], removed: readonly number[], weighBatch?: number, recentUses?: number) => {
+  const recent = recentUses ? { recentUses } : {};
+  const pruned = new Bm25Index({ compactAtLeast: 2, ...(weighBatch ? { weighBatch } : {}), ...recent });
+  const full = new Bm25Index({ prune: false, ...recent });
   for (const index of [pruned, full]) {
     for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
     for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
@@ -153,6 +157,36 @@ describe('Bm25Index', () => {
     expect(index.size).toBe(5);
     expect(index.search(['run'], 10)).toEqual([]);
     expect(index.search(['pottery'], 10).map((h) => h.id)).toEqual(['e', 'd']); // shorter doc first
+  });
+
+  it('counts a term only in its most recent uses: an older use of a common word adds nothing', () => {
+    const docs = [
+      doc('old', 'coffee pottery'),
+      doc('oldest', 'coffee'),
+      doc('mid', 'coffee tea'),
+      doc('new1', 'coffee'),
+      doc('new2', 'coffee morning'),
+    ];
+    const index = indexOf(docs, { recentUses: 2 });
+    const every = indexOf(docs, { recentUses: Number.POSITIVE_INFINITY });
+    // 'coffee' counts in new1 and new2 only; 'old' is found by 'pottery' and scores as if it held nothing else.
+    const hits = index.search(['coffee', 'pottery'], 10);
+    expect(hits.map((h) => h.id)).toEqual(['old', 'new1', 'new2']);
+    expect(hits[0]!.score).toBe(every.search(['pottery'], 1)[0]!.score);
+    expect(hits.slice(1)).toEqual(every.search(['coffee'], 10).filter((h) => h.id === 'new1' || h.id === 'new2'));
+    // The idf is the term's over every use: it is as common as it is.
+    expect(index.idf('coffee')).toBe(every.idf('coffee'));
+    // A boosted document (of a month the query names) counts its older uses too.
+    const boostedOld = { ids: ['old'], restMax: 1 };
+    const weigh = (id: string): number => (id === 'old' ? 2 : 1);
+    expect(index.search(['coffee', 'pottery'], 1, weigh, 2, boostedOld)[0]).toEqual({
+      id: 'old',
+      score: every.search(['coffee', 'pottery'], 10).find((h) => h.id === 'old')!.score * 2,
+    });
+    // Removing a recent use lets the next most recent one count.
+    expect(index.remove('new2', countsOf(['coffee', 'morning']))).toBe(true);
+    expect(index.search(['coffee'], 10).map((h) => h.id)).toEqual(['new1', 'mid']);
+    expect(() => new Bm25Index({ recentUses: 0 })).toThrow(RangeError);
   });
 
   it('honours k, and returns nothing for k ≤ 0 or an empty index', () => {
@@ -316,8 +350,9 @@ describe('Bm25Index', () => {
         fc.integer({ min: 1, max: 12 }),
         fc.boolean(),
         WEIGH_BATCH,
-        (documents, removed, query, weights, k, weighed, weighBatch) => {
-          const { pruned, full } = prunedAndFull(documents, removed, weighBatch);
+        RECENT,
+        (documents, removed, query, weights, k, weighed, weighBatch, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
           const weigh = weighed ? (id: string) => weights[Number(id.slice(1))]! : undefined;
           const bound = weighed ? 3 : undefined;
           expect(pruned.search(query, k, weigh, bound)).toEqual(full.search(query, k, weigh, bound));
@@ -336,9 +371,10 @@ describe('Bm25Index', () => {
         COMMON_DOCUMENTS,
         COMMON_QUERY,
         fc.integer({ min: 1, max: 8 }),
-        (documents, removed, later, query, k) => {
-          const { pruned, full } = prunedAndFull(documents, removed);
-          const restored = Bm25Index.fromState(pruned.toState(), { compactAtLeast: 2 });
+        RECENT,
+        (documents, removed, later, query, k, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, undefined, recentUses);
+          const restored = Bm25Index.fromState(pruned.toState(), { compactAtLeast: 2, ...(recentUses ? { recentUses } : {}) });
           expect(restored.search(query, k)).toEqual(full.search(query, k));
           for (const [i, words] of later.entries()) {
             restored.add({ id: `later${i}`, tokens: words });
@@ -363,12 +399,15 @@ describe('Bm25Index', () => {
         fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
         fc.integer({ min: 1, max: 12 }),
         WEIGH_BATCH,
-        (documents, removed, query, weights, boostedAt, k, weighBatch) => {
-          const { pruned, full } = prunedAndFull(documents, removed, weighBatch);
+        RECENT,
+        (documents, removed, query, weights, boostedAt, k, weighBatch, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
           // Boosted ids may name documents removed or never added.
           const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]! * (boosted.has(id) ? 2 : 1);
-          expect(pruned.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(full.search(query, k, weigh, 3));
+          expect(pruned.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(
+            full.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 }),
+          );
         },
       ),
       { numRuns: 1_000 },
@@ -386,11 +425,14 @@ describe('Bm25Index', () => {
         fc.array(fc.constantFrom(0, 1, 1.5, 4), { minLength: 60, maxLength: 60 }),
         fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
         WEIGH_BATCH,
-        (documents, removed, query, weights, boostedAt, weighBatch) => {
-          const { pruned, full } = prunedAndFull(documents, removed, weighBatch);
+        RECENT,
+        (documents, removed, query, weights, boostedAt, weighBatch, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
           const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]!;
-          expect(pruned.search(query, 61, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(full.search(query, 61, weigh));
+          expect(pruned.search(query, 61, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(
+            full.search(query, 61, weigh, 3, { ids: boosted, restMax: 1.5 }),
+          );
         },
       ),
       { numRuns: 1_000 },
