@@ -400,9 +400,10 @@ export class Bm25Index {
    *
    * A term counts only in its `recentUses` most recent uses (in every use, for a term used no
    * more often): an older use of a common word adds nothing to a document's score, as if it were
-   * not there, except in a boosted document, which counts all it holds. So a search reads at most that many entries of each term, and its cost stops
-   * growing with what was said once its words are that common; what a rarer word says, and every
-   * search of a memory no larger than that, is exact BM25.
+   * not there, except in a boosted document, which counts all it holds. So a search reads at
+   * most that many entries of each term, and its cost stops growing with what was said once its
+   * words are that common; what a rarer word says, and every search of a memory no larger than
+   * that, is exact BM25.
    *
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
@@ -510,7 +511,6 @@ export class Bm25Index {
       if (best) raised(best);
       return best !== undefined;
     };
-    /** What term q adds to the document at entry `at` of its posting, and the term's next document. */
     /** What term q adds to the boosted document in `slot` from an older use, looked up in its whole posting. */
     const lookUp = (q: number, slot: number): number => {
       const at = seek(postings[q]!, look[q]!, used[q]!, slot);
@@ -520,6 +520,7 @@ export class Bm25Index {
       parts[q] = part;
       return part;
     };
+    /** What term q adds to the document at entry `at` of its posting, and the term's next document. */
     const take = (q: number, at: number): number => {
       const part = this.partAt(terms[q]!, at, avgLength);
       parts[q] = part;
