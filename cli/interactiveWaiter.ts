@@ -408,7 +408,7 @@ export class InteractiveWaiter {
           this.queueForeign(`↪ ${reply.text}\n`);
           this.giveOutForeign();
         }
-        const entry = reply.approval !== undefined && reply.inputId !== undefined ? this.replies.get(reply.inputId) : undefined;
+        const entry = reply.approval !== undefined ? of : undefined;
         if (entry?.asked) {
           entry.approvals ??= new Set();
           entry.approvals.add(reply.approval!);
