@@ -35,7 +35,8 @@ export const parse = <O extends Options>(args: string[], options: O, allowPositi
 
 export const positiveInteger = (name: string, value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number ≥ 0, got '${value}'`);
+  // Digits only: Number() would take '' and ' ' as 0, and hex, exponents and '1.0' as numbers.
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} must be a whole number ≥ 0, got '${value}'`);
   return n;
 };

@@ -44,8 +44,8 @@ export class PluginCarriesRequest extends HologramError {
       ...(name === 'cli' ? [] : [`'homed plugins ${action} ${name}' from a terminal`]),
     ];
     super(
-      `this request came through the ${name} plugin: to ${action} it would cut off every client that reaches homed through it ` +
-        `${action === 'disable' ? '(and a disabled one stays off across restarts)' : action === 'reload' ? '(this one before its answer)' : ''}; ` +
+      `this request came through the ${name} plugin: to ${action} it would cut off every client that reaches homed through it` +
+        `${action === 'disable' ? ' (and a disabled one stays off across restarts)' : action === 'reload' ? ' (this one before its answer)' : ''}; ` +
         `${action} it through another way in (${ways.join(', or ')}), or stop homed`,
     );
   }

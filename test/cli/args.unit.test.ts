@@ -1,6 +1,6 @@
 /** A command line parseArgs refuses is said in one line a person reads: the closest option, or how to give a value. */
 import { describe, expect, it } from 'vitest';
-import { parse } from '../../cli/args.ts';
+import { parse, positiveInteger } from '../../cli/args.ts';
 
 const OPTIONS = { data: { type: 'string' }, limit: { type: 'string' }, follow: { type: 'boolean' } } as const;
 
@@ -34,5 +34,14 @@ describe('command-line parsing', () => {
 
   it('says a command that takes no words was given one', () => {
     expect(refusal(['stray'])).toBe("unexpected argument 'stray': this command takes only options (see its --help)");
+  });
+
+  it('takes a whole number written in digits only, and says what it got otherwise', () => {
+    expect(positiveInteger('limit', '0')).toBe(0);
+    expect(positiveInteger('limit', '16')).toBe(16);
+    expect(positiveInteger('limit', undefined)).toBeUndefined();
+    for (const written of ['', ' ', '0x10', '1e0', '1.0', '-1', '+1', 'ten', '99999999999999999999']) {
+      expect(() => positiveInteger('limit', written)).toThrow(`--limit must be a whole number ≥ 0, got '${written}'`);
+    }
   });
 });
