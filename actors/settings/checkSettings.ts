@@ -64,6 +64,7 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
       }
       if (field.nonEmpty && value.length === 0) return wrong('must not be an empty list');
       for (const [i, item] of value.entries()) checkField(item, field.of, `${key}[${i}]`, problems);
+      if (field.uniqueBy !== undefined) sameValues(value, field.uniqueBy, key, problems);
       return;
     case 'object':
     case 'map': {
@@ -80,8 +81,41 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
         const close = field.type === 'object' ? closestNames(name, Object.keys(field.fields), 1)[0] : null;
         problems.push({ key: join(key, name), problem: `is not a setting${hintFor(field, key, name, item, close)}` });
       }
+      if (field.type === 'object') missingOrClashing(value, field, key, problems);
       return;
     }
+  }
+};
+
+/** The keys an object must have and does not, and the keys of which it may have one but has several. */
+const missingOrClashing = (
+  value: Record<string, unknown>,
+  field: SettingsField & { type: 'object' },
+  key: string,
+  problems: SettingsProblem[],
+): void => {
+  for (const name of field.required ?? []) {
+    // Said of the object, which the file has: the key it lacks is not there to name.
+    if (!Object.hasOwn(value, name))
+      problems.push({ key: key || '(the file)', problem: `needs ${name}: ${field.fields[name]?.doc ?? name}` });
+  }
+  const given = (field.exclusive ?? []).filter((name) => Object.hasOwn(value, name));
+  if (given.length > 1) {
+    problems.push({
+      key: key || '(the file)',
+      problem: `gives ${given.join(' and ')}: they say the same thing, and only one is read; keep one`,
+    });
+  }
+};
+
+/** Objects of a list that share the value of `by`, each after the first it repeats. */
+const sameValues = (list: readonly unknown[], by: string, key: string, problems: SettingsProblem[]): void => {
+  const first = new Map<unknown, number>();
+  for (const [i, item] of list.entries()) {
+    if (!isObject(item) || !Object.hasOwn(item, by) || typeof item[by] !== 'string') continue;
+    const earlier = first.get(item[by]);
+    if (earlier === undefined) first.set(item[by], i);
+    else problems.push({ key: `${key}[${i}].${by}`, problem: `is ${shown(item[by])} as ${key}[${earlier}].${by} is; give each its own` });
   }
 };
 

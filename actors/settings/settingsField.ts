@@ -9,9 +9,19 @@ export type SettingsField =
   /** `check` returns what is wrong with the value, or null. */
   | Readonly<{ type: 'string'; nonEmpty?: boolean; check?: (value: string) => string | null; doc: string }>
   | Readonly<{ type: 'enum'; values: readonly string[]; doc: string }>
-  | Readonly<{ type: 'list'; of: SettingsField; nonEmpty?: boolean; doc: string }>
-  /** Known keys; any other key is a problem (with the closest known name). */
-  | Readonly<{ type: 'object'; fields: Readonly<Record<string, SettingsField>>; doc: string }>
+  /** `uniqueBy`: a key of the list's objects whose values must all differ. */
+  | Readonly<{ type: 'list'; of: SettingsField; nonEmpty?: boolean; uniqueBy?: string; doc: string }>
+  /**
+   * Known keys; any other key is a problem (with the closest known name). `required`: keys that
+   * must be there; `exclusive`: keys of which at most one may be given (each says the same thing another way).
+   */
+  | Readonly<{
+      type: 'object';
+      fields: Readonly<Record<string, SettingsField>>;
+      required?: readonly string[];
+      exclusive?: readonly string[];
+      doc: string;
+    }>
   /** Free keys, each value of one shape (a plugin's own settings, by plugin name). */
   | Readonly<{ type: 'map'; of: SettingsField; known?: Readonly<Record<string, SettingsField>>; doc: string }>
   /** Whatever JSON the owner of the key reads and checks itself. */

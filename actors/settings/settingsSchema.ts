@@ -61,6 +61,8 @@ const toolRules = (doc: string): SettingsField => ({
 const llmSource: SettingsField = {
   type: 'object',
   doc: 'one model source; the sources are asked in order',
+  required: ['adapter', 'baseUrl'],
+  exclusive: ['apiKey', 'apiKeySecret', 'apiKeyEnv'],
   fields: {
     name: { type: 'string', nonEmpty: true, doc: 'how logs and errors name the source' },
     adapter: { type: 'enum', values: BUILTIN_ADAPTERS, doc: 'the wire protocol' },
@@ -89,7 +91,7 @@ export const SETTINGS_SCHEMA: SettingsField = {
       type: 'object',
       doc: 'the model',
       fields: {
-        sources: { type: 'list', of: llmSource, doc: 'model sources in fallback order' },
+        sources: { type: 'list', of: llmSource, uniqueBy: 'name', doc: 'model sources in fallback order' },
         model: { type: 'string', nonEmpty: true, doc: "overrides every source's model" },
         systemPrompt: { type: 'string', doc: "the persona (else the data dir's persona.md)" },
         maxRounds: { type: 'integer', min: 1, max: 1_000, doc: 'tool rounds per turn' },

@@ -145,6 +145,27 @@ describe('checkSettings', () => {
     expect(JSON.stringify(problems)).not.toMatch(/hunter2|ada:|sk-in-query/);
   });
 
+  // Found by the hostile tester: a source without its adapter or server was saved, and only the next start refused it.
+  it('refuses a model source without its adapter or server, with several keys, or named as another is', () => {
+    const sources = (...list: Record<string, unknown>[]) => checkSettings({ llm: { sources: list } }, SETTINGS_SCHEMA);
+    const server = { adapter: 'openai', baseUrl: 'http://127.0.0.1:8000/v1' };
+    expect(sources({ name: 'x', adapter: 'openai', model: 'm' }, {})).toEqual([
+      { key: 'llm.sources[0]', problem: expect.stringMatching(/^needs baseUrl: the server/) },
+      { key: 'llm.sources[1]', problem: expect.stringMatching(/^needs adapter: the wire protocol/) },
+      { key: 'llm.sources[1]', problem: expect.stringMatching(/^needs baseUrl: /) },
+    ]);
+    expect(sources({ ...server, apiKey: 'abcd1234', apiKeyEnv: 'UNSET', apiKeySecret: 'NOPE' })).toEqual([
+      {
+        key: 'llm.sources[0]',
+        problem: 'gives apiKey and apiKeySecret and apiKeyEnv: they say the same thing, and only one is read; keep one',
+      },
+    ]);
+    expect(sources({ ...server, name: 'a' }, { ...server, name: 'b' }, { ...server, name: 'a' })).toEqual([
+      { key: 'llm.sources[2].name', problem: 'is "a" as llm.sources[0].name is; give each its own' },
+    ]);
+    expect(sources({ ...server, name: 'a', apiKeySecret: 'KEY' }, { ...server, apiKeyEnv: 'KEY' }, server)).toEqual([]);
+  });
+
   it('refuses a web UI port outside 0–65535, or a host that is no address, naming the key and what fits', () => {
     const webui = (settings: Record<string, unknown>) => checkSettings({ plugins: { webui: settings } }, SETTINGS_SCHEMA);
     expect(webui({ port: 70000 })).toEqual([

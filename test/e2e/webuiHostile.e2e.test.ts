@@ -216,6 +216,8 @@ describe('the web UI against hostile callers', () => {
       [{ plugins: { webui: { port: 70000 } } }, 'plugins.webui.port', 'must be at most 65535, got 70000 (a whole number from 0 to 65535)'],
       [{ plugins: { webui: { port: -1 } } }, 'plugins.webui.port', 'must be at least 0, got -1 (a whole number from 0 to 65535)'],
       [{ projections: { inline: ['kernal'] } }, 'projections.inline[0]', 'did you mean "kernel"?'],
+      // Saved once, it stopped the next start (found by the hostile tester).
+      [{ llm: { sources: [{ name: 'x', adapter: 'openai', model: 'm' }] } }, 'llm.sources[0]', 'needs baseUrl: the server'],
     ] as const) {
       const refused = await save(settings);
       expect(refused.status, refused.body).toBe(422);
