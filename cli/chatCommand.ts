@@ -100,7 +100,7 @@ const overridesOf = (values: ChatFlags): Readonly<{ overrides: Settings; flags: 
  * `homed chat`'s own kernel is no daemon: it stops once its reply ended, whatever it still serves.
  */
 const daemonOn = async (dir: string): Promise<CliClient | undefined> => {
-  const client = await CliClient.connect(dir).catch((error: unknown) => {
+  const client = await CliClient.connect(dir, { forTerminal: Boolean(process.stdout.isTTY) }).catch((error: unknown) => {
     if (error instanceof DaemonNotRunning) return undefined;
     throw error; // a daemon is there, and cannot be reached: say so rather than start a second writer
   });

@@ -107,7 +107,7 @@ const chatLocked = async ({ dir, overrides, text, output }: InProcessChat): Prom
 
 /** The conversation over the socket the kernel just opened; a kernel that stops meanwhile ends it. */
 const talk = async (dir: string, text: string, output: CommandOutput, kernelDone: Promise<unknown>): Promise<number> => {
-  const client = await CliClient.connect(dir).catch((error: unknown) => {
+  const client = await CliClient.connect(dir, { forTerminal: Boolean(process.stdout.isTTY) }).catch((error: unknown) => {
     if (!(error instanceof DaemonNotRunning)) throw error;
     throw new ChatKernelFailed(
       `the kernel homed chat started opened no cli socket at ${join(dir, CLI_SOCKET_FILE)}, so the message cannot be sent: ` +

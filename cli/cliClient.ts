@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_LINE_BYTES } from '../plugins/builtin/cli/cliWire.ts';
 import { LineSplitter } from '../plugins/protocol/lineSplitter.ts';
 import { connectError, DaemonConnectionLost, DaemonNotRunning, DaemonRefused } from './daemonErrors.ts';
+import { visibleControls, withVisibleControls } from './terminalText.ts';
 
 /** Longest reply line the client takes: replies carry whole answers and plugin lists, so more than a request. */
 const MAX_REPLY_LINE_BYTES = 64 * 1024 * 1024;
@@ -25,6 +26,7 @@ export class CliClient {
   private constructor(
     private readonly socket: Socket,
     private readonly dataDir: string,
+    private readonly reviver: ((key: string, value: unknown) => unknown) | undefined,
   ) {
     socket.on('data', (chunk: Buffer) => {
       const { lines, tooLong } = this.splitter.push(chunk);
@@ -53,15 +55,19 @@ export class CliClient {
     });
   }
 
-  /** @throws DaemonNotRunning when nothing listens on the data dir's socket; DaemonUnreachable when it cannot be reached. */
-  static connect(dataDir: string): Promise<CliClient> {
+  /**
+   * `forTerminal`: the replies go to a terminal, so every string in them has its control
+   * characters made visible (cli/terminalText.ts) before anything reads it.
+   * @throws DaemonNotRunning when nothing listens on the data dir's socket; DaemonUnreachable when it cannot be reached.
+   */
+  static connect(dataDir: string, { forTerminal = false }: Readonly<{ forTerminal?: boolean }> = {}): Promise<CliClient> {
     const path = join(dataDir, CLI_SOCKET_FILE);
     if (!existsSync(path)) return Promise.reject(new DaemonNotRunning(dataDir, `${path} does not exist`));
     return new Promise((resolve, reject) => {
       const socket = createConnection(path);
       socket.once('connect', () => {
         socket.removeAllListeners('error');
-        resolve(new CliClient(socket, dataDir));
+        resolve(new CliClient(socket, dataDir, forTerminal ? withVisibleControls : undefined));
       });
       socket.once('error', (error: NodeJS.ErrnoException) => reject(connectError(dataDir, path, error)));
     });
@@ -130,9 +136,10 @@ export class CliClient {
   private received(line: string): void {
     let reply: CliReply;
     try {
-      reply = JSON.parse(line) as CliReply;
+      reply = JSON.parse(line, this.reviver) as CliReply;
     } catch {
-      reply = { type: 'error', message: `the daemon sent a line that is not JSON: ${line.slice(0, 80)}` };
+      const shown = line.slice(0, 80);
+      reply = { type: 'error', message: `the daemon sent a line that is not JSON: ${this.reviver ? visibleControls(shown) : shown}` };
     }
     for (const listener of [...this.listeners]) listener(reply);
   }

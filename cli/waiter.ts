@@ -122,7 +122,8 @@ export const waiter = async (argv: string[]): Promise<number> => {
   const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
   const dataDir = dataDirFrom(values.data);
-  const client = await CliClient.connect(dataDir);
+  const forTerminal = Boolean(process.stdout.isTTY);
+  const client = await CliClient.connect(dataDir, { forTerminal });
   try {
     if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then((stopped) => out(`${stopNote(stopped)}\n`));
     else if (values.tools) out(formatTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools));
@@ -139,7 +140,7 @@ export const waiter = async (argv: string[]): Promise<number> => {
         terminal,
         columns: () => process.stdout.columns ?? 80,
         warn: (line) => process.stderr.write(`${line}\n`),
-        connect: (dir) => CliClient.connect(dir),
+        connect: (dir) => CliClient.connect(dir, { forTerminal }),
         sleep: (ms) => new Promise((resolve) => systemTimers.setTimer(resolve, ms)),
       });
       return await session.run(client);

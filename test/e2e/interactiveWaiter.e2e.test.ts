@@ -27,6 +27,11 @@ const STORY_HELD_AFTER_FRAMES = 26;
 const SLOW_REPLY = 'Once upon a time there was a slow model.\nThe end.';
 const HELD_AFTER_FRAMES = 5;
 
+/** A reply quoting a file that holds terminal control sequences: retitle the window, hide text, clear the screen, overwrite a line. */
+const QUOTED_ESCAPES = 'The file says: \x1b]0;OWNED\x07title \x1b[8mhidden\x1b[0m \x1b[2J safe\rrm -rf ~ end';
+/** The same as a terminal shows it through waiter: every control character as its symbol. */
+const QUOTED_SHOWN = 'The file says: ␛]0;OWNED␇title ␛[8mhidden␛[0m ␛[2J safe␍rm -rf ~ end';
+
 const startScriptedLlm = () =>
   startLlmServer([
     { when: (r) => afterToolResult(r) && lastUserText(r).startsWith('list'), reply: { text: 'There is nothing there yet.' }, repeat: true },
@@ -42,6 +47,7 @@ const startScriptedLlm = () =>
     },
     { when: asks('tell me slowly'), reply: { text: SLOW_REPLY, holdAfterChunks: HELD_AFTER_FRAMES }, repeat: true },
     { when: asks('ping'), reply: { text: 'pong' }, repeat: true },
+    { when: asks('quote the file'), reply: { text: QUOTED_ESCAPES }, repeat: true },
   ]);
 
 /** A homed on a fresh data dir, answered by the scripted server. */
@@ -188,6 +194,23 @@ describe('interactive waiter in a terminal', () => {
     term.type('ping');
     await term.waitFor(/^pong$/m);
     await daemons.stop(second);
+    await verifyReplay(dir);
+  });
+});
+
+// Found by the hostile tester: a reply's control sequences reached the terminal and were obeyed.
+describe('control sequences in a reply', () => {
+  it('are shown, not obeyed, in a terminal (a session and one-shot), and kept as sent when piped', async () => {
+    const { dir, daemon } = await startScriptedHomed();
+    const term = interactive(dir);
+    await term.waitFor(/^› /m);
+    term.type('quote the file');
+    expect(await term.waitFor(/end *$/m)).toContain(QUOTED_SHOWN);
+    const oneShot = terminals.open([process.execPath, WAITER, '--data', dir, 'quote the file']);
+    expect(await oneShot.waitFor(/end *$/m)).toContain(QUOTED_SHOWN);
+    const piped = await finished(spawnNode([WAITER, '--data', dir, 'quote the file']));
+    expect(piped.stdout).toBe(`${QUOTED_ESCAPES}\n`);
+    await daemons.stop(daemon);
     await verifyReplay(dir);
   });
 });

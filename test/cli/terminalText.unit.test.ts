@@ -1,0 +1,24 @@
+/** Text from homed on a terminal: control characters shown, never obeyed. */
+import { describe, expect, it } from 'vitest';
+import { visibleControls, withVisibleControls } from '../../cli/terminalText.ts';
+
+describe('visibleControls', () => {
+  it('shows each control character but line feed and tab as its symbol', () => {
+    expect(visibleControls('a\x1b]0;OWNED\x07b')).toBe('a␛]0;OWNED␇b');
+    expect(visibleControls('\x1b[8mhidden\x1b[0m')).toBe('␛[8mhidden␛[0m');
+    expect(visibleControls('safe\rrm -rf ~')).toBe('safe␍rm -rf ~');
+    expect(visibleControls('\x00\x08\x7f\u009b')).toBe('␀␈␡\ufffd');
+    expect(visibleControls('line one\n\tline two')).toBe('line one\n\tline two');
+  });
+
+  it('leaves out the carriage return of a CRLF line end, and leaves text without controls as it is', () => {
+    expect(visibleControls('one\r\ntwo\r\n')).toBe('one\ntwo\n');
+    const plain = 'Grüße, 世界 — “quoted” ✓';
+    expect(visibleControls(plain)).toBe(plain);
+  });
+
+  it('reaches every string of a parsed reply, keys and numbers untouched', () => {
+    const reply = JSON.parse('{"type":"chunk","text":"x\\u001b[2Jy","n":1,"list":["\\u0007"]}', withVisibleControls);
+    expect(reply).toEqual({ type: 'chunk', text: 'x␛[2Jy', n: 1, list: ['␇'] });
+  });
+});
