@@ -51,6 +51,8 @@ export type SchedulerFacility = Readonly<{
   state(): SchedulerState;
   /** What an input that has not ended says, and where its reply goes. */
   inputOf(inputId: string): InputPayload | undefined;
+  /** Whether the input has not ended: it runs, is preempted, or waits. */
+  holds(inputId: string): boolean;
   /** Called with every batch of facts once they are in the log (task runners, the stop button). */
   onFacts(listener: (facts: readonly SchedulerFact[]) => void): () => void;
 }>;
@@ -59,6 +61,10 @@ export const schedulerConfigFrom = (settings: Settings): Partial<SchedulerConfig
   preemptCooldownMs: setting(settings, 'scheduler.preemptCooldownMs', DEFAULT_SCHEDULER_CONFIG.preemptCooldownMs),
   offloadAfterMs: setting(settings, 'scheduler.offloadAfterMs', DEFAULT_SCHEDULER_CONFIG.offloadAfterMs),
 });
+
+/** The inputs a scheduler holds: running, preempted or waiting (those that have not ended). */
+const heldInputs = ({ running, stack, queue, inbox, pending }: SchedulerState): string[] =>
+  [running, ...stack, ...queue, ...inbox, ...pending].filter((t) => t !== null).map((t) => t.id);
 
 export const schedulerModule = (): KernelModule => {
   let actor: JournaledActor<typeof schedulerMachine> | undefined;
@@ -90,8 +96,7 @@ export const schedulerModule = (): KernelModule => {
         }
       };
       // Only inputs the restored scheduler still holds can run; the others ended.
-      const { running, stack, queue, inbox, pending } = replay.snapshot.context as SchedulerState;
-      const held = new Set([running, ...stack, ...queue, ...inbox, ...pending].filter((t) => t !== null).map((t) => t.id));
+      const held = new Set(heldInputs(replay.snapshot.context as SchedulerState));
       for (const message of replay.messages as SchedulerMessage[]) {
         if (message.type === 'input.arrive' && message.input.payload && held.has(message.input.id))
           payloads.set(message.input.id, message.input.payload);
@@ -154,6 +159,7 @@ export const schedulerModule = (): KernelModule => {
         cancel: (inputId) => deliver({ type: 'cancel', at: clock.now(), inputId }),
         state: () => journaled.snapshot.context,
         inputOf: (inputId) => payloads.get(inputId),
+        holds: (inputId) => heldInputs(journaled.snapshot.context).includes(inputId),
         onFacts: (listener) => {
           listeners.add(listener);
           return () => listeners.delete(listener);

@@ -85,17 +85,22 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           return { running: (data?.runningTaskId ?? null) !== null, waiting: data?.cancelBudget.length ?? 0, parked };
         },
         cancel: async (inputId) => {
-          const facts = await scheduler.cancel(inputId);
-          // The scheduler stopped its task: the turn ends with it.
-          if (facts.some((fact) => fact.type === 'StopRequested')) return;
+          // The scheduler holds an input until it ends: one it does not hold is not journaled a cancel it would ignore.
+          const held = scheduler.holds(inputId);
+          if (held) {
+            const facts = await scheduler.cancel(inputId);
+            // The scheduler stopped its task: the turn ends with it.
+            if (facts.some((fact) => fact.type === 'StopRequested')) return true;
+          }
           // An approval's answer resumed the reply: it runs under the answer's task, which the stop is for.
           const resumed = approvals?.resumedTaskOf(inputId);
           if (resumed !== undefined) {
             await scheduler.cancel(resumed);
-            return;
+            return true;
           }
           // A reply waiting for a person, parked, holds no task to stop: it is stopped where it waits.
-          await approvals?.stopParked((input) => input === inputId);
+          const parked = (await approvals?.stopParked((input) => input === inputId)) ?? 0;
+          return held || parked > 0;
         },
         models: () => sourceLabels(settings),
         tools: () => [...host!.hub.registry.tools.values()].map(({ name, plugin, description }) => ({ name, plugin, description })),

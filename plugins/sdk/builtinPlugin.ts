@@ -52,8 +52,11 @@ export type StopSummary = Readonly<{ running: boolean; waiting: number; parked: 
 export type KernelControl = Readonly<{
   /** Stops the running task, cancels what waits (the scheduler's stop) and stops the replies waiting for approval; says what there was. */
   stop(): Promise<StopSummary>;
-  /** Stops one input (the task a client started), not the others. */
-  cancel(inputId: string): Promise<void>;
+  /**
+   * Stops one input (the task a client started), not the others. @returns false when there was
+   * nothing to stop (it ended, or never was): then nothing is journaled.
+   */
+  cancel(inputId: string): Promise<boolean>;
   /** The model sources the daemon asks, in order (for a client's banner). */
   models(): readonly Readonly<{ name: string; model: string }>[];
   tools(): readonly Readonly<{ name: string; plugin: string; description: string }>[];

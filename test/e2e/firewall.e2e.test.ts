@@ -310,6 +310,16 @@ describe('the firewall through homed', () => {
     await expect
       .poll(() => replies.replies.find((r) => r.type === 'end'), { timeout: 15_000 })
       .toMatchObject({ inputId: accepted.inputId, outcome: 'cancelled' });
+    expect(replies.replies.find((r) => r.type === 'cancelled')).toEqual({ type: 'cancelled', inputId: accepted.inputId, stopped: true });
+    // Nothing left to stop (it ended; an id never sent, found by the hostile tester): said so, and nothing journaled.
+    const schedulerEvents = (await logOf(dir, '--stream', 'scheduler')).length;
+    for (const inputId of [accepted.inputId, 'does-not-exist']) {
+      socket.write(requestLine({ type: 'cancel', inputId }));
+      await expect
+        .poll(() => replies.replies.filter((r) => r.type === 'cancelled').at(-1), { timeout: 15_000 })
+        .toEqual({ type: 'cancelled', inputId, stopped: false });
+    }
+    expect(await logOf(dir, '--stream', 'scheduler')).toHaveLength(schedulerEvents);
     socket.destroy();
     expect((await logged(dir, 'TurnCancelled'))[0]!.data).toMatchObject({ during: 'tools', reason: 'stop' });
     expect(existsSync(join(dir, 'files', 'never.txt'))).toBe(false);

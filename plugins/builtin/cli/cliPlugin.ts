@@ -154,8 +154,7 @@ export const startCli = async (
       }
       case 'cancel':
         if (!control) throw new Error('this kernel gives the cli no stop button');
-        await control.cancel(request.inputId);
-        return { type: 'cancelled', inputId: request.inputId };
+        return { type: 'cancelled', inputId: request.inputId, stopped: await control.cancel(request.inputId) };
       case 'stop':
         if (!control) throw new Error('this kernel gives the cli no stop button');
         return { type: 'stopped', ...(await control.stop()) };

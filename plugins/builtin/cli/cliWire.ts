@@ -43,7 +43,8 @@ export type CliRequest =
   | Readonly<{ type: 'stop' }>
   /**
    * Stops one input by its id (running, waiting, or waiting for approval), not the others, whichever
-   * session sent it: every session on the socket is the owner's. Answered `cancelled`.
+   * session sent it: every session on the socket is the owner's. Answered `cancelled`, `stopped`
+   * false when there was nothing to stop (it ended, or never was).
    */
   | Readonly<{ type: 'cancel'; inputId: string }>
   | Readonly<{ type: 'tools' }>
@@ -75,7 +76,7 @@ export type CliReply =
    */
   | Readonly<{ type: 'message'; text: string; inputId?: string; approval?: string }>
   | Readonly<{ type: 'stopped'; running?: boolean; waiting?: number; parked?: number }>
-  | Readonly<{ type: 'cancelled'; inputId: string }>
+  | Readonly<{ type: 'cancelled'; inputId: string; stopped: boolean }>
   | Readonly<{ type: 'tools'; tools: readonly { name: string; plugin: string; description: string }[] }>
   | Readonly<{ type: 'plugins'; plugins: readonly PluginSummary[] }>
   | Readonly<{ type: 'plugin'; plugin: PluginSummary }>

@@ -217,8 +217,7 @@ export class WebuiApi {
 
   async cancel(body: Body): Promise<unknown> {
     const inputId = text(body, 'inputId', 200);
-    await this.control.cancel(inputId);
-    return { cancelled: inputId };
+    return { cancelled: inputId, stopped: await this.control.cancel(inputId) };
   }
 
   async stop(): Promise<unknown> {
