@@ -371,6 +371,7 @@ export class TurnRunner {
       principal,
       ...(input.findings?.length ? { inputFindings: [...input.findings] } : {}),
       ...(input.blocked ? { inputBlocked: true } : {}),
+      ...(plan.inputTooLong ? { inputTooLong: plan.inputTooLong } : {}),
       origin: turnOrigin,
     });
     // Preempted, stopped or shut down while it launched: the turn is stopped as it starts.

@@ -56,6 +56,8 @@ export const turnEvents = {
       inputFindings: optional(array(securityFinding())),
       /** Review withheld the input: the turn answers with the notice and asks no model. */
       inputBlocked: optional(boolean()),
+      /** Why the input is more than the model's window holds: the turn fails with it and asks no model. */
+      inputTooLong: optional(string()),
       /** The conversation the turn acts on and where its replies go: what a turn resumed after a restart needs. */
       origin: optional(object({ conversation: string(), replyChannel: optional(string()), replyTarget: optional(string()) })),
       /** The version of the turn's rules that decide it (TURN_RULES); absent in logs before 2026-12-05, which are decided by rules 1. */

@@ -360,8 +360,20 @@ const stopped = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnSt
 
 const requested = (d: Decision, message: Extract<TurnInputMessage, { type: 'TurnRequested' }>): void => {
   if (d.state.phase !== 'waiting') return;
-  const { turnId, taskId, input, model, maxRounds, stageTimeoutMs, systemPrompt, history, inputFindings, inputBlocked, rules } =
-    message.data;
+  const {
+    turnId,
+    taskId,
+    input,
+    model,
+    maxRounds,
+    stageTimeoutMs,
+    systemPrompt,
+    history,
+    inputFindings,
+    inputBlocked,
+    inputTooLong,
+    rules,
+  } = message.data;
   const messages: TurnMessage[] = [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), ...(history ?? [])];
   set(d, {
     phase: 'on_input',
@@ -378,6 +390,7 @@ const requested = (d: Decision, message: Extract<TurnInputMessage, { type: 'Turn
     messages,
     recordedCount: messages.length,
   });
+  if (inputTooLong !== undefined) return respond(d, `The message was not sent to the model: ${inputTooLong}.`, 'failed', 'failed');
   if (inputFindings?.length) {
     const blocked = inputBlocked === true;
     d.facts.push({ type: 'ContentFlagged', data: { source: 'input', findings: [...inputFindings], blocked } });

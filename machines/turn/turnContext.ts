@@ -43,6 +43,8 @@ export type TurnContextPlan = Readonly<{
   knowledge: string[];
   /** Messages of the conversation left out (older exchanges, or a reply without its question). */
   droppedMessages: number;
+  /** Why the input cannot be sent at all: with the prompt's fixed part it is more than the model's whole window. */
+  inputTooLong?: string;
 }>;
 
 /**
@@ -112,5 +114,11 @@ export const planTurnContext = (input: TurnContextInput): TurnContextPlan => {
     from--;
   }
   const history = exchanges.slice(from).flat();
-  return { budget, history, memory, knowledge, droppedMessages: input.history.length - history.length };
+  const plan = { budget, history, memory, knowledge, droppedMessages: input.history.length - history.length };
+  if (budget.fixed <= budget.window) return plan;
+  const inputTokens = estimateTokens(input.input);
+  const inputTooLong =
+    `the message is about ${inputTokens.toLocaleString('en')} tokens, and with the instructions it comes with it is more than the ` +
+    `${budget.window.toLocaleString('en')} the model reads at most (its context window): send a shorter message, or split it`;
+  return { ...plan, inputTooLong };
 };

@@ -247,6 +247,17 @@ describe('turn machine', () => {
     expect(run.of('TurnCompleted')[0]!.data.outcome).toBe('failed');
   });
 
+  it('fails a turn whose input is more than the window, asking no model, with the reason the runner gave', async () => {
+    const why =
+      'the message is about 262,000 tokens, and with the instructions it comes with it is more than the 8,192 the model reads at most';
+    const run = runTurn({ input: 'r'.repeat(1_048_000), tools, inputTooLong: why }, { llm: () => answer('never') });
+    const out = await run.output();
+    expect(out).toMatchObject({ outcome: 'failed', reply: `The message was not sent to the model: ${why}.` });
+    expect(run.llmCalls).toEqual([]);
+    expect(run.of('OutputSent')[0]!.data).toEqual({ text: out.reply, kind: 'failed', streamed: false });
+    expect(run.of('TurnCompleted')[0]!.data.outcome).toBe('failed');
+  });
+
   it('cancels on a stop during the LLM call: the llm signal aborts, the user gets a cancellation, only after_output still runs', async () => {
     const run = runTurn(
       { input: 'hi', tools, handlers: { before_output: [global('fmt')], after_output: [global('stats')] } },

@@ -216,6 +216,19 @@ describe('control sequences in a reply', () => {
 });
 
 describe('one-shot waiter', () => {
+  // A 1 MiB message went whole to a model that reads 8,192 tokens (found by the hostile tester).
+  it('a message longer than the model reads fails saying so, no model asked, and the next one is answered', async () => {
+    const { server, dir, daemon } = await startScriptedHomed();
+    const long = await finished(spawnNode([WAITER, '--data', dir, `ping ${'words '.repeat(8_000)}`]));
+    expect(long.code).toBe(1);
+    expect(long.stderr).toContain('The message was not sent to the model: the message is about 12,002 tokens');
+    expect(long.stderr).toContain('more than the 8,192 the model reads at most (its context window): send a shorter message, or split it');
+    expect(server.requests).toHaveLength(0);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'ping']))).stdout).toBe('pong\n');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   it('Ctrl-C stops the task it started and no other: it exits 1 saying so, and the next message still runs', async () => {
     const { dir, daemon } = await startScriptedHomed();
     const story = spawnNode([WAITER, '--data', dir, 'tell me a story']);

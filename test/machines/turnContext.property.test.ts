@@ -77,6 +77,36 @@ describe('planTurnContext', () => {
       { numRuns: RUNS, plugins: [fc.interruptAfterTimeLimit(20_000, { failOnInterrupt: true })] },
     );
   });
+
+  // A 1 MiB message went whole to an 8,192-token model (found by the hostile tester).
+  it('says the input cannot be sent exactly when, with the fixed part, it is more than the whole window', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 100, max: 50_000 }), { nil: undefined }),
+        fc.integer({ min: 0, max: 60_000 }),
+        fc.string({ maxLength: 2_000 }),
+        (window, inputChars, persona) => {
+          const input = 'x'.repeat(inputChars);
+          const related = { memory: [], knowledge: [] };
+          const plan = planTurnContext({ contextWindow: window, fixedPrompt: persona, input, tools: [], history: [], related });
+          expect(plan.inputTooLong !== undefined).toBe(plan.budget.fixed > plan.budget.window);
+          if (plan.inputTooLong === undefined) return;
+          expect(plan.inputTooLong).toContain(`about ${estimateTokens(input).toLocaleString('en')} tokens`);
+          expect(plan.inputTooLong).toContain(`the ${plan.budget.window.toLocaleString('en')} the model reads at most`);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    const huge = planTurnContext({
+      contextWindow: 8_192,
+      fixedPrompt: 'persona',
+      input: 'r'.repeat(1_048_000),
+      tools: [],
+      history: [],
+      related: { memory: [], knowledge: [] },
+    });
+    expect(huge.inputTooLong).toMatch(/^the message is about 262,000 tokens, .* more than the 8,192 the model reads at most/);
+  });
 });
 
 /** Every call answered right after it, every result right after its call. */

@@ -61,6 +61,8 @@ export type TurnSetup = Readonly<{
   /** What content review found in the input (the security proxy's verdict, recorded with it). */
   inputFindings?: readonly SecurityFinding[];
   inputBlocked?: boolean;
+  /** Why the input is more than the model's window (the runner's plan says so), or absent. */
+  inputTooLong?: string;
 }>;
 
 export const answer = (text: string, toolCalls: LlmToolCall[] = []): LlmAnswer => ({
@@ -153,6 +155,7 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
     toolset: 'test',
     ...(setup.inputFindings ? { inputFindings: [...setup.inputFindings] } : {}),
     ...(setup.inputBlocked ? { inputBlocked: true } : {}),
+    ...(setup.inputTooLong ? { inputTooLong: setup.inputTooLong } : {}),
   });
   const output = async (): Promise<TurnRunOutput> => {
     const outcome = await turn.done;
