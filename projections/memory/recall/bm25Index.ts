@@ -84,7 +84,8 @@ export class Bm25Index {
   /** doc id → its slot; per slot its id (undefined once removed), length and the digest of its counts. */
   private readonly slots = new Map<string, number>();
   private ids: (string | undefined)[] = [];
-  private lengths: number[] = [];
+  /** Per slot its length in tokens (the first `ids.length` entries written); a typed array keeps a search's reads of it close together. */
+  private lengths = new Uint32Array(INITIAL_DOCUMENTS);
   private digests: number[] = [];
   private liveEntries = 0;
   private deadEntries = 0;
@@ -196,7 +197,7 @@ export class Bm25Index {
     for (const [slot, id] of state.ids.entries()) index.slots.set(id, slot);
     if (index.slots.size !== documents) throw new RangeError('Bm25Index.fromState: a document is listed twice');
     index.ids = [...state.ids];
-    index.lengths = Array.from(state.lengths);
+    index.lengths = Uint32Array.from(state.lengths);
     index.digests = Array.from(state.digests);
     index.liveEntries = state.postingSlots.length;
     index.totalLength = state.totalLength;
@@ -239,8 +240,13 @@ export class Bm25Index {
     }
     this.liveEntries += counts.size;
     this.slots.set(id, slot);
+    if (slot === this.lengths.length) {
+      const grown = new Uint32Array(Math.ceil(slot * GROWTH) + INITIAL_DOCUMENTS);
+      grown.set(this.lengths);
+      this.lengths = grown;
+    }
     this.ids.push(id);
-    this.lengths.push(length);
+    this.lengths[slot] = length;
     this.digests.push(digestOf(counts));
     this.totalLength += length;
   }
@@ -353,7 +359,7 @@ export class Bm25Index {
     }
     this.largeTfs = largeTfs;
     this.ids = ids;
-    this.lengths = lengths;
+    this.lengths = Uint32Array.from(lengths);
     this.digests = digests;
     this.deadEntries = 0;
   }
@@ -720,6 +726,7 @@ const WEIGH_BATCH = 32;
 const ONE = (): number => 1;
 
 const INITIAL_POSTING = 4;
+const INITIAL_DOCUMENTS = 64;
 /** How much a full posting grows by: less room left unused than doubling, a few more copies. */
 const GROWTH = 1.5;
 /** Dead entries are dropped when there are more than this and more than a quarter of the live ones. */
