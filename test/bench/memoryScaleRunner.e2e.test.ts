@@ -76,6 +76,7 @@ describe('bench:memory-scale', () => {
       size: number;
       rssAfterGcMb: number;
       recallP99: number;
+      referenceP99: number;
       rebuildMs: number;
       snapshotMs: number;
       snapshotMb: number;
@@ -87,6 +88,8 @@ describe('bench:memory-scale', () => {
     for (const row of rows) {
       expect(row.rssAfterGcMb).toBeGreaterThan(0);
       expect(row.recallP99).toBeGreaterThan(0);
+      // The first size's recall, timed beside each size's: the baseline of its target.
+      expect(row.referenceP99).toBeGreaterThan(0);
       // A start's index build, timed in a process of its own (indexStartChild.ts).
       expect(row.rebuildMs).toBeGreaterThan(0);
       expect(row.snapshotMs).toBeGreaterThan(0);
