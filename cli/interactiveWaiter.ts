@@ -18,6 +18,7 @@ import { DaemonRefused } from './daemonErrors.ts';
 import { answerApproval, formatApprovals } from './approvals.ts';
 import { formatPlugins, formatTools } from './listings.ts';
 import { LiveLines } from './liveLines.ts';
+import { PipedReplies } from './pipedReplies.ts';
 import { StreamLines } from './streamLines.ts';
 import { closestNames } from '../events/closestNames.ts';
 
@@ -83,24 +84,6 @@ type Reply = {
   approvals?: Set<string>;
   /** The line of its message went on while it waited (piped input). */
   released?: boolean;
-  /** Piped, a reply nobody here asked for: its words so far, given out whole and marked when it ends. */
-  held?: string;
-  /** How many characters of it came past MAX_HELD, left out. */
-  notHeld?: number;
-};
-
-/** At most this much of a reply asked for elsewhere is held, piped, until it ends (the rest is counted). */
-const MAX_HELD = 1 << 20;
-/** At most this much from elsewhere, all replies and messages together, waits for our line to end (the rest is counted). */
-const MAX_QUEUED = 4 * MAX_HELD;
-
-/** What came of a reply asked for elsewhere, marked, as one piece of output; taken from it. */
-const heldOut = (entry: Reply, after = ''): string => {
-  const left = entry.notHeld ? ` … (${entry.notHeld} more characters not shown)` : '';
-  const out = `↪ ${(entry.held ?? '').replace(/\n$/, '')}${left}${after}\n`;
-  entry.held = '';
-  entry.notHeld = 0;
-  return out;
 };
 
 /** At most this much of a message is quoted when it is stopped before its reply began. */
@@ -133,20 +116,16 @@ export class InteractiveWaiter {
   private endWhenAnswered = false;
   /** Piped input has ended and waiter is saying what waits, before it exits. */
   private endingPiped = false;
-  /** Piped, replies nobody here asked for, marked, waiting for the line of ours in progress to end. */
-  private readonly foreign: string[] = [];
-  /** What `foreign` holds, in characters, and how many pieces past MAX_QUEUED were left out of it. */
-  private foreignChars = 0;
-  private foreignLeftOut = 0;
+  /** Piped: our replies' words, and what comes from elsewhere held until no line of ours is in progress. */
+  private readonly piped: PipedReplies<Reply>;
   /** Piped lines read from the input and not yet taken (each waits for the line before it). */
   private linesNotRead = 0;
-  /** Piped, stdout's last line is a reply's streamed words not yet ended by a line break. */
-  private midLine = false;
   /** A terminal's rows above the prompt: printed lines, then the replies' lines in progress. */
   private readonly live: LiveLines;
 
   constructor(private readonly options: InteractiveOptions) {
     this.live = new LiveLines({ write: options.stdout.write, prompt: () => this.prompt(), columns: options.columns });
+    this.piped = new PipedReplies(options.stdout.write);
   }
 
   async run(client: SessionClient): Promise<number> {
@@ -373,15 +352,9 @@ export class InteractiveWaiter {
         entry.approvals?.clear();
         if (!this.options.terminal) {
           // One asked elsewhere (a reminder, a reply a run before this one left waiting) would mix into ours.
-          if (!entry.asked) {
-            const room = Math.max(0, MAX_HELD - (entry.held?.length ?? 0));
-            entry.held = (entry.held ?? '') + reply.text.slice(0, room);
-            entry.notHeld = (entry.notHeld ?? 0) + Math.max(0, reply.text.length - room);
-            return;
-          }
-          if (reply.text) this.midLine = !reply.text.endsWith('\n');
-          this.options.stdout.write(reply.text);
-          return this.giveOutForeign();
+          if (entry.asked) this.piped.words(reply.text);
+          else this.piped.hold(entry, reply.text);
+          return;
         }
         const lines = this.mark(entry, entry.lines.push(reply.text));
         this.live.update(entry, lines, this.inProgress(entry));
@@ -399,14 +372,10 @@ export class InteractiveWaiter {
         if (this.options.terminal) this.say(`↪ ${reply.text}`);
         else if (of?.asked) {
           // Ours (its call waits for approval): after its streamed words, on a line of its own.
-          this.options.stdout.write(`${this.midLine ? '\n' : ''}↪ ${reply.text}\n`);
-          this.midLine = false;
-          this.giveOutForeign();
+          this.piped.line(`↪ ${reply.text}`);
         } else {
           // From elsewhere: after what came of its reply so far, once no line of ours is in progress.
-          if (of?.held) this.queueForeign(heldOut(of));
-          this.queueForeign(`↪ ${reply.text}\n`);
-          this.giveOutForeign();
+          this.piped.fromElsewhere(of, `↪ ${reply.text}\n`);
         }
         const entry = reply.approval !== undefined ? of : undefined;
         if (entry?.asked) {
@@ -473,13 +442,9 @@ export class InteractiveWaiter {
       // A stopped reply is said once, as (stopped) below, not also with the daemon's '(cancelled)'.
       if (reply.text && reply.outcome !== 'failed' && reply.outcome !== 'cancelled') this.say(reply.text);
     } else if (foreign) {
-      if (entry?.held) this.queueForeign(heldOut(entry));
-      if (reply.text && reply.outcome !== 'failed') this.queueForeign(`↪ ${reply.text.replace(/\n$/, '')}\n`);
-      this.giveOutForeign();
+      this.piped.fromElsewhere(entry, reply.text && reply.outcome !== 'failed' ? `↪ ${reply.text.replace(/\n$/, '')}\n` : undefined);
     } else if (entry?.streamed || (reply.text && reply.outcome !== 'failed')) {
-      this.options.stdout.write(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
-      this.midLine = false;
-      this.giveOutForeign();
+      this.piped.ended(`${reply.text && reply.outcome !== 'failed' ? `${entry?.streamed ? '\n' : ''}${reply.text}` : ''}\n`);
     }
     if (entry?.asked && (reply.outcome === 'failed' || (reply.outcome !== undefined && NOT_AN_ANSWER[reply.outcome])))
       this.unanswered = true;
@@ -492,36 +457,6 @@ export class InteractiveWaiter {
     // One that waited for approval let its line go on already.
     if (entry?.asked && !entry.released) this.releaseLine();
     if (this.endWhenAnswered) void this.endPiped();
-  }
-
-  /** Piped, at the end: the replies asked for elsewhere, ended or still under way (what came of them, marked so). */
-  private giveOutForeignAtEnd(): void {
-    for (const [, entry] of this.replies) {
-      if (!entry.asked && entry.held) this.queueForeign(heldOut(entry, ' (still being written as waiter ended)'));
-    }
-    if (this.foreign.length === 0) return;
-    if (this.midLine) this.options.stdout.write('\n');
-    this.midLine = false;
-    this.giveOutForeign();
-  }
-
-  /** Piped: the replies nobody here asked for, once no line of ours is in progress (they would cut it). */
-  private giveOutForeign(): void {
-    if (this.midLine) return;
-    for (const text of this.foreign.splice(0)) this.options.stdout.write(text);
-    if (this.foreignLeftOut > 0) this.options.stdout.write(`↪ … (${this.foreignLeftOut} more from elsewhere not shown)\n`);
-    this.foreignChars = 0;
-    this.foreignLeftOut = 0;
-  }
-
-  /** Holds `text` from elsewhere until no line of ours is in progress; past MAX_QUEUED in all, it is only counted. */
-  private queueForeign(text: string): void {
-    if (this.foreignChars + text.length > MAX_QUEUED) {
-      this.foreignLeftOut += 1;
-      return;
-    }
-    this.foreignChars += text.length;
-    this.foreign.push(text);
   }
 
   /** Approval `approval` was answered here: the reply waiting for it runs on (or ends refused). */
@@ -584,7 +519,7 @@ export class InteractiveWaiter {
   private end(code: number): void {
     if (this.quitting) return;
     try {
-      this.giveOutForeignAtEnd();
+      this.piped.finish();
     } catch (error) {
       return this.failed(error);
     }
