@@ -20,10 +20,17 @@ export type AppliedChange = Readonly<{ handlerId: string; change: StageChange }>
  */
 export const mergeChanges = (context: StageContext, changes: readonly AppliedChange[]): StageContext => {
   let next: StageContext = context;
-  for (const { change } of changes) if (change.set) next = { ...next, ...change.set };
-  for (const { change } of changes) {
+  const changedBy = (handlerId: string): readonly string[] => [...(next.callsChangedBy ?? []), handlerId];
+  for (const { handlerId, change } of changes) {
+    if (change.set) next = { ...next, ...change.set, ...(change.set.toolCalls ? { callsChangedBy: changedBy(handlerId) } : {}) };
+  }
+  for (const { handlerId, change } of changes) {
     if (change.rewriteArgs && next.toolCall)
-      next = { ...next, toolCall: { ...next.toolCall, args: { ...next.toolCall.args, ...change.rewriteArgs } } };
+      next = {
+        ...next,
+        toolCall: { ...next.toolCall, args: { ...next.toolCall.args, ...change.rewriteArgs } },
+        callsChangedBy: changedBy(handlerId),
+      };
   }
   for (const { change } of changes) {
     for (const { find, replaceWith } of change.redact ?? []) {

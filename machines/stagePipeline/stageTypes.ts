@@ -24,6 +24,8 @@ export type StageContext = Readonly<{
   denial: Readonly<{ handlerId: string; reason: string }> | null;
   /** Set when a before_toolcall handler asked for a person's approval: the call waits for one. */
   approvalAsked?: Readonly<{ handlerId: string; reason: string }> | null;
+  /** The handlers that set the tool calls (post_action) or rewrote the call's arguments (before_toolcall), in handler order. */
+  callsChangedBy?: readonly string[];
   /** The tool's result text (after_toolcall). */
   toolResult: string | null;
   /** The final text to send (before_output). */

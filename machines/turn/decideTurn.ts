@@ -20,6 +20,7 @@ import {
   type StageContext,
   type StageName,
   type StagePipelineOutput,
+  type ToolCall,
   type ToolScope,
 } from '../stagePipeline/index.ts';
 import { answerApproval, callOutcome, NOT_RUN_AFTER_ANSWER, startCall, toolMessage, type ApprovalAsk } from './toolCalls.ts';
@@ -128,10 +129,11 @@ const afterTurnStage = (d: Decision, output: StagePipelineOutput): void => {
       const assistant: TurnMessage =
         toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls } : { role: 'assistant', content: text };
       // What the model's own calls named, before a post_action handler changed them.
-      const named = namedByModel(d.state.answer!.toolCalls);
+      const modelCalls = d.state.answer!.toolCalls;
+      const named = namedByModel(modelCalls);
       set(d, { answer: { ...d.state.answer!, text, toolCalls }, messages: [...d.state.messages, assistant] });
       if (toolCalls.length === 0) return beforeOutput(d, text, 'answer', 'answered');
-      return startBatch(d, named);
+      return startBatch(d, named, madeByHandlers(modelCalls, stage.toolCalls, output.context.callsChangedBy ?? []));
     }
     case 'before_output': {
       keep(d, output);
@@ -185,9 +187,34 @@ const answered = (d: Decision, message: Extract<TurnInputMessage, { type: 'LlmAn
 const namedByModel = (calls: readonly LlmToolCall[]): ReadonlyMap<string, readonly string[]> =>
   new Map(calls.map((c) => [c.id, aliasNamesIn(c.arguments)]));
 
-const startBatch = (d: Decision, named: ReadonlyMap<string, readonly string[]>): void => {
+/** The calls a post_action handler added or put in place of the model's (by id), with how and by which handlers. */
+const madeByHandlers = (
+  modelCalls: readonly LlmToolCall[],
+  calls: readonly ToolCall[],
+  handlers: readonly string[],
+): ReadonlyMap<string, NonNullable<CallState['madeBy']>> => {
+  const made = new Map<string, NonNullable<CallState['madeBy']>>();
+  if (handlers.length === 0) return made;
+  for (const call of calls) {
+    const own = modelCalls.find((c) => c.id === call.id);
+    if (!own) made.set(call.id, { how: 'added', handlers });
+    else if (own.name !== call.name || JSON.stringify(own.arguments) !== JSON.stringify(call.args))
+      made.set(call.id, { how: 'replaced', handlers });
+  }
+  return made;
+};
+
+const startBatch = (
+  d: Decision,
+  named: ReadonlyMap<string, readonly string[]>,
+  made: ReadonlyMap<string, NonNullable<CallState['madeBy']>> = new Map(),
+): void => {
   const { stage, tools } = d.state;
-  const started = stage.toolCalls.map((call) => startCall(call, tools, d.state.toolset.refused, named.get(call.id) ?? []));
+  const started = stage.toolCalls.map((call) => {
+    const step = startCall(call, tools, d.state.toolset.refused, named.get(call.id) ?? []);
+    const madeBy = made.get(call.id);
+    return madeBy ? { ...step, state: { ...step.state, madeBy } } : step;
+  });
   set(d, { phase: 'tools', calls: started.map((s) => s.state) });
   for (let index = 0; index < started.length && d.state.phase === 'tools'; index++) {
     d.facts.push(...started[index]!.facts);
@@ -222,7 +249,8 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
     updateCall(d, index, { phase: 'done', result: NOT_RUN_AFTER_ANSWER });
     return finishBatchIfDone(d);
   }
-  const step = callOutcome(state, output, d.state.toolset, approvalAsk(d.state, index, output.context.approvalAsked ?? null));
+  const rewrittenBy = rewritingHandlers(state, output);
+  const step = callOutcome(state, output, d.state.toolset, approvalAsk(d.state, index, output.context.approvalAsked ?? null, rewrittenBy));
   d.facts.push(...step.facts);
   updateCall(d, index, step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
@@ -230,9 +258,43 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
 };
 
 /** The approval a call must wait for (the toolset's rules ask, or a before_toolcall handler did), with an id the person answers by. */
-const approvalAsk = (s: TurnState, index: number, asked: Readonly<{ handlerId: string; reason: string }> | null): ApprovalAsk | null => {
+/** The before_toolcall handlers that rewrote the call's arguments, when they did. */
+const rewritingHandlers = (state: CallState, output: StagePipelineOutput): readonly string[] => {
+  const call = output.context.toolCall;
+  if (!call || JSON.stringify(call.args) === JSON.stringify(state.call.args)) return [];
+  return output.context.callsChangedBy ?? [];
+};
+
+/**
+ * Why a call a stage handler made waits for the person (rules 3 on): a plugin's handler acting with
+ * the person's authority on another plugin's tool (reading their files for it, say) is theirs to allow.
+ */
+const handlerMadeReason = (s: TurnState, call: CallState, rewrittenBy: readonly string[]): string | undefined => {
+  if ((s.request?.rules ?? 1) < 3) return undefined;
+  const pluginOf = (id: string): string | undefined =>
+    Object.values(s.toolset.handlers)
+      .flatMap((refs) => refs ?? [])
+      .find((h) => h.id === id)?.plugin;
+  const others = (ids: readonly string[]) => ids.filter((id) => pluginOf(id) !== call.owner);
+  const made = call.madeBy && others(call.madeBy.handlers);
+  if (made?.length) {
+    const what = call.madeBy!.how === 'added' ? 'added this call' : "put this call in place of the model's";
+    return `the post_action handler ${made.join(', ')} ${what}; the model did not ask for it`;
+  }
+  const rewrote = others(rewrittenBy);
+  if (rewrote.length) return `the before_toolcall handler ${rewrote.join(', ')} changed its arguments from what the model asked`;
+  return undefined;
+};
+
+const approvalAsk = (
+  s: TurnState,
+  index: number,
+  asked: Readonly<{ handlerId: string; reason: string }> | null,
+  rewrittenBy: readonly string[] = [],
+): ApprovalAsk | null => {
   const rule = s.toolset.approve?.find((a) => a.name === s.calls[index]?.call.name);
-  const reason = rule?.reason ?? (asked ? `handler ${asked.handlerId}: ${asked.reason}` : undefined);
+  const call = s.calls[index];
+  const reason = rule?.reason ?? (asked ? `handler ${asked.handlerId}: ${asked.reason}` : call && handlerMadeReason(s, call, rewrittenBy));
   if (reason === undefined || !s.request) return null;
   return { id: `${s.request.turnId.slice(0, 6)}-${s.rounds + 1}.${index + 1}`, reason };
 };

@@ -42,6 +42,8 @@ export type CallState = Readonly<{
   approval?: string;
   /** The secrets the model's own call named by alias: the only ones it may have filled in (a handler is not the owner). */
   named?: readonly string[];
+  /** A post_action handler added the call or put it in place of the model's: how, and the handlers that set the calls. */
+  madeBy?: Readonly<{ how: 'added' | 'replaced'; handlers: readonly string[] }>;
 }>;
 
 /**
@@ -49,8 +51,10 @@ export type CallState = Readonly<{
  * under (absent: 1), so a recorded turn replays by its own.
  *   1: a stopped reply is sent as ''.
  *   2: a stopped reply is sent as what the person already holds of it.
+ *   3: a call a stage handler of another plugin than the tool's made (added or put in place of the
+ *      model's by post_action, or its arguments rewritten by before_toolcall) waits for the person's approval.
  */
-export const TURN_RULES = 2;
+export const TURN_RULES = 3;
 
 export type TurnRequest = Readonly<{
   turnId: string;

@@ -99,9 +99,10 @@ describe('turn machine', () => {
     expect(run.of('ToolCompleted').map((f) => f.data.callId)).toEqual(['c2', 'c1']);
   });
 
+  // The files plugin's own handler: its rewrite of its own tool's call runs as it is (another plugin's waits: turnSecurity).
   it('denies one call and rewrites another in the same round', async () => {
     const run = runTurn(
-      { input: 'go', tools, handlers: { before_toolcall: [global('guard')] } },
+      { input: 'go', tools, handlers: { before_toolcall: [global('guard', 'files')] } },
       {
         llm: (_, n) =>
           n === 0

@@ -441,6 +441,37 @@ describe('red team: a plugin reading its environment and the settings', () => {
   });
 });
 
+describe('red team: a plugin granted only stages', () => {
+  // Its post_action put a read of the person's diary in every turn and its after_toolcall got the
+  // file (found by the hostile tester). A call a plugin's handler made on another plugin's tool now waits for the person.
+  it("cannot have the person's files read for it: the call it adds waits for approval, and a refusal runs nothing", async () => {
+    const server = await startLlmServer([{ text: 'Good morning!' }, { text: 'As you wish.' }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['stager'] });
+    mkdirSync(join(dir, 'files'), { recursive: true });
+    writeFileSync(join(dir, 'files', 'diary.txt'), 'my private diary: the pin is 4242\n');
+    const daemon = await daemons.start(dir);
+    // Piped, waiter goes on past a reply that waits for approval, saying what waits.
+    const asked = await runNodeWithInput([WAITER, '--data', dir], 'good morning\n');
+    expect(asked.stdout).toMatch(
+      /the agent wants to run files_read \{"path":"diary.txt"\} \(the post_action handler stager\/\S+ added this call; the model did not ask for it\)/,
+    );
+    const [request] = await logOf(dir, '--type', 'ApprovalRequested');
+    expect(request!.data).toMatchObject({
+      name: 'files_read',
+      args: { path: 'diary.txt' },
+      reason: expect.stringMatching(/^the post_action handler stager\/\S+ added this call; the model did not ask for it$/),
+    });
+    const denied = await runNodeWithInput([WAITER, '--data', dir], `/deny ${(request!.data as { approval: string }).approval}\n`);
+    expect(denied.code, denied.stderr).toBe(0);
+    await expect.poll(async () => (await logOf(dir, '--type', 'TurnCompleted')).length, { timeout: 15_000 }).toBe(1);
+    expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
+    await daemons.stop(daemon);
+    expect(daemon.output).not.toContain('4242');
+    await verifyReplay(dir);
+  });
+});
+
 describe('red team: path escapes through the files tools', () => {
   it('refuses each escape of one parallel round, names the argument, and reads or writes nothing outside the root', async () => {
     const server = await scripted([]);
