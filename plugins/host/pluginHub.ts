@@ -83,6 +83,9 @@ export type InputSink = Readonly<{
   state(): HeldInputs;
 }>;
 
+/** The most characters a subprocess plugin's input may hold (as a message typed in the web UI). */
+export const MAX_INJECTED_TEXT = 256 * 1024;
+
 export class CapabilityWithheld extends HologramError {
   readonly code = CAPABILITY_WITHHELD;
   constructor(plugin: string, capability: string, granted: readonly string[]) {
@@ -609,6 +612,13 @@ export class PluginHub {
     declared: number | undefined,
   ): Promise<InjectedReceipt> {
     if (typeof input?.text !== 'string') throw new RegistrationRefused(`plugin '${plugin}': an input needs 'text' as a string`);
+    // Each input is kept several times over (the scheduler's, the turn's, memory's): a bound keeps a plugin from filling the disk.
+    if (this.external.has(plugin) && input.text.length > MAX_INJECTED_TEXT) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': an input's text is ${input.text.length.toLocaleString('en')} characters, more than the ` +
+          `${MAX_INJECTED_TEXT.toLocaleString('en')} an input may hold; send a shorter one, or put the rest where a tool reads it`,
+      );
+    }
     const replyChannel = input.replyTo?.channel ?? null;
     // A built-in answers later on behalf of a conversation (a timer set from the cli replies there);
     // an external plugin replies only on its own channels.

@@ -11,6 +11,7 @@ import { schedulerModule, type SchedulerFacility } from '../../actors/modules/sc
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, PLUGIN_REGISTRY_STREAM, SCHEDULER_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { DEFAULT_INJECTION_BOUNDS, heldBy } from '../../plugins/host/injectionBounds.ts';
+import { MAX_INJECTED_TEXT } from '../../plugins/host/pluginHub.ts';
 import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
 import { PluginHub } from '../../plugins/host/pluginHub.ts';
 import { INJECTION_THROTTLED, type PluginApi } from '../../plugins/sdk/index.ts';
@@ -114,6 +115,11 @@ describe('a flood of injections through the hub', () => {
         code: 'REGISTRATION_REFUSED',
       });
     }
+    // Nor one longer than an input may be: three of 8 MB each filled 200 MB of log (found by the hostile tester).
+    await expect(spammer.injectInput({ text: 'x'.repeat(MAX_INJECTED_TEXT + 1) })).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining(`an input's text is 262,145 characters, more than the 262,144 an input may hold`),
+    });
     expect(held()).toBe(0);
     await spammer.injectInput({ text: 'a fair one' });
     expect(held()).toBe(1);
