@@ -13,6 +13,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { webuiUrlOf } from '../support/browser.ts';
 import { askSocket, testDataDir, useDaemons, type RunningDaemon } from '../support/homedSession.ts';
@@ -204,6 +205,24 @@ describe('the web UI against hostile callers', () => {
       "then restart homed (settings.json is read at start), or free that port and run 'homed plugins start webui'",
     );
     expect((await finished(spawnNode([WAITER, '--data', busy, 'hello']))).stdout).toBe('still here\n');
+  });
+
+  // Listening on 0.0.0.0, it answered 421 to every other machine (found by the hostile tester); and
+  // 'bearer' in lower case was refused though the scheme's name is case-insensitive.
+  it('listening on every address, answers to this machine by its addresses and name, still not to a rebound name', async () => {
+    const dir = testDataDir(tempDir(), { settings: { plugins: { webui: { port: 0, host: '0.0.0.0' } } } });
+    const url = webuiUrlOf((await daemons.start(dir)).output);
+    const token = url.searchParams.get('token')!;
+    const addresses = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .filter((a) => a.family === 'IPv4' && !a.internal)
+      .map((a) => a.address);
+    for (const name of [hostname(), ...addresses]) {
+      const answer = await call(url, '/api/overview', { headers: { host: `${name}:${url.port}`, authorization: `bearer ${token}` } });
+      expect(answer.status, `${name}: ${answer.body}`).toBe(200);
+    }
+    const rebound = await call(url, '/api/overview', { headers: signedIn(token, { host: `evil.example:${url.port}` }) });
+    expect(rebound.status).toBe(421);
   });
 
   it('refuses to save a port out of range or an unknown projection, by the rule homed starts with', async () => {

@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 import { TimeTravelBusy } from '../../host/timeTravelDesk.ts';
 import { BadRequest, NotFound, Unfit, type WebuiApi } from './webuiApi.ts';
 import { ConnectionSlots } from './connectionSlots.ts';
@@ -58,10 +59,17 @@ const cookieOf = (request: IncomingMessage, name: string): string | undefined =>
   return undefined;
 };
 
+/** The scheme's name is case-insensitive (RFC 7235): `bearer` and `BEARER` are `Bearer`. */
 const bearerOf = (request: IncomingMessage): string | undefined => {
   const header = request.headers.authorization ?? '';
-  return header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+  return /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
 };
+
+/** Addresses that listen on every interface. */
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['0.0.0.0', '::', '[::]']);
+
+/** An address as a Host header names it (an IPv6 one in brackets). */
+const asHostName = (address: string): string => (address.includes(':') && !address.startsWith('[') ? `[${address}]` : address);
 
 const send = (response: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}) => {
   response.writeHead(status, {
@@ -123,6 +131,8 @@ from <code>state/webui/token</code> in the data dir.</p>`;
 export class WebuiServer {
   private server: Server | undefined;
   private allowedHosts = new Set<string>();
+  /** The port listened on, once it is. */
+  private port = 0;
 
   constructor(private readonly options: WebuiServerOptions) {}
 
@@ -146,8 +156,8 @@ export class WebuiServer {
     });
     server.on('error', (error) => this.options.log(`web UI server: ${error.message}`));
     const port = (server.address() as AddressInfo).port;
-    const host = this.options.host.includes(':') && !this.options.host.startsWith('[') ? `[${this.options.host}]` : this.options.host;
-    for (const name of ['127.0.0.1', 'localhost', '[::1]', host]) this.allowedHosts.add(`${name}:${port}`);
+    this.port = port;
+    for (const name of ['127.0.0.1', 'localhost', '[::1]', asHostName(this.options.host)]) this.allowedHosts.add(`${name}:${port}`);
     return port;
   }
 
@@ -181,14 +191,29 @@ export class WebuiServer {
     );
   }
 
+  /**
+   * Listening on every address (0.0.0.0, ::), the server answers to this machine's addresses and
+   * name as well, read when asked (an address may come later); a name that only resolves here (DNS
+   * rebinding) is still refused.
+   */
+  private machineHosts(): string[] {
+    if (!WILDCARD_HOSTS.has(this.options.host)) return [];
+    const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => asHostName(a.address)));
+    return [...addresses, hostname()].map((name) => `${name}:${this.port}`);
+  }
+
+  private thisMachine(host: string): boolean {
+    return this.machineHosts().includes(host);
+  }
+
   private authorised(request: IncomingMessage): boolean {
     return tokenMatches(this.options.token, bearerOf(request) ?? cookieOf(request, COOKIE));
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const host = request.headers.host ?? '';
-    if (!this.allowedHosts.has(host)) {
-      throw new HttpError(421, `this server answers to ${[...this.allowedHosts].join(', ')}, not '${host}'`);
+    if (!this.allowedHosts.has(host) && !this.thisMachine(host)) {
+      throw new HttpError(421, `this server answers to ${[...this.allowedHosts, ...this.machineHosts()].join(', ')}, not '${host}'`);
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== `http://${host}`) throw new HttpError(403, `requests from ${origin} are refused`);
