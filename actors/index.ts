@@ -113,7 +113,7 @@ export { DEFAULT_FILES_ROOT, daemonFilesOf } from './modules/securityModule.ts';
 export { checkSecretName, SECRET_NAME, SECRETS_DIR, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 export { probeModel, type ProbeResult } from '../adapters/llm/modelProbe.ts';
 export { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
-export { checkSettings, type SettingsProblem } from './settings/checkSettings.ts';
+export { checkSettings, type SettingsProblem, tooDeep } from './settings/checkSettings.ts';
 export { SETTINGS_SCHEMA } from './settings/settingsSchema.ts';
 export type { SettingsField } from './settings/settingsField.ts';
 export { layoutMachine, type MachineLayout } from './inspect/machineLayout.ts';

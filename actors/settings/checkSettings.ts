@@ -141,7 +141,30 @@ const hintFor = (
   return atRoot && isObject(item) ? `; a plugin's settings go under plugins.${name}` : '';
 };
 
+/** Settings nest a few levels (a plugin's own settings a few more): deeper is a mistake, and checked no further. */
+export const DEEPEST_SETTINGS = 64;
+
+/** Whether `value` nests lists and objects deeper than `levels` (found without recursion, so any depth is safe to ask about). */
+export const nestsDeeperThan = (value: unknown, levels: number): boolean => {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= levels) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+};
+
+/** The problem of settings nested past DEEPEST_SETTINGS, or undefined. */
+export const tooDeep = (settings: unknown): SettingsProblem | undefined =>
+  nestsDeeperThan(settings, DEEPEST_SETTINGS)
+    ? { key: '(the file)', problem: `nests lists and objects more than ${DEEPEST_SETTINGS} levels deep; settings need a few` }
+    : undefined;
+
 export const checkSettings = (settings: unknown, schema: SettingsField): SettingsProblem[] => {
+  const deep = tooDeep(settings);
+  if (deep) return [deep];
   const problems: SettingsProblem[] = [];
   checkField(settings, schema, '', problems);
   return problems.map((p) => (p.key === '' ? { key: '(the file)', problem: p.problem } : p));

@@ -17,6 +17,7 @@ import {
   type SettingsProblem,
   SecretVault,
   SecretVaultError,
+  tooDeep,
 } from '../../actors/index.ts';
 import { describeJsonSyntaxError } from '../../events/index.ts';
 import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
@@ -94,7 +95,9 @@ export class SettingsDesk {
     }
     try {
       const parsed: unknown = JSON.parse(text);
-      return isObject(parsed) ? parsed : { broken: `${this.path()} does not hold a JSON object` };
+      if (!isObject(parsed)) return { broken: `${this.path()} does not hold a JSON object` };
+      const deep = tooDeep(parsed);
+      return deep ? { broken: `${this.path()} ${deep.problem}; saving here replaces it` } : parsed;
     } catch (error) {
       return { broken: `${this.path()} is not valid JSON at ${describeJsonSyntaxError(text, error as Error)}; saving here replaces it` };
     }
@@ -115,6 +118,9 @@ export class SettingsDesk {
   /** Writes `edited` (hidden values kept as stored) if it fits the schema; else its problems, nothing written. */
   async save(edited: Json): Promise<Readonly<{ problems: readonly SettingsProblem[] }>> {
     if (!isObject(edited)) return { problems: [{ key: '(settings)', problem: 'must be a JSON object of settings' }] };
+    // Before any walk over it: hiding and restoring recurse.
+    const deep = tooDeep(edited);
+    if (deep) return { problems: [deep] };
     const stored = this.stored();
     const settings = restoreHidden(edited, 'broken' in stored ? {} : stored);
     const problems = checkSettings(settings, SETTINGS_SCHEMA);

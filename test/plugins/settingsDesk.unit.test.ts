@@ -72,6 +72,26 @@ describe('the settings desk', () => {
     ).rejects.toThrow('GITHUB_TOKEN is set for tools (github_*) and is filled only into them');
   });
 
+  // 3,000 levels sent to the web UI answered 500 'Maximum call stack size exceeded' (found by the hostile tester).
+  it('refuses settings nested past 64 levels with a problem, at save, at read and at start, never overflowing', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify(STORED));
+    const nested = (depth: number, leaf: unknown, wrap: (inner: unknown) => unknown): unknown =>
+      Array.from({ length: depth }).reduce((inner) => wrap(inner), leaf);
+    const problem = { key: '(the file)', problem: 'nests lists and objects more than 64 levels deep; settings need a few' };
+    const desk = new SettingsDesk(dir);
+    for (const deep of [nested(3_000, 1, (inner) => ({ a: inner })), nested(3_000, 1, (inner) => [inner])]) {
+      expect((await desk.save({ plugins: { x: deep } })).problems).toEqual([problem]);
+    }
+    expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'))).toEqual(STORED);
+    // A plugin's own settings may nest a little: 60 levels under plugins.x are saved.
+    expect((await desk.save({ ...STORED, plugins: { x: nested(60, 1, (inner) => ({ a: inner })) } })).problems).toEqual([]);
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ plugins: { x: nested(3_000, 1, (inner) => [inner]) } }));
+    expect(desk.read().broken).toMatch(/nests lists and objects more than 64 levels deep/);
+    expect(() => loadSettings(dir)).toThrow(InvalidSettings);
+    expect(() => loadSettings(dir)).toThrow(/nests lists and objects more than 64 levels deep/);
+  });
+
   it('says when settings.json is not JSON instead of showing it as empty', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'settings.json'), '{ not json');
