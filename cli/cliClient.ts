@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_LINE_BYTES } from '../plugins/builtin/cli/cliWire.ts';
 import { LineSplitter } from '../plugins/protocol/lineSplitter.ts';
 import { connectError, DaemonConnectionLost, DaemonNotRunning, DaemonRefused } from './daemonErrors.ts';
-import { visibleControls, withVisibleControls } from './terminalText.ts';
+import { visibleControls, withVisibleControls } from '../events/visibleControls.ts';
 
 /** Longest reply line the client takes: replies carry whole answers and plugin lists, so more than a request. */
 const MAX_REPLY_LINE_BYTES = 64 * 1024 * 1024;

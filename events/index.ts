@@ -14,3 +14,4 @@ export * from './inMemoryEventStore.ts';
 export * from './catalog/index.ts';
 export * from './closestNames.ts';
 export * from './jsonSyntax.ts';
+export * from './visibleControls.ts';

@@ -4,11 +4,13 @@
  * Whatever the plugin sends, the kernel answers or logs it; nothing it sends can throw here.
  */
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
+import { oneVisibleLine } from '../../events/index.ts';
 import type { PluginConnection, PluginProtocolError } from '../protocol/index.ts';
 import { MethodNotFound } from '../protocol/index.ts';
 import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec, Triple } from '../sdk/pluginApi.ts';
 import { EVENT_NOTIFY, KernelMethod, LOG_NOTIFY, PluginMethod, READY_NOTIFY } from '../sdk/wireMethods.ts';
 import type { PluginEndpoint, PluginHub } from './pluginHub.ts';
+import { STDERR_LINE_AT_MOST } from './stderrLines.ts';
 
 export type RemoteTimeouts = Readonly<{ toolMs: number; stageMs: number; deliverMs: number }>;
 
@@ -57,7 +59,8 @@ export const servePlugin = (
     }
   });
   connection.onNotify((method, params) => {
-    if (method === LOG_NOTIFY) log(`plugin ${plugin}: ${String(asObject(params).line ?? params)}`);
+    // One line of homed's output, as a stderr line is: a plugin forges no 'homed:' line and drives no terminal.
+    if (method === LOG_NOTIFY) log(`plugin ${plugin}: ${oneVisibleLine(String(asObject(params).line ?? params), STDERR_LINE_AT_MOST)}`);
     else if (method === READY_NOTIFY) markReady();
     else void hub.misbehaved(plugin, 'UNKNOWN_NOTIFY', `sent unknown notification '${method}'`).catch(() => undefined);
   });

@@ -9,7 +9,7 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Timers } from '../../events/index.ts';
+import { oneVisibleLine, type Timers } from '../../events/index.ts';
 import { FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
@@ -20,6 +20,7 @@ import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 import { stderrHint } from './stderrHints.ts';
+import { STDERR_LINE_AT_MOST } from './stderrLines.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown =>
@@ -118,7 +119,7 @@ const spawnPlugin = async (
     cwd: real,
     env: environment.env,
     onStderr: (line) => {
-      env.log(`plugin ${name} (stderr): ${line}`);
+      env.log(`plugin ${name} (stderr): ${oneVisibleLine(line, STDERR_LINE_AT_MOST)}`);
       const hint = stderrHint(name, dir, line);
       if (hint) env.log(hint);
     },

@@ -468,6 +468,10 @@ describe('red team: a plugin granted only stages', () => {
     expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
     await daemons.stop(daemon);
     expect(daemon.output).not.toContain('4242');
+    // What it logs is one line of its own, its controls shown: no 'homed:' line forged, no terminal driven.
+    expect(daemon.output).toContain('plugin stager: stager ready⏎homed: stopped; every acknowledged event is on disk␛]0;pwned␇');
+    expect(daemon.output).toContain('plugin stager (stderr): warming up␍homed: fake via CR');
+    expect(daemon.output).not.toMatch(/\x1b|\r/);
     await verifyReplay(dir);
   });
 });

@@ -1,6 +1,6 @@
 /** Text from homed on a terminal: control characters shown, never obeyed. */
 import { describe, expect, it } from 'vitest';
-import { visibleControls, withVisibleControls } from '../../cli/terminalText.ts';
+import { oneVisibleLine, visibleControls, withVisibleControls } from '../../events/visibleControls.ts';
 
 describe('visibleControls', () => {
   it('shows each control character but line feed and tab as its symbol', () => {
@@ -20,5 +20,11 @@ describe('visibleControls', () => {
   it('reaches every string of a parsed reply, keys and numbers untouched', () => {
     const reply = JSON.parse('{"type":"chunk","text":"x\\u001b[2Jy","n":1,"list":["\\u0007"]}', withVisibleControls);
     expect(reply).toEqual({ type: 'chunk', text: 'x␛[2Jy', n: 1, list: ['␇'] });
+  });
+
+  // A plugin's log line forged 'homed:' lines, retitled the window and ran to a megabyte (found by the hostile tester).
+  it("makes someone else's text one line of output: breaks shown, controls visible, cut where it is too long", () => {
+    expect(oneVisibleLine('innocent\nhomed: stopped\x1b]0;pwned\x07', 100)).toBe('innocent⏎homed: stopped␛]0;pwned␇');
+    expect(oneVisibleLine('x'.repeat(1_000_025), 8_192)).toBe(`${'x'.repeat(8_192)}… (991,833 more characters)`);
   });
 });

@@ -1,0 +1,29 @@
+/**
+ * Text shown on a terminal that someone else wrote (a model's words and what they quote of a
+ * tool's output, a plugin's log line) can hold control sequences the terminal would obey: retitle
+ * the window, write the clipboard, clear the screen, hide text, move back over a line. Made
+ * visible, every control character but the line feed and the tab becomes its symbol instead (ESC
+ * as ␛, a lone carriage return as ␍); a carriage return before a line feed is left out.
+ */
+
+/** C0 controls but tab and line feed, DEL, and the C1 controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** The Control Pictures block has a symbol for each C0 control (U+2400 + code) and for DEL (U+2421). */
+const symbolOf = (control: string): string => {
+  const code = control.charCodeAt(0);
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  return code === 0x7f ? '\u2421' : '\ufffd';
+};
+
+export const visibleControls = (text: string): string => text.replaceAll('\r\n', '\n').replace(CONTROL, symbolOf);
+
+/** Every string in `value` (a reply parsed from JSON) with its control characters visible. */
+export const withVisibleControls = (_key: string, value: unknown): unknown => (typeof value === 'string' ? visibleControls(value) : value);
+
+/** Someone else's text as one line of homed's output: controls visible, line breaks shown as ⏎, cut at `atMost` characters. */
+export const oneVisibleLine = (text: string, atMost: number): string => {
+  const line = visibleControls(text.length > atMost ? text.slice(0, atMost) : text).replaceAll('\n', '⏎');
+  return text.length > atMost ? `${line}… (${(text.length - atMost).toLocaleString('en')} more characters)` : line;
+};
