@@ -37,6 +37,26 @@ export type SupervisedPluginOptions = Readonly<{
 
 type StateName = 'stopped' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gaveUp' | 'stopping';
 
+/** What homed's output says of a crash, a restart and giving up (each journaled first), so a plugin crash-looping is seen. */
+const supervisorNote = (name: string, fact: Fact): string | undefined => {
+  const data = fact.data as Record<string, unknown>;
+  switch (fact.type) {
+    case 'PluginCrashed': {
+      const how = data.signal ? `ended by signal ${String(data.signal)}` : `exited with code ${String(data.exitCode)}`;
+      return `plugin ${name}: crashed (${data.error ? String(data.error) : how})`;
+    }
+    case 'PluginRestarting':
+      return `plugin ${name}: restarting in ${Number(data.delayMs) / 1000} s (attempt ${String(data.attempt)})`;
+    case 'PluginGaveUp':
+      return (
+        `plugin ${name}: gave up after ${String(data.crashes)} crashes; ` +
+        `'homed plugins start ${name}' tries again, 'homed log --type PluginCrashed' says why each ended`
+      );
+    default:
+      return undefined;
+  }
+};
+
 export class SupervisedPlugin {
   private readonly actor: JournaledActor<typeof pluginSupervisorMachine>;
   private instance: RunningInstance | undefined;
@@ -92,7 +112,11 @@ export class SupervisedPlugin {
   }
 
   private afterFacts(facts: readonly Fact[]): void {
-    for (const fact of facts) this.options.hub.observe(fact);
+    for (const fact of facts) {
+      this.options.hub.observe(fact);
+      const said = supervisorNote(this.options.name, fact);
+      if (said) this.options.log(said);
+    }
     this.reconcile();
     for (const listener of [...this.settledListeners]) {
       this.settledListeners.delete(listener);

@@ -471,7 +471,7 @@ describe('red team: a plugin granted only stages', () => {
     // What it logs is one line of its own, its controls shown: no 'homed:' line forged, no terminal driven.
     expect(daemon.output).toContain('plugin stager: stager ready⏎homed: stopped; every acknowledged event is on disk␛]0;pwned␇');
     expect(daemon.output).toContain('plugin stager (stderr): warming up␍homed: fake via CR');
-    expect(daemon.output).not.toMatch(/\x1b|\r/);
+    for (const control of ['\x1b', '\x07', '\r']) expect(daemon.output).not.toContain(control);
     await verifyReplay(dir);
   });
 });

@@ -74,8 +74,14 @@ describe('plugin host', () => {
   });
 
   it("detaches a crashed plugin's registrations, restarts it with backoff and gives up on the 4th crash", async () => {
-    const { host, store, types } = await startHost(['crasher'], { supervisorConfig: { backoffMs: [20, 20, 20] } });
+    const { host, store, types, lines } = await startHost(['crasher'], { supervisorConfig: { backoffMs: [20, 20, 20] } });
     await host.supervisor('crasher').until((s) => s === 'gaveUp');
+    // Each crash, restart and the giving up are said, as the log holds them (a crash loop was silent: found by the hostile tester).
+    expect(lines.filter((l) => /^plugin crasher: crashed \(exited with code \d+\)$/.test(l))).toHaveLength(4);
+    expect(lines.filter((l) => /^plugin crasher: restarting in 0\.02 s \(attempt [123]\)$/.test(l))).toHaveLength(3);
+    expect(lines).toContain(
+      "plugin crasher: gave up after 4 crashes; 'homed plugins start crasher' tries again, 'homed log --type PluginCrashed' says why each ended",
+    );
     const registry = await types();
     expect(registry.filter((t) => t === 'PluginToolRegistered')).toHaveLength(4);
     expect(registry.filter((t) => t === 'PluginRegistrationsDetached')).toHaveLength(4);
