@@ -36,9 +36,20 @@ type Json = unknown;
 
 const isObject = (value: Json): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** `value` with every string under a secret-looking key replaced by HIDDEN. */
+/** Whether `text` is a URL carrying credentials: a user or password, or a secret-looking query parameter. */
+const urlWithCredentials = (text: string): boolean => {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return url.username !== '' || url.password !== '' || [...url.searchParams.keys()].some((name) => SECRET_KEY.test(name));
+  } catch {
+    return false;
+  }
+};
+
+/** `value` with every string under a secret-looking key, and every URL carrying credentials, replaced by HIDDEN. */
 export const hideSecrets = (value: Json, key = ''): Json => {
-  if (typeof value === 'string') return SECRET_KEY.test(key) && !NAMES_A_SECRET.test(key) ? HIDDEN : value;
+  if (typeof value === 'string') return (SECRET_KEY.test(key) && !NAMES_A_SECRET.test(key)) || urlWithCredentials(value) ? HIDDEN : value;
   if (Array.isArray(value)) return value.map((item) => hideSecrets(item, key));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideSecrets(v, k)]));
   return value;

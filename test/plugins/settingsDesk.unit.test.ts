@@ -25,6 +25,12 @@ describe('the settings desk', () => {
     expect(hidden.plugins.spy).toEqual({ token: HIDDEN, apiKeySecret: 'SPY_KEY', greeting: 'hi' });
     expect(JSON.stringify(hidden)).not.toContain('sk-plain-1234');
     expect(restoreHidden(hidden, STORED)).toEqual(STORED);
+    // A URL carrying credentials is hidden whole, and kept when sent back (found by the hostile tester).
+    const withUrls = { plugins: { feed: { url: 'http://user:pw@x/?token=abc&q=1', other: 'http://x/?q=1', note: 'not a url' } } };
+    const shown = hideSecrets(withUrls) as typeof withUrls;
+    expect(shown.plugins.feed).toEqual({ url: HIDDEN, other: 'http://x/?q=1', note: 'not a url' });
+    expect(hideSecrets({ a: 'https://x/?api_key=1' })).toEqual({ a: HIDDEN });
+    expect(restoreHidden(shown, withUrls)).toEqual(withUrls);
     // A marker with nothing stored under it is dropped, never written as a value.
     expect(restoreHidden({ plugins: { other: { password: HIDDEN } } }, STORED)).toEqual({ plugins: { other: {} } });
   });
