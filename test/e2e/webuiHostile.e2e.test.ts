@@ -141,6 +141,14 @@ describe('the web UI against hostile callers', () => {
     expect(approveNothing.status).toBe(400);
     expect((await call(url, '/api/turn?id=no-such-turn', { headers: signedIn(token) })).status).toBe(404);
     expect((await call(url, '/api/events?from=-3', { headers: signedIn(token) })).status).toBe(400);
+    // Digits only: 1e3 and 0x10 were read as numbers, and k=0 as a recall of one (found by the hostile tester).
+    for (const query of ['/api/events?from=1e3', '/api/events?from=0x10', '/api/recall?q=x&k=0', '/api/live?after=1e3']) {
+      const refused = await call(url, query, { headers: signedIn(token) });
+      expect(refused.status, `${query}: ${refused.body}`).toBe(400);
+    }
+    expect(JSON.parse((await call(url, '/api/recall?q=x&k=0', { headers: signedIn(token) })).body).error).toBe(
+      "'k' must be a whole number of at least 1, got '0'",
+    );
     expect((await call(url, '/nowhere', { headers: signedIn(token) })).status).toBe(404);
 
     // Live views are capped; one more is told so, and the daemon still answers.

@@ -57,10 +57,12 @@ const conversationOf = (value: unknown): string => {
   return value;
 };
 
-const seqParam = (value: string | null, name: string, fallback: number): number => {
+/** A whole number written in digits (Number() would read '1e3', '0x10' and ' 1 ' as numbers), at least `least`. */
+const seqParam = (value: string | null, name: string, fallback: number, least = 0): number => {
   if (value === null || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new BadRequest(`'${name}' must be a whole number of at least 0`);
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < least)
+    throw new BadRequest(`'${name}' must be a whole number of at least ${least}, got '${value.slice(0, 40)}'`);
   return n;
 };
 
@@ -268,7 +270,7 @@ export class WebuiApi {
     const query = params.get('q') ?? '';
     if (!query.trim() || query.length > 2_000) throw new BadRequest("'q' must be the text to recall (at most 2000 characters)");
     const scope = params.get('scope');
-    return this.control.memory.recall(query, seqParam(params.get('k'), 'k', 10), scope ? conversationOf(scope) : undefined);
+    return this.control.memory.recall(query, seqParam(params.get('k'), 'k', 10, 1), scope ? conversationOf(scope) : undefined);
   }
 
   /** The system at `seq`; stops when `signal` is aborted (the page went away). Refused with TimeTravelBusy when the desk is full. */

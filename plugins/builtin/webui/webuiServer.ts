@@ -307,9 +307,9 @@ export class WebuiServer {
         return post((body) => api.pluginAction(body));
       case 'GET /api/live': {
         if (live.full) throw new HttpError(503, 'too many live views are open; close a tab and try again');
-        const after = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '';
-        const afterSeq = Number(after);
-        if (!Number.isInteger(afterSeq) || afterSeq < 0) throw new HttpError(400, "'after' must be a seq (a whole number)");
+        const after = String(request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '');
+        const afterSeq = after === '' ? 0 : /^\d+$/.test(after) ? Number(after) : Number.NaN;
+        if (!Number.isSafeInteger(afterSeq)) throw new HttpError(400, "'after' must be a seq (a whole number)");
         live.open(response, afterSeq);
         return;
       }
