@@ -4,13 +4,12 @@
  * Whatever the plugin sends, the kernel answers or logs it; nothing it sends can throw here.
  */
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
-import { oneVisibleLine } from '../../events/index.ts';
 import type { PluginConnection, PluginProtocolError } from '../protocol/index.ts';
 import { MethodNotFound } from '../protocol/index.ts';
 import type { ChannelDelivery, InjectedInput, StageChange, StageSpec, ToolReply, ToolSpec, ChannelSpec, Triple } from '../sdk/pluginApi.ts';
 import { EVENT_NOTIFY, KernelMethod, LOG_NOTIFY, PluginMethod, READY_NOTIFY } from '../sdk/wireMethods.ts';
 import type { PluginEndpoint, PluginHub } from './pluginHub.ts';
-import { STDERR_LINE_AT_MOST } from './stderrLines.ts';
+import type { PluginConsole } from './pluginConsole.ts';
 
 export type RemoteTimeouts = Readonly<{ toolMs: number; stageMs: number; deliverMs: number }>;
 
@@ -22,12 +21,7 @@ type P = Record<string, unknown>;
 const asObject = (value: unknown): P => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as P) : {});
 
 /** Serves the plugin's requests against the hub, and reports its protocol errors. */
-export const servePlugin = (
-  hub: PluginHub,
-  plugin: string,
-  connection: PluginConnection,
-  log: (line: string) => void,
-): { ready: Promise<void> } => {
+export const servePlugin = (hub: PluginHub, plugin: string, connection: PluginConnection, say: PluginConsole): { ready: Promise<void> } => {
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   connection.onRequest(async (method, params) => {
@@ -60,7 +54,7 @@ export const servePlugin = (
   });
   connection.onNotify((method, params) => {
     // One line of homed's output, as a stderr line is: a plugin forges no 'homed:' line and drives no terminal.
-    if (method === LOG_NOTIFY) log(`plugin ${plugin}: ${oneVisibleLine(String(asObject(params).line ?? params), STDERR_LINE_AT_MOST)}`);
+    if (method === LOG_NOTIFY) say('', String(asObject(params).line ?? params));
     else if (method === READY_NOTIFY) markReady();
     else void hub.misbehaved(plugin, 'UNKNOWN_NOTIFY', `sent unknown notification '${method}'`).catch(() => undefined);
   });

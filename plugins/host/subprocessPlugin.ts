@@ -9,7 +9,7 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { oneVisibleLine, type Timers } from '../../events/index.ts';
+import type { Timers } from '../../events/index.ts';
 import { FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
@@ -20,7 +20,7 @@ import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 import { stderrHint } from './stderrHints.ts';
-import { STDERR_LINE_AT_MOST } from './stderrLines.ts';
+import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown =>
@@ -93,7 +93,7 @@ const spawnPlugin = async (
   dir: string,
   env: HostEnv,
   hub: PluginHub,
-): Promise<{ child: PluginProcess; ended: Promise<ProcessExit> }> => {
+): Promise<{ child: PluginProcess; ended: Promise<ProcessExit>; say: PluginConsole }> => {
   const name = manifest.name;
   const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' } };
   // Its folder as it really is: what the sandbox gives back of a hidden data dir, and where it runs.
@@ -112,6 +112,8 @@ const spawnPlugin = async (
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
+  // Its log lines and its stderr share one budget on homed's output.
+  const say = pluginConsole(name, env.log, env.clock);
   const child = await PluginProcess.spawn({
     plugin: name,
     command,
@@ -119,7 +121,7 @@ const spawnPlugin = async (
     cwd: real,
     env: environment.env,
     onStderr: (line) => {
-      env.log(`plugin ${name} (stderr): ${oneVisibleLine(line, STDERR_LINE_AT_MOST)}`);
+      say(' (stderr)', line);
       const hint = stderrHint(name, dir, line);
       if (hint) env.log(hint);
     },
@@ -142,18 +144,18 @@ const spawnPlugin = async (
     return exit;
   });
   await recorded;
-  return { child, ended };
+  return { child, ended, say };
 };
 
 export const subprocessStarter =
   (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
   async (hub, stopping) => {
     const name = manifest.name;
-    const { child, ended } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
+    const { child, ended, say } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
       throw permanent(name, error);
     });
     const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
-    const { ready } = servePlugin(hub, name, connection, env.log);
+    const { ready } = servePlugin(hub, name, connection, say);
     let stopped = false;
     /** Why the kernel ended the process, when it did for a fault of the plugin's. */
     let fault: string | undefined;
