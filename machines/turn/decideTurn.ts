@@ -257,7 +257,6 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
   finishBatchIfDone(d);
 };
 
-/** The approval a call must wait for (the toolset's rules ask, or a before_toolcall handler did), with an id the person answers by. */
 /** The before_toolcall handlers that rewrote the call's arguments, when they did. */
 const rewritingHandlers = (state: CallState, output: StagePipelineOutput): readonly string[] => {
   const call = output.context.toolCall;
@@ -286,6 +285,10 @@ const handlerMadeReason = (s: TurnState, call: CallState, rewrittenBy: readonly 
   return undefined;
 };
 
+/**
+ * The approval a call must wait for (the toolset's rules ask, a before_toolcall handler did, or a
+ * handler of another plugin made the call), with an id the person answers by.
+ */
 const approvalAsk = (
   s: TurnState,
   index: number,
