@@ -467,11 +467,13 @@ describe('red team: a plugin granted only stages', () => {
     await expect.poll(async () => (await logOf(dir, '--type', 'TurnCompleted')).length, { timeout: 15_000 }).toBe(1);
     expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
     await daemons.stop(daemon);
-    expect(daemon.output).not.toContain('4242');
+    // All homed said, to its start and after (a line may come either side of 'ready').
+    const output = [daemon.output, (await daemon.exited).stdout].join('\n');
+    expect(output).not.toContain('4242');
     // What it logs is one line of its own, its controls shown: no 'homed:' line forged, no terminal driven.
-    expect(daemon.output).toContain('plugin stager: stager ready⏎homed: stopped; every acknowledged event is on disk␛]0;pwned␇');
-    expect(daemon.output).toContain('plugin stager (stderr): warming up␍homed: fake via CR');
-    for (const control of ['\x1b', '\x07', '\r']) expect(daemon.output).not.toContain(control);
+    expect(output).toContain('plugin stager: stager ready⏎homed: stopped; every acknowledged event is on disk␛]0;pwned␇');
+    expect(output).toContain('plugin stager (stderr): warming up␍homed: fake via CR');
+    for (const control of ['\x1b', '\x07', '\r']) expect(output).not.toContain(control);
     await verifyReplay(dir);
   });
 });
