@@ -79,8 +79,6 @@ export class Bm25Index {
   private largeTfs = new Map<number, number>();
   private readonly used: number[] = [];
   private readonly df: number[] = [];
-  /** Per term id, how many of its posting's entries are of removed documents (until the next compaction). */
-  private readonly dead: number[] = [];
   /** doc id → its slot; per slot its id (undefined once removed), length and the digest of its counts. */
   private readonly slots = new Map<string, number>();
   private ids: (string | undefined)[] = [];
@@ -191,7 +189,6 @@ export class Bm25Index {
       index.postingTfs[t] = Uint8Array.from(tfs, (tf, i) => index.smallTf(t, slots[i]!, tf));
       index.used[t] = to - from;
       index.df[t] = to - from;
-      index.dead[t] = 0;
     }
     if (index.termIds.size !== terms) throw new RangeError('Bm25Index.fromState: a term is listed twice');
     for (const [slot, id] of state.ids.entries()) index.slots.set(id, slot);
@@ -266,10 +263,8 @@ export class Bm25Index {
       const df = this.df[termId]! - 1;
       this.df[termId] = df;
       this.liveEntries -= 1;
-      if (df > 0) {
-        this.deadEntries += 1;
-        this.dead[termId]! += 1;
-      } else this.freeTerm(termId);
+      if (df > 0) this.deadEntries += 1;
+      else this.freeTerm(termId);
     }
     this.slots.delete(id);
     this.ids[slot] = undefined;
@@ -288,7 +283,6 @@ export class Bm25Index {
       this.postingTfs[termId] = new Uint8Array(INITIAL_POSTING);
       this.used[termId] = 0;
       this.df[termId] = 0;
-      this.dead[termId] = 0;
     }
     return termId;
   }
@@ -350,7 +344,6 @@ export class Bm25Index {
       this.postingSlots[termId] = slots;
       this.postingTfs[termId] = tfs;
       this.used[termId] = live;
-      this.dead[termId] = 0;
     }
     const largeTfs = new Map<number, number>();
     for (const [key, tf] of this.largeTfs) {
@@ -607,8 +600,8 @@ export class Bm25Index {
   /** Where in its posting the term's `recentUses` most recent live uses begin: 0 when it has no more than those. */
   private recentFrom(termId: number): number {
     if (this.df[termId]! <= this.recentUses) return 0;
-    // Without removed documents in its posting, its last entries are its most recent live uses.
-    if (this.dead[termId] === 0) return this.used[termId]! - this.recentUses;
+    // Every entry live (none of a removed document since compaction): its last entries are its most recent uses.
+    if (this.used[termId] === this.df[termId]) return this.used[termId]! - this.recentUses;
     const slots = this.postingSlots[termId]!;
     const { ids } = this;
     let live = 0;
