@@ -23,7 +23,7 @@ import {
   type ToolCall,
   type ToolScope,
 } from '../stagePipeline/index.ts';
-import { answerApproval, callOutcome, NOT_RUN_AFTER_ANSWER, startCall, toolMessage, type ApprovalAsk } from './toolCalls.ts';
+import { answerApproval, callOutcome, NOT_RUN_AFTER_ANSWER, sameArgs, startCall, toolMessage, type ApprovalAsk } from './toolCalls.ts';
 import type { CallState, OpenRun, RunOwner, TurnPhase, TurnState } from './turnState.ts';
 import {
   DEFAULT_STAGE_TIMEOUT_MS,
@@ -198,8 +198,7 @@ const madeByHandlers = (
   for (const call of calls) {
     const own = modelCalls.find((c) => c.id === call.id);
     if (!own) made.set(call.id, { how: 'added', handlers });
-    else if (own.name !== call.name || JSON.stringify(own.arguments) !== JSON.stringify(call.args))
-      made.set(call.id, { how: 'replaced', handlers });
+    else if (own.name !== call.name || !sameArgs(own.arguments, call.args)) made.set(call.id, { how: 'replaced', handlers });
   }
   return made;
 };
@@ -260,7 +259,7 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
 /** The before_toolcall handlers that rewrote the call's arguments, when they did. */
 const rewritingHandlers = (state: CallState, output: StagePipelineOutput): readonly string[] => {
   const call = output.context.toolCall;
-  if (!call || JSON.stringify(call.args) === JSON.stringify(state.call.args)) return [];
+  if (!call || sameArgs(call.args, state.call.args)) return [];
   return output.context.callsChangedBy ?? [];
 };
 

@@ -56,13 +56,17 @@ const channelResult = (call: ToolCall, channels: readonly OutputChannel[]): { co
   return { content: `sent to '${channel.name}'` };
 };
 
-/** After before_toolcall: answered, denied, or run (rewritten first if a handler changed its arguments). */
+/** Whether two calls' arguments are the same (as they are recorded: JSON). */
+export const sameArgs = (a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
+
 /** The result a call leaves when a before_toolcall handler answered the turn before it ran. */
 export const NOT_RUN_AFTER_ANSWER = 'Not run: a before_toolcall handler answered the turn.';
 
 /** A call that waits for a person: its approval's id, and the rule that asks for it. */
 export type ApprovalAsk = Readonly<{ id: string; reason: string }>;
 
+/** After before_toolcall: answered, denied, or run (rewritten first if a handler changed its arguments). */
 export const callOutcome = (
   state: CallState,
   before: StagePipelineOutput,
@@ -90,7 +94,7 @@ export const callOutcome = (
   }
   const call = before.context.toolCall ?? state.call;
   const facts: TurnFact[] = [];
-  if (JSON.stringify(call.args) !== JSON.stringify(state.call.args)) {
+  if (!sameArgs(call.args, state.call.args)) {
     facts.push({ type: 'ToolCallRewritten', data: { callId: id, name, from: { ...state.call.args }, to: { ...call.args } } });
   }
   // A handler is not the owner: a secret is filled in only where the model's own call named it.
