@@ -1,6 +1,7 @@
 /** Small helpers over node:util parseArgs that turn bad input into UsageError, said the way a person reads it. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closestNames } from '../events/closestNames.ts';
+import { wholeNumberOf } from '../events/wholeNumber.ts';
 import { UsageError } from './cliErrors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -35,8 +36,7 @@ export const parse = <O extends Options>(args: string[], options: O, allowPositi
 
 export const positiveInteger = (name: string, value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;
-  // Digits only: Number() would take '' and ' ' as 0, and hex, exponents and '1.0' as numbers.
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  const n = wholeNumberOf(value);
   if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} must be a whole number ≥ 0, got '${value}'`);
   return n;
 };

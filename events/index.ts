@@ -15,3 +15,4 @@ export * from './catalog/index.ts';
 export * from './closestNames.ts';
 export * from './jsonSyntax.ts';
 export * from './visibleControls.ts';
+export * from './wholeNumber.ts';

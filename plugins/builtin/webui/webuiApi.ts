@@ -3,7 +3,7 @@
  * the log), a turn's trajectory, the log itself, and the actions a person takes (send, stop,
  * approve). A request of the wrong shape is answered 400 with what to send instead.
  */
-import { type RecordedEvent, SCHEDULER_STREAM } from '../../../events/index.ts';
+import { type RecordedEvent, SCHEDULER_STREAM, wholeNumberOf } from '../../../events/index.ts';
 import { BUILTIN_ADAPTERS, OWNER, PERSON_LEVEL, SecretVaultError } from '../../../actors/index.ts';
 import type { KernelControl, PluginAction } from '../../sdk/builtinPlugin.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
@@ -57,10 +57,10 @@ const conversationOf = (value: unknown): string => {
   return value;
 };
 
-/** A whole number written in digits (Number() would read '1e3', '0x10' and ' 1 ' as numbers), at least `least`. */
+/** A whole number written in digits, at least `least`. */
 const seqParam = (value: string | null, name: string, fallback: number, least = 0): number => {
   if (value === null || value === '') return fallback;
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  const n = wholeNumberOf(value);
   if (!Number.isSafeInteger(n) || n < least)
     throw new BadRequest(`'${name}' must be a whole number of at least ${least}, got '${value.slice(0, 40)}'`);
   return n;

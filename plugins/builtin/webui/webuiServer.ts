@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
+import { wholeNumberOf } from '../../../events/index.ts';
 import { TimeTravelBusy } from '../../host/timeTravelDesk.ts';
 import { BadRequest, NotFound, Unfit, type WebuiApi } from './webuiApi.ts';
 import { ConnectionSlots } from './connectionSlots.ts';
@@ -308,7 +309,7 @@ export class WebuiServer {
       case 'GET /api/live': {
         if (live.full) throw new HttpError(503, 'too many live views are open; close a tab and try again');
         const after = String(request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '');
-        const afterSeq = after === '' ? 0 : /^\d+$/.test(after) ? Number(after) : Number.NaN;
+        const afterSeq = after === '' ? 0 : wholeNumberOf(after);
         if (!Number.isSafeInteger(afterSeq)) throw new HttpError(400, "'after' must be a seq (a whole number)");
         live.open(response, afterSeq);
         return;
