@@ -57,7 +57,7 @@ export class CliClient {
 
   /**
    * `forTerminal`: the replies go to a terminal, so every string in them has its control
-   * characters made visible (cli/terminalText.ts) before anything reads it.
+   * characters made visible (events/visibleControls.ts) before anything reads it.
    * @throws DaemonNotRunning when nothing listens on the data dir's socket; DaemonUnreachable when it cannot be reached.
    */
   static connect(dataDir: string, { forTerminal = false }: Readonly<{ forTerminal?: boolean }> = {}): Promise<CliClient> {

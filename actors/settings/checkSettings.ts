@@ -96,15 +96,11 @@ const missingOrClashing = (
 ): void => {
   for (const name of field.required ?? []) {
     // Said of the object, which the file has: the key it lacks is not there to name.
-    if (!Object.hasOwn(value, name))
-      problems.push({ key: key || '(the file)', problem: `needs ${name}: ${field.fields[name]?.doc ?? name}` });
+    if (!Object.hasOwn(value, name)) problems.push({ key, problem: `needs ${name}: ${field.fields[name]?.doc ?? name}` });
   }
   const given = (field.exclusive ?? []).filter((name) => Object.hasOwn(value, name));
   if (given.length > 1) {
-    problems.push({
-      key: key || '(the file)',
-      problem: `gives ${given.join(' and ')}: they say the same thing, and only one is read; keep one`,
-    });
+    problems.push({ key, problem: `gives ${given.join(' and ')}: they say the same thing, and only one is read; keep one` });
   }
 };
 

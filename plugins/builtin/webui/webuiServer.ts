@@ -203,17 +203,13 @@ export class WebuiServer {
     return [...addresses, hostname()].map((name) => `${name}:${this.port}`);
   }
 
-  private thisMachine(host: string): boolean {
-    return this.machineHosts().includes(host);
-  }
-
   private authorised(request: IncomingMessage): boolean {
     return tokenMatches(this.options.token, bearerOf(request) ?? cookieOf(request, COOKIE));
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const host = request.headers.host ?? '';
-    if (!this.allowedHosts.has(host) && !this.thisMachine(host)) {
+    if (!this.allowedHosts.has(host) && !this.machineHosts().includes(host)) {
       throw new HttpError(421, `this server answers to ${[...this.allowedHosts, ...this.machineHosts()].join(', ')}, not '${host}'`);
     }
     const origin = request.headers.origin;
