@@ -11,7 +11,7 @@
  *
  * Lower is better; a ratio near 1 means the cost does not grow with the list.
  */
-import { writtenForms } from '../actors/security/writtenForms.ts';
+import { writtenForms } from '../adapters/secrets/writtenForms.ts';
 import { finderOf, type Needles, reviewContent } from '../machines/security/index.ts';
 import type { BenchContext } from './context.ts';
 import { makeFigure, type Figure } from './figures.ts';

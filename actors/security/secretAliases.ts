@@ -25,7 +25,7 @@ import {
   type SecretGrant,
 } from '../../machines/security/index.ts';
 
-import { writtenForms } from './writtenForms.ts';
+import { writtenForms } from '../../adapters/secrets/writtenForms.ts';
 
 /**
  * A call's arguments with the secrets it may have filled in, and what became of each alias it

@@ -248,8 +248,15 @@ describe('secret aliases', () => {
         return stream.push('ab\r') + stream.push(`${hex.slice(0, 24)}\n${hex.slice(24)}`) + stream.end();
       })(),
     );
-    // The base64 of a 4-character value has too few characters of its own to be told from other text.
-    expect(aliases.scrub('azN5IQ== and azN5')).toBe('azN5IQ== and azN5');
+    // A 4-character value encoded alone (padded or not, either alphabet) or ending an encoding is found;
+    // inside a longer encoding it has at most 5 characters of its own, too few to be told from other text.
+    for (const encoding of ['base64', 'base64url'] as const) {
+      const alone = Buffer.from(values.TINY!).toString(encoding);
+      expect(aliases.scrub(`key ${alone}.`)).toBe('key @{TINY}.');
+      expect(aliases.scrub(`key ${alone.replace(/=+$/, '')} and ${alone}`)).toBe('key @{TINY} and @{TINY}');
+    }
+    expect(aliases.scrub(Buffer.from(`abc${values.TINY}`).toString('base64'))).toBe('YWJj@{TINY}');
+    expect(aliases.scrub('azN5 and azN5I')).toBe('azN5 and azN5I');
   });
 
   // With 20 more secrets the scrub has more than 16 forms to look for, and looks for them in one pass.

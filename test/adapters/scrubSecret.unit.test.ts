@@ -15,6 +15,13 @@ describe('scrubSecret', () => {
     );
   });
 
+  it('finds the key in the forms the firewall scrub knows: hex, escaped in JSON, base64 alone', () => {
+    const key = 'sk-"quoted"/key';
+    for (const form of [Buffer.from(key).toString('hex'), JSON.stringify(key).slice(1, -1), Buffer.from(key).toString('base64')]) {
+      expect(scrubSecret(`body: ${form}.`, key)).toBe(`body: ${REDACTED}.`);
+    }
+  });
+
   it('keeps text without the key as it is, and ignores keys too short to be told from words', () => {
     expect(scrubSecret('HTTP 401: invalid api key', 'sk-abcdef123')).toBe('HTTP 401: invalid api key');
     expect(scrubSecret('the key is abc', 'abc')).toBe('the key is abc');

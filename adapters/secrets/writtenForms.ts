@@ -47,6 +47,17 @@ const base64Cores = (bytes: Buffer): string[] =>
     return [core, core.replaceAll('+', '-').replaceAll('/', '_')];
   });
 
+/**
+ * The value's base64 when it was encoded alone (or ends a longer encoding at a group's end), with
+ * its padding and without, in both alphabets: a value of 4 bytes has at most 5 characters of its
+ * own in a longer encoding, too few to tell from other text, but encoded alone it has 6 and padding.
+ */
+const base64Wholes = (bytes: Buffer): string[] => {
+  const padded = bytes.toString('base64');
+  const urlSafe = padded.replaceAll('+', '-').replaceAll('/', '_');
+  return [padded, urlSafe, padded.replace(/=+$/, ''), urlSafe.replace(/=+$/, '')];
+};
+
 const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /** Quotes as other writers escape them (Python's html.escape, Go's html/template). */
 const OTHER_QUOTES: Readonly<Record<string, string>> = { '"': '&#34;', "'": '&#x27;' };
@@ -55,7 +66,7 @@ const OTHER_QUOTES: Readonly<Record<string, string>> = { '"': '&#34;', "'": '&#x
 const lowerEscapes = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
 
 /**
- * The value as tools commonly encode it: base64 (as a whole or inside more), hex, in a URL or a
+ * The value as tools commonly encode it: base64 (alone or inside more), hex, in a URL or a
  * form (with `/` kept as Python's quote does, with RFC 3986's `!'()*` escaped too, escapes in
  * either case), as HTML (quotes as `&quot;`/`&#39;` or `&#34;`/`&#x27;`).
  */
@@ -68,6 +79,7 @@ const encodedForms = (value: string): string[] => {
   const html = value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
   return [
     ...base64Cores(bytes),
+    ...base64Wholes(bytes),
     hex,
     hex.toUpperCase(),
     ...[url, url.replaceAll('%20', '+'), url.replaceAll('%2F', '/'), strict].flatMap((form) => [form, lowerEscapes(form)]),
