@@ -2,7 +2,11 @@
  * How the daemon's tools and plugins read on a terminal (waiter, its chat session, `homed
  * plugins`). Pure, and free of the event log, so waiter's bundle does not carry SQLite.
  */
+import { oneVisibleLine } from '../events/visibleControls.ts';
 import type { PluginSummary } from '../plugins/sdk/builtinPlugin.ts';
+
+/** How much of a plugin's last failure a listing shows. */
+const LAST_ERROR_SHOWN = 300;
 
 /** One line per tool: its name, its plugin, what it does. */
 export const formatTools = (tools: readonly Readonly<{ name: string; plugin: string; description: string }>[]): string =>
@@ -20,6 +24,7 @@ export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
         p.channels.length ? `channels: ${p.channels.join(', ')}` : '',
         p.stagesDetached ? `stages detached: ${p.stagesDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
         p.toolsDetached ? `tools detached: ${p.toolsDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
+        p.lastError ? `last failure: ${oneVisibleLine(p.lastError, LAST_ERROR_SHOWN)}` : '',
         p.refused ? `not loaded: ${p.refused.replaceAll('\n', '\n  ')}\n  fix it, then restart homed` : '',
       ].filter(Boolean);
       const pid = p.pid ? ` pid ${String(p.pid)}` : '';

@@ -24,6 +24,8 @@ export type PluginSummary = Readonly<{
   stagesDetached?: string;
   /** Why its tools were detached, the same way. */
   toolsDetached?: string;
+  /** While it is not running: why it last crashed or failed to start (as the supervisor recorded it). */
+  lastError?: string;
   /** Why the start would not load it (a folder of DIR/plugins; its name is the folder's). */
   refused?: string;
 }>;

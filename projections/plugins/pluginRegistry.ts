@@ -5,7 +5,7 @@
  */
 import { PLUGIN_EVENT_TYPES, type AnyEvent, type PluginEvent, type ToolAccess } from '../../events/index.ts';
 
-export type PluginState = 'loaded' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gave_up' | 'stopped';
+export type PluginState = 'loaded' | 'starting' | 'running' | 'crashed' | 'backoff' | 'gaveUp' | 'stopped';
 
 export type PluginEntry = Readonly<{
   name: string;
@@ -69,7 +69,7 @@ const STATE_OF: Readonly<Partial<Record<PluginEvent['type'], PluginState>>> = {
   PluginStarted: 'running',
   PluginCrashed: 'crashed',
   PluginRestarting: 'backoff',
-  PluginGaveUp: 'gave_up',
+  PluginGaveUp: 'gaveUp',
   PluginStopped: 'stopped',
 };
 
@@ -204,7 +204,10 @@ export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({
   channels: [...registry.channels.values()].filter((c) => c.owner === plugin).map((c) => c.name),
 });
 
-/** What a plugin holds, as a person reads it: tool names, stages (an own-tools handler marked), channels, and why any were detached. */
+/**
+ * What a plugin holds, as a person reads it: tool names, stages (an own-tools handler marked),
+ * channels, why any were detached, and, while it is not running, why it last failed.
+ */
 export const holdingsOf = (registry: PluginRegistry, plugin: string) => {
   const entry = registry.plugins.get(plugin);
   const { tools, channels } = registrationsOf(registry, plugin);
@@ -214,5 +217,6 @@ export const holdingsOf = (registry: PluginRegistry, plugin: string) => {
     channels,
     ...(entry?.stagesDetached ? { stagesDetached: entry.stagesDetached } : {}),
     ...(entry?.toolsDetached ? { toolsDetached: entry.toolsDetached } : {}),
+    ...(entry?.lastError && entry.state !== 'running' ? { lastError: entry.lastError } : {}),
   };
 };

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { rssMb } from '../support/cliSockets.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
-import { finished, processState, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const RSS_LIMIT_MB = 400;
@@ -151,10 +151,15 @@ describe('chaos through homed', () => {
     const crashes = await logOf(dir, '--type', 'PluginCrashed');
     expect(crashes.map((e) => e.data.plugin)).toEqual(Array(4).fill('forkdier'));
 
+    // The listing says why it was given up, live and from the log once homed is stopped.
+    const gaveUpRow = /^forkdier +\S+ +gaveUp .*\n {2}last failure: exited with code 7$/m;
+    expect((await runHomed(['plugins', '--data', dir])).stdout).toMatch(gaveUpRow);
+
     expect(answerOf(await askSocket(dir, 'ping, are you there?'))).toBe('pong');
     rss.stop();
     expect(rss.peak(), 'peak resident memory (MB)').toBeLessThan(RSS_LIMIT_MB);
     await daemons.stop(daemon);
+    expect((await runHomed(['plugins', '--data', dir])).stdout).toMatch(gaveUpRow);
     await verifyReplay(dir);
   });
 });

@@ -25,4 +25,16 @@ describe('holdingsOf', () => {
     });
     expect(holdingsOf(registry, 'nobody')).toEqual({ tools: [], stages: [], channels: [] });
   });
+
+  it('says why a plugin last failed while it is not running, and not once it runs again', () => {
+    const crashed = [
+      { type: 'PluginStarting', data: { plugin: 'gate', attempt: 0 } },
+      { type: 'PluginStarted', data: { plugin: 'gate', pid: 10 } },
+      { type: 'PluginCrashed', data: { plugin: 'gate', exitCode: 7, signal: null, crashCount: 4, at: 1 } },
+      { type: 'PluginGaveUp', data: { plugin: 'gate', crashes: 4, firstCrashAt: 1, at: 2 } },
+    ].reduce(foldPluginRegistry, emptyPluginRegistry());
+    expect(holdingsOf(crashed, 'gate').lastError).toBe('exited with code 7');
+    const running = foldPluginRegistry(crashed, { type: 'PluginStarted', data: { plugin: 'gate', pid: 11 } });
+    expect(holdingsOf(running, 'gate')).not.toHaveProperty('lastError');
+  });
 });

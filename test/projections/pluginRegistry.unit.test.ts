@@ -26,7 +26,7 @@ const entry = (registry: PluginRegistry) => registry.plugins.get(plugin)!;
 
 describe('restarts of a plugin', () => {
   it('count each restart after a crash', () => {
-    expect(entry(given(...GAVE_UP))).toMatchObject({ state: 'gave_up', restarts: 3, crashes: 4 });
+    expect(entry(given(...GAVE_UP))).toMatchObject({ state: 'gaveUp', restarts: 3, crashes: 4 });
   });
 
   it('are back to 0 when a person starts it again after it gave up (its crash window starts fresh)', () => {

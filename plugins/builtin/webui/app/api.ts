@@ -91,6 +91,8 @@ export type PluginSummary = Readonly<{
   stagesDetached?: string;
   /** Why its tools were detached, when they were. */
   toolsDetached?: string;
+  /** While it is not running: why it last crashed or failed to start. */
+  lastError?: string;
   /** Why the start would not load it. */
   refused?: string;
 }>;

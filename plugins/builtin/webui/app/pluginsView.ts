@@ -67,6 +67,7 @@ export class PluginsView {
                   ...p.channels.map((c) => `channel ${c}`),
                   ...(p.stagesDetached ? [`stages detached: ${p.stagesDetached} (reload to let it register them again)`] : []),
                   ...(p.toolsDetached ? [`tools detached: ${p.toolsDetached} (reload to let it register them again)`] : []),
+                  ...(p.lastError ? [`last failure: ${p.lastError}`] : []),
                   ...(p.refused ? [`not loaded: ${p.refused} (fix it, then restart homed)`] : []),
                 ].join(', '),
               ),
