@@ -54,6 +54,7 @@ import { CallBudgets, type ChargedKind, stageCallCost, TOOL_LONG_WAIT_MS } from 
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
+import { toolParametersProblem } from './toolParameters.ts';
 
 /** How the kernel reaches one attached plugin. */
 export type PluginEndpoint = Readonly<{
@@ -367,8 +368,8 @@ export class PluginHub {
       throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' needs 'parameters' as a JSON-Schema object`);
     }
     // Every turn offers every tool to the model: one that cannot be sent would fail every turn.
-    const oversized = toolSizeProblem(spec.description, parameters);
-    if (oversized) throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' ${oversized}`);
+    const unfit = toolSizeProblem(spec.description, parameters) ?? toolParametersProblem(parameters as Readonly<Record<string, unknown>>);
+    if (unfit) throw new RegistrationRefused(`plugin '${plugin}': tool '${spec.name}' ${unfit}`);
     const access = toolAccessOf(plugin, spec);
     const event: NewHologramEvent = {
       type: 'PluginToolRegistered',

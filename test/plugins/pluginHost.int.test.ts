@@ -101,8 +101,9 @@ describe('plugin host', () => {
     const { host, store } = await startHost(['garbler']);
     await expect.poll(() => host.hub.registry.tools.has('garbler_outcomes')).toBe(true);
     expect(await host.hub.callTool('garbler_outcomes', {}, callInfo)).toBe(
-      'kernel.format_disk: METHOD_NOT_FOUND\ninput.inject: CAPABILITY_WITHHELD',
+      'kernel.format_disk: METHOD_NOT_FOUND\ninput.inject: CAPABILITY_WITHHELD\ngarbler_bad: REGISTRATION_REFUSED',
     );
+    expect(host.hub.registry.tools.has('garbler_bad')).toBe(false);
     const complaints = (await store.readStream(PLUGIN_REGISTRY_STREAM))
       .filter((e) => e.type === 'PluginMisbehaved')
       .map((e) => (e.data as { code: string }).code);

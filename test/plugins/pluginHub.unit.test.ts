@@ -176,7 +176,7 @@ describe('registrations refused', () => {
     expect(await hub.callTool('echo', {}, call('echo'))).toBe('from a');
   });
 
-  it('a tool too big to offer on every turn is refused, and so is a tool past the most one plugin may hold', async () => {
+  it('a tool too big to offer on every turn, or with a schema no provider takes, is refused, and so is a tool past the most one plugin may hold', async () => {
     const { hub, plugin } = await given();
     const api = plugin('big', ['tools']);
     let deep: Record<string, unknown> = { type: 'string' };
@@ -190,6 +190,9 @@ describe('registrations refused', () => {
       ...tool('big_wide'),
       parameters: { type: 'object', properties: { p: { description: 'y'.repeat(TOOL_PARAMETERS_AT_MOST) } } },
     });
+    // A schema no provider takes would fail every turn that offers it.
+    await refusedFor({ ...tool('big_ref'), parameters: { type: 'object', properties: { p: { $ref: '#/$defs/nowhere' } } } });
+    await refusedFor({ ...tool('big_type'), parameters: { type: 'array', items: { type: 'string' } } });
     expect([...hub.registry.tools.keys()].filter((name) => name.startsWith('big_'))).toEqual([]);
     for (let i = 0; i < TOOLS_PER_PLUGIN; i++) await api.registerTool(tool(`big_${i}`), reply('x'));
     await expect(api.registerTool(tool('big_one_more'), reply('x'))).rejects.toMatchObject({
