@@ -33,7 +33,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SecretVault } from '../adapters/secrets/secretVault.ts';
-import { DEFAULT_FILES_ROOT, daemonFilesOf, sandboxFrom } from '../actors/modules/securityModule.ts';
+import { DEFAULT_FILES_ROOT, sandboxFrom } from '../actors/modules/securityModule.ts';
 import { SecretAliases } from '../actors/security/secretAliases.ts';
 import { SecurityProxy } from '../actors/security/securityProxy.ts';
 import type { TurnPlugins } from '../actors/turn/turnEffects.ts';
@@ -137,7 +137,6 @@ export const securityProxy = (
     aliases,
     review,
     ...sandboxFrom({}, dataDir),
-    protectedPaths: daemonFilesOf(dataDir),
   });
   return { proxy, aliases };
 };

@@ -8,7 +8,7 @@
 import { join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { SECRETS_DIR } from '../../adapters/secrets/secretVault.ts';
-import type { ReviewRules, SandboxBase, SandboxRules } from '../../machines/security/index.ts';
+import { type DaemonPaths, isUnder, type ReviewRules, type SandboxBase, type SandboxRules } from '../../machines/security/index.ts';
 import { Facility } from '../kernel/facilities.ts';
 import type { KernelModule } from '../kernel/kernelModule.ts';
 import { SecretAliases } from '../security/secretAliases.ts';
@@ -26,19 +26,25 @@ const rootPath = (root: string, dataDir: string): string =>
  * The sandbox from settings. Roots default to the files plugin's (its `roots` setting, else
  * `<dataDir>/files`), and a relative path is taken from the first of those, as that plugin does.
  */
-export const sandboxFrom = (settings: Settings, dataDir: string): Readonly<{ rules: SandboxRules; base: SandboxBase }> => {
+export const sandboxFrom = (
+  settings: Settings,
+  dataDir: string,
+): Readonly<{ rules: SandboxRules; base: SandboxBase; daemon: DaemonPaths }> => {
   const filesRoots = setting<readonly string[] | undefined>(settings, 'plugins.files.roots', undefined) ?? [DEFAULT_FILES_ROOT];
   const roots = filesRoots.filter((r): r is string => typeof r === 'string').map((r) => resolve(dataDir, r));
+  const read = setting<readonly string[]>(settings, 'security.sandbox.read', roots).map((r) => rootPath(r, dataDir));
+  const write = setting<readonly string[]>(settings, 'security.sandbox.write', roots).map((r) => rootPath(r, dataDir));
   return {
     rules: {
-      read: setting<readonly string[]>(settings, 'security.sandbox.read', roots).map((r) => rootPath(r, dataDir)),
-      write: setting<readonly string[]>(settings, 'security.sandbox.write', roots).map((r) => rootPath(r, dataDir)),
+      read,
+      write,
       network:
         setting<readonly string[] | undefined>(settings, 'security.sandbox.hosts', undefined) ??
         setting<boolean>(settings, 'security.sandbox.network', false),
       loopback: setting<boolean>(settings, 'security.sandbox.loopback', false),
     },
     base: { cwd: roots[0] ?? dataDir, home: homedir() },
+    daemon: daemonPathsOf(dataDir, [...roots, ...read, ...write]),
   };
 };
 
@@ -53,6 +59,20 @@ export const daemonFilesOf = (dataDir: string): string[] =>
     VECTOR_CACHE_FILE,
     INDEX_SNAPSHOT_FILE,
   ].map((f) => join(dataDir, f));
+
+/**
+ * The daemon's paths no tool may touch: its named files, and the whole data dir but the files
+ * root and the other roots inside it (`roots`, as the sandbox and the files plugin have them),
+ * unless such a root lies within a named file's folder.
+ */
+export const daemonPathsOf = (dataDir: string, roots: readonly string[]): DaemonPaths => {
+  const protectedPaths = daemonFilesOf(dataDir);
+  const open = [join(dataDir, DEFAULT_FILES_ROOT), ...roots.map((root) => resolve(dataDir, root))];
+  const openInside = [...new Set(open)].filter(
+    (root) => root !== dataDir && isUnder(root, dataDir) && !protectedPaths.some((own) => isUnder(root, own)),
+  );
+  return { protectedPaths, dataDir, openInside };
+};
 
 export const securityModule = (): KernelModule => {
   let aliases: SecretAliases | undefined;
@@ -70,7 +90,6 @@ export const securityModule = (): KernelModule => {
         aliases,
         review: setting<ReviewRules>(settings, 'security.review', {}),
         ...sandboxFrom(settings, dataDir),
-        protectedPaths: daemonFilesOf(dataDir),
         owners: setting<readonly string[]>(settings, 'security.owners', []),
       });
       context.guard(Facility.scheduler, (scheduler) => proxy.guardInputs(scheduler));

@@ -11,13 +11,14 @@ import {
   absolutePath,
   blockedNotice,
   blocksContent,
+  type DaemonPaths,
   daemonFileRefusal,
+  daemonPathOf,
   decideSandbox,
   fillVerdict,
   isPrivileged,
   normalisePath,
   OWNER,
-  isUnder,
   refusalAsWritten,
   refusedByFirewall,
   reviewContent,
@@ -41,29 +42,29 @@ export type SecurityOptions = Readonly<{
   review: ReviewRules;
   rules: SandboxRules;
   base: SandboxBase;
-  /** Paths no tool may touch whatever the roots say (the vault, the log, settings). */
-  protectedPaths: readonly string[];
+  /** Paths no tool may touch whatever the roots say (the vault, the log, settings; the data dir but its roots). */
+  daemon: DaemonPaths;
   /** Plugin-declared principals the owner vouches for (`security.owners`): their inputs may have secrets filled in, as the owner's may. */
   owners?: readonly string[];
 }>;
 
 export class SecurityProxy {
   /** The rules and protected paths with symbolic links resolved, for judging resolved paths. */
-  private readonly real: Readonly<{ rules: SandboxRules; protectedPaths: readonly string[] }>;
+  private readonly real: Readonly<{ rules: SandboxRules; daemon: DaemonPaths }>;
 
   /** The sandbox as a turn judges paths as written. */
   private readonly sandbox: TurnSandbox;
 
   constructor(private readonly options: SecurityOptions) {
     const { rules } = options;
-    this.sandbox = { rules, base: options.base, protectedPaths: options.protectedPaths };
+    this.sandbox = { rules, base: options.base, ...options.daemon };
     this.real = {
       rules: {
         ...rules,
         ...(rules.read ? { read: rules.read.map(realPathOf) } : {}),
         ...(rules.write ? { write: rules.write.map(realPathOf) } : {}),
       },
-      protectedPaths: options.protectedPaths.map(realPathOf),
+      daemon: realDaemonPaths(options.daemon),
     };
   }
 
@@ -274,7 +275,7 @@ export class SecurityProxy {
         return absolute === null ? { path: null, real: null } : { path: normalisePath(absolute, base), real: realPathOf(absolute) };
       });
       for (const { real } of values) {
-        const guarded = real && this.real.protectedPaths.find((p) => isUnder(real, p));
+        const guarded = real && daemonPathOf(real, this.real.daemon);
         if (guarded) return daemonFileRefusal(argument, guarded);
       }
       moved ||= values.some((v) => v.real !== v.path);
@@ -286,3 +287,10 @@ export class SecurityProxy {
     return real.allowed ? undefined : `${real.reason} (the path leads there through a symbolic link)`;
   }
 }
+
+/** The daemon's paths as they resolve through links, for judging resolved paths. */
+const realDaemonPaths = ({ protectedPaths, dataDir, openInside }: DaemonPaths): DaemonPaths => ({
+  protectedPaths: protectedPaths.map(realPathOf),
+  ...(dataDir === undefined ? {} : { dataDir: realPathOf(dataDir) }),
+  ...(openInside === undefined ? {} : { openInside: openInside.map(realPathOf) }),
+});

@@ -66,6 +66,9 @@ export const turnSandbox = () =>
     }),
     base: object({ cwd: string(), home: string() }),
     protectedPaths: array(string()),
+    // The data dir is the daemon's too, but for the folders inside it that are roots (logs before these came judge by protectedPaths alone).
+    dataDir: optional(string()),
+    openInside: optional(array(string())),
   });
 
 export const registeredTool = () =>

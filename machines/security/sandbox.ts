@@ -532,8 +532,23 @@ export const decideSandbox = (
   }
 };
 
-/** The sandbox a turn judges its calls by: the rules, where relative paths lead, and the daemon's own files no tool may touch. */
-export type TurnSandbox = Readonly<{ rules: SandboxRules; base: SandboxBase; protectedPaths: readonly string[] }>;
+/** The sandbox a turn judges its calls by: the rules, where relative paths lead, and the daemon's own paths no tool may touch. */
+export type TurnSandbox = Readonly<{ rules: SandboxRules; base: SandboxBase } & DaemonPaths>;
+
+/**
+ * The daemon's own paths, which no tool may touch whatever its roots: the files and folders it
+ * names (the vault, settings, the log), and the whole data dir but the folders inside it that are
+ * roots (the files root), so what the daemon keeps there (its state, the web UI's token, the
+ * plugins it starts) is out of reach even under a root that holds the data dir.
+ */
+export type DaemonPaths = Readonly<{ protectedPaths: readonly string[]; dataDir?: string; openInside?: readonly string[] }>;
+
+/** The daemon's path `path` falls under (for the refusal to name), or undefined when it is none of the daemon's. */
+export const daemonPathOf = (path: string, daemon: DaemonPaths): string | undefined => {
+  const named = daemon.protectedPaths.find((p) => isUnder(path, p));
+  if (named !== undefined || daemon.dataDir === undefined || !isUnder(path, daemon.dataDir)) return named;
+  return daemon.openInside?.some((open) => isUnder(path, open)) ? undefined : daemon.dataDir;
+};
 
 /**
  * Why the sandbox refuses a call judged on its paths as written (the rules, then the daemon's own
@@ -551,7 +566,7 @@ export const refusalAsWritten = (
     if (!Object.hasOwn(args, argument)) continue;
     for (const value of [args[argument]].flat()) {
       const path = typeof value === 'string' ? normalisePath(value, sandbox.base) : null;
-      const guarded = path && sandbox.protectedPaths.find((p) => isUnder(path, p));
+      const guarded = path && daemonPathOf(path, sandbox);
       if (guarded) return daemonFileRefusal(argument, guarded);
     }
   }
@@ -560,4 +575,4 @@ export const refusalAsWritten = (
 
 /** Why a call whose `argument` leads to `guarded` (one of the daemon's own files) is refused. */
 export const daemonFileRefusal = (argument: string, guarded: string): string =>
-  `'${argument}' leads to ${guarded}, which holds the daemon's own secrets or log; no tool may touch it`;
+  `'${argument}' leads to ${guarded}, which holds the daemon's own secrets, log or state; no tool may touch it`;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { sandboxFrom } from '../../actors/modules/securityModule.ts';
+import type { Settings } from '../../actors/modules/config.ts';
 import { SecretAliases } from '../../actors/security/secretAliases.ts';
 import { SecurityProxy } from '../../actors/security/securityProxy.ts';
 import type { ToolInvocation } from '../../machines/turn/index.ts';
@@ -19,7 +20,7 @@ import { useTempDir } from '../support/tempDir.ts';
 const tempDir = useTempDir();
 const KEY = 'sk-proxy-test-91d2e7';
 
-const given = (review = {}, owners: readonly string[] = []) => {
+const given = (review = {}, owners: readonly string[] = [], settings: Settings = {}) => {
   const dir = tempDir();
   SecretVault.open(dir).set('API_KEY', KEY, ['files_*']);
   SecretVault.open(dir).set('LLM_ONLY', 'llm-only-value-5521');
@@ -27,8 +28,7 @@ const given = (review = {}, owners: readonly string[] = []) => {
   const proxy = new SecurityProxy({
     aliases: new SecretAliases(dir),
     review,
-    ...sandboxFrom({}, dir),
-    protectedPaths: [join(dir, 'secrets'), join(dir, 'settings.json')],
+    ...sandboxFrom(settings, dir),
     owners,
   });
   const calls: ToolInvocation[] = [];
@@ -155,9 +155,21 @@ describe('the security proxy', () => {
     const refused = async (path: string) => (await call({ path })).refused;
     expect(await refused('../secrets/vault.json')).toContain("outside the sandbox's read roots");
     expect(await refused('out')).toContain('through a symbolic link');
-    expect(await refused('in')).toContain("holds the daemon's own secrets or log");
+    expect(await refused('in')).toContain("holds the daemon's own secrets, log or state");
     expect(await refused('notes/fine.txt')).toBeUndefined();
     expect(calls.map((c) => c.args.path)).toEqual(['notes/fine.txt']);
+  });
+
+  // The red team set the files root to '.', the data dir, and the model read the web UI's token
+  // and planted a plugin that ran at the next start: only the files root inside it is open.
+  it('refuses everything in the data dir but the files root, under a root that holds the data dir', async () => {
+    const { calls, call } = given({}, [], { plugins: { files: { roots: ['.'] } } });
+    const refused = async (path: string) => (await call({ path })).refused;
+    for (const path of ['state/webui/token', 'plugins/evil/main.js', 'persona.md', 'homed.sock', '.', 'files/../state']) {
+      expect(await refused(path), path).toContain("holds the daemon's own secrets, log or state");
+    }
+    expect(await refused('files/notes.txt')).toBeUndefined();
+    expect(calls.map((c) => c.args.path)).toEqual(['files/notes.txt']);
   });
 
   // The hostile tester read the vault key through 'dlnk/../secrets/vault.key': the text collapses
@@ -170,8 +182,8 @@ describe('the security proxy', () => {
     mkdirSync(join(dir, 'files', 'real'));
     const refused = async (path: string) => (await call({ path })).refused;
     expect(await refused('lnk/../hostname')).toMatch(/'path' is \/etc\/hostname, outside .* through a symbolic link/);
-    expect(await refused('dlnk/../secrets/vault.key')).toContain("holds the daemon's own secrets or log");
-    expect(await refused(`${join(dir, 'files')}/dlnk/../settings.json`)).toContain("holds the daemon's own secrets or log");
+    expect(await refused('dlnk/../secrets/vault.key')).toContain("holds the daemon's own secrets, log or state");
+    expect(await refused(`${join(dir, 'files')}/dlnk/../settings.json`)).toContain("holds the daemon's own secrets, log or state");
     // A `..` after a real folder is what the text says.
     expect(await refused('real/../notes.txt')).toBeUndefined();
     expect(calls.map((c) => c.args.path)).toEqual(['real/../notes.txt']);

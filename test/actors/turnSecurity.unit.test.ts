@@ -298,7 +298,7 @@ describe("the proxy's verdicts in a turn", () => {
     expect(run.of('SecretFilled').map((f) => f.data.callId)).toEqual(['in']);
     const reasons = new Map(run.of('ToolCallRefused').map((f) => [f.data.callId, f.data.reason]));
     expect(reasons.get('out')).toContain('outside');
-    expect(reasons.get('dmn')).toContain("which holds the daemon's own secrets or log");
+    expect(reasons.get('dmn')).toContain("which holds the daemon's own secrets, log or state");
     await replays(run);
   });
 

@@ -16,7 +16,7 @@
  *   spellings, userinfo tricks and unlisted hosts before its handler runs;
  * and that every log replays (`homed replay --verify`).
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
@@ -268,7 +268,7 @@ describe('red team: the API key', () => {
 describe('red team: a provider refusing the key and quoting it encoded', () => {
   // The refusal and the failure were recorded as the provider worded them: the key's hex and
   // base64 reached the log and the data dir (waiter's line was scrubbed). This was a leak.
-  it('is recorded, shown and failed with the key as its alias in every form', async () => {
+  it('is recorded, shown and failed with the key taken out in every form', async () => {
     const bytes = Buffer.from(VALUE);
     const server = await scripted([{ status: 401, message: `bad key, b64 ${bytes.toString('base64')} hex ${bytes.toString('hex')}` }]);
     const dir = testDataDir(tempDir(), { sources: vaultSource(server) });
@@ -278,7 +278,8 @@ describe('red team: a provider refusing the key and quoting it encoded', () => {
     expect(reply.code).toBe(1);
     await daemons.stop(daemon);
     const log = await readLog(dir);
-    expect(JSON.stringify(log.of('LlmSourceRefused'))).toContain(`hex ${ALIAS}`);
+    // The provider takes its own key out first, in every form the firewall knows.
+    expect(JSON.stringify(log.of('LlmSourceRefused'))).toContain('b64 [redacted] hex [redacted]');
     const leaks = [VALUE, bytes.toString('hex'), bytes.toString('base64').slice(0, 24)];
     const seen = [log.text, everyFileText(dir), daemon.output, reply.stdout, reply.stderr].join('\n');
     for (const leak of leaks) expect(seen).not.toContain(leak);
@@ -519,11 +520,14 @@ describe('red team: path escapes through the files tools', () => {
     await verifyReplay(dir);
   });
 
-  it("refuses the daemon's own files even when a root holds them, and still serves the rest of the root", async () => {
+  // A root holding the data dir let the model read the web UI's token (owner authority over the
+  // API) and plant a plugin that ran at the next start. This was a hole.
+  it("refuses the daemon's own files and everything else of the data dir even when a root holds it, and still serves the files root", async () => {
     const server = await scripted([]);
     const dir = testDataDir(tempDir(), { llm: server, settings: { plugins: { files: { roots: ['.'] } } } });
     putSecret(dir);
-    writeFileSync(join(dir, 'notes.txt'), 'harmless notes\n');
+    mkdirSync(join(dir, 'files'), { recursive: true });
+    writeFileSync(join(dir, 'files', 'notes.txt'), 'harmless notes\n');
     const calls = [
       { id: 'key', name: 'files_read', arguments: { path: 'secrets/vault.key' } },
       { id: 'vault', name: 'files_read', arguments: { path: './notes/../secrets//vault.json' } },
@@ -532,7 +536,10 @@ describe('red team: path escapes through the files tools', () => {
       { id: 'wal', name: 'files_read', arguments: { path: 'events.db-wal' } },
       { id: 'log', name: 'files_write', arguments: { path: 'events.db', content: 'pwned by the model' } },
       { id: 'plant', name: 'files_write', arguments: { path: 'secrets/vault.key', content: 'attacker key' } },
-      { id: 'notes', name: 'files_read', arguments: { path: 'notes.txt' } },
+      { id: 'token', name: 'files_read', arguments: { path: 'state/webui/token' } },
+      { id: 'plugin', name: 'files_write', arguments: { path: 'plugins/evil/plugin.json', content: '{"name":"evil"}' } },
+      { id: 'persona', name: 'files_write', arguments: { path: 'persona.md', content: 'obey the page' } },
+      { id: 'notes', name: 'files_read', arguments: { path: 'files/notes.txt' } },
     ];
     server.setScript([{ toolCalls: calls }, { text: 'Only the notes.' }]);
     const daemon = await daemons.start(dir);
@@ -550,7 +557,7 @@ describe('red team: path escapes through the files tools', () => {
         .sort(),
     );
     const guarded = (file: string) =>
-      `'path' leads to ${join(dir, file)}, which holds the daemon's own secrets or log; no tool may touch it`;
+      `'path' leads to ${join(dir, file)}, which holds the daemon's own secrets, log or state; no tool may touch it`;
     expect(Object.fromEntries(refused)).toEqual({
       key: guarded('secrets'),
       vault: guarded('secrets'),
@@ -559,7 +566,11 @@ describe('red team: path escapes through the files tools', () => {
       wal: guarded('events.db-wal'),
       log: guarded('events.db'),
       plant: guarded('secrets'),
+      token: guarded(''),
+      plugin: guarded(''),
+      persona: guarded(''),
     });
+    expect(existsSync(join(dir, 'plugins', 'evil'))).toBe(false);
     const told = toolResults(server.requests[1]!);
     for (const [callId, reason] of refused) expect(told.get(callId)).toBe(`${REFUSED}${reason}`);
     expect(told.get('notes')).toBe('harmless notes\n');

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  daemonPathOf,
   decideSandbox,
   hostOf,
   isUnder,
@@ -104,6 +105,34 @@ describe('isUnder', () => {
         if (under) expect(pathOf(path).startsWith(pathOf(root))).toBe(true);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('daemonPathOf', () => {
+  it('guards every path under a named path, and every other path in the data dir but those under a folder open inside it', () => {
+    fc.assert(
+      fc.property(
+        rootSegments,
+        fc.array(rootSegments, { maxLength: 3 }),
+        fc.array(rootSegments, { maxLength: 3 }),
+        fc.array(name, { maxLength: 5 }),
+        fc.boolean(),
+        (data, named, open, segments, withDataDir) => {
+          const dataDir = pathOf(['d', ...data]);
+          const daemon = {
+            protectedPaths: named.map((n) => pathOf(['d', ...data, ...n])),
+            ...(withDataDir ? { dataDir, openInside: open.map((o) => pathOf(['d', ...data, 'f', ...o])) } : {}),
+          };
+          const path = pathOf(['d', ...data, ...segments]);
+          const underNamed = named.some((n) => startsWithSegments(segments, n));
+          const underOpen = open.some((o) => startsWithSegments(segments, ['f', ...o]));
+          const guarded = underNamed || (withDataDir && !underOpen);
+          expect(daemonPathOf(path, daemon) !== undefined).toBe(guarded);
+          // Outside the data dir only a named path is guarded (none is named there).
+          expect(daemonPathOf(pathOf(['elsewhere', ...segments]), daemon)).toBeUndefined();
+        },
+      ),
     );
   });
 });

@@ -205,29 +205,43 @@ describe("files plugin: the daemon's own files", () => {
   // a path another process could change in between (a directory swapped for a link to the data
   // dir): settings.json was read through it. The plugin now refuses them on the path it opens.
   it('refuses them even inside a root, through a link to the data dir, and by a hard link', async () => {
+    // A root holding the data dir: only the files root inside it is open to the tools.
     const { call, dataDir } = await given({ roots: ['.'] });
     writeFileSync(join(dataDir, 'settings.json'), '{"password":"pw-9"}');
     mkdirSync(join(dataDir, 'secrets'));
     writeFileSync(join(dataDir, 'secrets', 'vault.json'), 'vault');
-    symlinkSync(dataDir, join(dataDir, 'sub'));
-    linkSync(join(dataDir, 'settings.json'), join(dataDir, 'notes.txt'));
-    writeFileSync(join(dataDir, 'mine.txt'), 'mine');
+    mkdirSync(join(dataDir, 'state', 'webui'), { recursive: true });
+    writeFileSync(join(dataDir, 'state', 'webui', 'token'), 'owner-token');
+    mkdirSync(join(dataDir, 'files'));
+    symlinkSync(dataDir, join(dataDir, 'files', 'sub'));
+    // Hard links to a named file and to a file inside a named folder.
+    linkSync(join(dataDir, 'settings.json'), join(dataDir, 'files', 'notes.txt'));
+    linkSync(join(dataDir, 'secrets', 'vault.json'), join(dataDir, 'files', 'vj'));
+    writeFileSync(join(dataDir, 'files', 'mine.txt'), 'mine');
+    writeFileSync(join(dataDir, 'persona.md'), 'persona');
     for (const [tool, path] of [
       ['files_read', 'settings.json'],
-      ['files_read', 'sub/settings.json'],
+      ['files_read', 'files/sub/settings.json'],
       ['files_read', 'secrets/vault.json'],
       ['files_list', 'secrets'],
       ['files_write', 'settings.json'],
       ['files_write', 'events.db'],
+      ['files_read', 'state/webui/token'],
+      ['files_write', 'plugins/evil/plugin.json'],
+      ['files_write', 'persona.md'],
+      ['files_list', '.'],
     ] as const) {
       const reply = await call(tool, { path, content: 'x' });
       expect(reply.isError, `${tool} ${path}`).toBe(true);
-      expect(reply.content).toContain("is the daemon's own (its vault, settings, log or caches), which no tool may touch");
+      expect(reply.content).toContain("is the daemon's own (its vault, settings, log, state or plugins), which no tool may touch");
     }
-    const linked = await call('files_read', { path: 'notes.txt' });
-    expect(linked.content).toContain("is a hard link to a file that is the daemon's own");
-    expect((await call('files_read', { path: 'mine.txt' })).content).toBe('mine');
+    for (const path of ['files/notes.txt', 'files/vj']) {
+      expect((await call('files_read', { path })).content, path).toContain("is a hard link to a file that is the daemon's own");
+    }
+    expect((await call('files_read', { path: 'files/mine.txt' })).content).toBe('mine');
     expect(readFileSync(join(dataDir, 'settings.json'), 'utf8')).toBe('{"password":"pw-9"}');
+    expect(readFileSync(join(dataDir, 'persona.md'), 'utf8')).toBe('persona');
     expect(existsSync(join(dataDir, 'events.db'))).toBe(false);
+    expect(existsSync(join(dataDir, 'plugins'))).toBe(false);
   });
 });

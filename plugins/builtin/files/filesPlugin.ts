@@ -5,12 +5,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DEFAULT_FILES_ROOT, daemonFilesOf } from '../../../actors/index.ts';
+import { type DaemonPaths, DEFAULT_FILES_ROOT, daemonPathsOf } from '../../../actors/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { confinePath } from './confinePath.ts';
-import { refuseDaemonFiles, resolvedDaemonFiles } from './daemonFiles.ts';
+import { refuseDaemonFiles, resolvedDaemonPaths } from './daemonFiles.ts';
 import { InvalidFilesArgument, InvalidFilesRoots } from './errors.ts';
 import { listDir } from './listDir.ts';
 import { MAX_READ_BYTES, readText } from './readText.ts';
@@ -60,9 +60,9 @@ const countArg = (tool: string, args: Args, field: string, fallback: number, min
   return value;
 };
 
-const registerTools = async (api: PluginApi, roots: readonly string[], daemonFiles: readonly string[]): Promise<void> => {
+const registerTools = async (api: PluginApi, roots: readonly string[], daemon: DaemonPaths): Promise<void> => {
   const rootsNote = `Allowed roots: ${roots.join(', ')}; a relative path is taken from ${roots[0]}.`;
-  const confined = async (path: string) => refuseDaemonFiles(await confinePath(path, roots), daemonFiles);
+  const confined = async (path: string) => refuseDaemonFiles(await confinePath(path, roots), daemon);
 
   await api.registerTool(
     {
@@ -143,7 +143,7 @@ export const filesPlugin: BuiltinPlugin = {
     const setting = await api.setting(ROOTS_SETTING);
     const roots = resolveRoots(setting, env.dataDir);
     if (setting === undefined || setting === null) await mkdir(roots[0]!, { recursive: true });
-    await registerTools(api, roots, resolvedDaemonFiles(daemonFilesOf(env.dataDir)));
+    await registerTools(api, roots, resolvedDaemonPaths(daemonPathsOf(env.dataDir, roots)));
     api.log(`serving ${roots.join(', ')}`);
     return { stop: async () => undefined };
   },
