@@ -66,7 +66,8 @@ export type MemoryCommand =
   | Readonly<{ type: 'memory.start'; at: number; run?: MemoryRun }>
   | Readonly<{ type: 'memory.heartbeat'; at: number; loop: HeartbeatLoop }>
   | Readonly<{ type: 'memory.record'; at: number; events: readonly Fact[] }>
-  | Readonly<{ type: 'memory.peek'; at: number; query: string; k: number }>
+  /** A peek for a guest names its conversation: only that conversation's docs are read. */
+  | Readonly<{ type: 'memory.peek'; at: number; query: string; k: number; scope?: string }>
   | Readonly<{ type: 'memory.restore'; at: number; docId: string }>;
 
 /** The declared events that are messages of the memory's journal. */
@@ -213,7 +214,7 @@ export class MemoryActor {
         return [...message.events];
       }
       case 'memory.peek':
-        return this.peekHits(message.query, message.k).map((h) => ({
+        return this.peekHits(message.query, message.k, message.scope).map((h) => ({
           type: 'ColdDocPeeked',
           data: { docId: h.id.slice('doc:'.length), query: message.query, at: message.at },
         }));
@@ -234,8 +235,11 @@ export class MemoryActor {
   }
 
   /** The cold docs that match a query, best first: what a peek reads. */
-  peekHits(query: string, k: number): RecallHit[] {
-    return this.options.index.items.search(query, k, (item) => (item.tier === 'cold' ? 1 : 0));
+  /** The cold docs that match `query`, best first; of `scope` alone when given. */
+  peekHits(query: string, k: number, scope?: string): RecallHit[] {
+    return this.options.index.items.search(query, k, (item) =>
+      item.tier === 'cold' && (scope === undefined || item.scope === scope) ? 1 : 0,
+    );
   }
 
   private observed(message: Extract<MemoryMessage, { type: 'ContextEventAppended' }>): Fact[] {

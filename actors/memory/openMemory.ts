@@ -79,8 +79,8 @@ export type Memory = Readonly<{
   observe(scope: string, observation: Observation, situation?: ObservedSituation): Promise<{ eventId: string; sunk: readonly string[] }>;
   /** Records what a memory tool decided. */
   record(events: readonly Fact[], at: number): Promise<void>;
-  /** coldcontext_query, phase 1: the docs that match, read (each counts an access); they stay in L2. */
-  peekCold(query: string, k: number, at: number): Promise<RecallHit[]>;
+  /** coldcontext_query, phase 1: the docs that match (of `scope` alone, when given), read (each counts an access); they stay in L2. */
+  peekCold(query: string, k: number, at: number, scope?: string): Promise<RecallHit[]>;
   /** coldcontext_query, phase 2: the doc's events go back into L1 at their original times, then the doc leaves L2. */
   restoreCold(docId: string, at: number): Promise<readonly string[]>;
   recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]>;
@@ -329,12 +329,11 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
     record: async (events, at) => {
       if (events.length > 0) await actor.deliver({ type: 'memory.record', at, events });
     },
-    peekCold: async (query, k, at) => {
-      const hits = actor.peekHits(query, k);
+    peekCold: async (query, k, at, scope) => {
+      const hits = actor.peekHits(query, k, scope);
       if (hits.length === 0) return [];
-      const peeked = new Set(
-        (await actor.deliver({ type: 'memory.peek', at, query, k })).map((f) => (f.type === 'ColdDocPeeked' ? `doc:${f.data.docId}` : '')),
-      );
+      const peek = { type: 'memory.peek' as const, at, query, k, ...(scope !== undefined ? { scope } : {}) };
+      const peeked = new Set((await actor.deliver(peek)).map((f) => (f.type === 'ColdDocPeeked' ? `doc:${f.data.docId}` : '')));
       return hits.filter((h) => peeked.has(h.id));
     },
     restoreCold: async (docId, at) => {

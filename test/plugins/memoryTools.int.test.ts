@@ -326,7 +326,7 @@ describe('memory_introspect', () => {
       media_digests: [DIGEST],
     });
     await call('coldcontext_commit', { text: 'a note' });
-    const reply = await call('memory_introspect');
+    const reply = await call('memory_introspect', {}, { principal: 'owner' });
     expect(reply).toMatchObject({ isError: false, types: [] });
     expect(reply.content.split('\n')).toEqual([
       'context events by scope: chat:other 1, chat:test 1 (total 2)',
@@ -355,6 +355,29 @@ describe('coldcontext_query', () => {
     expect(await call('coldcontext_query', { query: '' })).toMatchObject({ isError: true, types: [] });
     const verdicts = await verifyProjections(store, store.db, memoryProjections());
     expect(verdicts.every((v) => v.status === 'match')).toBe(true);
+  });
+});
+
+describe('a guest reading memory', () => {
+  // A red-team run: a plugin's guest got the owner's diary back through coldcontext_query (and
+  // moved it into the owner's context), and memory_introspect named the owner's conversations.
+  it("reads only its own conversation's cold docs, and sees only its own conversation in memory_introspect", async () => {
+    const { call, tx } = await setup();
+    const owner = { principal: 'owner' };
+    const guest = { principal: 'qq.guest' };
+    await call('coldcontext_commit', { text: 'PRIVATE diary: the safe code is 9917', scope: 'chat:owner' }, owner);
+    await call('coldcontext_commit', { text: 'guest diary: the safe in my game is gold' }, guest);
+
+    const asked = await call('coldcontext_query', { query: 'diary safe code', k: 5 }, guest);
+    expect(asked.content).toContain('guest diary');
+    expect(asked.content).not.toContain('9917');
+    expect(asked.appended.filter((e) => e.type === 'ColdDocPeeked').map((e) => (e.data as { docId: string }).docId)).toEqual(['r-2']);
+    expect(coldDocs(tx).map((d) => d.doc_id)).toEqual(['r-1']);
+
+    // The owner reads every conversation's docs, as before; the doc goes back into its own conversation.
+    expect((await call('coldcontext_query', { query: 'diary safe code' }, owner)).content).toContain('9917');
+    expect((await call('memory_introspect', {}, guest)).content).not.toContain('chat:owner');
+    expect((await call('memory_introspect', {}, owner)).content).toContain('chat:owner 1');
   });
 });
 

@@ -35,6 +35,32 @@ const startTimer = async (dataDir: string, now = T0) => {
 };
 
 describe("timer plugin: anyone else's timers", () => {
+  // A red-team run: a plugin's guest listed the owner's timer (its note private) and cancelled it.
+  it('are neither listed to a guest nor cancelled by one; a guest sees and cancels those it set in its conversation', async () => {
+    const { api, call } = await startTimer(tempDir());
+    const as =
+      (principal: string, conversation: string) =>
+      async (tool: string, args: Record<string, unknown> = {}) =>
+        replyOf(await api.call(tool, args, { principal, conversation }));
+    const owner = as('owner', 'cli:ada');
+    const guest = as('qq.guest', 'qq:bob');
+    const otherGuest = as('qq.guest', 'qq:eve');
+    await owner('timer_set', { seconds: 60, note: 'PRIVATE: call the clinic' });
+    await guest('timer_set', { seconds: 120, note: 'bob: water the plants' });
+    expect((await guest('timer_list')).content).toMatch(/^t2 .* bob: water the plants$/);
+    expect((await otherGuest('timer_list')).content).toBe('No timers are set.');
+    for (const id of ['t1', 't2']) {
+      expect(await otherGuest('timer_cancel', { id })).toMatchObject({
+        isError: true,
+        content: expect.stringContaining(`no timer '${id}'`),
+      });
+    }
+    expect(await guest('timer_cancel', { id: 't1' })).toMatchObject({ isError: true });
+    expect((await call('timer_list', {}, 'owner')).content.split('\n')).toHaveLength(2);
+    expect((await guest('timer_cancel', { id: 't2' })).isError).toBe(false);
+    expect((await owner('timer_cancel', { id: 't1' })).isError).toBe(false);
+  });
+
   it("fire below the person's messages, and each guest holds at most GUEST_TIMERS of them", async () => {
     const { call, tick, fired } = await startTimer(tempDir());
     await call('timer_set', { seconds: 10, note: 'mine' }, 'owner');

@@ -58,12 +58,15 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
       description: 'Show memory statistics: context events per scope, cold docs, graph entities and relations, blocks by tier.',
       parameters: { type: 'object', properties: {} },
     },
-    async run() {
+    async run(_args, call) {
       const c = memoryCounts(tx);
-      const context = c.contextByScope.map((s) => `${s.scope} ${s.events}`).join(', ') || 'none';
+      // Which conversations there are, and how long, is the owner's to know; a guest sees its own.
+      const current = scopeOf(ctx, call);
+      const shown = isOwnerOrInternal(call.principal) ? c.contextByScope : c.contextByScope.filter((s) => s.scope === current);
+      const context = shown.map((s) => `${s.scope} ${s.events}`).join(', ') || 'none';
       const blocks = c.blocksByTier.map((b) => `${b.tier} ${b.blocks}`).join(', ') || 'none';
       return [
-        `context events by scope: ${context} (total ${c.contextByScope.reduce((n, s) => n + s.events, 0)})`,
+        `context events by scope: ${context} (total ${shown.reduce((n, s) => n + s.events, 0)})`,
         `cold docs: ${c.coldDocs} (read ${c.coldAccesses} times)`,
         `graph: ${c.entities} entities, ${c.relations} relations`,
         `blocks by tier: ${blocks}`,
@@ -86,10 +89,21 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
         required: ['query'],
       },
     },
-    async run(args) {
-      const query = textArg('coldcontext_query', args, 'query');
-      const k = countArg('coldcontext_query', args, 'k', 3);
-      const hits = await memory.peekCold(query, k, clock.now());
+    async run(args, call) {
+      const tool = 'coldcontext_query';
+      const query = textArg(tool, args, 'query');
+      const k = countArg(tool, args, 'k', 3);
+      // Another conversation's docs are not a guest's (or an injected instruction's) to read, nor to move back.
+      const owner = isOwnerOrInternal(call.principal);
+      const scope = owner ? undefined : scopeOf(ctx, call);
+      if (!owner && scope === undefined) {
+        throw new InvalidMemoryArgument(
+          tool,
+          'query',
+          `a query from ${call.principal} reads its own conversation's docs, and this call has none`,
+        );
+      }
+      const hits = await memory.peekCold(query, k, clock.now(), scope);
       if (hits.length === 0) return `Nothing in cold context matches '${quoted(query)}'.`;
       for (const hit of hits) await restore(hit.id.slice(4), clock.now());
       return `Restored ${hits.length} doc(s) to the working context:\n${numbered(hits.map((h) => ({ label: `cold ${h.scope}`, text: h.text })))}`;

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { builtinStateDir, type BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
+import type { ToolCallInfo } from '../../sdk/pluginApi.ts';
 import { InvalidTimerArgument, TimerStoreUnwritable, TooManyTimers, UnknownTimer } from './errors.ts';
 import { describeDuration, MAX_TIMER_MS, parseTimerRequest } from './timerArgs.ts';
 import { loadTimers, moveLegacyStore, saveTimers, TIMERS_FILE, type StoredTimer } from './timerStore.ts';
@@ -16,6 +17,10 @@ import { isOwnerOrInternal } from '../../../actors/index.ts';
 
 /** Timers from before principals were recorded were the person's. */
 const isGuest = (principal: string | undefined): principal is string => principal !== undefined && !isOwnerOrInternal(principal);
+
+/** Whether a call may see and cancel `timer`: the owner's may touch any; a guest's only those set in its conversation as it. */
+const mayTouch = (timer: StoredTimer, call: ToolCallInfo): boolean =>
+  !isGuest(call.principal) || (timer.principal === call.principal && timer.route?.conversation === call.conversation);
 
 export const timerManifest: PluginManifest = {
   name: 'timer',
@@ -169,11 +174,12 @@ export const timerPlugin: BuiltinPlugin = {
         description: 'List the timers that are set, soonest first.',
         parameters: { type: 'object', properties: {} },
       },
-      () =>
+      (_args, call) =>
         replyOrRefuse(() => {
-          if (timers.size === 0) return 'No timers are set.';
+          const seen = [...timers.values()].filter((t) => mayTouch(t, call));
+          if (seen.length === 0) return 'No timers are set.';
           const now = env.clock.now();
-          return [...timers.values()]
+          return seen
             .sort((a, b) => a.dueAt - b.dueAt || a.setAt - b.setAt)
             .map(
               (t) => `${t.id}  due ${iso(t.dueAt)} (${t.dueAt > now ? `in ${describeDuration(t.dueAt - now)}` : 'firing now'})  ${t.note}`,
@@ -188,13 +194,14 @@ export const timerPlugin: BuiltinPlugin = {
         description: 'Cancel a timer by its id (as timer_set or timer_list gave it).',
         parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
       },
-      (args) =>
+      (args, call) =>
         replyOrRefuse(async () => {
           const id = args.id;
           if (typeof id !== 'string' || id === '')
             throw new InvalidTimerArgument('timer_cancel', 'id', '\'id\' must be a timer id string like "t1"');
           const timer = timers.get(id);
-          if (timer === undefined) throw new UnknownTimer(id);
+          // Another's timer is, to a guest, no timer at all: its being there is not the guest's to learn.
+          if (timer === undefined || !mayTouch(timer, call)) throw new UnknownTimer(id);
           timers.delete(id);
           disarm(id);
           try {
