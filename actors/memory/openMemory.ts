@@ -83,7 +83,8 @@ export type Memory = Readonly<{
   peekCold(query: string, k: number, at: number, scope?: string): Promise<RecallHit[]>;
   /** coldcontext_query, phase 2: the doc's events go back into L1 at their original times, then the doc leaves L2. */
   restoreCold(docId: string, at: number): Promise<readonly string[]>;
-  recall(query: string, k: number, scope?: string, situation?: Situation): Promise<RecallHit[]>;
+  /** What relates to `query`: of `scope` and the graph, or, `ownOnly` (a guest asks), of `scope` alone. */
+  recall(query: string, k: number, scope?: string, situation?: Situation, ownOnly?: boolean): Promise<RecallHit[]>;
   /** The heartbeat loops due at `at` fire. */
   tick(at: number): Promise<readonly HeartbeatLoop[]>;
   nextDueAt(): number | null;
@@ -340,11 +341,12 @@ export const createMemory = async (store: EventStore, tx: ReadModelTx, options: 
       const facts = await actor.deliver({ type: 'memory.restore', at, docId });
       return facts.flatMap((f) => (f.type === 'ContextEventsRestored' ? f.data.events.map((e) => e.eventId) : []));
     },
-    recall: async (query, k, scope, situation) =>
+    recall: async (query, k, scope, situation, ownOnly) =>
       recall(index, tx, {
         query,
         k,
         ...(scope !== undefined ? { scope } : {}),
+        ...(ownOnly ? { ownOnly } : {}),
         ...(situation ? { sceneWeights: sceneWeights(tx, situation) } : {}),
         // "Yesterday" means the day before the input that asks (the clock's today without one).
         now: situation?.at ?? options.clock.now(),

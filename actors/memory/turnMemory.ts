@@ -22,7 +22,13 @@ export type TurnMemory = Readonly<{
   /** The conversation in L1, oldest first, without the event `exceptEventId` (the input itself). */
   history(scope: string, exceptEventId?: string): TurnMessage[];
   /** What the colder tiers hold about `query`, best first: cold docs as `memory`, graph sentences as `knowledge` (read-only prompt layers). */
-  related(query: string, scope: string, situation?: Situation): Promise<Readonly<{ memory: string[]; knowledge: string[] }>>;
+  /** What memory holds that relates to `query` in `scope`, and the graph's knowledge unless `ownOnly` (a guest's turn). */
+  related(
+    query: string,
+    scope: string,
+    situation?: Situation,
+    ownOnly?: boolean,
+  ): Promise<Readonly<{ memory: string[]; knowledge: string[] }>>;
 }>;
 
 export const RELATED_MEMORY_ITEMS = 5;
@@ -52,8 +58,8 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
         if (e.role === 'tool') return { role: 'tool', content: e.text, ...(e.toolCallId ? { toolCallId: e.toolCallId } : {}) };
         return { role: e.role === 'user' ? 'user' : 'system', content: e.text };
       }),
-  related: async (query, scope, situation) => {
-    const hits = await memory.recall(query, RELATED_MEMORY_ITEMS, scope, situation);
+  related: async (query, scope, situation, ownOnly) => {
+    const hits = await memory.recall(query, RELATED_MEMORY_ITEMS, scope, situation, ownOnly);
     const lines = (tier: 'cold' | 'graph') =>
       hits.filter((h) => h.tier === tier).map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`);
     return { memory: lines('cold'), knowledge: lines('graph') };

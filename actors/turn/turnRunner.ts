@@ -326,7 +326,9 @@ export class TurnRunner {
     const origin = toolCallOrigin(turnOrigin, principal);
     const now = clock.now();
     const recalledBy = rememberedInput(input);
-    const related = await memory.related(recalledBy, conversation, { ...where, text: recalledBy, at: now });
+    // The graph is distilled from every conversation, the owner's too: a guest's turn recalls its own conversation alone.
+    const ownOnly = !isPrivileged(this.options.policy ?? {}, principal);
+    const related = await memory.related(recalledBy, conversation, { ...where, text: recalledBy, at: now }, ownOnly);
     const toolset = withPolicy(plugins.toolset(), this.options.policy ?? {}, principal, this.options.profileOf?.(principal));
     const layers = {
       persona: this.options.persona ?? DEFAULT_PERSONA,

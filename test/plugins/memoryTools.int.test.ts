@@ -44,8 +44,12 @@ const setup = async (options: { protectRecent?: number; turnOf?: () => string; a
   });
   await plugin.start(api, { dataDir: tempDir(), clock, timers: { setTimer: () => 0, clearTimer: () => {} } });
   const tx = memory.readModels;
-  /** Calls a tool; returns its reply and the memory events it appended. */
-  const call = async (tool: string, args: Record<string, unknown> = {}, from: Readonly<{ principal?: string }> = {}) => {
+  /** Calls a tool (as the owner unless `from` says otherwise; `{}`: a call that names no principal); returns its reply and the memory events it appended. */
+  const call = async (
+    tool: string,
+    args: Record<string, unknown> = {},
+    from: Readonly<{ principal?: string }> = { principal: 'owner' },
+  ) => {
     const before = (await store.readStream(MEMORY_STREAM)).length;
     clock.advance(1000);
     const reply = replyOf(await api.call(tool, args, from));
@@ -361,7 +365,7 @@ describe('coldcontext_query', () => {
 describe('a guest reading memory', () => {
   // A red-team run: a plugin's guest got the owner's diary back through coldcontext_query (and
   // moved it into the owner's context), and memory_introspect named the owner's conversations.
-  it("reads only its own conversation's cold docs, and sees only its own conversation in memory_introspect", async () => {
+  it("reads only its own conversation's cold docs and not the graph, and sees only its own conversation in memory_introspect", async () => {
     const { call, tx } = await setup();
     const owner = { principal: 'owner' };
     const guest = { principal: 'qq.guest' };
@@ -378,6 +382,11 @@ describe('a guest reading memory', () => {
     expect((await call('coldcontext_query', { query: 'diary safe code' }, owner)).content).toContain('9917');
     expect((await call('memory_introspect', {}, guest)).content).not.toContain('chat:owner');
     expect((await call('memory_introspect', {}, owner)).content).toContain('chat:owner 1');
+
+    // The graph holds what every conversation taught, the owner's too: a guest's recall leaves it out.
+    await call('memory_commit', { triples: [{ subject: 'Ada', predicate: 'keeps', object: 'safe code 9917' }] }, owner);
+    expect((await call('memory_recall', { query: 'Ada safe code', k: 5 }, guest)).content).not.toContain('9917');
+    expect((await call('memory_recall', { query: 'Ada safe code', k: 5 }, owner)).content).toContain('[graph] ada keeps safe code 9917');
   });
 });
 

@@ -33,7 +33,17 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
     },
     async run(args, call) {
       const query = textArg('memory_recall', args, 'query');
-      const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), scopeOf(ctx, call));
+      // A guest recalls its own conversation alone: the graph is distilled from every conversation, the owner's too.
+      const own = !isOwnerOrInternal(call.principal);
+      const scope = scopeOf(ctx, call);
+      if (own && scope === undefined) {
+        throw new InvalidMemoryArgument(
+          'memory_recall',
+          'query',
+          `a query from ${call.principal} reads its own conversation, and this call has none`,
+        );
+      }
+      const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), scope, undefined, own);
       if (hits.length === 0) return `Nothing in memory matches '${quoted(query)}'.`;
       // The graph entities returned are marked recalled for this turn, so automatic recall does not inject them again.
       const turn = turnOf(call);

@@ -13,8 +13,10 @@ import { focusOf, type RecallBoosts, weighFor } from './recallWeights.ts';
 export type RecallQuery = Readonly<{
   query: string;
   k: number;
-  /** The conversation asking: what was said in it counts for more. */
+  /** The conversation asking: only what was said in it counts, and the graph. */
   scope?: string;
+  /** Only the scope's own items, not the graph every conversation shares (a guest asks). */
+  ownOnly?: boolean;
   /** Context events of the scenes the asking situation recalls, with their weights. */
   sceneWeights?: ReadonlyMap<string, number>;
   /** When the question is asked ("yesterday" is the day before it). */
@@ -69,13 +71,15 @@ const graphSeeds = (index: MemoryIndex, tx: ReadModelTx, query: string, hits: re
 };
 
 export const recall = (index: MemoryIndex, tx: ReadModelTx, q: RecallQuery): RecallHit[] => {
-  const weigh = weighFor(focusOf(q.query, index.persons, q.scope, q.sceneWeights, q.now), q.boosts);
+  const ownOnly = q.ownOnly === true && q.scope !== undefined;
+  const focus = focusOf(q.query, index.persons, q.scope, q.sceneWeights, q.now);
+  const weigh = weighFor(ownOnly ? { ...focus, ownOnly } : focus, q.boosts);
   // A fused ranking is not the start of a larger pool's: it is asked for the whole pool at once.
   const hits = q.vector
     ? distinctHits(index.items.searchHybrid(q.query, q.vector, q.k * POOL, weigh), q.k)
     : distinctBest((pool) => index.items.search(q.query, pool, weigh), q.k);
   // What the graph adds ranks below the last hit (its score over hops + 1), so with k hits it would not show.
-  if (hits.length >= q.k && hits.at(-1)!.score > 0) return hits;
+  if (ownOnly || (hits.length >= q.k && hits.at(-1)!.score > 0)) return hits;
   const seeds = graphSeeds(index, tx, q.query, hits);
   if (seeds.length === 0) return hits;
   const seen = new Set(hits.map((h) => h.id));

@@ -35,8 +35,10 @@ export const saysWhen = (item: Readonly<{ text: string; saysWhen?: boolean }>): 
 const ASKS_WHEN = /^\s*when\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|何时/i;
 
 export type RecallFocus = Readonly<{
-  /** Only items of this scope count (graph items belong to every scope). */
+  /** Only items of this scope count (graph items belong to every scope, unless `ownOnly`). */
   scope?: string;
+  /** Only the scope's own items count: the graph, which every conversation shares, is left out (a guest's recall). */
+  ownOnly?: boolean;
   /** The person the query is about (the first it names), lower-cased. */
   person?: string;
   windows: readonly TimeWindow[];
@@ -68,7 +70,7 @@ export const focusOf = (
 /** An item's weight for `focus`; its `max` is the most any item can get, every boost that can apply applied. */
 export const weighFor = (focus: RecallFocus, boosts: RecallBoosts = RECALL_BOOSTS): RecallWeight => {
   const weigh = (item: WeighedItem): number => {
-    if (focus.scope !== undefined && item.scope !== focus.scope && item.tier !== 'graph') return 0;
+    if (focus.scope !== undefined && item.scope !== focus.scope && (item.tier !== 'graph' || focus.ownOnly)) return 0;
     let weight = 1;
     if (focus.asksWhen && saysWhen(item)) weight *= 1 + boosts.when;
     if (focus.person !== undefined && item.person?.toLowerCase() === focus.person) weight *= 1 + boosts.person;
