@@ -3,6 +3,7 @@
  * without echo in a terminal, or piped), never taken as an argument, so it stays out of the shell
  * history and the process list; only names are ever printed.
  */
+import { guessableWarning } from '../adapters/secrets/guessableSecret.ts';
 import { checkSecretName, LONGEST_SECRET_BYTES, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { Cancelled, UsageError } from './cliErrors.ts';
@@ -130,6 +131,8 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
           `stored ${secret}; refer to it as "apiKeySecret": "${secret}" (a model source reads its key at start: restart homed after changing it)` +
           (tools.length ? `, or as @{${secret}} in a call of ${tools.join(', ')} (used from your next message on, no restart)` : ''),
       );
+      const guessable = guessableWarning(secret, value);
+      if (guessable) write(guessable);
       return 0;
     }
     case 'list': {

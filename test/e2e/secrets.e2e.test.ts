@@ -79,7 +79,7 @@ describe('homed secret', () => {
     expect(removed.stderr).not.toContain('--help');
   });
 
-  it('tells a mistake on the command line, a value too short, a --data that is a file and a Ctrl-C at the prompt apart', async () => {
+  it('tells a mistake on the command line, a value too short (or easy to guess), a --data that is a file and a Ctrl-C at the prompt apart', async () => {
     const dir = tempDir();
     const badName = await secret(dir, ['set', 'my_key'], 'long enough\n');
     expect(badName.code).toBe(2);
@@ -103,6 +103,11 @@ describe('homed secret', () => {
     const huge = await secret(dir, ['set', 'HUGE'], 'x'.repeat(200_000));
     expect(huge.code).toBe(1);
     expect(huge.stderr).toContain('is longer than 64 KiB');
+    // A value easy to guess is stored, with a warning: the scrub could confirm a guess to whoever the model repeats.
+    const lock = await secret(dir, ['set', 'LOCK'], '4821\n');
+    expect(lock.code).toBe(0);
+    expect(lock.stdout).toContain('warning: LOCK is easy to guess (about 13 bits)');
+    expect((await secret(dir, ['set', 'API'], 'sk-live-9f8e7d6c5b4a\n')).stdout).not.toContain('warning');
     expect((await secret(dir, ['list'])).stdout).not.toMatch(/PIN|BIN|HUGE/);
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
