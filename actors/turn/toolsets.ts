@@ -20,6 +20,8 @@ export const toolsetId = (toolset: Toolset): string =>
         ...(toolset.approve?.length || toolset.secrets || toolset.sandbox ? [toolset.approve ?? []] : []),
         ...(toolset.secrets || toolset.sandbox ? [toolset.secrets ?? null, toolset.secretsRefused ?? null] : []),
         ...(toolset.sandbox ? [toolset.sandbox] : []),
+        // Last, and only when set, so the ids of sets without it stay as they were.
+        ...(toolset.approvalsRefused !== undefined ? [{ approvalsRefused: toolset.approvalsRefused }] : []),
       ]),
     )
     .digest('hex')
@@ -43,6 +45,7 @@ export class ToolsetLedger {
           ...(data.secrets ? { secrets: data.secrets } : {}),
           ...(data.secretsRefused !== undefined ? { secretsRefused: data.secretsRefused } : {}),
           ...(data.sandbox ? { sandbox: data.sandbox } : {}),
+          ...(data.approvalsRefused !== undefined ? { approvalsRefused: data.approvalsRefused } : {}),
         });
       }
     })();
@@ -69,6 +72,7 @@ export class ToolsetLedger {
           ...(toolset.secrets ? { secrets: toolset.secrets.map((g) => ({ name: g.name, tools: [...g.tools] })) } : {}),
           ...(toolset.secretsRefused !== undefined ? { secretsRefused: toolset.secretsRefused } : {}),
           ...(toolset.sandbox ? { sandbox: toolset.sandbox } : {}),
+          ...(toolset.approvalsRefused !== undefined ? { approvalsRefused: toolset.approvalsRefused } : {}),
         },
       },
     ]);

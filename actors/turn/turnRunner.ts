@@ -65,6 +65,9 @@ import { ToolsetLedger } from './toolsets.ts';
  * refused), approvals marked, and, for a principal the owner has not vouched for, why its calls
  * get no secret filled in.
  */
+/** The most replies to one principal the owner has not vouched for that may wait for approval at once. */
+export const MAX_PARKED_PER_PRINCIPAL = 8;
+
 const withPolicy = (toolset: Toolset, policy: SecurityPolicy, principal: string, profile: ToolRules | undefined): Toolset => {
   const { tools, refused, approve } = applyPolicy(toolset.tools, policy, { name: principal, ...(profile ? { profile } : {}) });
   return {
@@ -175,8 +178,9 @@ type ReviewedInput = Readonly<{ text: string; findings?: readonly SecurityFindin
 const rememberedInput = (input: ReviewedInput): string => (input.blocked ? blockedNotice(input.findings ?? [], 'input') : input.text);
 
 /** What the turn said, for memory. */
-const saidOf = (origin: TurnOrigin, input: ReviewedInput, at: number, sentBefore: number): Said => ({
+const saidOf = (origin: TurnOrigin, input: ReviewedInput, at: number, sentBefore: number, principal: string): Said => ({
   conversation: origin.conversation,
+  principal,
   where: whereOf(origin),
   ...(origin.replyTarget ? { target: origin.replyTarget } : {}),
   input: rememberedInput(input),
@@ -191,6 +195,8 @@ type Parked = Readonly<{ run: Running; turn: TurnActor; said: Said }>;
 /** What a turn was asked, for memory once it ends: `sentBefore` counts the messages it started with (system prompt, history). */
 type Said = Readonly<{
   conversation: string;
+  /** Who sent the input. */
+  principal: string;
   where: Readonly<{ channel?: string; peer: string }>;
   /** Where on the channel the reply goes. */
   target?: string;
@@ -329,7 +335,10 @@ export class TurnRunner {
     // The graph is distilled from every conversation, the owner's too: a guest's turn recalls its own conversation alone.
     const ownOnly = !isPrivileged(this.options.policy ?? {}, principal);
     const related = await memory.related(recalledBy, conversation, { ...where, text: recalledBy, at: now }, ownOnly);
-    const toolset = withPolicy(plugins.toolset(), this.options.policy ?? {}, principal, this.options.profileOf?.(principal));
+    const toolset = this.withParkedBound(
+      withPolicy(plugins.toolset(), this.options.policy ?? {}, principal, this.options.profileOf?.(principal)),
+      principal,
+    );
     const layers = {
       persona: this.options.persona ?? DEFAULT_PERSONA,
       timeline: timelineBlock(now, this.options.timeZone ?? 'UTC'),
@@ -358,7 +367,7 @@ export class TurnRunner {
       onFacts: () => this.parkIfWaiting(run, said),
     });
     run.turn = turn;
-    const said = saidOf(turnOrigin, input, now, 1 + history.length);
+    const said = saidOf(turnOrigin, input, now, 1 + history.length, principal);
     run.said = said;
     void turn.done.then((outcome) => this.completed(run, turn, outcome, said));
     const started = turn.start({
@@ -457,6 +466,21 @@ export class TurnRunner {
   /** The task a reply to `input` runs under now that an approval's answer resumed it, if it runs. */
   resumedTaskOf(input: string): string | undefined {
     return [...this.running.values()].find((run) => run.input === input && run.taskId !== input && !run.stopping)?.taskId;
+  }
+
+  /**
+   * The toolset, with no call of it allowed to wait for approval when `principal` (one the owner
+   * has not vouched for) has MAX_PARKED_PER_PRINCIPAL replies waiting already: parked replies hold
+   * no input's place, so without this a plugin's guest could pile them up without end.
+   */
+  private withParkedBound(toolset: Toolset, principal: string): Toolset {
+    if (isPrivileged(this.options.policy ?? {}, principal)) return toolset;
+    const waiting = [...this.parked.values()].filter(({ said }) => said.principal === principal).length;
+    if (waiting < MAX_PARKED_PER_PRINCIPAL) return toolset;
+    return {
+      ...toolset,
+      approvalsRefused: `${waiting} replies to ${principal} already wait for a person's approval; ask again once they are answered`,
+    };
   }
 
   /** Once a turn waits only for people, its task ends and the turn waits parked. */
@@ -568,6 +592,7 @@ export class TurnRunner {
           },
           request.at,
           (request.data.systemPrompt ? 1 : 0) + (request.data.history?.length ?? 0),
+          request.data.principal ?? OWNER,
         );
       const turn = new TurnActor({
         store: this.options.store,

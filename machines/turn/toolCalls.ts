@@ -106,6 +106,10 @@ export const callOutcome = (
     );
     return { state: refused.state, facts: [...facts, ...refused.facts] };
   }
+  if (approval && toolset.approvalsRefused) {
+    const refused = refuseCall({ ...state, call }, `it needs a person's approval (${approval.reason}), and ${toolset.approvalsRefused}`);
+    return { state: refused.state, facts: [...facts, ...refused.facts] };
+  }
   if (approval) {
     facts.push({
       type: 'ApprovalRequested',

@@ -61,6 +61,8 @@ export type Toolset = Readonly<{
   secrets?: readonly SecretGrant[];
   /** Why no secret may be filled into this turn's calls (its input is not from the owner). */
   secretsRefused?: string;
+  /** Why no call of this turn may wait for approval (too many replies to its principal wait already): one that would is refused. */
+  approvalsRefused?: string;
   /** The sandbox the turn judges its calls' paths by, as written, before any secret is filled (absent: no firewall). */
   sandbox?: TurnSandbox;
 }>;

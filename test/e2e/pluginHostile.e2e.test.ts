@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { startLlmServer } from '../support/llmServer/index.ts';
+import { afterToolResult, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
+import { MAX_PARKED_PER_PRINCIPAL } from '../../actors/turn/turnRunner.ts';
 import { STAGE_BUDGET_MS } from '../../plugins/host/callCharges.ts';
 
 /** Stage timeouts whose wait gets a plugin's stage handlers detached. */
@@ -227,6 +228,34 @@ describe('a hostile plugin', () => {
     const closed = open.filter((e) => e.type === 'PluginProcessGroupEnded' || e.type === 'PluginProcessGroupReaped').length;
     expect(spawned).toBe(2);
     expect(closed).toBe(2);
+    await verifyReplay(dir);
+  });
+});
+
+describe('a plugin piling up replies that wait for approval', () => {
+  // A red-team run: a guest whose every call waits for approval sent 150 inputs, and 182 calls
+  // waited in the owner's /approvals (a parked reply holds no input's place, so the flood bound missed them).
+  it('gets at most MAX_PARKED_PER_PRINCIPAL of them waiting; the calls of the rest are refused, saying why', async () => {
+    let calls = 0;
+    const server = await startLlmServer([
+      { when: afterToolResult, repeat: true, reply: { text: 'That needs the owner.' } },
+      { when: () => true, repeat: true, reply: () => ({ toolCalls: [{ id: `c${calls++}`, name: 'timer_list', arguments: {} }] }) },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['parker'] });
+    const daemon = await daemons.start(dir);
+    const settled = async () =>
+      (await logOf(dir, '--type', 'ApprovalRequested')).length + (await logOf(dir, '--type', 'ToolCallRefused')).length;
+    await expect.poll(settled, { timeout: 60_000, interval: 500 }).toBe(12);
+    expect(await logOf(dir, '--type', 'ApprovalRequested')).toHaveLength(MAX_PARKED_PER_PRINCIPAL);
+    const refused = await logOf(dir, '--type', 'ToolCallRefused');
+    expect(refused).toHaveLength(12 - MAX_PARKED_PER_PRINCIPAL);
+    for (const { data } of refused) {
+      expect(data.reason).toContain(`${MAX_PARKED_PER_PRINCIPAL} replies to parker.guest already wait for a person's approval`);
+    }
+    // The owner's own calls are not held by the guest's: the owner's reply comes.
+    expect((await askSocket(dir, 'hello')).some((r) => r.type === 'end')).toBe(true);
+    await daemons.stop(daemon);
     await verifyReplay(dir);
   });
 });

@@ -124,10 +124,13 @@ export const toolsetArb: fc.Arbitrary<Toolset> = fc
     approve: approveArb,
     secrets: secretsArb,
     sandboxed: fc.boolean(),
+    // Too many replies to the turn's principal wait for approval already: none of its calls may wait.
+    approvalsFull: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   })
-  .map(({ approve, secrets, sandboxed, ...toolset }) => ({
+  .map(({ approve, secrets, sandboxed, approvalsFull, ...toolset }) => ({
     ...toolset,
     ...(approve.length ? { approve } : {}),
+    ...(approvalsFull ? { approvalsRefused: '8 replies to qq.guest already wait for approval' } : {}),
     ...secrets,
     ...(sandboxed ? { sandbox: SANDBOX } : {}),
   }))

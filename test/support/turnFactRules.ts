@@ -115,8 +115,9 @@ const checkFills = (toolset: Toolset, journal: readonly JournalEntry[]): void =>
 };
 
 /**
- * A call the policy holds always waits for a person, and a waiting call runs only after an
- * approval of its own id and is denied after a refusal; each waiting call has its own id.
+ * A call the policy holds always waits for a person (or, when none may wait, is refused), and a
+ * waiting call runs only after an approval of its own id and is denied after a refusal; each
+ * waiting call has its own id.
  */
 const checkApprovals = (toolset: Toolset, journal: readonly JournalEntry[]): void => {
   const held = new Set((toolset.approve ?? []).map((a) => a.name));
@@ -128,6 +129,7 @@ const checkApprovals = (toolset: Toolset, journal: readonly JournalEntry[]): voi
     for (const f of facts) {
       if (f.type === 'LlmRequested') approved.clear();
       if (f.type === 'ApprovalRequested') {
+        expect(toolset.approvalsRefused, `${f.data.callId} waits for approval though no call of this turn may`).toBeUndefined();
         expect(ids.has(f.data.approval), `approval id ${f.data.approval} given twice`).toBe(false);
         ids.add(f.data.approval);
         waiting.set(f.data.approval, f.data.callId);
