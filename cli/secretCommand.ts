@@ -3,11 +3,15 @@
  * without echo in a terminal, or piped), never taken as an argument, so it stays out of the shell
  * history and the process list; only names are ever printed.
  */
+import { globMatches } from '../machines/security/index.ts';
 import { guessableWarning } from '../adapters/secrets/guessableSecret.ts';
 import { checkSecretName, LONGEST_SECRET_BYTES, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
 import { Cancelled, UsageError } from './cliErrors.ts';
 import { dataDirFrom, existingDataDir, prepareDataDir } from './dataDir.ts';
+
+/** The built-in tool that puts a value in a file, which files_read hands back in parts (offset, limit) that no scrub knows. */
+const FILE_WRITER = 'files_write';
 
 export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data DIR]    the value comes on stdin
        homed secret list [--data DIR]        names, and the tools each may be filled into
@@ -133,6 +137,13 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       );
       const guessable = guessableWarning(secret, value);
       if (guessable) write(guessable);
+      const writer = tools.find((glob) => globMatches(glob, FILE_WRITER));
+      if (writer !== undefined) {
+        write(
+          `warning: --tools ${writer} lets the value be written to a file, and files_read hands a file back in parts ` +
+            '(offset, limit) that no scrub knows: the model could read it piece by piece; name the tools that pass it on whole',
+        );
+      }
       return 0;
     }
     case 'list': {

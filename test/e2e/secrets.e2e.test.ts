@@ -30,10 +30,10 @@ describe('homed secret', () => {
     expect(stored.stdout).toContain('left out the spaces and line ends around the value; stored OPENAI_KEY');
     expect((await secret(dir, ['list'])).stdout).toBe('OPENAI_KEY\n');
     // A secret for tools is used from the next message on: a turn decides its fills from the vault as it began.
-    const forTools = await secret(dir, ['set', 'TOOL_KEY', '--tools', 'files_*'], 'tool-key-value-8812\n');
+    const forTools = await secret(dir, ['set', 'TOOL_KEY', '--tools', 'http_*,github_*'], 'tool-key-value-8812\n');
     expect(forTools.stdout).toBe(
       'stored TOOL_KEY; refer to it as "apiKeySecret": "TOOL_KEY" (a model source reads its key at start: restart homed after changing it), ' +
-        'or as @{TOOL_KEY} in a call of files_* (used from your next message on, no restart)\n',
+        'or as @{TOOL_KEY} in a call of http_*, github_* (used from your next message on, no restart)\n',
     );
     expect((await secret(dir, ['rm', 'TOOL_KEY'])).code).toBe(0);
     const asArgument = await secret(dir, ['set', 'OPENAI_KEY', VALUE]);
@@ -108,6 +108,12 @@ describe('homed secret', () => {
     expect(lock.code).toBe(0);
     expect(lock.stdout).toContain('warning: LOCK is easy to guess (about 13 bits)');
     expect((await secret(dir, ['set', 'API'], 'sk-live-9f8e7d6c5b4a\n')).stdout).not.toContain('warning');
+    // Filled into the files tools, a value written to a file comes back in pieces through files_read's offset and limit.
+    const filed = await secret(dir, ['set', 'FILED', '--tools', 'files_*'], 'sk-live-9f8e7d6c5b4a\n');
+    expect(filed.stdout).toContain(
+      'warning: --tools files_* lets the value be written to a file, and files_read hands a file back in parts',
+    );
+    expect((await secret(dir, ['set', 'HTTP', '--tools', 'http_get'], 'sk-live-9f8e7d6c5b4a\n')).stdout).not.toContain('warning');
     expect((await secret(dir, ['list'])).stdout).not.toMatch(/PIN|BIN|HUGE/);
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
