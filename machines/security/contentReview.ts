@@ -57,6 +57,12 @@ const INSTRUCTION_SHAPES: readonly InjectionShape[] = [
     cues: IGNORE_CUES,
   },
   {
+    pattern:
+      /\b(?:ignore|disregard|forget)\s+(?:(?:all|everything|anything|whatever|what)\s+)?(?:(?:that|which)\s+)?you\s+(?:were|have\s+been|['’]ve\s+been)\s+(?:told|given|instructed|asked)\b/gi,
+    sources: TOOL_RESULTS_ONLY,
+    cues: IGNORE_CUES,
+  },
+  {
     pattern: /<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>/gi,
     sources: BOTH_SOURCES,
     cues: ['<|', 'inst]', 'sys>>'],
@@ -356,12 +362,42 @@ const readControls = (text: string, reading: ControlReading): string => {
 const readableAscii = (text: string, reading: ControlReading): string => (HAS_CONTROL.test(text) ? readControls(text, reading) : text);
 
 /**
+ * Cyrillic and Greek letters drawn like Latin ones (`І` for `I`, `а` for `a`), each in FROM read
+ * as the Latin letter at its place in TO, so a word or an instruction spelt with them is found.
+ * Text in those scripts is only matched against Latin patterns this way, never changed where it is shown.
+ */
+const CONFUSABLE_FROM = 'АВЕКМНОРСТХУІЈЅаеорсухіјѕԁһԛԝүΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινακρτυχ';
+const CONFUSABLE_TO = 'ABEKMHOPCTXYIJSaeopcyxijsdhqwyABEZHIKMNOPTYXoivakptux';
+const CONFUSABLE = new RegExp(`[${CONFUSABLE_FROM}]`, 'g');
+
+/**
  * The text as a reader sees it: invisible characters removed, compatibility forms (full-width
- * letters, ligatures) folded, the marks for unreadable bytes or an object read as a space, and
- * control characters and terminal escapes as `reading` says.
+ * letters, ligatures) folded, letters drawn like Latin ones read as those, the marks for
+ * unreadable bytes or an object read as a space, and control characters and terminal escapes as
+ * `reading` says.
  */
 const visibleText = (text: string, reading: ControlReading = 'gap'): string =>
-  readControls(text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, ''), reading).replace(MARK_RUN, ' ').normalize('NFKC');
+  readControls(text.replace(INVISIBLE_RUN, '').replace(IGNORABLE, ''), reading)
+    .replace(MARK_RUN, ' ')
+    .normalize('NFKC')
+    .replace(CONFUSABLE, (c) => CONFUSABLE_TO[CONFUSABLE_FROM.indexOf(c)]!);
+
+/**
+ * A word spelt out a letter at a time ("s a l a r y", "s.a.l.a.r.y", "i-g-n-o-r-e"): three or more
+ * letters, each after one space or mark. Words spelt so and parted by two spaces or more stay apart.
+ */
+const SPELT_OUT = /(?<![\p{L}\p{N}])(?:\p{L}[ .*·-](?![ .*·-])){2,}\p{L}(?![\p{L}\p{N}])/gu;
+const SPELT_OUT_MARK = /[ .*·-]/g;
+
+/** Three letters spelt out in ASCII text, looked for first: most text has none, and this costs far less than SPELT_OUT. */
+const MAYBE_SPELT_ASCII = /\b[A-Za-z][ .*-][A-Za-z][ .*-][A-Za-z]\b/;
+
+/** The text with every word spelt out a letter at a time read as the word; undefined when it has none. */
+const joinedSpelling = (text: string, ascii: boolean): string | undefined => {
+  if (ascii && !MAYBE_SPELT_ASCII.test(text)) return undefined;
+  const joined = text.replace(SPELT_OUT, (spelt) => spelt.replace(SPELT_OUT_MARK, ''));
+  return joined === text ? undefined : joined;
+};
 
 /** What review reads of `text` (ASCII text needs less of the work). */
 const readableText = (text: string, ascii: boolean, reading: ControlReading = 'gap'): string =>
@@ -552,7 +588,11 @@ export const reviewContent = (text: string, rules: ReviewRules, source: Reviewed
   if (rules.enabled === false) return [];
   const ascii = isAscii(text);
   const readings: readonly ControlReading[] = HAS_CONTROL.test(text) ? CONTROL_READINGS : ['gap'];
-  const read = readings.map((reading) => countsIn(readableText(text, ascii, reading), ascii, rules, source));
+  const read = readings.flatMap((reading) => {
+    const visible = readableText(text, ascii, reading);
+    const joined = joinedSpelling(visible, ascii);
+    return [visible, ...(joined === undefined ? [] : [joined])].map((reads) => countsIn(reads, ascii, rules, source));
+  });
   const most = (count: (counts: ReadingCounts) => number): number => Math.max(...read.map(count));
   const indexes = [...new Set(read.flatMap((counts) => counts.words.indexes))].sort((a, b) => a - b);
   const counts: Readonly<Record<FindingRule, number>> = {
