@@ -52,13 +52,38 @@ export const isHardPrivate = (name: string): boolean => HARD_PRIVATE_TOOLS.some(
 
 const layersOf = (policy: SecurityPolicy, principal: PrincipalOf): [ToolRules, string][] => {
   const layers: [ToolRules, string][] = [[policy.tools ?? {}, 'security.tools']];
-  const own = policy.principals?.[principal.name];
+  const own = policy.principals && Object.hasOwn(policy.principals, principal.name) ? policy.principals[principal.name] : undefined;
   if (own) layers.push([own, `security.principals.${principal.name}`]);
   if (principal.profile) layers.push([principal.profile, `profile ${principal.name}`]);
   return layers;
 };
 
+/**
+ * Verdicts reached already, by policy, then profile (the policy itself standing for none), then
+ * principal and tool: a policy is settings, fixed while it is used, so a question has one answer.
+ */
+const verdicts = new WeakMap<SecurityPolicy, WeakMap<object, Map<string, PolicyVerdict>>>();
+/** Past this many verdicts for one policy and profile, they are forgotten and reached again. */
+const VERDICTS_KEPT = 4_096;
+
+/** Whether `principal` may use the tool `name` under `policy`, and, when it may, whether each call waits for approval. */
 export const decideToolFor = (policy: SecurityPolicy, principal: PrincipalOf, name: string): PolicyVerdict => {
+  const byProfile = verdicts.get(policy) ?? new WeakMap<object, Map<string, PolicyVerdict>>();
+  verdicts.set(policy, byProfile);
+  const profileKey = principal.profile ?? policy;
+  const known = byProfile.get(profileKey) ?? new Map<string, PolicyVerdict>();
+  byProfile.set(profileKey, known);
+  const key = `${principal.name}\u0000${name}`;
+  let verdict = known.get(key);
+  if (verdict === undefined) {
+    if (known.size >= VERDICTS_KEPT) known.clear();
+    verdict = reachVerdict(policy, principal, name);
+    known.set(key, verdict);
+  }
+  return verdict;
+};
+
+const reachVerdict = (policy: SecurityPolicy, principal: PrincipalOf, name: string): PolicyVerdict => {
   if (isHardPrivate(name) && !isPrivileged(policy, principal.name)) {
     return { allowed: false, reason: `'${name}' is hard-private: only the owner may use it, and this input is from ${principal.name}` };
   }
