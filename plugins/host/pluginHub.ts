@@ -19,7 +19,7 @@ import {
   type Timers,
 } from '../../events/index.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS, STAGES, TOOL_STAGES, type StageChange, type StageContext, type StageName } from '../../actors/index.ts';
-import { Capability, INTERNAL, nestsDeeperThan, OWNER, type CapabilityName } from '../../actors/index.ts';
+import { Capability, INTERNAL, isOwnerOrInternal, nestsDeeperThan, OWNER, type CapabilityName } from '../../actors/index.ts';
 import {
   emptyPluginRegistry,
   foldPluginRegistry,
@@ -527,7 +527,10 @@ export class PluginHub {
     return endpoint.callTool(name, args, call).catch((error: unknown) => {
       // A plugin that goes away after keeping the call waiting long cost the person as a timeout does.
       const waitedLong = error instanceof ConnectionClosed && this.options.clock.now() - started >= TOOL_LONG_WAIT_MS;
-      if (error instanceof RequestTimedOut || waitedLong) this.charge('tools', tool.plugin, 1, 'a tool call timed out');
+      // A guest's call (a plugin's input) is not charged: a guest could make a tool wait (a slow address
+      // to fetch) until the person lost the plugin's tools.
+      const persons = call.principal === undefined || isOwnerOrInternal(call.principal);
+      if ((error instanceof RequestTimedOut || waitedLong) && persons) this.charge('tools', tool.plugin, 1, 'a tool call timed out');
       throw error;
     });
   }

@@ -775,6 +775,17 @@ describe('tools that let their calls time out', () => {
     });
   });
 
+  // A guest could make a tool wait (a slow address to fetch) until the person lost the plugin's tools.
+  it("does not charge the timeouts of a guest's calls", async () => {
+    const { hub, detached } = await givenMute(timedOut);
+    const asGuest = { ...call('mute_wait'), principal: 'qq.guest', conversation: 'qq:eve' };
+    for (let i = 0; i < TOOL_TIMEOUTS_BUDGET + 1; i++) {
+      expect(await hub.callTool('mute_wait', {}, asGuest).catch((error: unknown) => error)).toBeInstanceOf(RequestTimedOut);
+    }
+    expect(await detached()).toEqual([]);
+    expect([...hub.registry.tools.keys()]).toEqual(['mute_wait', 'mute_spare']);
+  });
+
   it(`charges a call the plugin ends by going away after ${TOOL_LONG_WAIT_MS / 1_000} s as a timeout; going away sooner is not charged`, async () => {
     let clockOf: VirtualClock | undefined;
     const goneAfter = (ms: number) => async () => {
