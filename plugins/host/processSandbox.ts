@@ -1,7 +1,7 @@
 /**
  * The sandbox a subprocess plugin's process runs in, below what the tool proxy can see: its own
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
- * for the plugin's own folder (so a file the daemon writes later, or replaces by renaming a new
+ * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file the daemon writes later, or replaces by renaming a new
  * one over it, is hidden as well as those there at the start), and, unless its manifest asks
  * for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
@@ -65,10 +65,14 @@ const SCRIPT = [
   'cd "$real" || exit 126',
   // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
   'unset PWD OLDPWD SHLVL',
-  'exec "$@"',
+  // A user namespace of its own inside this one: the mounts above come to it locked (no umount
+  // lays the data dir bare, even for a daemon run as root), and exec leaves it no capability
+  // here unless it is root in it.
+  'exec unshare --user --map-current-user --mount -- "$@"',
 ].join('\n');
 
-const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--mount', ...(network ? [] : ['--net']), '--'];
+/** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */
+const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--keep-caps', '--mount', ...(network ? [] : ['--net']), '--'];
 
 const wrapped = (network: boolean, hidden: HiddenPaths | undefined, own: OwnFolder, command: string, args: readonly string[]): string[] => [
   ...unshareArgs(network),

@@ -49,6 +49,9 @@ describe("a subprocess plugin's sandbox", () => {
           { id: 'settings', name: 'netprober_read', arguments: { path: file('settings.json') } },
           { id: 'log', name: 'prober_read', arguments: { path: file('events.db') } },
           { id: 'own', name: 'prober_read', arguments: { path: file('plugins/prober/plugin.json') } },
+          // A red-team plugin of a daemon run as root unmounted what hides the data dir, then read the vault key.
+          { id: 'unmount', name: 'prober_unmount', arguments: { path: dir } },
+          { id: 'keyAfter', name: 'prober_read', arguments: { path: file('secrets/vault.key') } },
         ],
       },
       { text: 'probed' },
@@ -73,6 +76,8 @@ describe("a subprocess plugin's sandbox", () => {
     expect(results.settings).toBe('failed: ENOENT');
     expect(results.log).toBe('failed: ENOENT');
     expect(results.own).toContain('"name": "prober"');
+    expect(results.unmount).not.toBe('umount exit 0');
+    expect(results.keyAfter).toBe('failed: ENOENT');
     // Settings saved as the web UI saves them (a new file renamed over the old), a file the daemon writes later.
     const settings = readFileSync(file('settings.json'), 'utf8');
     writeFileSync(file('settings.json.saving'), settings.replace('{', '{"saved":"canary-settings-41",'));

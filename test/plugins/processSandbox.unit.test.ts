@@ -7,7 +7,7 @@
  * the data dir has to it), and what the plugin writes there lands in its real folder.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
@@ -37,10 +37,10 @@ describe("a plugin process's sandbox", () => {
   it('wraps every plugin, with its own network only when it did not ask for one, naming the data dir and its folder', () => {
     const isolated = sandboxedCommand('p', false, 'isolate', available, hidden, own, node);
     expect(isolated.command).toBe('unshare');
-    expect(isolated.args.slice(0, 5)).toEqual(['--map-current-user', '--mount', '--net', '--', '/bin/sh']);
+    expect(isolated.args.slice(0, 6)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--net', '--', '/bin/sh']);
     expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/srv/data', own.path, own.real, '/usr/bin/node', 'main.js']);
     const granted = sandboxedCommand('p', true, 'isolate', available, hidden, own, node);
-    expect(granted.args.slice(0, 3)).toEqual(['--map-current-user', '--mount', '--']);
+    expect(granted.args.slice(0, 4)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--']);
   });
 
   it('where it cannot sandbox: starts as it is in isolate mode, refuses in require mode with what to do; off is off', () => {
@@ -86,6 +86,46 @@ describe("a plugin process's sandbox", () => {
     );
     expect(seen).toBe('manifest\nplugins\n');
   });
+
+  // Red team: as root the plugin unmounted the tmpfs (it held every capability in the namespace the
+  // mount was made in); as another user the mount failed, so plugins ran with no sandbox at all.
+  const asRoot = process.getuid?.() === 0;
+  it.skipIf(!canIsolate || !asRoot)(
+    "hides the data dir from a plugin of a root daemon and of any user's, and neither can unmount it",
+    () => {
+      const root = tempDir();
+      const data = join(root, 'data');
+      mkdirSync(join(data, 'plugins', 'p'), { recursive: true });
+      writeFileSync(join(data, 'settings.json'), '{"password":"pw-2"}');
+      chmodSync(root, 0o755);
+      chownSync(data, 65534, 65534);
+      chownSync(join(data, 'plugins'), 65534, 65534);
+      chownSync(join(data, 'plugins', 'p'), 65534, 65534);
+      chownSync(join(data, 'settings.json'), 65534, 65534);
+      const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+      const script = `umount -l ${data} 2>/dev/null; echo "umount $?"; cat ${data}/settings.json 2>/dev/null || echo hidden`;
+      const { command, args } = sandboxedCommand(
+        'p',
+        false,
+        'isolate',
+        available,
+        { dataDir: data, pluginsDir: join(data, 'plugins') },
+        folder,
+        {
+          command: '/bin/sh',
+          args: ['-c', script],
+        },
+      );
+      for (const as of [[], ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']]) {
+        const run = spawnSync(as[0] ?? command, [...as.slice(1), ...(as.length ? [command] : []), ...args], {
+          cwd: folder.real,
+          encoding: 'utf8',
+        });
+        expect(run.status, `${as.join(' ') || 'root'}: ${run.stderr}`).toBe(0);
+        expect(run.stdout, as.join(' ') || 'root').toMatch(/^umount [1-9]\d*\nhidden\n$/);
+      }
+    },
+  );
 
   it('refuses a plugin folder that leads into the data dir elsewhere than to a folder of its plugins', () => {
     for (const real of ['/srv/data', '/srv/data/secrets', '/srv/data/plugins']) {
