@@ -10,7 +10,7 @@ import { PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } fr
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
-import { FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
+import { AnswersUnread, FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
 import type { PluginHub } from './pluginHub.ts';
@@ -159,15 +159,17 @@ export const subprocessStarter =
     let stopped = false;
     /** Why the kernel ended the process, when it did for a fault of the plugin's. */
     let fault: string | undefined;
-    let lostFraming = false;
+    /** Why the connection closed on the plugin for a fault it cannot recover from, when it did. */
+    let broke: string | undefined;
     connection.on('protocolError', (error) => {
-      if (error instanceof FramingLost) lostFraming = true;
+      if (error instanceof FramingLost) broke = 'it wrote bytes to stdout that are not frames';
+      if (error instanceof AnswersUnread) broke = "it sent requests and left the kernel's answers unread";
     });
     connection.on('bye', (reason) => (fault ??= `it said bye (${reason || 'no reason'})`));
     connection.on('close', (reason) => {
       if (stopped || !child.running) return;
-      if (lostFraming) {
-        fault = `it wrote bytes to stdout that are not frames, so the kernel stopped it (${reason})`;
+      if (broke) {
+        fault = `${broke}, so the kernel stopped it (${reason})`;
         child.kill('SIGKILL');
       } else void child.stop();
     });

@@ -9,6 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Timers } from '../../events/index.ts';
 import { decodeBody } from './codec.ts';
 import {
+  AnswersUnread,
   ConnectionClosed,
   describeThrown,
   FramingLost,
@@ -68,6 +69,10 @@ type Waiter<T> = { settle: (message: T) => void; fail: (error: Error) => void };
 const LATE_IDS_REMEMBERED = 1024;
 /** A handler's error message is cut to this length, so the error frame always fits. */
 const MAX_ERROR_MESSAGE_CHARS = 16_384;
+/** Our frames the peer may leave unread before the connection gives up on it (AnswersUnread). */
+export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+/** The peer's requests served at once: past this, its bytes are not read until half are answered, so it waits. */
+export const MAX_SERVING = 64;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
@@ -88,6 +93,8 @@ export class PluginConnection {
   private helloWaiter: Waiter<HelloMessage> | undefined;
   private welcomeWaiter: Waiter<WelcomeMessage> | undefined;
   private closedReason: string | undefined;
+  /** The peer's requests whose answers are still being worked out. */
+  private serving = 0;
 
   constructor(
     private readonly readable: Readable,
@@ -370,9 +377,19 @@ export class PluginConnection {
       return;
     }
     if (isThenable(result)) {
+      if (++this.serving === MAX_SERVING) this.readable.pause();
+      const served = (): void => {
+        if (--this.serving === MAX_SERVING / 2 && this.closedReason === undefined) this.readable.resume();
+      };
       Promise.resolve(result).then(
-        (value) => this.answer(id, method, value),
-        (error: unknown) => this.answerWithError(id, error),
+        (value) => {
+          served();
+          this.answer(id, method, value);
+        },
+        (error: unknown) => {
+          served();
+          this.answerWithError(id, error);
+        },
       );
     } else this.answer(id, method, result);
   }
@@ -407,6 +424,13 @@ export class PluginConnection {
     // Each frame leaves at once: gathering a tick's frames into one writev saves syscalls but makes
     // the two ends take turns instead of working at the same time (plugin.transport bench: 0.66x).
     this.writable.write(frame);
+    const unread = this.writable.writableLength;
+    if (unread > MAX_UNREAD_BYTES && this.closedReason === undefined) {
+      const error = new AnswersUnread(unread, MAX_UNREAD_BYTES);
+      this.report(error);
+      // No bye: the peer reads nothing, and the bye would only join what it left unread.
+      this.shutDown(error.message);
+    }
   }
 
   private report(error: PluginProtocolError): void {

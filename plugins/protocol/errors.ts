@@ -7,6 +7,23 @@ import { HologramError } from '../../events/errors.ts';
 /** Something the peer sent that breaks the protocol. Reported through `on('protocolError')`, never thrown at the peer. */
 export abstract class PluginProtocolError extends HologramError {}
 
+/**
+ * The peer left more of our frames unread than a connection holds for it (it sends requests and
+ * never reads the answers): they would pile up in memory without end, so the connection closes.
+ */
+export class AnswersUnread extends PluginProtocolError {
+  readonly code = 'ANSWERS_UNREAD';
+  constructor(
+    readonly unreadBytes: number,
+    readonly maxUnreadBytes: number,
+  ) {
+    super(
+      `the peer left ${unreadBytes} bytes of frames unread, over the ${maxUnreadBytes} a connection holds for it; ` +
+        'a plugin must keep reading its stdin',
+    );
+  }
+}
+
 /** A frame header announced a body over the size limit; its bytes are skipped. */
 export class FrameTooLarge extends PluginProtocolError {
   readonly code = 'FRAME_TOO_LARGE';

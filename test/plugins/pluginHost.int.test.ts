@@ -97,6 +97,18 @@ describe('plugin host', () => {
     expect(replay!.messages).toBeGreaterThanOrEqual(12);
   });
 
+  // A red-team plugin flooded requests and never read the answers: the daemon grew to 9 GB in two minutes.
+  it('stops a plugin that floods requests and leaves the answers unread, records why, and holds no more than it may', async () => {
+    const before = process.memoryUsage().rss;
+    const { host, store } = await startHost(['hoarder'], { supervisorConfig: { backoffMs: [60_000, 60_000, 60_000] } });
+    await expect.poll(async () => (await store.readAll({ types: ['PluginCrashed'] })).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    const crashed = (await store.readAll({ types: ['PluginCrashed'] }))[0]!.data as { error?: string };
+    expect(crashed.error).toContain("it sent requests and left the kernel's answers unread");
+    expect(host.supervisor('hoarder').state).not.toBe('running');
+    // What it made the kernel hold: about the unread answers' bound, not gigabytes.
+    expect((process.memoryUsage().rss - before) / 1_048_576, 'RSS grown (MB)').toBeLessThan(300);
+  });
+
   it('answers garbage, unknown methods and withheld capabilities with errors, logs them, and keeps the plugin', async () => {
     const { host, store } = await startHost(['garbler']);
     await expect.poll(() => host.hub.registry.tools.has('garbler_outcomes')).toBe(true);

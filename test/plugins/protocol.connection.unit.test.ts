@@ -4,6 +4,8 @@ import {
   encodeFrame,
   frameBody,
   HandshakeTimedOut,
+  MAX_SERVING,
+  MAX_UNREAD_BYTES,
   PluginRequestFailed,
   ProtocolVersionMismatch,
   RequestTimedOut,
@@ -245,3 +247,49 @@ describe('PluginConnection over a PassThrough pair', () => {
 
 /** The first frame of a chunk. */
 const decodeFirst = (chunk: Buffer): unknown => decodeBody(chunk.subarray(4, 4 + chunk.readUInt32BE(0)));
+
+// A red-team plugin sent requests as fast as its stdout drained and never read its stdin: the
+// daemon grew to 9 GB in two minutes. What a peer can make a connection hold is bounded.
+describe('PluginConnection against a flooding peer', () => {
+  it(`stops reading while ${MAX_SERVING} of the peer's requests are being served, and reads again once half are answered`, async () => {
+    const { connection, inbound, outbound } = rawPeer();
+    outbound.resume();
+    const answers: (() => void)[] = [];
+    let served = 0;
+    connection.onRequest(() => {
+      served++;
+      return new Promise<string>((resolve) => answers.push(() => resolve('ok')));
+    });
+    for (let id = 1; id <= MAX_SERVING * 2; id++) inbound.write(encodeFrame({ type: 'request', id, method: 'slow', params: null }));
+    await flush();
+    expect(inbound.isPaused()).toBe(true);
+    // The frames of a chunk already read are served; none after the pause.
+    const whilePaused = served;
+    expect(whilePaused).toBeGreaterThanOrEqual(MAX_SERVING);
+    expect(whilePaused).toBeLessThan(MAX_SERVING * 2);
+    for (const answer of answers.splice(0, whilePaused - MAX_SERVING / 2 - 1)) answer();
+    await flush();
+    expect(served, 'one answer short of half, still paused').toBe(whilePaused);
+    answers.shift()!();
+    await flush();
+    expect(served, 'read again').toBeGreaterThan(whilePaused);
+    while (answers.length > 0) {
+      for (const answer of answers.splice(0)) answer();
+      await flush();
+    }
+    expect(served).toBe(MAX_SERVING * 2);
+  });
+
+  it('closes on a peer that leaves more answers unread than it may, saying why', async () => {
+    const { connection, inbound, errors } = rawPeer();
+    const closed = new Promise<string>((resolve) => connection.on('close', resolve));
+    connection.onRequest(() => 'x'.repeat(64 * 1024));
+    // Nobody reads `outbound`: every answer stays in the connection's write buffer.
+    for (let id = 1; id <= MAX_UNREAD_BYTES / (64 * 1024) + 2; id++) {
+      inbound.write(encodeFrame({ type: 'request', id, method: 'big', params: null }));
+    }
+    expect(await closed).toContain('left');
+    expect(errors.map((e) => e.code)).toContain('ANSWERS_UNREAD');
+    expect(connection.closed).toBe(true);
+  });
+});
