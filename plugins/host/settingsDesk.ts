@@ -24,7 +24,9 @@ import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
 
 /** What the page gets instead of a secret-looking value. */
 export const HIDDEN = '(hidden)';
-const SECRET_KEY = /key|secret|token|password|passwd/i;
+const SECRET_KEY = /key|secret|token|password|passwd|auth(?!or)|cookie|session|credential|webhook|signature|private/i;
+/** A value that is a credential whatever its key says: an Authorization header's value. */
+const CREDENTIAL_VALUE = /^\s*(?:basic|bearer|token|digest)\s+\S{8,}/i;
 /** Keys that name where a secret is, not the secret. */
 const NAMES_A_SECRET = /Secret$|Env$/;
 
@@ -47,9 +49,12 @@ const urlWithCredentials = (text: string): boolean => {
   }
 };
 
-/** `value` with every string under a secret-looking key, and every URL carrying credentials, replaced by HIDDEN. */
+/** `value` with every string under a secret-looking key, every credential-looking value and every URL carrying credentials replaced by HIDDEN. */
 export const hideSecrets = (value: Json, key = ''): Json => {
-  if (typeof value === 'string') return (SECRET_KEY.test(key) && !NAMES_A_SECRET.test(key)) || urlWithCredentials(value) ? HIDDEN : value;
+  if (typeof value === 'string') {
+    const secretKey = SECRET_KEY.test(key) && !NAMES_A_SECRET.test(key);
+    return secretKey || CREDENTIAL_VALUE.test(value) || urlWithCredentials(value) ? HIDDEN : value;
+  }
   if (Array.isArray(value)) return value.map((item) => hideSecrets(item, key));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideSecrets(v, k)]));
   return value;
@@ -147,6 +152,25 @@ export class SettingsDesk {
     SecretVault.open(this.dataDir).set(name, value, tools);
   }
 
+  /**
+   * A vault key goes only where a saved model source sends it: the probe takes any URL, and
+   * whoever holds the page's token would otherwise have the key sent to a server of theirs.
+   * @throws SecretVaultError naming where the key may go
+   */
+  private refuseSendingElsewhere(name: string, baseUrl: string): void {
+    const stored = this.stored();
+    const sources = 'broken' in stored ? [] : (((stored.llm as { sources?: unknown } | undefined)?.sources ?? []) as unknown[]);
+    const origins = sources.flatMap((s) => {
+      const source = s as { apiKeySecret?: unknown; baseUrl?: unknown };
+      return source.apiKeySecret === name && typeof source.baseUrl === 'string' ? [originOf(source.baseUrl)] : [];
+    });
+    if (origins.includes(originOf(baseUrl))) return;
+    throw new SecretVaultError(
+      `${name} is sent only to the servers of the saved model sources that name it (${origins.join(', ') || 'none yet'}); ` +
+        'save the source first, or give the key itself to try another server',
+    );
+  }
+
   async probe(source: SourceProbe): Promise<ProbeResult> {
     const vault = source.apiKeySecret ? SecretVault.open(this.dataDir) : undefined;
     // A secret set for tools is filled only into them: a probe, which may go to any URL, never sends it.
@@ -156,6 +180,7 @@ export class SettingsDesk {
         `${source.apiKeySecret} is set for tools (${tools.join(', ')}) and is filled only into them; a model source's key is a secret set without --tools`,
       );
     }
+    if (source.apiKeySecret) this.refuseSendingElsewhere(source.apiKeySecret, source.baseUrl);
     const apiKey = source.apiKey ?? (source.apiKeySecret ? vault!.get(source.apiKeySecret) : undefined);
     const result = await probeModel({
       adapter: source.adapter,
@@ -172,3 +197,12 @@ export class SettingsDesk {
     };
   }
 }
+
+/** Where a URL sends what it is given: its scheme, host and port (the text itself when it is no URL). */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+};

@@ -31,6 +31,11 @@ describe('the settings desk', () => {
     expect(shown.plugins.feed).toEqual({ url: HIDDEN, other: 'http://x/?q=1', note: 'not a url' });
     expect(hideSecrets({ a: 'https://x/?api_key=1' })).toEqual({ a: HIDDEN });
     expect(restoreHidden(shown, withUrls)).toEqual(withUrls);
+    // Red team round 2: an auth header, a cookie and a webhook URL were shown as written.
+    const bot = { auth: 'Basic dXNlcjpwYXNz', cookie: 'sess-4', webhook: 'https://h/xoxb-5', header: 'Bearer abcdefgh12', author: 'Ada' };
+    expect(hideSecrets({ plugins: { bot } })).toEqual({
+      plugins: { bot: { auth: HIDDEN, cookie: HIDDEN, webhook: HIDDEN, header: HIDDEN, author: 'Ada' } },
+    });
     // A marker with nothing stored under it is dropped, never written as a value.
     expect(restoreHidden({ plugins: { other: { password: HIDDEN } } }, STORED)).toEqual({ plugins: { other: {} } });
   });
@@ -76,6 +81,23 @@ describe('the settings desk', () => {
     await expect(
       desk.probe({ adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'GITHUB_TOKEN' }),
     ).rejects.toThrow('GITHUB_TOKEN is set for tools (github_*) and is filled only into them');
+  });
+
+  // Red team round 2: whoever held the page's token had a vault key sent to a server of theirs by a probe.
+  it('sends a vault key in a probe only to the server of a saved source that names it', async () => {
+    const dir = tempDir();
+    const saved = { name: 'a', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'LLM_A' };
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [saved] } }));
+    const desk = new SettingsDesk(dir);
+    desk.setSecret('LLM_A', 'sk-only-to-a-1234');
+    for (const baseUrl of ['http://127.0.0.1:10/v1', 'http://evil.test/v1', 'https://127.0.0.1:9/v1']) {
+      await expect(desk.probe({ adapter: 'openai', baseUrl, model: 'm', apiKeySecret: 'LLM_A' }), baseUrl).rejects.toThrow(
+        'LLM_A is sent only to the servers of the saved model sources that name it (http://127.0.0.1:9)',
+      );
+    }
+    // The saved source's server (nothing listens there): the probe goes, and says it could not connect.
+    const tried = await desk.probe({ adapter: 'openai', baseUrl: 'http://127.0.0.1:9/other', model: 'm', apiKeySecret: 'LLM_A' });
+    expect(tried.error ?? tried.listError).toBeDefined();
   });
 
   // 3,000 levels sent to the web UI answered 500 'Maximum call stack size exceeded' (found by the hostile tester).
