@@ -35,6 +35,7 @@ import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
 import { realPathOf } from './realPaths.ts';
+import { type ResolveHost, resolvedHostRefusal } from './resolvedHosts.ts';
 import type { SecretAliases } from './secretAliases.ts';
 
 export type SecurityOptions = Readonly<{
@@ -46,6 +47,8 @@ export type SecurityOptions = Readonly<{
   daemon: DaemonPaths;
   /** Plugin-declared principals the owner vouches for (`security.owners`): their inputs may have secrets filled in, as the owner's may. */
   owners?: readonly string[];
+  /** How host names are looked up (the system's resolver unless a test gives another). */
+  resolve?: ResolveHost;
 }>;
 
 export class SecurityProxy {
@@ -221,6 +224,11 @@ export class SecurityProxy {
     const access = turns.accessOf(invocation.name);
     const refused = this.sandboxRefusal(access, args);
     if (refused) return this.refusal(args === invocation.args ? refused : this.filledRefusal(access, invocation.args));
+    // Judged on the arguments as written: a filled secret is no part of a host.
+    const unresolved = access?.network?.length
+      ? await resolvedHostRefusal(access, invocation.args, this.options.rules, this.options.resolve)
+      : undefined;
+    if (unresolved) return this.refusal(unresolved);
     let result: ToolResult;
     try {
       result = await turns.callTool({ ...invocation, args }, signal, origin);

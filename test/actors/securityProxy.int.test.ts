@@ -12,6 +12,7 @@ import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { sandboxFrom } from '../../actors/modules/securityModule.ts';
 import type { Settings } from '../../actors/modules/config.ts';
 import { SecretAliases } from '../../actors/security/secretAliases.ts';
+import type { ResolveHost } from '../../actors/security/resolvedHosts.ts';
 import { SecurityProxy } from '../../actors/security/securityProxy.ts';
 import type { ToolInvocation } from '../../machines/turn/index.ts';
 import type { TurnPlugins } from '../../actors/turn/turnEffects.ts';
@@ -20,7 +21,7 @@ import { useTempDir } from '../support/tempDir.ts';
 const tempDir = useTempDir();
 const KEY = 'sk-proxy-test-91d2e7';
 
-const given = (review = {}, owners: readonly string[] = [], settings: Settings = {}) => {
+const given = (review = {}, owners: readonly string[] = [], settings: Settings = {}, resolve?: ResolveHost) => {
   const dir = tempDir();
   SecretVault.open(dir).set('API_KEY', KEY, ['files_*']);
   SecretVault.open(dir).set('LLM_ONLY', 'llm-only-value-5521');
@@ -30,6 +31,7 @@ const given = (review = {}, owners: readonly string[] = [], settings: Settings =
     review,
     ...sandboxFrom(settings, dir),
     owners,
+    ...(resolve ? { resolve } : {}),
   });
   const calls: ToolInvocation[] = [];
   let reply = 'ok';
@@ -40,7 +42,7 @@ const given = (review = {}, owners: readonly string[] = [], settings: Settings =
       handlers: {},
       channels: [],
     }),
-    accessOf: (name) => (name === 'files_read' ? { read: ['path'] } : undefined),
+    accessOf: (name) => (name === 'files_read' ? { read: ['path'] } : name === 'web_fetch' ? { network: ['url'] } : undefined),
     callTool: async (invocation) => {
       calls.push(invocation);
       during?.();
@@ -158,6 +160,17 @@ describe('the security proxy', () => {
     expect(await refused('in')).toContain("holds the daemon's own secrets, log or state");
     expect(await refused('notes/fine.txt')).toBeUndefined();
     expect(calls.map((c) => c.args.path)).toEqual(['notes/fine.txt']);
+  });
+
+  // Red team round 2: the machine's own name, resolving to 127.0.0.1, reached a local server past `loopback: false`.
+  it('refuses a host name that resolves to loopback before the call runs, as a refusal the model reads', async () => {
+    const { calls, call } = given({}, [], { security: { sandbox: { network: true } } }, async (host) =>
+      host === 'vm' ? ['127.0.0.1'] : ['93.184.216.34'],
+    );
+    const refused = (await call({ url: 'http://vm:8080/v1/models' }, 'web_fetch')).refused;
+    expect(refused).toContain("'url' connects to vm, which resolves to 127.0.0.1, a loopback address");
+    expect((await call({ url: 'https://example.com/' }, 'web_fetch')).refused).toBeUndefined();
+    expect(calls.map((c) => c.args.url)).toEqual(['https://example.com/']);
   });
 
   // The red team set the files root to '.', the data dir, and the model read the web UI's token
