@@ -60,14 +60,14 @@ import { TurnActor, type TurnActorOptions } from './turnActor.ts';
 import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
+/** The most replies to one principal the owner has not vouched for that may wait for approval at once. */
+export const MAX_PARKED_PER_PRINCIPAL = 8;
+
 /**
  * The toolset as the security policy lets `principal` use it: refused tools out (recorded as
  * refused), approvals marked, and, for a principal the owner has not vouched for, why its calls
  * get no secret filled in.
  */
-/** The most replies to one principal the owner has not vouched for that may wait for approval at once. */
-export const MAX_PARKED_PER_PRINCIPAL = 8;
-
 const withPolicy = (toolset: Toolset, policy: SecurityPolicy, principal: string, profile: ToolRules | undefined): Toolset => {
   const { tools, refused, approve } = applyPolicy(toolset.tools, policy, { name: principal, ...(profile ? { profile } : {}) });
   return {
