@@ -5,6 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { DaemonPaths } from '../../machines/security/index.ts';
 
 export const realPathOf = (path: string): string => {
   const rest: string[] = [];
@@ -17,3 +18,10 @@ export const realPathOf = (path: string): string => {
     }
   }
 };
+
+/** The daemon's paths as they resolve through links, for judging resolved paths. */
+export const realDaemonPaths = ({ protectedPaths, dataDir, openInside }: DaemonPaths): DaemonPaths => ({
+  protectedPaths: protectedPaths.map(realPathOf),
+  ...(dataDir === undefined ? {} : { dataDir: realPathOf(dataDir) }),
+  ...(openInside === undefined ? {} : { openInside: openInside.map(realPathOf) }),
+});

@@ -34,7 +34,7 @@ import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
 import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
-import { realPathOf } from './realPaths.ts';
+import { realDaemonPaths, realPathOf } from './realPaths.ts';
 import { type ResolveHost, resolvedHostRefusal } from './resolvedHosts.ts';
 import type { SecretAliases } from './secretAliases.ts';
 
@@ -295,10 +295,3 @@ export class SecurityProxy {
     return real.allowed ? undefined : `${real.reason} (the path leads there through a symbolic link)`;
   }
 }
-
-/** The daemon's paths as they resolve through links, for judging resolved paths. */
-const realDaemonPaths = ({ protectedPaths, dataDir, openInside }: DaemonPaths): DaemonPaths => ({
-  protectedPaths: protectedPaths.map(realPathOf),
-  ...(dataDir === undefined ? {} : { dataDir: realPathOf(dataDir) }),
-  ...(openInside === undefined ? {} : { openInside: openInside.map(realPathOf) }),
-});

@@ -5,7 +5,6 @@
  * after the security proxy looked cannot lead there), and by inode, so a hard link to one of the
  * daemon's files inside a root is refused too.
  */
-import { realpathSync } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DaemonPaths, daemonPathOf } from '../../../actors/index.ts';
@@ -16,22 +15,6 @@ const DAEMON_FILE = "is the daemon's own (its vault, settings, log, state or plu
 const HINT = 'name a file of your own';
 /** How many of the daemon's entries a hard link is compared with at most; past that it is refused as unchecked. */
 const DAEMON_ENTRIES_CHECKED = 5_000;
-
-/** A path as it resolves now (one that does not exist yet is kept as given). */
-const resolved = (path: string): string => {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-};
-
-/** The daemon's paths as they resolve now. */
-export const resolvedDaemonPaths = ({ protectedPaths, dataDir, openInside }: DaemonPaths): DaemonPaths => ({
-  protectedPaths: protectedPaths.map(resolved),
-  ...(dataDir === undefined ? {} : { dataDir: resolved(dataDir) }),
-  ...(openInside === undefined ? {} : { openInside: openInside.map(resolved) }),
-});
 
 /**
  * Whether a file of the daemon's (under its paths, not in a folder open to tools) has inode

@@ -5,12 +5,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type DaemonPaths, DEFAULT_FILES_ROOT, daemonPathsOf } from '../../../actors/index.ts';
+import { type DaemonPaths, DEFAULT_FILES_ROOT, daemonPathsOf, realDaemonPaths } from '../../../actors/index.ts';
 import type { BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { confinePath } from './confinePath.ts';
-import { refuseDaemonFiles, resolvedDaemonPaths } from './daemonFiles.ts';
+import { refuseDaemonFiles } from './daemonFiles.ts';
 import { InvalidFilesArgument, InvalidFilesRoots } from './errors.ts';
 import { listDir } from './listDir.ts';
 import { MAX_READ_BYTES, readText } from './readText.ts';
@@ -143,7 +143,7 @@ export const filesPlugin: BuiltinPlugin = {
     const setting = await api.setting(ROOTS_SETTING);
     const roots = resolveRoots(setting, env.dataDir);
     if (setting === undefined || setting === null) await mkdir(roots[0]!, { recursive: true });
-    await registerTools(api, roots, resolvedDaemonPaths(daemonPathsOf(env.dataDir, roots)));
+    await registerTools(api, roots, realDaemonPaths(daemonPathsOf(env.dataDir, roots)));
     api.log(`serving ${roots.join(', ')}`);
     return { stop: async () => undefined };
   },
