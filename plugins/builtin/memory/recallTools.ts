@@ -8,7 +8,7 @@ import { isOwnerOrInternal, recalledInTurn } from '../../../actors/index.ts';
 import { InvalidMemoryArgument } from './errors.ts';
 import { countArg, mediaBlocksArg, optionalTextArg, quoted, textArg } from './memoryArgs.ts';
 import { coldDocContent, findRelation, memoryCounts } from './memoryQueries.ts';
-import { type MemoryTool, type MemoryToolContext, scopeOf } from './memoryTool.ts';
+import { guestScopeOf, type MemoryTool, type MemoryToolContext, scopeOf } from './memoryTool.ts';
 
 const numbered = (lines: readonly { label: string; text: string }[]) =>
   lines.map((l, i) => `${i + 1}. [${l.label}] ${l.text.replace(/\n/g, '\n   ')}`).join('\n');
@@ -33,17 +33,14 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
     },
     async run(args, call) {
       const query = textArg('memory_recall', args, 'query');
-      // A guest recalls its own conversation alone: the graph is distilled from every conversation, the owner's too.
-      const own = !isOwnerOrInternal(call.principal);
-      const scope = scopeOf(ctx, call);
-      if (own && scope === undefined) {
-        throw new InvalidMemoryArgument(
-          'memory_recall',
-          'query',
-          `a query from ${call.principal} reads its own conversation, and this call has none`,
-        );
-      }
-      const hits = await memory.recall(query, countArg('memory_recall', args, 'k', 5), scope, undefined, own);
+      const guest = guestScopeOf(ctx, call, 'memory_recall');
+      const hits = await memory.recall(
+        query,
+        countArg('memory_recall', args, 'k', 5),
+        guest ?? scopeOf(ctx, call),
+        undefined,
+        guest !== undefined,
+      );
       if (hits.length === 0) return `Nothing in memory matches '${quoted(query)}'.`;
       // The graph entities returned are marked recalled for this turn, so automatic recall does not inject them again.
       const turn = turnOf(call);
@@ -104,16 +101,7 @@ export const recallTools = (ctx: MemoryToolContext): MemoryTool[] => {
       const query = textArg(tool, args, 'query');
       const k = countArg(tool, args, 'k', 3);
       // Another conversation's docs are not a guest's (or an injected instruction's) to read, nor to move back.
-      const owner = isOwnerOrInternal(call.principal);
-      const scope = owner ? undefined : scopeOf(ctx, call);
-      if (!owner && scope === undefined) {
-        throw new InvalidMemoryArgument(
-          tool,
-          'query',
-          `a query from ${call.principal} reads its own conversation's docs, and this call has none`,
-        );
-      }
-      const hits = await memory.peekCold(query, k, clock.now(), scope);
+      const hits = await memory.peekCold(query, k, clock.now(), guestScopeOf(ctx, call, tool));
       if (hits.length === 0) return `Nothing in cold context matches '${quoted(query)}'.`;
       for (const hit of hits) await restore(hit.id.slice(4), clock.now());
       return `Restored ${hits.length} doc(s) to the working context:\n${numbered(hits.map((h) => ({ label: `cold ${h.scope}`, text: h.text })))}`;
