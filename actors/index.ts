@@ -56,6 +56,7 @@ export {
   type PluginSupervisorMessage,
 } from '../machines/pluginSupervisor/index.ts';
 export {
+  crashReason,
   emptyPluginRegistry,
   foldPluginRegistry,
   holdingsOf,

@@ -14,7 +14,7 @@ import {
   type PluginSupervisorConfig,
   type PluginSupervisorMessage,
 } from '../../actors/index.ts';
-import { inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/index.ts';
+import { crashReason, inertClock, JournaledActor, type Fact, type TimedMessage } from '../../actors/index.ts';
 import type { PluginHub } from './pluginHub.ts';
 import type { PluginStarter, RunningInstance } from './pluginStarters.ts';
 import { PluginStartRefused } from './startErrors.ts';
@@ -41,10 +41,8 @@ type StateName = 'stopped' | 'starting' | 'running' | 'crashed' | 'backoff' | 'g
 const supervisorNote = (name: string, fact: Fact): string | undefined => {
   const data = fact.data as Record<string, unknown>;
   switch (fact.type) {
-    case 'PluginCrashed': {
-      const how = data.signal ? `ended by signal ${String(data.signal)}` : `exited with code ${String(data.exitCode)}`;
-      return `plugin ${name}: crashed (${data.error ? String(data.error) : how})`;
-    }
+    case 'PluginCrashed':
+      return `plugin ${name}: crashed (${crashReason(fact.data as Parameters<typeof crashReason>[0])})`;
     case 'PluginRestarting':
       return `plugin ${name}: restarting in ${Number(data.delayMs) / 1000} s (attempt ${String(data.attempt)})`;
     case 'PluginGaveUp':

@@ -194,7 +194,8 @@ const restartsAfter = (restarts: number, event: PluginEvent): number => {
   return isFreshStart(event) ? 0 : restarts;
 };
 
-const crashReason = (crash: Extract<PluginEvent, { type: 'PluginCrashed' }>['data']): string =>
+/** Why a plugin crashed, as a person reads it: the error the kernel saw, else how its process ended. */
+export const crashReason = (crash: Extract<PluginEvent, { type: 'PluginCrashed' }>['data']): string =>
   crash.error ?? `exited with ${crash.signal ? `signal ${crash.signal}` : `code ${String(crash.exitCode)}`}`;
 
 /** What a plugin holds now, as `PluginRegistrationsDetached` lists it. */
