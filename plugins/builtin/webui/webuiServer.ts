@@ -209,8 +209,10 @@ export class WebuiServer {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const host = request.headers.host ?? '';
-    if (!this.allowedHosts.has(host) && !this.machineHosts().includes(host)) {
-      throw new HttpError(421, `this server answers to ${[...this.allowedHosts, ...this.machineHosts()].join(', ')}, not '${host}'`);
+    if (!this.allowedHosts.has(host)) {
+      const machine = this.machineHosts();
+      if (!machine.includes(host))
+        throw new HttpError(421, `this server answers to ${[...this.allowedHosts, ...machine].join(', ')}, not '${host}'`);
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== `http://${host}`) throw new HttpError(403, `requests from ${origin} are refused`);
