@@ -16,3 +16,4 @@ export * from './closestNames.ts';
 export * from './jsonSyntax.ts';
 export * from './visibleControls.ts';
 export * from './wholeNumber.ts';
+export * from './plainObject.ts';

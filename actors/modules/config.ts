@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { readPlacedFile } from '../../adapters/files/privateFiles.ts';
-import { describeJsonSyntaxError, HologramError } from '../../events/index.ts';
+import { describeJsonSyntaxError, HologramError, isPlainObject } from '../../events/index.ts';
 import { checkSettings } from '../settings/checkSettings.ts';
 import { SETTINGS_SCHEMA } from '../settings/settingsSchema.ts';
 
@@ -33,14 +33,12 @@ export const INDEX_SNAPSHOT_FILE = 'memory-index.snapshot';
  */
 export const INDEX_SNAPSHOT_LAG = 2_000;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** `overrides` laid over `settings`: objects merge key by key, anything else (a list, a value) replaces. */
 export const overlaySettings = (settings: Settings, overrides: Settings): Settings => {
   const merged: Record<string, unknown> = { ...settings };
   for (const [key, value] of Object.entries(overrides)) {
     const under = merged[key];
-    merged[key] = isObject(under) && isObject(value) ? overlaySettings(under, value) : value;
+    merged[key] = isPlainObject(under) && isPlainObject(value) ? overlaySettings(under, value) : value;
   }
   return merged;
 };

@@ -3,7 +3,7 @@
  * path (`llm.sources[0].baseUrl`), an unknown key with the closest known name. Pure; never
  * throws, whatever the JSON.
  */
-import { closestNames } from '../../events/index.ts';
+import { closestNames, isPlainObject } from '../../events/index.ts';
 import type { SettingsField } from './settingsField.ts';
 
 export type SettingsProblem = Readonly<{ key: string; problem: string }>;
@@ -16,8 +16,6 @@ const shown = (value: unknown): string => {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 };
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
@@ -68,7 +66,7 @@ const checkField = (value: unknown, field: SettingsField, key: string, problems:
       return;
     case 'object':
     case 'map': {
-      if (!isObject(value)) return wrong(`must be an object, got ${kindOf(value)}`);
+      if (!isPlainObject(value)) return wrong(`must be an object, got ${kindOf(value)}`);
       for (const [name, item] of Object.entries(value)) {
         // Own keys only: `fields.__proto__` or `fields.constructor` is Object's, not a setting.
         const own = (table: Readonly<Record<string, SettingsField>> | undefined) =>
@@ -108,7 +106,7 @@ const missingOrClashing = (
 const sameValues = (list: readonly unknown[], by: string, key: string, problems: SettingsProblem[]): void => {
   const first = new Map<unknown, number>();
   for (const [i, item] of list.entries()) {
-    if (!isObject(item) || !Object.hasOwn(item, by) || typeof item[by] !== 'string') continue;
+    if (!isPlainObject(item) || !Object.hasOwn(item, by) || typeof item[by] !== 'string') continue;
     const earlier = first.get(item[by]);
     if (earlier === undefined) first.set(item[by], i);
     else problems.push({ key: `${key}[${i}].${by}`, problem: `is ${shown(item[by])} as ${key}[${earlier}].${by} is; give each its own` });
@@ -134,7 +132,7 @@ const hintFor = (
     return `; settings.json nests its keys: write ${path.map((p) => `{"${p}": `).join('')}…${'}'.repeat(path.length)}`;
   }
   if (close) return `; did you mean ${join(key, close)}?`;
-  return atRoot && isObject(item) ? `; a plugin's settings go under plugins.${name}` : '';
+  return atRoot && isPlainObject(item) ? `; a plugin's settings go under plugins.${name}` : '';
 };
 
 /** Settings nest a few levels (a plugin's own settings a few more): deeper is a mistake, and checked no further. */

@@ -4,6 +4,7 @@
  * Nil (null, msgpack nil) and undefined fields count as absent. A deny is never lost: in
  * `before_toolcall` a refused change that carries a deny still denies (fail closed).
  */
+import { isPlainObject } from '../../events/index.ts';
 import type { ChangeKey, SettableFields, StageChange, StageName } from './stageTypes.ts';
 
 type Capability = Readonly<{ keys: readonly ChangeKey[]; settable: readonly (keyof SettableFields)[] }>;
@@ -32,8 +33,6 @@ const refuse = (message: string): never => {
   throw new ChangeRefused(message);
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const kindOf = (value: unknown): string =>
   Array.isArray(value)
     ? 'an array'
@@ -52,7 +51,7 @@ const list = (value: unknown, what: string): unknown[] =>
   Array.isArray(value) ? value : refuse(`${what} must be an array, got ${kindOf(value)}`);
 
 const record = (value: unknown, what: string): Record<string, unknown> =>
-  isRecord(value) ? value : refuse(`${what} must be an object, got ${kindOf(value)}`);
+  isPlainObject(value) ? value : refuse(`${what} must be an object, got ${kindOf(value)}`);
 
 /** Keys whose value is nil (undefined, or null as msgpack nil decodes) count as absent. */
 const defined = (value: Record<string, unknown>) => Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
@@ -107,7 +106,7 @@ const readKey = (key: ChangeKey, value: unknown, stage: StageName): unknown => {
   }
 };
 
-const isEmpty = (value: unknown) => (Array.isArray(value) ? value.length === 0 : isRecord(value) && Object.keys(value).length === 0);
+const isEmpty = (value: unknown) => (Array.isArray(value) ? value.length === 0 : isPlainObject(value) && Object.keys(value).length === 0);
 
 const read = (stage: StageName, value: unknown): StageChange | null => {
   if (value === undefined || value === null) return null;
@@ -151,14 +150,14 @@ export const checkChange = (stage: StageName, value: unknown): ChangeCheck => {
 const salvageDeny = (value: unknown, error: string): { reason: string } | null => {
   let deny: unknown;
   try {
-    deny = isRecord(value) ? value.deny : undefined;
+    deny = isPlainObject(value) ? value.deny : undefined;
   } catch {
     return null;
   }
   if (deny === undefined || deny === null || deny === false) return null;
   let reason: unknown;
   try {
-    reason = typeof deny === 'string' ? deny : isRecord(deny) ? deny.reason : undefined;
+    reason = typeof deny === 'string' ? deny : isPlainObject(deny) ? deny.reason : undefined;
   } catch {
     reason = undefined;
   }

@@ -19,7 +19,7 @@ import {
   SecretVaultError,
   tooDeep,
 } from '../../actors/index.ts';
-import { describeJsonSyntaxError } from '../../events/index.ts';
+import { describeJsonSyntaxError, isPlainObject } from '../../events/index.ts';
 import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
 
 /** What the page gets instead of a secret-looking value. */
@@ -35,8 +35,6 @@ export type SettingsReference = Readonly<{ key: string; type: string; doc: strin
 export type SourceProbe = Readonly<{ adapter: string; baseUrl: string; model: string; apiKey?: string; apiKeySecret?: string }>;
 
 type Json = unknown;
-
-const isObject = (value: Json): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether `text` is a URL carrying credentials: a user or password, or a secret-looking query parameter. */
 const urlWithCredentials = (text: string): boolean => {
@@ -56,7 +54,7 @@ export const hideSecrets = (value: Json, key = ''): Json => {
     return secretKey || CREDENTIAL_VALUE.test(value) || urlWithCredentials(value) ? HIDDEN : value;
   }
   if (Array.isArray(value)) return value.map((item) => hideSecrets(item, key));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideSecrets(v, k)]));
+  if (isPlainObject<Json>(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideSecrets(v, k)]));
   return value;
 };
 
@@ -64,9 +62,9 @@ export const hideSecrets = (value: Json, key = ''): Json => {
 export const restoreHidden = (edited: Json, stored: Json): Json => {
   if (edited === HIDDEN) return typeof stored === 'string' ? stored : undefined;
   if (Array.isArray(edited)) return edited.map((item, i) => restoreHidden(item, Array.isArray(stored) ? stored[i] : undefined));
-  if (isObject(edited)) {
+  if (isPlainObject<Json>(edited)) {
     const entries = Object.entries(edited)
-      .map(([k, v]) => [k, restoreHidden(v, isObject(stored) ? stored[k] : undefined)] as const)
+      .map(([k, v]) => [k, restoreHidden(v, isPlainObject<Json>(stored) ? stored[k] : undefined)] as const)
       .filter(([, v]) => v !== undefined);
     return Object.fromEntries(entries);
   }
@@ -111,7 +109,7 @@ export class SettingsDesk {
     }
     try {
       const parsed: unknown = JSON.parse(text);
-      if (!isObject(parsed)) return { broken: `${this.path()} does not hold a JSON object` };
+      if (!isPlainObject<Json>(parsed)) return { broken: `${this.path()} does not hold a JSON object` };
       const deep = tooDeep(parsed);
       return deep ? { broken: `${this.path()} ${deep.problem}; saving here replaces it` } : parsed;
     } catch (error) {
@@ -133,7 +131,7 @@ export class SettingsDesk {
 
   /** Writes `edited` (hidden values kept as stored) if it fits the schema; else its problems, nothing written. */
   async save(edited: Json): Promise<Readonly<{ problems: readonly SettingsProblem[] }>> {
-    if (!isObject(edited)) return { problems: [{ key: '(settings)', problem: 'must be a JSON object of settings' }] };
+    if (!isPlainObject<Json>(edited)) return { problems: [{ key: '(settings)', problem: 'must be a JSON object of settings' }] };
     // Before any walk over it: hiding and restoring recurse.
     const deep = tooDeep(edited);
     if (deep) return { problems: [deep] };

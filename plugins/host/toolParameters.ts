@@ -5,14 +5,13 @@
  * plugin's, so it is refused when the tool is registered. Depth is bounded before this is asked.
  */
 
+import { isPlainObject } from '../../events/index.ts';
+
 const TYPES: ReadonlySet<string> = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 /** Keywords holding one subschema, a list of them, or a map of names to them. */
 const ONE = ['items', 'not', 'contains', 'propertyNames', 'if', 'then', 'else'] as const;
 const LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 const MAPS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
-
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A pointer's part as the key it names (`~1` is '/', `~0` '~', %-escapes decoded), or undefined when an escape is broken. */
 const decodedKey = (raw: string): string | undefined => {
@@ -31,7 +30,7 @@ const resolvePointer = (root: unknown, ref: string): unknown => {
   for (const raw of ref.slice(2).split('/')) {
     const key = decodedKey(raw);
     if (key === undefined) return undefined;
-    if (!isObject(node) && !Array.isArray(node)) return undefined;
+    if (!isPlainObject(node) && !Array.isArray(node)) return undefined;
     if (!Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
@@ -41,7 +40,7 @@ const resolvePointer = (root: unknown, ref: string): unknown => {
 /** What is wrong with the schema `node` at `path` (its subschemas included), or undefined. */
 const problemAt = (root: unknown, node: unknown, path: string): string | undefined => {
   if (typeof node === 'boolean') return undefined;
-  if (!isObject(node)) return `${path} is ${Array.isArray(node) ? 'a list' : JSON.stringify(node)}, not a schema object`;
+  if (!isPlainObject(node)) return `${path} is ${Array.isArray(node) ? 'a list' : JSON.stringify(node)}, not a schema object`;
   const { type, required, $ref, enum: choices } = node;
   const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
   const unknown = types.find((t) => typeof t !== 'string' || !TYPES.has(t));
@@ -71,7 +70,7 @@ const problemAt = (root: unknown, node: unknown, path: string): string | undefin
   for (const key of MAPS) {
     const map = node[key];
     if (map === undefined) continue;
-    if (!isObject(map)) return `${path}.${key} must be an object of schemas by name`;
+    if (!isPlainObject(map)) return `${path}.${key} must be an object of schemas by name`;
     for (const [name, item] of Object.entries(map)) {
       const found = problemAt(root, item, `${path}.${key}.${name}`);
       if (found) return found;
