@@ -110,7 +110,7 @@ export { isLuaAdapterError, type LuaAdapterError } from '../adapters/llm/luaAdap
 
 /** The data dir's own files, by name (what a plugin's sandbox hides). */
 export { EVENT_LOG_FILE, SETTINGS_FILE, VECTOR_CACHE_FILE } from './modules/config.ts';
-export { DEFAULT_FILES_ROOT, daemonFilesOf, daemonPathsOf } from './modules/securityModule.ts';
+export { DEFAULT_FILES_ROOT, daemonPathsOf } from './modules/securityModule.ts';
 export { type DaemonPaths, daemonPathOf } from '../machines/security/index.ts';
 export { realDaemonPaths } from './security/realPaths.ts';
 export { checkSecretName, SECRET_NAME, SECRETS_DIR, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';

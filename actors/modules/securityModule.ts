@@ -49,7 +49,7 @@ export const sandboxFrom = (
 };
 
 /** The daemon's own files, which no tool may touch whatever its roots: the vault, settings, the log and its WAL, and the memory's caches. */
-export const daemonFilesOf = (dataDir: string): string[] =>
+const daemonFilesOf = (dataDir: string): string[] =>
   [
     SECRETS_DIR,
     SETTINGS_FILE,
