@@ -2,7 +2,8 @@
  * The sandbox a subprocess plugin's process runs in, below what the tool proxy can see: its own
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
  * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file the daemon writes later, or replaces by renaming a new
- * one over it, is hidden as well as those there at the start), and, unless its manifest asks
+ * one over it, is hidden as well as those there at the start), a PID namespace whose end ends
+ * every process it started (a detached one included), and, unless its manifest asks
  * for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
  * cannot, plugins run as they are and the start says so), `require` (then they do not start),
@@ -67,8 +68,10 @@ const SCRIPT = [
   'unset PWD OLDPWD SHLVL',
   // A user namespace of its own inside this one: the mounts above come to it locked (no umount
   // lays the data dir bare, even for a daemon run as root), and exec leaves it no capability
-  // here unless it is root in it.
-  'exec unshare --user --map-current-user --mount -- "$@"',
+  // here unless it is root in it. And a PID namespace, the plugin its first process: whatever
+  // it starts, in a session of its own too, ends with it (`--kill-child`: and with this
+  // process, should the kernel kill only that).
+  'exec unshare --user --map-current-user --mount --pid --fork --kill-child -- "$@"',
 ].join('\n');
 
 /** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */

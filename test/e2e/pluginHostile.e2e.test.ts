@@ -11,6 +11,7 @@ import { useTempDir } from '../support/tempDir.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
 import { MAX_PARKED_PER_PRINCIPAL } from '../../actors/turn/turnRunner.ts';
 import { STAGE_BUDGET_MS } from '../../plugins/host/callCharges.ts';
+import { probeSandbox } from '../../plugins/host/processSandbox.ts';
 
 /** Stage timeouts whose wait gets a plugin's stage handlers detached. */
 const STAGE_TIMEOUTS_TO_DETACH = STAGE_BUDGET_MS / DEFAULT_STAGE_TIMEOUT_MS;
@@ -18,6 +19,7 @@ const STAGE_TIMEOUTS_TO_DETACH = STAGE_BUDGET_MS / DEFAULT_STAGE_TIMEOUT_MS;
 const tempDir = useTempDir();
 
 const daemons = useDaemons();
+const canIsolate = probeSandbox('isolate').kind === 'available';
 
 describe('a hostile plugin', () => {
   it("cannot take a built-in's tool or channel name, and of two claims of one name sent at once exactly one wins", async () => {
@@ -203,12 +205,52 @@ describe('a hostile plugin', () => {
     await verifyReplay(dir);
   });
 
-  it("leaves nothing running past the next start when the daemon is SIGKILLed: the plugin's process group is reaped", async () => {
-    const dir = testDataDir(tempDir(), { plugins: ['orphaner'] });
-    const first = await daemons.start(dir);
-    const grandchild = Number(first.output.match(/plugin orphaner: grandchild (\d+)/)![1]);
-    daemons.onCleanup(async () => void (processState(grandchild) === 'alive' && process.kill(grandchild, 'SIGKILL')));
+  /** The orphaner's two sleepers, as the machine numbers them, and the plugin's pid as `homed plugins` lists it. */
+  const orphanerOf = async (dir: string, output: string) => {
+    const grandchild = Number(output.match(/plugin orphaner: grandchild (\d+)/)![1]);
+    const detached = Number(output.match(/plugin orphaner: detached grandchild (\d+)/)![1]);
+    for (const pid of [grandchild, detached]) {
+      daemons.onCleanup(async () => void (processState(pid) === 'alive' && process.kill(pid, 'SIGKILL')));
+    }
     const plugin = Number((await runHomed(['plugins', '--data', dir])).stdout.match(/^orphaner .* pid (\d+)/m)![1]);
+    return { grandchild, detached, plugin };
+  };
+
+  /** Every process group spawned was closed, ended or reaped, when the daemon stopped cleanly. */
+  const expectGroupsClosed = async (dir: string, spawned: number) => {
+    const open = await logOf(dir, '--stream', 'plugins');
+    expect(open.filter((e) => e.type === 'PluginProcessSpawned')).toHaveLength(spawned);
+    expect(open.filter((e) => e.type === 'PluginProcessGroupEnded' || e.type === 'PluginProcessGroupReaped')).toHaveLength(spawned);
+  };
+
+  it.skipIf(!canIsolate)(
+    'leaves nothing a sandboxed plugin started running, in its group or a session of its own, whether the daemon is SIGKILLed or stops',
+    async () => {
+      const dir = testDataDir(tempDir(), { plugins: ['orphaner'] });
+      const first = await daemons.start(dir);
+      const before = await orphanerOf(dir, first.output);
+      expect([before.grandchild, before.detached].map(processState)).toEqual(['alive', 'alive']);
+      first.process.kill('SIGKILL');
+      await first.exited;
+      // The plugin leaves when its stdin closes, and its PID namespace ends with it.
+      await expect
+        .poll(() => [before.plugin, before.grandchild, before.detached].map(processState), { timeout: 5_000 })
+        .toEqual(['gone', 'gone', 'gone']);
+
+      const second = await daemons.start(dir);
+      const after = await orphanerOf(dir, second.output);
+      expect([after.grandchild, after.detached].map(processState)).toEqual(['alive', 'alive']);
+      await daemons.stop(second);
+      expect([after.plugin, after.grandchild, after.detached].map(processState)).toEqual(['gone', 'gone', 'gone']);
+      await expectGroupsClosed(dir, 2);
+      await verifyReplay(dir);
+    },
+  );
+
+  it('leaves nothing of its process group running past the next start when the daemon is SIGKILLed and plugins are not sandboxed: it is reaped', async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['orphaner'], settings: { security: { sandbox: { plugins: 'off' } } } });
+    const first = await daemons.start(dir);
+    const { grandchild, plugin } = await orphanerOf(dir, first.output);
     first.process.kill('SIGKILL');
     await first.exited;
     // The plugin leaves when its stdin closes; what it forked does not.
@@ -223,11 +265,7 @@ describe('a hostile plugin', () => {
     ]);
     await daemons.stop(second);
     // A clean stop ended every group it spawned: the next start has nothing to reap.
-    const open = await logOf(dir, '--stream', 'plugins');
-    const spawned = open.filter((e) => e.type === 'PluginProcessSpawned').length;
-    const closed = open.filter((e) => e.type === 'PluginProcessGroupEnded' || e.type === 'PluginProcessGroupReaped').length;
-    expect(spawned).toBe(2);
-    expect(closed).toBe(2);
+    await expectGroupsClosed(dir, 2);
     await verifyReplay(dir);
   });
 });
