@@ -1,8 +1,9 @@
 /**
  * The ways a secret's value can be written in what a tool or a model hands back, so the scrub
- * finds it there too: escaped inside JSON strings, and encoded as a tool given the value would
- * encode it (base64, hex, a URL, HTML). Reversed, split or otherwise transformed values stay out
- * of reach of any scrub.
+ * finds it there too: escaped inside JSON strings, encoded as a tool given the value would
+ * encode it (base64 and hex of its UTF-8 or its UTF-16, as PowerShell and Windows tools encode
+ * text; a URL; HTML), and reversed. A value cut into pieces, or transformed another way, stays
+ * out of reach of any scrub.
  */
 
 /** An encoded form shorter than this could stand for too much ordinary text to be replaced wherever it occurs. */
@@ -77,16 +78,24 @@ const encodedForms = (value: string): string[] => {
   // RFC 3986's reserved characters that encodeURIComponent leaves as they are.
   const strict = url.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const html = value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  const wide = Buffer.from(value, 'utf16le');
+  const wideBigEndian = Buffer.from(wide).swap16();
   return [
     ...base64Cores(bytes),
     ...base64Wholes(bytes),
     hex,
     hex.toUpperCase(),
+    ...[wide, wideBigEndian].flatMap((units) => [...base64Cores(units), ...base64Wholes(units), units.toString('hex')]),
     ...[url, url.replaceAll('%20', '+'), url.replaceAll('%2F', '/'), strict].flatMap((form) => [form, lowerEscapes(form)]),
     html,
     html.replace(/&quot;|&#39;/g, (named) => OTHER_QUOTES[named === '&quot;' ? '"' : "'"]!),
   ].filter((form) => form.length >= SHORTEST_ENCODED_FORM && form !== value);
 };
 
+/** The value written backwards, character by character (`rev`, a string's reverse()). */
+const reversed = (value: string): string => [...value].reverse().join('');
+
 /** Every form of `value` the scrub looks for, itself first, each once. */
-export const writtenForms = (value: string): string[] => [...new Set([...escapedForms(value), ...encodedForms(value)])];
+export const writtenForms = (value: string): string[] => [
+  ...new Set([...escapedForms(value), ...encodedForms(value), ...escapedForms(reversed(value))]),
+];

@@ -133,6 +133,47 @@ describe('secret aliases', () => {
 
   // A tool given a value can hand it back encoded: as base64 (alone or inside a longer encoded
   // text, at any of the three places in a group of three), hex, in a URL or a form, or as HTML.
+  // PowerShell and Windows tools encode text as UTF-16 before base64 ([Text.Encoding]::Unicode);
+  // `rev` hands a value back written backwards: the red team got one past the scrub each way.
+  it('scrubs a value encoded as base64 or hex of its UTF-16 (either byte order), anywhere in a longer encoding, and written backwards', () => {
+    const dir = tempDir();
+    const values: Readonly<Record<string, string>> = { TOKEN: 'sk-live-4f9a77c2e1', WIDE: 'clé-🔑-sécrète' };
+    const vault = SecretVault.open(dir);
+    for (const [name, value] of Object.entries(values)) vault.set(name, value, ['echo_*']);
+    const aliases = new SecretAliases(dir);
+    const utf16 = (value: string, bigEndian: boolean): Buffer => {
+      const units = Buffer.from(value, 'utf16le');
+      return bigEndian ? units.swap16() : units;
+    };
+    const bytes = fc.uint8Array({ maxLength: 7 }).map((b) => Buffer.from(b));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.entries(values)),
+        bytes,
+        bytes,
+        fc.boolean(),
+        fc.boolean(),
+        ([name, value], before, after, bigEndian, urlSafe) => {
+          const whole = Buffer.concat([before, utf16(value, bigEndian), after]).toString(urlSafe ? 'base64url' : 'base64');
+          const scrubbed = aliases.scrub(`data: ${whole}`);
+          expect(scrubbed).toContain(`@{${name}}`);
+          const left = scrubbed.slice('data: '.length).split(`@{${name}}`);
+          for (const part of left) expect(part.length).toBeLessThanOrEqual(Math.ceil(((before.length + after.length + 2) * 8) / 6) + 2);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    for (const [name, value] of Object.entries(values)) {
+      const backwards = [...value].reverse().join('');
+      expect(aliases.scrub(`rev: ${backwards}.`)).toBe(`rev: @{${name}}.`);
+      expect(aliases.scrub(JSON.stringify({ out: backwards }))).toBe(JSON.stringify({ out: `@{${name}}` }));
+      for (const bigEndian of [false, true]) {
+        expect(aliases.scrub(`[${utf16(value, bigEndian).toString('hex')}]`)).toBe(`[@{${name}}]`);
+        expect(aliases.scrub(`[${utf16(value, bigEndian).toString('base64')}]`)).toBe(`[@{${name}}]`);
+      }
+    }
+  });
+
   it('scrubs a value encoded as base64 anywhere in a longer encoding, as hex, in a URL or a form, and as HTML', () => {
     const dir = tempDir();
     const values: Readonly<Record<string, string>> = {
