@@ -212,10 +212,10 @@ export class SecurityProxy {
     signal: AbortSignal,
     origin: Parameters<TurnPlugins['callTool']>[2],
   ): Promise<ToolResult> {
-    const { args, forms, ...met } = this.options.aliases.fill(invocation.args, invocation.name);
-    const { filled } = met;
+    const met = this.options.aliases.fill(invocation.args, invocation.name);
+    const { args, filled } = met;
     // The values filled in are scrubbed from what comes back even if the vault loses them meanwhile (a secret rotated or removed).
-    const also = filled.length > 0 ? forms : undefined;
+    const also = filled.length > 0 ? met.forms : undefined;
     // A turn with no recorded principal is the owner's, as the turn runner reads it.
     const principal = origin?.principal ?? OWNER;
     const notFilled = isPrivileged({ owners: this.options.owners ?? [] }, principal) ? undefined : secretsNotFilledFor(principal);

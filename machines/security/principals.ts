@@ -68,11 +68,17 @@ const VERDICTS_KEPT = 4_096;
 
 /** Whether `principal` may use the tool `name` under `policy`, and, when it may, whether each call waits for approval. */
 export const decideToolFor = (policy: SecurityPolicy, principal: PrincipalOf, name: string): PolicyVerdict => {
-  const byProfile = verdicts.get(policy) ?? new WeakMap<object, Map<string, PolicyVerdict>>();
-  verdicts.set(policy, byProfile);
+  let byProfile = verdicts.get(policy);
+  if (!byProfile) {
+    byProfile = new WeakMap();
+    verdicts.set(policy, byProfile);
+  }
   const profileKey = principal.profile ?? policy;
-  const known = byProfile.get(profileKey) ?? new Map<string, PolicyVerdict>();
-  byProfile.set(profileKey, known);
+  let known = byProfile.get(profileKey);
+  if (!known) {
+    known = new Map();
+    byProfile.set(profileKey, known);
+  }
   const key = `${principal.name}\u0000${name}`;
   let verdict = known.get(key);
   if (verdict === undefined) {
