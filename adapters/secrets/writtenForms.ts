@@ -21,9 +21,12 @@ const escapedForms = (value: string): string[] => {
   const json = jsonInside(value);
   const ascii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const slashed = json.replaceAll('/', '\\/');
+  // Go's encoding/json and Rails escape these three for HTML's sake unless told not to.
+  const htmlSafe = json.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
   return [
     value,
     json,
+    htmlSafe,
     ascii,
     ascii.replace(/\\u[0-9a-f]{4}/g, (unit) => `\\u${unit.slice(2).toUpperCase()}`),
     slashed,
@@ -85,7 +88,15 @@ const encodedForms = (value: string): string[] => {
     ...base64Wholes(bytes),
     hex,
     hex.toUpperCase(),
-    ...[wide, wideBigEndian].flatMap((units) => [...base64Cores(units), ...base64Wholes(units), units.toString('hex')]),
+    // Bytes apart, as openssl (`73:6b`), .NET's BitConverter (`73-6B`) and od-like dumps write them.
+    ...[':', '-', ' '].flatMap((separator) => {
+      const apart = hex.replace(/..(?!$)/g, `$&${separator}`);
+      return [apart, apart.toUpperCase()];
+    }),
+    ...[wide, wideBigEndian].flatMap((units) => {
+      const unitsHex = units.toString('hex');
+      return [...base64Cores(units), ...base64Wholes(units), unitsHex, unitsHex.toUpperCase()];
+    }),
     ...[url, url.replaceAll('%20', '+'), url.replaceAll('%2F', '/'), strict].flatMap((form) => [form, lowerEscapes(form)]),
     html,
     html.replace(/&quot;|&#39;/g, (named) => OTHER_QUOTES[named === '&quot;' ? '"' : "'"]!),
@@ -96,6 +107,9 @@ const encodedForms = (value: string): string[] => {
 const reversed = (value: string): string => [...value].reverse().join('');
 
 /** Every form of `value` the scrub looks for, itself first, each once. */
-export const writtenForms = (value: string): string[] => [
-  ...new Set([...escapedForms(value), ...encodedForms(value), ...escapedForms(reversed(value))]),
-];
+export const writtenForms = (value: string): string[] => {
+  const backwards = reversed(value);
+  // As short as an encoded form may be: a short value backwards is too often a word forwards ('live', 'evil').
+  const backwardsForms = backwards.length >= SHORTEST_ENCODED_FORM ? escapedForms(backwards) : [];
+  return [...new Set([...escapedForms(value), ...encodedForms(value), ...backwardsForms])];
+};

@@ -168,10 +168,30 @@ describe('secret aliases', () => {
       expect(aliases.scrub(`rev: ${backwards}.`)).toBe(`rev: @{${name}}.`);
       expect(aliases.scrub(JSON.stringify({ out: backwards }))).toBe(JSON.stringify({ out: `@{${name}}` }));
       for (const bigEndian of [false, true]) {
-        expect(aliases.scrub(`[${utf16(value, bigEndian).toString('hex')}]`)).toBe(`[@{${name}}]`);
-        expect(aliases.scrub(`[${utf16(value, bigEndian).toString('base64')}]`)).toBe(`[@{${name}}]`);
+        const hex = utf16(value, bigEndian).toString('hex');
+        // .NET's Convert.ToHexString writes upper case.
+        for (const written of [hex, hex.toUpperCase(), utf16(value, bigEndian).toString('base64')]) {
+          expect(aliases.scrub(`[${written}]`), written).toBe(`[@{${name}}]`);
+        }
       }
     }
+  });
+
+  it("scrubs a value as Go's JSON escapes <, > and &, and as hex with its bytes apart (openssl's ':', .NET's '-', spaces); a short value backwards is left, being too often a word", () => {
+    const dir = tempDir();
+    const vault = SecretVault.open(dir);
+    vault.set('PW', 'pa&ss<wo>rd99', ['echo_*']);
+    vault.set('PIN', 'live', ['echo_*']);
+    const aliases = new SecretAliases(dir);
+    expect(aliases.scrub('{"password":"pa\\u0026ss\\u003cwo\\u003erd99"}')).toBe('{"password":"@{PW}"}');
+    const hex = Buffer.from('pa&ss<wo>rd99').toString('hex');
+    for (const separator of [':', '-', ' ']) {
+      const apart = hex.match(/../g)!.join(separator);
+      expect(aliases.scrub(`bytes ${apart}.`), separator).toBe('bytes @{PW}.');
+      expect(aliases.scrub(`bytes ${apart.toUpperCase()}.`), separator).toBe('bytes @{PW}.');
+    }
+    expect(aliases.scrub('99dr>ow<ss&ap')).toBe('@{PW}');
+    expect(aliases.scrub('live and evil')).toBe('@{PIN} and evil');
   });
 
   it('scrubs a value encoded as base64 anywhere in a longer encoding, as hex, in a URL or a form, and as HTML', () => {
