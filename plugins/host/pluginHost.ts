@@ -117,6 +117,11 @@ export class PluginHost {
   private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }> {
     const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
     const support = probeSandbox(mode);
+    if (support.kind === 'available' && support.unconfined) {
+      this.options.log(
+        `plugins: ${support.unconfined}; subprocess plugins are sandboxed, but what they start may outlive them (security.sandbox.plugins)`,
+      );
+    }
     if (support.kind === 'unavailable') {
       this.options.log(
         `plugins: ${support.why}; subprocess plugins ${mode === 'require' ? 'will not start' : 'run without a sandbox (they keep the network and see the data dir)'} ` +

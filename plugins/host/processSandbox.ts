@@ -2,8 +2,9 @@
  * The sandbox a subprocess plugin's process runs in, below what the tool proxy can see: its own
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
  * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file the daemon writes later, or replaces by renaming a new
- * one over it, is hidden as well as those there at the start), a PID namespace whose end ends
- * every process it started (a detached one included), and, unless its manifest asks
+ * one over it, is hidden as well as those there at the start), where the machine allows, a PID
+ * namespace whose end (with the plugin, or the daemon) ends every process it started (a
+ * detached one included), and, unless its manifest asks
  * for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
  * cannot, plugins run as they are and the start says so), `require` (then they do not start),
@@ -21,7 +22,9 @@ export type PluginSandboxMode = 'isolate' | 'require' | 'off';
 export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'require', 'off'];
 
 /** Whether plugins can be sandboxed here, or why not. */
-export type SandboxSupport = Readonly<{ kind: 'available' }> | Readonly<{ kind: 'unavailable'; why: string }> | Readonly<{ kind: 'off' }>;
+export type SandboxSupport =
+  /** `unconfined`: why a plugin's processes cannot be kept to a PID namespace of its own here (the rest of the sandbox holds). */
+  Readonly<{ kind: 'available'; unconfined?: string }> | Readonly<{ kind: 'unavailable'; why: string }> | Readonly<{ kind: 'off' }>;
 
 /** What a plugin must not see: the data dir (its real path), all of it but the plugin's own folder, which is one of `pluginsDir` when it is in there. */
 export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string }>;
@@ -56,32 +59,43 @@ export class PluginSandboxUnavailable extends HologramError {
  * bound back from that descriptor (`-c`: mount would otherwise resolve it to the path, now
  * hidden); a folder reached through a link in the data dir gets the link again.
  */
-const SCRIPT = [
-  'data=$1; own=$2; real=$3; shift 3',
-  'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
-  'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
-  'if [ -n "$data" ]; then mount -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi',
-  'if [ -n "$inside" ]; then mkdir -p "$real" && mount -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi',
-  'case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then mkdir -p "$(dirname "$own")" && ln -s "$real" "$own" || exit 126; fi;; esac',
-  'cd "$real" || exit 126',
-  // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
-  'unset PWD OLDPWD SHLVL',
-  // A user namespace of its own inside this one: the mounts above come to it locked (no umount
-  // lays the data dir bare, even for a daemon run as root), and exec leaves it no capability
-  // here unless it is root in it. And a PID namespace, the plugin its first process: whatever
-  // it starts, in a session of its own too, ends with it (`--kill-child`: and with this
-  // process, should the kernel kill only that).
-  'exec unshare --user --map-current-user --mount --pid --fork --kill-child -- "$@"',
-].join('\n');
+const scriptOf = (confined: boolean): string =>
+  [
+    'data=$1; own=$2; real=$3; shift 3',
+    'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
+    'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
+    'if [ -n "$data" ]; then mount -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi',
+    'if [ -n "$inside" ]; then mkdir -p "$real" && mount -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi',
+    'case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then mkdir -p "$(dirname "$own")" && ln -s "$real" "$own" || exit 126; fi;; esac',
+    'cd "$real" || exit 126',
+    // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
+    'unset PWD OLDPWD SHLVL',
+    // A user namespace of its own inside this one: the mounts above come to it locked (no umount
+    // lays the data dir bare, even for a daemon run as root), and exec leaves it no capability
+    // here unless it is root in it. Confined, a PID namespace too, the plugin its first process:
+    // whatever it starts, in a session of its own too, ends with it (`--kill-child`: and with
+    // this process, which ends with the daemon, `--pdeathsig`, whether or not the plugin leaves
+    // when its stdin closes).
+    confined
+      ? 'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- "$@"'
+      : 'exec unshare --user --map-current-user --mount -- "$@"',
+  ].join('\n');
 
 /** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */
 const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--keep-caps', '--mount', ...(network ? [] : ['--net']), '--'];
 
-const wrapped = (network: boolean, hidden: HiddenPaths | undefined, own: OwnFolder, command: string, args: readonly string[]): string[] => [
+const wrapped = (
+  network: boolean,
+  confined: boolean,
+  hidden: HiddenPaths | undefined,
+  own: OwnFolder,
+  command: string,
+  args: readonly string[],
+): string[] => [
   ...unshareArgs(network),
   '/bin/sh',
   '-c',
-  SCRIPT,
+  scriptOf(confined),
   'sh',
   hidden?.dataDir ?? '',
   own.path,
@@ -90,20 +104,27 @@ const wrapped = (network: boolean, hidden: HiddenPaths | undefined, own: OwnFold
   ...args,
 ];
 
-/** Whether this machine lets a process have its own network and mount namespaces and mount in them (asked once per daemon). */
+/**
+ * Whether this machine lets a process have its own network and mount namespaces and mount in
+ * them, and its own PID namespace (asked once per daemon): without the last, plugins are still
+ * sandboxed, but what they start may outlive them.
+ */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
   const dir = mkdtempSync(join(tmpdir(), 'hologram-sandbox-probe-'));
   try {
     const own = join(dir, 'plugin');
     mkdirSync(own);
-    const probe = spawnSync('unshare', wrapped(false, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
-      stdio: 'ignore',
-      timeout: 5_000,
-    });
-    if (probe.error) return { kind: 'unavailable', why: `unshare could not run: ${probe.error.message}` };
-    if (probe.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
-    return { kind: 'available' };
+    const probe = (confined: boolean) =>
+      spawnSync('unshare', wrapped(false, confined, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
+        stdio: 'ignore',
+        timeout: 5_000,
+      });
+    if (probe(true).status === 0) return { kind: 'available' };
+    const unconfined = probe(false);
+    if (unconfined.error) return { kind: 'unavailable', why: `unshare could not run: ${unconfined.error.message}` };
+    if (unconfined.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
+    return { kind: 'available', unconfined: 'a PID namespace (or setpriv, of util-linux) is not to be had here' };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -127,7 +148,12 @@ export const sandboxedCommand = (
   if (hidden && isUnder(own.real, hidden.dataDir) && !aPluginsFolder) {
     throw new PluginFolderOutOfPlace(plugin, own.path, own.real);
   }
-  if (support.kind === 'available') return { command: 'unshare', args: wrapped(wantsNetwork, hidden, own, command.command, command.args) };
+  if (support.kind === 'available') {
+    return {
+      command: 'unshare',
+      args: wrapped(wantsNetwork, support.unconfined === undefined, hidden, own, command.command, command.args),
+    };
+  }
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };
 };

@@ -226,23 +226,29 @@ describe('a hostile plugin', () => {
   it.skipIf(!canIsolate)(
     'leaves nothing a sandboxed plugin started running, in its group or a session of its own, whether the daemon is SIGKILLed or stops',
     async () => {
-      const dir = testDataDir(tempDir(), { plugins: ['orphaner'] });
+      const dir = testDataDir(tempDir(), { plugins: ['orphaner', 'clinger'] });
       const first = await daemons.start(dir);
       const before = await orphanerOf(dir, first.output);
-      expect([before.grandchild, before.detached].map(processState)).toEqual(['alive', 'alive']);
+      const [clinger, sleeper] = first.output
+        .match(/plugin clinger: clinging: pid (\d+), sleeper (\d+)/)!
+        .slice(1)
+        .map(Number);
+      for (const pid of [clinger!, sleeper!])
+        daemons.onCleanup(async () => void (processState(pid) === 'alive' && process.kill(pid, 'SIGKILL')));
+      expect([before.grandchild, before.detached, clinger!, sleeper!].map(processState)).toEqual(['alive', 'alive', 'alive', 'alive']);
       first.process.kill('SIGKILL');
       await first.exited;
-      // The plugin leaves when its stdin closes, and its PID namespace ends with it.
+      // The orphaner leaves when its stdin closes; the clinger stays, but not past its daemon. Each PID namespace ends with its plugin.
       await expect
-        .poll(() => [before.plugin, before.grandchild, before.detached].map(processState), { timeout: 5_000 })
-        .toEqual(['gone', 'gone', 'gone']);
+        .poll(() => [before.plugin, before.grandchild, before.detached, clinger!, sleeper!].map(processState), { timeout: 5_000 })
+        .toEqual(['gone', 'gone', 'gone', 'gone', 'gone']);
 
       const second = await daemons.start(dir);
       const after = await orphanerOf(dir, second.output);
       expect([after.grandchild, after.detached].map(processState)).toEqual(['alive', 'alive']);
       await daemons.stop(second);
       expect([after.plugin, after.grandchild, after.detached].map(processState)).toEqual(['gone', 'gone', 'gone']);
-      await expectGroupsClosed(dir, 2);
+      await expectGroupsClosed(dir, 4);
       await verifyReplay(dir);
     },
   );
@@ -257,6 +263,8 @@ describe('a hostile plugin', () => {
     await expect.poll(() => processState(plugin), { timeout: 5_000 }).toBe('gone');
     expect(processState(grandchild)).toBe('alive');
     const second = await daemons.start(dir);
+    // Unsandboxed, the sleeper in a session of its own outlives even a clean stop: the test ends it.
+    await orphanerOf(dir, second.output);
     expect(second.output).toContain(`plugin orphaner: process group ${plugin} of a previous daemon: killed ${grandchild}`);
     await expect.poll(() => processState(grandchild), { timeout: 2_000 }).toBe('gone');
     const reaped = await logOf(dir, '--type', 'PluginProcessGroupReaped');

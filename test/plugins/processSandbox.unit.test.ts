@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
+import { processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -41,6 +42,32 @@ describe("a plugin process's sandbox", () => {
     expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/srv/data', own.path, own.real, '/usr/bin/node', 'main.js']);
     const granted = sandboxedCommand('p', true, 'isolate', available, hidden, own, node);
     expect(granted.args.slice(0, 4)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--']);
+  });
+
+  it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon; where the machine has none, the rest of the sandbox holds', () => {
+    const script = (support: SandboxSupport) => sandboxedCommand('p', false, 'isolate', support, hidden, own, node).args[7]!;
+    expect(script(available)).toContain(
+      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- "$@"',
+    );
+    const unconfined = script({ kind: 'available', unconfined: 'no PID namespaces here' });
+    expect(unconfined).not.toContain('--pid');
+    expect(unconfined).toContain('mount -t tmpfs');
+    expect(unconfined).toContain('exec unshare --user --map-current-user --mount -- "$@"');
+  });
+
+  it.skipIf(!canIsolate)('ends a process the plugin put in a session of its own when the plugin ends', () => {
+    const data = join(tempDir(), 'data');
+    mkdirSync(join(data, 'plugins', 'p'), { recursive: true });
+    const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+    // The sleeper says its pid as the machine numbers it (/proc is the machine's), then sleeps.
+    const said = runInside(
+      data,
+      folder,
+      `setsid sh -c 'read -r pid rest < /proc/self/stat; echo "$pid"; exec sleep 300' > pid.txt & sleep 0.2; cat pid.txt`,
+    );
+    const pid = Number(said.trim());
+    expect(pid).toBeGreaterThan(1);
+    expect(processState(pid)).toBe('gone');
   });
 
   it('where it cannot sandbox: starts as it is in isolate mode, refuses in require mode with what to do; off is off', () => {
