@@ -8,7 +8,9 @@
  */
 
 import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
-import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, insertHit, weighedBestFirst } from './rankedHits.ts';
+import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, insertHit, type Weigh, weighedBestFirst } from './rankedHits.ts';
+
+export type { Weigh } from './rankedHits.ts';
 
 export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
 export type { Bm25Hit } from './rankedHits.ts';
@@ -82,6 +84,8 @@ export class Bm25Index {
   /** doc id → its slot; per slot its id (undefined once removed), length and the digest of its counts. */
   private readonly slots = new Map<string, number>();
   private ids: (string | undefined)[] = [];
+  /** Per slot, the number its adder tagged the document with (-1: none): what `weigh` is handed beside the id, to look the document up by. */
+  private tags: number[] = [];
   /** Per slot its length in tokens (the first `ids.length` entries written); a typed array keeps a search's reads of it close together. */
   private lengths = new Uint32Array(INITIAL_DOCUMENTS);
   private digests: number[] = [];
@@ -194,6 +198,7 @@ export class Bm25Index {
     for (const [slot, id] of state.ids.entries()) index.slots.set(id, slot);
     if (index.slots.size !== documents) throw new RangeError('Bm25Index.fromState: a document is listed twice');
     index.ids = [...state.ids];
+    index.tags = new Array<number>(documents).fill(NO_TAG);
     index.lengths = Uint32Array.from(state.lengths);
     index.digests = Array.from(state.digests);
     index.liveEntries = state.postingSlots.length;
@@ -203,6 +208,12 @@ export class Bm25Index {
 
   has(id: string): boolean {
     return this.slots.has(id);
+  }
+
+  /** Tags the document `id` (see `addCounts`): a snapshot holds no tags, its reader gives them again. */
+  tag(id: string, tag: number): void {
+    const slot = this.slots.get(id);
+    if (slot !== undefined) this.tags[slot] = tag;
   }
 
   /** Whether `id` is indexed with these counts (by their sum and digest). */
@@ -219,8 +230,11 @@ export class Bm25Index {
     this.addCounts(doc.id, countsOf(doc.tokens));
   }
 
-  /** Adds a document given as how many times each term occurs in it. @throws RangeError when the id is indexed already. */
-  addCounts(id: string, counts: Bm25Counts): void {
+  /**
+   * Adds a document given as how many times each term occurs in it, tagged `tag` (a whole number
+   * `weigh` is handed beside its id). @throws RangeError when the id is indexed already.
+   */
+  addCounts(id: string, counts: Bm25Counts, tag = NO_TAG): void {
     if (this.slots.has(id)) throw new RangeError(`Bm25Index: ${id} is indexed already; remove it first`);
     const slot = this.ids.length;
     let length = 0;
@@ -243,6 +257,7 @@ export class Bm25Index {
       this.lengths = grown;
     }
     this.ids.push(id);
+    this.tags.push(tag);
     this.lengths[slot] = length;
     this.digests.push(digestOf(counts));
     this.totalLength += length;
@@ -315,6 +330,7 @@ export class Bm25Index {
   private compact(): void {
     const newSlot = new Int32Array(this.ids.length).fill(-1);
     const ids: (string | undefined)[] = [];
+    const tags: number[] = [];
     const lengths: number[] = [];
     const digests: number[] = [];
     for (const [slot, id] of this.ids.entries()) {
@@ -322,6 +338,7 @@ export class Bm25Index {
       newSlot[slot] = ids.length;
       this.slots.set(id, ids.length);
       ids.push(id);
+      tags.push(this.tags[slot]!);
       lengths.push(this.lengths[slot]!);
       digests.push(this.digests[slot]!);
     }
@@ -352,6 +369,7 @@ export class Bm25Index {
     }
     this.largeTfs = largeTfs;
     this.ids = ids;
+    this.tags = tags;
     this.lengths = Uint32Array.from(lengths);
     this.digests = digests;
     this.deadEntries = 0;
@@ -413,13 +431,7 @@ export class Bm25Index {
    *
    * @example index.search(tokenize('where is the hotpot place'), 10)
    */
-  search(
-    queryTokens: readonly string[],
-    k: number,
-    weigh?: (id: string) => number,
-    maxWeight?: number,
-    boosted?: BoostedDocuments,
-  ): Bm25Hit[] {
+  search(queryTokens: readonly string[], k: number, weigh?: Weigh, maxWeight?: number, boosted?: BoostedDocuments): Bm25Hit[] {
     if (k <= 0 || this.slots.size === 0) return [];
     const avgLength = this.totalLength / this.slots.size || 1;
     const terms = this.queryTerms(queryTokens);
@@ -447,7 +459,7 @@ export class Bm25Index {
     }
     const hits: Bm25Hit[] = [];
     for (const slot of touched) {
-      const weight = weigh ? weigh(ids[slot]!) : 1;
+      const weight = weigh ? weigh(ids[slot]!, this.tags[slot]!) : 1;
       if (weight > 0) hits.push({ id: ids[slot]!, score: scores[slot]! * weight });
       scores[slot] = 0;
     }
@@ -469,7 +481,7 @@ export class Bm25Index {
     terms: readonly QueryTerm[],
     k: number,
     avgLength: number,
-    weigh: ((id: string) => number) | undefined,
+    weigh: Weigh | undefined,
     maxWeight: number | undefined,
     boosted: BoostedDocuments | undefined,
   ): Bm25Hit[] | undefined {
@@ -511,7 +523,7 @@ export class Bm25Index {
       while (essentials > 0 && mostUpTo[n - essentials]! * restMost < kth) essentials--;
     };
     const weighWaiting = (): boolean => {
-      const best = weighedBestFirst(waiting, scores, ids, k, weigh ?? ONE, restMost / (1 + BOUND_MARGIN), top);
+      const best = weighedBestFirst(waiting, scores, ids, this.tags, k, weigh ?? ONE, restMost / (1 + BOUND_MARGIN), top);
       for (const slot of waiting) scores[slot] = 0;
       waiting.length = 0;
       if (best) raised(best);
@@ -578,7 +590,7 @@ export class Bm25Index {
       if (!reachable || score === 0 || score * most < kth || ids[slot] === undefined) continue;
       if (isBoosted) {
         const id = ids[slot]!;
-        const weight = weigh ? weigh(id) : 1;
+        const weight = weigh ? weigh(id, this.tags[slot]!) : 1;
         if (weight > boostedMost) {
           for (const waited of waiting) scores[waited] = 0;
           return undefined;
@@ -714,6 +726,9 @@ const NO_SLOT = 2 ** 31;
  * 0.8063 with this, 0.8058 with 512, 0.7843 with 128, 0.8073 counting every use.
  */
 const RECENT_USES = 256;
+/** The tag of a document added without one. */
+export const NO_TAG = -1;
+
 /** How many scored documents wait to be weighed together, by default (see `searchPruned`). */
 const WEIGH_BATCH = 32;
 const ONE = (): number => 1;

@@ -6,6 +6,9 @@
 
 export type Bm25Hit = Readonly<{ id: string; score: number }>;
 
+/** A document's weight in a search, given its id and the tag it was added with (-1 when none). */
+export type Weigh = (id: string, tag: number) => number;
+
 /**
  * The best `k` of the `touched` slots by weighted score, weighing them from the best unweighted
  * score down (taken from a heap) and stopping when even `maxWeight` times the next score falls short of the k-th
@@ -15,8 +18,9 @@ export const weighedBestFirst = (
   touched: readonly number[],
   scores: Float64Array,
   ids: readonly (string | undefined)[],
+  tags: readonly number[],
   k: number,
-  weigh: (id: string) => number,
+  weigh: Weigh,
   maxWeight: number,
   /** Hits weighed already (sorted, at most k), which the slots join. */
   weighed: readonly Bm25Hit[] = [],
@@ -33,7 +37,7 @@ export const weighedBestFirst = (
     // The margin keeps a document whose bound only rounds below the k-th score: it could tie and win by id.
     if (top.length === k && score * maxWeight * (1 + BOUND_MARGIN) < top[k - 1]!.score) break;
     const id = ids[slot]!;
-    const weight = weigh(id);
+    const weight = weigh(id, tags[slot]!);
     if (weight > maxWeight) return undefined;
     if (weight <= 0) continue;
     insertHit(top, { id, score: score * weight }, k);

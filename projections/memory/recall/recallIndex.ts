@@ -5,7 +5,7 @@
  * of truth. Scoring is BM25 over lexical tokens; each context item also carries its
  * neighbours' words at lower weight, since an answer often spans adjacent utterances.
  */
-import { type Bm25Counts, Bm25Index, type Bm25State, type BoostedDocuments } from './bm25Index.ts';
+import { type Bm25Counts, Bm25Index, type Bm25State, type BoostedDocuments, NO_TAG } from './bm25Index.ts';
 import { ItemTable, NONE, type TableRow } from './itemTable.ts';
 import { ItemTimeline } from './itemTimeline.ts';
 import type { Tokenizer } from './lexical/tokenize.ts';
@@ -189,6 +189,7 @@ export class RecallIndex {
       const spokenOf = stored.spokenOf?.length ? stored.spokenOf : SPEAKS_OF_NO_TIME;
       const item = rowOf(stored, flatNeighbours(stored.neighbours), spokenOf, index.shared);
       const slot = index.keep(item);
+      index.bm25.tag(item.id, slot);
       index.track(item);
       if (item.tier === 'context') {
         const counts = index.documentOf(slot);
@@ -363,7 +364,8 @@ export class RecallIndex {
     const hits = this.bm25.search(
       terms,
       k,
-      weigh && ((id) => weigh(this.items.view(this.items.slot(id)!))),
+      // Each document is tagged with its item's slot: weighing it looks up no id.
+      weigh && ((id, slot) => weigh(this.items.view(slot === NO_TAG ? this.items.slot(id)! : slot))),
       weigh?.max,
       this.boostedFor(weigh),
     );
@@ -453,7 +455,7 @@ export class RecallIndex {
   private index(id: string): void {
     const slot = this.items.slot(id)!;
     const counts = this.documentOf(slot);
-    this.bm25.addCounts(id, counts);
+    this.bm25.addCounts(id, counts, slot);
     if (this.items.tier(slot) === 'context') this.contextCounts.set(id, counts);
   }
 

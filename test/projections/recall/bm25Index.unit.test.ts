@@ -7,6 +7,7 @@ import {
   type Bm25Document,
   type Bm25Options,
   countsOf,
+  NO_TAG,
 } from '../../../projections/memory/recall/bm25Index.ts';
 
 const indexOf = (docs: readonly Bm25Document[], options?: Bm25Options): Bm25Index => {
@@ -223,6 +224,45 @@ describe('Bm25Index', () => {
     expect(most).toBeGreaterThan(10);
     const fresh = indexOf(Array.from({ length: 50 }, (_, i) => ({ id: `d${i}`, tokens: tokensOf(i, 6) })));
     expect(index.search(['tea', 'moon', 'w7'], 20)).toEqual(fresh.search(['tea', 'moon', 'w7'], 20));
+  });
+
+  it("hands weigh each document's tag beside its id, through removals, compaction and a restore (where the reader tags again)", () => {
+    const index = new Bm25Index({ compactAtLeast: 10 });
+    const tagOf = (i: number, round: number) => 1_000 * round + i;
+    const tokensOf = (i: number, round: number) => ['tea', `w${i}`, `r${round}`];
+    for (let i = 0; i < 40; i++) index.addCounts(`d${i}`, countsOf(tokensOf(i, 0)), tagOf(i, 0));
+    for (let round = 1; round <= 3; round++) {
+      for (let i = 0; i < 40; i += 2) {
+        index.remove(`d${i}`, countsOf(tokensOf(i, round - 1)));
+        index.addCounts(`d${i}`, countsOf(tokensOf(i, round)), tagOf(i, round));
+      }
+    }
+    const expected = (id: string) => {
+      const i = Number(id.slice(1));
+      return tagOf(i, i % 2 === 0 ? 3 : 0);
+    };
+    const seen = new Map<string, number>();
+    const weigh = (id: string, tag: number) => {
+      seen.set(id, tag);
+      return 1;
+    };
+    // Without a bound every match is weighed; with one, the pruned search weighs its candidates.
+    index.search(['tea'], 40, weigh);
+    expect(seen.size).toBe(40);
+    for (const [id, tag] of seen) expect(tag, id).toBe(expected(id));
+    seen.clear();
+    index.search(['tea', 'w3'], 5, weigh, 1);
+    expect(seen.size).toBeGreaterThan(0);
+    for (const [id, tag] of seen) expect(tag, id).toBe(expected(id));
+
+    const restored = Bm25Index.fromState(index.toState());
+    seen.clear();
+    restored.search(['tea'], 40, weigh);
+    expect([...seen.values()].every((tag) => tag === NO_TAG)).toBe(true);
+    for (let i = 0; i < 40; i++) restored.tag(`d${i}`, expected(`d${i}`));
+    seen.clear();
+    restored.search(['tea'], 40, weigh);
+    for (const [id, tag] of seen) expect(tag, id).toBe(expected(id));
   });
 
   it('takes k1 and b: with b = 0 document length no longer matters', () => {
