@@ -66,6 +66,17 @@ const expectedFill = (input: string, name: string) => {
   return { out, filled: [...filled].sort(), unknown: [...unknown].sort(), withheld: [...withheld].sort() };
 };
 
+/**
+ * `bytes` (a value with `before` and `after` around it) in base64, scrubbed, hold the alias of
+ * `name`, and what is left decodes to no more than a few bits of the value on either side of it.
+ */
+const expectScrubbedInBase64 = (aliases: SecretAliases, name: string, bytes: Buffer, before: Buffer, after: Buffer, urlSafe: boolean) => {
+  const scrubbed = aliases.scrub(`data: ${bytes.toString(urlSafe ? 'base64url' : 'base64')}`);
+  expect(scrubbed).toContain(`@{${name}}`);
+  const left = scrubbed.slice('data: '.length).split(`@{${name}}`);
+  for (const part of left) expect(part.length).toBeLessThanOrEqual(Math.ceil(((before.length + after.length + 2) * 8) / 6) + 2);
+};
+
 describe('secret aliases', () => {
   it('fill replaces exactly the aliases of secrets set for the tool, and reports the others', () => {
     const aliases = aliasesOf(tempDir());
@@ -153,13 +164,8 @@ describe('secret aliases', () => {
         bytes,
         fc.boolean(),
         fc.boolean(),
-        ([name, value], before, after, bigEndian, urlSafe) => {
-          const whole = Buffer.concat([before, utf16(value, bigEndian), after]).toString(urlSafe ? 'base64url' : 'base64');
-          const scrubbed = aliases.scrub(`data: ${whole}`);
-          expect(scrubbed).toContain(`@{${name}}`);
-          const left = scrubbed.slice('data: '.length).split(`@{${name}}`);
-          for (const part of left) expect(part.length).toBeLessThanOrEqual(Math.ceil(((before.length + after.length + 2) * 8) / 6) + 2);
-        },
+        ([name, value], before, after, bigEndian, urlSafe) =>
+          expectScrubbedInBase64(aliases, name, Buffer.concat([before, utf16(value, bigEndian), after]), before, after, urlSafe),
       ),
       { numRuns: 500 },
     );
@@ -212,14 +218,8 @@ describe('secret aliases', () => {
         bytes,
         bytes,
         fc.boolean(),
-        ([name, value], before, after, urlSafe) => {
-          const whole = Buffer.concat([before, Buffer.from(value), after]).toString(urlSafe ? 'base64url' : 'base64');
-          const scrubbed = aliases.scrub(`data: ${whole}`);
-          // What is left decodes to no more than a few bits of the value on either side of the alias.
-          expect(scrubbed).toContain(`@{${name}}`);
-          const left = scrubbed.slice('data: '.length).split(`@{${name}}`);
-          for (const part of left) expect(part.length).toBeLessThanOrEqual(Math.ceil(((before.length + after.length + 2) * 8) / 6) + 2);
-        },
+        ([name, value], before, after, urlSafe) =>
+          expectScrubbedInBase64(aliases, name, Buffer.concat([before, Buffer.from(value), after]), before, after, urlSafe),
       ),
       { numRuns: 1_000 },
     );
