@@ -10,8 +10,6 @@
 import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
 import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, insertHit, type Weigh, weighedBestFirst } from './rankedHits.ts';
 
-export type { Weigh } from './rankedHits.ts';
-
 export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
 export type { Bm25Hit } from './rankedHits.ts';
 
