@@ -22,10 +22,13 @@ export const guessBits = (value: string): number => {
   return [...value].length * Math.log2(Math.max(2, alphabet));
 };
 
+/** Whether `value` is easy enough to guess that the scrub could confirm a guess. */
+export const isGuessable = (value: string): boolean => guessBits(value) < GUESSABLE_BELOW_BITS;
+
 /** A warning for a value easy enough to guess that the scrub could confirm a guess, or undefined. */
 export const guessableWarning = (name: string, value: string): string | undefined => {
+  if (!isGuessable(value)) return undefined;
   const bits = guessBits(value);
-  if (bits >= GUESSABLE_BELOW_BITS) return undefined;
   return (
     `warning: ${name} is easy to guess (about ${Math.floor(bits)} bits): whoever can make the model repeat their words ` +
     `(a plugin's guest) could send candidates and see which comes back as @{${name}}; a key or a password of 10 or more ` +

@@ -6,6 +6,8 @@
  * out of reach of any scrub.
  */
 
+import { isGuessable } from './guessableSecret.ts';
+
 /** An encoded form shorter than this could stand for too much ordinary text to be replaced wherever it occurs. */
 export const SHORTEST_ENCODED_FORM = 6;
 
@@ -108,8 +110,8 @@ const reversed = (value: string): string => [...value].reverse().join('');
 
 /** Every form of `value` the scrub looks for, itself first, each once. */
 export const writtenForms = (value: string): string[] => {
-  const backwards = reversed(value);
-  // As short as an encoded form may be: a short value backwards is too often a word forwards ('live', 'evil').
-  const backwardsForms = backwards.length >= SHORTEST_ENCODED_FORM ? escapedForms(backwards) : [];
+  // Backwards only when it is hard to guess: an easy value backwards is too often a word or a number
+  // forwards ('live' and 'evil', 'badnet' in 'Extendable', '340050' in a hash).
+  const backwardsForms = isGuessable(value) ? [] : escapedForms(reversed(value));
   return [...new Set([...escapedForms(value), ...encodedForms(value), ...backwardsForms])];
 };

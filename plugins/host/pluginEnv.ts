@@ -1,6 +1,6 @@
 /**
  * The environment a subprocess plugin starts with: an allow-list, never the daemon's own.
- * PATH, HOME, LANG, LC_ALL, TZ and TMPDIR pass (when set), then what the manifest's `env` asks
+ * PATH (its absolute entries), HOME, LANG, LC_ALL, TZ and TMPDIR pass (when set), then what the manifest's `env` asks
  * for by name, except the variables that hold the daemon's LLM keys (`apiKeyEnv`) or a value of
  * the vault; and the
  * instance marker by which the next daemon recognises the processes of this start.
@@ -32,9 +32,10 @@ export const pluginEnvironment = (
   const withheld: WithheldVariable[] = [];
   for (const name of ALLOWED_PLUGIN_ENV) {
     const value = from[name];
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined) env[name] = name === 'PATH' ? absoluteEntries(value) : value;
   }
   for (const name of asked) {
+    if (ALLOWED_PLUGIN_ENV.includes(name)) continue;
     if (keyVariables.has(name)) {
       withheld.push({
         name,
@@ -54,6 +55,17 @@ export const pluginEnvironment = (
   env[PLUGIN_INSTANCE_ENV] = instance;
   return { env, withheld };
 };
+
+/**
+ * PATH without its empty and relative entries: a plugin starts in its own folder, so through one
+ * of those the sandbox's own commands (unshare, mount, setpriv), run before its mounts are locked,
+ * would be the plugin's.
+ */
+const absoluteEntries = (path: string): string =>
+  path
+    .split(':')
+    .filter((entry) => entry.startsWith('/'))
+    .join(':');
 
 /** The variables named by `llm.sources[].apiKeyEnv` in the settings. */
 export const apiKeyVariables = (sources: unknown): Set<string> => {

@@ -72,14 +72,33 @@ const scriptOf = (confined: boolean): string =>
     'unset PWD OLDPWD SHLVL',
     // A user namespace of its own inside this one: the mounts above come to it locked (no umount
     // lays the data dir bare, even for a daemon run as root), and exec leaves it no capability
-    // here unless it is root in it. Confined, a PID namespace too, the plugin its first process:
-    // whatever it starts, in a session of its own too, ends with it (`--kill-child`: and with
-    // this process, which ends with the daemon, `--pdeathsig`, whether or not the plugin leaves
-    // when its stdin closes).
+    // here unless it is root in it. Confined, a PID namespace too, whose first process is INIT:
+    // whatever the plugin starts, in a session of its own too, ends with it (`--kill-child`: and
+    // with this process, which ends with the daemon, `--pdeathsig`, whether or not the plugin
+    // leaves when its stdin closes).
     confined
-      ? 'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- "$@"'
+      ? `exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- /bin/sh -c '${INIT}' hologram-init "$@"`
       : 'exec unshare --user --map-current-user --mount -- "$@"',
   ].join('\n');
+
+/**
+ * The first process of a plugin's PID namespace, so that the plugin is not: it reaps what the
+ * plugin's programs leave behind (a first process must, or their zombies pile up), lets a signal
+ * the plugin sends itself end it (the first process ignores those it has no handler for), and
+ * passes on the TERM, INT and HUP it gets. It ends with the plugin, with its code, or 128 + the
+ * signal that ended it (as a shell reports one). The plugin keeps the stdin the kernel gave (an
+ * asynchronous command's is otherwise /dev/null). No single quote: it is quoted into SCRIPT.
+ */
+const INIT = [
+  'unset PWD OLDPWD SHLVL',
+  'exec 3<&0',
+  '"$@" 0<&3 3<&- &',
+  'child=$!',
+  'exec 3<&- 0</dev/null',
+  ...['TERM', 'INT', 'HUP'].map((signal) => `trap "kill -${signal} $child 2>/dev/null" ${signal}`),
+  'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || break; done',
+  'exit "$status"',
+].join('\n');
 
 /** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */
 const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--keep-caps', '--mount', ...(network ? [] : ['--net']), '--'];

@@ -196,7 +196,17 @@ const restartsAfter = (restarts: number, event: PluginEvent): number => {
 
 /** Why a plugin crashed, as a person reads it: the error the kernel saw, else how its process ended. */
 export const crashReason = (crash: Extract<PluginEvent, { type: 'PluginCrashed' }>['data']): string =>
-  crash.error ?? `exited with ${crash.signal ? `signal ${crash.signal}` : `code ${String(crash.exitCode)}`}`;
+  crash.error ?? `exited with ${crash.signal ? `signal ${crash.signal}` : codeReason(crash.exitCode)}`;
+
+/** Linux's signals 1-15 by number: a sandboxed plugin ended by one exits with 128 + it, as a shell reports it. */
+const SIGNALS = ['HUP', 'INT', 'QUIT', 'ILL', 'TRAP', 'ABRT', 'BUS', 'FPE', 'KILL', 'USR1', 'SEGV', 'USR2', 'PIPE', 'ALRM', 'TERM'];
+
+const codeReason = (code: number | null | undefined): string => {
+  const signal = typeof code === 'number' ? SIGNALS[code - 129] : undefined;
+  return signal === undefined
+    ? `code ${String(code)}`
+    : `code ${code} (128 + SIG${signal}: as its sandbox reports a plugin that signal ended)`;
+};
 
 /** What a plugin holds now, as `PluginRegistrationsDetached` lists it. */
 export const registrationsOf = (registry: PluginRegistry, plugin: string) => ({

@@ -183,11 +183,12 @@ describe('secret aliases', () => {
     }
   });
 
-  it("scrubs a value as Go's JSON escapes <, > and &, and as hex with its bytes apart (openssl's ':', .NET's '-', spaces); a short value backwards is left, being too often a word", () => {
+  it("scrubs a value as Go's JSON escapes <, > and &, and as hex with its bytes apart (openssl's ':', .NET's '-', spaces); an easy value backwards is left, being too often a word", () => {
     const dir = tempDir();
     const vault = SecretVault.open(dir);
     vault.set('PW', 'pa&ss<wo>rd99', ['echo_*']);
     vault.set('PIN', 'live', ['echo_*']);
+    vault.set('NET', 'badnet', ['echo_*']);
     const aliases = new SecretAliases(dir);
     expect(aliases.scrub('{"password":"pa\\u0026ss\\u003cwo\\u003erd99"}')).toBe('{"password":"@{PW}"}');
     const hex = Buffer.from('pa&ss<wo>rd99').toString('hex');
@@ -198,6 +199,7 @@ describe('secret aliases', () => {
     }
     expect(aliases.scrub('99dr>ow<ss&ap')).toBe('@{PW}');
     expect(aliases.scrub('live and evil')).toBe('@{PIN} and evil');
+    expect(aliases.scrub('Extendable, not badnet')).toBe('Extendable, not @{NET}');
   });
 
   it('scrubs a value encoded as base64 anywhere in a longer encoding, as hex, in a URL or a form, and as HTML', () => {

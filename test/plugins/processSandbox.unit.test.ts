@@ -7,10 +7,11 @@
  * the data dir has to it), and what the plugin writes there lands in its real folder.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
+import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
 import { processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -47,8 +48,9 @@ describe("a plugin process's sandbox", () => {
   it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon; where the machine has none, the rest of the sandbox holds', () => {
     const script = (support: SandboxSupport) => sandboxedCommand('p', false, 'isolate', support, hidden, own, node).args[7]!;
     expect(script(available)).toContain(
-      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- "$@"',
+      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- /bin/sh -c',
     );
+    expect(script(available)).toMatch(/' hologram-init "\$@"$/);
     const unconfined = script({ kind: 'available', unconfined: 'no PID namespaces here' });
     expect(unconfined).not.toContain('--pid');
     expect(unconfined).toContain('mount -t tmpfs');
@@ -68,6 +70,59 @@ describe("a plugin process's sandbox", () => {
     const pid = Number(said.trim());
     expect(pid).toBeGreaterThan(1);
     expect(processState(pid)).toBe('gone');
+  });
+
+  it.skipIf(!canIsolate)(
+    "is not its PID namespace's first process: it keeps its stdin and exit code, a signal it sends itself ends it, and what its programs leave is reaped",
+    () => {
+      const folder = { path: tempDir(), real: '' };
+      const inSandbox = (command: string, args: string[], input?: string) => {
+        const wrapped = sandboxedCommand('p', false, 'isolate', available, undefined, { ...folder, real: folder.path }, { command, args });
+        return spawnSync(wrapped.command, wrapped.args, { encoding: 'utf8', input, timeout: 10_000 });
+      };
+      const echoed = inSandbox('sh', ['-c', 'read line; echo "$$ got $line"; exit 7'], 'hello\n');
+      expect([echoed.status, echoed.stdout]).toEqual([7, '2 got hello\n']);
+      // As the first process it would ignore the TERM it sends itself and wait out the timer.
+      const selfKilled = inSandbox(process.execPath, ['-e', 'process.kill(process.pid, "SIGTERM"); setTimeout(() => {}, 8000)']);
+      expect(selfKilled.status).toBe(128 + 15);
+      // Five programs each leave a process behind that soon ends: a first process that is Node reaps none.
+      const zombies =
+        'mine=$(readlink /proc/self/ns/pid); z=0; for d in /proc/[0-9]*; do [ "$(readlink $d/ns/pid 2>/dev/null)" = "$mine" ] || continue; ' +
+        'set -- $(cat $d/stat 2>/dev/null); [ "$3" = Z ] && z=$((z+1)); done; echo $z';
+      const leaver =
+        "const { execSync } = require('node:child_process'); for (let i = 0; i < 5; i++) execSync('sh -c \"sleep 0.05 &\"'); " +
+        `setTimeout(() => process.stdout.write(execSync(${JSON.stringify(zombies)})), 500);`;
+      const reaped = inSandbox(process.execPath, ['-e', leaver]);
+      expect([reaped.status, reaped.stdout.trim()]).toEqual([0, '0']);
+    },
+  );
+
+  it.skipIf(!canIsolate)("runs the sandbox's own commands, not a plugin's of the same name, whatever the daemon's PATH holds", () => {
+    const data = join(tempDir(), 'data');
+    const folder = join(data, 'plugins', 'p');
+    mkdirSync(folder, { recursive: true });
+    // A plugin shipping look-alikes of what the sandbox runs before its mounts are locked, to be found through '' or '.'.
+    for (const name of ['unshare', 'setpriv', 'mount', 'mkdir', 'ln', 'dirname']) {
+      writeFileSync(join(folder, name), '#!/bin/sh\ntouch "$(cd "$(dirname "$0")" && pwd)/pwned"\nexit 1\n');
+      chmodSync(join(folder, name), 0o755);
+    }
+    const env = pluginEnvironment([], { PATH: `:.:${process.env.PATH}` }, new Set(), 'instance-1').env;
+    expect(env.PATH!.split(':').every((entry) => entry.startsWith('/'))).toBe(true);
+    const { command, args } = sandboxedCommand(
+      'p',
+      false,
+      'isolate',
+      available,
+      { dataDir: data, pluginsDir: join(data, 'plugins') },
+      { path: folder, real: folder },
+      {
+        command: '/bin/sh',
+        args: ['-c', 'echo ran'],
+      },
+    );
+    const run = spawnSync(command, args, { cwd: folder, env, encoding: 'utf8' });
+    expect([run.status, run.stdout]).toEqual([0, 'ran\n']);
+    expect(existsSync(join(folder, 'pwned'))).toBe(false);
   });
 
   it('where it cannot sandbox: starts as it is in isolate mode, refuses in require mode with what to do; off is off', () => {

@@ -14,6 +14,7 @@
  * `FC_PATH` (both printed by fast-check on a failure) and `FC_REPLAY_PATH` (the `replayPath`
  * comment after the counterexample's commands).
  */
+import { constants } from 'node:os';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STAGES, TOOL_STAGES, type StageName } from '../../machines/stagePipeline/index.ts';
@@ -328,6 +329,12 @@ class DetachKind implements Cmd {
 }
 
 type Crash = Readonly<{ exitCode?: number; signal?: string; error?: string }>;
+
+/** What a code of 128 + a signal from 1 to 15 reads as, named as Node names it. */
+const signalNote = (code: number): string => {
+  const signal = Object.entries(constants.signals).find(([, n]) => n === code - 128 && n <= 15)?.[0];
+  return signal ? ` (128 + ${signal}: as its sandbox reports a plugin that signal ended)` : '';
+};
 type Fact =
   | Readonly<{ type: 'PluginStarted' | 'PluginRestarting' | 'PluginDisabled' | 'PluginEnabled' | 'PluginStopped' | 'PluginLoaded' }>
   | Readonly<{ type: 'PluginCrashed'; crash: Crash }>
@@ -367,7 +374,7 @@ class SupervisorFact implements Cmd {
             ? crash.error
             : crash.signal !== undefined
               ? `exited with signal ${crash.signal}`
-              : `exited with code ${crash.exitCode}`;
+              : `exited with code ${crash.exitCode}${signalNote(crash.exitCode!)}`;
         data = { ...data, ...crash, crashCount: entry.crashes };
         break;
       }
