@@ -27,13 +27,13 @@ const canIsolate = support.kind === 'available';
 /** And each plugin in a PID namespace of its own. */
 const canConfine = canIsolate && support.unconfined === undefined;
 
-/** What a shell run as the plugin, in the sandbox, prints. */
-const runInside = (dataDir: string, folder: { path: string; real: string }, script: string): string => {
+/** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
+const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
   const { command, args } = sandboxedCommand('p', false, 'isolate', available, { dataDir, pluginsDir: join(dataDir, 'plugins') }, folder, {
     command: '/bin/sh',
     args: ['-c', script],
   });
-  const run = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8' });
+  const run = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8', ...(env ? { env } : {}) });
   expect(run.status, run.stderr).toBe(0);
   return run.stdout;
 };
@@ -111,20 +111,7 @@ describe("a plugin process's sandbox", () => {
     }
     const env = pluginEnvironment([], { PATH: `:.:${process.env.PATH}` }, new Set(), 'instance-1').env;
     expect(env.PATH!.split(':').every((entry) => entry.startsWith('/'))).toBe(true);
-    const { command, args } = sandboxedCommand(
-      'p',
-      false,
-      'isolate',
-      available,
-      { dataDir: data, pluginsDir: join(data, 'plugins') },
-      { path: folder, real: folder },
-      {
-        command: '/bin/sh',
-        args: ['-c', 'echo ran'],
-      },
-    );
-    const run = spawnSync(command, args, { cwd: folder, env, encoding: 'utf8' });
-    expect([run.status, run.stdout]).toEqual([0, 'ran\n']);
+    expect(runInside(data, { path: folder, real: folder }, 'echo ran', env)).toBe('ran\n');
     expect(existsSync(join(folder, 'pwned'))).toBe(false);
   });
 
