@@ -469,6 +469,22 @@ const decideNetworkArgument = (name: string, value: unknown, rules: SandboxRules
 const namesOf = (declared: unknown): readonly string[] =>
   Array.isArray(declared) ? declared.filter((name): name is string => typeof name === 'string') : [];
 
+/**
+ * The host names a call's declared network arguments connect to, by argument, as the sandbox
+ * reads them: what a resolver must look up to judge where they lead. Addresses as written and
+ * loopback names are judged already and left out, as is what cannot be read.
+ */
+export const namedHostsOf = (access: ToolAccess | undefined, args: unknown): Readonly<{ name: string; host: string }>[] =>
+  namesOf(access?.network).flatMap((name) => {
+    const found = argumentValue(args, name);
+    const strings = typeof found === 'object' ? stringsOf(name, found.value) : undefined;
+    if (strings === undefined || 'bad' in strings) return [];
+    return strings.items.flatMap(({ text }) => {
+      const target = hostOf(text);
+      return target === null || target.loopback || isIpLiteral(target.host) ? [] : [{ name, host: target.host }];
+    });
+  });
+
 type Roots = Readonly<{ readRoots: readonly string[]; writeRoots: readonly string[] }>;
 
 /** The normalised roots of each rules object under each base, worked out once (settings do not change under a running proxy). */
