@@ -1,11 +1,11 @@
 /**
  * The sandbox a subprocess plugin's process runs in, below what the tool proxy can see: its own
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
- * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file the daemon writes later, or replaces by renaming a new
- * one over it, is hidden as well as those there at the start), where the machine allows, a PID
- * namespace whose end (with the plugin, or the daemon) ends every process it started (a
- * detached one included), and, unless its manifest asks
- * for the `network` capability, its own network namespace, where no address is reachable,
+ * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file
+ * the daemon writes later, or replaces by renaming a new one over it, is hidden as well as those
+ * there at the start); where the machine allows, a PID namespace whose end (with the plugin, or
+ * the daemon) ends every process it started, a detached one included; and, unless its manifest
+ * asks for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
  * cannot, plugins run as they are and the start says so), `require` (then they do not start),
  * `off`.
