@@ -117,9 +117,12 @@ export class PluginHost {
   private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }> {
     const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
     const support = probeSandbox(mode);
-    if (support.kind === 'available' && support.unconfined) {
+    if (support.kind === 'available' && (support.unconfined || support.sharedProc)) {
+      const but = support.unconfined
+        ? "what they start may outlive them, and they see the machine's processes"
+        : "they see the machine's processes";
       this.options.log(
-        `plugins: ${support.unconfined}; subprocess plugins are sandboxed, but what they start may outlive them (security.sandbox.plugins)`,
+        `plugins: ${support.unconfined ?? support.sharedProc}; subprocess plugins ${mode === 'require' ? 'will not start' : `are sandboxed, but ${but}`} (security.sandbox.plugins)`,
       );
     }
     if (support.kind === 'unavailable') {

@@ -4,7 +4,8 @@
  * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file
  * the daemon writes later, or replaces by renaming a new one over it, is hidden as well as those
  * there at the start); where the machine allows, a PID namespace whose end (with the plugin, or
- * the daemon) ends every process it started, a detached one included; and, unless its manifest
+ * the daemon) ends every process it started, a detached one included, with a /proc of its own
+ * (it sees its own processes, not the machine's and their command lines); and, unless its manifest
  * asks for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
  * cannot, plugins run as they are and the start says so), `require` (then they do not start),
@@ -21,10 +22,25 @@ export type PluginSandboxMode = 'isolate' | 'require' | 'off';
 
 export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'require', 'off'];
 
-/** Whether plugins can be sandboxed here, or why not. */
+/**
+ * Whether plugins can be sandboxed here, or why not. Available, what may be missing (the rest of
+ * the sandbox holds): `unconfined`, why a plugin's processes cannot be kept to a PID namespace of
+ * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own.
+ */
 export type SandboxSupport =
-  /** `unconfined`: why a plugin's processes cannot be kept to a PID namespace of its own here (the rest of the sandbox holds). */
-  Readonly<{ kind: 'available'; unconfined?: string }> | Readonly<{ kind: 'unavailable'; why: string }> | Readonly<{ kind: 'off' }>;
+  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string }>
+  | Readonly<{ kind: 'unavailable'; why: string }>
+  | Readonly<{ kind: 'off' }>;
+
+/** How far a plugin's processes are kept to themselves: a PID namespace and its own /proc, a PID namespace only, or neither. */
+type Confinement = 'private' | 'pid' | 'none';
+
+const confinementOf = (support: Readonly<{ unconfined?: string; sharedProc?: string }>): Confinement =>
+  support.unconfined !== undefined ? 'none' : support.sharedProc !== undefined ? 'pid' : 'private';
+
+/** What `require` mode finds missing from an available sandbox, if anything. */
+const missingFrom = (support: Readonly<{ unconfined?: string; sharedProc?: string }>): string | undefined =>
+  support.unconfined ?? support.sharedProc;
 
 /** What a plugin must not see: the data dir (its real path), all of it but the plugin's own folder, which is one of `pluginsDir` when it is in there. */
 export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string }>;
@@ -47,8 +63,8 @@ export class PluginSandboxUnavailable extends HologramError {
   readonly code = 'PLUGIN_SANDBOX_UNAVAILABLE';
   constructor(plugin: string, why: string) {
     super(
-      `plugin '${plugin}' was not started: security.sandbox.plugins is "require" and this machine cannot sandbox its process (${why}); ` +
-        'set security.sandbox.plugins to "isolate" to run plugins without a sandbox here',
+      `plugin '${plugin}' was not started: security.sandbox.plugins is "require" and this machine cannot sandbox its process wholly (${why}); ` +
+        'set security.sandbox.plugins to "isolate" to run plugins with as much of the sandbox as this machine allows',
     );
   }
 }
@@ -59,7 +75,7 @@ export class PluginSandboxUnavailable extends HologramError {
  * bound back from that descriptor (`-c`: mount would otherwise resolve it to the path, now
  * hidden); a folder reached through a link in the data dir gets the link again.
  */
-const scriptOf = (confined: boolean): string =>
+const scriptOf = (confinement: Confinement): string =>
   [
     'data=$1; own=$2; real=$3; shift 3',
     'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
@@ -75,10 +91,10 @@ const scriptOf = (confined: boolean): string =>
     // here unless it is root in it. Confined, a PID namespace too, whose first process is INIT:
     // whatever the plugin starts, in a session of its own too, ends with it (`--kill-child`: and
     // with this process, which ends with the daemon, `--pdeathsig`, whether or not the plugin
-    // leaves when its stdin closes).
-    confined
-      ? `exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- /bin/sh -c '${INIT}' hologram-init "$@"`
-      : 'exec unshare --user --map-current-user --mount -- "$@"',
+    // leaves when its stdin closes). `--mount-proc`: a /proc that lists the namespace's processes only.
+    confinement === 'none'
+      ? 'exec unshare --user --map-current-user --mount -- "$@"'
+      : `exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child${confinement === 'private' ? ' --mount-proc' : ''} -- /bin/sh -c '${INIT}' hologram-init "$@"`,
   ].join('\n');
 
 /**
@@ -105,7 +121,7 @@ const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--ke
 
 const wrapped = (
   network: boolean,
-  confined: boolean,
+  confinement: Confinement,
   hidden: HiddenPaths | undefined,
   own: OwnFolder,
   command: string,
@@ -114,7 +130,7 @@ const wrapped = (
   ...unshareArgs(network),
   '/bin/sh',
   '-c',
-  scriptOf(confined),
+  scriptOf(confinement),
   'sh',
   hidden?.dataDir ?? '',
   own.path,
@@ -125,8 +141,9 @@ const wrapped = (
 
 /**
  * Whether this machine lets a process have its own network and mount namespaces and mount in
- * them, and its own PID namespace (asked once per daemon): without the last, plugins are still
- * sandboxed, but what they start may outlive them.
+ * them, and its own PID namespace with a /proc of its own (asked once per daemon): without the
+ * last, plugins are still sandboxed, but see the machine's processes; without a PID namespace,
+ * what they start may outlive them too.
  */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
@@ -134,13 +151,15 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   try {
     const own = join(dir, 'plugin');
     mkdirSync(own);
-    const probe = (confined: boolean) =>
-      spawnSync('unshare', wrapped(false, confined, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
+    const probe = (confinement: Confinement) =>
+      spawnSync('unshare', wrapped(false, confinement, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
         stdio: 'ignore',
         timeout: 5_000,
       });
-    if (probe(true).status === 0) return { kind: 'available' };
-    const unconfined = probe(false);
+    if (probe('private').status === 0) return { kind: 'available' };
+    const sharedProc = "a /proc of their own cannot be mounted here, so plugins see the machine's processes";
+    if (probe('pid').status === 0) return { kind: 'available', sharedProc };
+    const unconfined = probe('none');
     if (unconfined.error) return { kind: 'unavailable', why: `unshare could not run: ${unconfined.error.message}` };
     if (unconfined.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
     return { kind: 'available', unconfined: 'a PID namespace (or setpriv, of util-linux) is not to be had here' };
@@ -151,8 +170,9 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
 
 /**
  * The command that starts a plugin: in its sandbox (with the network when it asked for it), or,
- * when sandboxing is off or unavailable, as it is (`isolate`) or not at all (`require`).
- * @throws PluginSandboxUnavailable in mode `require` when this machine cannot sandbox it
+ * when sandboxing is off or unavailable, as it is (`isolate`) or not at all (`require`, which
+ * also refuses a sandbox missing a part).
+ * @throws PluginSandboxUnavailable in mode `require` when this machine cannot sandbox it wholly
  */
 export const sandboxedCommand = (
   plugin: string,
@@ -168,10 +188,9 @@ export const sandboxedCommand = (
     throw new PluginFolderOutOfPlace(plugin, own.path, own.real);
   }
   if (support.kind === 'available') {
-    return {
-      command: 'unshare',
-      args: wrapped(wantsNetwork, support.unconfined === undefined, hidden, own, command.command, command.args),
-    };
+    const missing = missingFrom(support);
+    if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
+    return { command: 'unshare', args: wrapped(wantsNetwork, confinementOf(support), hidden, own, command.command, command.args) };
   }
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };

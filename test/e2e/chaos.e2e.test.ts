@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { rssMb } from '../support/cliSockets.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
-import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { findTagged, finished, processState, runHomed, spawnNode, taggedProcessState, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const RSS_LIMIT_MB = 400;
@@ -138,16 +138,19 @@ describe('chaos through homed', () => {
     const daemon = await daemons.start(dir);
     const rss = samplePeakRss(daemon.process.pid!);
     const printed = collect(daemon.process.stdout);
-    const grandchildren = (): number[] =>
-      [...`${daemon.output}${printed()}`.matchAll(/plugin forkdier: grandchild (\d+)/g)].map((m) => Number(m[1]));
+    const grandchildren = (): string[] =>
+      [...`${daemon.output}${printed()}`.matchAll(/plugin forkdier: grandchild (\S+)/g)].map((m) => m[1]!);
     daemons.onCleanup(async () => {
-      for (const pid of grandchildren()) if (processState(pid) === 'alive') process.kill(pid, 'SIGKILL');
+      for (const tag of grandchildren()) {
+        const pid = findTagged(tag);
+        if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      }
     });
 
     await expect.poll(async () => (await logOf(dir, '--type', 'PluginGaveUp')).length, { timeout: 30_000, interval: 500 }).toBe(1);
     expect(grandchildren()).toHaveLength(4);
     // Each death took its process group with it: no grandchild outlives its plugin.
-    await expect.poll(() => grandchildren().filter((pid) => processState(pid) === 'alive'), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => grandchildren().filter((tag) => taggedProcessState(tag) === 'alive'), { timeout: 2_000 }).toEqual([]);
     const crashes = await logOf(dir, '--type', 'PluginCrashed');
     expect(crashes.map((e) => e.data.plugin)).toEqual(Array(4).fill('forkdier'));
 

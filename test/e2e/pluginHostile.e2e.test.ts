@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { askSocket, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { afterToolResult, startLlmServer } from '../support/llmServer/index.ts';
-import { finished, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, hostPidOfTag, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
 import { MAX_PARKED_PER_PRINCIPAL } from '../../actors/turn/turnRunner.ts';
@@ -207,13 +207,22 @@ describe('a hostile plugin', () => {
     await verifyReplay(dir);
   });
 
+  /** The machine's pids of the two processes tagged in the output by the pattern's two groups; each is killed at cleanup if it still runs. */
+  const hostPidsIn = (output: string, pattern: RegExp): [number, number] => {
+    const [first, second] = pattern
+      .exec(output)!
+      .slice(1, 3)
+      .map((tag) => {
+        const pid = hostPidOfTag(tag!);
+        daemons.onCleanup(async () => void (processState(pid) === 'alive' && process.kill(pid, 'SIGKILL')));
+        return pid;
+      });
+    return [first!, second!];
+  };
+
   /** The orphaner's two sleepers, as the machine numbers them, and the plugin's pid as `homed plugins` lists it. */
   const orphanerOf = async (dir: string, output: string) => {
-    const grandchild = Number(output.match(/plugin orphaner: grandchild (\d+)/)![1]);
-    const detached = Number(output.match(/plugin orphaner: detached grandchild (\d+)/)![1]);
-    for (const pid of [grandchild, detached]) {
-      daemons.onCleanup(async () => void (processState(pid) === 'alive' && process.kill(pid, 'SIGKILL')));
-    }
+    const [grandchild, detached] = hostPidsIn(output, /plugin orphaner: grandchild (\S+)\n[^]*plugin orphaner: detached grandchild (\S+)/);
     const plugin = Number((await runHomed(['plugins', '--data', dir])).stdout.match(/^orphaner .* pid (\d+)/m)![1]);
     return { grandchild, detached, plugin };
   };
@@ -231,18 +240,13 @@ describe('a hostile plugin', () => {
       const dir = testDataDir(tempDir(), { plugins: ['orphaner', 'clinger'] });
       const first = await daemons.start(dir);
       const before = await orphanerOf(dir, first.output);
-      const [clinger, sleeper] = first.output
-        .match(/plugin clinger: clinging: pid (\d+), sleeper (\d+)/)!
-        .slice(1)
-        .map(Number);
-      for (const pid of [clinger!, sleeper!])
-        daemons.onCleanup(async () => void (processState(pid) === 'alive' && process.kill(pid, 'SIGKILL')));
-      expect([before.grandchild, before.detached, clinger!, sleeper!].map(processState)).toEqual(['alive', 'alive', 'alive', 'alive']);
+      const [clinger, sleeper] = hostPidsIn(first.output, /plugin clinger: clinging: (\S+), sleeper (\S+)/);
+      expect([before.grandchild, before.detached, clinger, sleeper].map(processState)).toEqual(['alive', 'alive', 'alive', 'alive']);
       first.process.kill('SIGKILL');
       await first.exited;
       // The orphaner leaves when its stdin closes; the clinger stays, but not past its daemon. Each PID namespace ends with its plugin.
       await expect
-        .poll(() => [before.plugin, before.grandchild, before.detached, clinger!, sleeper!].map(processState), { timeout: 5_000 })
+        .poll(() => [before.plugin, before.grandchild, before.detached, clinger, sleeper].map(processState), { timeout: 5_000 })
         .toEqual(['gone', 'gone', 'gone', 'gone', 'gone']);
 
       const second = await daemons.start(dir);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons } from '../support/homedSession.ts';
-import { processState, runHomed, waitForLine } from '../support/processes.ts';
+import { hostPidOfTag, processState, runHomed, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -74,8 +74,8 @@ describe('plugin processes through homed', () => {
     const dir = dataDirWith(['silent']);
     // Ready once its first start has timed out; it is started again after its backoff.
     const daemon = await daemons.start(dir);
-    const again = await waitForLine(daemon.process, /plugin silent \(stderr\): waiting, never greeting \(pid \d+\)/);
-    const pid = Number(/never greeting \(pid (\d+)\)/.exec(again)![1]);
+    const again = await waitForLine(daemon.process, /plugin silent \(stderr\): waiting, never greeting \(tag \S+\)/);
+    const pid = hostPidOfTag(/never greeting \(tag (\S+)\)/.exec(again)![1]!);
     const said = waitForLine(daemon.process, /plugin silent: (stopped while starting|start failed)/);
     const stopped = await runHomed(['plugins', 'stop', 'silent', '--data', dir]);
     expect(stopped.code, stopped.stderr).toBe(0);

@@ -21,7 +21,10 @@ import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 const daemons = useDaemons();
-const canIsolate = probeSandbox('isolate').kind === 'available';
+const support = probeSandbox('isolate');
+const canIsolate = support.kind === 'available';
+/** And a PID namespace with a /proc of its own for each plugin. */
+const fullSandbox = support.kind === 'available' && support.unconfined === undefined && support.sharedProc === undefined;
 
 /** The tool results a request to the model carried, by call id. */
 const toolResultsOf = (request: RecordedRequest): Record<string, unknown> =>
@@ -52,6 +55,9 @@ describe("a subprocess plugin's sandbox", () => {
           // A red-team plugin of a daemon run as root unmounted what hides the data dir, then read the vault key.
           { id: 'unmount', name: 'prober_unmount', arguments: { path: dir } },
           { id: 'keyAfter', name: 'prober_read', arguments: { path: file('secrets/vault.key') } },
+          // The machine's processes and their command lines: this test's own, and the first of all.
+          { id: 'machineProcess', name: 'prober_read', arguments: { path: `/proc/${process.pid}/cmdline` } },
+          { id: 'firstProcess', name: 'netprober_read', arguments: { path: '/proc/1/cmdline' } },
         ],
       },
       { text: 'probed' },
@@ -78,6 +84,10 @@ describe("a subprocess plugin's sandbox", () => {
     expect(results.own).toContain('"name": "prober"');
     expect(results.unmount).not.toBe('umount exit 0');
     expect(results.keyAfter).toBe('failed: ENOENT');
+    if (fullSandbox) {
+      expect(results.machineProcess).toBe('failed: ENOENT');
+      expect(results.firstProcess).toContain('hologram-init');
+    }
     // Settings saved as the web UI saves them (a new file renamed over the old), a file the daemon writes later.
     const settings = readFileSync(file('settings.json'), 'utf8');
     writeFileSync(file('settings.json.saving'), settings.replace('{', '{"saved":"canary-settings-41",'));
@@ -103,7 +113,7 @@ describe("a subprocess plugin's sandbox", () => {
     expect(daemon.output).toContain('subprocess plugins will not start (security.sandbox.plugins)');
     const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
     const text = listed.stdout + listed.stderr + daemon.output;
-    expect(text).toContain('security.sandbox.plugins is "require" and this machine cannot sandbox its process');
+    expect(text).toContain('security.sandbox.plugins is "require" and this machine cannot sandbox its process wholly');
     expect(text).not.toMatch(/prober \(subprocess\): running/);
     await daemons.stop(daemon);
   });

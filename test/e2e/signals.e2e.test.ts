@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
-import { finished, HOMED, processState, REPO, spawnNode, waitForLine } from '../support/processes.ts';
+import { finished, HOMED, hostPidOfTag, processState, REPO, spawnNode, waitForLine } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -102,8 +102,8 @@ describe('homed stopped while it starts', () => {
       if (homed.exitCode === null && homed.signalCode === null) homed.kill('SIGKILL');
       await exited.catch(() => undefined);
     });
-    const waiting = await waitForLine(homed, /plugin silent \(stderr\): waiting, never greeting \(pid \d+\)/);
-    const pid = Number(/never greeting \(pid (\d+)\)/.exec(waiting)![1]);
+    const waiting = await waitForLine(homed, /plugin silent \(stderr\): waiting, never greeting \(tag \S+\)/);
+    const pid = hostPidOfTag(/never greeting \(tag (\S+)\)/.exec(waiting)![1]!);
     homed.kill('SIGINT');
     const result = await exited;
     expect(result.code, result.stderr).toBe(0);

@@ -12,7 +12,7 @@ import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, Seque
 import { systemClock, systemTimers } from '../../actors/clock/systemClock.ts';
 import { PluginHost } from '../../plugins/host/pluginHost.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
-import { processState, REPO } from '../support/processes.ts';
+import { processState, REPO, taggedProcessState } from '../support/processes.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -197,9 +197,9 @@ describe('plugin host', () => {
   it('notices a plugin that dies while a grandchild holds its stdout, and kills the grandchild', async () => {
     const { host, lines } = await startHost(['forker']);
     await host.supervisor('forker').until((s) => s === 'stopped');
-    const pid = Number(lines.join('\n').match(/grandchild (\d+)/)?.[1]);
-    expect(pid).toBeGreaterThan(0);
-    await expect.poll(() => processState(pid)).toBe('gone');
+    const tag = lines.join('\n').match(/grandchild (\S+\/\d+)/)?.[1];
+    expect(tag).toBeDefined();
+    await expect.poll(() => taggedProcessState(tag!)).toBe('gone');
   });
 
   it('runs a Lua script plugin in the sandbox: its tool answers, and a runaway call is an error result, not a crash', async () => {

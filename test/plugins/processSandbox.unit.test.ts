@@ -6,14 +6,15 @@
  * run: the data dir shows nothing but the plugin's folder (reached as it is, or through the link
  * the data dir has to it), and what the plugin writes there lands in its real folder.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
-import { processState } from '../support/processes.ts';
+import { hostPidOfTag, processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -26,6 +27,8 @@ const support = probeSandbox('isolate');
 const canIsolate = support.kind === 'available';
 /** And each plugin in a PID namespace of its own. */
 const canConfine = canIsolate && support.unconfined === undefined;
+/** And with a /proc of its own. */
+const fullSandbox = canConfine && support.sharedProc === undefined;
 
 /** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
 const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
@@ -48,31 +51,57 @@ describe("a plugin process's sandbox", () => {
     expect(granted.args.slice(0, 4)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--']);
   });
 
-  it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon; where the machine has none, the rest of the sandbox holds', () => {
+  it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon, with a /proc of its own; where the machine has less, the rest of the sandbox holds', () => {
     const script = (support: SandboxSupport) => sandboxedCommand('p', false, 'isolate', support, hidden, own, node).args[7]!;
     expect(script(available)).toContain(
-      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- /bin/sh -c',
+      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child --mount-proc -- /bin/sh -c',
     );
     expect(script(available)).toMatch(/' hologram-init "\$@"$/);
+    expect(script({ kind: 'available', sharedProc: 'no /proc of their own here' })).toContain(
+      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- /bin/sh -c',
+    );
     const unconfined = script({ kind: 'available', unconfined: 'no PID namespaces here' });
     expect(unconfined).not.toContain('--pid');
     expect(unconfined).toContain('mount -t tmpfs');
     expect(unconfined).toContain('exec unshare --user --map-current-user --mount -- "$@"');
   });
 
-  it.skipIf(!canConfine)('ends a process the plugin put in a session of its own when the plugin ends', () => {
-    const data = join(tempDir(), 'data');
-    mkdirSync(join(data, 'plugins', 'p'), { recursive: true });
-    const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
-    // The sleeper says its pid as the machine numbers it (/proc is the machine's), then sleeps.
-    const said = runInside(
-      data,
-      folder,
-      `setsid sh -c 'read -r pid rest < /proc/self/stat; echo "$pid"; exec sleep 300' > pid.txt & sleep 0.2; cat pid.txt`,
+  it.skipIf(!canConfine)('ends a process the plugin put in a session of its own when the plugin ends', async () => {
+    const folder = tempDir();
+    const instance = `sandbox-test-${process.pid}`;
+    const { command, args } = sandboxedCommand(
+      'p',
+      false,
+      'isolate',
+      support,
+      undefined,
+      { path: folder, real: folder },
+      {
+        command: '/bin/sh',
+        args: ['-c', 'setsid sleep 300 & echo "$!"; read -r line'],
+      },
     );
-    const pid = Number(said.trim());
-    expect(pid).toBeGreaterThan(1);
-    expect(processState(pid)).toBe('gone');
+    const plugin = spawn(command, args, {
+      env: { ...process.env, HOLOGRAM_PLUGIN_INSTANCE: instance },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const [said] = (await once(plugin.stdout!, 'data')) as [Buffer];
+    const sleeper = hostPidOfTag(`${instance}/${said.toString().trim()}`);
+    expect(processState(sleeper)).toBe('alive');
+    plugin.stdin!.end('bye\n');
+    await once(plugin, 'close');
+    await expect.poll(() => processState(sleeper), { timeout: 2_000 }).toBe('gone');
+  });
+
+  it.skipIf(!fullSandbox)("shows the plugin its own processes, not the machine's (this test's Node among them)", () => {
+    const folder = tempDir();
+    const seen = runInside(tempDir(), { path: folder, real: folder }, 'for d in /proc/[0-9]*; do echo "${d#/proc/} $(cat $d/comm)"; done');
+    const listed = seen.trim().split('\n');
+    // The namespace's first process (its init) and the plugin: nothing of the machine's, this test's own process included.
+    expect(listed.map((line) => line.split(' ')[0])).toEqual(expect.arrayContaining(['1', '2']));
+    expect(listed.length, seen).toBeLessThan(6);
+    expect(listed.map((line) => line.split(' ')[1])).not.toContain('node');
+    expect(listed.map(Number)).not.toContain(process.pid);
   });
 
   it.skipIf(!canConfine)(
@@ -121,6 +150,18 @@ describe("a plugin process's sandbox", () => {
       /plugin 'p' was not started: .*user namespaces are off here.*set security.sandbox.plugins to "isolate"/,
     );
     expect(sandboxedCommand('p', false, 'off', { kind: 'off' }, hidden, own, node)).toEqual(node);
+  });
+
+  it('in require mode, refuses a sandbox this machine can only have in part, naming the part', () => {
+    for (const partial of [
+      { kind: 'available', unconfined: 'no PID namespaces here' },
+      { kind: 'available', sharedProc: 'no /proc of their own here' },
+    ] as const) {
+      expect(sandboxedCommand('p', false, 'isolate', partial, hidden, own, node).command).toBe('unshare');
+      expect(() => sandboxedCommand('p', false, 'require', partial, hidden, own, node)).toThrow(
+        new RegExp(`cannot sandbox its process wholly \\(${partial.unconfined ?? partial.sharedProc}\\)`),
+      );
+    }
   });
 
   it.skipIf(!canIsolate)('shows the plugin its own folder in the data dir and nothing else of it', () => {

@@ -1,6 +1,6 @@
 /** Running homed and fixture scripts as real processes, the way a user or a crash would. */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -104,4 +104,46 @@ export const processState = (pid: number): 'alive' | 'gone' => {
   } catch {
     return 'gone';
   }
+};
+
+const tryRead = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The machine's pid of the running process a plugin fixture tagged `INSTANCE/PID`
+ * (test/fixtures/plugins/host/processTags.ts): the one whose innermost pid is PID and whose
+ * environment holds the instance marker of that start; undefined once it no longer runs.
+ */
+export const findTagged = (tag: string): number | undefined => {
+  const cut = tag.lastIndexOf('/');
+  const [instance, pid] = [tag.slice(0, cut), tag.slice(cut + 1)];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const innermost = /^NSpid:\s+(.+)$/m
+      .exec(tryRead(`/proc/${entry}/status`) ?? '')?.[1]
+      ?.trim()
+      .split(/\s+/)
+      .at(-1);
+    if (innermost !== pid) continue;
+    if (tryRead(`/proc/${entry}/environ`)?.split('\0').includes(`HOLOGRAM_PLUGIN_INSTANCE=${instance}`)) return Number(entry);
+  }
+  return undefined;
+};
+
+/** The machine's pid of a tagged process that must be running now. */
+export const hostPidOfTag = (tag: string): number => {
+  const pid = findTagged(tag);
+  if (pid === undefined) throw new Error(`no running process is tagged ${tag}`);
+  return pid;
+};
+
+/** 'gone' once no process tagged so runs. */
+export const taggedProcessState = (tag: string): 'alive' | 'gone' => {
+  const pid = findTagged(tag);
+  return pid === undefined ? 'gone' : processState(pid);
 };
