@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { rssMb } from '../support/cliSockets.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
-import { findTagged, finished, processState, runHomed, spawnNode, taggedProcessState, WAITER } from '../support/processes.ts';
+import { findTagged, finished, runHomed, spawnNode, taggedProcessState, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const RSS_LIMIT_MB = 400;

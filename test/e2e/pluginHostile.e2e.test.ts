@@ -222,7 +222,10 @@ describe('a hostile plugin', () => {
 
   /** The orphaner's two sleepers, as the machine numbers them, and the plugin's pid as `homed plugins` lists it. */
   const orphanerOf = async (dir: string, output: string) => {
-    const [grandchild, detached] = hostPidsIn(output, /plugin orphaner: grandchild (\S+)\n[^]*plugin orphaner: detached grandchild (\S+)/);
+    const [grandchild, detached] = hostPidsIn(
+      output,
+      /plugin orphaner: grandchild (\S+)\n[\s\S]*plugin orphaner: detached grandchild (\S+)/,
+    );
     const plugin = Number((await runHomed(['plugins', '--data', dir])).stdout.match(/^orphaner .* pid (\d+)/m)![1]);
     return { grandchild, detached, plugin };
   };

@@ -12,7 +12,7 @@ import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, Seque
 import { systemClock, systemTimers } from '../../actors/clock/systemClock.ts';
 import { PluginHost } from '../../plugins/host/pluginHost.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
-import { processState, REPO, taggedProcessState } from '../support/processes.ts';
+import { REPO, taggedProcessState } from '../support/processes.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
 import { useTempDir } from '../support/tempDir.ts';
 

@@ -95,7 +95,11 @@ describe("a plugin process's sandbox", () => {
 
   it.skipIf(!fullSandbox)("shows the plugin its own processes, not the machine's (this test's Node among them)", () => {
     const folder = tempDir();
-    const seen = runInside(tempDir(), { path: folder, real: folder }, 'for d in /proc/[0-9]*; do echo "${d#/proc/} $(cat $d/comm)"; done');
+    const seen = runInside(
+      tempDir(),
+      { path: folder, real: folder },
+      'for d in /proc/[0-9]*; do echo "$(basename $d) $(cat $d/comm)"; done',
+    );
     const listed = seen.trim().split('\n');
     // The namespace's first process (its init) and the plugin: nothing of the machine's, this test's own process included.
     expect(listed.map((line) => line.split(' ')[0])).toEqual(expect.arrayContaining(['1', '2']));
