@@ -12,7 +12,7 @@
  * `off`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
@@ -70,6 +70,33 @@ export class PluginSandboxUnavailable extends HologramError {
 }
 
 /**
+ * Where the sandbox's own programs are run from: the system's folders, never PATH, where a folder
+ * the daemon's user may write (~/.local/bin, a project's node_modules/.bin) would let a plugin
+ * put its own `unshare` to be run outside the sandbox at its next start. One that is in none of
+ * them is named in /usr/bin, where its start fails and says so.
+ */
+const SYSTEM_FOLDERS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+
+const systemProgram = (name: string): string => {
+  for (const folder of SYSTEM_FOLDERS) {
+    try {
+      accessSync(join(folder, name), constants.X_OK);
+      return join(folder, name);
+    } catch {
+      // not in this folder: the next
+    }
+  }
+  return join(SYSTEM_FOLDERS[0]!, name);
+};
+
+const UNSHARE = systemProgram('unshare');
+const SETPRIV = systemProgram('setpriv');
+const MOUNT = systemProgram('mount');
+const MKDIR = systemProgram('mkdir');
+const LN = systemProgram('ln');
+const DIRNAME = systemProgram('dirname');
+
+/**
  * Hides the data dir, gives the plugin its own folder back, then becomes the plugin:
  * `sh -c SCRIPT sh DATA OWN REAL command args…`. The folder is held open across the mount and
  * bound back from that descriptor (`-c`: mount would otherwise resolve it to the path, now
@@ -80,9 +107,9 @@ const scriptOf = (confinement: Confinement): string =>
     'data=$1; own=$2; real=$3; shift 3',
     'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
     'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
-    'if [ -n "$data" ]; then mount -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi',
-    'if [ -n "$inside" ]; then mkdir -p "$real" && mount -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi',
-    'case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then mkdir -p "$(dirname "$own")" && ln -s "$real" "$own" || exit 126; fi;; esac',
+    `if [ -n "$data" ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi`,
+    `if [ -n "$inside" ]; then ${MKDIR} -p "$real" && ${MOUNT} -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi`,
+    `case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then ${MKDIR} -p "$(${DIRNAME} "$own")" && ${LN} -s "$real" "$own" || exit 126; fi;; esac`,
     'cd "$real" || exit 126',
     // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
     'unset PWD OLDPWD SHLVL',
@@ -93,8 +120,8 @@ const scriptOf = (confinement: Confinement): string =>
     // with this process, which ends with the daemon, `--pdeathsig`, whether or not the plugin
     // leaves when its stdin closes). `--mount-proc`: a /proc that lists the namespace's processes only.
     confinement === 'none'
-      ? 'exec unshare --user --map-current-user --mount -- "$@"'
-      : `exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child${confinement === 'private' ? ' --mount-proc' : ''} -- /bin/sh -c '${INIT}' hologram-init "$@"`,
+      ? `exec ${UNSHARE} --user --map-current-user --mount -- "$@"`
+      : `exec ${SETPRIV} --pdeathsig KILL -- ${UNSHARE} --user --map-current-user --mount --pid --fork --kill-child${confinement === 'private' ? ' --mount-proc' : ''} -- /bin/sh -c '${INIT}' hologram-init "$@"`,
   ].join('\n');
 
 /**
@@ -103,12 +130,14 @@ const scriptOf = (confinement: Confinement): string =>
  * the plugin sends itself end it (the first process ignores those it has no handler for), and
  * passes on the TERM, INT and HUP it gets. It ends with the plugin, with its code, or 128 + the
  * signal that ended it (as a shell reports one). The plugin keeps the stdin the kernel gave (an
- * asynchronous command's is otherwise /dev/null). No single quote: it is quoted into SCRIPT.
+ * asynchronous command's is otherwise /dev/null), and runs in a user namespace of its own again,
+ * so the /proc mounted for the namespace comes to it locked like the rest (a plugin of a daemon
+ * run as root could otherwise unmount it and see the machine's). No single quote: it is quoted into SCRIPT.
  */
 const INIT = [
   'unset PWD OLDPWD SHLVL',
   'exec 3<&0',
-  '"$@" 0<&3 3<&- &',
+  `${UNSHARE} --user --map-current-user --mount -- "$@" 0<&3 3<&- &`,
   'child=$!',
   'exec 3<&- 0</dev/null',
   ...['TERM', 'INT', 'HUP'].map((signal) => `trap "kill -${signal} $child 2>/dev/null" ${signal}`),
@@ -152,7 +181,7 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
     const own = join(dir, 'plugin');
     mkdirSync(own);
     const probe = (confinement: Confinement) =>
-      spawnSync('unshare', wrapped(false, confinement, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
+      spawnSync(UNSHARE, wrapped(false, confinement, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
         stdio: 'ignore',
         timeout: 5_000,
       });
@@ -190,7 +219,7 @@ export const sandboxedCommand = (
   if (support.kind === 'available') {
     const missing = missingFrom(support);
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
-    return { command: 'unshare', args: wrapped(wantsNetwork, confinementOf(support), hidden, own, command.command, command.args) };
+    return { command: UNSHARE, args: wrapped(wantsNetwork, confinementOf(support), hidden, own, command.command, command.args) };
   }
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };

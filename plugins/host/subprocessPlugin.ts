@@ -23,13 +23,13 @@ import { stderrHint } from './stderrHints.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
-const permanent = (plugin: string, error: unknown): unknown =>
-  error instanceof ProtocolVersionMismatch ||
-  error instanceof PluginSpawnFailed ||
-  error instanceof PluginSandboxUnavailable ||
-  error instanceof PluginFolderOutOfPlace
+const permanent = (plugin: string, error: unknown): unknown => {
+  // What the sandbox can be is asked of the machine once per daemon: its fix (a setting or the machine) needs a new start.
+  if (error instanceof PluginSandboxUnavailable) return new PluginStartRefused(plugin, error.message, error, 'restart homed');
+  return error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed || error instanceof PluginFolderOutOfPlace
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
+};
 
 /**
  * An entry that is a program must be one this user may run: asked before it starts, because in

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { rssMb } from '../support/cliSockets.ts';
 import { askSocket, type CliReply, logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { afterToolResult, lastUserText, startLlmServer } from '../support/llmServer/index.ts';
-import { findTagged, finished, runHomed, spawnNode, taggedProcessState, WAITER } from '../support/processes.ts';
+import { findTagged, finished, instanceOfTag, runHomed, spawnNode, taggedProcessState, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const RSS_LIMIT_MB = 400;
@@ -149,6 +149,9 @@ describe('chaos through homed', () => {
 
     await expect.poll(async () => (await logOf(dir, '--type', 'PluginGaveUp')).length, { timeout: 30_000, interval: 500 }).toBe(1);
     expect(grandchildren()).toHaveLength(4);
+    // Each tag names one of the four starts, so 'gone' below is about its grandchild, not a tag that matches nothing.
+    const starts = (await logOf(dir, '--type', 'PluginProcessSpawned')).map((e) => e.data.instance);
+    expect(grandchildren().map(instanceOfTag).sort()).toEqual([...starts].sort());
     // Each death took its process group with it: no grandchild outlives its plugin.
     await expect.poll(() => grandchildren().filter((tag) => taggedProcessState(tag) === 'alive'), { timeout: 2_000 }).toEqual([]);
     const crashes = await logOf(dir, '--type', 'PluginCrashed');

@@ -114,6 +114,7 @@ describe("a subprocess plugin's sandbox", () => {
     const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
     const text = listed.stdout + listed.stderr + daemon.output;
     expect(text).toContain('security.sandbox.plugins is "require" and this machine cannot sandbox its process wholly');
+    expect(text).toMatch(/to run plugins with as much of the sandbox as this machine allows; then restart homed/);
     expect(text).not.toMatch(/prober \(subprocess\): running/);
     await daemons.stop(daemon);
   });

@@ -29,6 +29,8 @@ const canIsolate = support.kind === 'available';
 const canConfine = canIsolate && support.unconfined === undefined;
 /** And with a /proc of its own. */
 const fullSandbox = canConfine && support.sharedProc === undefined;
+/** The sandbox's programs are run from the system's folders, never found through PATH. */
+const SYSTEM_UNSHARE = /^\/(usr\/)?s?bin\/unshare$/;
 
 /** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
 const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
@@ -44,7 +46,7 @@ const runInside = (dataDir: string, folder: { path: string; real: string }, scri
 describe("a plugin process's sandbox", () => {
   it('wraps every plugin, with its own network only when it did not ask for one, naming the data dir and its folder', () => {
     const isolated = sandboxedCommand('p', false, 'isolate', available, hidden, own, node);
-    expect(isolated.command).toBe('unshare');
+    expect(isolated.command).toMatch(SYSTEM_UNSHARE);
     expect(isolated.args.slice(0, 6)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--net', '--', '/bin/sh']);
     expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/srv/data', own.path, own.real, '/usr/bin/node', 'main.js']);
     const granted = sandboxedCommand('p', true, 'isolate', available, hidden, own, node);
@@ -53,17 +55,17 @@ describe("a plugin process's sandbox", () => {
 
   it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon, with a /proc of its own; where the machine has less, the rest of the sandbox holds', () => {
     const script = (support: SandboxSupport) => sandboxedCommand('p', false, 'isolate', support, hidden, own, node).args[7]!;
-    expect(script(available)).toContain(
-      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child --mount-proc -- /bin/sh -c',
+    expect(script(available)).toMatch(
+      /exec \/\S+\/setpriv --pdeathsig KILL -- \/\S+\/unshare --user --map-current-user --mount --pid --fork --kill-child --mount-proc -- \/bin\/sh -c/,
     );
     expect(script(available)).toMatch(/' hologram-init "\$@"$/);
-    expect(script({ kind: 'available', sharedProc: 'no /proc of their own here' })).toContain(
-      'exec setpriv --pdeathsig KILL -- unshare --user --map-current-user --mount --pid --fork --kill-child -- /bin/sh -c',
+    expect(script({ kind: 'available', sharedProc: 'no /proc of their own here' })).toMatch(
+      /exec \/\S+\/setpriv --pdeathsig KILL -- \/\S+\/unshare --user --map-current-user --mount --pid --fork --kill-child -- \/bin\/sh -c/,
     );
     const unconfined = script({ kind: 'available', unconfined: 'no PID namespaces here' });
     expect(unconfined).not.toContain('--pid');
     expect(unconfined).toContain('mount -t tmpfs');
-    expect(unconfined).toContain('exec unshare --user --map-current-user --mount -- "$@"');
+    expect(unconfined).toMatch(/exec \/\S+\/unshare --user --map-current-user --mount -- "\$@"$/);
   });
 
   it.skipIf(!canConfine)('ends a process the plugin put in a session of its own when the plugin ends', async () => {
@@ -137,15 +139,21 @@ describe("a plugin process's sandbox", () => {
     const data = join(tempDir(), 'data');
     const folder = join(data, 'plugins', 'p');
     mkdirSync(folder, { recursive: true });
-    // A plugin shipping look-alikes of what the sandbox runs before its mounts are locked, to be found through '' or '.'.
+    // Look-alikes of what the sandbox runs before its mounts are locked: shipped in the plugin's
+    // folder, to be found through '' or '.'; and put in a folder on the daemon's PATH that the
+    // daemon's user may write (~/.local/bin), as a plugin can, to be run outside the sandbox at its next start.
+    const writable = join(tempDir(), 'bin');
+    mkdirSync(writable);
     for (const name of ['unshare', 'setpriv', 'mount', 'mkdir', 'ln', 'dirname']) {
-      writeFileSync(join(folder, name), '#!/bin/sh\ntouch "$(cd "$(dirname "$0")" && pwd)/pwned"\nexit 1\n');
-      chmodSync(join(folder, name), 0o755);
+      for (const where of [folder, writable]) {
+        writeFileSync(join(where, name), '#!/bin/sh\ntouch "$(cd "$(dirname "$0")" && pwd)/pwned"\nexit 1\n');
+        chmodSync(join(where, name), 0o755);
+      }
     }
-    const env = pluginEnvironment([], { PATH: `:.:${process.env.PATH}` }, new Set(), 'instance-1').env;
+    const env = pluginEnvironment([], { PATH: `${writable}::.:${process.env.PATH}` }, new Set(), 'instance-1').env;
     expect(env.PATH!.split(':').every((entry) => entry.startsWith('/'))).toBe(true);
     expect(runInside(data, { path: folder, real: folder }, 'echo ran', env)).toBe('ran\n');
-    expect(existsSync(join(folder, 'pwned'))).toBe(false);
+    expect([existsSync(join(folder, 'pwned')), existsSync(join(writable, 'pwned'))]).toEqual([false, false]);
   });
 
   it('where it cannot sandbox: starts as it is in isolate mode, refuses in require mode with what to do; off is off', () => {
@@ -161,7 +169,7 @@ describe("a plugin process's sandbox", () => {
       { kind: 'available', unconfined: 'no PID namespaces here' },
       { kind: 'available', sharedProc: 'no /proc of their own here' },
     ] as const) {
-      expect(sandboxedCommand('p', false, 'isolate', partial, hidden, own, node).command).toBe('unshare');
+      expect(sandboxedCommand('p', false, 'isolate', partial, hidden, own, node).command).toMatch(SYSTEM_UNSHARE);
       expect(() => sandboxedCommand('p', false, 'require', partial, hidden, own, node)).toThrow(
         new RegExp(`cannot sandbox its process wholly \\(${partial.unconfined ?? partial.sharedProc}\\)`),
       );
@@ -206,9 +214,10 @@ describe("a plugin process's sandbox", () => {
 
   // Red team: as root the plugin unmounted the tmpfs (it held every capability in the namespace the
   // mount was made in); as another user the mount failed, so plugins ran with no sandbox at all.
+  // Later, as root, it unmounted its own /proc and saw the machine's processes under it.
   const asRoot = process.getuid?.() === 0;
-  it.skipIf(!canIsolate || !asRoot)(
-    "hides the data dir from a plugin of a root daemon and of any user's, and neither can unmount it",
+  it.skipIf(!fullSandbox || !asRoot)(
+    "hides the data dir and the machine's processes from a plugin of a root daemon and of any user's, and neither can unmount what hides them",
     () => {
       const root = tempDir();
       const data = join(root, 'data');
@@ -220,7 +229,9 @@ describe("a plugin process's sandbox", () => {
       chownSync(join(data, 'plugins', 'p'), 65534, 65534);
       chownSync(join(data, 'settings.json'), 65534, 65534);
       const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
-      const script = `umount -l ${data} 2>/dev/null; echo "umount $?"; cat ${data}/settings.json 2>/dev/null || echo hidden`;
+      const script =
+        `umount -l ${data} 2>/dev/null; echo "umount $?"; cat ${data}/settings.json 2>/dev/null || echo hidden; ` +
+        `umount -l /proc 2>/dev/null; echo "umount $?"; [ -e /proc/${process.pid} ] && echo machine || echo own`;
       const { command, args } = sandboxedCommand(
         'p',
         false,
@@ -239,7 +250,7 @@ describe("a plugin process's sandbox", () => {
           encoding: 'utf8',
         });
         expect(run.status, `${as.join(' ') || 'root'}: ${run.stderr}`).toBe(0);
-        expect(run.stdout, as.join(' ') || 'root').toMatch(/^umount [1-9]\d*\nhidden\n$/);
+        expect(run.stdout, as.join(' ') || 'root').toMatch(/^umount [1-9]\d*\nhidden\numount [1-9]\d*\nown\n$/);
       }
     },
   );
@@ -251,8 +262,8 @@ describe("a plugin process's sandbox", () => {
       );
     }
     for (const real of ['/srv/data/plugins/p', '/srv/data/plugins/p/sub', '/home/ada/checkout/p', '/srv/data-other']) {
-      expect(sandboxedCommand('p', false, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node).command).toBe(
-        'unshare',
+      expect(sandboxedCommand('p', false, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node).command).toMatch(
+        SYSTEM_UNSHARE,
       );
     }
   });

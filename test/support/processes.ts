@@ -114,14 +114,16 @@ const tryRead = (path: string): string | undefined => {
   }
 };
 
+/** The start a tag names (a PluginProcessSpawned's `instance`): a test that only waits for a tagged process to be gone checks this first. */
+export const instanceOfTag = (tag: string): string => tag.slice(0, tag.lastIndexOf('/'));
+
 /**
  * The machine's pid of the running process a plugin fixture tagged `INSTANCE/PID`
  * (test/fixtures/plugins/host/processTags.ts): the one whose innermost pid is PID and whose
  * environment holds the instance marker of that start; undefined once it no longer runs.
  */
 export const findTagged = (tag: string): number | undefined => {
-  const cut = tag.lastIndexOf('/');
-  const [instance, pid] = [tag.slice(0, cut), tag.slice(cut + 1)];
+  const [instance, pid] = [instanceOfTag(tag), tag.slice(tag.lastIndexOf('/') + 1)];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const innermost = /^NSpid:\s+(.+)$/m
