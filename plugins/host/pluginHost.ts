@@ -117,12 +117,10 @@ export class PluginHost {
   private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }> {
     const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
     const support = probeSandbox(mode);
-    if (support.kind === 'available' && (support.unconfined || support.sharedProc)) {
-      const but = support.unconfined
-        ? "what they start may outlive them, and they see the machine's processes"
-        : "they see the machine's processes";
+    const missing = support.kind === 'available' ? [support.unconfined, support.sharedProc, support.sharedHome].filter((why) => why) : [];
+    if (missing.length > 0) {
       this.options.log(
-        `plugins: ${support.unconfined ?? support.sharedProc}; subprocess plugins ${mode === 'require' ? 'will not start' : `are sandboxed, but ${but}`} (security.sandbox.plugins)`,
+        `plugins: ${missing.join('; ')}; subprocess plugins ${mode === 'require' ? 'will not start' : 'are sandboxed as far as the rest goes'} (security.sandbox.plugins)`,
       );
     }
     if (support.kind === 'unavailable') {

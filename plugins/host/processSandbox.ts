@@ -3,7 +3,9 @@
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
  * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file
  * the daemon writes later, or replaces by renaming a new one over it, is hidden as well as those
- * there at the start); where the machine allows, a PID namespace whose end (with the plugin, or
+ * there at the start); the user's home directory behind an empty tmpfs too, but for the folders
+ * the plugin needs to run (its own, the daemon's install and Node's) unless its manifest asks for
+ * the `home` capability; where the machine allows, a PID namespace whose end (with the plugin, or
  * the daemon) ends every process it started, a detached one included, with a /proc of its own
  * (it sees its own processes, not the machine's and their command lines); and, unless its manifest
  * asks for the `network` capability, its own network namespace, where no address is reachable,
@@ -12,9 +14,10 @@
  * `off`.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 
@@ -25,10 +28,11 @@ export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'r
 /**
  * Whether plugins can be sandboxed here, or why not. Available, what may be missing (the rest of
  * the sandbox holds): `unconfined`, why a plugin's processes cannot be kept to a PID namespace of
- * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own.
+ * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own; `sharedHome`,
+ * why the user's home directory cannot be hidden.
  */
 export type SandboxSupport =
-  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string }>
+  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string; sharedHome?: string }>
   | Readonly<{ kind: 'unavailable'; why: string }>
   | Readonly<{ kind: 'off' }>;
 
@@ -39,11 +43,21 @@ const confinementOf = (support: Readonly<{ unconfined?: string; sharedProc?: str
   support.unconfined !== undefined ? 'none' : support.sharedProc !== undefined ? 'pid' : 'private';
 
 /** What `require` mode finds missing from an available sandbox, if anything. */
-const missingFrom = (support: Readonly<{ unconfined?: string; sharedProc?: string }>): string | undefined =>
-  support.unconfined ?? support.sharedProc;
+const missingFrom = (support: Readonly<{ unconfined?: string; sharedProc?: string; sharedHome?: string }>): string | undefined =>
+  support.unconfined ?? support.sharedProc ?? support.sharedHome;
 
-/** What a plugin must not see: the data dir (its real path), all of it but the plugin's own folder, which is one of `pluginsDir` when it is in there. */
-export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string }>;
+/**
+ * What a plugin must not see: the data dir (its real path), all of it but the plugin's own
+ * folder, which is one of `pluginsDir` when it is in there; and `home`, the user's home directory
+ * (its real path), all of it but the plugin's own folder and the folders in it that `kept` lists
+ * (what a plugin needs to run: the daemon's install, Node's).
+ */
+export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string; home?: HiddenHome }>;
+
+export type HiddenHome = Readonly<{ path: string; kept: readonly string[] }>;
+
+/** How many folders of a hidden home a plugin may be given back besides its own. */
+export const MOST_KEPT = 2;
 
 /** The plugin's own folder: its path as the host found it (in the data dir, maybe a link) and where that leads. */
 export type OwnFolder = Readonly<{ path: string; real: string }>;
@@ -97,17 +111,25 @@ const LN = systemProgram('ln');
 const DIRNAME = systemProgram('dirname');
 
 /**
- * Hides the data dir, gives the plugin its own folder back, then becomes the plugin:
- * `sh -c SCRIPT sh DATA OWN REAL command args…`. The folder is held open across the mount and
- * bound back from that descriptor (`-c`: mount would otherwise resolve it to the path, now
- * hidden); a folder reached through a link in the data dir gets the link again.
+ * Hides the home directory but for the folders kept, then the data dir, gives the plugin its own
+ * folder back, then becomes the plugin: `sh -c SCRIPT sh DATA OWN REAL HOME KEEP1 KEEP2 command
+ * args…` (HOME and each KEEP empty when there is none). Each folder given back is held open
+ * across the mount and bound back from that descriptor (`-c`: mount would otherwise resolve it to
+ * the path, now hidden); a folder reached through a link in the data dir gets the link again.
+ * The kept folders come back before the data dir is hidden, so none of them shows it.
  */
 const scriptOf = (confinement: Confinement): string =>
   [
-    'data=$1; own=$2; real=$3; shift 3',
+    'data=$1; own=$2; real=$3; home=$4; keep1=$5; keep2=$6; shift 6',
     'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
+    'case "$real/" in "$home"/*) [ -n "$home" ] && inside=1;; esac',
     'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
-    `if [ -n "$data" ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi`,
+    'if [ -n "$keep1" ]; then exec 4<"$keep1" || exit 126; fi',
+    'if [ -n "$keep2" ]; then exec 5<"$keep2" || exit 126; fi',
+    `if [ -n "$home" ]; then ${MOUNT} -t tmpfs -o size=1m,mode=0755 hologram-home "$home" || exit 126; fi`,
+    `if [ -n "$keep1" ]; then ${MKDIR} -p "$keep1" && ${MOUNT} -c --bind /proc/self/fd/4 "$keep1" || exit 126; exec 4<&-; fi`,
+    `if [ -n "$keep2" ]; then ${MKDIR} -p "$keep2" && ${MOUNT} -c --bind /proc/self/fd/5 "$keep2" || exit 126; exec 5<&-; fi`,
+    `if [ -n "$data" ]; then ${MKDIR} -p "$data" && ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi`,
     `if [ -n "$inside" ]; then ${MKDIR} -p "$real" && ${MOUNT} -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi`,
     `case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then ${MKDIR} -p "$(${DIRNAME} "$own")" && ${LN} -s "$real" "$own" || exit 126; fi;; esac`,
     'cd "$real" || exit 126',
@@ -164,15 +186,60 @@ const wrapped = (
   hidden?.dataDir ?? '',
   own.path,
   own.real,
+  hidden?.home?.path ?? '',
+  ...Array.from({ length: MOST_KEPT }, (_, i) => hidden?.home?.kept[i] ?? ''),
   command,
   ...args,
 ];
+
+/** The user's home directory (its real path), unless there is none to hide: unset, not a folder, or the root. */
+export const userHome = (): string | undefined => {
+  try {
+    const home = realpathSync(homedir());
+    return home !== '/' && statSync(home).isDirectory() ? home : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const realOrSelf = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/**
+ * The user's home directory (`userHome()`) as a plugin must not see it, but for the folders of `needed` in it
+ * (one inside another kept with it); undefined when there is no home to hide, or when a folder a
+ * plugin needs holds all of it.
+ */
+export const hiddenHome = (needed: readonly string[], home: string | undefined): HiddenHome | undefined => {
+  if (home === undefined) return undefined;
+  const real = [...new Set(needed.map(realOrSelf))];
+  if (real.some((folder) => isUnder(home, folder))) return undefined;
+  const inside = real.filter((folder) => isUnder(folder, home));
+  const kept = inside.filter((folder) => !inside.some((other) => other !== folder && isUnder(folder, other)));
+  return kept.length <= MOST_KEPT ? { path: home, kept } : undefined;
+};
+
+/** The folder of the daemon's own package (its package.json's), which a plugin runs from (the SDK, tsx for TypeScript entries). */
+export const installRoot = (): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  return dirname(fileURLToPath(import.meta.url));
+};
+
+/** The folders a plugin needs to run from: the daemon's install and Node's (its prefix, as a version manager installs it). */
+export const runtimeFolders = (): string[] => [installRoot(), dirname(dirname(process.execPath))];
 
 /**
  * Whether this machine lets a process have its own network and mount namespaces and mount in
  * them, and its own PID namespace with a /proc of its own (asked once per daemon): without the
  * last, plugins are still sandboxed, but see the machine's processes; without a PID namespace,
- * what they start may outlive them too.
+ * what they start may outlive them too. With all of it, whether the user's home can be hidden.
  */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
@@ -180,32 +247,43 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   try {
     const own = join(dir, 'plugin');
     mkdirSync(own);
-    const probe = (confinement: Confinement) =>
-      spawnSync(UNSHARE, wrapped(false, confinement, { dataDir: dir, pluginsDir: dir }, { path: own, real: own }, 'true', []), {
+    const probe = (confinement: Confinement, home?: HiddenHome) =>
+      spawnSync(UNSHARE, wrapped(false, confinement, { dataDir: dir, pluginsDir: dir, home }, { path: own, real: own }, 'true', []), {
         stdio: 'ignore',
         timeout: 5_000,
       });
-    if (probe('private').status === 0) return { kind: 'available' };
+    const home = userHome();
+    const sharedHome = "the user's home directory cannot be hidden here, so plugins see it";
+    if (probe('private').status === 0) {
+      return home === undefined || probe('private', { path: home, kept: [] }).status === 0
+        ? { kind: 'available' }
+        : { kind: 'available', sharedHome };
+    }
     const sharedProc = "a /proc of their own cannot be mounted here, so plugins see the machine's processes";
     if (probe('pid').status === 0) return { kind: 'available', sharedProc };
     const unconfined = probe('none');
     if (unconfined.error) return { kind: 'unavailable', why: `unshare could not run: ${unconfined.error.message}` };
     if (unconfined.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
-    return { kind: 'available', unconfined: 'a PID namespace (or setpriv, of util-linux) is not to be had here' };
+    return {
+      kind: 'available',
+      unconfined:
+        "a PID namespace (or setpriv, of util-linux) is not to be had here, so what plugins start may outlive them and they see the machine's processes",
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 };
 
 /**
- * The command that starts a plugin: in its sandbox (with the network when it asked for it), or,
+ * The command that starts a plugin: in its sandbox (with the network, or the home directory, when
+ * it asked for it: its manifest's capabilities), or,
  * when sandboxing is off or unavailable, as it is (`isolate`) or not at all (`require`, which
  * also refuses a sandbox missing a part).
  * @throws PluginSandboxUnavailable in mode `require` when this machine cannot sandbox it wholly
  */
 export const sandboxedCommand = (
   plugin: string,
-  wantsNetwork: boolean,
+  wants: Readonly<{ network: boolean; home: boolean }>,
   mode: PluginSandboxMode,
   support: SandboxSupport,
   hidden: HiddenPaths | undefined,
@@ -219,7 +297,9 @@ export const sandboxedCommand = (
   if (support.kind === 'available') {
     const missing = missingFrom(support);
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
-    return { command: UNSHARE, args: wrapped(wantsNetwork, confinementOf(support), hidden, own, command.command, command.args) };
+    const shown =
+      hidden && (support.sharedHome !== undefined || wants.home) ? { dataDir: hidden.dataDir, pluginsDir: hidden.pluginsDir } : hidden;
+    return { command: UNSHARE, args: wrapped(wants.network, confinementOf(support), shown, own, command.command, command.args) };
   }
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };

@@ -102,7 +102,7 @@ const spawnPlugin = async (
   checkRunnable(name, entry.command);
   const { command, args } = sandboxedCommand(
     name,
-    manifest.capabilities.includes('network'),
+    { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') },
     sandbox.mode,
     sandbox.support,
     sandbox.hidden,

@@ -51,6 +51,8 @@ export const CAPABILITY_METHODS = {
   knowledge: [KernelMethod.knowledgeQuery],
   /** No kernel method: a subprocess plugin without it runs in a network namespace of its own (no address reachable). */
   network: [],
+  /** No kernel method: a subprocess plugin without it finds the user's home directory empty but for what it needs to run. */
+  home: [],
 } as const;
 
 /** Methods only built-in plugins may call: external plugins get a read-only memory and no publish. */

@@ -8,7 +8,7 @@
  * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
@@ -25,6 +25,8 @@ const support = probeSandbox('isolate');
 const canIsolate = support.kind === 'available';
 /** And a PID namespace with a /proc of its own for each plugin. */
 const fullSandbox = support.kind === 'available' && support.unconfined === undefined && support.sharedProc === undefined;
+/** And the user's home hidden. */
+const hidesHome = fullSandbox && support.sharedHome === undefined;
 
 /** The tool results a request to the model carried, by call id. */
 const toolResultsOf = (request: RecordedRequest): Record<string, unknown> =>
@@ -100,6 +102,41 @@ describe("a subprocess plugin's sandbox", () => {
     writeFileSync(file('settings.json'), settings);
     // Outside the sandbox nothing moved: the daemon's files are where they were.
     expect(readFileSync(file('settings.json'), 'utf8')).toContain('llm');
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  it.skipIf(!hidesHome)("find the user's home empty but what they run from, unless their manifest asks for it", async () => {
+    const server = await startLlmServer([]);
+    daemons.onCleanup(() => server.close());
+    // A home as a user has it: keys in it, and the data dir in it too.
+    const home = tempDir();
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), 'home-canary-5150');
+    const dir = testDataDir(home, { llm: server, plugins: ['prober', 'homeprober'] });
+    const key = join(home, '.ssh', 'id_ed25519');
+    server.setScript([
+      {
+        toolCalls: [
+          { id: 'key', name: 'prober_read', arguments: { path: key } },
+          { id: 'granted', name: 'homeprober_read', arguments: { path: key } },
+          { id: 'settings', name: 'prober_read', arguments: { path: join(dir, 'settings.json') } },
+          { id: 'grantedSettings', name: 'homeprober_read', arguments: { path: join(dir, 'settings.json') } },
+          { id: 'own', name: 'prober_read', arguments: { path: join(dir, 'plugins/prober/plugin.json') } },
+        ],
+      },
+      { text: 'probed' },
+    ]);
+    const daemon = await daemons.start(dir, { env: { HOME: home } });
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'probe the home']));
+    expect(reply.stdout).toBe('probed\n');
+    const results = toolResultsOf(server.requests[1]!);
+    expect(results.key).toBe('failed: ENOENT');
+    expect(results.granted).toBe('read: home-canary-5150');
+    // The data dir stays hidden from a plugin that sees the home: it is hidden apart.
+    expect([results.settings, results.grantedSettings]).toEqual(['failed: ENOENT', 'failed: ENOENT']);
+    // It runs: its folder (a link to a checkout outside the home), Node and the daemon's install are there.
+    expect(results.own).toContain('"name": "prober"');
     await daemons.stop(daemon);
     await verifyReplay(dir);
   });

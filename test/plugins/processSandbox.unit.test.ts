@@ -15,11 +15,14 @@ import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
 import { hostPidOfTag, processState } from '../support/processes.ts';
+import { hiddenHome } from '../../plugins/host/processSandbox.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
 const node = { command: '/usr/bin/node', args: ['main.js'] };
 const available: SandboxSupport = { kind: 'available' };
+/** A plugin whose manifest asks for neither the network nor the home directory. */
+const ASKED_NOTHING = { network: false, home: false };
 const unavailable: SandboxSupport = { kind: 'unavailable', why: 'user namespaces are off here' };
 const hidden = { dataDir: '/srv/data', pluginsDir: '/srv/data/plugins' };
 const own = { path: '/srv/data/plugins/p', real: '/srv/data/plugins/p' };
@@ -34,10 +37,18 @@ const SYSTEM_UNSHARE = /^\/(usr\/)?s?bin\/unshare$/;
 
 /** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
 const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
-  const { command, args } = sandboxedCommand('p', false, 'isolate', available, { dataDir, pluginsDir: join(dataDir, 'plugins') }, folder, {
-    command: '/bin/sh',
-    args: ['-c', script],
-  });
+  const { command, args } = sandboxedCommand(
+    'p',
+    ASKED_NOTHING,
+    'isolate',
+    available,
+    { dataDir, pluginsDir: join(dataDir, 'plugins') },
+    folder,
+    {
+      command: '/bin/sh',
+      args: ['-c', script],
+    },
+  );
   const run = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8', ...(env ? { env } : {}) });
   expect(run.status, run.stderr).toBe(0);
   return run.stdout;
@@ -45,16 +56,26 @@ const runInside = (dataDir: string, folder: { path: string; real: string }, scri
 
 describe("a plugin process's sandbox", () => {
   it('wraps every plugin, with its own network only when it did not ask for one, naming the data dir and its folder', () => {
-    const isolated = sandboxedCommand('p', false, 'isolate', available, hidden, own, node);
+    const isolated = sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, hidden, own, node);
     expect(isolated.command).toMatch(SYSTEM_UNSHARE);
     expect(isolated.args.slice(0, 6)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--net', '--', '/bin/sh']);
-    expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/srv/data', own.path, own.real, '/usr/bin/node', 'main.js']);
-    const granted = sandboxedCommand('p', true, 'isolate', available, hidden, own, node);
+    expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual([
+      'sh',
+      '/srv/data',
+      own.path,
+      own.real,
+      '',
+      '',
+      '',
+      '/usr/bin/node',
+      'main.js',
+    ]);
+    const granted = sandboxedCommand('p', { network: true, home: false }, 'isolate', available, hidden, own, node);
     expect(granted.args.slice(0, 4)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--']);
   });
 
   it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon, with a /proc of its own; where the machine has less, the rest of the sandbox holds', () => {
-    const script = (support: SandboxSupport) => sandboxedCommand('p', false, 'isolate', support, hidden, own, node).args[7]!;
+    const script = (support: SandboxSupport) => sandboxedCommand('p', ASKED_NOTHING, 'isolate', support, hidden, own, node).args[7]!;
     expect(script(available)).toMatch(
       /exec \/\S+\/setpriv --pdeathsig KILL -- \/\S+\/unshare --user --map-current-user --mount --pid --fork --kill-child --mount-proc -- \/bin\/sh -c/,
     );
@@ -73,7 +94,7 @@ describe("a plugin process's sandbox", () => {
     const instance = `sandbox-test-${process.pid}`;
     const { command, args } = sandboxedCommand(
       'p',
-      false,
+      ASKED_NOTHING,
       'isolate',
       support,
       undefined,
@@ -115,7 +136,15 @@ describe("a plugin process's sandbox", () => {
     () => {
       const folder = { path: tempDir(), real: '' };
       const inSandbox = (command: string, args: string[], input?: string) => {
-        const wrapped = sandboxedCommand('p', false, 'isolate', available, undefined, { ...folder, real: folder.path }, { command, args });
+        const wrapped = sandboxedCommand(
+          'p',
+          ASKED_NOTHING,
+          'isolate',
+          available,
+          undefined,
+          { ...folder, real: folder.path },
+          { command, args },
+        );
         return spawnSync(wrapped.command, wrapped.args, { encoding: 'utf8', input, timeout: 10_000 });
       };
       const echoed = inSandbox('sh', ['-c', 'read line; echo "$$ got $line"; exit 7'], 'hello\n');
@@ -157,11 +186,11 @@ describe("a plugin process's sandbox", () => {
   });
 
   it('where it cannot sandbox: starts as it is in isolate mode, refuses in require mode with what to do; off is off', () => {
-    expect(sandboxedCommand('p', false, 'isolate', unavailable, hidden, own, node)).toEqual(node);
-    expect(() => sandboxedCommand('p', false, 'require', unavailable, hidden, own, node)).toThrow(
+    expect(sandboxedCommand('p', ASKED_NOTHING, 'isolate', unavailable, hidden, own, node)).toEqual(node);
+    expect(() => sandboxedCommand('p', ASKED_NOTHING, 'require', unavailable, hidden, own, node)).toThrow(
       /plugin 'p' was not started: .*user namespaces are off here.*set security.sandbox.plugins to "isolate"/,
     );
-    expect(sandboxedCommand('p', false, 'off', { kind: 'off' }, hidden, own, node)).toEqual(node);
+    expect(sandboxedCommand('p', ASKED_NOTHING, 'off', { kind: 'off' }, hidden, own, node)).toEqual(node);
   });
 
   it('in require mode, refuses a sandbox this machine can only have in part, naming the part', () => {
@@ -169,8 +198,8 @@ describe("a plugin process's sandbox", () => {
       { kind: 'available', unconfined: 'no PID namespaces here' },
       { kind: 'available', sharedProc: 'no /proc of their own here' },
     ] as const) {
-      expect(sandboxedCommand('p', false, 'isolate', partial, hidden, own, node).command).toMatch(SYSTEM_UNSHARE);
-      expect(() => sandboxedCommand('p', false, 'require', partial, hidden, own, node)).toThrow(
+      expect(sandboxedCommand('p', ASKED_NOTHING, 'isolate', partial, hidden, own, node).command).toMatch(SYSTEM_UNSHARE);
+      expect(() => sandboxedCommand('p', ASKED_NOTHING, 'require', partial, hidden, own, node)).toThrow(
         new RegExp(`cannot sandbox its process wholly \\(${partial.unconfined ?? partial.sharedProc}\\)`),
       );
     }
@@ -234,7 +263,7 @@ describe("a plugin process's sandbox", () => {
         `umount -l /proc 2>/dev/null; echo "umount $?"; [ -e /proc/${process.pid} ] && echo machine || echo own`;
       const { command, args } = sandboxedCommand(
         'p',
-        false,
+        ASKED_NOTHING,
         'isolate',
         available,
         { dataDir: data, pluginsDir: join(data, 'plugins') },
@@ -257,16 +286,57 @@ describe("a plugin process's sandbox", () => {
 
   it('refuses a plugin folder that leads into the data dir elsewhere than to a folder of its plugins', () => {
     for (const real of ['/srv/data', '/srv/data/secrets', '/srv/data/plugins']) {
-      expect(() => sandboxedCommand('p', false, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node)).toThrow(
+      expect(() => sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node)).toThrow(
         `plugin 'p' was not started: its folder /srv/data/plugins/p leads to ${real}, a part of the data dir that is not a plugin's folder`,
       );
     }
     for (const real of ['/srv/data/plugins/p', '/srv/data/plugins/p/sub', '/home/ada/checkout/p', '/srv/data-other']) {
-      expect(sandboxedCommand('p', false, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node).command).toMatch(
-        SYSTEM_UNSHARE,
-      );
+      expect(
+        sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, hidden, { path: '/srv/data/plugins/p', real }, node).command,
+      ).toMatch(SYSTEM_UNSHARE);
     }
   });
+
+  it("keeps of the user's home the folders a plugin runs from, the outermost of each, and hides none when one of them holds it all", () => {
+    expect(hiddenHome(['/h/tools/node', '/h/tools', '/usr/lib/node', '/h/code/hologram'], '/h')).toEqual({
+      path: '/h',
+      kept: ['/h/tools', '/h/code/hologram'],
+    });
+    expect(hiddenHome(['/usr', '/opt/hologram'], '/h')).toEqual({ path: '/h', kept: [] });
+    expect(hiddenHome(['/h', '/usr'], '/h')).toBeUndefined();
+    expect(hiddenHome(['/'], '/h')).toBeUndefined();
+    expect(hiddenHome(['/usr'], undefined)).toBeUndefined();
+  });
+
+  it.skipIf(!fullSandbox || support.sharedHome !== undefined)(
+    "shows a plugin none of the user's home but the folders kept and its own, the data dir in it hidden apart; the home capability shows it all",
+    () => {
+      const home = tempDir();
+      for (const folder of ['.ssh', 'tools/node/bin', 'data/plugins/p']) mkdirSync(join(home, folder), { recursive: true });
+      writeFileSync(join(home, '.ssh', 'id_ed25519'), 'home-key');
+      writeFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'runtime');
+      writeFileSync(join(home, 'data', 'settings.json'), 'settings');
+      writeFileSync(join(home, 'data', 'plugins', 'p', 'main.js'), 'mine');
+      const data = join(home, 'data');
+      const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+      const look =
+        `ls -A ${home}; cat ${home}/tools/node/bin/node main.js; echo; ` +
+        `for f in ${home}/.ssh/id_ed25519 ${data}/settings.json; do cat "$f" 2>/dev/null || printf gone; echo; done`;
+      const run = (wantsHome: boolean) => {
+        const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), home: { path: home, kept: [join(home, 'tools')] } };
+        const { command, args } = sandboxedCommand('p', { network: false, home: wantsHome }, 'isolate', available, hidden, folder, {
+          command: '/bin/sh',
+          args: ['-c', look],
+        });
+        const ran = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8' });
+        expect(ran.status, ran.stderr).toBe(0);
+        return ran.stdout.split('\n');
+      };
+      // The data dir shows as the path to the plugin's folder, made in the empty home.
+      expect(run(false)).toEqual(['data', 'tools', 'runtimemine', 'gone', 'gone', '']);
+      expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', '']);
+    },
+  );
 
   it('takes network as a capability in a manifest', () => {
     const manifest = parseManifest({ name: 'web', version: '1.0.0', entry: 'main.js', capabilities: ['tools', 'network'] }, 'web');
