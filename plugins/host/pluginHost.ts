@@ -117,7 +117,9 @@ export class PluginHost {
   private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }> {
     const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
     const support = probeSandbox(mode);
-    const missing = support.kind === 'available' ? [support.unconfined, support.sharedProc, support.sharedHome].filter((why) => why) : [];
+    const shown = support.kind === 'available' && !support.sharedFolders ? (this.options.hiddenFromPlugins?.folders?.shown ?? []) : [];
+    const missing =
+      support.kind === 'available' ? [support.unconfined, support.sharedProc, support.sharedFolders, ...shown].filter((why) => why) : [];
     if (missing.length > 0) {
       this.options.log(
         `plugins: ${missing.join('; ')}; subprocess plugins ${mode === 'require' ? 'will not start' : 'are sandboxed as far as the rest goes'} (security.sandbox.plugins)`,

@@ -4,7 +4,8 @@
  */
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { hiddenHome, runtimeFolders, userHome, type HiddenPaths } from './processSandbox.ts';
+import type { HiddenPaths } from './processSandbox.ts';
+import { machinePrivateFolders, privateFoldersOf, runtimeFolders } from './privateFolders.ts';
 import {
   Facility,
   INSPECT_FACILITY,
@@ -36,12 +37,11 @@ export const MEMORY_NOTES_SCOPE = 'notes';
  * What a subprocess plugin's process must not see: the data dir, all of it but the plugin's own
  * folder (the vault, settings, the log, the index snapshot, the built-ins' state, the cli socket
  * that speaks as the owner, other plugins, and whatever the daemon writes there later); and the
- * user's home directory but for what a plugin runs from.
+ * user's private folders (the home, /tmp…) but for what a plugin runs from.
  */
 export const hiddenFromPlugins = (dataDir: string): HiddenPaths => {
   const real = realpathSync(dataDir);
-  const home = hiddenHome(runtimeFolders(), userHome());
-  return { dataDir: real, pluginsDir: join(real, PLUGINS_DIR), ...(home ? { home } : {}) };
+  return { dataDir: real, pluginsDir: join(real, PLUGINS_DIR), folders: privateFoldersOf(machinePrivateFolders(), runtimeFolders()) };
 };
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin, webuiPlugin];

@@ -3,9 +3,9 @@
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
  * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file
  * the daemon writes later, or replaces by renaming a new one over it, is hidden as well as those
- * there at the start); the user's home directory behind an empty tmpfs too, but for the folders
- * the plugin needs to run (its own, the daemon's install and Node's) unless its manifest asks for
- * the `home` capability; where the machine allows, a PID namespace whose end (with the plugin, or
+ * there at the start); the user's private folders (privateFolders.ts: the home, unless its manifest
+ * asks for the `home` capability, /tmp…) behind an empty tmpfs too, but for the folders it runs
+ * from, given back read-only, and its own; where the machine allows, a PID namespace whose end (with the plugin, or
  * the daemon) ends every process it started, a detached one included, with a /proc of its own
  * (it sees its own processes, not the machine's and their command lines); and, unless its manifest
  * asks for the `network` capability, its own network namespace, where no address is reachable,
@@ -14,12 +14,12 @@
  * `off`.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
+import type { PrivateFolders } from './privateFolders.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
 
@@ -28,11 +28,11 @@ export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'r
 /**
  * Whether plugins can be sandboxed here, or why not. Available, what may be missing (the rest of
  * the sandbox holds): `unconfined`, why a plugin's processes cannot be kept to a PID namespace of
- * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own; `sharedHome`,
- * why the user's home directory cannot be hidden.
+ * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own;
+ * `sharedFolders`, why the user's private folders (the home, /tmp…) cannot be hidden.
  */
 export type SandboxSupport =
-  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string; sharedHome?: string }>
+  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string; sharedFolders?: string }>
   | Readonly<{ kind: 'unavailable'; why: string }>
   | Readonly<{ kind: 'off' }>;
 
@@ -42,33 +42,34 @@ type Confinement = 'private' | 'pid' | 'none';
 const confinementOf = (support: Readonly<{ unconfined?: string; sharedProc?: string }>): Confinement =>
   support.unconfined !== undefined ? 'none' : support.sharedProc !== undefined ? 'pid' : 'private';
 
-/** What `require` mode finds missing from an available sandbox, if anything. */
-const missingFrom = (support: Readonly<{ unconfined?: string; sharedProc?: string; sharedHome?: string }>): string | undefined =>
-  support.unconfined ?? support.sharedProc ?? support.sharedHome;
+/** What `require` mode finds missing from a sandbox, if anything. */
+const missingFrom = (
+  support: Readonly<{ unconfined?: string; sharedProc?: string; sharedFolders?: string }>,
+  hidden: HiddenPaths | undefined,
+): string | undefined => support.unconfined ?? support.sharedProc ?? support.sharedFolders ?? hidden?.folders?.shown[0];
 
 /**
  * What a plugin must not see: the data dir (its real path), all of it but the plugin's own
- * folder, which is one of `pluginsDir` when it is in there; and `home`, the user's home directory
- * (its real path), all of it but the plugin's own folder and the folders in it that `kept` lists
- * (what a plugin needs to run: the daemon's install, Node's).
+ * folder, which is one of `pluginsDir` when it is in there; and the user's private folders.
  */
-export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string; home?: HiddenHome }>;
-
-export type HiddenHome = Readonly<{ path: string; kept: readonly string[] }>;
-
-/** How many folders of a hidden home a plugin may be given back besides its own. */
-export const MOST_KEPT = 2;
+export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string; folders?: PrivateFolders }>;
 
 /** The plugin's own folder: its path as the host found it (in the data dir, maybe a link) and where that leads. */
 export type OwnFolder = Readonly<{ path: string; real: string }>;
 
-/** A plugin folder that leads into the data dir but not to a folder of DIR/plugins: given back, it would show the plugin what the sandbox hides. */
+/**
+ * A plugin folder that leads into the data dir but not to a folder of DIR/plugins, or that holds a
+ * private folder: given back, it would show the plugin what the sandbox hides.
+ */
 export class PluginFolderOutOfPlace extends HologramError {
   readonly code = 'PLUGIN_FOLDER_OUT_OF_PLACE';
-  constructor(plugin: string, folder: string, real: string) {
+  constructor(plugin: string, folder: string, real: string, holds?: string) {
     super(
-      `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, a part of the data dir that is not a plugin's folder; ` +
-        'a plugin folder is a folder of DIR/plugins, or a link to one outside the data dir',
+      holds === undefined
+        ? `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, a part of the data dir that is not a plugin's folder; ` +
+            'a plugin folder is a folder of DIR/plugins, or a link to one outside the data dir'
+        : `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, which holds ${holds}, hidden from plugins; ` +
+            'put the plugin in a folder of its own',
     );
   }
 }
@@ -108,31 +109,47 @@ const SETPRIV = systemProgram('setpriv');
 const MOUNT = systemProgram('mount');
 const MKDIR = systemProgram('mkdir');
 const LN = systemProgram('ln');
-const DIRNAME = systemProgram('dirname');
+
+/** `text` as one word of the shell, whatever it holds. */
+const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** What a plugin's sandbox hides and gives back: its folder, the data dir, the private folders and those kept in them. */
+type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[]; kept: readonly string[] }>;
 
 /**
- * Hides the home directory but for the folders kept, then the data dir, gives the plugin its own
- * folder back, then becomes the plugin: `sh -c SCRIPT sh DATA OWN REAL HOME KEEP1 KEEP2 command
- * args…` (HOME and each KEEP empty when there is none). Each folder given back is held open
- * across the mount and bound back from that descriptor (`-c`: mount would otherwise resolve it to
- * the path, now hidden); a folder reached through a link in the data dir gets the link again.
- * The kept folders come back before the data dir is hidden, so none of them shows it.
+ * The shell that hides, gives back, then becomes the plugin (`sh -c SCRIPT sh command args…`):
+ * the private folders behind a tmpfs each, the kept folders back read-only, the plugin's own
+ * folder back (before the data dir is hidden when it is outside it, so a folder holding the data
+ * dir shows none of it), the data dir behind a tmpfs, and the plugin's folder back in it when it
+ * is there. Each folder given back is held open across the mounts and bound back from that
+ * descriptor (`-c`: mount would otherwise resolve it to the path, now hidden); a folder reached
+ * through a link in the data dir gets the link again.
  */
-const scriptOf = (confinement: Confinement): string =>
-  [
-    'data=$1; own=$2; real=$3; home=$4; keep1=$5; keep2=$6; shift 6',
-    'inside=; case "$real/" in "$data"/*) [ -n "$data" ] && inside=1;; esac',
-    'case "$real/" in "$home"/*) [ -n "$home" ] && inside=1;; esac',
-    'if [ -n "$inside" ]; then exec 3<"$real" || exit 126; fi',
-    'if [ -n "$keep1" ]; then exec 4<"$keep1" || exit 126; fi',
-    'if [ -n "$keep2" ]; then exec 5<"$keep2" || exit 126; fi',
-    `if [ -n "$home" ]; then ${MOUNT} -t tmpfs -o size=1m,mode=0755 hologram-home "$home" || exit 126; fi`,
-    `if [ -n "$keep1" ]; then ${MKDIR} -p "$keep1" && ${MOUNT} -c --bind /proc/self/fd/4 "$keep1" || exit 126; exec 4<&-; fi`,
-    `if [ -n "$keep2" ]; then ${MKDIR} -p "$keep2" && ${MOUNT} -c --bind /proc/self/fd/5 "$keep2" || exit 126; exec 5<&-; fi`,
-    `if [ -n "$data" ]; then ${MKDIR} -p "$data" && ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden "$data" || exit 126; fi`,
-    `if [ -n "$inside" ]; then ${MKDIR} -p "$real" && ${MOUNT} -c --bind /proc/self/fd/3 "$real" || exit 126; exec 3<&-; fi`,
-    `case "$own" in "$data"/*) if [ -n "$data" ] && [ "$own" != "$real" ]; then ${MKDIR} -p "$(${DIRNAME} "$own")" && ${LN} -s "$real" "$own" || exit 126; fi;; esac`,
-    'cd "$real" || exit 126',
+const scriptOf = (plan: Plan, confinement: Confinement): string => {
+  const { own, dataDir, trees, kept } = plan;
+  const inData = dataDir !== undefined && isUnder(own.real, dataDir);
+  const inTree = trees.some((tree) => isUnder(own.real, tree));
+  const bindOwn = `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)} || exit 126`;
+  const linked = dataDir !== undefined && own.path !== own.real && isUnder(own.path, dataDir);
+  return [
+    ...(inData || inTree ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
+    ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
+    ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
+    ...kept.map(
+      (folder, i) =>
+        `${MKDIR} -p ${quoted(folder)} && ${MOUNT} -c --bind /proc/self/fd/${4 + i} ${quoted(folder)} && ` +
+        `${MOUNT} -o remount,bind,ro ${quoted(folder)} || exit 126; exec ${4 + i}<&-`,
+    ),
+    ...(inTree && !inData ? [bindOwn] : []),
+    ...(dataDir !== undefined
+      ? [`${MKDIR} -p ${quoted(dataDir)} && ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden ${quoted(dataDir)} || exit 126`]
+      : []),
+    ...(inData ? [bindOwn] : []),
+    ...(inData || inTree ? ['exec 3<&-'] : []),
+    ...(linked ? [`${MKDIR} -p ${quoted(dirname(own.path))} && ${LN} -s ${quoted(own.real)} ${quoted(own.path)} || exit 126`] : []),
+    // A TMPDIR in a folder now hidden is made again, empty, where the plugin can write.
+    `if [ -n "$TMPDIR" ]; then ${MKDIR} -p "$TMPDIR" 2>/dev/null; fi`,
+    `cd ${quoted(own.real)} || exit 126`,
     // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
     'unset PWD OLDPWD SHLVL',
     // A user namespace of its own inside this one: the mounts above come to it locked (no umount
@@ -145,6 +162,7 @@ const scriptOf = (confinement: Confinement): string =>
       ? `exec ${UNSHARE} --user --map-current-user --mount -- "$@"`
       : `exec ${SETPRIV} --pdeathsig KILL -- ${UNSHARE} --user --map-current-user --mount --pid --fork --kill-child${confinement === 'private' ? ' --mount-proc' : ''} -- /bin/sh -c '${INIT}' hologram-init "$@"`,
   ].join('\n');
+};
 
 /**
  * The first process of a plugin's PID namespace, so that the plugin is not: it reaps what the
@@ -170,70 +188,15 @@ const INIT = [
 /** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */
 const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--keep-caps', '--mount', ...(network ? [] : ['--net']), '--'];
 
-const wrapped = (
-  network: boolean,
-  confinement: Confinement,
-  hidden: HiddenPaths | undefined,
-  own: OwnFolder,
-  command: string,
-  args: readonly string[],
-): string[] => [
+const wrapped = (network: boolean, confinement: Confinement, plan: Plan, command: string, args: readonly string[]): string[] => [
   ...unshareArgs(network),
   '/bin/sh',
   '-c',
-  scriptOf(confinement),
+  scriptOf(plan, confinement),
   'sh',
-  hidden?.dataDir ?? '',
-  own.path,
-  own.real,
-  hidden?.home?.path ?? '',
-  ...Array.from({ length: MOST_KEPT }, (_, i) => hidden?.home?.kept[i] ?? ''),
   command,
   ...args,
 ];
-
-/** The user's home directory (its real path), unless there is none to hide: unset, not a folder, or the root. */
-export const userHome = (): string | undefined => {
-  try {
-    const home = realpathSync(homedir());
-    return home !== '/' && statSync(home).isDirectory() ? home : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-const realOrSelf = (path: string): string => {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-};
-
-/**
- * The user's home directory (`userHome()`) as a plugin must not see it, but for the folders of `needed` in it
- * (one inside another kept with it); undefined when there is no home to hide, or when a folder a
- * plugin needs holds all of it.
- */
-export const hiddenHome = (needed: readonly string[], home: string | undefined): HiddenHome | undefined => {
-  if (home === undefined) return undefined;
-  const real = [...new Set(needed.map(realOrSelf))];
-  if (real.some((folder) => isUnder(home, folder))) return undefined;
-  const inside = real.filter((folder) => isUnder(folder, home));
-  const kept = inside.filter((folder) => !inside.some((other) => other !== folder && isUnder(folder, other)));
-  return kept.length <= MOST_KEPT ? { path: home, kept } : undefined;
-};
-
-/** The folder of the daemon's own package (its package.json's), which a plugin runs from (the SDK, tsx for TypeScript entries). */
-export const installRoot = (): string => {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-  }
-  return dirname(fileURLToPath(import.meta.url));
-};
-
-/** The folders a plugin needs to run from: the daemon's install and Node's (its prefix, as a version manager installs it). */
-export const runtimeFolders = (): string[] => [installRoot(), dirname(dirname(process.execPath))];
 
 /**
  * Whether this machine lets a process have its own network and mount namespaces and mount in
@@ -245,19 +208,19 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
   const dir = mkdtempSync(join(tmpdir(), 'hologram-sandbox-probe-'));
   try {
-    const own = join(dir, 'plugin');
-    mkdirSync(own);
-    const probe = (confinement: Confinement, home?: HiddenHome) =>
-      spawnSync(UNSHARE, wrapped(false, confinement, { dataDir: dir, pluginsDir: dir, home }, { path: own, real: own }, 'true', []), {
+    const own = join(dir, 'data', 'plugin');
+    const kept = join(dir, 'private', 'kept');
+    mkdirSync(own, { recursive: true });
+    mkdirSync(kept, { recursive: true });
+    const ownFolder = { path: own, real: own };
+    const probe = (confinement: Confinement, trees: readonly string[] = [], keep: readonly string[] = []) =>
+      spawnSync(UNSHARE, wrapped(false, confinement, { own: ownFolder, dataDir: join(dir, 'data'), trees, kept: keep }, 'true', []), {
         stdio: 'ignore',
         timeout: 5_000,
       });
-    const home = userHome();
-    const sharedHome = "the user's home directory cannot be hidden here, so plugins see it";
+    const sharedFolders = 'private folders (the home, /tmp) cannot be hidden here, so plugins see them';
     if (probe('private').status === 0) {
-      return home === undefined || probe('private', { path: home, kept: [] }).status === 0
-        ? { kind: 'available' }
-        : { kind: 'available', sharedHome };
+      return probe('private', [join(dir, 'private')], [kept]).status === 0 ? { kind: 'available' } : { kind: 'available', sharedFolders };
     }
     const sharedProc = "a /proc of their own cannot be mounted here, so plugins see the machine's processes";
     if (probe('pid').status === 0) return { kind: 'available', sharedProc };
@@ -272,6 +235,16 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+};
+
+/** The private folders a plugin's sandbox hides from it: its home too unless it asked for it. */
+export const hiddenTreesFor = (
+  wants: Readonly<{ home: boolean }>,
+  support: SandboxSupport,
+  hidden: HiddenPaths | undefined,
+): readonly string[] => {
+  if (support.kind !== 'available' || support.sharedFolders !== undefined || !hidden?.folders) return [];
+  return [...(wants.home ? [] : hidden.folders.homes), ...hidden.folders.others];
 };
 
 /**
@@ -295,11 +268,14 @@ export const sandboxedCommand = (
     throw new PluginFolderOutOfPlace(plugin, own.path, own.real);
   }
   if (support.kind === 'available') {
-    const missing = missingFrom(support);
+    const missing = missingFrom(support, hidden);
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
-    const shown =
-      hidden && (support.sharedHome !== undefined || wants.home) ? { dataDir: hidden.dataDir, pluginsDir: hidden.pluginsDir } : hidden;
-    return { command: UNSHARE, args: wrapped(wants.network, confinementOf(support), shown, own, command.command, command.args) };
+    const trees = hiddenTreesFor(wants, support, hidden);
+    const holds = trees.find((tree) => isUnder(tree, own.real));
+    if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, holds);
+    const kept = (hidden?.folders?.kept ?? []).filter((folder) => trees.some((tree) => isUnder(folder, tree)));
+    const plan: Plan = { own, trees, kept, ...(hidden ? { dataDir: hidden.dataDir } : {}) };
+    return { command: UNSHARE, args: wrapped(wants.network, confinementOf(support), plan, command.command, command.args) };
   }
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);
   return { command: command.command, args: [...command.args] };

@@ -1,13 +1,37 @@
 /**
- * What a plugin's stderr says that a person can fix, said in one line beside it: today, a
- * plugin that cannot find the SDK it imports (the README's example, before the SDK is installed
- * in its folder).
+ * What a plugin's stderr says that a person can fix, said in one line beside it: a plugin that
+ * cannot find the SDK it imports (the README's example, before the SDK is installed in its
+ * folder), and one that cannot find what is in a folder its sandbox hides (an interpreter or a
+ * package installed in the home).
  */
+import { isUnder } from '../../actors/index.ts';
+
 const MISSING_SDK = /Cannot find (?:package|module) '@hologram\/plugin-sdk'/;
 
-/** The hint a line of plugin `name`'s stderr calls for, if any; `dir` is the plugin's folder. */
-export const stderrHint = (name: string, dir: string, line: string): string | undefined =>
-  MISSING_SDK.test(line)
-    ? `plugin ${name}: it cannot find @hologram/plugin-sdk: run 'npm run pack:sdk' in the Hologram checkout, ` +
+/** A line saying something was not found. */
+const NOT_FOUND = /No such file or directory|ENOENT|not found|Cannot find (?:package|module)/i;
+/** An absolute path in a line, up to a space, a quote, a colon or a bracket. */
+const ABSOLUTE_PATH = /(?:^|[\s'"(`=])(\/[^\s'"`:()]+)/g;
+
+/**
+ * The hint a line of plugin `name`'s stderr calls for, if any; `dir` is the plugin's folder,
+ * `hidden` the private folders its sandbox hides (a program or a file of its in the home is not there).
+ */
+export const stderrHint = (name: string, dir: string, line: string, hidden: readonly string[] = []): string | undefined => {
+  if (MISSING_SDK.test(line)) {
+    return (
+      `plugin ${name}: it cannot find @hologram/plugin-sdk: run 'npm run pack:sdk' in the Hologram checkout, ` +
       `then 'npm install <checkout>/dist/plugin-sdk' in ${dir}, and 'homed plugins start ${name}'`
-    : undefined;
+    );
+  }
+  if (hidden.length === 0 || !NOT_FOUND.test(line)) return undefined;
+  for (const [, path] of line.matchAll(ABSOLUTE_PATH)) {
+    const tree = hidden.find((folder) => isUnder(path!, folder));
+    if (tree === undefined) continue;
+    return (
+      `plugin ${name}: ${path} is in ${tree}, which its sandbox hides from plugins; a plugin that needs the home ` +
+      `lists the 'home' capability in its manifest (plugin.json), then 'homed plugins start ${name}'`
+    );
+  }
+  return undefined;
+};

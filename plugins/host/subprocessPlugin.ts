@@ -6,7 +6,7 @@
  * answer; the reason travels with the exit.
  */
 import { accessSync, constants, realpathSync } from 'node:fs';
-import { PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
+import { hiddenTreesFor, PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
@@ -100,15 +100,9 @@ const spawnPlugin = async (
   const real = realFolder(dir);
   const entry = commandFor(join(real, manifest.entry));
   checkRunnable(name, entry.command);
-  const { command, args } = sandboxedCommand(
-    name,
-    { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') },
-    sandbox.mode,
-    sandbox.support,
-    sandbox.hidden,
-    { path: dir, real },
-    entry,
-  );
+  const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
+  const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);
+  const hiddenTrees = hiddenTreesFor(wants, sandbox.support, sandbox.hidden);
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
@@ -122,7 +116,7 @@ const spawnPlugin = async (
     env: environment.env,
     onStderr: (line) => {
       say(' (stderr)', line);
-      const hint = stderrHint(name, dir, line);
+      const hint = stderrHint(name, dir, line, hiddenTrees);
       if (hint) env.log(hint);
     },
     timers: env.timers,

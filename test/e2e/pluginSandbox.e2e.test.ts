@@ -16,17 +16,19 @@ import { describe, expect, it } from 'vitest';
 import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { messagesOf } from '../support/llmServer/recordedMessages.ts';
-import { finished, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, REPO, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
+/** Outside /tmp, which the sandbox hides from every plugin: a home a plugin with the home capability sees. */
+const sharedDir = useTempDir({ shared: true });
 const daemons = useDaemons();
 const support = probeSandbox('isolate');
 const canIsolate = support.kind === 'available';
 /** And a PID namespace with a /proc of its own for each plugin. */
 const fullSandbox = support.kind === 'available' && support.unconfined === undefined && support.sharedProc === undefined;
 /** And the user's home hidden. */
-const hidesHome = fullSandbox && support.sharedHome === undefined;
+const hidesHome = fullSandbox && support.sharedFolders === undefined;
 
 /** The tool results a request to the model carried, by call id. */
 const toolResultsOf = (request: RecordedRequest): Record<string, unknown> =>
@@ -106,39 +108,64 @@ describe("a subprocess plugin's sandbox", () => {
     await verifyReplay(dir);
   });
 
-  it.skipIf(!hidesHome)("find the user's home empty but what they run from, unless their manifest asks for it", async () => {
-    const server = await startLlmServer([]);
-    daemons.onCleanup(() => server.close());
-    // A home as a user has it: keys in it, and the data dir in it too.
-    const home = tempDir();
-    mkdirSync(join(home, '.ssh'));
-    writeFileSync(join(home, '.ssh', 'id_ed25519'), 'home-canary-5150');
-    const dir = testDataDir(home, { llm: server, plugins: ['prober', 'homeprober'] });
-    const key = join(home, '.ssh', 'id_ed25519');
-    server.setScript([
-      {
-        toolCalls: [
-          { id: 'key', name: 'prober_read', arguments: { path: key } },
-          { id: 'granted', name: 'homeprober_read', arguments: { path: key } },
-          { id: 'settings', name: 'prober_read', arguments: { path: join(dir, 'settings.json') } },
-          { id: 'grantedSettings', name: 'homeprober_read', arguments: { path: join(dir, 'settings.json') } },
-          { id: 'own', name: 'prober_read', arguments: { path: join(dir, 'plugins/prober/plugin.json') } },
-        ],
-      },
-      { text: 'probed' },
-    ]);
-    const daemon = await daemons.start(dir, { env: { HOME: home } });
-    const reply = await finished(spawnNode([WAITER, '--data', dir, 'probe the home']));
-    expect(reply.stdout).toBe('probed\n');
-    const results = toolResultsOf(server.requests[1]!);
-    expect(results.key).toBe('failed: ENOENT');
-    expect(results.granted).toBe('read: home-canary-5150');
-    // The data dir stays hidden from a plugin that sees the home: it is hidden apart.
-    expect([results.settings, results.grantedSettings]).toEqual(['failed: ENOENT', 'failed: ENOENT']);
-    // It runs: its folder (a link to a checkout outside the home), Node and the daemon's install are there.
-    expect(results.own).toContain('"name": "prober"');
-    await daemons.stop(daemon);
-    await verifyReplay(dir);
+  it.skipIf(!hidesHome)(
+    "find the user's home empty but what they run from, unless their manifest asks for it, and /tmp empty",
+    async () => {
+      const server = await startLlmServer([]);
+      daemons.onCleanup(() => server.close());
+      // A home as a user has it: keys in it, and the data dir in it too.
+      const home = sharedDir();
+      mkdirSync(join(home, '.ssh'));
+      writeFileSync(join(home, '.ssh', 'id_ed25519'), 'home-canary-5150');
+      const dir = testDataDir(home, { llm: server, plugins: ['prober', 'homeprober'] });
+      const key = join(home, '.ssh', 'id_ed25519');
+      // What other programs leave in /tmp (an agent's socket, say): hidden from every plugin.
+      const inTmp = join(tempDir(), 'left-by-another-program');
+      writeFileSync(inTmp, 'tmp-canary-6160');
+      server.setScript([
+        {
+          toolCalls: [
+            { id: 'key', name: 'prober_read', arguments: { path: key } },
+            { id: 'granted', name: 'homeprober_read', arguments: { path: key } },
+            { id: 'settings', name: 'prober_read', arguments: { path: join(dir, 'settings.json') } },
+            { id: 'grantedSettings', name: 'homeprober_read', arguments: { path: join(dir, 'settings.json') } },
+            { id: 'own', name: 'prober_read', arguments: { path: join(dir, 'plugins/prober/plugin.json') } },
+            { id: 'tmp', name: 'homeprober_read', arguments: { path: inTmp } },
+          ],
+        },
+        { text: 'probed' },
+      ]);
+      const daemon = await daemons.start(dir, { env: { HOME: home } });
+      const reply = await finished(spawnNode([WAITER, '--data', dir, 'probe the home']));
+      expect(reply.stdout).toBe('probed\n');
+      const results = toolResultsOf(server.requests[1]!);
+      expect(results.key).toBe('failed: ENOENT');
+      expect(results.granted).toBe('read: home-canary-5150');
+      // The data dir stays hidden from a plugin that sees the home: it is hidden apart.
+      expect([results.settings, results.grantedSettings]).toEqual(['failed: ENOENT', 'failed: ENOENT']);
+      // It runs: its folder (a link to a checkout outside the home), Node and the daemon's install are there.
+      expect(results.own).toContain('"name": "prober"');
+      expect(results.tmp).toBe('failed: ENOENT');
+      await daemons.stop(daemon);
+      await verifyReplay(dir);
+    },
+  );
+
+  it.skipIf(!hidesHome)('say when a folder they run from holds the home, which then stays shown; "require" mode starts none', async () => {
+    // A HOME inside the daemon's install: the install, given back to every plugin, holds it.
+    const home = join(REPO, 'test');
+    const shown = `${home} is not hidden from plugins: ${REPO.replace(/\/$/, '')}, which they run from, holds it`;
+    const isolate = testDataDir(tempDir(), { plugins: ['prober'] });
+    const started = await daemons.start(isolate, { env: { HOME: home } });
+    expect(started.output).toContain(`plugins: ${shown}; subprocess plugins are sandboxed as far as the rest goes`);
+    expect((await finished(spawnNode([WAITER, '--data', isolate, '--plugins']))).stdout).toMatch(/prober\s+subprocess\s+running/);
+    await daemons.stop(started);
+    const require = testDataDir(tempDir(), { plugins: ['prober'], settings: { security: { sandbox: { plugins: 'require' } } } });
+    const refused = await daemons.start(require, { env: { HOME: home } });
+    expect(refused.output).toContain(`plugins: ${shown}; subprocess plugins will not start`);
+    const listed = await finished(spawnNode([WAITER, '--data', require, '--plugins']));
+    expect(listed.stdout + refused.output).toContain(`cannot sandbox its process wholly (${shown})`);
+    await daemons.stop(refused);
   });
 
   it('in "require" mode, does not start one when this machine cannot sandbox it, and says why', async () => {

@@ -35,6 +35,8 @@ import { finished, HOMED, runHomed, runNodeWithInput, spawnNode, WAITER } from '
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
+/** For what a plugin writes where the test reads it: outside the folders its sandbox hides. */
+const sharedDir = useTempDir({ shared: true });
 const daemons = useDaemons();
 
 /** The vault secret every test that needs one sets: the LLM source's key. */
@@ -610,7 +612,7 @@ describe('red team: network escapes through a plugin tool', () => {
   it('refuses loopback, link-local, IPv6 loopback, odd IPv4 spellings and unlisted hosts before the handler runs', async () => {
     const server = await scripted([]);
     const root = tempDir();
-    const record = join(root, 'fetcher-calls.jsonl');
+    const record = join(sharedDir(), 'fetcher-calls.jsonl');
     writeFileSync(record, '');
     const dir = testDataDir(root, {
       llm: server,

@@ -15,7 +15,6 @@ import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
 import { hostPidOfTag, processState } from '../support/processes.ts';
-import { hiddenHome } from '../../plugins/host/processSandbox.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -59,17 +58,8 @@ describe("a plugin process's sandbox", () => {
     const isolated = sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, hidden, own, node);
     expect(isolated.command).toMatch(SYSTEM_UNSHARE);
     expect(isolated.args.slice(0, 6)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--net', '--', '/bin/sh']);
-    expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual([
-      'sh',
-      '/srv/data',
-      own.path,
-      own.real,
-      '',
-      '',
-      '',
-      '/usr/bin/node',
-      'main.js',
-    ]);
+    expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/usr/bin/node', 'main.js']);
+    expect(isolated.args[7]).toContain(`hologram-hidden '/srv/data'`);
     const granted = sandboxedCommand('p', { network: true, home: false }, 'isolate', available, hidden, own, node);
     expect(granted.args.slice(0, 4)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--']);
   });
@@ -297,33 +287,28 @@ describe("a plugin process's sandbox", () => {
     }
   });
 
-  it("keeps of the user's home the folders a plugin runs from, the outermost of each, and hides none when one of them holds it all", () => {
-    expect(hiddenHome(['/h/tools/node', '/h/tools', '/usr/lib/node', '/h/code/hologram'], '/h')).toEqual({
-      path: '/h',
-      kept: ['/h/tools', '/h/code/hologram'],
-    });
-    expect(hiddenHome(['/usr', '/opt/hologram'], '/h')).toEqual({ path: '/h', kept: [] });
-    expect(hiddenHome(['/h', '/usr'], '/h')).toBeUndefined();
-    expect(hiddenHome(['/'], '/h')).toBeUndefined();
-    expect(hiddenHome(['/usr'], undefined)).toBeUndefined();
-  });
-
-  it.skipIf(!fullSandbox || support.sharedHome !== undefined)(
-    "shows a plugin none of the user's home but the folders kept and its own, the data dir in it hidden apart; the home capability shows it all",
+  // Red team: the kept folders were writable (a plugin could rewrite the daemon's install, run
+  // unsandboxed at the next start), and a plugin folder holding the data dir showed it again.
+  it.skipIf(!fullSandbox || support.sharedFolders !== undefined)(
+    "shows a plugin none of its user's private folders but what it runs from (read-only) and its own folder; the home capability shows the home",
     () => {
       const home = tempDir();
+      const other = tempDir();
       for (const folder of ['.ssh', 'tools/node/bin', 'data/plugins/p']) mkdirSync(join(home, folder), { recursive: true });
       writeFileSync(join(home, '.ssh', 'id_ed25519'), 'home-key');
       writeFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'runtime');
       writeFileSync(join(home, 'data', 'settings.json'), 'settings');
       writeFileSync(join(home, 'data', 'plugins', 'p', 'main.js'), 'mine');
+      writeFileSync(join(other, 'agent.sock'), 'socket');
       const data = join(home, 'data');
       const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
       const look =
         `ls -A ${home}; cat ${home}/tools/node/bin/node main.js; echo; ` +
-        `for f in ${home}/.ssh/id_ed25519 ${data}/settings.json; do cat "$f" 2>/dev/null || printf gone; echo; done`;
+        `for f in ${home}/.ssh/id_ed25519 ${data}/settings.json ${other}/agent.sock; do cat "$f" 2>/dev/null || printf gone; echo; done; ` +
+        `(echo more >> ${home}/tools/node/bin/node) 2>/dev/null && echo writable || echo read-only; echo note > note.txt && echo wrote`;
       const run = (wantsHome: boolean) => {
-        const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), home: { path: home, kept: [join(home, 'tools')] } };
+        const folders = { homes: [home], others: [other], kept: [join(home, 'tools')], shown: [] };
+        const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
         const { command, args } = sandboxedCommand('p', { network: false, home: wantsHome }, 'isolate', available, hidden, folder, {
           command: '/bin/sh',
           args: ['-c', look],
@@ -333,10 +318,47 @@ describe("a plugin process's sandbox", () => {
         return ran.stdout.split('\n');
       };
       // The data dir shows as the path to the plugin's folder, made in the empty home.
-      expect(run(false)).toEqual(['data', 'tools', 'runtimemine', 'gone', 'gone', '']);
-      expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', '']);
+      expect(run(false)).toEqual(['data', 'tools', 'runtimemine', 'gone', 'gone', 'gone', 'read-only', 'wrote', '']);
+      // Seeing the home, it writes there as its user can; the data dir and the other private folders stay hidden.
+      expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', 'gone', 'writable', 'wrote', '']);
+      expect(readFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'utf8')).toBe('runtimemore\n');
+      expect(readFileSync(join(folder.real, 'note.txt'), 'utf8')).toBe('note\n');
     },
   );
+
+  it.skipIf(!fullSandbox || support.sharedFolders !== undefined)(
+    'hides the data dir from a plugin whose folder holds it (a developer running homed in the checkout of their plugin)',
+    () => {
+      const home = tempDir();
+      const data = join(home, 'checkout', 'data');
+      mkdirSync(join(data, 'plugins'), { recursive: true });
+      writeFileSync(join(data, 'settings.json'), 'settings');
+      writeFileSync(join(home, 'checkout', 'main.js'), 'mine');
+      symlinkSync(join(home, 'checkout'), join(data, 'plugins', 'p'));
+      const folder = { path: join(data, 'plugins', 'p'), real: join(home, 'checkout') };
+      const folders = { homes: [home], others: [], kept: [], shown: [] };
+      const look = `cat main.js; echo; cat ${data}/settings.json 2>/dev/null || echo gone; ls ${data}/plugins/p/main.js`;
+      const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
+      const { command, args } = sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, hidden, folder, {
+        command: '/bin/sh',
+        args: ['-c', look],
+      });
+      const ran = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8' });
+      expect([ran.status, ran.stdout]).toEqual([0, `mine\ngone\n${data}/plugins/p/main.js\n`]);
+    },
+  );
+
+  it('refuses a plugin whose folder holds a private folder, which giving it back would show', () => {
+    const withFolders = { ...hidden, folders: { homes: ['/home/ada'], others: ['/tmp'], kept: [], shown: [] } };
+    const start = (real: string) =>
+      sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, withFolders, { path: '/srv/data/plugins/p', real }, node);
+    for (const real of ['/home', '/home/ada', '/']) {
+      expect(() => start(real)).toThrow(
+        /its folder \/srv\/data\/plugins\/p leads to \S+, which holds \/(home\/ada|tmp), hidden from plugins/,
+      );
+    }
+    expect(start('/home/ada/code/p').command).toMatch(SYSTEM_UNSHARE);
+  });
 
   it('takes network as a capability in a manifest', () => {
     const manifest = parseManifest({ name: 'web', version: '1.0.0', entry: 'main.js', capabilities: ['tools', 'network'] }, 'web');

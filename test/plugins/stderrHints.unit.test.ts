@@ -12,4 +12,20 @@ describe('stderrHint', () => {
     expect(stderrHint('weather', '/data/plugins/weather', "Cannot find package 'left-pad' imported from x")).toBeUndefined();
     expect(stderrHint('weather', '/data/plugins/weather', '    at file:///data/plugins/weather/main.ts:1:1')).toBeUndefined();
   });
+
+  it('says when what a plugin cannot find is in a folder its sandbox hides, and how to give it the home', () => {
+    const hidden = ['/home/ada', '/tmp'];
+    const hint = (line: string) => stderrHint('weather', '/data/plugins/weather', line, hidden);
+    expect(hint("/usr/bin/env: '/home/ada/.pyenv/shims/python3': No such file or directory")).toBe(
+      'plugin weather: /home/ada/.pyenv/shims/python3 is in /home/ada, which its sandbox hides from plugins; a plugin that needs the home ' +
+        "lists the 'home' capability in its manifest (plugin.json), then 'homed plugins start weather'",
+    );
+    expect(
+      hint("Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/tmp/build/lib.js' imported from /data/plugins/weather/main.js"),
+    ).toContain('/tmp/build/lib.js is in /tmp');
+    // Not found, but not in a hidden folder; in one, but not a failure; and a sandbox hiding nothing.
+    expect(hint("Error: ENOENT: no such file or directory, open '/data/plugins/weather/config.json'")).toBeUndefined();
+    expect(hint('reading /home/ada/notes.txt')).toBeUndefined();
+    expect(stderrHint('weather', '/data/plugins/weather', "ENOENT: no such file or directory, open '/home/ada/x'")).toBeUndefined();
+  });
 });

@@ -4,14 +4,18 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
 
-/** A fresh temporary directory, removed after the current test. */
-export const useTempDir = (): (() => string) => {
+/**
+ * A fresh temporary directory, removed after the current test: in the system's temporary folder,
+ * or, `shared`, in /var/tmp, which a sandboxed plugin sees too (/tmp is one of the folders its
+ * sandbox hides): for a file a test and a plugin both read or write, or a home a test makes.
+ */
+export const useTempDir = ({ shared = false }: Readonly<{ shared?: boolean }> = {}): (() => string) => {
   const made: string[] = [];
   afterEach(() => {
     for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   return () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hologram-test-'));
+    const dir = mkdtempSync(join(shared ? '/var/tmp' : tmpdir(), 'hologram-test-'));
     made.push(dir);
     return dir;
   };

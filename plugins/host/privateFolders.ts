@@ -1,0 +1,126 @@
+/**
+ * The folders of the machine a subprocess plugin must not see besides the data dir: its user's
+ * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
+ * where agents and keyrings listen), /tmp and /dev/shm (other programs' files and sockets,
+ * ssh-agent's among them: a socket is reached through its path, network namespace or not). Each
+ * is hidden behind an empty tmpfs but for the folders in it a plugin runs from (the daemon's
+ * install, Node's, tsx's), given back read-only, and the plugin's own folder. A folder a plugin
+ * runs from that holds one of them leaves that one shown, and the start says so.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { isUnder } from '../../actors/index.ts';
+
+/**
+ * `homes`, hidden unless the plugin's manifest asks for `home`; `others`, hidden from every
+ * plugin; `kept`, the folders in them given back read-only; `shown`, why a folder that should be
+ * hidden is not.
+ */
+export type PrivateFolders = Readonly<{
+  homes: readonly string[];
+  others: readonly string[];
+  kept: readonly string[];
+  shown: readonly string[];
+}>;
+
+/** How many folders a plugin may be given back besides its own (each is held open on a descriptor of its own, 4 to 9). */
+export const MOST_KEPT = 6;
+
+/** The real path of `path` when it is a folder other than the root. */
+const realFolder = (path: string | undefined): string | undefined => {
+  if (!path) return undefined;
+  try {
+    const real = realpathSync(path);
+    return real !== '/' && statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const realOrSelf = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/** Each folder once, those inside another left out. */
+const outermost = (folders: readonly string[]): string[] => {
+  const unique = [...new Set(folders)];
+  return unique.filter((folder) => !unique.some((other) => other !== folder && isUnder(folder, other)));
+};
+
+/**
+ * What of `homes` and `others` can be hidden, given the folders plugins run from (`needed`): a
+ * folder holding one of them leaves it shown; those inside them are kept (the outermost of each).
+ * Pure: paths as they are given.
+ */
+export const privateFoldersOf = (
+  candidates: Readonly<{ homes: readonly string[]; others: readonly string[] }>,
+  needed: readonly string[],
+): PrivateFolders => {
+  const shown: string[] = [];
+  const hideable = (tree: string): boolean => {
+    const holder = needed.find((folder) => isUnder(tree, folder));
+    if (holder !== undefined) shown.push(`${tree} is not hidden from plugins: ${holder}, which they run from, holds it`);
+    return holder === undefined;
+  };
+  const trees = outermost([...candidates.homes, ...candidates.others]).filter(hideable);
+  const homes = trees.filter((tree) => candidates.homes.includes(tree));
+  const others = trees.filter((tree) => !candidates.homes.includes(tree));
+  const kept = outermost(needed.filter((folder) => trees.some((tree) => isUnder(folder, tree))));
+  if (kept.length > MOST_KEPT) {
+    return {
+      homes: [],
+      others: [],
+      kept: [],
+      shown: [`no private folder is hidden from plugins: they run from ${kept.length} folders in them`],
+    };
+  }
+  return { homes, others, kept, shown };
+};
+
+/** The folder of the daemon's own package (its package.json's), which a plugin runs from (the SDK; tsx for TypeScript entries). */
+export const installRoot = (): string => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  return here;
+};
+
+/** The package folder of tsx, which runs TypeScript entries: where the daemon's install has it (hoisted, it may be beside it). */
+const tsxFolder = (): string | undefined => {
+  try {
+    let dir = dirname(fileURLToPath(import.meta.resolve('tsx')));
+    while (dir !== dirname(dir) && !existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+    // The node_modules holding it, with what it depends on.
+    return dirname(dir);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The folders a plugin runs from: the daemon's install, Node's own folder (its binary's), and tsx's. */
+export const runtimeFolders = (): string[] =>
+  [installRoot(), dirname(process.execPath), tsxFolder()].filter((folder): folder is string => folder !== undefined).map(realOrSelf);
+
+/** The private folders of this machine's user, for `privateFoldersOf`. */
+export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[] }> => {
+  const uid = process.getuid?.();
+  const runtime = process.env.XDG_RUNTIME_DIR || (uid !== undefined ? `/run/user/${uid}` : undefined);
+  const account = (() => {
+    try {
+      return userInfo().homedir;
+    } catch {
+      return undefined;
+    }
+  })();
+  const homes = [account, homedir()].map(realFolder).filter((folder): folder is string => folder !== undefined);
+  const others = [runtime, '/tmp', '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
+  return { homes, others };
+};

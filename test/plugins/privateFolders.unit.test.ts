@@ -1,0 +1,46 @@
+/**
+ * Which of a user's private folders a plugin's sandbox hides, and which folders in them it gives
+ * back: those a plugin runs from, the outermost of each; a folder a plugin runs from that holds a
+ * private one leaves it shown, said why.
+ */
+import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { installRoot, privateFoldersOf, runtimeFolders } from '../../plugins/host/privateFolders.ts';
+import { REPO } from '../support/processes.ts';
+
+describe("a user's private folders, as plugins are kept from them", () => {
+  it('keeps the outermost of the folders plugins run from inside them, and none outside', () => {
+    const folders = privateFoldersOf({ homes: ['/h'], others: ['/tmp', '/run/user/7'] }, [
+      '/h/tools/node/bin',
+      '/h/tools',
+      '/usr/bin',
+      '/tmp/ci/checkout',
+      '/tmp/ci/checkout/node_modules',
+    ]);
+    expect(folders).toEqual({ homes: ['/h'], others: ['/tmp', '/run/user/7'], kept: ['/h/tools', '/tmp/ci/checkout'], shown: [] });
+  });
+
+  it('leaves shown, and says why, a private folder that a folder plugins run from holds', () => {
+    const folders = privateFoldersOf({ homes: ['/h', '/home/ada'], others: ['/tmp'] }, ['/h', '/usr/bin']);
+    expect(folders.homes).toEqual(['/home/ada']);
+    expect(folders.kept).toEqual([]);
+    expect(folders.shown).toEqual(['/h is not hidden from plugins: /h, which they run from, holds it']);
+    expect(privateFoldersOf({ homes: ['/h'], others: [] }, ['/']).shown).toEqual([
+      '/h is not hidden from plugins: /, which they run from, holds it',
+    ]);
+  });
+
+  it('hides a private folder inside another once, with the outer one ($HOME inside the account home, or in /tmp)', () => {
+    expect(privateFoldersOf({ homes: ['/home/ada', '/home/ada/alt'], others: [] }, [])).toMatchObject({ homes: ['/home/ada'] });
+    expect(privateFoldersOf({ homes: ['/tmp/home'], others: ['/tmp'] }, [])).toMatchObject({ homes: [], others: ['/tmp'] });
+  });
+
+  it('runs plugins from the daemon install, Node’s own folder and tsx’s', () => {
+    expect(installRoot()).toBe(REPO.replace(/\/$/, ''));
+    const runtime = runtimeFolders();
+    expect(runtime).toContain(realpathSync(REPO));
+    expect(runtime).toContain(realpathSync(dirname(process.execPath)));
+    expect(runtime.some((folder) => folder.endsWith('node_modules'))).toBe(true);
+  });
+});
