@@ -119,7 +119,9 @@ export class PluginHost {
     const support = probeSandbox(mode);
     const shown = support.kind === 'available' && !support.sharedFolders ? (this.options.hiddenFromPlugins?.folders?.shown ?? []) : [];
     const missing =
-      support.kind === 'available' ? [support.unconfined, support.sharedProc, support.sharedFolders, ...shown].filter((why) => why) : [];
+      support.kind === 'available'
+        ? [support.unconfined, support.sharedProc, support.sharedFolders, support.root, ...shown].filter((why) => why)
+        : [];
     if (missing.length > 0) {
       this.options.log(
         `plugins: ${missing.join('; ')}; subprocess plugins ${mode === 'require' ? 'will not start' : 'are sandboxed as far as the rest goes'} (security.sandbox.plugins)`,

@@ -3,9 +3,9 @@
  * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
  * where agents and keyrings listen), /tmp and /dev/shm (other programs' files and sockets,
  * ssh-agent's among them: a socket is reached through its path, network namespace or not). Each
- * is hidden behind an empty tmpfs but for the folders in it a plugin runs from (the daemon's
- * install, Node's, tsx's), given back read-only, and the plugin's own folder. A folder a plugin
- * runs from that holds one of them leaves that one shown, and the start says so.
+ * is hidden behind an empty tmpfs but for the plugin's own folder and the folders a plugin runs
+ * from (the daemon's install, Node's, tsx's), given back read-only wherever they are. A folder a
+ * plugin runs from that holds one of them leaves that one shown, and the start says so.
  */
 import { realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
@@ -49,15 +49,16 @@ const realOrSelf = (path: string): string => {
 };
 
 /** Each folder once, those inside another left out. */
-const outermost = (folders: readonly string[]): string[] => {
+export const outermost = (folders: readonly string[]): string[] => {
   const unique = [...new Set(folders)];
   return unique.filter((folder) => !unique.some((other) => other !== folder && isUnder(folder, other)));
 };
 
 /**
- * What of `homes` and `others` can be hidden, given the folders plugins run from (`needed`): a
- * folder holding one of them leaves it shown; those inside them are kept (the outermost of each).
- * Pure: paths as they are given.
+ * What of `homes` and `others` can be hidden, given the folders plugins run from (`needed`): one
+ * that a folder of `needed` holds stays shown, said why (a private folder inside another hidden
+ * one, too: the kept folder gives it back); the folders of `needed` are kept (the outermost of
+ * each), given back read-only wherever they are. Pure: paths as they are given.
  */
 export const privateFoldersOf = (
   candidates: Readonly<{ homes: readonly string[]; others: readonly string[] }>,
@@ -69,10 +70,10 @@ export const privateFoldersOf = (
     if (holder !== undefined) shown.push(`${tree} is not hidden from plugins: ${holder}, which they run from, holds it`);
     return holder === undefined;
   };
-  const trees = outermost([...candidates.homes, ...candidates.others]).filter(hideable);
+  const trees = outermost([...new Set([...candidates.homes, ...candidates.others])].filter(hideable));
   const homes = trees.filter((tree) => candidates.homes.includes(tree));
   const others = trees.filter((tree) => !candidates.homes.includes(tree));
-  const kept = outermost(needed.filter((folder) => trees.some((tree) => isUnder(folder, tree))));
+  const kept = outermost(needed);
   if (kept.length > MOST_KEPT) {
     return {
       homes: [],
@@ -112,7 +113,8 @@ export const runtimeFolders = (): string[] =>
 /** The private folders of this machine's user, for `privateFoldersOf`. */
 export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[] }> => {
   const uid = process.getuid?.();
-  const runtime = process.env.XDG_RUNTIME_DIR || (uid !== undefined ? `/run/user/${uid}` : undefined);
+  // Both where the environment says and where the system keeps it: `sudo -E` carries another user's.
+  const runtimes = [process.env.XDG_RUNTIME_DIR, uid !== undefined ? `/run/user/${uid}` : undefined];
   const account = (() => {
     try {
       return userInfo().homedir;
@@ -121,6 +123,6 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
     }
   })();
   const homes = [account, homedir()].map(realFolder).filter((folder): folder is string => folder !== undefined);
-  const others = [runtime, '/tmp', '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
+  const others = [...runtimes, '/tmp', '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
   return { homes, others };
 };

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
-import type { PrivateFolders } from './privateFolders.ts';
+import { outermost, type PrivateFolders, runtimeFolders } from './privateFolders.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
 
@@ -29,10 +29,11 @@ export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'r
  * Whether plugins can be sandboxed here, or why not. Available, what may be missing (the rest of
  * the sandbox holds): `unconfined`, why a plugin's processes cannot be kept to a PID namespace of
  * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own;
- * `sharedFolders`, why the user's private folders (the home, /tmp…) cannot be hidden.
+ * `sharedFolders`, why the user's private folders (the home, /tmp…) cannot be hidden; `root`, that
+ * the daemon runs as root, and so do its plugins.
  */
 export type SandboxSupport =
-  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string; sharedFolders?: string }>
+  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string; sharedFolders?: string; root?: string }>
   | Readonly<{ kind: 'unavailable'; why: string }>
   | Readonly<{ kind: 'off' }>;
 
@@ -44,9 +45,9 @@ const confinementOf = (support: Readonly<{ unconfined?: string; sharedProc?: str
 
 /** What `require` mode finds missing from a sandbox, if anything. */
 const missingFrom = (
-  support: Readonly<{ unconfined?: string; sharedProc?: string; sharedFolders?: string }>,
+  support: Readonly<{ unconfined?: string; sharedProc?: string; sharedFolders?: string; root?: string }>,
   hidden: HiddenPaths | undefined,
-): string | undefined => support.unconfined ?? support.sharedProc ?? support.sharedFolders ?? hidden?.folders?.shown[0];
+): string | undefined => support.unconfined ?? support.sharedProc ?? support.sharedFolders ?? support.root ?? hidden?.folders?.shown[0];
 
 /**
  * What a plugin must not see: the data dir (its real path), all of it but the plugin's own
@@ -118,10 +119,11 @@ type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[
 
 /**
  * The shell that hides, gives back, then becomes the plugin (`sh -c SCRIPT sh command args…`):
- * the private folders behind a tmpfs each, the kept folders back read-only, the plugin's own
- * folder back (before the data dir is hidden when it is outside it, so a folder holding the data
- * dir shows none of it), the data dir behind a tmpfs, and the plugin's folder back in it when it
- * is there. Each folder given back is held open across the mounts and bound back from that
+ * the private folders behind a tmpfs each, the kept folders (what plugins run from) back
+ * read-only wherever they are, so no plugin rewrites what the next start runs, the plugin's own
+ * folder back writable (before the data dir is hidden when it is outside it, so a folder holding
+ * the data dir shows none of it), the data dir behind a tmpfs, and the plugin's folder back in it
+ * when it is there. Each folder given back is held open across the mounts and bound back from that
  * descriptor (`-c`: mount would otherwise resolve it to the path, now hidden); a folder reached
  * through a link in the data dir gets the link again.
  */
@@ -129,26 +131,33 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
   const { own, dataDir, trees, kept } = plan;
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
   const inTree = trees.some((tree) => isUnder(own.real, tree));
+  const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
+  const bindsOwn = inData || inTree || kept.some(holdingOwn);
   const bindOwn = `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)} || exit 126`;
+  const bindKept = (folder: string): string => {
+    const fd = 4 + kept.indexOf(folder);
+    return (
+      `${MKDIR} -p ${quoted(folder)} && ${MOUNT} -c --bind /proc/self/fd/${fd} ${quoted(folder)} && ` +
+      `${MOUNT} -o remount,bind,ro ${quoted(folder)} || exit 126; exec ${fd}<&-`
+    );
+  };
   const linked = dataDir !== undefined && own.path !== own.real && isUnder(own.path, dataDir);
   return [
-    ...(inData || inTree ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
+    ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
     ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
-    ...kept.map(
-      (folder, i) =>
-        `${MKDIR} -p ${quoted(folder)} && ${MOUNT} -c --bind /proc/self/fd/${4 + i} ${quoted(folder)} && ` +
-        `${MOUNT} -o remount,bind,ro ${quoted(folder)} || exit 126; exec ${4 + i}<&-`,
-    ),
-    ...(inTree && !inData ? [bindOwn] : []),
+    // The kept folders holding the plugin's own come back before it, the others after it: each read-only, its own not.
+    ...kept.filter(holdingOwn).map(bindKept),
+    ...(bindsOwn && !inData ? [bindOwn] : []),
+    ...kept.filter((folder) => !holdingOwn(folder)).map(bindKept),
     ...(dataDir !== undefined
       ? [`${MKDIR} -p ${quoted(dataDir)} && ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden ${quoted(dataDir)} || exit 126`]
       : []),
     ...(inData ? [bindOwn] : []),
-    ...(inData || inTree ? ['exec 3<&-'] : []),
+    ...(bindsOwn ? ['exec 3<&-'] : []),
     ...(linked ? [`${MKDIR} -p ${quoted(dirname(own.path))} && ${LN} -s ${quoted(own.real)} ${quoted(own.path)} || exit 126`] : []),
     // A TMPDIR in a folder now hidden is made again, empty, where the plugin can write.
-    `if [ -n "$TMPDIR" ]; then ${MKDIR} -p "$TMPDIR" 2>/dev/null; fi`,
+    `if [ -n "$TMPDIR" ]; then ${MKDIR} -p -- "$TMPDIR" >/dev/null 2>&1; fi`,
     `cd ${quoted(own.real)} || exit 126`,
     // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
     'unset PWD OLDPWD SHLVL',
@@ -186,7 +195,15 @@ const INIT = [
 ].join('\n');
 
 /** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */
-const unshareArgs = (network: boolean): string[] => ['--map-current-user', '--keep-caps', '--mount', ...(network ? [] : ['--net']), '--'];
+const unshareArgs = (network: boolean): string[] => [
+  '--map-current-user',
+  '--keep-caps',
+  '--mount',
+  // System V and POSIX IPC of its own: the shared memory, queues and semaphores of its user's other programs are not there.
+  '--ipc',
+  ...(network ? [] : ['--net']),
+  '--',
+];
 
 const wrapped = (network: boolean, confinement: Confinement, plan: Plan, command: string, args: readonly string[]): string[] => [
   ...unshareArgs(network),
@@ -197,6 +214,16 @@ const wrapped = (network: boolean, confinement: Confinement, plan: Plan, command
   command,
   ...args,
 ];
+
+/** Said of a daemon run as root: its plugins are root too, outside what their sandbox hides. */
+const asRoot = (): { root?: string } =>
+  process.getuid?.() === 0
+    ? {
+        root:
+          "homed runs as root, so its plugins do too: outside the folders hidden from them they reach what root can (/etc/shadow, the system's sockets: Docker's, D-Bus's); " +
+          'run homed as a user of its own',
+      }
+    : {};
 
 /**
  * Whether this machine lets a process have its own network and mount namespaces and mount in
@@ -220,15 +247,18 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
       });
     const sharedFolders = 'private folders (the home, /tmp) cannot be hidden here, so plugins see them';
     if (probe('private').status === 0) {
-      return probe('private', [join(dir, 'private')], [kept]).status === 0 ? { kind: 'available' } : { kind: 'available', sharedFolders };
+      // The folders plugins run from, bound back read-only as each start will.
+      const hides = probe('private', [join(dir, 'private')], outermost([kept, ...runtimeFolders()])).status === 0;
+      return { kind: 'available', ...(hides ? {} : { sharedFolders }), ...asRoot() };
     }
     const sharedProc = "a /proc of their own cannot be mounted here, so plugins see the machine's processes";
-    if (probe('pid').status === 0) return { kind: 'available', sharedProc };
+    if (probe('pid').status === 0) return { kind: 'available', sharedProc, ...asRoot() };
     const unconfined = probe('none');
     if (unconfined.error) return { kind: 'unavailable', why: `unshare could not run: ${unconfined.error.message}` };
     if (unconfined.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
     return {
       kind: 'available',
+      ...asRoot(),
       unconfined:
         "a PID namespace (or setpriv, of util-linux) is not to be had here, so what plugins start may outlive them and they see the machine's processes",
     };
@@ -273,7 +303,7 @@ export const sandboxedCommand = (
     const trees = hiddenTreesFor(wants, support, hidden);
     const holds = trees.find((tree) => isUnder(tree, own.real));
     if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, holds);
-    const kept = (hidden?.folders?.kept ?? []).filter((folder) => trees.some((tree) => isUnder(folder, tree)));
+    const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
     const plan: Plan = { own, trees, kept, ...(hidden ? { dataDir: hidden.dataDir } : {}) };
     return { command: UNSHARE, args: wrapped(wants.network, confinementOf(support), plan, command.command, command.args) };
   }

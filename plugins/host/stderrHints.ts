@@ -5,6 +5,7 @@
  * package installed in the home).
  */
 import { isUnder } from '../../actors/index.ts';
+import { visibleControls } from '../../events/index.ts';
 
 const MISSING_SDK = /Cannot find (?:package|module) '@hologram\/plugin-sdk'/;
 
@@ -28,8 +29,9 @@ export const stderrHint = (name: string, dir: string, line: string, hidden: read
   for (const [, path] of line.matchAll(ABSOLUTE_PATH)) {
     const tree = hidden.find((folder) => isUnder(path!, folder));
     if (tree === undefined) continue;
+    // The path is the plugin's words: its controls shown as symbols, as its stderr line's are.
     return (
-      `plugin ${name}: ${path} is in ${tree}, which its sandbox hides from plugins; a plugin that needs the home ` +
+      `plugin ${name}: ${visibleControls(path!)} is in ${tree}, which its sandbox hides from plugins; a plugin that needs the home ` +
       `lists the 'home' capability in its manifest (plugin.json), then 'homed plugins start ${name}'`
     );
   }

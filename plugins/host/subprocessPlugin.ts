@@ -103,6 +103,7 @@ const spawnPlugin = async (
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
   const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);
   const hiddenTrees = hiddenTreesFor(wants, sandbox.support, sandbox.hidden);
+  let hinted = false;
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
@@ -116,8 +117,10 @@ const spawnPlugin = async (
     env: environment.env,
     onStderr: (line) => {
       say(' (stderr)', line);
-      const hint = stderrHint(name, dir, line, hiddenTrees);
+      // One hint a start: a plugin printing the same failure in a loop gets no more.
+      const hint = hinted ? undefined : stderrHint(name, dir, line, hiddenTrees);
       if (hint) env.log(hint);
+      hinted ||= hint !== undefined;
     },
     timers: env.timers,
   });

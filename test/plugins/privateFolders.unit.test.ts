@@ -10,7 +10,7 @@ import { installRoot, privateFoldersOf, runtimeFolders } from '../../plugins/hos
 import { REPO } from '../support/processes.ts';
 
 describe("a user's private folders, as plugins are kept from them", () => {
-  it('keeps the outermost of the folders plugins run from inside them, and none outside', () => {
+  it('keeps the outermost of the folders plugins run from, inside the private folders or not (each is given back read-only)', () => {
     const folders = privateFoldersOf({ homes: ['/h'], others: ['/tmp', '/run/user/7'] }, [
       '/h/tools/node/bin',
       '/h/tools',
@@ -18,17 +18,33 @@ describe("a user's private folders, as plugins are kept from them", () => {
       '/tmp/ci/checkout',
       '/tmp/ci/checkout/node_modules',
     ]);
-    expect(folders).toEqual({ homes: ['/h'], others: ['/tmp', '/run/user/7'], kept: ['/h/tools', '/tmp/ci/checkout'], shown: [] });
+    expect(folders).toEqual({
+      homes: ['/h'],
+      others: ['/tmp', '/run/user/7'],
+      kept: ['/h/tools', '/usr/bin', '/tmp/ci/checkout'],
+      shown: [],
+    });
   });
 
   it('leaves shown, and says why, a private folder that a folder plugins run from holds', () => {
     const folders = privateFoldersOf({ homes: ['/h', '/home/ada'], others: ['/tmp'] }, ['/h', '/usr/bin']);
     expect(folders.homes).toEqual(['/home/ada']);
-    expect(folders.kept).toEqual([]);
+    expect(folders.kept).toEqual(['/h', '/usr/bin']);
     expect(folders.shown).toEqual(['/h is not hidden from plugins: /h, which they run from, holds it']);
     expect(privateFoldersOf({ homes: ['/h'], others: [] }, ['/']).shown).toEqual([
       '/h is not hidden from plugins: /, which they run from, holds it',
     ]);
+  });
+
+  // Red team: with the checkout in /tmp (as CI clones it) and HOME inside it, the home was neither hidden nor said to be shown.
+  it('says a private folder inside another is shown when a folder plugins run from holds it', () => {
+    const folders = privateFoldersOf({ homes: ['/tmp/ci/checkout/test'], others: ['/tmp'] }, ['/tmp/ci/checkout']);
+    expect(folders).toEqual({
+      homes: [],
+      others: ['/tmp'],
+      kept: ['/tmp/ci/checkout'],
+      shown: ['/tmp/ci/checkout/test is not hidden from plugins: /tmp/ci/checkout, which they run from, holds it'],
+    });
   });
 
   it('hides a private folder inside another once, with the outer one ($HOME inside the account home, or in /tmp)', () => {

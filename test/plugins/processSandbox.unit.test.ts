@@ -57,15 +57,18 @@ describe("a plugin process's sandbox", () => {
   it('wraps every plugin, with its own network only when it did not ask for one, naming the data dir and its folder', () => {
     const isolated = sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, hidden, own, node);
     expect(isolated.command).toMatch(SYSTEM_UNSHARE);
-    expect(isolated.args.slice(0, 6)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--net', '--', '/bin/sh']);
+    expect(isolated.args.slice(0, 7)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--ipc', '--net', '--', '/bin/sh']);
     expect(isolated.args.slice(isolated.args.indexOf('sh'))).toEqual(['sh', '/usr/bin/node', 'main.js']);
-    expect(isolated.args[7]).toContain(`hologram-hidden '/srv/data'`);
+    expect(isolated.args[isolated.args.indexOf('-c') + 1]).toContain(`hologram-hidden '/srv/data'`);
     const granted = sandboxedCommand('p', { network: true, home: false }, 'isolate', available, hidden, own, node);
-    expect(granted.args.slice(0, 4)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--']);
+    expect(granted.args.slice(0, 5)).toEqual(['--map-current-user', '--keep-caps', '--mount', '--ipc', '--']);
   });
 
   it('keeps what the plugin starts to a PID namespace that ends with it, and with the daemon, with a /proc of its own; where the machine has less, the rest of the sandbox holds', () => {
-    const script = (support: SandboxSupport) => sandboxedCommand('p', ASKED_NOTHING, 'isolate', support, hidden, own, node).args[7]!;
+    const script = (support: SandboxSupport) => {
+      const { args } = sandboxedCommand('p', ASKED_NOTHING, 'isolate', support, hidden, own, node);
+      return args[args.indexOf('-c') + 1]!;
+    };
     expect(script(available)).toMatch(
       /exec \/\S+\/setpriv --pdeathsig KILL -- \/\S+\/unshare --user --map-current-user --mount --pid --fork --kill-child --mount-proc -- \/bin\/sh -c/,
     );
@@ -319,9 +322,9 @@ describe("a plugin process's sandbox", () => {
       };
       // The data dir shows as the path to the plugin's folder, made in the empty home.
       expect(run(false)).toEqual(['data', 'tools', 'runtimemine', 'gone', 'gone', 'gone', 'read-only', 'wrote', '']);
-      // Seeing the home, it writes there as its user can; the data dir and the other private folders stay hidden.
-      expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', 'gone', 'writable', 'wrote', '']);
-      expect(readFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'utf8')).toBe('runtimemore\n');
+      // Seeing the home, it still cannot rewrite what plugins run from; the data dir and the other private folders stay hidden.
+      expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', 'gone', 'read-only', 'wrote', '']);
+      expect(readFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'utf8')).toBe('runtime');
       expect(readFileSync(join(folder.real, 'note.txt'), 'utf8')).toBe('note\n');
     },
   );
@@ -347,6 +350,60 @@ describe("a plugin process's sandbox", () => {
       expect([ran.status, ran.stdout]).toEqual([0, `mine\ngone\n${data}/plugins/p/main.js\n`]);
     },
   );
+
+  // Red team: a plugin folder holding the daemon's install (installed as a dependency of the plugin's project) made it writable again.
+  it.skipIf(!fullSandbox || support.sharedFolders !== undefined)(
+    'keeps what plugins run from read-only inside a plugin folder that holds it, and the folder writable around it',
+    () => {
+      const project = tempDir();
+      mkdirSync(join(project, 'node_modules', 'hologram'), { recursive: true });
+      writeFileSync(join(project, 'node_modules', 'hologram', 'homed.mjs'), 'daemon');
+      const folders = { homes: [], others: [], kept: [join(project, 'node_modules', 'hologram'), tempDir()], shown: [] };
+      const look =
+        `(echo trojan >> node_modules/hologram/homed.mjs) 2>/dev/null && echo writable || echo read-only; ` +
+        `echo note > note.txt && cat note.txt`;
+      const data = tempDir();
+      const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
+      const { command, args } = sandboxedCommand(
+        'p',
+        ASKED_NOTHING,
+        'isolate',
+        available,
+        hidden,
+        { path: project, real: project },
+        {
+          command: '/bin/sh',
+          args: ['-c', look],
+        },
+      );
+      const ran = spawnSync(command, args, { cwd: project, encoding: 'utf8' });
+      expect([ran.status, ran.stdout]).toEqual([0, 'read-only\nnote\n']);
+      expect(readFileSync(join(project, 'node_modules', 'hologram', 'homed.mjs'), 'utf8')).toBe('daemon');
+    },
+  );
+
+  it.skipIf(!canIsolate || spawnSync('ipcmk', ['--help']).error !== undefined)(
+    "gives a plugin IPC of its own: its user's other programs' shared memory is not there",
+    () => {
+      const made = spawnSync('ipcmk', ['-M', '4096'], { encoding: 'utf8' });
+      const id = /(\d+)/.exec(made.stdout)?.[1];
+      expect(id).toBeDefined();
+      try {
+        const listed = `ipcs -m | awk '$2 == ${id}' | grep -q . && echo seen || echo none`;
+        expect(spawnSync('sh', ['-c', listed], { encoding: 'utf8' }).stdout).toBe('seen\n');
+        const folder = tempDir();
+        expect(runInside(tempDir(), { path: folder, real: folder }, listed)).toBe('none\n');
+      } finally {
+        spawnSync('ipcrm', ['-m', id!]);
+      }
+    },
+  );
+
+  it('says, of a daemon run as root, that its plugins are root too', () => {
+    if (support.kind !== 'available') return;
+    expect(support.root !== undefined).toBe(process.getuid?.() === 0);
+    if (support.root) expect(support.root).toMatch(/^homed runs as root, so its plugins do too: .*run homed as a user of its own$/);
+  });
 
   it('refuses a plugin whose folder holds a private folder, which giving it back would show', () => {
     const withFolders = { ...hidden, folders: { homes: ['/home/ada'], others: ['/tmp'], kept: [], shown: [] } };

@@ -27,5 +27,9 @@ describe('stderrHint', () => {
     expect(hint("Error: ENOENT: no such file or directory, open '/data/plugins/weather/config.json'")).toBeUndefined();
     expect(hint('reading /home/ada/notes.txt')).toBeUndefined();
     expect(stderrHint('weather', '/data/plugins/weather', "ENOENT: no such file or directory, open '/home/ada/x'")).toBeUndefined();
+    // What it quotes of the plugin's line cannot clear the screen or forge a line of homed's.
+    const forged = hint('ENOENT /tmp/\u001b[2J\u001b]0;pwned\u0007\u001b[1Ahomed: ready');
+    expect(forged).toMatch(/^plugin weather: \/tmp\/\S+ is in \/tmp, which its sandbox hides/);
+    expect([...forged!].filter((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)).toEqual([]);
   });
 });
