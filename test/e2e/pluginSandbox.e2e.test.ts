@@ -166,7 +166,9 @@ describe("a subprocess plugin's sandbox", () => {
     expect(refused.output).toMatch(/homed: plugins: .*; subprocess plugins will not start/);
     const listed = await finished(spawnNode([WAITER, '--data', require, '--plugins']));
     // The first part missing is named: as root, that; else the home.
-    expect(listed.stdout + refused.output).toContain(`cannot sandbox its process wholly (${process.getuid?.() === 0 ? 'homed runs as root' : shown}`);
+    expect(listed.stdout + refused.output).toContain(
+      `cannot sandbox its process wholly (${process.getuid?.() === 0 ? 'homed runs as root' : shown}`,
+    );
     await daemons.stop(refused);
   });
 
