@@ -3,11 +3,12 @@
  * mount namespace (as the same user) in which the whole data dir is behind an empty tmpfs but
  * for the plugin's own folder, mounts it gets locked from a namespace above its own (so a file
  * the daemon writes later, or replaces by renaming a new one over it, is hidden as well as those
- * there at the start); the user's private folders (privateFolders.ts: the home, unless its manifest
- * asks for the `home` capability, /tmp…) behind an empty tmpfs too, but for the folders it runs
- * from, given back read-only, and its own; where the machine allows, a PID namespace whose end (with the plugin, or
- * the daemon) ends every process it started, a detached one included, with a /proc of its own
- * (it sees its own processes, not the machine's and their command lines); and, unless its manifest
+ * there at the start); the user's private folders (privateFolders.ts: the home, unless its
+ * manifest asks for the `home` capability, /tmp…) behind an empty tmpfs too, but for its own
+ * folder and the folders it runs from, read-only wherever they are; IPC of its own; where the
+ * machine allows, a PID namespace whose end (with the plugin, or the daemon) ends every process
+ * it started, a detached one included, with a /proc of its own (it sees its own processes, not
+ * the machine's and their command lines); and, unless its manifest
  * asks for the `network` capability, its own network namespace, where no address is reachable,
  * loopback included. `security.sandbox.plugins`: `isolate` (the default: when this machine
  * cannot, plugins run as they are and the start says so), `require` (then they do not start),
@@ -229,7 +230,8 @@ const asRoot = (): { root?: string } =>
  * Whether this machine lets a process have its own network and mount namespaces and mount in
  * them, and its own PID namespace with a /proc of its own (asked once per daemon): without the
  * last, plugins are still sandboxed, but see the machine's processes; without a PID namespace,
- * what they start may outlive them too. With all of it, whether the user's home can be hidden.
+ * what they start may outlive them too. With all of it, whether the user's private folders can be
+ * hidden, and the folders plugins run from made read-only.
  */
 export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };

@@ -30,9 +30,9 @@ export const stderrHint = (name: string, dir: string, line: string, hidden: read
     const tree = hidden.find((folder) => isUnder(path!, folder));
     if (tree === undefined) continue;
     // The path is the plugin's words: its controls shown as symbols, as its stderr line's are.
-    return (
-      `plugin ${name}: ${visibleControls(path!)} is in ${tree}, which its sandbox hides from plugins; a plugin that needs the home ` +
-      `lists the 'home' capability in its manifest (plugin.json), then 'homed plugins start ${name}'`
+    return visibleControls(
+      `plugin ${name}: ${path} is in ${tree}, which its sandbox hides from plugins; a plugin that needs the home ` +
+        `lists the 'home' capability in its manifest (plugin.json), then 'homed plugins start ${name}'`,
     );
   }
   return undefined;
