@@ -24,6 +24,8 @@ export type PrivateFolders = Readonly<{
   others: readonly string[];
   kept: readonly string[];
   shown: readonly string[];
+  /** The temporary folder (/tmp) among those hidden: a plugin's TMPDIR, its own (a TMPDIR shared by plugins let one poison another's tsx cache). */
+  temp?: string;
 }>;
 
 /** How many folders a plugin may be given back besides its own (each is held open on a descriptor of its own, 4 to 9). */
@@ -61,7 +63,7 @@ export const outermost = (folders: readonly string[]): string[] => {
  * each), given back read-only wherever they are. Pure: paths as they are given.
  */
 export const privateFoldersOf = (
-  candidates: Readonly<{ homes: readonly string[]; others: readonly string[] }>,
+  candidates: Readonly<{ homes: readonly string[]; others: readonly string[]; temp?: string }>,
   needed: readonly string[],
 ): PrivateFolders => {
   const shown: string[] = [];
@@ -82,7 +84,8 @@ export const privateFoldersOf = (
       shown: [`no private folder is hidden from plugins: they run from ${kept.length} folders in them`],
     };
   }
-  return { homes, others, kept, shown };
+  const temp = candidates.temp !== undefined && others.includes(candidates.temp) ? { temp: candidates.temp } : {};
+  return { homes, others, kept, shown, ...temp };
 };
 
 /** The folder of the daemon's own package (its package.json's), which a plugin runs from (the SDK; tsx for TypeScript entries). */
@@ -111,7 +114,7 @@ export const runtimeFolders = (): string[] =>
   [installRoot(), dirname(process.execPath), tsxFolder()].filter((folder): folder is string => folder !== undefined).map(realOrSelf);
 
 /** The private folders of this machine's user, for `privateFoldersOf`. */
-export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[] }> => {
+export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[]; temp?: string }> => {
   const uid = process.getuid?.();
   // Both where the environment says and where the system keeps it: `sudo -E` carries another user's.
   const runtimes = [process.env.XDG_RUNTIME_DIR, uid !== undefined ? `/run/user/${uid}` : undefined];
@@ -124,5 +127,6 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
   })();
   const homes = [account, homedir()].map(realFolder).filter((folder): folder is string => folder !== undefined);
   const others = [...runtimes, '/tmp', '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
-  return { homes, others };
+  const temp = realFolder('/tmp');
+  return { homes, others, ...(temp ? { temp } : {}) };
 };

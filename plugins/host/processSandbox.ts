@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
+import { MANIFEST_FILE } from './manifest.ts';
 import { outermost, type PrivateFolders, runtimeFolders } from './privateFolders.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
@@ -76,6 +77,17 @@ export class PluginFolderOutOfPlace extends HologramError {
   }
 }
 
+/** A plugin whose manifest is a link: in its writable folder it could point it elsewhere and start next time with what it granted itself. */
+export class PluginManifestLinked extends HologramError {
+  readonly code = 'PLUGIN_MANIFEST_LINKED';
+  constructor(plugin: string, manifest: string) {
+    super(
+      `plugin '${plugin}' was not started: its ${MANIFEST_FILE} (${manifest}) is a link, which the plugin could point elsewhere ` +
+        'to grant itself capabilities at its next start; make it a file',
+    );
+  }
+}
+
 export class PluginSandboxUnavailable extends HologramError {
   readonly code = 'PLUGIN_SANDBOX_UNAVAILABLE';
   constructor(plugin: string, why: string) {
@@ -116,7 +128,7 @@ const LN = systemProgram('ln');
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** What a plugin's sandbox hides and gives back: its folder, the data dir, the private folders and those kept in them. */
-type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[]; kept: readonly string[] }>;
+type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[]; kept: readonly string[]; temp?: string }>;
 
 /**
  * The shell that hides, gives back, then becomes the plugin (`sh -c SCRIPT sh command args…`):
@@ -129,7 +141,8 @@ type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[
  * through a link in the data dir gets the link again.
  */
 const scriptOf = (plan: Plan, confinement: Confinement): string => {
-  const { own, dataDir, trees, kept } = plan;
+  const { own, dataDir, trees, kept, temp } = plan;
+  const manifest = quoted(join(own.real, MANIFEST_FILE));
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
   const inTree = trees.some((tree) => isUnder(own.real, tree));
   const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
@@ -157,8 +170,10 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
     ...(inData ? [bindOwn] : []),
     ...(bindsOwn ? ['exec 3<&-'] : []),
     ...(linked ? [`${MKDIR} -p ${quoted(dirname(own.path))} && ${LN} -s ${quoted(own.real)} ${quoted(own.path)} || exit 126`] : []),
-    // A TMPDIR in a folder now hidden is made again, empty, where the plugin can write.
-    `if [ -n "$TMPDIR" ]; then ${MKDIR} -p -- "$TMPDIR" >/dev/null 2>&1; fi`,
+    // Its manifest read-only: a plugin that rewrote it would start next time with what it granted itself.
+    `if [ -e ${manifest} ]; then ${MOUNT} --bind ${manifest} ${manifest} && ${MOUNT} -o remount,bind,ro ${manifest} || exit 126; fi`,
+    // Its temporary files in its own /tmp, whatever TMPDIR the daemon has (one plugins share lets one rewrite another's tsx cache).
+    ...(temp !== undefined ? [`TMPDIR=${quoted(temp)}; export TMPDIR`] : []),
     `cd ${quoted(own.real)} || exit 126`,
     // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
     'unset PWD OLDPWD SHLVL',
@@ -221,8 +236,8 @@ const asRoot = (): { root?: string } =>
   process.getuid?.() === 0
     ? {
         root:
-          "homed runs as root, so its plugins do too: outside the folders hidden from them they reach what root can (/etc/shadow, the system's sockets: Docker's, D-Bus's); " +
-          'run homed as a user of its own',
+          "homed runs as root, so its plugins do too, and the sandbox cannot hold root: a plugin can change the machine's kernel settings " +
+          "(/proc/sys) and reach what root can (/etc/shadow, Docker's or D-Bus's socket); run homed as a user of its own",
       }
     : {};
 
@@ -306,7 +321,14 @@ export const sandboxedCommand = (
     const holds = trees.find((tree) => isUnder(tree, own.real));
     if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, holds);
     const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
-    const plan: Plan = { own, trees, kept, ...(hidden ? { dataDir: hidden.dataDir } : {}) };
+    const temp = hidden?.folders?.temp;
+    const plan: Plan = {
+      own,
+      trees,
+      kept,
+      ...(hidden ? { dataDir: hidden.dataDir } : {}),
+      ...(temp && trees.includes(temp) ? { temp } : {}),
+    };
     return { command: UNSHARE, args: wrapped(wants.network, confinementOf(support), plan, command.command, command.args) };
   }
   if (support.kind === 'unavailable' && mode === 'require') throw new PluginSandboxUnavailable(plugin, support.why);

@@ -5,8 +5,14 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
-import { accessSync, constants, realpathSync } from 'node:fs';
-import { hiddenTreesFor, PluginFolderOutOfPlace, PluginSandboxUnavailable, sandboxedCommand } from './processSandbox.ts';
+import { accessSync, constants, lstatSync, realpathSync } from 'node:fs';
+import {
+  hiddenTreesFor,
+  PluginFolderOutOfPlace,
+  PluginManifestLinked,
+  PluginSandboxUnavailable,
+  sandboxedCommand,
+} from './processSandbox.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
@@ -20,13 +26,17 @@ import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 import { stderrHint } from './stderrHints.ts';
+import { MANIFEST_FILE } from './manifest.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown => {
   // What the sandbox can be is asked of the machine once per daemon: its fix (a setting or the machine) needs a new start.
   if (error instanceof PluginSandboxUnavailable) return new PluginStartRefused(plugin, error.message, error, 'restart homed');
-  return error instanceof ProtocolVersionMismatch || error instanceof PluginSpawnFailed || error instanceof PluginFolderOutOfPlace
+  return error instanceof ProtocolVersionMismatch ||
+    error instanceof PluginSpawnFailed ||
+    error instanceof PluginFolderOutOfPlace ||
+    error instanceof PluginManifestLinked
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
 };
@@ -100,6 +110,9 @@ const spawnPlugin = async (
   const real = realFolder(dir);
   const entry = commandFor(join(real, manifest.entry));
   checkRunnable(name, entry.command);
+  if (sandbox.support.kind === 'available' && lstatSync(join(real, MANIFEST_FILE), { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw new PluginManifestLinked(name, join(real, MANIFEST_FILE));
+  }
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
   const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);
   const hiddenTrees = hiddenTreesFor(wants, sandbox.support, sandbox.hidden);

@@ -8,7 +8,7 @@
  * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
@@ -171,6 +171,25 @@ describe("a subprocess plugin's sandbox", () => {
     );
     await daemons.stop(refused);
   });
+
+  it.skipIf(!canIsolate)(
+    'refuse a plugin whose manifest is a link, which it could point elsewhere to grant itself capabilities',
+    async () => {
+      const dir = testDataDir(tempDir(), { plugins: ['prober'] });
+      const manifest = join(sharedDir(), 'plugin.json');
+      writeFileSync(manifest, JSON.stringify({ name: 'linked', version: '1.0.0', entry: 'main.js', capabilities: ['tools'] }));
+      mkdirSync(join(dir, 'plugins', 'linked'));
+      writeFileSync(join(dir, 'plugins', 'linked', 'main.js'), '');
+      symlinkSync(manifest, join(dir, 'plugins', 'linked', 'plugin.json'));
+      const daemon = await daemons.start(dir);
+      const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
+      expect(listed.stdout + daemon.output).toContain(
+        `plugin 'linked' was not started: its plugin.json (${join(dir, 'plugins', 'linked', 'plugin.json')}) is a link`,
+      );
+      expect(listed.stdout).toMatch(/prober\s+subprocess\s+running/);
+      await daemons.stop(daemon);
+    },
+  );
 
   it('in "require" mode, does not start one when this machine cannot sandbox it, and says why', async () => {
     const dir = testDataDir(tempDir(), {

@@ -47,6 +47,12 @@ describe("a user's private folders, as plugins are kept from them", () => {
     });
   });
 
+  it('names the temporary folder when it is hidden, so each plugin gets its own', () => {
+    expect(privateFoldersOf({ homes: [], others: ['/tmp'], temp: '/tmp' }, []).temp).toBe('/tmp');
+    // Held by a folder plugins run from, it is not hidden, and no plugin's TMPDIR.
+    expect(privateFoldersOf({ homes: [], others: ['/tmp'], temp: '/tmp' }, ['/']).temp).toBeUndefined();
+  });
+
   it('hides a private folder inside another once, with the outer one ($HOME inside the account home, or in /tmp)', () => {
     expect(privateFoldersOf({ homes: ['/home/ada', '/home/ada/alt'], others: [] }, [])).toMatchObject({ homes: ['/home/ada'] });
     expect(privateFoldersOf({ homes: ['/tmp/home'], others: ['/tmp'] }, [])).toMatchObject({ homes: [], others: ['/tmp'] });

@@ -402,8 +402,42 @@ describe("a plugin process's sandbox", () => {
   it('says, of a daemon run as root, that its plugins are root too', () => {
     if (support.kind !== 'available') return;
     expect(support.root !== undefined).toBe(process.getuid?.() === 0);
-    if (support.root) expect(support.root).toMatch(/^homed runs as root, so its plugins do too: .*run homed as a user of its own$/);
+    if (support.root)
+      expect(support.root).toMatch(
+        /^homed runs as root, so its plugins do too, and the sandbox cannot hold root: .*run homed as a user of its own$/,
+      );
   });
+
+  // Red team: a plugin rewrote its own manifest and started next time with `home` and `network`;
+  // and with the daemon's TMPDIR outside the hidden folders, one plugin rewrote another's tsx cache there.
+  it.skipIf(!fullSandbox || support.sharedFolders !== undefined)(
+    'keeps a plugin from rewriting its manifest, and gives it a temporary folder of its own whatever TMPDIR the daemon has',
+    () => {
+      const folder = tempDir();
+      writeFileSync(join(folder, 'plugin.json'), '{"name":"p"}');
+      const temp = tempDir();
+      const daemonTemp = tempDir();
+      const folders = { homes: [], others: [temp], kept: [], shown: [], temp };
+      const data = tempDir();
+      const look =
+        `(echo '{"capabilities":["home"]}' > plugin.json) 2>/dev/null && echo rewrote || echo read-only; ` +
+        'echo note > note.txt && echo wrote; echo "$TMPDIR"; echo cache > "$TMPDIR/tsx-cache" && echo cached';
+      const { command, args } = sandboxedCommand(
+        'p',
+        ASKED_NOTHING,
+        'isolate',
+        available,
+        { dataDir: data, pluginsDir: join(data, 'plugins'), folders },
+        { path: folder, real: folder },
+        { command: '/bin/sh', args: ['-c', look] },
+      );
+      const ran = spawnSync(command, args, { cwd: folder, encoding: 'utf8', env: { ...process.env, TMPDIR: daemonTemp } });
+      expect([ran.status, ran.stdout]).toEqual([0, `read-only\nwrote\n${temp}\ncached\n`]);
+      expect(readFileSync(join(folder, 'plugin.json'), 'utf8')).toBe('{"name":"p"}');
+      // What it put in its temporary folder is in neither the daemon's nor the real one.
+      expect([existsSync(join(daemonTemp, 'tsx-cache')), existsSync(join(temp, 'tsx-cache'))]).toEqual([false, false]);
+    },
+  );
 
   it('refuses a plugin whose folder holds a private folder, which giving it back would show', () => {
     const withFolders = { ...hidden, folders: { homes: ['/home/ada'], others: ['/tmp'], kept: [], shown: [] } };
