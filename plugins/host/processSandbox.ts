@@ -123,6 +123,7 @@ const SETPRIV = systemProgram('setpriv');
 const MOUNT = systemProgram('mount');
 const MKDIR = systemProgram('mkdir');
 const LN = systemProgram('ln');
+const ID = systemProgram('id');
 
 /** `text` as one word of the shell, whatever it holds. */
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -179,13 +180,13 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
     'unset PWD OLDPWD SHLVL',
     // A user namespace of its own inside this one: the mounts above come to it locked (no umount
     // lays the data dir bare, even for a daemon run as root), and exec leaves it no capability
-    // here unless it is root in it. Confined, a PID namespace too, whose first process is INIT:
+    // here unless it is root in it. Confined, a PID namespace too, whose first process is initOf's shell:
     // whatever the plugin starts, in a session of its own too, ends with it (`--kill-child`: and
     // with this process, which ends with the daemon, `--pdeathsig`, whether or not the plugin
     // leaves when its stdin closes). `--mount-proc`: a /proc that lists the namespace's processes only.
     confinement === 'none'
       ? `exec ${UNSHARE} --user --map-current-user --mount -- "$@"`
-      : `exec ${SETPRIV} --pdeathsig KILL -- ${UNSHARE} --user --map-current-user --mount --pid --fork --kill-child${confinement === 'private' ? ' --mount-proc' : ''} -- /bin/sh -c '${INIT}' hologram-init "$@"`,
+      : `exec ${SETPRIV} --pdeathsig KILL -- ${UNSHARE} --user --map-current-user --mount --pid --fork --kill-child${confinement === 'private' ? ' --mount-proc' : ''} -- /bin/sh -c '${initOf(confinement)}' hologram-init "$@"`,
   ].join('\n');
 };
 
@@ -199,16 +200,26 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
  * so the /proc mounted for the namespace comes to it locked like the rest (a plugin of a daemon
  * run as root could otherwise unmount it and see the machine's). No single quote: it is quoted into SCRIPT.
  */
-const INIT = [
-  'unset PWD OLDPWD SHLVL',
-  'exec 3<&0',
-  `${UNSHARE} --user --map-current-user --mount -- "$@" 0<&3 3<&- &`,
-  'child=$!',
-  'exec 3<&- 0</dev/null',
-  ...['TERM', 'INT', 'HUP'].map((signal) => `trap "kill -${signal} $child 2>/dev/null" ${signal}`),
-  'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || break; done',
-  'exit "$status"',
-].join('\n');
+const initOf = (confinement: Confinement): string =>
+  [
+    'unset PWD OLDPWD SHLVL',
+    // With a /proc of its own, when run as root (only root's plugins could write them), the kernel's settings and the
+    // SysRq trigger in it read-only: such a plugin would otherwise set what the machine's kernel runs as root (its core
+    // pattern, its modprobe).
+    ...(confinement === 'private'
+      ? ['/proc/sys', '/proc/sysrq-trigger'].map(
+          (path) =>
+            `if [ "$(${ID} -u)" = 0 ] && [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
+        )
+      : []),
+    'exec 3<&0',
+    `${UNSHARE} --user --map-current-user --mount -- "$@" 0<&3 3<&- &`,
+    'child=$!',
+    'exec 3<&- 0</dev/null',
+    ...['TERM', 'INT', 'HUP'].map((signal) => `trap "kill -${signal} $child 2>/dev/null" ${signal}`),
+    'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || break; done',
+    'exit "$status"',
+  ].join('\n');
 
 /** `--keep-caps`: the shell keeps the capabilities of its new user namespace across exec, so it may mount as any user. */
 const unshareArgs = (network: boolean): string[] => [
@@ -236,8 +247,8 @@ const asRoot = (): { root?: string } =>
   process.getuid?.() === 0
     ? {
         root:
-          "homed runs as root, so its plugins do too, and the sandbox cannot hold root: a plugin can change the machine's kernel settings " +
-          "(/proc/sys) and reach what root can (/etc/shadow, Docker's or D-Bus's socket); run homed as a user of its own",
+          'homed runs as root, so its plugins do too, and the sandbox cannot hold root: a plugin reaches what root can outside ' +
+          "what is hidden from it (/etc/shadow, /sys, Docker's or D-Bus's socket); run homed as a user of its own",
       }
     : {};
 
