@@ -1,14 +1,15 @@
 /**
  * The folders of the machine a subprocess plugin must not see besides the data dir: its user's
  * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
- * where agents and keyrings listen), /tmp and /dev/shm (other programs' files and sockets,
- * ssh-agent's among them: a socket is reached through its path, network namespace or not). Each
+ * where agents and keyrings listen), /tmp, the daemon's TMPDIR and /dev/shm (other programs'
+ * files and sockets, ssh-agent's among them: a socket is reached through its path, network
+ * namespace or not). Each
  * is hidden behind an empty tmpfs but for the plugin's own folder and the folders a plugin runs
  * from (the daemon's install, Node's, tsx's), given back read-only wherever they are. A folder a
  * plugin runs from that holds one of them leaves that one shown, and the start says so.
  */
 import { realpathSync, statSync } from 'node:fs';
-import { homedir, userInfo } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
@@ -126,7 +127,8 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
     }
   })();
   const homes = [account, homedir()].map(realFolder).filter((folder): folder is string => folder !== undefined);
-  const others = [...runtimes, '/tmp', '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
+  // The daemon's own TMPDIR too, wherever it is: its tsx cache, were a plugin to write there, would run in the daemon.
+  const others = [...runtimes, '/tmp', tmpdir(), '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
   const temp = realFolder('/tmp');
   return { homes, others, ...(temp ? { temp } : {}) };
 };

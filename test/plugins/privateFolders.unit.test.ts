@@ -3,10 +3,10 @@
  * back: those a plugin runs from, the outermost of each; a folder a plugin runs from that holds a
  * private one leaves it shown, said why.
  */
-import { realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { installRoot, privateFoldersOf, runtimeFolders } from '../../plugins/host/privateFolders.ts';
+import { installRoot, machinePrivateFolders, privateFoldersOf, runtimeFolders } from '../../plugins/host/privateFolders.ts';
 import { REPO } from '../support/processes.ts';
 
 describe("a user's private folders, as plugins are kept from them", () => {
@@ -56,6 +56,20 @@ describe("a user's private folders, as plugins are kept from them", () => {
   it('hides a private folder inside another once, with the outer one ($HOME inside the account home, or in /tmp)', () => {
     expect(privateFoldersOf({ homes: ['/home/ada', '/home/ada/alt'], others: [] }, [])).toMatchObject({ homes: ['/home/ada'] });
     expect(privateFoldersOf({ homes: ['/tmp/home'], others: ['/tmp'] }, [])).toMatchObject({ homes: [], others: ['/tmp'] });
+  });
+
+  // Red team: with the daemon's TMPDIR outside /tmp, a plugin could write the daemon's own tsx cache there.
+  it("counts the daemon's TMPDIR among the private folders, wherever it is", () => {
+    const before = process.env.TMPDIR;
+    const daemonTemp = mkdtempSync(join('/var/tmp', 'hologram-test-'));
+    try {
+      process.env.TMPDIR = daemonTemp;
+      expect(machinePrivateFolders().others).toContain(realpathSync(daemonTemp));
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      rmSync(daemonTemp, { recursive: true, force: true });
+    }
   });
 
   it('runs plugins from the daemon install, Node’s own folder and tsx’s', () => {
