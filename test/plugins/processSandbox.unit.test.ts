@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
-import { hostPidOfTag, processState } from '../support/processes.ts';
+import { findTagged, hostPidOfTag, processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -102,7 +102,10 @@ describe("a plugin process's sandbox", () => {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const [said] = (await once(plugin.stdout!, 'data')) as [Buffer];
-    const sleeper = hostPidOfTag(`${instance}/${said.toString().trim()}`);
+    const tag = `${instance}/${said.toString().trim()}`;
+    // Caught mid-exec (setsid becoming sleep), its environment reads empty for a moment.
+    await expect.poll(() => findTagged(tag), { timeout: 2_000 }).toBeDefined();
+    const sleeper = hostPidOfTag(tag);
     expect(processState(sleeper)).toBe('alive');
     plugin.stdin!.end('bye\n');
     await once(plugin, 'close');
