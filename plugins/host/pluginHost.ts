@@ -4,7 +4,7 @@
  * starts those that auto-start and are enabled. It answers `homed plugins` actions and stops
  * every plugin (and its process group) when the kernel stops.
  */
-import { probeSandbox, type HiddenPaths, type PluginSandboxMode, type SandboxSupport } from './processSandbox.ts';
+import { missingParts, probeSandbox, type HiddenPaths, type PluginSandboxMode, type SandboxSupport } from './processSandbox.ts';
 import { basename, join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
 import { holdingsOf, type RefusedFolder, setting } from '../../actors/index.ts';
@@ -116,12 +116,10 @@ export class PluginHost {
   /** The sandbox subprocess plugins run in, asked of this machine once; said when it cannot be had. */
   private pluginSandbox(): Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }> {
     const mode = setting<PluginSandboxMode>(this.options.settings ?? {}, 'security.sandbox.plugins', 'isolate');
-    const support = probeSandbox(mode);
-    const shown = support.kind === 'available' && !support.sharedFolders ? (this.options.hiddenFromPlugins?.folders?.shown ?? []) : [];
-    const missing =
-      support.kind === 'available'
-        ? [support.unconfined, support.sharedProc, support.sharedFolders, support.root, ...shown].filter((why) => why)
-        : [];
+    const hidden = this.options.hiddenFromPlugins;
+    // Probed with the folders each start gives back, when the module worked them out.
+    const support = hidden?.folders ? probeSandbox(mode, hidden.folders.kept) : probeSandbox(mode);
+    const missing = missingParts(support, hidden);
     if (missing.length > 0) {
       this.options.log(
         `plugins: ${missing.join('; ')}; subprocess plugins ${mode === 'require' ? 'will not start' : 'are sandboxed as far as the rest goes'} (security.sandbox.plugins)`,
@@ -133,7 +131,7 @@ export class PluginHost {
           '(security.sandbox.plugins)',
       );
     }
-    return { mode, support, ...(this.options.hiddenFromPlugins ? { hidden: this.options.hiddenFromPlugins } : {}) };
+    return { mode, support, ...(hidden ? { hidden } : {}) };
   }
 
   /**

@@ -3,16 +3,15 @@
  * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
  * where agents and keyrings listen), /tmp, the daemon's TMPDIR and /dev/shm (other programs'
  * files and sockets, ssh-agent's among them: a socket is reached through its path, network
- * namespace or not). Each
- * is hidden behind an empty tmpfs but for the plugin's own folder and the folders a plugin runs
- * from (the daemon's install, Node's, tsx's), given back read-only wherever they are. A folder a
- * plugin runs from that holds one of them leaves that one shown, and the start says so.
+ * namespace or not). Each is hidden behind an empty tmpfs but for the plugin's own folder and
+ * the folders a plugin runs from (the daemon's install, Node's, tsx's), given back read-only
+ * wherever they are. A folder a plugin runs from that holds one of them leaves that one shown,
+ * and the start says so.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
 import { isUnder } from '../../actors/index.ts';
 
 /**
@@ -32,8 +31,8 @@ export type PrivateFolders = Readonly<{
 /** How many folders a plugin may be given back besides its own (each is held open on a descriptor of its own, 4 to 9). */
 export const MOST_KEPT = 6;
 
-/** The real path of `path` when it is a folder other than the root. */
-const realFolder = (path: string | undefined): string | undefined => {
+/** The real path of `path` when it is a folder other than the root: one that can be hidden. */
+const hideableFolder = (path: string | undefined): string | undefined => {
   if (!path) return undefined;
   try {
     const real = realpathSync(path);
@@ -43,7 +42,8 @@ const realFolder = (path: string | undefined): string | undefined => {
   }
 };
 
-const realOrSelf = (path: string): string => {
+/** Where `path` really leads, or `path` itself when it is gone (what uses it then fails, saying so). */
+export const realOrSelf = (path: string): string => {
   try {
     return realpathSync(path);
   } catch {
@@ -126,9 +126,9 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
       return undefined;
     }
   })();
-  const homes = [account, homedir()].map(realFolder).filter((folder): folder is string => folder !== undefined);
+  const homes = [account, homedir()].map(hideableFolder).filter((folder): folder is string => folder !== undefined);
+  const temp = hideableFolder('/tmp');
   // The daemon's own TMPDIR too, wherever it is: its tsx cache, were a plugin to write there, would run in the daemon.
-  const others = [...runtimes, '/tmp', tmpdir(), '/dev/shm'].map(realFolder).filter((folder): folder is string => folder !== undefined);
-  const temp = realFolder('/tmp');
+  const others = [...runtimes, temp, tmpdir(), '/dev/shm'].map(hideableFolder).filter((folder): folder is string => folder !== undefined);
   return { homes, others, ...(temp ? { temp } : {}) };
 };

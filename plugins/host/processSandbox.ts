@@ -45,11 +45,18 @@ type Confinement = 'private' | 'pid' | 'none';
 const confinementOf = (support: Readonly<{ unconfined?: string; sharedProc?: string }>): Confinement =>
   support.unconfined !== undefined ? 'none' : support.sharedProc !== undefined ? 'pid' : 'private';
 
-/** What `require` mode finds missing from a sandbox, if anything. */
-const missingFrom = (
-  support: Readonly<{ unconfined?: string; sharedProc?: string; sharedFolders?: string; root?: string }>,
-  hidden: HiddenPaths | undefined,
-): string | undefined => support.unconfined ?? support.sharedProc ?? support.sharedFolders ?? support.root ?? hidden?.folders?.shown[0];
+/**
+ * What this machine's sandbox lacks, each said why, in the order `require` mode names the first:
+ * what it cannot do, then what the daemon's setup leaves shown (a private folder a folder plugins
+ * run from holds, unless none can be hidden here at all).
+ */
+export const missingParts = (support: SandboxSupport, hidden: HiddenPaths | undefined): string[] => {
+  if (support.kind !== 'available') return [];
+  const shown = support.sharedFolders === undefined ? (hidden?.folders?.shown ?? []) : [];
+  return [support.unconfined, support.sharedProc, support.sharedFolders, support.root, ...shown].filter(
+    (why): why is string => why !== undefined,
+  );
+};
 
 /**
  * What a plugin must not see: the data dir (its real path), all of it but the plugin's own
@@ -257,9 +264,9 @@ const asRoot = (): { root?: string } =>
  * them, and its own PID namespace with a /proc of its own (asked once per daemon): without the
  * last, plugins are still sandboxed, but see the machine's processes; without a PID namespace,
  * what they start may outlive them too. With all of it, whether the user's private folders can be
- * hidden, and the folders plugins run from made read-only.
+ * hidden, and the folders plugins run from (`runFrom`) made read-only.
  */
-export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
+export const probeSandbox = (mode: PluginSandboxMode, runFrom: readonly string[] = runtimeFolders()): SandboxSupport => {
   if (mode === 'off') return { kind: 'off' };
   const dir = mkdtempSync(join(tmpdir(), 'hologram-sandbox-probe-'));
   try {
@@ -276,7 +283,7 @@ export const probeSandbox = (mode: PluginSandboxMode): SandboxSupport => {
     const sharedFolders = 'private folders (the home, /tmp) cannot be hidden here, so plugins see them';
     if (probe('private').status === 0) {
       // The folders plugins run from, bound back read-only as each start will.
-      const hides = probe('private', [join(dir, 'private')], outermost([kept, ...runtimeFolders()])).status === 0;
+      const hides = probe('private', [join(dir, 'private')], outermost([kept, ...runFrom])).status === 0;
       return { kind: 'available', ...(hides ? {} : { sharedFolders }), ...asRoot() };
     }
     const sharedProc = "a /proc of their own cannot be mounted here, so plugins see the machine's processes";
@@ -326,7 +333,7 @@ export const sandboxedCommand = (
     throw new PluginFolderOutOfPlace(plugin, own.path, own.real);
   }
   if (support.kind === 'available') {
-    const missing = missingFrom(support, hidden);
+    const [missing] = missingParts(support, hidden);
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
     const trees = hiddenTreesFor(wants, support, hidden);
     const holds = trees.find((tree) => isUnder(tree, own.real));

@@ -5,7 +5,7 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
-import { accessSync, constants, lstatSync, realpathSync } from 'node:fs';
+import { accessSync, constants, lstatSync } from 'node:fs';
 import {
   hiddenTreesFor,
   PluginFolderOutOfPlace,
@@ -27,6 +27,7 @@ import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePl
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 import { stderrHint } from './stderrHints.ts';
 import { MANIFEST_FILE } from './manifest.ts';
+import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
@@ -64,15 +65,6 @@ export const commandFor = (entryPath: string): { command: string; args: string[]
   return { command: entryPath, args: [] };
 };
 
-const realFolder = (dir: string): string => {
-  try {
-    return realpathSync(dir);
-  } catch {
-    // Gone since the host found it: the start fails on its entry, saying so.
-    return dir;
-  }
-};
-
 /** Resolves on `ready`; rejects when the deadline passes or the plugin is gone first (with why). */
 const untilReady = (ready: Promise<void>, gone: Promise<string>, name: string, timeoutMs: number, timers: Timers): Promise<void> =>
   new Promise<void>((resolve, reject) => {
@@ -107,7 +99,7 @@ const spawnPlugin = async (
   const name = manifest.name;
   const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' } };
   // Its folder as it really is: what the sandbox gives back of a hidden data dir, and where it runs.
-  const real = realFolder(dir);
+  const real = realOrSelf(dir);
   const entry = commandFor(join(real, manifest.entry));
   checkRunnable(name, entry.command);
   if (sandbox.support.kind === 'available' && lstatSync(join(real, MANIFEST_FILE), { throwIfNoEntry: false })?.isSymbolicLink()) {
