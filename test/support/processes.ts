@@ -1,7 +1,9 @@
 /** Running homed and fixture scripts as real processes, the way a user or a crash would. */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { PLUGIN_INSTANCE_ENV } from '../../plugins/host/pluginEnv.ts';
+import { environOf, listProcesses } from '../../plugins/host/processTable.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const HOMED = `${REPO}bin/homed.js`;
@@ -124,15 +126,13 @@ export const instanceOfTag = (tag: string): string => tag.slice(0, tag.lastIndex
  */
 export const findTagged = (tag: string): number | undefined => {
   const [instance, pid] = [instanceOfTag(tag), tag.slice(tag.lastIndexOf('/') + 1)];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const { pid: hostPid } of listProcesses() ?? []) {
     const innermost = /^NSpid:\s+(.+)$/m
-      .exec(tryRead(`/proc/${entry}/status`) ?? '')?.[1]
+      .exec(tryRead(`/proc/${hostPid}/status`) ?? '')?.[1]
       ?.trim()
       .split(/\s+/)
       .at(-1);
-    if (innermost !== pid) continue;
-    if (tryRead(`/proc/${entry}/environ`)?.split('\0').includes(`HOLOGRAM_PLUGIN_INSTANCE=${instance}`)) return Number(entry);
+    if (innermost === pid && environOf(hostPid)?.includes(`${PLUGIN_INSTANCE_ENV}=${instance}`)) return hostPid;
   }
   return undefined;
 };
