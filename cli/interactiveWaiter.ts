@@ -98,6 +98,12 @@ export class InteractiveWaiter {
   private unaccepted = 0;
   /** Their texts, oldest first (the daemon accepts them in the order they were sent). */
   private readonly unacceptedTexts: string[] = [];
+  /**
+   * A /stop typed while messages were sent and not yet accepted: they are stopped too, once their
+   * ids come. `together`: homed takes them at once, so every stop waits for them and is sent
+   * newest first, and the end of the running reply cannot start one of them.
+   */
+  private stopWhenTaken: { untaken: number; together: boolean } | undefined;
   private quitting = false;
   private lastInterrupt = 0;
   private finish: ((code: number) => void) | undefined;
@@ -317,14 +323,40 @@ export class InteractiveWaiter {
 
   /** Stops what this session asked for that is still being answered. */
   private stopReplies(): void {
-    const asked = [...this.replies].filter(([, reply]) => reply.asked).map(([id]) => id);
+    const asked = this.askedIds();
     if (asked.length === 0 && this.unaccepted === 0) {
       this.sayAfter('nothing of yours is being answered');
       return;
     }
-    // The latest first: one still waiting ends before the end of the one running could start it.
-    for (const inputId of asked.reverse()) this.client?.send({ type: 'cancel', inputId });
     this.sayAfter('stopping…');
+    if (this.unaccepted > 0) {
+      // Past its limit homed takes the next message only once a reply ends: that one is stopped when taken.
+      const together = asked.length < MAX_PENDING_MESSAGES;
+      this.stopWhenTaken = { untaken: this.unaccepted, together };
+      if (together) return;
+    }
+    this.cancel(asked);
+  }
+
+  /** The inputs this session asked for whose replies are under way, oldest first. */
+  private askedIds(): string[] {
+    return [...this.replies].filter(([, reply]) => reply.asked).map(([id]) => id);
+  }
+
+  /** Stops `inputIds`, the latest first: one still waiting ends before the end of the one running could start it. */
+  private cancel(inputIds: readonly string[]): void {
+    for (const inputId of [...inputIds].reverse()) this.client?.send({ type: 'cancel', inputId });
+  }
+
+  /** A message sent before a /stop was accepted (`inputId`) or refused: it is stopped with the rest. */
+  private takenAfterStop(inputId: string | undefined): void {
+    const stop = this.stopWhenTaken;
+    if (!stop) return;
+    stop.untaken -= 1;
+    if (!stop.together && inputId !== undefined) this.cancel([inputId]);
+    if (stop.untaken > 0) return;
+    this.stopWhenTaken = undefined;
+    if (stop.together) this.cancel(this.askedIds());
   }
 
   private onInterrupt(): void {
@@ -343,6 +375,7 @@ export class InteractiveWaiter {
         const entry = this.replyFor(reply.inputId, true);
         entry.asked = true;
         entry.text = this.unacceptedTexts.shift();
+        this.takenAfterStop(reply.inputId);
         return;
       }
       case 'chunk': {
@@ -398,6 +431,7 @@ export class InteractiveWaiter {
         this.warn(reply.message);
         if (this.unaccepted > 0) this.unaccepted -= 1;
         this.unacceptedTexts.shift();
+        this.takenAfterStop(undefined);
         this.releaseLine();
         return;
       default:
@@ -467,6 +501,7 @@ export class InteractiveWaiter {
   private async onLost(why: string): Promise<void> {
     this.client = undefined;
     this.unacceptedTexts.length = 0;
+    this.stopWhenTaken = undefined;
     const cut = [...this.replies.values()].some((r) => r.asked) || this.unaccepted > 0;
     this.replies.clear();
     this.live.keep();

@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliReply, CliRequest } from '../../plugins/builtin/cli/cliWire.ts';
+import { type CliReply, type CliRequest, MAX_PENDING_MESSAGES } from '../../plugins/builtin/cli/cliWire.ts';
 import { CommandOutput } from '../../cli/commandOutput.ts';
 import { InteractiveWaiter, type SessionClient } from '../../cli/interactiveWaiter.ts';
 import { FakeTerminal } from './fakeTerminal.ts';
@@ -140,6 +140,43 @@ describe('interactive waiter: a stop while a reply streams', () => {
     // Each once: nothing left of the line in progress, the stop said once.
     expect(screen.filter((row) => row.startsWith('there was'))).toEqual(['there was a model']);
     expect(screen.filter((row) => row === '› /stop' || row === 'stopping…')).toHaveLength(2);
+  });
+
+  it('stops a message typed meanwhile that homed has not yet accepted: once it is, both are stopped, it first', async () => {
+    const { term, daemon, type, reply } = await givenStreaming();
+    await type('ping\r');
+    await type('/stop\r');
+    // Stopping the running one now would let its end start ping before ping's id is known.
+    expect(daemon.requests.filter((r) => r.type === 'cancel')).toEqual([]);
+    await reply({ type: 'accepted', inputId: 'in-2' });
+    expect(daemon.requests.slice(-2)).toEqual([
+      { type: 'cancel', inputId: 'in-2' },
+      { type: 'cancel', inputId: 'in-1' },
+    ]);
+    await reply(
+      { type: 'end', inputId: 'in-2', outcome: 'cancelled', text: '(cancelled)' },
+      { type: 'end', inputId: 'in-1', outcome: 'cancelled', text: '(cancelled)' },
+    );
+    expect(term.screen().slice(-3)).toEqual(['(stopped before it began: "ping")', '(stopped)', '›']);
+    // A message typed after the stop is not stopped by it.
+    await type('pong?\r');
+    await reply({ type: 'accepted', inputId: 'in-3' });
+    expect(daemon.requests.filter((r) => r.type === 'cancel')).toHaveLength(2);
+  });
+
+  it(`stops the running replies at once when homed holds the next message until one ends (${MAX_PENDING_MESSAGES} under way), and that one when taken`, async () => {
+    const { daemon, type, reply } = await givenSession();
+    const ids = Array.from({ length: MAX_PENDING_MESSAGES }, (_, i) => `in-${i + 1}`);
+    for (const inputId of ids) {
+      await type(`message ${inputId}\r`);
+      await reply({ type: 'accepted', inputId });
+    }
+    await type('one too many\r');
+    await type('/stop\r');
+    const cancels = () => daemon.requests.filter((r) => r.type === 'cancel').map((r) => (r.type === 'cancel' ? r.inputId : ''));
+    expect(cancels()).toEqual([...ids].reverse());
+    await reply({ type: 'end', inputId: 'in-1', outcome: 'cancelled', text: '(cancelled)' }, { type: 'accepted', inputId: 'in-9' });
+    expect(cancels().at(-1)).toBe('in-9');
   });
 
   it('does the same for Ctrl-C, and what is typed next goes on the prompt below', async () => {
