@@ -5,7 +5,8 @@
  * the daemon writes later, or replaces by renaming a new one over it, is hidden as well as those
  * there at the start); the user's private folders (privateFolders.ts: the home, unless its
  * manifest asks for the `home` capability, /tmp…) behind an empty tmpfs too, but for its own
- * folder and the folders it runs from, read-only wherever they are; IPC of its own; where the
+ * folder and the folders it runs from, read-only wherever they are; every other folder of the
+ * machine read-only, so it writes only its own folder and its empty private ones; IPC of its own; where the
  * machine allows, a PID namespace whose end (with the plugin, or the daemon) ends every process
  * it started, a detached one included, with a /proc of its own (it sees its own processes, not
  * the machine's and their command lines); and, unless its manifest
@@ -31,11 +32,19 @@ export const PLUGIN_SANDBOX_MODES: readonly PluginSandboxMode[] = ['isolate', 'r
  * Whether plugins can be sandboxed here, or why not. Available, what may be missing (the rest of
  * the sandbox holds): `unconfined`, why a plugin's processes cannot be kept to a PID namespace of
  * their own here; `sharedProc`, why, in one, they cannot have a /proc of their own;
- * `sharedFolders`, why the user's private folders (the home, /tmp…) cannot be hidden; `root`, that
- * the daemon runs as root, and so do its plugins.
+ * `sharedFolders`, why the user's private folders (the home, /tmp…) cannot be hidden; `writable`,
+ * why the machine's folders cannot be made read-only to them; `root`, that the daemon runs as
+ * root, and so do its plugins.
  */
 export type SandboxSupport =
-  | Readonly<{ kind: 'available'; unconfined?: string; sharedProc?: string; sharedFolders?: string; root?: string }>
+  | Readonly<{
+      kind: 'available';
+      unconfined?: string;
+      sharedProc?: string;
+      sharedFolders?: string;
+      writable?: string;
+      root?: string;
+    }>
   | Readonly<{ kind: 'unavailable'; why: string }>
   | Readonly<{ kind: 'off' }>;
 
@@ -53,7 +62,7 @@ const confinementOf = (support: Readonly<{ unconfined?: string; sharedProc?: str
 export const missingParts = (support: SandboxSupport, hidden: HiddenPaths | undefined): string[] => {
   if (support.kind !== 'available') return [];
   const shown = support.sharedFolders === undefined ? (hidden?.folders?.shown ?? []) : [];
-  return [support.unconfined, support.sharedProc, support.sharedFolders, support.root, ...shown].filter(
+  return [support.unconfined, support.sharedProc, support.sharedFolders, support.writable, support.root, ...shown].filter(
     (why): why is string => why !== undefined,
   );
 };
@@ -131,12 +140,45 @@ const MOUNT = systemProgram('mount');
 const MKDIR = systemProgram('mkdir');
 const LN = systemProgram('ln');
 const ID = systemProgram('id');
+const CAT = systemProgram('cat');
+const SED = systemProgram('sed');
 
 /** `text` as one word of the shell, whatever it holds. */
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/** What a plugin's sandbox hides and gives back: its folder, the data dir, the private folders and those kept in them. */
-type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[]; kept: readonly string[]; temp?: string }>;
+/**
+ * What a plugin's sandbox hides and gives back: its folder, the data dir, the private folders and
+ * those kept in them; `readOnly`, whether every folder of the machine is read-only to it but its
+ * own and its empty private ones.
+ */
+type Plan = Readonly<{
+  own: OwnFolder;
+  dataDir?: string;
+  trees: readonly string[];
+  kept: readonly string[];
+  temp?: string;
+  readOnly: boolean;
+}>;
+
+/**
+ * Every mount of the machine read-only as it is now, those already so left alone, and /proc, where
+ * the user namespaces below write their user maps (a plugin's own processes are all it may write
+ * there): a mount point as /proc/self/mountinfo writes it, its space, tab, newline and backslash
+ * as octal escapes, decoded. One that fails and that the plugin could reach stops the start; one
+ * it cannot reach (another user's, a path gone since) is no way in. Without it, a plugin whose
+ * folder is outside the data dir could rename that folder or its parent and put there the
+ * manifest its next start reads, and write into another plugin's folder or the user's files
+ * outside the private folders.
+ */
+const READ_ONLY_MOUNTS = [
+  `table=$(${CAT} /proc/self/mountinfo) || exit 126`,
+  String.raw`printf '%s\n' "$table" | while read -r _ _ _ _ mp options rest; do`,
+  '  case ",$options," in *,ro,*) continue ;; esac',
+  '  case " $rest" in *" - proc "*) continue ;; esac',
+  String.raw`  case $mp in *\\*) mp=$(printf '%s\n' "$mp" | ${SED} -e 's/\\040/ /g' -e 's/\\011/\t/g' -e 's/\\012/\n/g' -e 's/\\134/\\/g') ;; esac`,
+  String.raw`  ${MOUNT} -o remount,bind,ro "$mp" 2>/dev/null || ! [ -e "$mp" ] || { printf 'the sandbox could not make %s read-only\n' "$mp" >&2; exit 126; }`,
+  'done || exit 126',
+];
 
 /**
  * The shell that hides, gives back, then becomes the plugin (`sh -c SCRIPT sh command args…`):
@@ -149,13 +191,16 @@ type Plan = Readonly<{ own: OwnFolder; dataDir?: string; trees: readonly string[
  * through a link in the data dir gets the link again.
  */
 const scriptOf = (plan: Plan, confinement: Confinement): string => {
-  const { own, dataDir, trees, kept, temp } = plan;
+  const { own, dataDir, trees, kept, temp, readOnly } = plan;
   const manifest = quoted(join(own.real, MANIFEST_FILE));
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
   const inTree = trees.some((tree) => isUnder(own.real, tree));
   const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
-  const bindsOwn = inData || inTree || kept.some(holdingOwn);
-  const bindOwn = `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)} || exit 126`;
+  // Read-only around it, its folder is bound back writable wherever it is (a mount point, which it cannot rename either).
+  const bindsOwn = readOnly || inData || inTree || kept.some(holdingOwn);
+  const bindOwn =
+    `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)}` +
+    `${readOnly ? ` && ${MOUNT} -o remount,bind,rw ${quoted(own.real)}` : ''} || exit 126`;
   const bindKept = (folder: string): string => {
     const fd = 4 + kept.indexOf(folder);
     return (
@@ -167,6 +212,7 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
   return [
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
+    ...(readOnly ? READ_ONLY_MOUNTS : []),
     ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
     // The kept folders holding the plugin's own come back before it, the others after it: each read-only, its own not.
     ...kept.filter(holdingOwn).map(bindKept),
@@ -197,6 +243,9 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
   ].join('\n');
 };
 
+/** The parts of /proc that set the machine's kernel, not a process's. */
+const MACHINE_PROC = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
+
 /**
  * The first process of a plugin's PID namespace, so that the plugin is not: it reaps what the
  * plugin's programs leave behind (a first process must, or their zombies pile up), lets a signal
@@ -210,11 +259,11 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
 const initOf = (confinement: Confinement): string =>
   [
     'unset PWD OLDPWD SHLVL',
-    // With a /proc of its own, when run as root (only root's plugins could write them), the kernel's settings and the
-    // SysRq trigger in it read-only: such a plugin would otherwise set what the machine's kernel runs as root (its core
-    // pattern, its modprobe).
+    // With a /proc of its own, when run as root (only root's plugins could write them), the machine's parts of it
+    // read-only (those Docker makes so): such a plugin would otherwise set what the machine's kernel runs as root (its
+    // core pattern, its modprobe), press SysRq or move interrupts.
     ...(confinement === 'private'
-      ? ['/proc/sys', '/proc/sysrq-trigger'].map(
+      ? MACHINE_PROC.map(
           (path) =>
             `if [ "$(${ID} -u)" = 0 ] && [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
         )
@@ -275,24 +324,37 @@ export const probeSandbox = (mode: PluginSandboxMode, runFrom: readonly string[]
     mkdirSync(own, { recursive: true });
     mkdirSync(kept, { recursive: true });
     const ownFolder = { path: own, real: own };
-    const probe = (confinement: Confinement, trees: readonly string[] = [], keep: readonly string[] = []) =>
-      spawnSync(UNSHARE, wrapped(false, confinement, { own: ownFolder, dataDir: join(dir, 'data'), trees, kept: keep }, 'true', []), {
-        stdio: 'ignore',
-        timeout: 5_000,
-      });
+    const probe = (confinement: Confinement, more: Partial<Pick<Plan, 'trees' | 'kept' | 'readOnly'>> = {}) =>
+      spawnSync(
+        UNSHARE,
+        wrapped(
+          false,
+          confinement,
+          { own: ownFolder, dataDir: join(dir, 'data'), trees: [], kept: [], readOnly: false, ...more },
+          'true',
+          [],
+        ),
+        { stdio: 'ignore', timeout: 5_000 },
+      );
+    // The machine's folders made read-only as each start will; where that fails, it is said and the rest of the sandbox holds.
+    const locking = (confinement: Confinement): { writable?: string } =>
+      probe(confinement, { readOnly: true }).status === 0
+        ? {}
+        : { writable: "the machine's folders cannot be made read-only to plugins here, so they may write wherever their user can" };
     const sharedFolders = 'private folders (the home, /tmp) cannot be hidden here, so plugins see them';
     if (probe('private').status === 0) {
       // The folders plugins run from, bound back read-only as each start will.
-      const hides = probe('private', [join(dir, 'private')], outermost([kept, ...runFrom])).status === 0;
-      return { kind: 'available', ...(hides ? {} : { sharedFolders }), ...asRoot() };
+      const hides = probe('private', { trees: [join(dir, 'private')], kept: outermost([kept, ...runFrom]) }).status === 0;
+      return { kind: 'available', ...(hides ? {} : { sharedFolders }), ...locking('private'), ...asRoot() };
     }
     const sharedProc = "a /proc of their own cannot be mounted here, so plugins see the machine's processes";
-    if (probe('pid').status === 0) return { kind: 'available', sharedProc, ...asRoot() };
+    if (probe('pid').status === 0) return { kind: 'available', sharedProc, ...locking('pid'), ...asRoot() };
     const unconfined = probe('none');
     if (unconfined.error) return { kind: 'unavailable', why: `unshare could not run: ${unconfined.error.message}` };
     if (unconfined.status !== 0) return { kind: 'unavailable', why: 'user, mount or network namespaces are refused here' };
     return {
       kind: 'available',
+      ...locking('none'),
       ...asRoot(),
       unconfined:
         "a PID namespace (or setpriv, of util-linux) is not to be had here, so what plugins start may outlive them and they see the machine's processes",
@@ -301,6 +363,9 @@ export const probeSandbox = (mode: PluginSandboxMode, runFrom: readonly string[]
     rmSync(dir, { recursive: true, force: true });
   }
 };
+
+/** Whether a plugin's sandbox makes every folder but its own (and its empty private ones) read-only to it. */
+export const writesOnlyOwn = (support: SandboxSupport): boolean => support.kind === 'available' && support.writable === undefined;
 
 /** The private folders a plugin's sandbox hides from it: its home too unless it asked for it. */
 export const hiddenTreesFor = (
@@ -344,6 +409,7 @@ export const sandboxedCommand = (
       own,
       trees,
       kept,
+      readOnly: writesOnlyOwn(support),
       ...(hidden ? { dataDir: hidden.dataDir } : {}),
       ...(temp && trees.includes(temp) ? { temp } : {}),
     };

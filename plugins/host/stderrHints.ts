@@ -1,8 +1,8 @@
 /**
  * What a plugin's stderr says that a person can fix, said in one line beside it: a plugin that
  * cannot find the SDK it imports (the README's example, before the SDK is installed in its
- * folder), and one that cannot find what is in a folder its sandbox hides (an interpreter or a
- * package installed in the home).
+ * folder), one that cannot find what is in a folder its sandbox hides (an interpreter or a
+ * package installed in the home), and one that writes where its sandbox lets it only read.
  */
 import { isUnder } from '../../actors/index.ts';
 import { visibleControls } from '../../events/index.ts';
@@ -11,18 +11,33 @@ const MISSING_SDK = /Cannot find (?:package|module) '@hologram\/plugin-sdk'/;
 
 /** A line saying something was not found. */
 const NOT_FOUND = /No such file or directory|ENOENT|not found|Cannot find (?:package|module)/i;
+/** A line saying a write met a read-only folder. */
+const READ_ONLY = /EROFS|Read-only file system/;
 /** An absolute path in a line, up to a space, a quote, a colon or a bracket. */
 const ABSOLUTE_PATH = /(?:^|[\s'"(`=])(\/[^\s'"`:()]+)/g;
 
 /**
  * The hint a line of plugin `name`'s stderr calls for, if any; `dir` is the plugin's folder,
- * `hidden` the private folders its sandbox hides (a program or a file of its in the home is not there).
+ * `hidden` the private folders its sandbox hides (a program or a file of its in the home is not there),
+ * `readOnly` whether it makes every other folder but the plugin's own read-only.
  */
-export const stderrHint = (name: string, dir: string, line: string, hidden: readonly string[] = []): string | undefined => {
+export const stderrHint = (
+  name: string,
+  dir: string,
+  line: string,
+  hidden: readonly string[] = [],
+  readOnly = false,
+): string | undefined => {
   if (MISSING_SDK.test(line)) {
     return (
       `plugin ${name}: it cannot find @hologram/plugin-sdk: run 'npm run pack:sdk' in the Hologram checkout, ` +
       `then 'npm install <checkout>/dist/plugin-sdk' in ${dir}, and 'homed plugins start ${name}'`
+    );
+  }
+  if (readOnly && READ_ONLY.test(line)) {
+    return (
+      `plugin ${name}: its sandbox lets a plugin write only in its own folder (${dir}) and its TMPDIR; ` +
+      'every other folder is read-only to it: keep what it writes there'
     );
   }
   if (hidden.length === 0 || !NOT_FOUND.test(line)) return undefined;

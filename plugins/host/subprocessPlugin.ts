@@ -8,6 +8,7 @@
 import { accessSync, constants, lstatSync } from 'node:fs';
 import {
   hiddenTreesFor,
+  writesOnlyOwn,
   PluginFolderOutOfPlace,
   PluginManifestLinked,
   PluginSandboxUnavailable,
@@ -108,6 +109,7 @@ const spawnPlugin = async (
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
   const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);
   const hiddenTrees = hiddenTreesFor(wants, sandbox.support, sandbox.hidden);
+  const readOnly = writesOnlyOwn(sandbox.support);
   let hinted = false;
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
@@ -123,7 +125,7 @@ const spawnPlugin = async (
     onStderr: (line) => {
       say(' (stderr)', line);
       // One hint a start: a plugin printing the same failure in a loop gets no more.
-      const hint = hinted ? undefined : stderrHint(name, dir, line, hiddenTrees);
+      const hint = hinted ? undefined : stderrHint(name, dir, line, hiddenTrees, readOnly);
       if (hint) env.log(hint);
       hinted ||= hint !== undefined;
     },

@@ -8,8 +8,9 @@
  * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
-import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +30,8 @@ const canIsolate = support.kind === 'available';
 const fullSandbox = support.kind === 'available' && support.unconfined === undefined && support.sharedProc === undefined;
 /** And the user's home hidden. */
 const hidesHome = fullSandbox && support.sharedFolders === undefined;
+/** And the machine's folders read-only to them. */
+const locksFolders = canIsolate && support.writable === undefined;
 
 /** The tool results a request to the model carried, by call id. */
 const toolResultsOf = (request: RecordedRequest): Record<string, unknown> =>
@@ -45,6 +48,11 @@ describe("a subprocess plugin's sandbox", () => {
     const dir = testDataDir(tempDir(), { llm: server, plugins: ['prober', 'netprober'] });
     SecretVault.open(dir).set('CANARY', 'vault-canary-77a1');
     const file = (name: string) => join(dir, name);
+    const root = process.getuid?.() === 0;
+    const machineSettings = [
+      ...(root && fullSandbox ? ['/proc/sys/kernel/core_pattern', '/proc/irq/default_smp_affinity'] : []),
+      ...(locksFolders ? ['/sys/kernel/mm/ksm/run'] : []),
+    ].filter((path) => existsSync(path));
     server.setScript([
       {
         toolCalls: [
@@ -62,6 +70,9 @@ describe("a subprocess plugin's sandbox", () => {
           // The machine's processes and their command lines: this test's own, and the first of all.
           { id: 'machineProcess', name: 'prober_read', arguments: { path: `/proc/${process.pid}/cmdline` } },
           { id: 'firstProcess', name: 'netprober_read', arguments: { path: '/proc/1/cmdline' } },
+          // The machine's settings, each written as it is (were the sandbox to fail, nothing changes): as root, the
+          // kernel's parts of /proc; as anyone, /sys.
+          ...machineSettings.map((path) => ({ id: path, name: 'prober_write', arguments: { path, text: readFileSync(path, 'utf8') } })),
         ],
       },
       { text: 'probed' },
@@ -88,6 +99,7 @@ describe("a subprocess plugin's sandbox", () => {
     expect(results.own).toContain('"name": "prober"');
     expect(results.unmount).not.toBe('umount exit 0');
     expect(results.keyAfter).toBe('failed: ENOENT');
+    for (const path of machineSettings) expect(results[path], path).toMatch(/^failed: (EROFS|EACCES)$/);
     if (fullSandbox) {
       expect(results.machineProcess).toBe('failed: ENOENT');
       expect(results.firstProcess).toContain('hologram-init');
@@ -171,6 +183,63 @@ describe("a subprocess plugin's sandbox", () => {
     );
     await daemons.stop(refused);
   });
+
+  it.skipIf(!locksFolders)(
+    'find every folder read-only but their own: one linked from outside the data dir can neither move it nor plant the manifest of its next start',
+    async () => {
+      const server = await startLlmServer([]);
+      daemons.onCleanup(() => server.close());
+      // A checkout of plugins outside the data dir, neither private nor a folder plugins run from.
+      const outside = sharedDir();
+      const checkout = join(outside, 'checkout');
+      const own = join(checkout, 'prober');
+      const neighbour = join(checkout, 'neighbour');
+      mkdirSync(own, { recursive: true });
+      mkdirSync(neighbour);
+      const fixture = join(REPO, 'test/fixtures/plugins/host/prober');
+      const ownManifest = readFileSync(join(fixture, 'plugin.json'), 'utf8');
+      writeFileSync(join(own, 'plugin.json'), ownManifest);
+      writeFileSync(join(own, 'package.json'), '{"type":"module"}');
+      writeFileSync(join(own, 'main.ts'), `await import(${JSON.stringify(pathToFileURL(join(fixture, 'main.ts')).href)});\n`);
+      const neighbourManifest = JSON.stringify({ name: 'neighbour', version: '1.0.0', entry: 'main.js', capabilities: ['tools'] });
+      writeFileSync(join(neighbour, 'plugin.json'), neighbourManifest);
+      const dir = testDataDir(tempDir(), { llm: server });
+      symlinkSync(own, join(dir, 'plugins', 'prober'));
+      const granting = JSON.stringify({ name: 'prober', version: '1.0.0', entry: 'main.ts', capabilities: ['tools', 'network', 'home'] });
+      server.setScript([
+        {
+          toolCalls: [
+            // Its folder moved aside, and a new one with the manifest it wants where its link leads.
+            { id: 'moveOwn', name: 'prober_rename', arguments: { from: own, to: join(checkout, 'moved') } },
+            { id: 'moveParent', name: 'prober_rename', arguments: { from: checkout, to: `${checkout}-moved` } },
+            { id: 'plantNeighbour', name: 'prober_write', arguments: { path: join(neighbour, 'plugin.json'), text: granting } },
+            { id: 'plantBeside', name: 'prober_write', arguments: { path: join(checkout, 'plugin.json'), text: granting } },
+            { id: 'manifest', name: 'prober_write', arguments: { path: join(own, 'plugin.json'), text: granting } },
+            { id: 'userFile', name: 'prober_write', arguments: { path: join(outside, 'note.txt'), text: 'planted' } },
+            { id: 'ownFile', name: 'prober_write', arguments: { path: join(own, 'state.txt'), text: 'kept-state-17' } },
+            { id: 'ownTmp', name: 'prober_write', arguments: { path: '/tmp/scratch.txt', text: 'scratch' } },
+          ],
+        },
+        { text: 'tried' },
+      ]);
+      const daemon = await daemons.start(dir);
+      const reply = await finished(spawnNode([WAITER, '--data', dir, 'try to move out']));
+      expect(reply.stdout).toBe('tried\n');
+      const results = toolResultsOf(server.requests[1]!);
+      for (const id of ['moveOwn', 'moveParent', 'plantNeighbour', 'plantBeside', 'manifest', 'userFile']) {
+        expect(results[id], id).toMatch(/^failed: (EROFS|EBUSY)$/);
+      }
+      // Its own folder and its own /tmp it writes as before.
+      expect([results.ownFile, results.ownTmp]).toEqual(['written', 'written']);
+      expect(readFileSync(join(own, 'state.txt'), 'utf8')).toBe('kept-state-17');
+      expect(readdirSync(checkout).sort()).toEqual(['neighbour', 'prober']);
+      expect(readFileSync(join(own, 'plugin.json'), 'utf8')).toBe(ownManifest);
+      expect(readFileSync(join(neighbour, 'plugin.json'), 'utf8')).toBe(neighbourManifest);
+      expect(existsSync(join(outside, 'note.txt'))).toBe(false);
+      await daemons.stop(daemon);
+      await verifyReplay(dir);
+    },
+  );
 
   it.skipIf(!canIsolate)(
     'refuse a plugin whose manifest is a link, which it could point elsewhere to grant itself capabilities',

@@ -194,10 +194,11 @@ describe("a plugin process's sandbox", () => {
     for (const partial of [
       { kind: 'available', unconfined: 'no PID namespaces here' },
       { kind: 'available', sharedProc: 'no /proc of their own here' },
+      { kind: 'available', writable: 'no read-only folders here' },
     ] as const) {
       expect(sandboxedCommand('p', ASKED_NOTHING, 'isolate', partial, hidden, own, node).command).toMatch(SYSTEM_UNSHARE);
       expect(() => sandboxedCommand('p', ASKED_NOTHING, 'require', partial, hidden, own, node)).toThrow(
-        new RegExp(`cannot sandbox its process wholly \\(${partial.unconfined ?? partial.sharedProc}\\)`),
+        new RegExp(`cannot sandbox its process wholly \\(${partial.unconfined ?? partial.sharedProc ?? partial.writable}\\)`),
       );
     }
   });

@@ -13,6 +13,16 @@ describe('stderrHint', () => {
     expect(stderrHint('weather', '/data/plugins/weather', '    at file:///data/plugins/weather/main.ts:1:1')).toBeUndefined();
   });
 
+  it('says, when a plugin writes where its sandbox lets it only read, where it may write', () => {
+    const line = "Error: EROFS: read-only file system, open '/srv/plugins/notes.json'";
+    expect(stderrHint('weather', '/data/plugins/weather', line, [], true)).toBe(
+      'plugin weather: its sandbox lets a plugin write only in its own folder (/data/plugins/weather) and its TMPDIR; ' +
+        'every other folder is read-only to it: keep what it writes there',
+    );
+    // Without that sandbox, a read-only folder is none of its doing.
+    expect(stderrHint('weather', '/data/plugins/weather', line, [], false)).toBeUndefined();
+  });
+
   it('says when what a plugin cannot find is in a folder its sandbox hides, and how to give it the home', () => {
     const hidden = ['/home/ada', '/tmp'];
     const hint = (line: string) => stderrHint('weather', '/data/plugins/weather', line, hidden);
