@@ -16,13 +16,13 @@
  * `off`.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import { MANIFEST_FILE } from './manifest.ts';
-import { outermost, type PrivateFolders, runtimeFolders } from './privateFolders.ts';
+import { outermost, type PrivateFolders, realOrSelf, runtimeFolders } from './privateFolders.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
 
@@ -82,16 +82,36 @@ export type OwnFolder = Readonly<{ path: string; real: string }>;
  */
 export class PluginFolderOutOfPlace extends HologramError {
   readonly code = 'PLUGIN_FOLDER_OUT_OF_PLACE';
+  /** `holds`: what inside it a plugin must not be given (a private folder, another plugin's folder), said as such. */
   constructor(plugin: string, folder: string, real: string, holds?: string) {
     super(
       holds === undefined
         ? `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, a part of the data dir that is not a plugin's folder; ` +
             'a plugin folder is a folder of DIR/plugins, or a link to one outside the data dir'
-        : `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, which holds ${holds}, hidden from plugins; ` +
+        : `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, which holds ${holds}; ` +
             'put the plugin in a folder of its own',
     );
   }
 }
+
+/**
+ * The folder of another plugin of `pluginsDir` that plugin folder `real` holds, with the entry of
+ * `pluginsDir` leading to it: the one plugin could rewrite the other's manifest, in its own writable folder.
+ */
+export const pluginFolderHeld = (pluginsDir: string, real: string): Readonly<{ entry: string; folder: string }> | undefined => {
+  let entries: string[];
+  try {
+    entries = readdirSync(pluginsDir);
+  } catch {
+    return undefined;
+  }
+  for (const name of entries) {
+    const entry = join(pluginsDir, name);
+    const folder = realOrSelf(entry);
+    if (folder !== real && isUnder(folder, real)) return { entry, folder };
+  }
+  return undefined;
+};
 
 /** A plugin whose manifest is a link: in its writable folder it could point it elsewhere and start next time with what it granted itself. */
 export class PluginManifestLinked extends HologramError {
@@ -140,8 +160,7 @@ const MOUNT = systemProgram('mount');
 const MKDIR = systemProgram('mkdir');
 const LN = systemProgram('ln');
 const ID = systemProgram('id');
-const CAT = systemProgram('cat');
-const SED = systemProgram('sed');
+const AWK = systemProgram('awk');
 
 /** `text` as one word of the shell, whatever it holds. */
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -161,23 +180,83 @@ type Plan = Readonly<{
 }>;
 
 /**
- * Every mount of the machine read-only as it is now, those already so left alone, and /proc, where
- * the user namespaces below write their user maps (a plugin's own processes are all it may write
- * there): a mount point as /proc/self/mountinfo writes it, its space, tab, newline and backslash
- * as octal escapes, decoded. One that fails and that the plugin could reach stops the start; one
- * it cannot reach (another user's, a path gone since) is no way in. Without it, a plugin whose
- * folder is outside the data dir could rename that folder or its parent and put there the
- * manifest its next start reads, and write into another plugin's folder or the user's files
- * outside the private folders.
+ * The commands that make every mount the plugin can reach read-only, from its mount table
+ * (awk, on /proc/self/mountinfo): each mount point decoded (its space, tab, newline and backslash
+ * are octal escapes there) and quoted for the shell; those already read-only left alone, and
+ * /proc, where the user namespaces below write their user maps (its machine parts are made
+ * read-only apart, MACHINE_PROC); pseudo-terminals, whose nodes a read-only mount would not
+ * guard (its own are in its own /dev); and those it cannot reach left out: one whose mount point
+ * another mount of the same parent covers (at that place, or at a folder above it; a mount stacked
+ * on another covers that one's mounts so), and whatever is mounted on those. A
+ * mount that should be made read-only and cannot stops the start (one that is a path no more, or
+ * that the user cannot reach, is no way in). Without it, a plugin whose folder is outside the
+ * data dir could rename that folder or its parent and put there the manifest its next start
+ * reads, and write into another plugin's folder or the user's files outside the private folders.
  */
-const READ_ONLY_MOUNTS = [
-  `table=$(${CAT} /proc/self/mountinfo) || exit 126`,
-  String.raw`printf '%s\n' "$table" | while read -r _ _ _ _ mp options rest; do`,
-  '  case ",$options," in *,ro,*) continue ;; esac',
-  '  case " $rest" in *" - proc "*) continue ;; esac',
-  String.raw`  case $mp in *\\*) mp=$(printf '%s\n' "$mp" | ${SED} -e 's/\\040/ /g' -e 's/\\011/\t/g' -e 's/\\012/\n/g' -e 's/\\134/\\/g') ;; esac`,
-  String.raw`  ${MOUNT} -o remount,bind,ro "$mp" 2>/dev/null || ! [ -e "$mp" ] || { printf 'the sandbox could not make %s read-only\n' "$mp" >&2; exit 126; }`,
-  'done || exit 126',
+const READ_ONLY_PROGRAM = String.raw`
+function decode(s,    out) {
+  out = ""
+  while (match(s, /\\[0-7][0-7][0-7]/)) {
+    out = out substr(s, 1, RSTART - 1) sprintf("%c", substr(s, RSTART + 1, 1) * 64 + substr(s, RSTART + 2, 1) * 8 + substr(s, RSTART + 3, 1))
+    s = substr(s, RSTART + 4)
+  }
+  return out s
+}
+function quote(s) { gsub(q, q "\\" q q, s); return q s q }
+function shown(i,    p) {
+  if (!(i in seen)) {
+    p = row[parent[i]]
+    seen[i] = !covered[i] && (!p || shown(p))
+  }
+  return seen[i]
+}
+BEGIN { q = sprintf("%c", 39) }
+{
+  n = NR; parent[n] = $2; path[n] = decode($5); options[n] = "," $6 ","
+  split(substr($0, index($0, " - ") + 3), after, " "); type[n] = after[1]
+  row[$1] = n
+  child[$2 SUBSEP path[n]] = n
+}
+END {
+  for (i = 1; i <= n; i++) {
+    for (at = path[i]; at != "" && (k = match(at, /\/[^\/]*$/)) > 0; ) {
+      at = substr(at, 1, k - 1)
+      above = at == "" ? "/" : at
+      if ((parent[i] SUBSEP above) in child && child[parent[i] SUBSEP above] != i) { covered[i] = 1; break }
+    }
+  }
+  for (i = 1; i <= n; i++) {
+    if (!shown(i) || index(options[i], ",ro,") || (path[i] == "/proc" && type[i] == "proc") || type[i] == "devpts") continue
+    print "${MOUNT} -o remount,bind,ro " quote(path[i]) " 2>/dev/null || ! [ -e " quote(path[i]) " ] || { echo the sandbox could not make " quote(path[i]) " read-only >&2; exit 126; }"
+  }
+}`;
+
+const READ_ONLY_MOUNTS = [`readOnly=$(${AWK} '${READ_ONLY_PROGRAM}' /proc/self/mountinfo) || exit 126`, 'eval "$readOnly"'];
+
+/**
+ * A /dev of its own, with nothing but what a program expects to find there (null, zero, full,
+ * random, urandom, bound from the machine's; its own pseudo-terminals where the machine allows;
+ * /dev/shm, empty), read-only: the machine's devices (a disk, /dev/kmsg for root; a camera or a
+ * microphone for a user in their groups) are not there. Run once the machine's mounts are
+ * read-only, before any other descriptor is held open: each node is bound from one held open
+ * across the tmpfs, as folders are.
+ */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'];
+const OWN_DEV = [
+  DEVICES.map((node, i) => `${3 + i}</dev/${node}`).reduce((held, each) => `${held} ${each}`, 'exec') + ' || exit 126',
+  `${MOUNT} -t tmpfs -o size=64k,mode=0755 hologram-dev /dev || exit 126`,
+  ...DEVICES.map((node, i) => `: > /dev/${node} && ${MOUNT} -c --bind /proc/self/fd/${3 + i} /dev/${node} || exit 126`),
+  DEVICES.map((_, i) => `${3 + i}<&-`).reduce((closed, each) => `${closed} ${each}`, 'exec'),
+  ...[
+    ['/proc/self/fd', '/dev/fd'],
+    ['/proc/self/fd/0', '/dev/stdin'],
+    ['/proc/self/fd/1', '/dev/stdout'],
+    ['/proc/self/fd/2', '/dev/stderr'],
+    ['pts/ptmx', '/dev/ptmx'],
+  ].map(([to, link]) => `${LN} -s ${to} ${link} || exit 126`),
+  `${MKDIR} /dev/shm /dev/pts && ${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-shm /dev/shm || exit 126`,
+  `${MOUNT} -t devpts -o newinstance,ptmxmode=0666,mode=0620 hologram-pts /dev/pts 2>/dev/null || :`,
+  `${MOUNT} -o remount,bind,ro /dev || exit 126`,
 ];
 
 /**
@@ -210,9 +289,9 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
   };
   const linked = dataDir !== undefined && own.path !== own.real && isUnder(own.path, dataDir);
   return [
+    ...(readOnly ? [...READ_ONLY_MOUNTS, ...OWN_DEV] : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
-    ...(readOnly ? READ_ONLY_MOUNTS : []),
     ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
     // The kept folders holding the plugin's own come back before it, the others after it: each read-only, its own not.
     ...kept.filter(holdingOwn).map(bindKept),
@@ -224,6 +303,9 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
     ...(inData ? [bindOwn] : []),
     ...(bindsOwn ? ['exec 3<&-'] : []),
     ...(linked ? [`${MKDIR} -p ${quoted(dirname(own.path))} && ${LN} -s ${quoted(own.real)} ${quoted(own.path)} || exit 126`] : []),
+    // Run as root with the machine's /proc, its settings read-only to it (a /proc of its own gets the same in initOf: a
+    // new /proc is mounted only where the machine's shows all it holds).
+    ...(confinement === 'private' ? [] : MACHINE_PROC_READ_ONLY),
     // Its manifest read-only: a plugin that rewrote it would start next time with what it granted itself.
     `if [ -e ${manifest} ]; then ${MOUNT} --bind ${manifest} ${manifest} && ${MOUNT} -o remount,bind,ro ${manifest} || exit 126; fi`,
     // Its temporary files in its own /tmp, whatever TMPDIR the daemon has (one plugins share lets one rewrite another's tsx cache).
@@ -246,6 +328,12 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
 /** The parts of /proc that set the machine's kernel, not a process's. */
 const MACHINE_PROC = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
 
+/** MACHINE_PROC read-only when run as root (only root's plugins could write them). No single quote: initOf's too. */
+const MACHINE_PROC_READ_ONLY = MACHINE_PROC.map(
+  (path) =>
+    `if [ "$(${ID} -u)" = 0 ] && [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
+);
+
 /**
  * The first process of a plugin's PID namespace, so that the plugin is not: it reaps what the
  * plugin's programs leave behind (a first process must, or their zombies pile up), lets a signal
@@ -262,12 +350,7 @@ const initOf = (confinement: Confinement): string =>
     // With a /proc of its own, when run as root (only root's plugins could write them), the machine's parts of it
     // read-only (those Docker makes so): such a plugin would otherwise set what the machine's kernel runs as root (its
     // core pattern, its modprobe), press SysRq or move interrupts.
-    ...(confinement === 'private'
-      ? MACHINE_PROC.map(
-          (path) =>
-            `if [ "$(${ID} -u)" = 0 ] && [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
-        )
-      : []),
+    ...(confinement === 'private' ? MACHINE_PROC_READ_ONLY : []),
     'exec 3<&0',
     `${UNSHARE} --user --map-current-user --mount -- "$@" 0<&3 3<&- &`,
     'child=$!',
@@ -402,7 +485,7 @@ export const sandboxedCommand = (
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
     const trees = hiddenTreesFor(wants, support, hidden);
     const holds = trees.find((tree) => isUnder(tree, own.real));
-    if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, holds);
+    if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, `${holds}, hidden from plugins`);
     const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
     const temp = hidden?.folders?.temp;
     const plan: Plan = {

@@ -10,6 +10,7 @@ import {
   hiddenTreesFor,
   writesOnlyOwn,
   PluginFolderOutOfPlace,
+  pluginFolderHeld,
   PluginManifestLinked,
   PluginSandboxUnavailable,
   sandboxedCommand,
@@ -105,6 +106,15 @@ const spawnPlugin = async (
   checkRunnable(name, entry.command);
   if (sandbox.support.kind === 'available' && lstatSync(join(real, MANIFEST_FILE), { throwIfNoEntry: false })?.isSymbolicLink()) {
     throw new PluginManifestLinked(name, join(real, MANIFEST_FILE));
+  }
+  const held = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderHeld(sandbox.hidden.pluginsDir, real) : undefined;
+  if (held) {
+    throw new PluginFolderOutOfPlace(
+      name,
+      dir,
+      real,
+      `${held.folder}, the folder of the plugin ${held.entry}, whose manifest it could rewrite`,
+    );
   }
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
   const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);

@@ -10,7 +10,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.t
 import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { messagesOf } from '../support/llmServer/recordedMessages.ts';
 import { finished, REPO, spawnNode, WAITER } from '../support/processes.ts';
+import { installPluginCopy } from '../support/pluginCopies.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -194,13 +194,8 @@ describe("a subprocess plugin's sandbox", () => {
       const checkout = join(outside, 'checkout');
       const own = join(checkout, 'prober');
       const neighbour = join(checkout, 'neighbour');
-      mkdirSync(own, { recursive: true });
+      const ownManifest = installPluginCopy(own, 'prober');
       mkdirSync(neighbour);
-      const fixture = join(REPO, 'test/fixtures/plugins/host/prober');
-      const ownManifest = readFileSync(join(fixture, 'plugin.json'), 'utf8');
-      writeFileSync(join(own, 'plugin.json'), ownManifest);
-      writeFileSync(join(own, 'package.json'), '{"type":"module"}');
-      writeFileSync(join(own, 'main.ts'), `await import(${JSON.stringify(pathToFileURL(join(fixture, 'main.ts')).href)});\n`);
       const neighbourManifest = JSON.stringify({ name: 'neighbour', version: '1.0.0', entry: 'main.js', capabilities: ['tools'] });
       writeFileSync(join(neighbour, 'plugin.json'), neighbourManifest);
       const dir = testDataDir(tempDir(), { llm: server });
@@ -240,6 +235,24 @@ describe("a subprocess plugin's sandbox", () => {
       await verifyReplay(dir);
     },
   );
+
+  it.skipIf(!canIsolate)("refuse a plugin whose folder holds another plugin's, whose manifest it could rewrite", async () => {
+    const checkout = join(sharedDir(), 'outer');
+    const inner = join(checkout, 'inner');
+    installPluginCopy(checkout, 'prober', { name: 'outer' }, { PROBER_NAME: 'outer' });
+    installPluginCopy(inner, 'prober', { name: 'inner' }, { PROBER_NAME: 'inner' });
+    const dir = testDataDir(tempDir());
+    symlinkSync(checkout, join(dir, 'plugins', 'outer'));
+    symlinkSync(inner, join(dir, 'plugins', 'inner'));
+    const daemon = await daemons.start(dir);
+    const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
+    expect(listed.stdout + daemon.output).toContain(
+      `plugin 'outer' was not started: its folder ${join(dir, 'plugins', 'outer')} leads to ${checkout}, which holds ${inner}, ` +
+        `the folder of the plugin ${join(dir, 'plugins', 'inner')}, whose manifest it could rewrite`,
+    );
+    expect(listed.stdout).toMatch(/inner\s+subprocess\s+running/);
+    await daemons.stop(daemon);
+  });
 
   it.skipIf(!canIsolate)(
     'refuse a plugin whose manifest is a link, which it could point elsewhere to grant itself capabilities',

@@ -32,11 +32,10 @@ import {
   startLlmServer,
 } from '../support/llmServer/index.ts';
 import { finished, HOMED, runHomed, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
+import { installPluginCopy } from '../support/pluginCopies.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
-/** For what a plugin writes where the test reads it: outside the folders its sandbox hides. */
-const sharedDir = useTempDir({ shared: true });
 const daemons = useDaemons();
 
 /** The vault secret every test that needs one sets: the LLM source's key. */
@@ -612,11 +611,13 @@ describe('red team: network escapes through a plugin tool', () => {
   it('refuses loopback, link-local, IPv6 loopback, odd IPv4 spellings and unlisted hosts before the handler runs', async () => {
     const server = await scripted([]);
     const root = tempDir();
-    const record = join(sharedDir(), 'fetcher-calls.jsonl');
+    const dir = join(root, 'data');
+    // Installed in DIR/plugins as a user installs one: its own folder, the one it may write, holds what it records.
+    const record = join(dir, 'plugins', 'fetcher', 'calls.jsonl');
+    installPluginCopy(join(dir, 'plugins', 'fetcher'), 'fetcher');
     writeFileSync(record, '');
-    const dir = testDataDir(root, {
+    testDataDir(root, {
       llm: server,
-      plugins: ['fetcher'],
       settings: { plugins: { fetcher: { record } }, security: { sandbox: { hosts: ['api.example.com'] } } },
     });
     const port = server.port;

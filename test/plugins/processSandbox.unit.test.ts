@@ -203,6 +203,67 @@ describe("a plugin process's sandbox", () => {
     }
   });
 
+  it.skipIf(!fullSandbox)('lets the plugin write only its own folder, and gives it a /dev of its own with nothing of the machine', () => {
+    const data = join(tempDir(), 'data');
+    const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+    mkdirSync(folder.real, { recursive: true });
+    const seen = runInside(
+      data,
+      folder,
+      [
+        'for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
+        'echo "dev: $(ls /dev | tr "\\n" " ")"',
+        'head -c 8 /dev/urandom | wc -c; echo gone > /dev/null && echo null takes',
+      ].join('\n'),
+    );
+    expect(seen).toContain('wrote ./mine\nwrote /dev/shm/mine\n');
+    expect(seen).not.toMatch(/wrote \/(etc|var)/);
+    expect(seen).toContain('dev: fd full null ptmx pts random shm stderr stdin stdout urandom zero \n8\nnull takes\n');
+    expect(readFileSync(join(folder.real, 'mine'), 'utf8')).toBe('x\n');
+  });
+
+  it.skipIf(!fullSandbox || process.getuid?.() !== 0)(
+    'makes every mount the plugin can reach read-only, however it is named or stacked, skipping only those it cannot reach',
+    () => {
+      const data = join(tempDir(), 'data');
+      const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+      mkdirSync(folder.real, { recursive: true });
+      const m = join(tempDir(), 'mounts');
+      // In a mount namespace of the test's own: a mount covered by another at its place, whose folder has the name of
+      // the first one's submount; names with a newline, a space and a backslash; a second proc; one under a covered folder.
+      const setup = [
+        'set -e',
+        `M=${m}`,
+        'mkdir -p "$M/s" "$M/x\n" "$M/a b\\c" "$M/proc2" "$M/top/inner"',
+        'mount -t tmpfs s1 "$M/s"; mkdir "$M/s/sub"; mount -t tmpfs s2 "$M/s/sub"; mount -t tmpfs s3 "$M/s"; mkdir "$M/s/sub"',
+        'mount -t tmpfs t1 "$M/x\n"; mount -t tmpfs t2 "$M/a b\\c"; mount -t proc proc "$M/proc2"',
+        'mount -t tmpfs i1 "$M/top/inner"; mount -t tmpfs t3 "$M/top"; mkdir "$M/top/inner"',
+        'exec "$@"',
+      ].join('\n');
+      const attempts = [
+        `M=${m}`,
+        'for p in "$M/s/sub/f" "$M/x\n/f" "$M/a b\\c/f" "$M/top/inner/f"; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
+        'v=$(cat "$M/proc2/sys/kernel/printk_ratelimit"); (echo "$v" > "$M/proc2/sys/kernel/printk_ratelimit") 2>/dev/null && echo wrote proc2',
+        'echo tried',
+      ].join('\n');
+      const { command, args } = sandboxedCommand(
+        'p',
+        ASKED_NOTHING,
+        'isolate',
+        available,
+        { dataDir: data, pluginsDir: join(data, 'plugins') },
+        folder,
+        { command: '/bin/sh', args: ['-c', attempts] },
+      );
+      const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '/bin/sh', '-c', setup, 'sh', command, ...args], {
+        cwd: folder.real,
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect([run.status, run.stdout]).toEqual([0, 'tried\n']);
+    },
+  );
+
   it.skipIf(!canIsolate)('shows the plugin its own folder in the data dir and nothing else of it', () => {
     const data = join(tempDir(), 'data');
     mkdirSync(join(data, 'plugins', 'p'), { recursive: true });

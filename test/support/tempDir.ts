@@ -6,8 +6,10 @@ import type { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts
 
 /**
  * A fresh temporary directory, removed after the current test: in the system's temporary folder,
- * or, `shared`, in /var/tmp, which a sandboxed plugin sees too (/tmp is one of the folders its
- * sandbox hides): for a file a test and a plugin both read or write, or a home a test makes.
+ * or, `shared`, in /var/tmp, which a sandboxed plugin sees too, read-only (/tmp is one of the
+ * folders its sandbox hides): for a file a test puts there for a plugin to read, a checkout of
+ * plugins outside the data dir, or a home a test makes. What a plugin writes, it writes in its own
+ * folder (support/pluginCopies.ts).
  */
 export const useTempDir = ({ shared = false }: Readonly<{ shared?: boolean }> = {}): (() => string) => {
   const made: string[] = [];
