@@ -289,6 +289,11 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
   };
   const linked = dataDir !== undefined && own.path !== own.real && isUnder(own.path, dataDir);
   return [
+    // No namespace of its own beyond those made here: in a user namespace of its own a plugin mounted a cgroup tree
+    // of its own namespace, writable, and froze its user's processes, the daemon's among them. The limits of this
+    // user namespace, which it has no power over, count every user namespace made below it: those the script still
+    // makes (two when confined, one not) and no more; cgroup namespaces none.
+    `echo ${confinement === 'none' ? 1 : 2} > /proc/sys/user/max_user_namespaces && echo 0 > /proc/sys/user/max_cgroup_namespaces || exit 126`,
     ...(readOnly ? [...READ_ONLY_MOUNTS, ...OWN_DEV] : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),

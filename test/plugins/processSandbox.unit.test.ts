@@ -203,24 +203,33 @@ describe("a plugin process's sandbox", () => {
     }
   });
 
-  it.skipIf(!fullSandbox)('lets the plugin write only its own folder, and gives it a /dev of its own with nothing of the machine', () => {
-    const data = join(tempDir(), 'data');
-    const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
-    mkdirSync(folder.real, { recursive: true });
-    const seen = runInside(
-      data,
-      folder,
-      [
-        'for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
-        'echo "dev: $(ls /dev | tr "\\n" " ")"',
-        'head -c 8 /dev/urandom | wc -c; echo gone > /dev/null && echo null takes',
-      ].join('\n'),
-    );
-    expect(seen).toContain('wrote ./mine\nwrote /dev/shm/mine\n');
-    expect(seen).not.toMatch(/wrote \/(etc|var)/);
-    expect(seen).toContain('dev: fd full null ptmx pts random shm stderr stdin stdout urandom zero \n8\nnull takes\n');
-    expect(readFileSync(join(folder.real, 'mine'), 'utf8')).toBe('x\n');
-  });
+  it.skipIf(!fullSandbox)(
+    'lets the plugin write only its own folder, make no namespace, and gives it a /dev of its own with nothing of the machine',
+    () => {
+      const data = join(tempDir(), 'data');
+      const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+      mkdirSync(folder.real, { recursive: true });
+      const seen = runInside(
+        data,
+        folder,
+        [
+          'for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
+          'echo "dev: $(ls /dev | tr "\\n" " ")"',
+          'head -c 8 /dev/urandom | wc -c; echo gone > /dev/null && echo null takes',
+          // No namespace of its own: in a user and cgroup namespace it could mount a cgroup tree, writable.
+          'unshare --user true 2>/dev/null && echo made a user namespace',
+          'unshare --map-root-user --cgroup true 2>/dev/null && echo made a cgroup namespace',
+          'unshare --cgroup true 2>/dev/null && echo made a cgroup namespace as root',
+          'echo tried',
+        ].join('\n'),
+      );
+      expect(seen).not.toContain('made a');
+      expect(seen).toContain('wrote ./mine\nwrote /dev/shm/mine\n');
+      expect(seen).not.toMatch(/wrote \/(etc|var)/);
+      expect(seen).toContain('dev: fd full null ptmx pts random shm stderr stdin stdout urandom zero \n8\nnull takes\n');
+      expect(readFileSync(join(folder.real, 'mine'), 'utf8')).toBe('x\n');
+    },
+  );
 
   it.skipIf(!fullSandbox || process.getuid?.() !== 0)(
     'makes every mount the plugin can reach read-only, however it is named or stacked, skipping only those it cannot reach',
