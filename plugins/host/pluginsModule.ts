@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HiddenPaths } from './processSandbox.ts';
-import { machinePrivateFolders, privateFoldersOf, runtimeFolders } from './privateFolders.ts';
+import { machinePrivateFolders, privateFoldersOf, resolverFolders, runtimeFolders } from './privateFolders.ts';
 import {
   Facility,
   INSPECT_FACILITY,
@@ -41,7 +41,11 @@ export const MEMORY_NOTES_SCOPE = 'notes';
  */
 export const hiddenFromPlugins = (dataDir: string): HiddenPaths => {
   const real = realpathSync(dataDir);
-  return { dataDir: real, pluginsDir: join(real, PLUGINS_DIR), folders: privateFoldersOf(machinePrivateFolders(), runtimeFolders()) };
+  return {
+    dataDir: real,
+    pluginsDir: join(real, PLUGINS_DIR),
+    folders: privateFoldersOf(machinePrivateFolders(), [...runtimeFolders(), ...resolverFolders()]),
+  };
 };
 
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [cliPlugin, timerPlugin, filesPlugin, webuiPlugin];

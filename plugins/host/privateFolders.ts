@@ -1,9 +1,9 @@
 /**
  * The folders of the machine a subprocess plugin must not see besides the data dir: its user's
  * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
- * where agents and keyrings listen), /tmp, the daemon's TMPDIR and /dev/shm (other programs'
- * files and sockets, ssh-agent's among them: a socket is reached through its path, network
- * namespace or not). Each is hidden behind an empty tmpfs but for the plugin's own folder and
+ * where agents and keyrings listen) and /run, /tmp, the daemon's TMPDIR and /dev/shm (other
+ * programs' files and sockets, ssh-agent's among them: a socket is reached through its path,
+ * network namespace or not, and through a read-only folder too). Each is hidden behind an empty tmpfs but for the plugin's own folder and
  * the folders a plugin runs from (the daemon's install, Node's, tsx's), given back read-only
  * wherever they are. A folder a plugin runs from that holds one of them leaves that one shown,
  * and the start says so.
@@ -114,6 +114,15 @@ const tsxFolder = (): string | undefined => {
 export const runtimeFolders = (): string[] =>
   [installRoot(), dirname(process.execPath), tsxFolder()].filter((folder): folder is string => folder !== undefined).map(realOrSelf);
 
+/**
+ * The folder /etc/resolv.conf leads into when it is a link (systemd-resolved's, NetworkManager's,
+ * in /run): given back, read-only, so a plugin with the network finds its name servers.
+ */
+export const resolverFolders = (): string[] => {
+  const real = realOrSelf('/etc/resolv.conf');
+  return real === '/etc/resolv.conf' || dirname(real) === '/etc' ? [] : [dirname(real)];
+};
+
 /** The private folders of this machine's user, for `privateFoldersOf`. */
 export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[]; temp?: string }> => {
   const uid = process.getuid?.();
@@ -129,6 +138,9 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
   const homes = [account, homedir()].map(hideableFolder).filter((folder): folder is string => folder !== undefined);
   const temp = hideableFolder('/tmp');
   // The daemon's own TMPDIR too, wherever it is: its tsx cache, were a plugin to write there, would run in the daemon.
-  const others = [...runtimes, temp, tmpdir(), '/dev/shm'].map(hideableFolder).filter((folder): folder is string => folder !== undefined);
+  // And /run, where services listen (GNU screen's sessions, which run what they are sent; the system bus; a database).
+  const others = [...runtimes, temp, tmpdir(), '/dev/shm', '/run']
+    .map(hideableFolder)
+    .filter((folder): folder is string => folder !== undefined);
   return { homes, others, ...(temp ? { temp } : {}) };
 };

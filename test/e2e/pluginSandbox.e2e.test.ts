@@ -9,6 +9,7 @@
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
@@ -134,6 +135,11 @@ describe("a subprocess plugin's sandbox", () => {
       // What other programs leave in /tmp (an agent's socket, say): hidden from every plugin.
       const inTmp = join(tempDir(), 'left-by-another-program');
       writeFileSync(inTmp, 'tmp-canary-6160');
+      // A service listening in /run (GNU screen's sessions run what they are sent): reached through its path, were /run shown.
+      const inRun = join(existsSync('/run') && process.getuid?.() === 0 ? '/run' : tempDir(), `hologram-test-${process.pid}.sock`);
+      const service = createServer((socket) => socket.end());
+      await new Promise<void>((resolve) => service.listen(inRun, resolve));
+      daemons.onCleanup(() => new Promise<void>((resolve) => service.close(() => resolve())));
       server.setScript([
         {
           toolCalls: [
@@ -143,6 +149,7 @@ describe("a subprocess plugin's sandbox", () => {
             { id: 'grantedSettings', name: 'homeprober_read', arguments: { path: join(dir, 'settings.json') } },
             { id: 'own', name: 'prober_read', arguments: { path: join(dir, 'plugins/prober/plugin.json') } },
             { id: 'tmp', name: 'homeprober_read', arguments: { path: inTmp } },
+            { id: 'run', name: 'homeprober_connect', arguments: { socket: inRun } },
           ],
         },
         { text: 'probed' },
@@ -158,6 +165,7 @@ describe("a subprocess plugin's sandbox", () => {
       // It runs: its folder (a link to a checkout outside the home), Node and the daemon's install are there.
       expect(results.own).toContain('"name": "prober"');
       expect(results.tmp).toBe('failed: ENOENT');
+      expect(results.run).toBe('failed: ENOENT');
       await daemons.stop(daemon);
       await verifyReplay(dir);
     },
