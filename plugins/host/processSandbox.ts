@@ -189,11 +189,13 @@ type Plan = Readonly<{
  * another mount of the same parent covers (at that place, or at a folder above it; a mount stacked
  * on another covers that one's mounts so), and whatever is mounted on those. A
  * mount that should be made read-only and cannot stops the start (one that is a path no more, or
- * that the user cannot reach, is no way in). Without it, a plugin whose folder is outside the
+ * that the user cannot reach, is no way in). Given HOLOGRAM_HIDDEN (folders, a line each), it
+ * gives instead the commands that cover the other places those folders show (coverAliases).
+ * Without the read-only mounts, a plugin whose folder is outside the
  * data dir could rename that folder or its parent and put there the manifest its next start
  * reads, and write into another plugin's folder or the user's files outside the private folders.
  */
-const READ_ONLY_PROGRAM = String.raw`
+const MOUNTS_PROGRAM = String.raw`
 function decode(s,    out) {
   out = ""
   while (match(s, /\\[0-7][0-7][0-7]/)) {
@@ -203,6 +205,9 @@ function decode(s,    out) {
   return out s
 }
 function quote(s) { gsub(q, q "\\" q q, s); return q s q }
+function under(p, folder) { return folder == "/" || p == folder || substr(p, 1, length(folder) + 1) == folder "/" }
+function below(p, folder) { return folder == "/" ? p : substr(p, length(folder) + 1) }
+function joined(base, rest) { return rest == "" ? base : base == "/" ? rest : base rest }
 function shown(i,    p) {
   if (!(i in seen)) {
     p = row[parent[i]]
@@ -212,7 +217,7 @@ function shown(i,    p) {
 }
 BEGIN { q = sprintf("%c", 39) }
 {
-  n = NR; parent[n] = $2; path[n] = decode($5); options[n] = "," $6 ","
+  n = NR; parent[n] = $2; device[n] = $3; root[n] = decode($4); path[n] = decode($5); options[n] = "," $6 ","
   split(substr($0, index($0, " - ") + 3), after, " "); type[n] = after[1]
   row[$1] = n
   child[$2 SUBSEP path[n]] = n
@@ -225,13 +230,45 @@ END {
       if ((parent[i] SUBSEP above) in child && child[parent[i] SUBSEP above] != i) { covered[i] = 1; break }
     }
   }
+  if (ENVIRON["HOLOGRAM_HIDDEN"] != "") {
+    hiddenCount = split(ENVIRON["HOLOGRAM_HIDDEN"], hidden, "\n")
+    for (h = 1; h <= hiddenCount; h++) cover(hidden[h])
+    exit
+  }
   for (i = 1; i <= n; i++) {
     if (!shown(i) || index(options[i], ",ro,") || (path[i] == "/proc" && type[i] == "proc") || type[i] == "devpts") continue
     print "${MOUNT} -o remount,bind,ro " quote(path[i]) " 2>/dev/null || ! [ -e " quote(path[i]) " ] || { echo the sandbox could not make " quote(path[i]) " read-only >&2; exit 126; }"
   }
+}
+function cover(folder,    i, c, at, alias) {
+  for (i = 1; i <= n; i++) if (shown(i) && under(folder, path[i]) && (!c || length(path[i]) > length(path[c]))) c = i
+  if (!c) return
+  at = joined(root[c], below(folder, path[c]))
+  for (i = 1; i <= n; i++) {
+    if (i == c || !shown(i) || device[i] != device[c]) continue
+    if (under(at, root[i])) alias = joined(path[i], below(at, root[i]))
+    else if (under(root[i], at)) alias = path[i]
+    else continue
+    if (under(alias, folder) || alias in done) continue
+    done[alias] = 1
+    print "if [ -d " quote(alias) " ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden " quote(alias) " || exit 126; fi"
+  }
 }`;
 
-const READ_ONLY_MOUNTS = [`readOnly=$(${AWK} '${READ_ONLY_PROGRAM}' /proc/self/mountinfo) || exit 126`, 'eval "$readOnly"'];
+const READ_ONLY_MOUNTS = [`readOnly=$(${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`, 'eval "$readOnly"'];
+
+/**
+ * The other places `hidden` (the data dir, the private folders) show in the machine's mounts,
+ * each behind an empty tmpfs: a second mount of the same files (a bind mount of / or of /home, a
+ * btrfs volume mounted whole) would show them at another path, read-only, but readable.
+ */
+const coverAliases = (hidden: readonly string[]): string[] =>
+  hidden.length === 0
+    ? []
+    : [
+        `covers=$(HOLOGRAM_HIDDEN=${quoted(hidden.join('\n'))} ${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`,
+        'eval "$covers"',
+      ];
 
 /**
  * A /dev of its own, with nothing but what a program expects to find there (null, zero, full,
@@ -297,6 +334,8 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
     ...(readOnly ? [...READ_ONLY_MOUNTS, ...OWN_DEV] : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
+    // Once what is given back is held open: the other places the hidden folders show.
+    ...(readOnly ? coverAliases([...(dataDir !== undefined ? [dataDir] : []), ...trees]) : []),
     ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
     // The kept folders holding the plugin's own come back before it, the others after it: each read-only, its own not.
     ...kept.filter(holdingOwn).map(bindKept),

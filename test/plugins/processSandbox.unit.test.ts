@@ -232,11 +232,12 @@ describe("a plugin process's sandbox", () => {
   );
 
   it.skipIf(!fullSandbox || process.getuid?.() !== 0)(
-    'makes every mount the plugin can reach read-only, however it is named or stacked, skipping only those it cannot reach',
+    'makes every mount the plugin can reach read-only, however it is named or stacked, and hides the other places the data dir shows',
     () => {
       const data = join(tempDir(), 'data');
       const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
       mkdirSync(folder.real, { recursive: true });
+      writeFileSync(join(data, 'settings.json'), '{"password":"pw-alias-1"}');
       const m = join(tempDir(), 'mounts');
       // In a mount namespace of the test's own: a mount covered by another at its place, whose folder has the name of
       // the first one's submount; names with a newline, a space and a backslash; a second proc; one under a covered folder.
@@ -247,12 +248,15 @@ describe("a plugin process's sandbox", () => {
         'mount -t tmpfs s1 "$M/s"; mkdir "$M/s/sub"; mount -t tmpfs s2 "$M/s/sub"; mount -t tmpfs s3 "$M/s"; mkdir "$M/s/sub"',
         'mount -t tmpfs t1 "$M/x\n"; mount -t tmpfs t2 "$M/a b\\c"; mount -t proc proc "$M/proc2"',
         'mount -t tmpfs i1 "$M/top/inner"; mount -t tmpfs t3 "$M/top"; mkdir "$M/top/inner"',
+        // The data dir shown twice more: in a bind mount of the folder holding it, and in one of itself.
+        `mkdir "$M/alias" "$M/dataAlias"; mount --bind ${join(data, '..')} "$M/alias"; mount --bind ${data} "$M/dataAlias"`,
         'exec "$@"',
       ].join('\n');
       const attempts = [
         `M=${m}`,
         'for p in "$M/s/sub/f" "$M/x\n/f" "$M/a b\\c/f" "$M/top/inner/f"; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
         'v=$(cat "$M/proc2/sys/kernel/printk_ratelimit"); (echo "$v" > "$M/proc2/sys/kernel/printk_ratelimit") 2>/dev/null && echo wrote proc2',
+        'cat "$M/alias/data/settings.json" "$M/dataAlias/settings.json" 2>/dev/null',
         'echo tried',
       ].join('\n');
       const { command, args } = sandboxedCommand(
