@@ -297,6 +297,27 @@ const OWN_DEV = [
 ];
 
 /**
+ * How many namespaces of each kind may be made in the user namespace the script runs in, and in
+ * those below it: those it holds (its IPC namespace, its network one unless the plugin has the
+ * machine's) and those the script still makes (two user namespaces and one PID namespace
+ * confined, one user namespace not; two mount namespaces, as measured: unconfined, a root
+ * daemon's plugin can make one more), no more.
+ */
+const namespaceLimits = (confinement: Confinement, network: boolean): Readonly<Record<string, number>> => {
+  const confined = confinement !== 'none';
+  return {
+    user: confined ? 2 : 1,
+    mnt: 2,
+    pid: confined ? 1 : 0,
+    ipc: 1,
+    net: network ? 0 : 1,
+    uts: 0,
+    cgroup: 0,
+    time: 0,
+  };
+};
+
+/**
  * The shell that hides, gives back, then becomes the plugin (`sh -c SCRIPT sh command args…`):
  * the private folders behind a tmpfs each, the kept folders (what plugins run from) back
  * read-only wherever they are, so no plugin rewrites what the next start runs, the plugin's own
@@ -306,7 +327,7 @@ const OWN_DEV = [
  * descriptor (`-c`: mount would otherwise resolve it to the path, now hidden); a folder reached
  * through a link in the data dir gets the link again.
  */
-const scriptOf = (plan: Plan, confinement: Confinement): string => {
+const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): string => {
   const { own, dataDir, trees, kept, temp, readOnly } = plan;
   const manifest = quoted(join(own.real, MANIFEST_FILE));
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
@@ -327,10 +348,13 @@ const scriptOf = (plan: Plan, confinement: Confinement): string => {
   const linked = dataDir !== undefined && own.path !== own.real && isUnder(own.path, dataDir);
   return [
     // No namespace of its own beyond those made here: in a user namespace of its own a plugin mounted a cgroup tree
-    // of its own namespace, writable, and froze its user's processes, the daemon's among them. The limits of this
-    // user namespace, which it has no power over, count every user namespace made below it: those the script still
-    // makes (two when confined, one not) and no more; cgroup namespaces none.
-    `echo ${confinement === 'none' ? 1 : 2} > /proc/sys/user/max_user_namespaces && echo 0 > /proc/sys/user/max_cgroup_namespaces || exit 126`,
+    // of its own namespace, writable, and froze its user's processes, the daemon's among them; a root daemon's plugin,
+    // root in its own, used up the machine's network namespaces. This user namespace's limits, which it has no power
+    // over, count every namespace made below it.
+    ...Object.entries(namespaceLimits(confinement, network)).map(
+      ([kind, most]) =>
+        `[ ! -e /proc/sys/user/max_${kind}_namespaces ] || echo ${most} > /proc/sys/user/max_${kind}_namespaces || exit 126`,
+    ),
     ...(readOnly ? [...READ_ONLY_MOUNTS, ...OWN_DEV] : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
@@ -419,7 +443,7 @@ const wrapped = (network: boolean, confinement: Confinement, plan: Plan, command
   ...unshareArgs(network),
   '/bin/sh',
   '-c',
-  scriptOf(plan, confinement),
+  scriptOf(plan, confinement, network),
   'sh',
   command,
   ...args,

@@ -220,6 +220,8 @@ describe("a plugin process's sandbox", () => {
           'unshare --user true 2>/dev/null && echo made a user namespace',
           'unshare --map-root-user --cgroup true 2>/dev/null && echo made a cgroup namespace',
           'unshare --cgroup true 2>/dev/null && echo made a cgroup namespace as root',
+          // Nor, as root in its own, any other: a root daemon's plugin used up the machine's network namespaces.
+          'for kind in --net --mount --ipc --uts --pid --time; do unshare $kind true 2>/dev/null && echo "made a namespace ($kind)"; done',
           'echo tried',
         ].join('\n'),
       );
