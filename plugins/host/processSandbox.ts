@@ -82,23 +82,26 @@ export type OwnFolder = Readonly<{ path: string; real: string }>;
  */
 export class PluginFolderOutOfPlace extends HologramError {
   readonly code = 'PLUGIN_FOLDER_OUT_OF_PLACE';
-  /** `holds`: what inside it a plugin must not be given (a private folder, another plugin's folder), said as such. */
-  constructor(plugin: string, folder: string, real: string, holds?: string) {
+  /** `why`: what of it a plugin must not be given, or what may not hold it (a private folder, another plugin's folder). */
+  constructor(plugin: string, folder: string, real: string, why?: string) {
     super(
-      holds === undefined
+      why === undefined
         ? `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, a part of the data dir that is not a plugin's folder; ` +
             'a plugin folder is a folder of DIR/plugins, or a link to one outside the data dir'
-        : `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, which holds ${holds}; ` +
-            'put the plugin in a folder of its own',
+        : `plugin '${plugin}' was not started: its folder ${folder} leads to ${real}, ${why}; ` + 'put the plugin in a folder of its own',
     );
   }
 }
 
 /**
- * The folder of another plugin of `pluginsDir` that plugin folder `real` holds, with the entry of
- * `pluginsDir` leading to it: the one plugin could rewrite the other's manifest, in its own writable folder.
+ * The folder of another plugin of `pluginsDir` that plugin folder `real` holds, or that holds it,
+ * with the entry of `pluginsDir` leading to it: the outer plugin could rewrite the inner one's
+ * manifest, in its own writable folder (even one installed while it runs).
  */
-export const pluginFolderHeld = (pluginsDir: string, real: string): Readonly<{ entry: string; folder: string }> | undefined => {
+export const pluginFolderNested = (
+  pluginsDir: string,
+  real: string,
+): Readonly<{ entry: string; folder: string; holds: boolean }> | undefined => {
   let entries: string[];
   try {
     entries = readdirSync(pluginsDir);
@@ -108,7 +111,9 @@ export const pluginFolderHeld = (pluginsDir: string, real: string): Readonly<{ e
   for (const name of entries) {
     const entry = join(pluginsDir, name);
     const folder = realOrSelf(entry);
-    if (folder !== real && isUnder(folder, real)) return { entry, folder };
+    if (folder === real) continue;
+    if (isUnder(folder, real)) return { entry, folder, holds: true };
+    if (isUnder(real, folder)) return { entry, folder, holds: false };
   }
   return undefined;
 };
@@ -232,7 +237,7 @@ END {
   }
   if (ENVIRON["HOLOGRAM_HIDDEN"] != "") {
     hiddenCount = split(ENVIRON["HOLOGRAM_HIDDEN"], hidden, "\n")
-    for (h = 1; h <= hiddenCount; h++) cover(hidden[h])
+    for (h = 1; h <= hiddenCount; h++) cover(decode(hidden[h]))
     exit
   }
   for (i = 1; i <= n; i++) {
@@ -251,22 +256,28 @@ function cover(folder,    i, c, at, alias) {
     else continue
     if (under(alias, folder) || alias in done) continue
     done[alias] = 1
-    print "if [ -d " quote(alias) " ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden " quote(alias) " || exit 126; fi"
+    print "if [ -d " quote(alias) " ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden " quote(alias) " || exit 126; " \
+      "elif [ -e " quote(alias) " ]; then ${MOUNT} --bind /dev/null " quote(alias) " || exit 126; fi"
   }
 }`;
 
 const READ_ONLY_MOUNTS = [`readOnly=$(${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`, 'eval "$readOnly"'];
 
+/** `path` as /proc/self/mountinfo writes a mount point: its backslash, space, tab and newline as octal escapes. */
+const asMountTableWrites = (path: string): string => path.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+
 /**
  * The other places `hidden` (the data dir, the private folders) show in the machine's mounts,
  * each behind an empty tmpfs: a second mount of the same files (a bind mount of / or of /home, a
- * btrfs volume mounted whole) would show them at another path, read-only, but readable.
+ * btrfs volume mounted whole) would show them at another path, read-only, but readable. A file
+ * bound elsewhere from them gets /dev/null over it. The folders go to awk a line each, escaped as
+ * the mount table is (a newline in one would otherwise split it in two).
  */
 const coverAliases = (hidden: readonly string[]): string[] =>
   hidden.length === 0
     ? []
     : [
-        `covers=$(HOLOGRAM_HIDDEN=${quoted(hidden.join('\n'))} ${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`,
+        `covers=$(HOLOGRAM_HIDDEN=${quoted(hidden.map(asMountTableWrites).join('\n'))} ${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`,
         'eval "$covers"',
       ];
 
@@ -553,7 +564,7 @@ export const sandboxedCommand = (
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
     const trees = hiddenTreesFor(wants, support, hidden);
     const holds = trees.find((tree) => isUnder(tree, own.real));
-    if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, `${holds}, hidden from plugins`);
+    if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, `which holds ${holds}, hidden from plugins`);
     const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
     const temp = hidden?.folders?.temp;
     const plan: Plan = {

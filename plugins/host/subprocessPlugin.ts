@@ -10,7 +10,7 @@ import {
   hiddenTreesFor,
   writesOnlyOwn,
   PluginFolderOutOfPlace,
-  pluginFolderHeld,
+  pluginFolderNested,
   PluginManifestLinked,
   PluginSandboxUnavailable,
   sandboxedCommand,
@@ -107,14 +107,13 @@ const spawnPlugin = async (
   if (sandbox.support.kind === 'available' && lstatSync(join(real, MANIFEST_FILE), { throwIfNoEntry: false })?.isSymbolicLink()) {
     throw new PluginManifestLinked(name, join(real, MANIFEST_FILE));
   }
-  const held = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderHeld(sandbox.hidden.pluginsDir, real) : undefined;
-  if (held) {
-    throw new PluginFolderOutOfPlace(
-      name,
-      dir,
-      real,
-      `${held.folder}, the folder of the plugin ${held.entry}, whose manifest it could rewrite`,
-    );
+  const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
+  if (nested) {
+    const where = `${nested.folder}, the folder of the plugin ${nested.entry}`;
+    const why = nested.holds
+      ? `which holds ${where}, whose manifest it could rewrite`
+      : `which is inside ${where}, which could rewrite its manifest`;
+    throw new PluginFolderOutOfPlace(name, dir, real, why);
   }
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
   const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);

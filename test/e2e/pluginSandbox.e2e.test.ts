@@ -244,23 +244,30 @@ describe("a subprocess plugin's sandbox", () => {
     },
   );
 
-  it.skipIf(!canIsolate)("refuse a plugin whose folder holds another plugin's, whose manifest it could rewrite", async () => {
-    const checkout = join(sharedDir(), 'outer');
-    const inner = join(checkout, 'inner');
-    installPluginCopy(checkout, 'prober', { name: 'outer' }, { PROBER_NAME: 'outer' });
-    installPluginCopy(inner, 'prober', { name: 'inner' }, { PROBER_NAME: 'inner' });
-    const dir = testDataDir(tempDir());
-    symlinkSync(checkout, join(dir, 'plugins', 'outer'));
-    symlinkSync(inner, join(dir, 'plugins', 'inner'));
-    const daemon = await daemons.start(dir);
-    const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
-    expect(listed.stdout + daemon.output).toContain(
-      `plugin 'outer' was not started: its folder ${join(dir, 'plugins', 'outer')} leads to ${checkout}, which holds ${inner}, ` +
-        `the folder of the plugin ${join(dir, 'plugins', 'inner')}, whose manifest it could rewrite`,
-    );
-    expect(listed.stdout).toMatch(/inner\s+subprocess\s+running/);
-    await daemons.stop(daemon);
-  });
+  it.skipIf(!canIsolate)(
+    "refuse a plugin whose folder holds another plugin's, whose manifest it could rewrite, and that other one",
+    async () => {
+      const checkout = join(sharedDir(), 'outer');
+      const inner = join(checkout, 'inner');
+      installPluginCopy(checkout, 'prober', { name: 'outer' }, { PROBER_NAME: 'outer' });
+      installPluginCopy(inner, 'prober', { name: 'inner' }, { PROBER_NAME: 'inner' });
+      const dir = testDataDir(tempDir());
+      symlinkSync(checkout, join(dir, 'plugins', 'outer'));
+      symlinkSync(inner, join(dir, 'plugins', 'inner'));
+      const daemon = await daemons.start(dir);
+      const listed = await finished(spawnNode([WAITER, '--data', dir, '--plugins']));
+      expect(listed.stdout + daemon.output).toContain(
+        `plugin 'outer' was not started: its folder ${join(dir, 'plugins', 'outer')} leads to ${checkout}, which holds ${inner}, ` +
+          `the folder of the plugin ${join(dir, 'plugins', 'inner')}, whose manifest it could rewrite`,
+      );
+      // The inner one too: installed while the outer one runs, it would be the outer one's to rewrite.
+      expect(listed.stdout + daemon.output).toContain(
+        `plugin 'inner' was not started: its folder ${join(dir, 'plugins', 'inner')} leads to ${inner}, which is inside ${checkout}, ` +
+          `the folder of the plugin ${join(dir, 'plugins', 'outer')}, which could rewrite its manifest`,
+      );
+      await daemons.stop(daemon);
+    },
+  );
 
   it.skipIf(!canIsolate)(
     'refuse a plugin whose manifest is a link, which it could point elsewhere to grant itself capabilities',

@@ -236,7 +236,8 @@ describe("a plugin process's sandbox", () => {
   it.skipIf(!fullSandbox || process.getuid?.() !== 0)(
     'makes every mount the plugin can reach read-only, however it is named or stacked, and hides the other places the data dir shows',
     () => {
-      const data = join(tempDir(), 'data');
+      // A data dir whose name holds a newline, which the folders' list to cover must not split.
+      const data = join(tempDir(), 'da\nta');
       const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
       mkdirSync(folder.real, { recursive: true });
       writeFileSync(join(data, 'settings.json'), '{"password":"pw-alias-1"}');
@@ -250,15 +251,17 @@ describe("a plugin process's sandbox", () => {
         'mount -t tmpfs s1 "$M/s"; mkdir "$M/s/sub"; mount -t tmpfs s2 "$M/s/sub"; mount -t tmpfs s3 "$M/s"; mkdir "$M/s/sub"',
         'mount -t tmpfs t1 "$M/x\n"; mount -t tmpfs t2 "$M/a b\\c"; mount -t proc proc "$M/proc2"',
         'mount -t tmpfs i1 "$M/top/inner"; mount -t tmpfs t3 "$M/top"; mkdir "$M/top/inner"',
-        // The data dir shown twice more: in a bind mount of the folder holding it, and in one of itself.
-        `mkdir "$M/alias" "$M/dataAlias"; mount --bind ${join(data, '..')} "$M/alias"; mount --bind ${data} "$M/dataAlias"`,
+        // The data dir shown three times more: in a bind mount of the folder holding it, in one of itself, and its settings in one of that file.
+        `D='${data}'`,
+        'mkdir "$M/alias" "$M/dataAlias"; touch "$M/settingsAlias"',
+        'mount --bind "$D/.." "$M/alias"; mount --bind "$D" "$M/dataAlias"; mount --bind "$D/settings.json" "$M/settingsAlias"',
         'exec "$@"',
       ].join('\n');
       const attempts = [
         `M=${m}`,
         'for p in "$M/s/sub/f" "$M/x\n/f" "$M/a b\\c/f" "$M/top/inner/f"; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
         'v=$(cat "$M/proc2/sys/kernel/printk_ratelimit"); (echo "$v" > "$M/proc2/sys/kernel/printk_ratelimit") 2>/dev/null && echo wrote proc2',
-        'cat "$M/alias/data/settings.json" "$M/dataAlias/settings.json" 2>/dev/null',
+        'cat "$M/alias/da\nta/settings.json" "$M/dataAlias/settings.json" "$M/settingsAlias" 2>/dev/null',
         'echo tried',
       ].join('\n');
       const { command, args } = sandboxedCommand(
