@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HiddenPaths } from './processSandbox.ts';
-import { machinePrivateFolders, privateFoldersOf, resolverFolders, runtimeFolders } from './privateFolders.ts';
+import { machinePrivateFolders, privateFoldersOf, runtimeFolders } from './privateFolders.ts';
 import {
   Facility,
   INSPECT_FACILITY,
@@ -44,7 +44,7 @@ export const hiddenFromPlugins = (dataDir: string): HiddenPaths => {
   return {
     dataDir: real,
     pluginsDir: join(real, PLUGINS_DIR),
-    folders: privateFoldersOf(machinePrivateFolders(), [...runtimeFolders(), ...resolverFolders()]),
+    folders: privateFoldersOf(machinePrivateFolders(), runtimeFolders()),
   };
 };
 

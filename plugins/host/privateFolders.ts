@@ -26,6 +26,8 @@ export type PrivateFolders = Readonly<{
   shown: readonly string[];
   /** The temporary folder (/tmp) among those hidden: a plugin's TMPDIR, its own (a TMPDIR shared by plugins let one poison another's tsx cache). */
   temp?: string;
+  /** The file /etc/resolv.conf leads to, when in one of them (/run): what it says is written there again for the plugin. */
+  resolver?: string;
 }>;
 
 /** How many folders a plugin may be given back besides its own (each is held open on a descriptor of its own, 4 to 9). */
@@ -64,7 +66,7 @@ export const outermost = (folders: readonly string[]): string[] => {
  * each), given back read-only wherever they are. Pure: paths as they are given.
  */
 export const privateFoldersOf = (
-  candidates: Readonly<{ homes: readonly string[]; others: readonly string[]; temp?: string }>,
+  candidates: Readonly<{ homes: readonly string[]; others: readonly string[]; temp?: string; resolver?: string }>,
   needed: readonly string[],
 ): PrivateFolders => {
   const shown: string[] = [];
@@ -86,7 +88,9 @@ export const privateFoldersOf = (
     };
   }
   const temp = candidates.temp !== undefined && others.includes(candidates.temp) ? { temp: candidates.temp } : {};
-  return { homes, others, kept, shown, ...temp };
+  const { resolver } = candidates;
+  const copied = resolver !== undefined && trees.some((tree) => isUnder(resolver, tree)) ? { resolver } : {};
+  return { homes, others, kept, shown, ...temp, ...copied };
 };
 
 /** The folder of the daemon's own package (its package.json's), which a plugin runs from (the SDK; tsx for TypeScript entries). */
@@ -114,17 +118,8 @@ const tsxFolder = (): string | undefined => {
 export const runtimeFolders = (): string[] =>
   [installRoot(), dirname(process.execPath), tsxFolder()].filter((folder): folder is string => folder !== undefined).map(realOrSelf);
 
-/**
- * The folder /etc/resolv.conf leads into when it is a link (systemd-resolved's, NetworkManager's,
- * in /run): given back, read-only, so a plugin with the network finds its name servers.
- */
-export const resolverFolders = (): string[] => {
-  const real = realOrSelf('/etc/resolv.conf');
-  return real === '/etc/resolv.conf' || dirname(real) === '/etc' ? [] : [dirname(real)];
-};
-
 /** The private folders of this machine's user, for `privateFoldersOf`. */
-export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[]; temp?: string }> => {
+export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: string[]; temp?: string; resolver?: string }> => {
   const uid = process.getuid?.();
   // Both where the environment says and where the system keeps it: `sudo -E` carries another user's.
   const runtimes = [process.env.XDG_RUNTIME_DIR, uid !== undefined ? `/run/user/${uid}` : undefined];
@@ -142,5 +137,7 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
   const others = [...runtimes, temp, tmpdir(), '/dev/shm', '/run']
     .map(hideableFolder)
     .filter((folder): folder is string => folder !== undefined);
-  return { homes, others, ...(temp ? { temp } : {}) };
+  // Where /etc/resolv.conf leads (systemd-resolved's file, NetworkManager's, in /run): a plugin with the network needs its name servers.
+  const resolver = realOrSelf('/etc/resolv.conf');
+  return { homes, others, ...(temp ? { temp } : {}), ...(resolver !== '/etc/resolv.conf' ? { resolver } : {}) };
 };

@@ -166,6 +166,7 @@ const MKDIR = systemProgram('mkdir');
 const LN = systemProgram('ln');
 const ID = systemProgram('id');
 const AWK = systemProgram('awk');
+const CAT = systemProgram('cat');
 
 /** `text` as one word of the shell, whatever it holds. */
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -181,6 +182,8 @@ type Plan = Readonly<{
   trees: readonly string[];
   kept: readonly string[];
   temp?: string;
+  /** A file in a hidden folder whose words are written there again, in the plugin's empty folder (the name servers /etc/resolv.conf leads to). */
+  copied?: string;
   readOnly: boolean;
 }>;
 
@@ -339,7 +342,7 @@ const namespaceLimits = (confinement: Confinement, network: boolean): Readonly<R
  * through a link in the data dir gets the link again.
  */
 const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): string => {
-  const { own, dataDir, trees, kept, temp, readOnly } = plan;
+  const { own, dataDir, trees, kept, temp, copied, readOnly } = plan;
   const manifest = quoted(join(own.real, MANIFEST_FILE));
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
   const inTree = trees.some((tree) => isUnder(own.real, tree));
@@ -371,7 +374,10 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
     // Once what is given back is held open: the other places the hidden folders show.
     ...(readOnly ? coverAliases([...(dataDir !== undefined ? [dataDir] : []), ...trees]) : []),
+    ...(copied !== undefined ? [`copied=$(${CAT} ${quoted(copied)} 2>/dev/null)`] : []),
     ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
+    // Its words only, not its folder: systemd-resolved's holds a socket that answers any name asked (a way out over DNS).
+    ...(copied !== undefined ? [`${MKDIR} -p ${quoted(dirname(copied))} && printf '%s\\n' "$copied" > ${quoted(copied)} || exit 126`] : []),
     // The kept folders holding the plugin's own come back before it, the others after it: each read-only, its own not.
     ...kept.filter(holdingOwn).map(bindKept),
     ...(bindsOwn && !inData ? [bindOwn] : []),
@@ -567,6 +573,7 @@ export const sandboxedCommand = (
     if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, `which holds ${holds}, hidden from plugins`);
     const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
     const temp = hidden?.folders?.temp;
+    const resolver = hidden?.folders?.resolver;
     const plan: Plan = {
       own,
       trees,
@@ -574,6 +581,7 @@ export const sandboxedCommand = (
       readOnly: writesOnlyOwn(support),
       ...(hidden ? { dataDir: hidden.dataDir } : {}),
       ...(temp && trees.includes(temp) ? { temp } : {}),
+      ...(resolver && trees.some((tree) => isUnder(resolver, tree)) ? { copied: resolver } : {}),
     };
     return { command: UNSHARE, args: wrapped(wants.network, confinementOf(support), plan, command.command, command.args) };
   }

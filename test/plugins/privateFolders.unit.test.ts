@@ -53,6 +53,12 @@ describe("a user's private folders, as plugins are kept from them", () => {
     expect(privateFoldersOf({ homes: [], others: ['/tmp'], temp: '/tmp' }, ['/']).temp).toBeUndefined();
   });
 
+  it('writes again the file /etc/resolv.conf leads to only when it is in a hidden folder', () => {
+    const resolver = '/run/systemd/resolve/stub-resolv.conf';
+    expect(privateFoldersOf({ homes: [], others: ['/run'], resolver }, []).resolver).toBe(resolver);
+    expect(privateFoldersOf({ homes: [], others: ['/tmp'], resolver }, []).resolver).toBeUndefined();
+  });
+
   it('hides a private folder inside another once, with the outer one ($HOME inside the account home, or in /tmp)', () => {
     expect(privateFoldersOf({ homes: ['/home/ada', '/home/ada/alt'], others: [] }, [])).toMatchObject({ homes: ['/home/ada'] });
     expect(privateFoldersOf({ homes: ['/tmp/home'], others: ['/tmp'] }, [])).toMatchObject({ homes: [], others: ['/tmp'] });

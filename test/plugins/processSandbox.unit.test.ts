@@ -9,6 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
@@ -279,6 +280,38 @@ describe("a plugin process's sandbox", () => {
       });
       expect(run.stderr).toBe('');
       expect([run.status, run.stdout]).toEqual([0, 'tried\n']);
+    },
+  );
+
+  it.skipIf(!fullSandbox)(
+    "writes again what the file /etc/resolv.conf leads to says, in a hidden folder, and nothing else of that folder (systemd-resolved's socket)",
+    async () => {
+      const data = join(tempDir(), 'data');
+      const folder = { path: join(data, 'plugins', 'p'), real: join(data, 'plugins', 'p') };
+      mkdirSync(folder.real, { recursive: true });
+      const run = join(tempDir(), 'run');
+      const resolver = join(run, 'resolve', 'stub-resolv.conf');
+      mkdirSync(join(run, 'resolve'), { recursive: true });
+      writeFileSync(resolver, 'nameserver 127.0.0.53\noptions edns0\n');
+      const service = createServer((socket) => socket.end());
+      await new Promise<void>((resolve) => service.listen(join(run, 'resolve', 'io.systemd.Resolve'), resolve));
+      try {
+        const folders = { homes: [], others: [run], kept: [], shown: [], resolver };
+        const { command, args } = sandboxedCommand(
+          'p',
+          ASKED_NOTHING,
+          'isolate',
+          available,
+          { dataDir: data, pluginsDir: join(data, 'plugins'), folders },
+          folder,
+          { command: '/bin/sh', args: ['-c', `ls ${join(run, 'resolve')}; cat ${resolver}`] },
+        );
+        const inside = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8' });
+        expect([inside.status, inside.stderr]).toEqual([0, '']);
+        expect(inside.stdout).toBe('stub-resolv.conf\nnameserver 127.0.0.53\noptions edns0\n');
+      } finally {
+        service.close();
+      }
     },
   );
 
