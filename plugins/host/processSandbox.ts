@@ -333,7 +333,9 @@ const namespaceLimits = (confinement: Confinement, network: boolean): Readonly<R
 
 /**
  * The shell that hides, gives back, then becomes the plugin (`sh -c SCRIPT sh command args…`):
- * the private folders behind a tmpfs each, the kept folders (what plugins run from) back
+ * the namespaces it may make limited to its own; where the plan says, every mount read-only and a
+ * /dev of its own, then the other places the hidden folders show covered; the private folders
+ * behind a tmpfs each, the kept folders (what plugins run from) back
  * read-only wherever they are, so no plugin rewrites what the next start runs, the plugin's own
  * folder back writable (before the data dir is hidden when it is outside it, so a folder holding
  * the data dir shows none of it), the data dir behind a tmpfs, and the plugin's folder back in it

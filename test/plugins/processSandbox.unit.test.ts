@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
+import type { PrivateFolders } from '../../plugins/host/privateFolders.ts';
 import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
 import { findTagged, hostPidOfTag, processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
@@ -35,20 +36,29 @@ const fullSandbox = canConfine && support.sharedProc === undefined;
 /** The sandbox's programs are run from the system's folders, never found through PATH. */
 const SYSTEM_UNSHARE = /^\/(usr\/)?s?bin\/unshare$/;
 
-/** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
-const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
-  const { command, args } = sandboxedCommand(
+/** The command that runs shell `script` as a plugin asking for nothing, in its folder `folder` of `dataDir`, in the whole sandbox. */
+const shellInside = (
+  dataDir: string,
+  folder: { path: string; real: string },
+  script: string,
+  folders?: PrivateFolders,
+): Readonly<{ command: string; args: string[] }> =>
+  sandboxedCommand(
     'p',
     ASKED_NOTHING,
     'isolate',
     available,
-    { dataDir, pluginsDir: join(dataDir, 'plugins') },
+    { dataDir, pluginsDir: join(dataDir, 'plugins'), ...(folders ? { folders } : {}) },
     folder,
     {
       command: '/bin/sh',
       args: ['-c', script],
     },
   );
+
+/** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
+const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
+  const { command, args } = shellInside(dataDir, folder, script);
   const run = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8', ...(env ? { env } : {}) });
   expect(run.status, run.stderr).toBe(0);
   return run.stdout;
@@ -265,15 +275,7 @@ describe("a plugin process's sandbox", () => {
         'cat "$M/alias/da\nta/settings.json" "$M/dataAlias/settings.json" "$M/settingsAlias" 2>/dev/null',
         'echo tried',
       ].join('\n');
-      const { command, args } = sandboxedCommand(
-        'p',
-        ASKED_NOTHING,
-        'isolate',
-        available,
-        { dataDir: data, pluginsDir: join(data, 'plugins') },
-        folder,
-        { command: '/bin/sh', args: ['-c', attempts] },
-      );
+      const { command, args } = shellInside(data, folder, attempts);
       const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '/bin/sh', '-c', setup, 'sh', command, ...args], {
         cwd: folder.real,
         encoding: 'utf8',
@@ -297,15 +299,7 @@ describe("a plugin process's sandbox", () => {
       await new Promise<void>((resolve) => service.listen(join(run, 'resolve', 'io.systemd.Resolve'), resolve));
       try {
         const folders = { homes: [], others: [run], kept: [], shown: [], resolver };
-        const { command, args } = sandboxedCommand(
-          'p',
-          ASKED_NOTHING,
-          'isolate',
-          available,
-          { dataDir: data, pluginsDir: join(data, 'plugins'), folders },
-          folder,
-          { command: '/bin/sh', args: ['-c', `ls ${join(run, 'resolve')}; cat ${resolver}`] },
-        );
+        const { command, args } = shellInside(data, folder, `ls ${join(run, 'resolve')}; cat ${resolver}`, folders);
         const inside = spawnSync(command, args, { cwd: folder.real, encoding: 'utf8' });
         expect([inside.status, inside.stderr]).toEqual([0, '']);
         expect(inside.stdout).toBe('stub-resolv.conf\nnameserver 127.0.0.53\noptions edns0\n');
@@ -373,18 +367,7 @@ describe("a plugin process's sandbox", () => {
         `umount -l /proc 2>/dev/null; echo "umount $?"; [ -e /proc/${process.pid} ] && echo machine || echo own; ` +
         // What the kernel runs as root when a program dumps core: a root plugin set it to run its own.
         '(cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern) 2>/dev/null && echo settable || echo read-only';
-      const { command, args } = sandboxedCommand(
-        'p',
-        ASKED_NOTHING,
-        'isolate',
-        available,
-        { dataDir: data, pluginsDir: join(data, 'plugins') },
-        folder,
-        {
-          command: '/bin/sh',
-          args: ['-c', script],
-        },
-      );
+      const { command, args } = shellInside(data, folder, script);
       for (const as of [[], ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']]) {
         const run = spawnSync(as[0] ?? command, [...as.slice(1), ...(as.length ? [command] : []), ...args], {
           cwd: folder.real,
