@@ -473,8 +473,8 @@ const asRoot = (): { root?: string } =>
   process.getuid?.() === 0
     ? {
         root:
-          'homed runs as root, so its plugins do too, and the sandbox cannot hold root: a plugin reaches what root can outside ' +
-          "what is hidden from it (/etc/shadow, /sys, Docker's or D-Bus's socket); run homed as a user of its own",
+          'homed runs as root, so its plugins do too, and the sandbox cannot hold root: a plugin reads what root can outside ' +
+          "what is hidden from it (/etc/shadow, every user's files) and reaches root's sockets outside /run; run homed as a user of its own",
       }
     : {};
 
