@@ -3,9 +3,9 @@
  * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
  * where agents and keyrings listen) and /run, /tmp, the daemon's TMPDIR and /dev/shm (other
  * programs' files and sockets, ssh-agent's among them: a socket is reached through its path,
- * network namespace or not, and through a read-only folder too). Each is hidden behind an empty tmpfs but for the plugin's own folder and
- * the folders a plugin runs from (the daemon's install, Node's, tsx's), given back read-only
- * wherever they are. A folder a plugin runs from that holds one of them leaves that one shown,
+ * network namespace or not, and through a read-only folder too). Each is hidden behind an empty
+ * tmpfs but for the plugin's own folder and the folders a plugin runs from (the daemon's install,
+ * Node's, tsx's), given back read-only wherever they are. A folder a plugin runs from that holds one of them leaves that one shown,
  * and the start says so.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
