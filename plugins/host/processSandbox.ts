@@ -240,16 +240,19 @@ END {
   }
   if (ENVIRON["HOLOGRAM_HIDDEN"] != "") {
     hiddenCount = split(ENVIRON["HOLOGRAM_HIDDEN"], hidden, "\n")
+    givenCount = split(ENVIRON["HOLOGRAM_GIVEN"], given, "\n")
+    for (g = 1; g <= givenCount; g++) given[g] = decode(given[g])
     for (h = 1; h <= hiddenCount; h++) cover(decode(hidden[h]))
     exit
   }
   for (i = 1; i <= n; i++) {
     if (!shown(i) || index(options[i], ",ro,") || (path[i] == "/proc" && type[i] == "proc") || type[i] == "devpts") continue
-    print "${MOUNT} -o remount,bind,ro " quote(path[i]) " 2>/dev/null || ! [ -e " quote(path[i]) " ] || { echo the sandbox could not make " quote(path[i]) " read-only >&2; exit 126; }"
+    # No device of the machine through another devtmpfs either; the nodes of /dev are bound into the plugin /dev.
+    print "${MOUNT} -o remount,bind,ro" (path[i] == "/dev" ? "" : ",nodev") " " quote(path[i]) " 2>/dev/null || ! [ -e " quote(path[i]) " ] || { echo the sandbox could not make " quote(path[i]) " read-only >&2; exit 126; }"
   }
 }
-function cover(folder,    i, c, at, alias) {
-  for (i = 1; i <= n; i++) if (shown(i) && under(folder, path[i]) && (!c || length(path[i]) > length(path[c]))) c = i
+function cover(folder,    i, c, at, alias, g) {
+  for (i = 1; i <= n; i++) if (shown(i) && under(folder, path[i]) && (!c || length(path[i]) >= length(path[c]))) c = i
   if (!c) return
   at = joined(root[c], below(folder, path[c]))
   for (i = 1; i <= n; i++) {
@@ -259,10 +262,18 @@ function cover(folder,    i, c, at, alias) {
     else continue
     if (under(alias, folder) || alias in done) continue
     done[alias] = 1
+    for (g = 1; g <= givenCount; g++) {
+      if (!under(given[g], alias)) continue
+      print "echo the sandbox cannot give the plugin " quote(given[g]) ": it shows " quote(folder) ", which plugins may not see >&2; exit 126"
+      return
+    }
     print "if [ -d " quote(alias) " ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden " quote(alias) " || exit 126; " \
       "elif [ -e " quote(alias) " ]; then ${MOUNT} --bind /dev/null " quote(alias) " || exit 126; fi"
   }
 }`;
+
+// It goes to awk inside single quotes: one in it would end them, and every start would fail.
+if (MOUNTS_PROGRAM.includes("'")) throw new Error('MOUNTS_PROGRAM holds a single quote');
 
 const READ_ONLY_MOUNTS = [`readOnly=$(${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`, 'eval "$readOnly"'];
 
@@ -276,13 +287,9 @@ const asMountTableWrites = (path: string): string => path.replace(/[\\ \t\n]/g, 
  * bound elsewhere from them gets /dev/null over it. The folders go to awk a line each, escaped as
  * the mount table is (a newline in one would otherwise split it in two).
  */
-const coverAliases = (hidden: readonly string[]): string[] =>
-  hidden.length === 0
-    ? []
-    : [
-        `covers=$(HOLOGRAM_HIDDEN=${quoted(hidden.map(asMountTableWrites).join('\n'))} ${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`,
-        'eval "$covers"',
-      ];
+const coverAliases = (hidden: readonly string[], given: readonly string[]): string =>
+  `covers=$(HOLOGRAM_HIDDEN=${quoted(hidden.map(asMountTableWrites).join('\n'))} HOLOGRAM_GIVEN=${quoted(given.map(asMountTableWrites).join('\n'))} ` +
+  `${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`;
 
 /**
  * A /dev of its own, with nothing but what a program expects to find there (null, zero, full,
@@ -309,6 +316,14 @@ const OWN_DEV = [
   `${MOUNT} -t devpts -o newinstance,ptmxmode=0666,mode=0620 hologram-pts /dev/pts 2>/dev/null || :`,
   `${MOUNT} -o remount,bind,ro /dev || exit 126`,
 ];
+
+/** The folders strictly between `outer` and `inner`, outermost first; none unless `outer` holds `inner`. */
+const between = (outer: string, inner: string | undefined): string[] => {
+  if (inner === undefined || inner === outer || !isUnder(inner, outer)) return [];
+  const folders: string[] = [];
+  for (let folder = dirname(inner); folder !== outer && isUnder(folder, outer); folder = dirname(folder)) folders.unshift(folder);
+  return folders;
+};
 
 /**
  * How many namespaces of each kind may be made in the user namespace the script runs in, and in
@@ -371,11 +386,14 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
       ([kind, most]) =>
         `[ ! -e /proc/sys/user/max_${kind}_namespaces ] || echo ${most} > /proc/sys/user/max_${kind}_namespaces || exit 126`,
     ),
-    ...(readOnly ? [...READ_ONLY_MOUNTS, ...OWN_DEV] : []),
+    // The other places the hidden folders show, worked out while the machine's /dev/shm is still there to be found.
+    ...(readOnly
+      ? [...READ_ONLY_MOUNTS, coverAliases([...(dataDir !== undefined ? [dataDir] : []), ...trees], [own.real, ...kept]), ...OWN_DEV]
+      : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
-    // Once what is given back is held open: the other places the hidden folders show.
-    ...(readOnly ? coverAliases([...(dataDir !== undefined ? [dataDir] : []), ...trees]) : []),
+    // Covered once what is given back is held open; one that would cover what is given back stops the start.
+    ...(readOnly ? ['eval "$covers"'] : []),
     ...(copied !== undefined ? [`copied=$(${CAT} ${quoted(copied)} 2>/dev/null)`] : []),
     ...trees.map((tree) => `${MOUNT} -t tmpfs -o size=64m,mode=0755 hologram-private ${quoted(tree)} || exit 126`),
     // Its words only, not its folder: systemd-resolved's holds a socket that answers any name asked (a way out over DNS).
@@ -383,6 +401,12 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     // The kept folders holding the plugin's own come back before it, the others after it: each read-only, its own not.
     ...kept.filter(holdingOwn).map(bindKept),
     ...(bindsOwn && !inData ? [bindOwn] : []),
+    // Its folder holding the data dir or a folder plugins run from: each folder between them a mount point, before those
+    // are hidden or bound read-only, so it can rename none of them (it moved the data dir aside and planted another
+    // where the daemon looks; it would plant what the next start runs).
+    ...[...new Set([...kept, ...(dataDir !== undefined ? [dataDir] : [])].flatMap((inner) => between(own.real, inner)))].map(
+      (folder) => `${MOUNT} --bind ${quoted(folder)} ${quoted(folder)} || exit 126`,
+    ),
     ...kept.filter((folder) => !holdingOwn(folder)).map(bindKept),
     ...(dataDir !== undefined
       ? [`${MKDIR} -p ${quoted(dataDir)} && ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden ${quoted(dataDir)} || exit 126`]
@@ -574,6 +598,10 @@ export const sandboxedCommand = (
     const holds = trees.find((tree) => isUnder(tree, own.real));
     if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, `which holds ${holds}, hidden from plugins`);
     const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
+    // Its own folder, writable, would be bound over it.
+    if (kept.includes(own.real)) {
+      throw new PluginFolderOutOfPlace(plugin, own.path, own.real, 'which plugins run from, and none may rewrite');
+    }
     const temp = hidden?.folders?.temp;
     const resolver = hidden?.folders?.resolver;
     const plan: Plan = {

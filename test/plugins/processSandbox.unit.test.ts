@@ -264,6 +264,9 @@ describe("a plugin process's sandbox", () => {
         'mount -t tmpfs i1 "$M/top/inner"; mount -t tmpfs t3 "$M/top"; mkdir "$M/top/inner"',
         // The data dir shown three times more: in a bind mount of the folder holding it, in one of itself, and its settings in one of that file.
         `D='${data}'`,
+        // The machine's /dev/shm, hidden, shown elsewhere too; and a devtmpfs outside /dev.
+        'mount -t tmpfs shm /dev/shm; echo shm-secret > /dev/shm/secret; mkdir "$M/shmAlias" "$M/dev2"',
+        'mount --bind /dev/shm "$M/shmAlias"; mount -t devtmpfs none "$M/dev2"',
         'mkdir "$M/alias" "$M/dataAlias"; touch "$M/settingsAlias"',
         'mount --bind "$D/.." "$M/alias"; mount --bind "$D" "$M/dataAlias"; mount --bind "$D/settings.json" "$M/settingsAlias"',
         'exec "$@"',
@@ -272,10 +275,11 @@ describe("a plugin process's sandbox", () => {
         `M=${m}`,
         'for p in "$M/s/sub/f" "$M/x\n/f" "$M/a b\\c/f" "$M/top/inner/f"; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
         'v=$(cat "$M/proc2/sys/kernel/printk_ratelimit"); (echo "$v" > "$M/proc2/sys/kernel/printk_ratelimit") 2>/dev/null && echo wrote proc2',
-        'cat "$M/alias/da\nta/settings.json" "$M/dataAlias/settings.json" "$M/settingsAlias" 2>/dev/null',
+        'cat "$M/alias/da\nta/settings.json" "$M/dataAlias/settings.json" "$M/settingsAlias" "$M/shmAlias/secret" 2>/dev/null',
+        'head -c 1 "$M/dev2/zero" > /dev/null 2>&1 && echo read a device of the machine',
         'echo tried',
       ].join('\n');
-      const { command, args } = shellInside(data, folder, attempts);
+      const { command, args } = shellInside(data, folder, attempts, { homes: [], others: ['/dev/shm'], kept: [], shown: [] });
       const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '/bin/sh', '-c', setup, 'sh', command, ...args], {
         cwd: folder.real,
         encoding: 'utf8',
@@ -308,6 +312,33 @@ describe("a plugin process's sandbox", () => {
       }
     },
   );
+
+  it.skipIf(!fullSandbox || process.getuid?.() !== 0)('does not start a plugin whose folder is another place a hidden folder shows', () => {
+    const data = join(tempDir(), 'data');
+    mkdirSync(join(data, 'plugins'), { recursive: true });
+    const alias = join(tempDir(), 'alias');
+    mkdirSync(alias);
+    const { command, args } = shellInside(data, { path: join(data, 'plugins', 'p'), real: alias }, 'ls');
+    const setup = `mount --bind '${data}' '${alias}'; exec "$@"`;
+    const run = spawnSync('unshare', ['--mount', '--propagation', 'private', '/bin/sh', '-c', setup, 'sh', command, ...args], {
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(126);
+    expect(run.stderr).toContain(`the sandbox cannot give the plugin ${alias}: it shows ${data}, which plugins may not see`);
+  });
+
+  it.skipIf(!fullSandbox)('lets a plugin whose folder holds the data dir rename none of the folders between them', () => {
+    const outer = join(tempDir(), 'checkout');
+    const data = join(outer, 'ck', 'data');
+    mkdirSync(join(data, 'plugins'), { recursive: true });
+    const seen = runInside(
+      data,
+      { path: join(data, 'plugins', 'g'), real: outer },
+      'mv ck ck-old 2>/dev/null && echo moved; mkdir -p mine && echo wrote',
+    );
+    expect(seen).toBe('wrote\n');
+    expect(existsSync(join(outer, 'ck', 'data', 'plugins'))).toBe(true);
+  });
 
   it.skipIf(!canIsolate)('shows the plugin its own folder in the data dir and nothing else of it', () => {
     const data = join(tempDir(), 'data');
@@ -463,6 +494,8 @@ describe("a plugin process's sandbox", () => {
       const folders = { homes: [], others: [], kept: [join(project, 'node_modules', 'hologram'), tempDir()], shown: [] };
       const look =
         `(echo trojan >> node_modules/hologram/homed.mjs) 2>/dev/null && echo writable || echo read-only; ` +
+        // Nor by moving the folder above it aside and planting another in its place.
+        `mv node_modules node_modules.old 2>/dev/null && echo moved; ` +
         `echo note > note.txt && cat note.txt`;
       const data = tempDir();
       const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
@@ -551,6 +584,13 @@ describe("a plugin process's sandbox", () => {
       );
     }
     expect(start('/home/ada/code/p').command).toMatch(SYSTEM_UNSHARE);
+  });
+
+  it('refuses a plugin whose folder is one plugins run from: its own, writable, would be bound over it', () => {
+    const withFolders = { ...hidden, folders: { homes: [], others: [], kept: ['/opt/hologram'], shown: [] } };
+    expect(() =>
+      sandboxedCommand('p', ASKED_NOTHING, 'isolate', available, withFolders, { path: '/srv/data/plugins/p', real: '/opt/hologram' }, node),
+    ).toThrow('leads to /opt/hologram, which plugins run from, and none may rewrite');
   });
 
   it('takes network as a capability in a manifest', () => {
