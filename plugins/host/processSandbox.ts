@@ -197,8 +197,10 @@ type Plan = Readonly<{
  * another mount of the same parent covers (at that place, or at a folder above it; a mount stacked
  * on another covers that one's mounts so), and whatever is mounted on those. A
  * mount that should be made read-only and cannot stops the start (one that is a path no more, or
- * that the user cannot reach, is no way in). Given HOLOGRAM_HIDDEN (folders, a line each), it
- * gives instead the commands that cover the other places those folders show (coverAliases).
+ * that the user cannot reach, is no way in). Last, an assignment of `covers`: the commands that
+ * cover the other places the folders of HOLOGRAM_HIDDEN show (a line each, see mountCommands),
+ * or stop the start where one would cover a folder of HOLOGRAM_GIVEN. One pass over the table
+ * serves both, before the plugin's own /dev replaces the machine's /dev/shm in it.
  * Without the read-only mounts, a plugin whose folder is outside the
  * data dir could rename that folder or its parent and put there the manifest its next start
  * reads, and write into another plugin's folder or the user's files outside the private folders.
@@ -238,18 +240,16 @@ END {
       if ((parent[i] SUBSEP above) in child && child[parent[i] SUBSEP above] != i) { covered[i] = 1; break }
     }
   }
-  if (ENVIRON["HOLOGRAM_HIDDEN"] != "") {
-    hiddenCount = split(ENVIRON["HOLOGRAM_HIDDEN"], hidden, "\n")
-    givenCount = split(ENVIRON["HOLOGRAM_GIVEN"], given, "\n")
-    for (g = 1; g <= givenCount; g++) given[g] = decode(given[g])
-    for (h = 1; h <= hiddenCount; h++) cover(decode(hidden[h]))
-    exit
-  }
   for (i = 1; i <= n; i++) {
     if (!shown(i) || index(options[i], ",ro,") || (path[i] == "/proc" && type[i] == "proc") || type[i] == "devpts") continue
     # No device of the machine through another devtmpfs either; the nodes of /dev are bound into the plugin /dev.
     print "${MOUNT} -o remount,bind,ro" (path[i] == "/dev" ? "" : ",nodev") " " quote(path[i]) " 2>/dev/null || ! [ -e " quote(path[i]) " ] || { echo the sandbox could not make " quote(path[i]) " read-only >&2; exit 126; }"
   }
+  hiddenCount = split(ENVIRON["HOLOGRAM_HIDDEN"], hidden, "\n")
+  givenCount = split(ENVIRON["HOLOGRAM_GIVEN"], given, "\n")
+  for (g = 1; g <= givenCount; g++) given[g] = decode(given[g])
+  for (h = 1; h <= hiddenCount; h++) cover(decode(hidden[h]))
+  print "covers=" quote(covers)
 }
 function cover(folder,    i, c, at, alias, g) {
   for (i = 1; i <= n; i++) if (shown(i) && under(folder, path[i]) && (!c || length(path[i]) >= length(path[c]))) c = i
@@ -264,32 +264,33 @@ function cover(folder,    i, c, at, alias, g) {
     done[alias] = 1
     for (g = 1; g <= givenCount; g++) {
       if (!under(given[g], alias)) continue
-      print "echo the sandbox cannot give the plugin " quote(given[g]) ": it shows " quote(folder) ", which plugins may not see >&2; exit 126"
+      covers = covers "echo the sandbox cannot give the plugin " quote(given[g]) ": it shows " quote(folder) ", which plugins may not see >&2; exit 126\n"
       return
     }
-    print "if [ -d " quote(alias) " ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden " quote(alias) " || exit 126; " \
-      "elif [ -e " quote(alias) " ]; then ${MOUNT} --bind /dev/null " quote(alias) " || exit 126; fi"
+    covers = covers "if [ -d " quote(alias) " ]; then ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden " quote(alias) " || exit 126; " \
+      "elif [ -e " quote(alias) " ]; then ${MOUNT} --bind /dev/null " quote(alias) " || exit 126; fi\n"
   }
 }`;
 
 // It goes to awk inside single quotes: one in it would end them, and every start would fail.
 if (MOUNTS_PROGRAM.includes("'")) throw new Error('MOUNTS_PROGRAM holds a single quote');
 
-const READ_ONLY_MOUNTS = [`readOnly=$(${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`, 'eval "$readOnly"'];
-
 /** `path` as /proc/self/mountinfo writes a mount point: its backslash, space, tab and newline as octal escapes. */
 const asMountTableWrites = (path: string): string => path.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
 
 /**
- * The other places `hidden` (the data dir, the private folders) show in the machine's mounts,
- * each behind an empty tmpfs: a second mount of the same files (a bind mount of / or of /home, a
- * btrfs volume mounted whole) would show them at another path, read-only, but readable. A file
- * bound elsewhere from them gets /dev/null over it. The folders go to awk a line each, escaped as
- * the mount table is (a newline in one would otherwise split it in two).
+ * Every mount made read-only now, and `covers` set to what covers, once what is given back
+ * (`given`) is held open, the other places `hidden` (the data dir, the private folders) show in
+ * the machine's mounts, each behind an empty tmpfs: a second mount of the same files (a bind
+ * mount of / or of /home, a btrfs volume mounted whole) would show them at another path,
+ * read-only, but readable. A file bound elsewhere from them gets /dev/null over it. The folders
+ * go to awk a line each, escaped as the mount table is (a newline in one would otherwise split it in two).
  */
-const coverAliases = (hidden: readonly string[], given: readonly string[]): string =>
-  `covers=$(HOLOGRAM_HIDDEN=${quoted(hidden.map(asMountTableWrites).join('\n'))} HOLOGRAM_GIVEN=${quoted(given.map(asMountTableWrites).join('\n'))} ` +
-  `${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`;
+const mountCommands = (hidden: readonly string[], given: readonly string[]): string[] => [
+  `mounts=$(HOLOGRAM_HIDDEN=${quoted(hidden.map(asMountTableWrites).join('\n'))} HOLOGRAM_GIVEN=${quoted(given.map(asMountTableWrites).join('\n'))} ` +
+    `${AWK} '${MOUNTS_PROGRAM}' /proc/self/mountinfo) || exit 126`,
+  'eval "$mounts"',
+];
 
 /**
  * A /dev of its own, with nothing but what a program expects to find there (null, zero, full,
@@ -387,9 +388,7 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
         `[ ! -e /proc/sys/user/max_${kind}_namespaces ] || echo ${most} > /proc/sys/user/max_${kind}_namespaces || exit 126`,
     ),
     // The other places the hidden folders show, worked out while the machine's /dev/shm is still there to be found.
-    ...(readOnly
-      ? [...READ_ONLY_MOUNTS, coverAliases([...(dataDir !== undefined ? [dataDir] : []), ...trees], [own.real, ...kept]), ...OWN_DEV]
-      : []),
+    ...(readOnly ? [...mountCommands([...(dataDir !== undefined ? [dataDir] : []), ...trees], [own.real, ...kept]), ...OWN_DEV] : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
     // Covered once what is given back is held open; one that would cover what is given back stops the start.
