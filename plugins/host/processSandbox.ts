@@ -438,11 +438,11 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
 /** The parts of /proc that set the machine's kernel, not a process's. */
 const MACHINE_PROC = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
 
-/** MACHINE_PROC read-only when run as root (only root's plugins could write them). No single quote: initOf's too. */
-const MACHINE_PROC_READ_ONLY = MACHINE_PROC.map(
-  (path) =>
-    `if [ "$(${ID} -u)" = 0 ] && [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
-);
+/** MACHINE_PROC read-only when run as root (only root's plugins could write them), root asked once. No single quote: initOf's too. */
+const MACHINE_PROC_READ_ONLY = [
+  `if [ "$(${ID} -u)" = 0 ]; then for path in ${MACHINE_PROC.join(' ')}; do ` +
+    `if [ -e $path ]; then ${MOUNT} --bind $path $path && ${MOUNT} -o remount,bind,ro $path || exit 126; fi; done; fi`,
+];
 
 /**
  * The first process of a plugin's PID namespace, so that the plugin is not: it reaps what the
