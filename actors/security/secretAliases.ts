@@ -150,6 +150,15 @@ export class SecretAliases {
     return found.length > 0 ? aliasesOver(text, found) : text;
   }
 
+  /**
+   * `text`, cut short at its end, scrubbed and without that end where it could begin a value (in
+   * any of its written forms): the rest of such a value is gone, so no scrub would know it for one.
+   */
+  scrubCut(text: string): string {
+    const scrubbed = this.scrub(text);
+    return scrubbed.slice(0, openAcrossLines(finderOf(this.byLength), scrubbed));
+  }
+
   private occurrences(text: string): Found[] {
     return findAcrossLines(finderOf(this.byLength), text, []);
   }
@@ -202,7 +211,9 @@ export class SecretAliases {
   scrubDeep<T>(value: T): T {
     this.current();
     if (this.byLength.length === 0) return value;
-    return mapChangedStrings(value, (text) => this.scrub(text, { fresh: false })) as T;
+    // No form of a value fits in a shorter string, wrapped or not: most keys and many strings are passed over.
+    const shortest = this.byLength.at(-1)![1].length;
+    return mapChangedStrings(value, (text) => (text.length < shortest ? text : this.scrub(text, { fresh: false }))) as T;
   }
 
   /** The tools `name` may be filled into (names or globs). */
@@ -316,7 +327,7 @@ const aliasesOver = (text: string, found: Found[]): string => {
   return out + text.slice(copied);
 };
 
-/** `value` with every string inside it mapped; only the objects and arrays holding a changed string are copied. */
+/** `value` with every string inside it mapped, keys too; only the objects and arrays holding a changed string are copied. */
 const mapChangedStrings = (value: unknown, map: (text: string) => string): unknown => {
   if (typeof value === 'string') return map(value);
   if (typeof value !== 'object' || value === null) return value;
@@ -330,8 +341,14 @@ const mapChangedStrings = (value: unknown, map: (text: string) => string): unkno
     }
     return copy ?? value;
   }
+  const keys = Object.keys(value);
+  // A key is text a plugin or a model writes too (a schema's property, a handler's rewritten argument): one that
+  // changes has the object rebuilt with every key mapped, in its order (fromEntries defines __proto__ as a key).
+  if (keys.some((key) => map(key) !== key)) {
+    return Object.fromEntries(keys.map((key) => [map(key), mapChangedStrings((value as Record<string, unknown>)[key], map)]));
+  }
   let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(value)) {
+  for (const key of keys) {
     const item = (value as Record<string, unknown>)[key];
     const mapped = mapChangedStrings(item, map);
     if (mapped === item) continue;

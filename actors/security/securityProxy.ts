@@ -33,6 +33,7 @@ import type { ApprovalAnswer, ToolInvocation, ToolResult } from '../../machines/
 import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
 import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
+import { boundedResult } from '../turn/boundedResult.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
 import { realDaemonPaths, realPathOf } from './realPaths.ts';
 import { type ResolveHost, resolvedHostRefusal } from './resolvedHosts.ts';
@@ -78,6 +79,11 @@ export class SecurityProxy {
 
   scrub(text: string): string {
     return this.options.aliases.scrub(text);
+  }
+
+  /** `text`, cut short at its end, scrubbed and without an end that could begin a value. */
+  scrubCut(text: string): string {
+    return this.options.aliases.scrubCut(text);
   }
 
   /** Scrubs `value` as `@{name}` from now on, though the vault does not hold it (a model source's key from the environment). */
@@ -135,7 +141,10 @@ export class SecurityProxy {
           : options;
         let answer: Awaited<ReturnType<ModelChain['complete']>>;
         try {
-          answer = await chain.complete({ ...request, messages: this.options.aliases.scrubDeep(request.messages) }, scrubbed);
+          // The tools too: a plugin's schema was written by the plugin, and may hold what one of its tools was filled.
+          const { messages, tools } = request;
+          const asked = { ...request, messages: this.scrubDeep(messages), ...(tools ? { tools: this.scrubDeep(tools) } : {}) };
+          answer = await chain.complete(asked, scrubbed);
         } catch (error) {
           // A provider's error can quote the key it was sent (in any form); it is recorded and shown from here.
           throw this.scrubbedError(error);
@@ -235,9 +244,11 @@ export class SecurityProxy {
     } catch (error) {
       throw new Error(this.options.aliases.scrub((error as Error)?.message ?? String(error), { also }));
     }
-    const content = this.options.aliases.scrub(result.content, { fresh: false, also });
+    // Cut once scrubbed: cut first, all of a value but its last characters could end what is kept. Looked at afresh
+    // (no file system call while the vault is watched): a call naming no alias had the fill look at no vault.
+    const content = boundedResult(this.options.aliases.scrub(result.content, { also }));
     // Reviewed as the tool wrote it: an alias the scrub just put in ('echo @{KEY}') is not a request for a secret.
-    const { findings, blocked } = this.review(result.content, 'tool_result');
+    const { findings, blocked } = this.review(boundedResult(result.content), 'tool_result');
     return {
       content: blocked ? blockedNotice(findings, 'tool_result') : content,
       ...(result.isError ? { isError: true } : {}),

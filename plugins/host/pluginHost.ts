@@ -68,6 +68,8 @@ export type PluginHostOptions = Readonly<{
    * write enters the log through it, and a variable holding a secret is never passed to a plugin.
    */
   scrub?: <T>(value: T) => T;
+  /** A text cut short at its end, scrubbed and without an end that could begin a value (scrubbed after the cut, it would keep all of one but its rest). */
+  scrubCut?: (text: string) => string;
   /** The daemon's own files, hidden from subprocess plugins in their sandbox. */
   hiddenFromPlugins?: HiddenPaths;
   log: (line: string) => void;
@@ -152,6 +154,7 @@ export class PluginHost {
       ids: options.ids,
       keyVariables: apiKeyVariables(setting<unknown>(options.settings ?? {}, 'llm.sources', undefined)),
       ...(options.scrub ? { holdsSecret: (value: string) => options.scrub!(value) !== value } : {}),
+      scrubLine: (line, cutShort) => (cutShort ? (options.scrubCut?.(line) ?? line) : (options.scrub?.(line) ?? line)),
       sandbox: this.pluginSandbox(),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),

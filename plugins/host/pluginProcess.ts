@@ -28,8 +28,8 @@ export type PluginProcessOptions = Readonly<{
   cwd: string;
   /** The whole environment of the process (the daemon's own is never inherited). */
   env: Readonly<Record<string, string>>;
-  /** Each line the plugin writes to stderr. */
-  onStderr: (line: string) => void;
+  /** Each line the plugin writes to stderr; `cutShort`, one cut at the bound (its rest dropped). */
+  onStderr: (line: string, cutShort: boolean) => void;
   /** Arms the grace timer of `stop`. */
   timers: Timers;
 }>;

@@ -38,6 +38,8 @@ export type HostEnv = BuiltinEnv &
     keyVariables: ReadonlySet<string>;
     /** Whether a value holds a vault secret: that variable is withheld too. */
     holdsSecret?: (value: string) => boolean;
+    /** A line of a plugin's for homed's output, secret values as aliases; one `cutShort` loses an end that could begin one. */
+    scrubLine: (line: string, cutShort: boolean) => string;
     /** The sandbox subprocess plugins run in (absent: none). */
     sandbox?: Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }>;
     handshakeTimeoutMs?: number;

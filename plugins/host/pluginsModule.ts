@@ -135,7 +135,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           live: () => watch?.view() ?? { actors: [], events: [] },
           changes: () => watch?.changes ?? 0,
         },
-        settings: new SettingsDesk(context.require(Facility.dataDir)),
+        settings: new SettingsDesk(context.require(Facility.dataDir), (value) => security.scrubDeep(value)),
         timeTravel: travel,
         memory: new MemoryDesk(context.require(Facility.memory)),
       };
@@ -161,6 +161,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         memory: hubMemoryOf(memory, clock, ids),
         settings,
         scrub: (value) => security.scrubDeep(value),
+        scrubCut: (text) => security.scrubCut(text),
         hiddenFromPlugins: hiddenFromPlugins(context.require(Facility.dataDir)),
         // What plugins log is theirs to write; it reaches the console with secret values as aliases.
         log: (line) => context.log(security.scrub(line)),

@@ -92,7 +92,11 @@ export const settingsReference = (field: SettingsField = SETTINGS_SCHEMA, key = 
 };
 
 export class SettingsDesk {
-  constructor(private readonly dataDir: string) {}
+  /** `scrub`: every string of a value with the vault's secrets as their aliases, in every form the firewall knows. */
+  constructor(
+    private readonly dataDir: string,
+    private readonly scrub: <T>(value: T) => T = (value) => value,
+  ) {}
 
   private path(): string {
     return join(this.dataDir, SETTINGS_FILE);
@@ -137,7 +141,7 @@ export class SettingsDesk {
     if (deep) return { problems: [deep] };
     const stored = this.stored();
     const settings = restoreHidden(edited, 'broken' in stored ? {} : stored);
-    const problems = checkSettings(settings, SETTINGS_SCHEMA);
+    const problems = [...checkSettings(settings, SETTINGS_SCHEMA), ...this.keysSentElsewhere(settings, 'broken' in stored ? {} : stored)];
     if (problems.length === 0) {
       await writeFileAtomic(this.path(), `${JSON.stringify(settings, null, 2)}\n`);
       chmodSync(this.path(), 0o600);
@@ -151,17 +155,35 @@ export class SettingsDesk {
   }
 
   /**
+   * A vault key the saved model sources send somewhere goes nowhere else from the page: a red
+   * team's page saved its source's URL as a server of theirs, then had the key sent there by a
+   * probe (and would have by the next start). Where a key is sent is the owner's to change, by
+   * hand in the file; a key no saved source names yet may be given its first server here.
+   */
+  private keysSentElsewhere(settings: Json, stored: Json): SettingsProblem[] {
+    return sourcesOf(settings).flatMap(({ apiKeySecret, baseUrl }, i) => {
+      if (apiKeySecret === undefined || baseUrl === undefined) return [];
+      const origins = originsSending(apiKeySecret, stored);
+      if (origins.length === 0 || origins.includes(originOf(baseUrl))) return [];
+      return [
+        {
+          key: `llm.sources[${i}].baseUrl`,
+          problem:
+            `would send the vault key ${apiKeySecret} to ${originOf(baseUrl)}; the saved sources send it only to ${origins.join(', ')}, ` +
+            `and the page sends a key nowhere new: edit ${this.path()} by hand to move it`,
+        },
+      ];
+    });
+  }
+
+  /**
    * A vault key goes only where a saved model source sends it: the probe takes any URL, and
    * whoever holds the page's token would otherwise have the key sent to a server of theirs.
    * @throws SecretVaultError naming where the key may go
    */
   private refuseSendingElsewhere(name: string, baseUrl: string): void {
     const stored = this.stored();
-    const sources = 'broken' in stored ? [] : (((stored.llm as { sources?: unknown } | undefined)?.sources ?? []) as unknown[]);
-    const origins = sources.flatMap((s) => {
-      const source = s as { apiKeySecret?: unknown; baseUrl?: unknown };
-      return source.apiKeySecret === name && typeof source.baseUrl === 'string' ? [originOf(source.baseUrl)] : [];
-    });
+    const origins = 'broken' in stored ? [] : originsSending(name, stored);
     if (origins.includes(originOf(baseUrl))) return;
     throw new SecretVaultError(
       `${name} is sent only to the servers of the saved model sources that name it (${origins.join(', ') || 'none yet'}); ` +
@@ -186,15 +208,35 @@ export class SettingsDesk {
       model: source.model,
       ...(apiKey ? { apiKey } : {}),
     });
-    // A server may echo what it was sent; the key never goes back to the page.
-    const scrub = (text: string | undefined) => (text && apiKey ? text.split(apiKey).join(HIDDEN) : text);
-    return {
+    // A server may echo what it was sent, in any field (a red team's named its models with it): the key never goes
+    // back to the page, a vault's in no form the firewall knows.
+    const hide = (text: string): string => (apiKey ? text.split(apiKey).join(HIDDEN) : text);
+    return this.scrub({
       ...result,
-      ...(result.error ? { error: scrub(result.error) } : {}),
-      ...(result.listError ? { listError: scrub(result.listError) } : {}),
-    };
+      ...(result.models ? { models: result.models.map(hide) } : {}),
+      ...(result.answer !== undefined ? { answer: hide(result.answer) } : {}),
+      ...(result.error ? { error: hide(result.error) } : {}),
+      ...(result.listError ? { listError: hide(result.listError) } : {}),
+    });
   }
 }
+
+/** The model sources of `settings`, each with the key it names in the vault and its URL, where they are strings. */
+const sourcesOf = (settings: Json): Readonly<{ apiKeySecret?: string; baseUrl?: string }>[] => {
+  const sources = ((settings as { llm?: { sources?: unknown } } | null)?.llm?.sources ?? []) as unknown;
+  if (!Array.isArray(sources)) return [];
+  return sources.map((s) => {
+    const { apiKeySecret, baseUrl } = (isPlainObject<unknown>(s) ? s : {}) as { apiKeySecret?: unknown; baseUrl?: unknown };
+    return {
+      ...(typeof apiKeySecret === 'string' ? { apiKeySecret } : {}),
+      ...(typeof baseUrl === 'string' ? { baseUrl } : {}),
+    };
+  });
+};
+
+/** Where the sources of `settings` send vault key `name`. */
+const originsSending = (name: string, settings: Json): string[] =>
+  sourcesOf(settings).flatMap((s) => (s.apiKeySecret === name && s.baseUrl !== undefined ? [originOf(s.baseUrl)] : []));
 
 /** Where a URL sends what it is given: its scheme, host and port (the text itself when it is no URL). */
 const originOf = (url: string): string => {

@@ -31,6 +31,7 @@ import { stderrHint } from './stderrHints.ts';
 import { MANIFEST_FILE } from './manifest.ts';
 import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
+import { stderrCutNote } from './stderrLines.ts';
 
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown => {
@@ -124,17 +125,17 @@ const spawnPlugin = async (
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
   // Its log lines and its stderr share one budget on homed's output.
-  const say = pluginConsole(name, env.log, env.clock);
+  const say = pluginConsole(name, env.log, env.clock, env.scrubLine);
   const child = await PluginProcess.spawn({
     plugin: name,
     command,
     args,
     cwd: real,
     env: environment.env,
-    onStderr: (line) => {
-      say(' (stderr)', line);
-      // One hint a start: a plugin printing the same failure in a loop gets no more.
-      const hint = hinted ? undefined : stderrHint(name, dir, line, hiddenTrees, readOnly);
+    onStderr: (line, cutShort) => {
+      say(' (stderr)', line, cutShort ? stderrCutNote() : undefined);
+      // One hint a start: a plugin printing the same failure in a loop gets no more. It may quote a path at the line's end.
+      const hint = hinted ? undefined : stderrHint(name, dir, cutShort ? env.scrubLine(line, true) : line, hiddenTrees, readOnly);
       if (hint) env.log(hint);
       hinted ||= hint !== undefined;
     },

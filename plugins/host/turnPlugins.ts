@@ -1,18 +1,9 @@
-/** The plugins as a turn sees them: what they offer now (tools, stage handlers, channels), and how to reach each. */
+/**
+ * The plugins as a turn sees them: what they offer now (tools, stage handlers, channels), and how to reach each.
+ * A tool's answer comes back whole (a frame bounds it): the security proxy above cuts it once it is scrubbed.
+ */
 import type { StageHandlers, TurnPlugins } from '../../actors/index.ts';
 import type { PluginHub } from './pluginHub.ts';
-
-/** The most of a tool's answer that is recorded and reaches the model (twice what the files plugin reads at once). */
-export const TOOL_RESULT_AT_MOST = 512 * 1024;
-
-/** A tool's answer, cut at TOOL_RESULT_AT_MOST, saying so: it is recorded, shown to the model and kept in memory. */
-export const boundedResult = (content: string): string => {
-  if (content.length <= TOOL_RESULT_AT_MOST) return content;
-  // Not between the two halves of a character written as a surrogate pair.
-  const high = content.charCodeAt(TOOL_RESULT_AT_MOST - 1);
-  const cut = high >= 0xd800 && high <= 0xdbff ? TOOL_RESULT_AT_MOST - 1 : TOOL_RESULT_AT_MOST;
-  return `${content.slice(0, cut)}\n… (cut: the tool answered ${content.length} characters; at most ${TOOL_RESULT_AT_MOST} are kept)`;
-};
 
 export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
   toolset: () => {
@@ -38,7 +29,7 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
   accessOf: (name) => hub.registry.tools.get(name)?.access,
   callTool: async (call, _signal, origin) => {
     const reply: unknown = await hub.callTool(call.name, call.args, { callId: call.callId, name: call.name, ...origin });
-    if (typeof reply === 'string') return { content: boundedResult(reply) };
+    if (typeof reply === 'string') return { content: reply };
     // Nothing back is an empty result; anything else but { content: string } is the plugin's mistake, said as one.
     if (reply === undefined || reply === null) return { content: '' };
     const { content, isError } = (typeof reply === 'object' ? reply : {}) as { content?: unknown; isError?: unknown };
@@ -49,7 +40,7 @@ export const turnPluginsOf = (hub: PluginHub): TurnPlugins => ({
         isError: true,
       };
     }
-    return { content: boundedResult(content), ...(isError === true ? { isError: true } : {}) };
+    return { content, ...(isError === true ? { isError: true } : {}) };
   },
   runHandler: (input) => hub.runStage(input.handlerId, input.stage, input.context),
 });

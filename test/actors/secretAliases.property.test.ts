@@ -386,4 +386,32 @@ describe('secret aliases', () => {
     vault.set('AGAIN', 'tok-old-value-0123');
     expect(aliases.scrub('tok-old-value-0123')).toBe('@{AGAIN}');
   });
+
+  // A hostile tester's plugin named a schema's property with a value it was filled, and a handler's rewritten
+  // argument: the key reached the model, the log and the web UI in clear.
+  it('scrubs keys as it scrubs strings, at any depth, and gives back what holds no value as it was', () => {
+    const aliases = aliasesOf(tempDir());
+    const values = Object.values(SECRETS).map((s) => s.value);
+    const word = fc.oneof(fc.constantFrom(...values, '__proto__', 'role', 'content'), fc.string({ maxLength: 6 }));
+    const key = fc.array(word, { minLength: 1, maxLength: 3 }).map((parts) => parts.join(''));
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, word, fc.integer(), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+      object: fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((entries) => Object.fromEntries(entries)),
+    })).value;
+    fc.assert(
+      fc.property(json, (value) => {
+        const scrubbed = aliases.scrubDeep(value);
+        const written = JSON.stringify(scrubbed);
+        for (const secret of values) expect(written).not.toContain(secret);
+        if (!values.some((secret) => JSON.stringify(value).includes(secret))) expect(scrubbed).toBe(value);
+        else expect(JSON.stringify(aliases.scrubDeep(JSON.parse(JSON.stringify(value))))).toBe(written);
+      }),
+      { numRuns: 300 },
+    );
+    // As JSON brings it: __proto__ an own key, kept one, never the prototype.
+    const schema = JSON.parse(`{"type":"object","properties":{"${SECRETS.GH!.value}":{"type":"string"},"__proto__":{"type":"number"}}}`);
+    const scrubbed = aliases.scrubDeep(schema);
+    expect(JSON.stringify(scrubbed)).toBe('{"type":"object","properties":{"@{GH}":{"type":"string"},"__proto__":{"type":"number"}}}');
+    expect(Object.getPrototypeOf(scrubbed.properties)).toBe(Object.prototype);
+  });
 });

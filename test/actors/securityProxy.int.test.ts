@@ -15,6 +15,7 @@ import { SecretAliases } from '../../actors/security/secretAliases.ts';
 import type { ResolveHost } from '../../actors/security/resolvedHosts.ts';
 import { SecurityProxy } from '../../actors/security/securityProxy.ts';
 import type { ToolInvocation } from '../../machines/turn/index.ts';
+import { TOOL_RESULT_AT_MOST } from '../../actors/turn/boundedResult.ts';
 import type { TurnPlugins } from '../../actors/turn/turnEffects.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -70,6 +71,29 @@ const given = (review = {}, owners: readonly string[] = [], settings: Settings =
 };
 
 describe('the security proxy', () => {
+  // A hostile tester's tool answered just over the bound, ending in a value it was filled: cut before the scrub,
+  // all of it but its last character reached the model, the log and the data dir.
+  it('cuts a result over the bound once it is scrubbed, saying how long it was, and never between the halves of a character', async () => {
+    const { call, reply } = given();
+    for (const kept of [1, 5, KEY.length - 1]) {
+      reply(`${'B'.repeat(TOOL_RESULT_AT_MOST - kept)}${KEY}`);
+      const { content } = await call({ path: 'a.txt' });
+      const [head, cutNote] = content.split('\n… (cut');
+      // What is kept of the alias, which is shorter than the value: all of it when the scrubbed answer fits.
+      expect(head).toBe(`${'B'.repeat(TOOL_RESULT_AT_MOST - kept)}${'@{API_KEY}'.slice(0, kept)}`);
+      expect(cutNote === undefined).toBe(kept >= '@{API_KEY}'.length);
+    }
+    const big = 'B'.repeat(TOOL_RESULT_AT_MOST * 4);
+    reply(big);
+    const { content } = await call({ path: 'a.txt' });
+    expect(content.startsWith('B'.repeat(TOOL_RESULT_AT_MOST))).toBe(true);
+    expect(content.length).toBeLessThan(TOOL_RESULT_AT_MOST + 200);
+    reply(`${'a'.repeat(TOOL_RESULT_AT_MOST - 1)}😀${'b'.repeat(10)}`);
+    const cut = (await call({ path: 'a.txt' })).content;
+    expect(cut.startsWith(`${'a'.repeat(TOOL_RESULT_AT_MOST - 1)}\n`)).toBe(true);
+    expect(cut).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
   it('fills an alias into the call right before it runs, scrubs the value from the result, and says which it filled', async () => {
     const { calls, call, reply } = given();
     reply(`file says ${KEY}`);
@@ -270,7 +294,13 @@ describe('the security proxy', () => {
     });
     if (!('chain' in llm)) throw new Error('expected a chain');
     const answer = await llm.chain.complete(
-      { model: 'm', messages: [{ role: 'user', content: `hi ${KEY}` }], stream: true },
+      {
+        model: 'm',
+        messages: [{ role: 'user', content: `hi ${KEY}` }],
+        // A plugin's schema naming a property with a value one of its tools was filled (a hostile tester's).
+        tools: [{ name: 't', description: 'd', parameters: { type: 'object', properties: { [KEY]: { type: 'string' } } } }],
+        stream: true,
+      },
       { onDelta: (d) => pieces.push(d.text ?? '') },
     );
     expect(JSON.stringify([sent, pieces, answer])).not.toContain(KEY);

@@ -5,9 +5,12 @@
  * lists documented keys.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidSettings, loadSettings } from '../../actors/modules/config.ts';
+import { SecretAliases } from '../../actors/security/secretAliases.ts';
 import { HIDDEN, hideSecrets, restoreHidden, SettingsDesk, settingsReference } from '../../plugins/host/settingsDesk.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -98,6 +101,54 @@ describe('the settings desk', () => {
     // The saved source's server (nothing listens there): the probe goes, and says it could not connect.
     const tried = await desk.probe({ adapter: 'openai', baseUrl: 'http://127.0.0.1:9/other', model: 'm', apiKeySecret: 'LLM_A' });
     expect(tried.error ?? tried.listError).toBeDefined();
+  });
+
+  // Red team round 10: the page saved its source's URL as a server of theirs, then probed: the key went there and came
+  // back to the page as the names of the models and the answer.
+  it('saves no source that sends a vault key somewhere the saved ones do not, and gives back no echo of the key', async () => {
+    const dir = tempDir();
+    const key = 'sk-only-to-a-1234';
+    const echo = createServer((request, response) => {
+      const said = `${request.headers.authorization} ${Buffer.from(key).toString('base64')}`;
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify(
+          request.url?.endsWith('/models')
+            ? { data: [{ id: `echo ${said}` }] }
+            : { choices: [{ message: { role: 'assistant', content: `you sent ${said}` }, finish_reason: 'stop' }] },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`;
+      const source = { name: 'a', adapter: 'openai', baseUrl, model: 'm', apiKeySecret: 'LLM_A' };
+      writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [source] } }));
+      const desk = new SettingsDesk(dir, (value) => new SecretAliases(dir).scrubDeep(value));
+      desk.setSecret('LLM_A', key);
+      const elsewhere = { ...source, baseUrl: 'http://evil.test/v1' };
+      expect((await desk.save({ llm: { sources: [elsewhere] } })).problems).toEqual([
+        {
+          key: 'llm.sources[0].baseUrl',
+          problem: expect.stringContaining(
+            `send the vault key LLM_A to http://evil.test; the saved sources send it only to http://127.0.0.1:`,
+          ),
+        },
+      ]);
+      expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).llm.sources[0].baseUrl).toBe(baseUrl);
+      // Another path of the same server, and a key no saved source names yet, are the page's to give.
+      const moved = [
+        { ...source, baseUrl: `${baseUrl}/again` },
+        { ...source, name: 'b', baseUrl: 'http://other.test/v1', apiKeySecret: 'LLM_B' },
+      ];
+      expect((await desk.save({ llm: { sources: moved } })).problems).toEqual([]);
+      const probed = await desk.probe({ adapter: 'openai', baseUrl, model: 'm', apiKeySecret: 'LLM_A' });
+      expect(probed.models).toEqual([expect.stringMatching(/^echo Bearer /)]);
+      expect(probed.answer).toMatch(/^you sent Bearer /);
+      expect(JSON.stringify(probed)).not.toMatch(new RegExp(`${key}|${Buffer.from(key).toString('base64')}`));
+    } finally {
+      echo.close();
+    }
   });
 
   // 3,000 levels sent to the web UI answered 500 'Maximum call stack size exceeded' (found by the hostile tester).

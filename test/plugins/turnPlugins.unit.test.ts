@@ -1,7 +1,8 @@
-/** A plugin tool's answer as the turn receives it: whole when it is small, cut at the bound when it is not, saying so, never inside a character. */
+/** A plugin tool's answer as the turn's plugins give it: whole, a string or a reply object; anything else said as the tool's mistake. */
 import { describe, expect, it } from 'vitest';
 import type { PluginHub } from '../../plugins/host/pluginHub.ts';
-import { TOOL_RESULT_AT_MOST, turnPluginsOf } from '../../plugins/host/turnPlugins.ts';
+import { TOOL_RESULT_AT_MOST } from '../../actors/turn/boundedResult.ts';
+import { turnPluginsOf } from '../../plugins/host/turnPlugins.ts';
 
 const answering = (reply: unknown) =>
   turnPluginsOf({ callTool: async () => reply, registry: { tools: new Map() } } as unknown as PluginHub);
@@ -31,15 +32,9 @@ describe('plugin tool results', () => {
     }
   });
 
-  it('cuts an answer over the bound there, saying how long it was, and never between the halves of a character', async () => {
-    const big = 'B'.repeat(TOOL_RESULT_AT_MOST * 4);
-    const { content } = await answering(big).callTool(call, signal);
-    expect(content.startsWith('B'.repeat(TOOL_RESULT_AT_MOST))).toBe(true);
-    expect(content).toContain(`(cut: the tool answered ${big.length} characters`);
-    expect(content.length).toBeLessThan(TOOL_RESULT_AT_MOST + 200);
-    const emoji = `${'a'.repeat(TOOL_RESULT_AT_MOST - 1)}😀${'b'.repeat(10)}`;
-    const cut = (await answering(emoji).callTool(call, signal)).content;
-    expect(cut.startsWith(`${'a'.repeat(TOOL_RESULT_AT_MOST - 1)}\n`)).toBe(true);
-    expect(cut).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  // Cut here, before the proxy's scrub, a hostile tester's answer kept all of a secret's value but its last character.
+  it('passes a big answer whole, for the security proxy to scrub before it cuts', async () => {
+    const big = 'B'.repeat(TOOL_RESULT_AT_MOST * 2);
+    expect(await answering(big).callTool(call, signal)).toEqual({ content: big });
   });
 });
