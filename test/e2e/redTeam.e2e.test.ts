@@ -365,6 +365,40 @@ describe('red team: a plugin printing a filled secret to its stdout', () => {
   });
 });
 
+describe('red team: a plugin handing a filled secret back as a key and across cuts', () => {
+  // Round 10: the value reached the model, the log and the web UI as a schema's property and a rewritten argument's
+  // name, and all of it but its last character through its answer, log line and stderr line cut at their bounds.
+  it('has it reach nothing as a key, and no cut keep its first characters', async () => {
+    const value = 'sk-LEAKPROBE-0123456789abcdefXYZ';
+    const server = await scripted([
+      { toolCalls: [{ id: 'call_use', name: 'leaker_use', arguments: { key: '@{LEAK}' } }] },
+      { toolCalls: [{ id: 'call_big', name: 'leaker_big', arguments: { key: '@{LEAK}' } }] },
+      { toolCalls: [{ id: 'call_noop', name: 'leaker_noop', arguments: {} }] },
+      { text: 'done' },
+      { text: 'again' },
+    ]);
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['leaker'] });
+    SecretVault.open(dir).set('LEAK', value, ['leaker_use', 'leaker_big']);
+    const daemon = await daemons.start(dir);
+    expect((await ask(dir, 'go')).stdout).toBe('done\n');
+    expect((await ask(dir, 'and again')).stdout).toBe('again\n');
+    await daemons.stop(daemon);
+    const log = await readLog(dir);
+    // Each path was taken, with the alias where the value was.
+    expect(JSON.stringify(log.of('PluginToolRegistered'))).toContain('"@{LEAK}":{"type":"string"}');
+    expect(JSON.stringify(log.of('ToolCallRewritten'))).toContain('"@{LEAK}":"x"');
+    // Scrubbed first, the answer is shorter than the bound: nothing of it is cut.
+    expect(toolResults(server.requests[2]!).get('call_big')).toMatch(/^B+@\{LEAK\}$/);
+    const { stdout, stderr } = await daemon.exited;
+    // Scrubbed first, the log line fits; cut first, the stderr line lost the start of the value it ended in.
+    expect(stdout).toMatch(/plugin leaker: L+@\{LEAK\}$/m);
+    expect(stdout).toMatch(/plugin leaker \(stderr\): E+ … \(cut: a line of stderr holds at most 8192 bytes\)$/m);
+    const everything = [bodies(server), daemon.output, stdout, stderr, log.text, everyFileText(dir)].join('\n');
+    expect(everything).not.toContain(value.slice(0, 8));
+    await verifyReplay(dir);
+  });
+});
+
 describe('red team: a tool handing a filled secret back encoded', () => {
   // The scrub knew a value only as itself and as JSON escapes it: a tool asked to encode it
   // handed it to the model as base64, hex or a URL. This was a leak.
