@@ -18,7 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import { MANIFEST_FILE } from './manifest.ts';
@@ -118,13 +118,21 @@ export const pluginFolderNested = (
   return undefined;
 };
 
-/** A plugin whose manifest is a link: in its writable folder it could point it elsewhere and start next time with what it granted itself. */
+/**
+ * The files of a plugin's folder that say what runs outside its sandbox: its manifest (the
+ * capabilities of its next start) and what npm reads there (a red team's plugin added a
+ * dependency whose install script ran, unsandboxed, when its user next ran npm in that folder).
+ * Each is read-only to the plugin, and none may be a link, which it could point elsewhere.
+ */
+export const SETUP_FILES = [MANIFEST_FILE, 'package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc'] as const;
+
+/** A plugin one of whose SETUP_FILES is a link: in its writable folder it could point it elsewhere and write what it leads to. */
 export class PluginManifestLinked extends HologramError {
   readonly code = 'PLUGIN_MANIFEST_LINKED';
-  constructor(plugin: string, manifest: string) {
+  constructor(plugin: string, file: string) {
     super(
-      `plugin '${plugin}' was not started: its ${MANIFEST_FILE} (${manifest}) is a link, which the plugin could point elsewhere ` +
-        'to grant itself capabilities at its next start; make it a file',
+      `plugin '${plugin}' was not started: its ${basename(file)} (${file}) is a link, which the plugin could point elsewhere ` +
+        `to grant itself capabilities at its next start or have npm run what it wrote; make it a file`,
     );
   }
 }
@@ -361,7 +369,6 @@ const namespaceLimits = (confinement: Confinement, network: boolean): Readonly<R
  */
 const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): string => {
   const { own, dataDir, trees, kept, temp, copied, readOnly } = plan;
-  const manifest = quoted(join(own.real, MANIFEST_FILE));
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
   const inTree = trees.some((tree) => isUnder(own.real, tree));
   const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
@@ -416,8 +423,10 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     // Run as root with the machine's /proc, its settings read-only to it (a /proc of its own gets the same in initOf: a
     // new /proc is mounted only where the machine's shows all it holds).
     ...(confinement === 'private' ? [] : MACHINE_PROC_READ_ONLY),
-    // Its manifest read-only: a plugin that rewrote it would start next time with what it granted itself.
-    `if [ -e ${manifest} ]; then ${MOUNT} --bind ${manifest} ${manifest} && ${MOUNT} -o remount,bind,ro ${manifest} || exit 126; fi`,
+    // Its manifest read-only (a plugin that rewrote it would start next time with what it granted itself), and what npm reads.
+    ...SETUP_FILES.map((file) => quoted(join(own.real, file))).map(
+      (path) => `if [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
+    ),
     // Its temporary files in its own /tmp, whatever TMPDIR the daemon has (one plugins share lets one rewrite another's tsx cache).
     ...(temp !== undefined ? [`TMPDIR=${quoted(temp)}; export TMPDIR`] : []),
     `cd ${quoted(own.real)} || exit 126`,

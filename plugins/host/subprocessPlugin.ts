@@ -12,6 +12,7 @@ import {
   PluginFolderOutOfPlace,
   pluginFolderNested,
   PluginManifestLinked,
+  SETUP_FILES,
   PluginSandboxUnavailable,
   sandboxedCommand,
 } from './processSandbox.ts';
@@ -105,9 +106,11 @@ const spawnPlugin = async (
   const real = realOrSelf(dir);
   const entry = commandFor(join(real, manifest.entry));
   checkRunnable(name, entry.command);
-  if (sandbox.support.kind === 'available' && lstatSync(join(real, MANIFEST_FILE), { throwIfNoEntry: false })?.isSymbolicLink()) {
-    throw new PluginManifestLinked(name, join(real, MANIFEST_FILE));
-  }
+  const linked =
+    sandbox.support.kind === 'available'
+      ? SETUP_FILES.map((file) => join(real, file)).find((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+      : undefined;
+  if (linked) throw new PluginManifestLinked(name, linked);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {
     const where = `${nested.folder}, the folder of the plugin ${nested.entry}`;

@@ -8,7 +8,7 @@
  * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
@@ -218,6 +218,12 @@ describe("a subprocess plugin's sandbox", () => {
             { id: 'plantNeighbour', name: 'prober_write', arguments: { path: join(neighbour, 'plugin.json'), text: granting } },
             { id: 'plantBeside', name: 'prober_write', arguments: { path: join(checkout, 'plugin.json'), text: granting } },
             { id: 'manifest', name: 'prober_write', arguments: { path: join(own, 'plugin.json'), text: granting } },
+            // A dependency whose install script would run, unsandboxed, when its user next ran npm in its folder.
+            {
+              id: 'npmPackage',
+              name: 'prober_write',
+              arguments: { path: join(own, 'package.json'), text: '{"dependencies":{"x":"file:x"}}' },
+            },
             { id: 'userFile', name: 'prober_write', arguments: { path: join(outside, 'note.txt'), text: 'planted' } },
             { id: 'ownFile', name: 'prober_write', arguments: { path: join(own, 'state.txt'), text: 'kept-state-17' } },
             { id: 'ownTmp', name: 'prober_write', arguments: { path: '/tmp/scratch.txt', text: 'scratch' } },
@@ -229,7 +235,7 @@ describe("a subprocess plugin's sandbox", () => {
       const reply = await finished(spawnNode([WAITER, '--data', dir, 'try to move out']));
       expect(reply.stdout).toBe('tried\n');
       const results = toolResultsOf(server.requests[1]!);
-      for (const id of ['moveOwn', 'moveParent', 'plantNeighbour', 'plantBeside', 'manifest', 'userFile']) {
+      for (const id of ['moveOwn', 'moveParent', 'plantNeighbour', 'plantBeside', 'manifest', 'npmPackage', 'userFile']) {
         expect(results[id], id).toMatch(/^failed: (EROFS|EBUSY)$/);
       }
       // Its own folder and its own /tmp it writes as before.
@@ -237,6 +243,7 @@ describe("a subprocess plugin's sandbox", () => {
       expect(readFileSync(join(own, 'state.txt'), 'utf8')).toBe('kept-state-17');
       expect(readdirSync(checkout).sort()).toEqual(['neighbour', 'prober']);
       expect(readFileSync(join(own, 'plugin.json'), 'utf8')).toBe(ownManifest);
+      expect(readFileSync(join(own, 'package.json'), 'utf8')).toBe('{"type":"module"}');
       expect(readFileSync(join(neighbour, 'plugin.json'), 'utf8')).toBe(neighbourManifest);
       expect(existsSync(join(outside, 'note.txt'))).toBe(false);
       await daemons.stop(daemon);
@@ -270,7 +277,7 @@ describe("a subprocess plugin's sandbox", () => {
   );
 
   it.skipIf(!canIsolate)(
-    'refuse a plugin whose manifest is a link, which it could point elsewhere to grant itself capabilities',
+    'refuse a plugin whose manifest or package.json is a link, which it could point elsewhere to grant itself capabilities or have npm run what it wrote',
     async () => {
       const dir = testDataDir(tempDir(), { plugins: ['prober'] });
       const manifest = join(sharedDir(), 'plugin.json');
@@ -285,6 +292,15 @@ describe("a subprocess plugin's sandbox", () => {
       );
       expect(listed.stdout).toMatch(/prober\s+subprocess\s+running/);
       await daemons.stop(daemon);
+      // Its manifest a file, its package.json a link to one it could write.
+      const own = join(dir, 'plugins', 'linked');
+      rmSync(join(own, 'plugin.json'));
+      writeFileSync(join(own, 'plugin.json'), readFileSync(manifest));
+      writeFileSync(join(own, 'npm.json'), '{"type":"module"}');
+      symlinkSync(join(own, 'npm.json'), join(own, 'package.json'));
+      const again = await daemons.start(dir);
+      expect(again.output).toContain(`plugin 'linked' was not started: its package.json (${join(own, 'package.json')}) is a link`);
+      await daemons.stop(again);
     },
   );
 
