@@ -29,7 +29,6 @@ import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 import { stderrHint } from './stderrHints.ts';
-import { MANIFEST_FILE } from './manifest.ts';
 import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 import { stderrCutNote } from './stderrLines.ts';
