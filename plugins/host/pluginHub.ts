@@ -6,6 +6,8 @@
  * how to reach each plugin (its endpoint) to call a tool, run a stage handler or deliver output.
  */
 import {
+  closestNames,
+  createDefaultCatalog,
   HologramError,
   PLUGIN_EVENT_TYPES,
   PLUGIN_REGISTRY_STREAM,
@@ -174,6 +176,15 @@ export const TOOL_PARAMETERS_AT_MOST = 32 * 1024;
 export const TOOL_PARAMETERS_DEPTH = 64;
 /** The most handlers one plugin may hold on one stage: each turn calls them all. */
 export const STAGE_HANDLERS_PER_STAGE = 4;
+/**
+ * The most output channels one plugin may hold, and a channel's description at most: each is an
+ * event, and every turn offers them all (a red team's plugin registered 14,791 and made
+ * `homed plugins` take 30 s; forty descriptions of 4 MiB grew the log by 164 MB).
+ */
+export const CHANNELS_PER_PLUGIN = 16;
+export const CHANNEL_META_DOC_AT_MOST = 4 * 1024;
+/** The event types there are: a subscription names some of them, each once. */
+const EVENT_TYPES: readonly string[] = createDefaultCatalog().types();
 
 /** Why a tool is too big to offer to the model on every turn, or undefined. */
 const toolSizeProblem = (description: unknown, parameters: object): string | undefined => {
@@ -441,9 +452,18 @@ export class PluginHub {
       }
       capabilities |= flag;
     }
-    await this.claim(plugin, 'channel', spec.name, {
-      type: 'PluginChannelRegistered',
-      data: { plugin, name: spec.name, capabilities, metaDoc: String(spec.metaDoc ?? '') },
+    const metaDoc = String(spec.metaDoc ?? '');
+    if (metaDoc.length > CHANNEL_META_DOC_AT_MOST) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': channel ${spec.name} has a metaDoc over ${CHANNEL_META_DOC_AT_MOST} characters; say how to use it in fewer`,
+      );
+    }
+    const event: NewHologramEvent = { type: 'PluginChannelRegistered', data: { plugin, name: spec.name, capabilities, metaDoc } };
+    await this.claim(plugin, 'channel', spec.name, event, () => {
+      const held = [...this.state.channels.values()].filter((c) => c.owner === plugin).length;
+      return held >= CHANNELS_PER_PLUGIN
+        ? `it already has ${held} channels, the most one plugin may register; one channel can carry several kinds of output`
+        : undefined;
     });
   }
 
@@ -452,7 +472,20 @@ export class PluginHub {
     if (!Array.isArray(types) || types.some((t) => typeof t !== 'string' || t.length === 0)) {
       throw new RegistrationRefused(`plugin '${plugin}': subscribe needs a list of event type names`);
     }
-    await this.append({ type: 'PluginSubscribed', data: { plugin, types: [...types] } });
+    const unknown = types.find((t) => !EVENT_TYPES.includes(t));
+    if (unknown !== undefined) {
+      const near = closestNames(unknown, EVENT_TYPES);
+      throw new RegistrationRefused(
+        `plugin '${plugin}': there is no event type ${JSON.stringify(unknown.slice(0, 80))}` +
+          `${near.length ? `; did you mean ${near.join(', ')}?` : ''} (plugins/PROTOCOL.md lists them)`,
+      );
+    }
+    // Each type once: a subscription already held is no new event (a red team's plugin appended 14,772 of them).
+    await this.appendDecided(() => {
+      const held = this.state.subscriptions.get(plugin) ?? [];
+      const fresh = [...new Set(types)].filter((t) => !held.includes(t));
+      return fresh.length > 0 ? { type: 'PluginSubscribed', data: { plugin, types: fresh } } : null;
+    });
   }
 
   injectInput(plugin: string, input: InjectedInput): Promise<InjectedReceipt> {

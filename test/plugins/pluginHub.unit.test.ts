@@ -27,6 +27,8 @@ import {
   TOOL_PARAMETERS_AT_MOST,
   TOOL_PARAMETERS_DEPTH,
   TOOLS_PER_PLUGIN,
+  CHANNEL_META_DOC_AT_MOST,
+  CHANNELS_PER_PLUGIN,
 } from '../../plugins/host/pluginHub.ts';
 import { ConnectionClosed, RequestTimedOut } from '../../plugins/protocol/errors.ts';
 import type { PluginEvent, Triple } from '../../plugins/sdk/pluginApi.ts';
@@ -198,6 +200,31 @@ describe('registrations refused', () => {
     await expect(api.registerTool(tool('big_one_more'), reply('x'))).rejects.toMatchObject({
       message: expect.stringContaining(`already has ${TOOLS_PER_PLUGIN} tools`),
     });
+  });
+
+  // Red team round 10: a plugin registered 14,791 channels and as many subscriptions (homed plugins took 30 s), and
+  // forty channel descriptions of 4 MiB (the log grew by 164 MB).
+  it('refuses a channel past the most one plugin may hold or with too long a description, and records each subscribed type once, naming none that is not one', async () => {
+    const { hub, plugin, registryEvents } = await given();
+    const api = plugin('wide', ['channels', 'subscribe']);
+    const channel = (name: string, metaDoc = 'one') => api.registerOutputChannel({ name, capabilities: ['text'], metaDoc }, () => {});
+    await expect(channel('wordy', 'm'.repeat(CHANNEL_META_DOC_AT_MOST + 1))).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining(`metaDoc over ${CHANNEL_META_DOC_AT_MOST} characters`),
+    });
+    for (let i = 0; i < CHANNELS_PER_PLUGIN; i++) await channel(`wide_${i}`);
+    await expect(channel('wide_more')).rejects.toMatchObject({
+      message: expect.stringContaining(`already has ${CHANNELS_PER_PLUGIN} channels`),
+    });
+    expect([...hub.registry.channels.keys()].filter((name) => name.startsWith('wide_'))).toHaveLength(CHANNELS_PER_PLUGIN);
+    await api.subscribe(['PluginEnabled', 'PluginEnabled', 'TaskStarted'], () => {});
+    await api.subscribe(['TaskStarted', 'PluginEnabled'], () => {});
+    await expect(api.subscribe(['TaskStarteed'], () => {})).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message: expect.stringContaining('there is no event type "TaskStarteed"; did you mean TaskStarted?'),
+    });
+    const subscribed = (await registryEvents()).filter((e) => e.type === 'PluginSubscribed').map((e) => e.data);
+    expect(subscribed).toEqual([{ plugin: 'wide', types: ['PluginEnabled', 'TaskStarted'] }]);
   });
 
   it('a stage name that is not a stage is refused with a message listing every stage', async () => {
