@@ -10,6 +10,7 @@ import { graphCommand, GRAPH_HELP } from './graphCommand.ts';
 import { INIT_HELP, initCommand } from './initCommand.ts';
 import { LOG_HELP, logCommand } from './logCommand.ts';
 import { REPLAY_HELP, replayCommand } from './replayCommand.ts';
+import { closeInheritedDescriptors } from './inheritedDescriptors.ts';
 import { runDaemon } from './runDaemon.ts';
 import { PLUGINS_HELP, pluginsCommand } from './pluginsCommand.ts';
 import { SECRET_HELP, secretCommand } from './secretCommand.ts';
@@ -124,6 +125,12 @@ export const main = async (argv: string[]): Promise<number> => {
       const inspecting = values.inspect || port !== undefined || values['inspect-host'] !== undefined;
       const inspectPort = inspecting ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
       if (port !== undefined && port > 65_535) throw new UsageError(`--inspect-port must be a port number (0–65535), got ${port}`);
+      const inherited = closeInheritedDescriptors();
+      if (inherited.length > 0) {
+        write(
+          `homed: closed descriptors ${inherited.join(', ')} it was started with (open across exec: every plugin would have inherited them)`,
+        );
+      }
       return runDaemon({
         dataDir: dataDirFrom(values.data),
         ...(inspectPort !== undefined ? { inspectPort, inspectHost: values['inspect-host'] ?? DEFAULT_INSPECT_HOST } : {}),

@@ -21,6 +21,31 @@ export class PluginSpawnFailed extends HologramError {
   }
 }
 
+/** Errors of a spawn that say the machine is out of something (processes, memory, descriptors), not that the entry is wrong. */
+const OUT_OF_ROOM = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
+
+/**
+ * The machine refused the plugin a process for now: its user's processes or descriptors, or
+ * memory, are used up (a red team's plugin started processes until its user's limit, and every
+ * other plugin was then refused for good, told to check its manifest). Tried again, as a crash is.
+ */
+export class PluginSpawnOutOfRoom extends HologramError {
+  readonly code = 'PLUGIN_SPAWN_OUT_OF_ROOM';
+  constructor(plugin: string, cause: NodeJS.ErrnoException) {
+    super(
+      `plugin '${plugin}' could not be started now: the system refused a new process (${cause.code}: too many processes or open ` +
+        `files for this user, or too little memory); it is tried again. See what else runs as this user ('homed plugins' lists the plugins)`,
+      { cause },
+    );
+  }
+}
+
+/** Why a spawn failed, as the error its cause calls for. */
+const spawnFailure = (plugin: string, command: string, error: unknown): HologramError =>
+  OUT_OF_ROOM.has((error as NodeJS.ErrnoException)?.code ?? '')
+    ? new PluginSpawnOutOfRoom(plugin, error as NodeJS.ErrnoException)
+    : new PluginSpawnFailed(plugin, command, error);
+
 export type PluginProcessOptions = Readonly<{
   plugin: string;
   command: string;
@@ -77,7 +102,7 @@ export class PluginProcess {
 
   /**
    * Spawns the plugin. Resolves once the OS has started it.
-   * @throws PluginSpawnFailed when the command cannot be run (missing, not executable).
+   * @throws PluginSpawnFailed when the command cannot be run (missing, not executable); PluginSpawnOutOfRoom when the machine refuses a process for now.
    */
   static spawn(options: PluginProcessOptions): Promise<PluginProcess> {
     if (!exitHookInstalled) {
@@ -94,10 +119,10 @@ export class PluginProcess {
           detached: true,
         });
       } catch (error) {
-        reject(new PluginSpawnFailed(options.plugin, options.command, error));
+        reject(spawnFailure(options.plugin, options.command, error));
         return;
       }
-      child.once('error', (error) => reject(new PluginSpawnFailed(options.plugin, options.command, error)));
+      child.once('error', (error) => reject(spawnFailure(options.plugin, options.command, error)));
       child.once('spawn', () => resolve(new PluginProcess(child, options)));
     });
   }
