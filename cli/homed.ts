@@ -125,14 +125,9 @@ export const main = async (argv: string[]): Promise<number> => {
       const inspecting = values.inspect || port !== undefined || values['inspect-host'] !== undefined;
       const inspectPort = inspecting ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
       if (port !== undefined && port > 65_535) throw new UsageError(`--inspect-port must be a port number (0–65535), got ${port}`);
-      const inherited = closeInheritedDescriptors();
-      if (inherited.length > 0) {
-        write(
-          `homed: closed descriptors ${inherited.join(', ')} it was started with (open across exec: every plugin would have inherited them)`,
-        );
-      }
       return runDaemon({
         dataDir: dataDirFrom(values.data),
+        closedDescriptors: closeInheritedDescriptors(),
         ...(inspectPort !== undefined ? { inspectPort, inspectHost: values['inspect-host'] ?? DEFAULT_INSPECT_HOST } : {}),
         // The daemon goes on when nobody reads its output any more (its exit status says so later).
         out: (line) => {

@@ -38,7 +38,14 @@ export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
   [Facility.dataDir]: dataDir,
 });
 
-export type DaemonOptions = Readonly<{ dataDir: string; inspectPort?: number; inspectHost?: string; out?: (line: string) => void }>;
+export type DaemonOptions = Readonly<{
+  dataDir: string;
+  inspectPort?: number;
+  inspectHost?: string;
+  out?: (line: string) => void;
+  /** Descriptors the process was started with that it closed (see closeInheritedDescriptors): said once it runs. */
+  closedDescriptors?: readonly number[];
+}>;
 
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -69,6 +76,12 @@ const runLocked = async (
   const store = openEventLog(join(dir, EVENT_LOG_FILE));
   const modules = daemonModules(undefined, dir);
   out(`homed: data dir ${dir} (pid ${process.pid})`);
+  if (options.closedDescriptors?.length) {
+    out(
+      `homed: closed descriptors ${options.closedDescriptors.join(', ')} it was started with ` +
+        '(open across exec: every plugin would have inherited them)',
+    );
+  }
   const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort, options.inspectHost);
   if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);
   if (inspector?.exposed) {
