@@ -16,7 +16,7 @@
  * `off`.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
@@ -125,6 +125,34 @@ export const pluginFolderNested = (
  * Each is read-only to the plugin, and none may be a link, which it could point elsewhere.
  */
 export const SETUP_FILES = [MANIFEST_FILE, 'package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc'] as const;
+
+/**
+ * The folders of the other plugins of `pluginsDir` as they really are, where the sandbox does not
+ * hide them already (the data dir, `hiddenTrees`) and they are not in a folder plugins run from
+ * (read-only there, and bound back whole): one linked from elsewhere was read by its neighbour
+ * (its state, tokens and all). Only plugin folders (holding a manifest) that hold no folder given back.
+ */
+export const otherPluginFolders = (
+  hidden: HiddenPaths,
+  ownReal: string,
+  hiddenTrees: readonly string[],
+  kept: readonly string[],
+): string[] => {
+  let entries: string[];
+  try {
+    entries = readdirSync(hidden.pluginsDir);
+  } catch {
+    return [];
+  }
+  const folders = new Set(entries.map((name) => realOrSelf(join(hidden.pluginsDir, name))));
+  return [...folders].filter(
+    (folder) =>
+      folder !== ownReal &&
+      existsSync(join(folder, MANIFEST_FILE)) &&
+      ![hidden.dataDir, ...hiddenTrees, ...kept].some((shown) => isUnder(folder, shown)) &&
+      ![ownReal, ...kept].some((given) => isUnder(given, folder)),
+  );
+};
 
 /** A plugin one of whose SETUP_FILES is a link: in its writable folder it could point it elsewhere and write what it leads to. */
 export class PluginManifestLinked extends HologramError {
@@ -602,10 +630,12 @@ export const sandboxedCommand = (
   if (support.kind === 'available') {
     const [missing] = missingParts(support, hidden);
     if (missing !== undefined && mode === 'require') throw new PluginSandboxUnavailable(plugin, missing);
-    const trees = hiddenTreesFor(wants, support, hidden);
-    const holds = trees.find((tree) => isUnder(tree, own.real));
+    const privateTrees = hiddenTreesFor(wants, support, hidden);
+    const holds = privateTrees.find((tree) => isUnder(tree, own.real));
     if (holds !== undefined) throw new PluginFolderOutOfPlace(plugin, own.path, own.real, `which holds ${holds}, hidden from plugins`);
     const kept = support.sharedFolders === undefined ? (hidden?.folders?.kept ?? []) : [];
+    const others = hidden && privateTrees.length > 0 ? otherPluginFolders(hidden, own.real, privateTrees, kept) : [];
+    const trees = [...privateTrees, ...others];
     // Its own folder, writable, would be bound over it.
     if (kept.includes(own.real)) {
       throw new PluginFolderOutOfPlace(plugin, own.path, own.real, 'which plugins run from, and none may rewrite');

@@ -276,6 +276,37 @@ describe("a subprocess plugin's sandbox", () => {
     },
   );
 
+  // Red team round 10: a plugin linked from outside the data dir read its neighbour's state, linked from there too.
+  it.skipIf(!hidesHome)("hide the other plugins' folders wherever they are, and leave a plugin its own", async () => {
+    const server = await startLlmServer([]);
+    daemons.onCleanup(() => server.close());
+    const outside = sharedDir();
+    const own = join(outside, 'prober');
+    const neighbour = join(outside, 'netprober');
+    installPluginCopy(own, 'prober');
+    installPluginCopy(neighbour, 'netprober');
+    writeFileSync(join(neighbour, 'state.txt'), 'neighbour-token-5c1e');
+    writeFileSync(join(own, 'state.txt'), 'own-state-8d2f');
+    const dir = testDataDir(tempDir(), { llm: server });
+    symlinkSync(own, join(dir, 'plugins', 'prober'));
+    symlinkSync(neighbour, join(dir, 'plugins', 'netprober'));
+    server.setScript([
+      {
+        toolCalls: [
+          { id: 'neighbour', name: 'prober_read', arguments: { path: join(neighbour, 'state.txt') } },
+          { id: 'own', name: 'prober_read', arguments: { path: join(own, 'state.txt') } },
+          { id: 'back', name: 'netprober_read', arguments: { path: join(own, 'state.txt') } },
+        ],
+      },
+      { text: 'read' },
+    ]);
+    const daemon = await daemons.start(dir);
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'read your neighbour']))).stdout).toBe('read\n');
+    const results = toolResultsOf(server.requests[1]!);
+    expect(results).toEqual({ neighbour: 'failed: ENOENT', own: 'read: own-state-8d2f', back: 'failed: ENOENT' });
+    await daemons.stop(daemon);
+  });
+
   it.skipIf(!canIsolate)(
     'refuse a plugin whose manifest or package.json is a link, which it could point elsewhere to grant itself capabilities or have npm run what it wrote',
     async () => {

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import type { PrivateFolders } from '../../plugins/host/privateFolders.ts';
-import { probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
+import { otherPluginFolders, probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
 import { findTagged, hostPidOfTag, processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -63,6 +63,35 @@ const runInside = (dataDir: string, folder: { path: string; real: string }, scri
   expect(run.status, run.stderr).toBe(0);
   return run.stdout;
 };
+
+describe("the other plugins' folders a plugin's sandbox hides", () => {
+  it('are the real folders of the other plugins, but those hidden already, in a folder plugins run from, or holding one given back', () => {
+    const root = tempDir();
+    const dataDir = join(root, 'data');
+    const pluginsDir = join(dataDir, 'plugins');
+    const plugin = (folder: string): string => {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'plugin.json'), '{}');
+      return folder;
+    };
+    const own = plugin(join(root, 'checkout', 'own'));
+    const away = plugin(join(root, 'checkout', 'away'));
+    // One in the data dir, hidden with it.
+    plugin(join(pluginsDir, 'inside'));
+    const inHome = plugin(join(root, 'home', 'plugin'));
+    const inInstall = plugin(join(root, 'install', 'fixture'));
+    const holdingInstall = plugin(join(root, 'outer'));
+    mkdirSync(join(root, 'outer', 'install'));
+    mkdirSync(join(root, 'not-a-plugin'));
+    for (const [name, folder] of Object.entries({ own, away, inHome, inInstall, holdingInstall, junk: join(root, 'not-a-plugin') })) {
+      symlinkSync(folder, join(pluginsDir, name));
+    }
+    writeFileSync(join(pluginsDir, 'README'), 'not a folder');
+    const hidden = { dataDir, pluginsDir };
+    const kept = [join(root, 'install'), join(root, 'outer', 'install')];
+    expect(otherPluginFolders(hidden, own, [join(root, 'home')], kept)).toEqual([away]);
+  });
+});
 
 describe("a plugin process's sandbox", () => {
   it('wraps every plugin, with its own network only when it did not ask for one, naming the data dir and its folder', () => {
