@@ -155,8 +155,8 @@ export const otherPluginFolders = (
 };
 
 /** A plugin one of whose SETUP_FILES is a link: in its writable folder it could point it elsewhere and write what it leads to. */
-export class PluginManifestLinked extends HologramError {
-  readonly code = 'PLUGIN_MANIFEST_LINKED';
+export class PluginSetupFileLinked extends HologramError {
+  readonly code = 'PLUGIN_SETUP_FILE_LINKED';
   constructor(plugin: string, file: string) {
     super(
       `plugin '${plugin}' was not started: its ${basename(file)} (${file}) is a link, which the plugin could point elsewhere ` +

@@ -11,7 +11,7 @@ import {
   writesOnlyOwn,
   PluginFolderOutOfPlace,
   pluginFolderNested,
-  PluginManifestLinked,
+  PluginSetupFileLinked,
   SETUP_FILES,
   PluginSandboxUnavailable,
   sandboxedCommand,
@@ -40,7 +40,7 @@ const permanent = (plugin: string, error: unknown): unknown => {
   return error instanceof ProtocolVersionMismatch ||
     error instanceof PluginSpawnFailed ||
     error instanceof PluginFolderOutOfPlace ||
-    error instanceof PluginManifestLinked
+    error instanceof PluginSetupFileLinked
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
 };
@@ -109,7 +109,7 @@ const spawnPlugin = async (
     sandbox.support.kind === 'available'
       ? SETUP_FILES.map((file) => join(real, file)).find((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
       : undefined;
-  if (linked) throw new PluginManifestLinked(name, linked);
+  if (linked) throw new PluginSetupFileLinked(name, linked);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {
     const where = `${nested.folder}, the folder of the plugin ${nested.entry}`;
