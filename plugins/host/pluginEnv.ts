@@ -12,6 +12,15 @@ export const ALLOWED_PLUGIN_ENV: readonly string[] = ['PATH', 'HOME', 'LANG', 'L
 /** Set in every plugin process (and inherited by what it forks): names the start it belongs to. */
 export const PLUGIN_INSTANCE_ENV = 'HOLOGRAM_PLUGIN_INSTANCE';
 
+/**
+ * The folder of a plugin's folder it keeps what it writes in, and the variable naming it (set in
+ * every plugin process): the rest of its folder is read-only to it in its sandbox, for what is
+ * there is what its user's tools read and run (git's hooks and config, npm's files and
+ * node_modules/.bin): a red team's plugin had its user's `git status` and `npm run` run its code.
+ */
+export const PLUGIN_STATE_FOLDER = 'state';
+export const PLUGIN_STATE_ENV = 'HOLOGRAM_PLUGIN_STATE';
+
 export type WithheldVariable = Readonly<{ name: string; why: string }>;
 
 export type PluginEnvironment = Readonly<{ env: Record<string, string>; withheld: readonly WithheldVariable[] }>;
@@ -43,7 +52,7 @@ export const pluginEnvironment = (
       });
       continue;
     }
-    if (name === PLUGIN_INSTANCE_ENV) continue;
+    if (name === PLUGIN_INSTANCE_ENV || name === PLUGIN_STATE_ENV) continue;
     const value = from[name];
     if (value !== undefined && holdsSecret(value)) {
       withheld.push({

@@ -22,6 +22,7 @@ import { basename, dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import { MANIFEST_FILE } from './manifest.ts';
+import { PLUGIN_STATE_FOLDER } from './pluginEnv.ts';
 import { outermost, type PrivateFolders, realOrSelf, runtimeFolders } from './privateFolders.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
@@ -161,6 +162,17 @@ export class PluginSetupFileLinked extends HologramError {
     super(
       `plugin '${plugin}' was not started: its ${basename(file)} (${file}) is a link, which the plugin could point elsewhere ` +
         `to grant itself capabilities at its next start or have npm run what it wrote; make it a file`,
+    );
+  }
+}
+
+/** A plugin whose state folder is a link or no folder: what it writes would go where the link leads. */
+export class PluginStateFolderUnfit extends HologramError {
+  readonly code = 'PLUGIN_STATE_FOLDER_UNFIT';
+  constructor(plugin: string, folder: string) {
+    super(
+      `plugin '${plugin}' was not started: its state folder (${folder}) is a link or not a folder; ` +
+        'it must be a folder of its own, the one part of its folder the plugin may write',
     );
   }
 }
@@ -402,9 +414,12 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
   const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
   // Read-only around it, its folder is bound back writable wherever it is (a mount point, which it cannot rename either).
   const bindsOwn = readOnly || inData || inTree || kept.some(holdingOwn);
+  // Read-only around it, its folder is bound back read-only too, but for its state folder (what is in the rest, its user's git and npm read).
+  const state = quoted(join(own.real, PLUGIN_STATE_FOLDER));
   const bindOwn =
     `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)}` +
-    `${readOnly ? ` && ${MOUNT} -o remount,bind,rw ${quoted(own.real)}` : ''} || exit 126`;
+    // Its state folder, when it has one (the daemon makes it, refusing a link, where it may write the plugin's folder).
+    `${readOnly ? ` && { [ ! -d ${state} ] || { ${MOUNT} --bind ${state} ${state} && ${MOUNT} -o remount,bind,rw ${state}; }; }` : ''} || exit 126`;
   const bindKept = (folder: string): string => {
     const fd = 4 + kept.indexOf(folder);
     return (
@@ -451,10 +466,13 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     // Run as root with the machine's /proc, its settings read-only to it (a /proc of its own gets the same in initOf: a
     // new /proc is mounted only where the machine's shows all it holds).
     ...(confinement === 'private' ? [] : MACHINE_PROC_READ_ONLY),
-    // Its manifest read-only (a plugin that rewrote it would start next time with what it granted itself), and what npm reads.
-    ...SETUP_FILES.map((file) => quoted(join(own.real, file))).map(
-      (path) => `if [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
-    ),
+    // Its manifest read-only (a plugin that rewrote it would start next time with what it granted itself), and what npm
+    // reads: by themselves where its folder is not read-only to it already.
+    ...(readOnly
+      ? []
+      : SETUP_FILES.map((file) => quoted(join(own.real, file))).map(
+          (path) => `if [ -e ${path} ]; then ${MOUNT} --bind ${path} ${path} && ${MOUNT} -o remount,bind,ro ${path} || exit 126; fi`,
+        )),
     // Its temporary files in its own /tmp, whatever TMPDIR the daemon has (one plugins share lets one rewrite another's tsx cache).
     ...(temp !== undefined ? [`TMPDIR=${quoted(temp)}; export TMPDIR`] : []),
     `cd ${quoted(own.real)} || exit 126`,

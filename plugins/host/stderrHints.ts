@@ -6,6 +6,8 @@
  */
 import { isUnder } from '../../actors/index.ts';
 import { visibleControls } from '../../events/index.ts';
+import { join } from 'node:path';
+import { PLUGIN_STATE_ENV, PLUGIN_STATE_FOLDER } from './pluginEnv.ts';
 
 const MISSING_SDK = /Cannot find (?:package|module) '@hologram\/plugin-sdk'/;
 
@@ -36,8 +38,8 @@ export const stderrHint = (
   }
   if (readOnly && READ_ONLY.test(line)) {
     return (
-      `plugin ${name}: its sandbox lets a plugin write only in its own folder (${dir}) and its TMPDIR; ` +
-      'every other folder is read-only to it: keep what it writes there'
+      `plugin ${name}: its sandbox lets a plugin write only in its state folder (${join(dir, PLUGIN_STATE_FOLDER)}, ` +
+      `$${PLUGIN_STATE_ENV}) and its TMPDIR; the rest of its folder and every other folder are read-only to it: keep what it writes there`
     );
   }
   if (hidden.length === 0 || !NOT_FOUND.test(line)) return undefined;

@@ -5,13 +5,14 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
-import { accessSync, constants, lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync } from 'node:fs';
 import {
   hiddenTreesFor,
   writesOnlyOwn,
   PluginFolderOutOfPlace,
   pluginFolderNested,
   PluginSetupFileLinked,
+  PluginStateFolderUnfit,
   SETUP_FILES,
   PluginSandboxUnavailable,
   sandboxedCommand,
@@ -21,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
 import { AnswersUnread, FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
-import { pluginEnvironment } from './pluginEnv.ts';
+import { PLUGIN_STATE_ENV, PLUGIN_STATE_FOLDER, pluginEnvironment } from './pluginEnv.ts';
 import type { PluginHub } from './pluginHub.ts';
 import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
 import { currentBootId, processInfo } from './processTable.ts';
@@ -33,6 +34,29 @@ import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 import { stderrCutNote } from './stderrLines.ts';
 
+/** Why the daemon's user may not make a folder: its parent is not theirs to write. */
+const NOT_OURS = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * The folder plugin `name` in `real` keeps what it writes in, made (private to its user) when it
+ * has none; none when its folder is not the daemon's user's to write (installed by another user:
+ * the plugin then writes only in its TMPDIR).
+ */
+const stateFolderOf = (name: string, real: string): string | undefined => {
+  const state = join(real, PLUGIN_STATE_FOLDER);
+  const found = lstatSync(state, { throwIfNoEntry: false });
+  if (found !== undefined && !found.isDirectory()) throw new PluginStateFolderUnfit(name, state);
+  if (found === undefined) {
+    try {
+      mkdirSync(state, { mode: 0o700 });
+    } catch (error) {
+      if (NOT_OURS.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+      throw error;
+    }
+  }
+  return state;
+};
+
 /** The failures of a start that are the plugin's build or manifest, not bad luck. */
 const permanent = (plugin: string, error: unknown): unknown => {
   // What the sandbox can be is asked of the machine once per daemon: its fix (a setting or the machine) needs a new start.
@@ -40,7 +64,8 @@ const permanent = (plugin: string, error: unknown): unknown => {
   return error instanceof ProtocolVersionMismatch ||
     error instanceof PluginSpawnFailed ||
     error instanceof PluginFolderOutOfPlace ||
-    error instanceof PluginSetupFileLinked
+    error instanceof PluginSetupFileLinked ||
+    error instanceof PluginStateFolderUnfit
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
 };
@@ -110,6 +135,7 @@ const spawnPlugin = async (
       ? SETUP_FILES.map((file) => join(real, file)).find((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
       : undefined;
   if (linked) throw new PluginSetupFileLinked(name, linked);
+  const state = stateFolderOf(name, real);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {
     const where = `${nested.folder}, the folder of the plugin ${nested.entry}`;
@@ -125,6 +151,7 @@ const spawnPlugin = async (
   let hinted = false;
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
+  if (state !== undefined) environment.env[PLUGIN_STATE_ENV] = state;
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
   // Its log lines and its stderr share one budget on homed's output.
   const say = pluginConsole(name, env.log, env.clock, env.scrubLine);

@@ -76,7 +76,9 @@ describe('a hostile plugin', () => {
     expect(Object.keys(env).sort()).toEqual(expect.arrayContaining(['HOLOGRAM_PLUGIN_INSTANCE', 'PATH', 'SPY_WANTED']));
     expect(
       Object.keys(env).every((name) =>
-        ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SPY_WANTED', 'HOLOGRAM_PLUGIN_INSTANCE'].includes(name),
+        ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SPY_WANTED', 'HOLOGRAM_PLUGIN_INSTANCE', 'HOLOGRAM_PLUGIN_STATE'].includes(
+          name,
+        ),
       ),
     ).toBe(true);
     expect(env.SPY_WANTED).toBe('visible');

@@ -225,7 +225,10 @@ describe("a subprocess plugin's sandbox", () => {
               arguments: { path: join(own, 'package.json'), text: '{"dependencies":{"x":"file:x"}}' },
             },
             { id: 'userFile', name: 'prober_write', arguments: { path: join(outside, 'note.txt'), text: 'planted' } },
-            { id: 'ownFile', name: 'prober_write', arguments: { path: join(own, 'state.txt'), text: 'kept-state-17' } },
+            { id: 'ownFile', name: 'prober_write', arguments: { path: join(own, 'state', 'state.txt'), text: 'kept-state-17' } },
+            // What its user's git and npm read, there or not yet (a red team's plugin had them run its code).
+            { id: 'gitHook', name: 'prober_write', arguments: { path: join(own, '.git'), text: 'gitdir: state/repo' } },
+            { id: 'npmrc', name: 'prober_write', arguments: { path: join(own, '.npmrc'), text: 'script-shell=./x' } },
             { id: 'ownTmp', name: 'prober_write', arguments: { path: '/tmp/scratch.txt', text: 'scratch' } },
           ],
         },
@@ -235,12 +238,22 @@ describe("a subprocess plugin's sandbox", () => {
       const reply = await finished(spawnNode([WAITER, '--data', dir, 'try to move out']));
       expect(reply.stdout).toBe('tried\n');
       const results = toolResultsOf(server.requests[1]!);
-      for (const id of ['moveOwn', 'moveParent', 'plantNeighbour', 'plantBeside', 'manifest', 'npmPackage', 'userFile']) {
+      for (const id of [
+        'moveOwn',
+        'moveParent',
+        'plantNeighbour',
+        'plantBeside',
+        'manifest',
+        'npmPackage',
+        'gitHook',
+        'npmrc',
+        'userFile',
+      ]) {
         expect(results[id], id).toMatch(/^failed: (EROFS|EBUSY)$/);
       }
-      // Its own folder and its own /tmp it writes as before.
+      // Its state folder and its own /tmp it writes as before.
       expect([results.ownFile, results.ownTmp]).toEqual(['written', 'written']);
-      expect(readFileSync(join(own, 'state.txt'), 'utf8')).toBe('kept-state-17');
+      expect(readFileSync(join(own, 'state', 'state.txt'), 'utf8')).toBe('kept-state-17');
       expect(readdirSync(checkout).sort()).toEqual(['neighbour', 'prober']);
       expect(readFileSync(join(own, 'plugin.json'), 'utf8')).toBe(ownManifest);
       expect(readFileSync(join(own, 'package.json'), 'utf8')).toBe('{"type":"module"}');

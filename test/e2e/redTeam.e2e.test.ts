@@ -17,7 +17,7 @@
  * and that every log replays (`homed replay --verify`).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { everyFileText } from '../support/everyFile.ts';
@@ -448,7 +448,7 @@ describe('red team: a plugin reading its environment and the settings', () => {
       Object.keys(env)
         .filter((name) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'].includes(name))
         .sort(),
-    ).toEqual(['HOLOGRAM_PLUGIN_INSTANCE', 'SPY_WANTED']);
+    ).toEqual(['HOLOGRAM_PLUGIN_INSTANCE', 'HOLOGRAM_PLUGIN_STATE', 'SPY_WANTED']);
     expect(daemon.output).toContain(`plugin spy: settings own {"greeting":"hello","note":"${ALIAS}"}`);
     expect(daemon.output).toContain('plugin spy: settings llm null');
     expect(daemon.output).toContain('plugin spy: settings escape null');
@@ -646,9 +646,10 @@ describe('red team: network escapes through a plugin tool', () => {
     const server = await scripted([]);
     const root = tempDir();
     const dir = join(root, 'data');
-    // Installed in DIR/plugins as a user installs one: its own folder, the one it may write, holds what it records.
-    const record = join(dir, 'plugins', 'fetcher', 'calls.jsonl');
+    // Installed in DIR/plugins as a user installs one: its state folder, the one it may write, holds what it records.
+    const record = join(dir, 'plugins', 'fetcher', 'state', 'calls.jsonl');
     installPluginCopy(join(dir, 'plugins', 'fetcher'), 'fetcher');
+    mkdirSync(dirname(record));
     writeFileSync(record, '');
     testDataDir(root, {
       llm: server,

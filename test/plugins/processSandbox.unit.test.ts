@@ -36,14 +36,18 @@ const fullSandbox = canConfine && support.sharedProc === undefined;
 /** The sandbox's programs are run from the system's folders, never found through PATH. */
 const SYSTEM_UNSHARE = /^\/(usr\/)?s?bin\/unshare$/;
 
-/** The command that runs shell `script` as a plugin asking for nothing, in its folder `folder` of `dataDir`, in the whole sandbox. */
+/**
+ * The command that runs shell `script` as a plugin asking for nothing, in its folder `folder` of
+ * `dataDir`, in the whole sandbox; its state folder made first, as the daemon makes it.
+ */
 const shellInside = (
   dataDir: string,
   folder: { path: string; real: string },
   script: string,
   folders?: PrivateFolders,
-): Readonly<{ command: string; args: string[] }> =>
-  sandboxedCommand(
+): Readonly<{ command: string; args: string[] }> => {
+  mkdirSync(join(folder.real, 'state'), { recursive: true });
+  return sandboxedCommand(
     'p',
     ASKED_NOTHING,
     'isolate',
@@ -55,6 +59,7 @@ const shellInside = (
       args: ['-c', script],
     },
   );
+};
 
 /** What a shell run as the plugin, in the sandbox (from its folder, with `env` or the test's own), prints. */
 const runInside = (dataDir: string, folder: { path: string; real: string }, script: string, env?: NodeJS.ProcessEnv): string => {
@@ -253,7 +258,7 @@ describe("a plugin process's sandbox", () => {
         data,
         folder,
         [
-          'for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
+          'for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine ./state/mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
           'echo "dev: $(ls /dev | tr "\\n" " ")"',
           'head -c 8 /dev/urandom | wc -c; echo gone > /dev/null && echo null takes',
           // No namespace of its own: in a user and cgroup namespace it could mount a cgroup tree, writable.
@@ -266,10 +271,12 @@ describe("a plugin process's sandbox", () => {
         ].join('\n'),
       );
       expect(seen).not.toContain('made a');
-      expect(seen).toContain('wrote ./mine\nwrote /dev/shm/mine\n');
+      // Its state folder, not the rest of its own (what its user's git and npm read).
+      expect(seen).toContain('wrote ./state/mine\nwrote /dev/shm/mine\n');
+      expect(seen).not.toContain('wrote ./mine');
       expect(seen).not.toMatch(/wrote \/(etc|var)/);
       expect(seen).toContain('dev: fd full null ptmx pts random shm stderr stdin stdout urandom zero \n8\nnull takes\n');
-      expect(readFileSync(join(folder.real, 'mine'), 'utf8')).toBe('x\n');
+      expect(readFileSync(join(folder.real, 'state', 'mine'), 'utf8')).toBe('x\n');
     },
   );
 
@@ -363,7 +370,7 @@ describe("a plugin process's sandbox", () => {
     const seen = runInside(
       data,
       { path: join(data, 'plugins', 'g'), real: outer },
-      'mv ck ck-old 2>/dev/null && echo moved; mkdir -p mine && echo wrote',
+      'mv ck ck-old 2>/dev/null && echo moved; mkdir -p state/mine && echo wrote',
     );
     expect(seen).toBe('wrote\n');
     expect(existsSync(join(outer, 'ck', 'data', 'plugins'))).toBe(true);
@@ -380,12 +387,12 @@ describe("a plugin process's sandbox", () => {
     const seen = runInside(
       data,
       folder,
-      `ls -A ${data}; ls -A ${data}/plugins; cat main.js; echo; cat ../../settings.json 2>&1 || true; echo written > note.txt`,
+      `ls -A ${data}; ls -A ${data}/plugins; cat main.js; echo; cat ../../settings.json 2>&1 || true; echo written > state/note.txt`,
     );
     expect(seen.split('\n').slice(0, 3)).toEqual(['plugins', 'p', 'mine']);
     expect(seen).toContain('No such file');
     expect(seen).not.toContain('pw-1');
-    expect(readFileSync(join(data, 'plugins', 'p', 'note.txt'), 'utf8')).toBe('written\n');
+    expect(readFileSync(join(data, 'plugins', 'p', 'state', 'note.txt'), 'utf8')).toBe('written\n');
   });
 
   it.skipIf(!canIsolate)('gives a plugin installed as a link into the data dir its link, to its folder outside', () => {
@@ -470,7 +477,8 @@ describe("a plugin process's sandbox", () => {
       const look =
         `ls -A ${home}; cat ${home}/tools/node/bin/node main.js; echo; ` +
         `for f in ${home}/.ssh/id_ed25519 ${data}/settings.json ${other}/agent.sock; do cat "$f" 2>/dev/null || printf gone; echo; done; ` +
-        `(echo more >> ${home}/tools/node/bin/node) 2>/dev/null && echo writable || echo read-only; echo note > note.txt && echo wrote`;
+        `(echo more >> ${home}/tools/node/bin/node) 2>/dev/null && echo writable || echo read-only; echo note > state/note.txt && echo wrote`;
+      mkdirSync(join(folder.real, 'state'));
       const run = (wantsHome: boolean) => {
         const folders = { homes: [home], others: [other], kept: [join(home, 'tools')], shown: [] };
         const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
@@ -487,7 +495,7 @@ describe("a plugin process's sandbox", () => {
       // Seeing the home, it still cannot rewrite what plugins run from; the data dir and the other private folders stay hidden.
       expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', 'gone', 'read-only', 'wrote', '']);
       expect(readFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'utf8')).toBe('runtime');
-      expect(readFileSync(join(folder.real, 'note.txt'), 'utf8')).toBe('note\n');
+      expect(readFileSync(join(folder.real, 'state', 'note.txt'), 'utf8')).toBe('note\n');
     },
   );
 
@@ -515,7 +523,7 @@ describe("a plugin process's sandbox", () => {
 
   // Red team: a plugin folder holding the daemon's install (installed as a dependency of the plugin's project) made it writable again.
   it.skipIf(!fullSandbox || support.sharedFolders !== undefined)(
-    'keeps what plugins run from read-only inside a plugin folder that holds it, and the folder writable around it',
+    'keeps what plugins run from read-only inside a plugin folder that holds it, and its state folder writable beside it',
     () => {
       const project = tempDir();
       mkdirSync(join(project, 'node_modules', 'hologram'), { recursive: true });
@@ -525,7 +533,8 @@ describe("a plugin process's sandbox", () => {
         `(echo trojan >> node_modules/hologram/homed.mjs) 2>/dev/null && echo writable || echo read-only; ` +
         // Nor by moving the folder above it aside and planting another in its place.
         `mv node_modules node_modules.old 2>/dev/null && echo moved; ` +
-        `echo note > note.txt && cat note.txt`;
+        `echo note > state/note.txt && cat state/note.txt`;
+      mkdirSync(join(project, 'state'));
       const data = tempDir();
       const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
       const { command, args } = sandboxedCommand(
@@ -585,7 +594,8 @@ describe("a plugin process's sandbox", () => {
       const data = tempDir();
       const look =
         `(echo '{"capabilities":["home"]}' > plugin.json) 2>/dev/null && echo rewrote || echo read-only; ` +
-        'echo note > note.txt && echo wrote; echo "$TMPDIR"; echo cache > "$TMPDIR/tsx-cache" && echo cached';
+        'echo note > state/note.txt && echo wrote; echo "$TMPDIR"; echo cache > "$TMPDIR/tsx-cache" && echo cached';
+      mkdirSync(join(folder, 'state'));
       const { command, args } = sandboxedCommand(
         'p',
         ASKED_NOTHING,

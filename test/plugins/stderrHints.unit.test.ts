@@ -16,8 +16,8 @@ describe('stderrHint', () => {
   it('says, when a plugin writes where its sandbox lets it only read, where it may write', () => {
     const line = "Error: EROFS: read-only file system, open '/srv/plugins/notes.json'";
     expect(stderrHint('weather', '/data/plugins/weather', line, [], true)).toBe(
-      'plugin weather: its sandbox lets a plugin write only in its own folder (/data/plugins/weather) and its TMPDIR; ' +
-        'every other folder is read-only to it: keep what it writes there',
+      'plugin weather: its sandbox lets a plugin write only in its state folder (/data/plugins/weather/state, ' +
+        '$HOLOGRAM_PLUGIN_STATE) and its TMPDIR; the rest of its folder and every other folder are read-only to it: keep what it writes there',
     );
     // Without that sandbox, a read-only folder is none of its doing.
     expect(stderrHint('weather', '/data/plugins/weather', line, [], false)).toBeUndefined();
