@@ -33,7 +33,12 @@ export type TurnMemory = Readonly<{
 
 export const RELATED_MEMORY_ITEMS = 5;
 
-export const turnMemoryOf = (memory: Memory): TurnMemory => ({
+/**
+ * `scrub`: a text with the vault's values as their aliases, applied to what is recalled before it
+ * is shortened (shortened first, a value recorded before it became a secret reached the model but
+ * for its last characters, which no scrub knows for one).
+ */
+export const turnMemoryOf = (memory: Memory, scrub: (text: string) => string = (text) => text): TurnMemory => ({
   observe: async (scope, role, text, at, where) => {
     // An input comes with its situation: the scene it joins (or starts) is decided with it.
     const { eventId } = await memory.observe(scope, { role, text, at }, role === 'user' ? { ...where } : undefined);
@@ -61,7 +66,7 @@ export const turnMemoryOf = (memory: Memory): TurnMemory => ({
   related: async (query, scope, situation, ownOnly) => {
     const hits = await memory.recall(query, RELATED_MEMORY_ITEMS, scope, situation, ownOnly);
     const lines = (tier: 'cold' | 'graph') =>
-      hits.filter((h) => h.tier === tier).map((h) => `- ${h.text.replace(/\s+/g, ' ').slice(0, 400)}`);
+      hits.filter((h) => h.tier === tier).map((h) => `- ${scrub(h.text).replace(/\s+/g, ' ').slice(0, 400)}`);
     return { memory: lines('cold'), knowledge: lines('graph') };
   },
 });

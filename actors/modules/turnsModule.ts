@@ -43,6 +43,7 @@ export const turnsModule = (): KernelModule => {
       Facility.memory,
       Facility.llm,
       Facility.output,
+      Facility.security,
     ],
     provides: [Facility.turns],
     async init(context) {
@@ -66,7 +67,7 @@ export const turnsModule = (): KernelModule => {
         profileOf: (principal) => context.require(Facility.plugins).profileOf(principal),
         ...(maxRounds ? { maxRounds } : {}),
         log: (line) => context.log(line),
-        memory: turnMemoryOf(context.require(Facility.memory)),
+        memory: turnMemoryOf(context.require(Facility.memory), (text) => context.require(Facility.security).scrub(text)),
         clock: context.require(Facility.clock),
         timers: context.require(Facility.timers),
         ids: context.require(Facility.ids),

@@ -97,6 +97,18 @@ export const fillRefusal = (
   return `${which} may not be filled into ${tool}${when}; the owner allows a tool with 'homed secret set NAME --tools ${tool}'${next}`;
 };
 
+/**
+ * The kernel's own tools that keep what they are given (the memory's, the cold context's, the
+ * timers'): a value filled into one would be in the log, the memory and what subscribed plugins
+ * receive, whatever its grant says (a red team granted a secret to '*' and found it in all three).
+ */
+export const KEEPING_TOOLS = ['memory_*', 'coldcontext_*', 'timer_*'] as const;
+
+/** Why no secret is filled into `tool`, one of KEEPING_TOOLS. */
+const keptByTool = (tool: string): string =>
+  `a secret is never filled into ${tool}: the kernel's memory, cold context and timer tools keep what they are given, ` +
+  'in the log and in memory; name the secret there without its @{…} alias';
+
 /** What the model reads for a call the firewall refused. */
 export const refusedByFirewall = (reason: string): string => `Refused by the security firewall: ${reason}`;
 
@@ -114,6 +126,7 @@ export const fillVerdict = (
 ): FillDecision => {
   if (met.filled.length + met.unknown.length + met.withheld.length === 0) return { kind: 'none' };
   if (notFilled !== undefined) return { kind: 'refuse', reason: notFilled };
+  if (met.filled.length > 0 && KEEPING_TOOLS.some((glob) => globMatches(glob, tool))) return { kind: 'refuse', reason: keptByTool(tool) };
   const reason = fillRefusal(met, toolsOf, tool, asOf);
   return reason === undefined ? { kind: 'fill', secrets: met.filled } : { kind: 'refuse', reason };
 };

@@ -163,8 +163,8 @@ const spawnPlugin = async (
     env: environment.env,
     onStderr: (line, cutShort) => {
       say(' (stderr)', line, cutShort ? stderrCutNote() : undefined);
-      // One hint a start: a plugin printing the same failure in a loop gets no more. It may quote a path at the line's end.
-      const hint = hinted ? undefined : stderrHint(name, dir, cutShort ? env.scrubLine(line, true) : line, hiddenTrees, readOnly);
+      // One hint a start: a plugin printing the same failure in a loop gets no more. It may quote part of a path: read scrubbed.
+      const hint = hinted ? undefined : stderrHint(name, dir, env.scrubLine(line, cutShort), hiddenTrees, readOnly);
       if (hint) env.log(hint);
       hinted ||= hint !== undefined;
     },

@@ -105,6 +105,21 @@ describe('secret aliases', () => {
     );
   });
 
+  // Red team round 11: a secret granted to '*' was filled into memory_commit, and so into the log, the memory and what
+  // subscribed plugins received.
+  it("never fills a secret into the kernel's memory, cold context or timer tools, whatever its grant", () => {
+    const grants = [{ name: 'EVERY', tools: ['*'] }];
+    for (const tool of ['memory_commit', 'memory_recall', 'coldcontext_commit', 'timer_set']) {
+      expect(decideFill(grants, undefined, tool, { note: 'remember @{EVERY}' })).toEqual({
+        kind: 'refuse',
+        reason: expect.stringContaining(`a secret is never filled into ${tool}`),
+      });
+      // Without an alias, the call is none of the vault's business.
+      expect(decideFill(grants, undefined, tool, { note: 'remember this' })).toEqual({ kind: 'none' });
+    }
+    expect(decideFill(grants, undefined, 'files_write', { content: '@{EVERY}' })).toEqual({ kind: 'fill', secrets: ['EVERY'] });
+  });
+
   it('keeps a key named __proto__ an own argument, filled like any other', () => {
     const aliases = aliasesOf(tempDir());
     const args = JSON.parse('{"__proto__": {"token": "@{GH}"}, "path": "a.txt"}') as Record<string, unknown>;

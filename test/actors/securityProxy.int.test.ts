@@ -71,6 +71,18 @@ const given = (review = {}, owners: readonly string[] = [], settings: Settings =
 };
 
 describe('the security proxy', () => {
+  it("fills no secret into the kernel's memory and timer tools, even one granted to every tool", async () => {
+    const { dir, call, calls } = given();
+    SecretVault.open(dir).set('EVERY', 'every-value-9f3e', ['*']);
+    for (const tool of ['memory_commit', 'timer_set']) {
+      const result = await call({ note: 'keep @{EVERY}' }, tool);
+      expect(result.refused).toContain(`a secret is never filled into ${tool}`);
+    }
+    expect(calls).toEqual([]);
+    await call({ path: 'a.txt', note: '@{EVERY}' });
+    expect(calls.map((c) => c.args.note)).toEqual(['every-value-9f3e']);
+  });
+
   // A hostile tester's tool answered just over the bound, ending in a value it was filled: cut before the scrub,
   // all of it but its last character reached the model, the log and the data dir.
   it('cuts a result over the bound once it is scrubbed, saying how long it was, and never between the halves of a character', async () => {

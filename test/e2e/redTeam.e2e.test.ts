@@ -369,7 +369,8 @@ describe('red team: a plugin handing a filled secret back as a key and across cu
   // Round 10: the value reached the model, the log and the web UI as a schema's property and a rewritten argument's
   // name, and all of it but its last character through its answer, log line and stderr line cut at their bounds.
   it('has it reach nothing as a key, and no cut keep its first characters', async () => {
-    const value = 'sk-LEAKPROBE-0123456789abcdefXYZ';
+    // With a ':', where the daemon's hint ends a path it quotes from stderr.
+    const value = 'sk-LEAKPROBE-0123:456789abcdefXYZ';
     const server = await scripted([
       { toolCalls: [{ id: 'call_use', name: 'leaker_use', arguments: { key: '@{LEAK}' } }] },
       { toolCalls: [{ id: 'call_big', name: 'leaker_big', arguments: { key: '@{LEAK}' } }] },
