@@ -108,10 +108,19 @@ const encodedForms = (value: string): string[] => {
 /** The value written backwards, character by character (`rev`, a string's reverse()). */
 const reversed = (value: string): string => [...value].reverse().join('');
 
+/**
+ * A value of several lines with its line breaks as the other convention writes them: a key stored
+ * from a file with `\n` comes back from a tool that writes `\r\n`, and the other way round (a
+ * red team's PEM key came back whole through a tool ending its lines in `\r\n`).
+ */
+const otherLineEndings = (value: string): string[] =>
+  value.includes('\n') ? [value.replace(/\r?\n/g, '\r\n'), value.replace(/\r\n/g, '\n')].filter((form) => form !== value) : [];
+
 /** Every form of `value` the scrub looks for, itself first, each once. */
 export const writtenForms = (value: string): string[] => {
   // Backwards only when it is hard to guess: an easy value backwards is too often a word or a number
   // forwards ('live' and 'evil', 'badnet' in 'Extendable', '340050' in a hash).
   const backwardsForms = isGuessable(value) ? [] : escapedForms(reversed(value));
-  return [...new Set([...escapedForms(value), ...encodedForms(value), ...backwardsForms])];
+  const lineEndingForms = otherLineEndings(value).flatMap(escapedForms);
+  return [...new Set([...escapedForms(value), ...encodedForms(value), ...lineEndingForms, ...backwardsForms])];
 };

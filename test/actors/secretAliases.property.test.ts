@@ -142,6 +142,19 @@ describe('secret aliases', () => {
 
   // The hostile tester's tool handed a filled value back as Python's json.dumps writes it, with
   // '/' escaped, and as JSON inside JSON: none was scrubbed.
+  // Red team round 11: a PEM key stored with \n came back whole through a tool ending its lines in \r\n.
+  it('scrubs a value of several lines whichever line breaks write it, as it is and as JSON writes it', () => {
+    const dir = tempDir();
+    const pem = '-----BEGIN KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEA\nq7BFUpkGp3+XQ7e0\n-----END KEY-----';
+    SecretVault.open(dir).set('PEM', pem);
+    SecretVault.open(dir).set('CRLF', pem.replaceAll('\n', '\r\n').replace('KEY', 'OTHER'));
+    const aliases = new SecretAliases(dir);
+    const crlf = pem.replaceAll('\n', '\r\n');
+    expect(aliases.scrub(`key: ${crlf} end`)).toBe('key: @{PEM} end');
+    expect(aliases.scrub(JSON.stringify({ key: crlf }))).toBe('{"key":"@{PEM}"}');
+    expect(aliases.scrub(`key: ${pem.replace('KEY', 'OTHER')} end`)).toBe('key: @{CRLF} end');
+  });
+
   it('scrubs a value as other JSON writers write it: non-ASCII as \\uXXXX, / as \\/, and JSON inside JSON', () => {
     const dir = tempDir();
     const value = 'Pa"ss/wörd+K3y=\\9Zq';
