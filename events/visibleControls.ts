@@ -22,8 +22,21 @@ export const visibleControls = (text: string): string => text.replaceAll('\r\n',
 /** Every string in `value` (a reply parsed from JSON) with its control characters visible. */
 export const withVisibleControls = (_key: string, value: unknown): unknown => (typeof value === 'string' ? visibleControls(value) : value);
 
-/** Someone else's text as one line of homed's output: controls visible, line breaks shown as ⏎, cut at `atMost` characters. */
+/**
+ * The line and paragraph separators, which some viewers break a line at, and the bidirectional
+ * overrides and isolates, which make a line read otherwise than it runs ("Trojan Source"): in a
+ * line of homed's output, someone else's words use them to pass for something else.
+ */
+const LINE_BENDERS = /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const shownBender = (bender: string): string =>
+  bender === '\u2028' || bender === '\u2029' ? '⏎' : `⟨U+${bender.charCodeAt(0).toString(16).toUpperCase()}⟩`;
+
+/** Someone else's text as one line of homed's output: controls visible, line breaks shown as ⏎, the bidirectional controls named. */
+export const asOneLine = (text: string): string => visibleControls(text).replaceAll('\n', '⏎').replace(LINE_BENDERS, shownBender);
+
+/** Someone else's text as one line of homed's output (see asOneLine), cut at `atMost` characters. */
 export const oneVisibleLine = (text: string, atMost: number): string => {
-  const line = visibleControls(text.length > atMost ? text.slice(0, atMost) : text).replaceAll('\n', '⏎');
+  const line = asOneLine(text.length > atMost ? text.slice(0, atMost) : text);
   return text.length > atMost ? `${line}… (${(text.length - atMost).toLocaleString('en')} more characters)` : line;
 };

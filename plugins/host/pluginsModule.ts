@@ -4,6 +4,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { asOneLine } from '../../events/index.ts';
 import type { HiddenPaths } from './processSandbox.ts';
 import { machinePrivateFolders, privateFoldersOf, runtimeFolders } from './privateFolders.ts';
 import {
@@ -163,8 +164,9 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
         scrub: (value) => security.scrubDeep(value),
         scrubCut: (text) => security.scrubCut(text),
         hiddenFromPlugins: hiddenFromPlugins(context.require(Facility.dataDir)),
-        // What plugins log is theirs to write; it reaches the console with secret values as aliases.
-        log: (line) => context.log(security.scrub(line)),
+        // What plugins log is theirs to write; it reaches the console with secret values as aliases, and each line one
+        // line whatever a plugin put in it (a method name or a reason it sent forged lines of homed's and drove the terminal).
+        log: (line) => context.log(asOneLine(security.scrub(line))),
         fail: (error) => context.fail(error),
         ...(inspect ? { inspect } : {}),
       });

@@ -117,7 +117,12 @@ describe('a hostile plugin', () => {
     expect(log.filter((e) => e.type === 'PluginMisbehaviourSummarised').map((e) => e.data)).toEqual([
       expect.objectContaining({ plugin: 'flooder', suppressed: 24_995, byCode: { UNKNOWN_NOTIFY: 24_995 } }),
     ]);
-    expect((await daemon.exited).stdout.match(/plugin flooder: UNKNOWN_NOTIFY/g)).toHaveLength(5);
+    const { stdout } = await daemon.exited;
+    expect(stdout.match(/plugin flooder: UNKNOWN_NOTIFY/g)).toHaveLength(5);
+    // The names it gave forge no line, and turn none right to left.
+    expect(stdout).not.toMatch(/^homed: plugin cli \(subprocess\): forged/m);
+    expect(stdout).not.toContain('\u202e');
+    expect(stdout).toContain("sent unknown notification 'gossip⏎homed: plugin cli (subprocess): forged⟨U+202E⟩'");
     await verifyReplay(dir);
   });
 

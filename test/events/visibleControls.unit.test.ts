@@ -26,5 +26,7 @@ describe('visibleControls', () => {
   it("makes someone else's text one line of output: breaks shown, controls visible, cut where it is too long", () => {
     expect(oneVisibleLine('innocent\nhomed: stopped\x1b]0;pwned\x07', 100)).toBe('innocent⏎homed: stopped␛]0;pwned␇');
     expect(oneVisibleLine('x'.repeat(1_000_025), 8_192)).toBe(`${'x'.repeat(8_192)}… (991,833 more characters)`);
+    // Red team round 11: a line separator and a right-to-left override passed as they were.
+    expect(oneVisibleLine('z\u2028homed: forged \u202eesrever\u202c end', 100)).toBe('z⏎homed: forged ⟨U+202E⟩esrever⟨U+202C⟩ end');
   });
 });
