@@ -33,7 +33,7 @@ import type { ApprovalAnswer, ToolInvocation, ToolResult } from '../../machines/
 import type { PluginsFacility } from '../kernel/pluginsFacility.ts';
 import type { LlmFacility, ModelChain } from '../llm/llmFacility.ts';
 import type { SchedulerFacility } from '../modules/schedulerModule.ts';
-import { boundedResult } from '../turn/boundedResult.ts';
+import { boundedError, boundedResult } from '../turn/boundedResult.ts';
 import type { TurnPlugins } from '../turn/turnEffects.ts';
 import { realDaemonPaths, realPathOf } from './realPaths.ts';
 import { type ResolveHost, resolvedHostRefusal } from './resolvedHosts.ts';
@@ -242,7 +242,8 @@ export class SecurityProxy {
     try {
       result = await turns.callTool({ ...invocation, args }, signal, origin);
     } catch (error) {
-      throw new Error(this.options.aliases.scrub((error as Error)?.message ?? String(error), { also }));
+      // Cut once scrubbed, as an answer is (the plugin sends it whole, up to the protocol's bound).
+      throw new Error(boundedError(this.options.aliases.scrub((error as Error)?.message ?? String(error), { also })));
     }
     // Cut once scrubbed: cut first, all of a value but its last characters could end what is kept. Looked at afresh
     // (no file system call while the vault is watched): a call naming no alias had the fill look at no vault.

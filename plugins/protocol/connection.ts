@@ -68,7 +68,12 @@ type Waiter<T> = { settle: (message: T) => void; fail: (error: Error) => void };
 
 const LATE_IDS_REMEMBERED = 1024;
 /** A handler's error message is cut to this length, so the error frame always fits. */
-const MAX_ERROR_MESSAGE_CHARS = 16_384;
+/**
+ * The most of an error message one side sends: generous, for the kernel scrubs a tool's error of
+ * secret values before it cuts it to a few lines (cut here first at 16 KiB, an honest tool's error
+ * echoing what it was filled kept all of a value but its last characters).
+ */
+const MAX_ERROR_MESSAGE_CHARS = 512 * 1024;
 /** Our frames the peer may leave unread before the connection gives up on it (AnswersUnread). */
 export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
 /** The peer's requests served at once: past this, its bytes are not read until half are answered, so it waits. */

@@ -15,7 +15,7 @@ import { SecretAliases } from '../../actors/security/secretAliases.ts';
 import type { ResolveHost } from '../../actors/security/resolvedHosts.ts';
 import { SecurityProxy } from '../../actors/security/securityProxy.ts';
 import type { ToolInvocation } from '../../machines/turn/index.ts';
-import { TOOL_RESULT_AT_MOST } from '../../actors/turn/boundedResult.ts';
+import { TOOL_ERROR_AT_MOST, TOOL_RESULT_AT_MOST } from '../../actors/turn/boundedResult.ts';
 import type { TurnPlugins } from '../../actors/turn/turnEffects.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -71,6 +71,24 @@ const given = (review = {}, owners: readonly string[] = [], settings: Settings =
 };
 
 describe('the security proxy', () => {
+  // Red team round 11: a tool's error echoing what it was filled, cut at 16 KiB by the plugin before the scrub, kept
+  // all of the value but its last characters.
+  it("cuts a tool's error to a few lines once it is scrubbed", async () => {
+    const { call, whileRunning } = given();
+    for (const kept of [2, 9]) {
+      whileRunning(() => {
+        throw new Error(`${'E'.repeat(TOOL_ERROR_AT_MOST - kept)}${KEY}`);
+      });
+      const failed = await call({ path: 'a.txt' }).then(
+        (result) => `answered ${result.content}`,
+        (error: Error) => error.message,
+      );
+      expect(failed.startsWith(`${'E'.repeat(TOOL_ERROR_AT_MOST - kept)}${'@{API_KEY}'.slice(0, kept)}…`)).toBe(true);
+      expect(failed).not.toContain(KEY.slice(0, 2));
+      expect(failed).toContain(`(cut: the tool's error held ${TOOL_ERROR_AT_MOST - kept + '@{API_KEY}'.length} characters`);
+    }
+  });
+
   it("fills no secret into the kernel's memory and timer tools, even one granted to every tool", async () => {
     const { dir, call, calls } = given();
     SecretVault.open(dir).set('EVERY', 'every-value-9f3e', ['*']);
