@@ -373,13 +373,18 @@ describe('red team: a plugin handing a filled secret back as a key and across cu
     const value = 'sk-LEAKPROBE-0123:456789abcdefXYZ';
     const server = await scripted([
       { toolCalls: [{ id: 'call_use', name: 'leaker_use', arguments: { key: '@{LEAK}' } }] },
-      { toolCalls: [{ id: 'call_big', name: 'leaker_big', arguments: { key: '@{LEAK}' } }] },
+      {
+        toolCalls: [
+          { id: 'call_big', name: 'leaker_big', arguments: { key: '@{LEAK}' } },
+          { id: 'call_fail', name: 'leaker_fail', arguments: { key: '@{LEAK}' } },
+        ],
+      },
       { toolCalls: [{ id: 'call_noop', name: 'leaker_noop', arguments: {} }] },
       { text: 'done' },
       { text: 'again' },
     ]);
     const dir = testDataDir(tempDir(), { llm: server, plugins: ['leaker'] });
-    SecretVault.open(dir).set('LEAK', value, ['leaker_use', 'leaker_big']);
+    SecretVault.open(dir).set('LEAK', value, ['leaker_use', 'leaker_big', 'leaker_fail']);
     const daemon = await daemons.start(dir);
     expect((await ask(dir, 'go')).stdout).toBe('done\n');
     expect((await ask(dir, 'and again')).stdout).toBe('again\n');
@@ -390,6 +395,8 @@ describe('red team: a plugin handing a filled secret back as a key and across cu
     expect(JSON.stringify(log.of('ToolCallRewritten'))).toContain('"@{LEAK}":"x"');
     // Scrubbed first, the answer is shorter than the bound: nothing of it is cut.
     expect(toolResults(server.requests[2]!).get('call_big')).toMatch(/^B+@\{LEAK\}$/);
+    // Its error, the value scrubbed before the kernel cut it to 16 KiB (the plugin sends it whole).
+    expect(toolResults(server.requests[2]!).get('call_fail')).toMatch(/\[HANDLER_FAILED\] F+(@\{?L?E?A?K?)?… \(cut: the tool's error held \d+ characters/);
     const { stdout, stderr } = await daemon.exited;
     // Scrubbed first, the log line fits; cut first, the stderr line lost the start of the value it ended in.
     expect(stdout).toMatch(/plugin leaker: L+@\{LEAK\}$/m);
