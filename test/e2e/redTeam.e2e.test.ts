@@ -396,7 +396,9 @@ describe('red team: a plugin handing a filled secret back as a key and across cu
     // Scrubbed first, the answer is shorter than the bound: nothing of it is cut.
     expect(toolResults(server.requests[2]!).get('call_big')).toMatch(/^B+@\{LEAK\}$/);
     // Its error, the value scrubbed before the kernel cut it to 16 KiB (the plugin sends it whole).
-    expect(toolResults(server.requests[2]!).get('call_fail')).toMatch(/\[HANDLER_FAILED\] F+(@\{?L?E?A?K?)?… \(cut: the tool's error held \d+ characters/);
+    expect(toolResults(server.requests[2]!).get('call_fail')).toMatch(
+      /\[HANDLER_FAILED\] F+(@\{?L?E?A?K?)?… \(cut: the tool's error held \d+ characters/,
+    );
     const { stdout, stderr } = await daemon.exited;
     // Scrubbed first, the log line fits; cut first, the stderr line lost the start of the value it ended in.
     expect(stdout).toMatch(/plugin leaker: L+@\{LEAK\}$/m);
