@@ -421,18 +421,21 @@ describe('homed chat runs the turn the daemon runs', () => {
     writeFileSync(
       join(plugin, 'main.ts'),
       `import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runPlugin } from ${JSON.stringify(join(REPO, 'plugins/sdk/index.ts'))};
-writeFileSync('started', '');
+// In its state folder, the one part of its folder it may write.
+const state = process.env.HOLOGRAM_PLUGIN_STATE;
+writeFileSync(join(state, 'started'), '');
 const until = Date.now() + 9_000;
-while (!existsSync('go') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+while (!existsSync(join(state, 'go')) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
 await runPlugin({ name: 'slowstart', version: '1.0.0' }, async () => undefined);
 `,
     );
     const booting = spawnNode([HOMED, 'chat', '--data', dir, 'hi']);
     const done = finished(booting);
-    while (!existsSync(join(plugin, 'started'))) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!existsSync(join(plugin, 'state', 'started'))) await new Promise((resolve) => setTimeout(resolve, 50));
     booting.kill('SIGINT');
-    writeFileSync(join(plugin, 'go'), '');
+    writeFileSync(join(plugin, 'state', 'go'), '');
     const stopped = await done;
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toBe('homed: stopped\n');
