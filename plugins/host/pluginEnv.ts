@@ -13,12 +13,11 @@ export const ALLOWED_PLUGIN_ENV: readonly string[] = ['PATH', 'HOME', 'LANG', 'L
 export const PLUGIN_INSTANCE_ENV = 'HOLOGRAM_PLUGIN_INSTANCE';
 
 /**
- * The folder of a plugin's folder it keeps what it writes in, and the variable naming it (set in
- * every plugin process): the rest of its folder is read-only to it in its sandbox, for what is
- * there is what its user's tools read and run (git's hooks and config, npm's files and
- * node_modules/.bin): a red team's plugin had its user's `git status` and `npm run` run its code.
+ * Names the folder a plugin keeps what it writes in (set in every plugin process): `state/NAME` in
+ * the data dir. Its own folder is read-only to it in its sandbox, for what is there is what its
+ * user's tools read and run (git's hooks and config, npm's files and node_modules/.bin): a red
+ * team's plugin had its user's `git status` and `npm run` run its code.
  */
-export const PLUGIN_STATE_FOLDER = 'state';
 export const PLUGIN_STATE_ENV = 'HOLOGRAM_PLUGIN_STATE';
 
 export type WithheldVariable = Readonly<{ name: string; why: string }>;

@@ -127,6 +127,13 @@ export class PluginHost {
         `plugins: ${missing.join('; ')}; subprocess plugins ${mode === 'require' ? 'will not start' : 'are sandboxed as far as the rest goes'} (security.sandbox.plugins)`,
       );
     }
+    if (mode === 'off') {
+      // Said as the other ways a plugin goes unsandboxed are: a red team's plugins rewrote their folders unseen.
+      this.options.log(
+        'plugins: security.sandbox.plugins is "off": subprocess plugins run without a sandbox (they see the data dir, keep the ' +
+          'network and write wherever their user can, their own folders included, which your git and npm read)',
+      );
+    }
     if (support.kind === 'unavailable') {
       this.options.log(
         `plugins: ${support.why}; subprocess plugins ${mode === 'require' ? 'will not start' : 'run without a sandbox (they keep the network and see the data dir)'} ` +

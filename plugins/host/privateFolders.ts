@@ -30,8 +30,8 @@ export type PrivateFolders = Readonly<{
   resolver?: string;
 }>;
 
-/** How many folders a plugin may be given back besides its own (each is held open on a descriptor of its own, 4 to 9). */
-export const MOST_KEPT = 6;
+/** How many folders a plugin may be given back besides its own (each is held open on a descriptor of its own, 4 to 8; 9 holds its state folder). */
+export const MOST_KEPT = 5;
 
 /** The real path of `path` when it is a folder other than the root: one that can be hidden. */
 const hideableFolder = (path: string | undefined): string | undefined => {

@@ -22,7 +22,6 @@ import { basename, dirname, join } from 'node:path';
 import { isUnder } from '../../actors/index.ts';
 import { HologramError } from '../../events/index.ts';
 import { MANIFEST_FILE } from './manifest.ts';
-import { PLUGIN_STATE_FOLDER } from './pluginEnv.ts';
 import { outermost, type PrivateFolders, realOrSelf, runtimeFolders } from './privateFolders.ts';
 
 export type PluginSandboxMode = 'isolate' | 'require' | 'off';
@@ -75,7 +74,11 @@ export const missingParts = (support: SandboxSupport, hidden: HiddenPaths | unde
 export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string; folders?: PrivateFolders }>;
 
 /** The plugin's own folder: its path as the host found it (in the data dir, maybe a link) and where that leads. */
-export type OwnFolder = Readonly<{ path: string; real: string }>;
+/** A plugin's folder as its entry names it and as it really is, and the folder of the data dir it keeps what it writes in. */
+export type OwnFolder = Readonly<{ path: string; real: string; state?: string }>;
+
+/** The descriptor a plugin's state folder is held open on while the data dir is hidden (one digit: the shell's redirections take no more). */
+const STATE_FD = 9;
 
 /**
  * A plugin folder that leads into the data dir but not to a folder of DIR/plugins, or that holds a
@@ -414,12 +417,18 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
   const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
   // Read-only around it, its folder is bound back writable wherever it is (a mount point, which it cannot rename either).
   const bindsOwn = readOnly || inData || inTree || kept.some(holdingOwn);
-  // Read-only around it, its folder is bound back read-only too, but for its state folder (what is in the rest, its user's git and npm read).
-  const state = quoted(join(own.real, PLUGIN_STATE_FOLDER));
-  const bindOwn =
-    `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)}` +
-    // Its state folder, when it has one (the daemon makes it, refusing a link, where it may write the plugin's folder).
-    `${readOnly ? ` && { [ ! -d ${state} ] || { ${MOUNT} --bind ${state} ${state} && ${MOUNT} -o remount,bind,rw ${state}; }; }` : ''} || exit 126`;
+  // Read-only around it, its folder is bound back read-only too: what is in it, its user's git and npm read and run.
+  const bindOwn = `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)} || exit 126`;
+  // Its state folder, in the data dir, is given back writable (and runs nothing set-user-ID) once the data dir is hidden.
+  const state = own.state === undefined ? undefined : quoted(own.state);
+  const bindState =
+    state === undefined
+      ? []
+      : [
+          `${MKDIR} -p ${state} && ${MOUNT} -c --bind /proc/self/fd/${STATE_FD} ${state}` +
+            `${readOnly ? ` && ${MOUNT} -o remount,bind,rw,nosuid,nodev ${state}` : ''} || exit 126`,
+          `exec ${STATE_FD}<&-`,
+        ];
   const bindKept = (folder: string): string => {
     const fd = 4 + kept.indexOf(folder);
     return (
@@ -441,6 +450,7 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     ...(readOnly ? [...mountCommands([...(dataDir !== undefined ? [dataDir] : []), ...trees], [own.real, ...kept]), ...OWN_DEV] : []),
     ...(bindsOwn ? [`exec 3<${quoted(own.real)} || exit 126`] : []),
     ...kept.map((folder, i) => `exec ${4 + i}<${quoted(folder)} || exit 126`),
+    ...(state === undefined ? [] : [`exec ${STATE_FD}<${state} || exit 126`]),
     // Covered once what is given back is held open; one that would cover what is given back stops the start.
     ...(readOnly ? ['eval "$covers"'] : []),
     ...(copied !== undefined ? [`copied=$(${CAT} ${quoted(copied)} 2>/dev/null)`] : []),
@@ -461,6 +471,7 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
       ? [`${MKDIR} -p ${quoted(dataDir)} && ${MOUNT} -t tmpfs -o size=64k,mode=0700 hologram-hidden ${quoted(dataDir)} || exit 126`]
       : []),
     ...(inData ? [bindOwn] : []),
+    ...bindState,
     ...(bindsOwn ? ['exec 3<&-'] : []),
     ...(linked ? [`${MKDIR} -p ${quoted(dirname(own.path))} && ${LN} -s ${quoted(own.real)} ${quoted(own.path)} || exit 126`] : []),
     // Run as root with the machine's /proc, its settings read-only to it (a /proc of its own gets the same in initOf: a

@@ -6,8 +6,7 @@
  */
 import { isUnder } from '../../actors/index.ts';
 import { visibleControls } from '../../events/index.ts';
-import { join } from 'node:path';
-import { PLUGIN_STATE_ENV, PLUGIN_STATE_FOLDER } from './pluginEnv.ts';
+import { PLUGIN_STATE_ENV } from './pluginEnv.ts';
 
 const MISSING_SDK = /Cannot find (?:package|module) '@hologram\/plugin-sdk'/;
 
@@ -28,7 +27,8 @@ export const stderrHint = (
   dir: string,
   line: string,
   hidden: readonly string[] = [],
-  readOnly = false,
+  /** Where the plugin may write, when its sandbox makes every other folder read-only to it. */
+  state?: string,
 ): string | undefined => {
   if (MISSING_SDK.test(line)) {
     return (
@@ -36,9 +36,9 @@ export const stderrHint = (
       `then 'npm install <checkout>/dist/plugin-sdk' in ${dir}, and 'homed plugins start ${name}'`
     );
   }
-  if (readOnly && READ_ONLY.test(line)) {
+  if (state !== undefined && READ_ONLY.test(line)) {
     return (
-      `plugin ${name}: its sandbox lets a plugin write only in its state folder (${join(dir, PLUGIN_STATE_FOLDER)}, ` +
+      `plugin ${name}: its sandbox lets a plugin write only in its state folder (${state}, ` +
       `$${PLUGIN_STATE_ENV}) and its TMPDIR; the rest of its folder and every other folder are read-only to it: keep what it writes there`
     );
   }

@@ -5,7 +5,7 @@
  * bytes on stdout, a bye) ends the process too, so nothing is left "running" that cannot
  * answer; the reason travels with the exit.
  */
-import { accessSync, constants, lstatSync, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, lstatSync, mkdirSync } from 'node:fs';
 import {
   hiddenTreesFor,
   writesOnlyOwn,
@@ -17,12 +17,13 @@ import {
   PluginSandboxUnavailable,
   sandboxedCommand,
 } from './processSandbox.ts';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
 import { AnswersUnread, FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
-import { PLUGIN_STATE_ENV, PLUGIN_STATE_FOLDER, pluginEnvironment } from './pluginEnv.ts';
+import { PLUGIN_STATE_ENV, pluginEnvironment } from './pluginEnv.ts';
+import { builtinStateDir } from '../sdk/builtinPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
 import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
 import { currentBootId, processInfo } from './processTable.ts';
@@ -34,26 +35,20 @@ import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 import { stderrCutNote } from './stderrLines.ts';
 
-/** Why the daemon's user may not make a folder: its parent is not theirs to write. */
-const NOT_OURS = new Set(['EACCES', 'EPERM', 'EROFS']);
-
 /**
- * The folder plugin `name` in `real` keeps what it writes in, made (private to its user) when it
- * has none; none when its folder is not the daemon's user's to write (installed by another user:
- * the plugin then writes only in its TMPDIR).
+ * The folder plugin `name` keeps what it writes in, in data dir `dataDir` beside the built-ins'
+ * (`state/NAME`), made when it has none and private to the daemon's user at every start. Not in
+ * the plugin's own folder: there it was what its user's git read (a plugin made it a repository
+ * whose config ran its code at the user's `git status`), and a set-user-ID file it left there
+ * was within others' reach.
  */
-const stateFolderOf = (name: string, real: string): string | undefined => {
-  const state = join(real, PLUGIN_STATE_FOLDER);
+const stateFolderOf = (name: string, dataDir: string): string => {
+  const state = builtinStateDir(dataDir, name);
+  mkdirSync(dirname(state), { recursive: true, mode: 0o700 });
   const found = lstatSync(state, { throwIfNoEntry: false });
   if (found !== undefined && !found.isDirectory()) throw new PluginStateFolderUnfit(name, state);
-  if (found === undefined) {
-    try {
-      mkdirSync(state, { mode: 0o700 });
-    } catch (error) {
-      if (NOT_OURS.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
-      throw error;
-    }
-  }
+  if (found === undefined) mkdirSync(state, { mode: 0o700 });
+  else chmodSync(state, 0o700);
   return state;
 };
 
@@ -135,7 +130,7 @@ const spawnPlugin = async (
       ? SETUP_FILES.map((file) => join(real, file)).find((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
       : undefined;
   if (linked) throw new PluginSetupFileLinked(name, linked);
-  const state = stateFolderOf(name, real);
+  const state = stateFolderOf(name, sandbox.hidden?.dataDir ?? env.dataDir);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {
     const where = `${nested.folder}, the folder of the plugin ${nested.entry}`;
@@ -145,13 +140,13 @@ const spawnPlugin = async (
     throw new PluginFolderOutOfPlace(name, dir, real, why);
   }
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
-  const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real }, entry);
+  const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real, state }, entry);
   const hiddenTrees = hiddenTreesFor(wants, sandbox.support, sandbox.hidden);
   const readOnly = writesOnlyOwn(sandbox.support);
   let hinted = false;
   const instance = env.ids.next();
   const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
-  if (state !== undefined) environment.env[PLUGIN_STATE_ENV] = state;
+  environment.env[PLUGIN_STATE_ENV] = state;
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
   // Its log lines and its stderr share one budget on homed's output.
   const say = pluginConsole(name, env.log, env.clock, env.scrubLine);
@@ -164,7 +159,7 @@ const spawnPlugin = async (
     onStderr: (line, cutShort) => {
       say(' (stderr)', line, cutShort ? stderrCutNote() : undefined);
       // One hint a start: a plugin printing the same failure in a loop gets no more. It may quote part of a path: read scrubbed.
-      const hint = hinted ? undefined : stderrHint(name, dir, env.scrubLine(line, cutShort), hiddenTrees, readOnly);
+      const hint = hinted ? undefined : stderrHint(name, dir, env.scrubLine(line, cutShort), hiddenTrees, readOnly ? state : undefined);
       if (hint) env.log(hint);
       hinted ||= hint !== undefined;
     },

@@ -272,6 +272,8 @@ describe('a hostile plugin', () => {
   it('leaves nothing of its process group running past the next start when the daemon is SIGKILLed and plugins are not sandboxed: it is reaped', async () => {
     const dir = testDataDir(tempDir(), { plugins: ['orphaner'], settings: { security: { sandbox: { plugins: 'off' } } } });
     const first = await daemons.start(dir);
+    // Said at the start, as every way a plugin goes unsandboxed is.
+    expect(first.output).toContain('plugins: security.sandbox.plugins is "off": subprocess plugins run without a sandbox');
     const { grandchild, plugin } = await orphanerOf(dir, first.output);
     first.process.kill('SIGKILL');
     await first.exited;

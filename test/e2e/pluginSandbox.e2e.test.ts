@@ -225,9 +225,9 @@ describe("a subprocess plugin's sandbox", () => {
               arguments: { path: join(own, 'package.json'), text: '{"dependencies":{"x":"file:x"}}' },
             },
             { id: 'userFile', name: 'prober_write', arguments: { path: join(outside, 'note.txt'), text: 'planted' } },
-            { id: 'ownFile', name: 'prober_write', arguments: { path: join(own, 'state', 'state.txt'), text: 'kept-state-17' } },
+            { id: 'ownFile', name: 'prober_write', arguments: { path: join(dir, 'state', 'prober', 'state.txt'), text: 'kept-state-17' } },
             // What its user's git and npm read, there or not yet (a red team's plugin had them run its code).
-            { id: 'gitHook', name: 'prober_write', arguments: { path: join(own, '.git'), text: 'gitdir: state/repo' } },
+            { id: 'gitHook', name: 'prober_write', arguments: { path: join(own, '.git'), text: 'gitdir: ../repo' } },
             { id: 'npmrc', name: 'prober_write', arguments: { path: join(own, '.npmrc'), text: 'script-shell=./x' } },
             { id: 'ownTmp', name: 'prober_write', arguments: { path: '/tmp/scratch.txt', text: 'scratch' } },
           ],
@@ -253,7 +253,7 @@ describe("a subprocess plugin's sandbox", () => {
       }
       // Its state folder and its own /tmp it writes as before.
       expect([results.ownFile, results.ownTmp]).toEqual(['written', 'written']);
-      expect(readFileSync(join(own, 'state', 'state.txt'), 'utf8')).toBe('kept-state-17');
+      expect(readFileSync(join(dir, 'state', 'prober', 'state.txt'), 'utf8')).toBe('kept-state-17');
       expect(readdirSync(checkout).sort()).toEqual(['neighbour', 'prober']);
       expect(readFileSync(join(own, 'plugin.json'), 'utf8')).toBe(ownManifest);
       expect(readFileSync(join(own, 'package.json'), 'utf8')).toBe('{"type":"module"}');

@@ -656,10 +656,10 @@ describe('red team: network escapes through a plugin tool', () => {
     const server = await scripted([]);
     const root = tempDir();
     const dir = join(root, 'data');
-    // Installed in DIR/plugins as a user installs one: its state folder, the one it may write, holds what it records.
-    const record = join(dir, 'plugins', 'fetcher', 'state', 'calls.jsonl');
+    // Installed in DIR/plugins as a user installs one: its state folder (DIR/state/fetcher), the one it may write, holds what it records.
+    const record = join(dir, 'state', 'fetcher', 'calls.jsonl');
     installPluginCopy(join(dir, 'plugins', 'fetcher'), 'fetcher');
-    mkdirSync(dirname(record));
+    mkdirSync(dirname(record), { recursive: true });
     writeFileSync(record, '');
     testDataDir(root, {
       llm: server,

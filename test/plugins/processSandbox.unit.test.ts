@@ -36,9 +36,16 @@ const fullSandbox = canConfine && support.sharedProc === undefined;
 /** The sandbox's programs are run from the system's folders, never found through PATH. */
 const SYSTEM_UNSHARE = /^\/(usr\/)?s?bin\/unshare$/;
 
+/** The state folder of plugin 'p' in `dataDir`, made as the daemon makes it. */
+const stateOf = (dataDir: string): string => {
+  const state = join(dataDir, 'state', 'p');
+  mkdirSync(state, { recursive: true });
+  return state;
+};
+
 /**
  * The command that runs shell `script` as a plugin asking for nothing, in its folder `folder` of
- * `dataDir`, in the whole sandbox; its state folder made first, as the daemon makes it.
+ * `dataDir` (with its state folder there), in the whole sandbox.
  */
 const shellInside = (
   dataDir: string,
@@ -46,14 +53,13 @@ const shellInside = (
   script: string,
   folders?: PrivateFolders,
 ): Readonly<{ command: string; args: string[] }> => {
-  mkdirSync(join(folder.real, 'state'), { recursive: true });
   return sandboxedCommand(
     'p',
     ASKED_NOTHING,
     'isolate',
     available,
     { dataDir, pluginsDir: join(dataDir, 'plugins'), ...(folders ? { folders } : {}) },
-    folder,
+    { ...folder, state: stateOf(dataDir) },
     {
       command: '/bin/sh',
       args: ['-c', script],
@@ -258,7 +264,9 @@ describe("a plugin process's sandbox", () => {
         data,
         folder,
         [
-          'for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine ./state/mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done',
+          `for p in /etc/hologram-planted /var/tmp/hologram-planted ./mine ${data}/state/p/mine /dev/shm/mine; do (echo x > "$p") 2>/dev/null && echo "wrote $p"; done`,
+          // Its state folder runs nothing set-user-ID (it lies in the data dir, but a file left there keeps its bits).
+          `awk -v p=${data}/state/p '$5 == p && $6 ~ /nosuid/ { print "state nosuid" }' /proc/self/mountinfo`,
           'echo "dev: $(ls /dev | tr "\\n" " ")"',
           'head -c 8 /dev/urandom | wc -c; echo gone > /dev/null && echo null takes',
           // No namespace of its own: in a user and cgroup namespace it could mount a cgroup tree, writable.
@@ -272,11 +280,12 @@ describe("a plugin process's sandbox", () => {
       );
       expect(seen).not.toContain('made a');
       // Its state folder, not the rest of its own (what its user's git and npm read).
-      expect(seen).toContain('wrote ./state/mine\nwrote /dev/shm/mine\n');
+      expect(seen).toContain(`wrote ${data}/state/p/mine\nwrote /dev/shm/mine\n`);
+      expect(seen).toContain('state nosuid\n');
       expect(seen).not.toContain('wrote ./mine');
       expect(seen).not.toMatch(/wrote \/(etc|var)/);
       expect(seen).toContain('dev: fd full null ptmx pts random shm stderr stdin stdout urandom zero \n8\nnull takes\n');
-      expect(readFileSync(join(folder.real, 'state', 'mine'), 'utf8')).toBe('x\n');
+      expect(readFileSync(join(data, 'state', 'p', 'mine'), 'utf8')).toBe('x\n');
     },
   );
 
@@ -370,7 +379,7 @@ describe("a plugin process's sandbox", () => {
     const seen = runInside(
       data,
       { path: join(data, 'plugins', 'g'), real: outer },
-      'mv ck ck-old 2>/dev/null && echo moved; mkdir -p state/mine && echo wrote',
+      `mv ck ck-old 2>/dev/null && echo moved; mkdir -p ${data}/state/p/mine && echo wrote`,
     );
     expect(seen).toBe('wrote\n');
     expect(existsSync(join(outer, 'ck', 'data', 'plugins'))).toBe(true);
@@ -387,12 +396,12 @@ describe("a plugin process's sandbox", () => {
     const seen = runInside(
       data,
       folder,
-      `ls -A ${data}; ls -A ${data}/plugins; cat main.js; echo; cat ../../settings.json 2>&1 || true; echo written > state/note.txt`,
+      `ls -A ${data}; ls -A ${data}/plugins; cat main.js; echo; cat ../../settings.json 2>&1 || true; echo written > ${data}/state/p/note.txt`,
     );
-    expect(seen.split('\n').slice(0, 3)).toEqual(['plugins', 'p', 'mine']);
+    expect(seen.split('\n').slice(0, 4)).toEqual(['plugins', 'state', 'p', 'mine']);
     expect(seen).toContain('No such file');
     expect(seen).not.toContain('pw-1');
-    expect(readFileSync(join(data, 'plugins', 'p', 'state', 'note.txt'), 'utf8')).toBe('written\n');
+    expect(readFileSync(join(data, 'state', 'p', 'note.txt'), 'utf8')).toBe('written\n');
   });
 
   it.skipIf(!canIsolate)('gives a plugin installed as a link into the data dir its link, to its folder outside', () => {
@@ -409,7 +418,8 @@ describe("a plugin process's sandbox", () => {
       { path: join(data, 'plugins', 'p'), real: elsewhere },
       `cat ${data}/plugins/p/plugin.json; echo; ls -A ${data}`,
     );
-    expect(seen).toBe('manifest\nplugins\n');
+    // The data dir shows the way to its link and to its state folder, and nothing else.
+    expect(seen).toBe('manifest\nplugins\nstate\n');
   });
 
   // Red team: as root the plugin unmounted the tmpfs (it held every capability in the namespace the
@@ -477,12 +487,13 @@ describe("a plugin process's sandbox", () => {
       const look =
         `ls -A ${home}; cat ${home}/tools/node/bin/node main.js; echo; ` +
         `for f in ${home}/.ssh/id_ed25519 ${data}/settings.json ${other}/agent.sock; do cat "$f" 2>/dev/null || printf gone; echo; done; ` +
-        `(echo more >> ${home}/tools/node/bin/node) 2>/dev/null && echo writable || echo read-only; echo note > state/note.txt && echo wrote`;
-      mkdirSync(join(folder.real, 'state'));
+        `(echo more >> ${home}/tools/node/bin/node) 2>/dev/null && echo writable || echo read-only; echo note > ${data}/state/p/note.txt && echo wrote`;
+      const state = stateOf(data);
       const run = (wantsHome: boolean) => {
         const folders = { homes: [home], others: [other], kept: [join(home, 'tools')], shown: [] };
         const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
-        const { command, args } = sandboxedCommand('p', { network: false, home: wantsHome }, 'isolate', available, hidden, folder, {
+        const own = { ...folder, state };
+        const { command, args } = sandboxedCommand('p', { network: false, home: wantsHome }, 'isolate', available, hidden, own, {
           command: '/bin/sh',
           args: ['-c', look],
         });
@@ -495,7 +506,7 @@ describe("a plugin process's sandbox", () => {
       // Seeing the home, it still cannot rewrite what plugins run from; the data dir and the other private folders stay hidden.
       expect(run(true)).toEqual(['.ssh', 'data', 'tools', 'runtimemine', 'home-key', 'gone', 'gone', 'read-only', 'wrote', '']);
       expect(readFileSync(join(home, 'tools', 'node', 'bin', 'node'), 'utf8')).toBe('runtime');
-      expect(readFileSync(join(folder.real, 'state', 'note.txt'), 'utf8')).toBe('note\n');
+      expect(readFileSync(join(state, 'note.txt'), 'utf8')).toBe('note\n');
     },
   );
 
@@ -523,7 +534,7 @@ describe("a plugin process's sandbox", () => {
 
   // Red team: a plugin folder holding the daemon's install (installed as a dependency of the plugin's project) made it writable again.
   it.skipIf(!fullSandbox || support.sharedFolders !== undefined)(
-    'keeps what plugins run from read-only inside a plugin folder that holds it, and its state folder writable beside it',
+    'keeps what plugins run from read-only inside a plugin folder that holds it, and its state folder writable',
     () => {
       const project = tempDir();
       mkdirSync(join(project, 'node_modules', 'hologram'), { recursive: true });
@@ -533,9 +544,9 @@ describe("a plugin process's sandbox", () => {
         `(echo trojan >> node_modules/hologram/homed.mjs) 2>/dev/null && echo writable || echo read-only; ` +
         // Nor by moving the folder above it aside and planting another in its place.
         `mv node_modules node_modules.old 2>/dev/null && echo moved; ` +
-        `echo note > state/note.txt && cat state/note.txt`;
-      mkdirSync(join(project, 'state'));
+        'echo note > "$STATE/note.txt" && cat "$STATE/note.txt"';
       const data = tempDir();
+      const state = stateOf(data);
       const hidden = { dataDir: data, pluginsDir: join(data, 'plugins'), folders };
       const { command, args } = sandboxedCommand(
         'p',
@@ -543,13 +554,13 @@ describe("a plugin process's sandbox", () => {
         'isolate',
         available,
         hidden,
-        { path: project, real: project },
+        { path: project, real: project, state },
         {
           command: '/bin/sh',
           args: ['-c', look],
         },
       );
-      const ran = spawnSync(command, args, { cwd: project, encoding: 'utf8' });
+      const ran = spawnSync(command, args, { cwd: project, encoding: 'utf8', env: { ...process.env, STATE: state } });
       expect([ran.status, ran.stdout]).toEqual([0, 'read-only\nnote\n']);
       expect(readFileSync(join(project, 'node_modules', 'hologram', 'homed.mjs'), 'utf8')).toBe('daemon');
     },
@@ -594,15 +605,14 @@ describe("a plugin process's sandbox", () => {
       const data = tempDir();
       const look =
         `(echo '{"capabilities":["home"]}' > plugin.json) 2>/dev/null && echo rewrote || echo read-only; ` +
-        'echo note > state/note.txt && echo wrote; echo "$TMPDIR"; echo cache > "$TMPDIR/tsx-cache" && echo cached';
-      mkdirSync(join(folder, 'state'));
+        `echo note > ${data}/state/p/note.txt && echo wrote; echo "$TMPDIR"; echo cache > "$TMPDIR/tsx-cache" && echo cached`;
       const { command, args } = sandboxedCommand(
         'p',
         ASKED_NOTHING,
         'isolate',
         available,
         { dataDir: data, pluginsDir: join(data, 'plugins'), folders },
-        { path: folder, real: folder },
+        { path: folder, real: folder, state: stateOf(data) },
         { command: '/bin/sh', args: ['-c', look] },
       );
       const ran = spawnSync(command, args, { cwd: folder, encoding: 'utf8', env: { ...process.env, TMPDIR: daemonTemp } });

@@ -15,12 +15,12 @@ describe('stderrHint', () => {
 
   it('says, when a plugin writes where its sandbox lets it only read, where it may write', () => {
     const line = "Error: EROFS: read-only file system, open '/srv/plugins/notes.json'";
-    expect(stderrHint('weather', '/data/plugins/weather', line, [], true)).toBe(
-      'plugin weather: its sandbox lets a plugin write only in its state folder (/data/plugins/weather/state, ' +
+    expect(stderrHint('weather', '/data/plugins/weather', line, [], '/data/state/weather')).toBe(
+      'plugin weather: its sandbox lets a plugin write only in its state folder (/data/state/weather, ' +
         '$HOLOGRAM_PLUGIN_STATE) and its TMPDIR; the rest of its folder and every other folder are read-only to it: keep what it writes there',
     );
     // Without that sandbox, a read-only folder is none of its doing.
-    expect(stderrHint('weather', '/data/plugins/weather', line, [], false)).toBeUndefined();
+    expect(stderrHint('weather', '/data/plugins/weather', line, [])).toBeUndefined();
   });
 
   it('says when what a plugin cannot find is in a folder its sandbox hides, and how to give it the home', () => {
