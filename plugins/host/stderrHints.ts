@@ -39,7 +39,7 @@ export const stderrHint = (
   if (state !== undefined && READ_ONLY.test(line)) {
     return (
       `plugin ${name}: its sandbox lets a plugin write only in its state folder (${state}, ` +
-      `$${PLUGIN_STATE_ENV}) and its TMPDIR; the rest of its folder and every other folder are read-only to it: keep what it writes there`
+      `$${PLUGIN_STATE_ENV}) and its TMPDIR; its own folder and every other folder are read-only to it: keep what it writes there`
     );
   }
   if (hidden.length === 0 || !NOT_FOUND.test(line)) return undefined;

@@ -17,7 +17,7 @@ describe('stderrHint', () => {
     const line = "Error: EROFS: read-only file system, open '/srv/plugins/notes.json'";
     expect(stderrHint('weather', '/data/plugins/weather', line, [], '/data/state/weather')).toBe(
       'plugin weather: its sandbox lets a plugin write only in its state folder (/data/state/weather, ' +
-        '$HOLOGRAM_PLUGIN_STATE) and its TMPDIR; the rest of its folder and every other folder are read-only to it: keep what it writes there',
+        '$HOLOGRAM_PLUGIN_STATE) and its TMPDIR; its own folder and every other folder are read-only to it: keep what it writes there',
     );
     // Without that sandbox, a read-only folder is none of its doing.
     expect(stderrHint('weather', '/data/plugins/weather', line, [])).toBeUndefined();
