@@ -8,7 +8,7 @@
  * connects. With `security.sandbox.plugins: "require"` on a machine that cannot sandbox (no
  * `unshare` on the PATH here), a plugin does not start, and the daemon says why.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
@@ -303,10 +303,15 @@ describe("a subprocess plugin's sandbox", () => {
     const dir = testDataDir(tempDir(), { llm: server });
     symlinkSync(own, join(dir, 'plugins', 'prober'));
     symlinkSync(neighbour, join(dir, 'plugins', 'netprober'));
+    // Its state folder left open to others (by hand, or an older daemon), and its neighbour's, holding a token.
+    mkdirSync(join(dir, 'state', 'prober'), { recursive: true, mode: 0o755 });
+    mkdirSync(join(dir, 'state', 'netprober'));
+    writeFileSync(join(dir, 'state', 'netprober', 'token'), 'neighbour-state-token-3b7a');
     server.setScript([
       {
         toolCalls: [
           { id: 'neighbour', name: 'prober_read', arguments: { path: join(neighbour, 'state.txt') } },
+          { id: 'neighbourState', name: 'prober_read', arguments: { path: join(dir, 'state', 'netprober', 'token') } },
           { id: 'own', name: 'prober_read', arguments: { path: join(own, 'state.txt') } },
           { id: 'back', name: 'netprober_read', arguments: { path: join(own, 'state.txt') } },
         ],
@@ -316,7 +321,14 @@ describe("a subprocess plugin's sandbox", () => {
     const daemon = await daemons.start(dir);
     expect((await finished(spawnNode([WAITER, '--data', dir, 'read your neighbour']))).stdout).toBe('read\n');
     const results = toolResultsOf(server.requests[1]!);
-    expect(results).toEqual({ neighbour: 'failed: ENOENT', own: 'read: own-state-8d2f', back: 'failed: ENOENT' });
+    expect(results).toEqual({
+      neighbour: 'failed: ENOENT',
+      neighbourState: 'failed: ENOENT',
+      own: 'read: own-state-8d2f',
+      back: 'failed: ENOENT',
+    });
+    // Private to the daemon's user again, as at every start.
+    expect(statSync(join(dir, 'state', 'prober')).mode & 0o777).toBe(0o700);
     await daemons.stop(daemon);
   });
 
