@@ -73,8 +73,10 @@ export const missingParts = (support: SandboxSupport, hidden: HiddenPaths | unde
  */
 export type HiddenPaths = Readonly<{ dataDir: string; pluginsDir: string; folders?: PrivateFolders }>;
 
-/** The plugin's own folder: its path as the host found it (in the data dir, maybe a link) and where that leads. */
-/** A plugin's folder as its entry names it and as it really is, and the folder of the data dir it keeps what it writes in. */
+/**
+ * The plugin's own folder: its path as the host found it (in the data dir, maybe a link), where
+ * that leads, and the folder of the data dir the plugin keeps what it writes in.
+ */
 export type OwnFolder = Readonly<{ path: string; real: string; state?: string }>;
 
 /** The descriptor a plugin's state folder is held open on while the data dir is hidden (one digit: the shell's redirections take no more). */
@@ -97,24 +99,31 @@ export class PluginFolderOutOfPlace extends HologramError {
   }
 }
 
+/** The folders the entries of `pluginsDir` lead to, each with its entry; none when it cannot be read. */
+const pluginFoldersOf = (pluginsDir: string): Readonly<{ entry: string; folder: string }>[] => {
+  let names: string[];
+  try {
+    names = readdirSync(pluginsDir);
+  } catch {
+    return [];
+  }
+  return names.map((name) => {
+    const entry = join(pluginsDir, name);
+    return { entry, folder: realOrSelf(entry) };
+  });
+};
+
 /**
  * The folder of another plugin of `pluginsDir` that plugin folder `real` holds, or that holds it,
  * with the entry of `pluginsDir` leading to it: the outer plugin could rewrite the inner one's
- * manifest, in its own writable folder (even one installed while it runs).
+ * manifest where its folder is writable to it (a machine that cannot make mounts read-only; one
+ * installed while it runs).
  */
 export const pluginFolderNested = (
   pluginsDir: string,
   real: string,
 ): Readonly<{ entry: string; folder: string; holds: boolean }> | undefined => {
-  let entries: string[];
-  try {
-    entries = readdirSync(pluginsDir);
-  } catch {
-    return undefined;
-  }
-  for (const name of entries) {
-    const entry = join(pluginsDir, name);
-    const folder = realOrSelf(entry);
+  for (const { entry, folder } of pluginFoldersOf(pluginsDir)) {
     if (folder === real) continue;
     if (isUnder(folder, real)) return { entry, folder, holds: true };
     if (isUnder(real, folder)) return { entry, folder, holds: false };
@@ -142,13 +151,7 @@ export const otherPluginFolders = (
   hiddenTrees: readonly string[],
   kept: readonly string[],
 ): string[] => {
-  let entries: string[];
-  try {
-    entries = readdirSync(hidden.pluginsDir);
-  } catch {
-    return [];
-  }
-  const folders = new Set(entries.map((name) => realOrSelf(join(hidden.pluginsDir, name))));
+  const folders = new Set(pluginFoldersOf(hidden.pluginsDir).map(({ folder }) => folder));
   return [...folders].filter(
     (folder) =>
       folder !== ownReal &&
@@ -158,7 +161,7 @@ export const otherPluginFolders = (
   );
 };
 
-/** A plugin one of whose SETUP_FILES is a link: in its writable folder it could point it elsewhere and write what it leads to. */
+/** A plugin one of whose SETUP_FILES is a link: its user or an older start could have pointed it where the plugin writes. */
 export class PluginSetupFileLinked extends HologramError {
   readonly code = 'PLUGIN_SETUP_FILE_LINKED';
   constructor(plugin: string, file: string) {
@@ -175,7 +178,7 @@ export class PluginStateFolderUnfit extends HologramError {
   constructor(plugin: string, folder: string) {
     super(
       `plugin '${plugin}' was not started: its state folder (${folder}) is a link or not a folder; ` +
-        'it must be a folder of its own, the one part of its folder the plugin may write',
+        'it must be a folder of its own, the one folder the plugin may write',
     );
   }
 }
@@ -404,9 +407,9 @@ const namespaceLimits = (confinement: Confinement, network: boolean): Readonly<R
  * /dev of its own, then the other places the hidden folders show covered; the private folders
  * behind a tmpfs each, the kept folders (what plugins run from) back
  * read-only wherever they are, so no plugin rewrites what the next start runs, the plugin's own
- * folder back writable (before the data dir is hidden when it is outside it, so a folder holding
- * the data dir shows none of it), the data dir behind a tmpfs, and the plugin's folder back in it
- * when it is there. Each folder given back is held open across the mounts and bound back from that
+ * folder back, read-only too (before the data dir is hidden when it is outside it, so a folder
+ * holding the data dir shows none of it), the data dir behind a tmpfs, the plugin's folder back in
+ * it when it is there, and its state folder there back writable. Each folder given back is held open across the mounts and bound back from that
  * descriptor (`-c`: mount would otherwise resolve it to the path, now hidden); a folder reached
  * through a link in the data dir gets the link again.
  */
@@ -415,7 +418,7 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
   const inData = dataDir !== undefined && isUnder(own.real, dataDir);
   const inTree = trees.some((tree) => isUnder(own.real, tree));
   const holdingOwn = (folder: string): boolean => isUnder(own.real, folder);
-  // Read-only around it, its folder is bound back writable wherever it is (a mount point, which it cannot rename either).
+  // Its folder bound back wherever it is when anything around it is hidden or read-only: a mount point, which it cannot rename.
   const bindsOwn = readOnly || inData || inTree || kept.some(holdingOwn);
   // Read-only around it, its folder is bound back read-only too: what is in it, its user's git and npm read and run.
   const bindOwn = `${MKDIR} -p ${quoted(own.real)} && ${MOUNT} -c --bind /proc/self/fd/3 ${quoted(own.real)} || exit 126`;
