@@ -23,7 +23,7 @@ import type { Timers } from '../../events/index.ts';
 import { AnswersUnread, FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { PLUGIN_STATE_ENV, pluginEnvironment } from './pluginEnv.ts';
-import { builtinStateDir } from '../sdk/builtinPlugin.ts';
+import { pluginStateDir } from '../sdk/builtinPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
 import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
 import { currentBootId, processInfo } from './processTable.ts';
@@ -43,7 +43,7 @@ import { stderrCutNote } from './stderrLines.ts';
  * was within others' reach.
  */
 const stateFolderOf = (name: string, dataDir: string): string => {
-  const state = builtinStateDir(dataDir, name);
+  const state = pluginStateDir(dataDir, name);
   mkdirSync(dirname(state), { recursive: true, mode: 0o700 });
   const found = lstatSync(state, { throwIfNoEntry: false });
   if (found !== undefined && !found.isDirectory()) throw new PluginStateFolderUnfit(name, state);

@@ -120,17 +120,14 @@ export type KernelLogView = Readonly<{
 /** A call waiting for a person; `input`, the input whose reply waits for it. */
 export type PendingApprovalSummary = Readonly<{ approval: string; name: string; callId: string; conversation: string; input?: string }>;
 
-/**
- * Where a built-in plugin keeps its files: `<dataDir>/state/<name>/`, outside `plugins/`, which
- * the loader scans for user plugins.
- */
-/** The folder, in the data dir, that holds every built-in's state folder. */
-export const BUILTIN_STATE_DIR = 'state';
+/** The folder, in the data dir, that holds every plugin's state folder, outside `plugins/`, which the loader scans for user plugins. */
+export const PLUGIN_STATE_DIR = 'state';
 
-export const builtinStateDir = (dataDir: string, plugin: string): string => join(dataDir, BUILTIN_STATE_DIR, plugin);
+/** Where a plugin keeps its files, a built-in or a subprocess one (whose sandbox lets it write only there): `<dataDir>/state/<name>/`. */
+export const pluginStateDir = (dataDir: string, plugin: string): string => join(dataDir, PLUGIN_STATE_DIR, plugin);
 
 export type BuiltinEnv = Readonly<{
-  /** The daemon's data dir (absolute). A built-in keeps its files under `builtinStateDir(dataDir, name)`. */
+  /** The daemon's data dir (absolute). A built-in keeps its files under `pluginStateDir(dataDir, name)`. */
   dataDir: string;
   clock: Clock;
   /** The kernel's timers; tests pass manual ones so nothing waits on the wall clock. */

@@ -6,7 +6,7 @@
  * 'fired late'. Time comes from `env.clock`, waits from `env.timers`.
  */
 import { join } from 'node:path';
-import { builtinStateDir, type BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
+import { pluginStateDir, type BuiltinPlugin } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { ToolCallInfo } from '../../sdk/pluginApi.ts';
 import { InvalidTimerArgument, TimerStoreUnwritable, TooManyTimers, UnknownTimer } from './errors.ts';
@@ -55,7 +55,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export const timerPlugin: BuiltinPlugin = {
   manifest: timerManifest,
   async start(api, env) {
-    const path = join(builtinStateDir(env.dataDir, 'timer'), TIMERS_FILE);
+    const path = join(pluginStateDir(env.dataDir, 'timer'), TIMERS_FILE);
     await moveLegacyStore(join(env.dataDir, 'plugins', 'timer', TIMERS_FILE), path);
     const loaded = await loadTimers(path);
     let nextId = loaded.nextId;

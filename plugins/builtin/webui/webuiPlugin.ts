@@ -7,7 +7,7 @@
  */
 import type { Clock, Timers } from '../../../events/index.ts';
 import { PluginStartRefused } from '../../host/startErrors.ts';
-import { type BuiltinPlugin, builtinStateDir, type KernelControl } from '../../sdk/builtinPlugin.ts';
+import { type BuiltinPlugin, pluginStateDir, type KernelControl } from '../../sdk/builtinPlugin.ts';
 import type { PluginManifest } from '../../sdk/manifestTypes.ts';
 import type { PluginApi } from '../../sdk/pluginApi.ts';
 import { KEEPALIVE_MS, LiveStreams } from './liveStreams.ts';
@@ -45,7 +45,7 @@ export const startWebui = async (api: PluginApi, env: WebuiEnv): Promise<{ stop(
     if (error instanceof WebuiSettingError) throw new PluginStartRefused(NAME, error.message);
     throw error;
   }
-  const token = await webuiToken(builtinStateDir(env.dataDir, NAME));
+  const token = await webuiToken(pluginStateDir(env.dataDir, NAME));
   const live = new LiveStreams(control.log, (line) => api.log(line));
   await api.registerOutputChannel(
     { name: WEBUI_CHANNEL, capabilities: ['text', 'progress'], metaDoc: 'target: the conversation (webui:owner); none: every open page' },
