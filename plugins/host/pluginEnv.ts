@@ -2,8 +2,8 @@
  * The environment a subprocess plugin starts with: an allow-list, never the daemon's own.
  * PATH (its absolute entries), HOME, LANG, LC_ALL, TZ and TMPDIR pass (when set), then what the manifest's `env` asks
  * for by name, except the variables that hold the daemon's LLM keys (`apiKeyEnv`) or a value of
- * the vault; and the
- * instance marker by which the next daemon recognises the processes of this start.
+ * the vault; the instance marker by which the next daemon recognises the processes of this
+ * start; and where the plugin keeps what it writes.
  */
 
 /** Variables every subprocess plugin gets (when the daemon has them). */
@@ -35,6 +35,8 @@ export const pluginEnvironment = (
   keyVariables: ReadonlySet<string>,
   instance: string,
   holdsSecret: (value: string) => boolean = () => false,
+  /** Its state folder (pluginStateDir), set as PLUGIN_STATE_ENV. */
+  state?: string,
 ): PluginEnvironment => {
   const env: Record<string, string> = {};
   const withheld: WithheldVariable[] = [];
@@ -61,6 +63,7 @@ export const pluginEnvironment = (
     } else if (value !== undefined) env[name] = value;
   }
   env[PLUGIN_INSTANCE_ENV] = instance;
+  if (state !== undefined) env[PLUGIN_STATE_ENV] = state;
   return { env, withheld };
 };
 

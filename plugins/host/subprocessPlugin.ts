@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { Timers } from '../../events/index.ts';
 import { AnswersUnread, FramingLost, PluginConnection, ProtocolVersionMismatch } from '../protocol/index.ts';
 import type { PluginManifest } from '../sdk/manifestTypes.ts';
-import { PLUGIN_STATE_ENV, pluginEnvironment } from './pluginEnv.ts';
+import { pluginEnvironment } from './pluginEnv.ts';
 import { pluginStateDir } from '../sdk/builtinPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
 import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
@@ -145,8 +145,7 @@ const spawnPlugin = async (
   const readOnly = writesOnlyOwn(sandbox.support);
   let hinted = false;
   const instance = env.ids.next();
-  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret);
-  environment.env[PLUGIN_STATE_ENV] = state;
+  const environment = pluginEnvironment(manifest.env ?? [], process.env, env.keyVariables, instance, env.holdsSecret, state);
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
   // Its log lines and its stderr share one budget on homed's output.
   const say = pluginConsole(name, env.log, env.clock, env.scrubLine);

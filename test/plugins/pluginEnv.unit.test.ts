@@ -1,6 +1,6 @@
 /** What a subprocess plugin's environment holds: the allow-list, what its manifest asks for, never the daemon's keys. */
 import { describe, expect, it } from 'vitest';
-import { apiKeyVariables, PLUGIN_INSTANCE_ENV, pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
+import { apiKeyVariables, PLUGIN_INSTANCE_ENV, PLUGIN_STATE_ENV, pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 
 const daemonEnv = {
   PATH: '/usr/bin',
@@ -48,5 +48,13 @@ describe('a plugin environment', () => {
     const { env, withheld } = pluginEnvironment(['WEATHER_CITY', 'HOME'], daemonEnv, new Set(), 'i-3', holdsSecret);
     expect(env).not.toHaveProperty('WEATHER_CITY');
     expect(withheld).toEqual([{ name: 'WEATHER_CITY', why: expect.stringContaining('whose value holds a secret of the vault') }]);
+  });
+
+  it('names its state folder, which no manifest can set otherwise', () => {
+    const forged = { ...daemonEnv, [PLUGIN_STATE_ENV]: '/home/you' };
+    expect(pluginEnvironment([PLUGIN_STATE_ENV], forged, new Set(), 'i-4', undefined, '/data/state/weather').env[PLUGIN_STATE_ENV]).toBe(
+      '/data/state/weather',
+    );
+    expect(pluginEnvironment([PLUGIN_STATE_ENV], forged, new Set(), 'i-5').env).not.toHaveProperty(PLUGIN_STATE_ENV);
   });
 });
