@@ -31,6 +31,11 @@ export type LuaVmOptions = Readonly<{
   /** The clock of the time limit (tests inject one). */
   now?: () => number;
   log?: LuaLogSink;
+  /**
+   * Makes a text cut short at MAX_LOG_MESSAGE_BYTES safe to show (the caller's secret scrub, which drops an end
+   * that could begin a value): once cut, no later scrub would know that end for part of one.
+   */
+  cutShort?: (text: string) => string;
 }>;
 
 export const DEFAULT_INSTRUCTION_BUDGET = 2_000_000;
@@ -78,6 +83,7 @@ export class LuaVm {
   private readonly script: string;
   private readonly budget: number;
   private readonly logSink: LuaLogSink;
+  private readonly cutShort: (text: string) => string;
   private L!: LuaState;
   private markers!: JsonMarkers;
   private meter!: LuaMeter;
@@ -90,6 +96,7 @@ export class LuaVm {
     this.timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
     this.now = options.now;
     this.logSink = options.log ?? (() => {});
+    this.cutShort = options.cutShort ?? ((text) => text);
     this.build();
   }
 
@@ -250,12 +257,13 @@ export class LuaVm {
     });
   }
 
-  /** A value as log text, cut at MAX_LOG_MESSAGE_BYTES. */
+  /** A value as log text, cut at MAX_LOG_MESSAGE_BYTES (and then made safe by `cutShort`). */
   private luaToString(L: LuaState, idx: number): string {
     const s = lauxlib.luaL_tolstring(L, idx);
     lua.lua_pop(L, 1);
     if (s.length <= MAX_LOG_MESSAGE_BYTES) return new TextDecoder().decode(s);
-    return `${new TextDecoder().decode(s.subarray(0, MAX_LOG_MESSAGE_BYTES))}… [${s.length - MAX_LOG_MESSAGE_BYTES} more bytes not logged]`;
+    const kept = this.cutShort(new TextDecoder().decode(s.subarray(0, MAX_LOG_MESSAGE_BYTES)));
+    return `${kept}… [${s.length - MAX_LOG_MESSAGE_BYTES} more bytes not logged]`;
   }
 
   /**

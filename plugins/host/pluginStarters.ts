@@ -74,6 +74,7 @@ export const luaStarter =
       ...(memory_mb === undefined ? {} : { memoryLimitBytes: memory_mb * 1024 * 1024 }),
       ...(instructions === undefined ? {} : { instructionBudget: instructions }),
       ...(time_ms === undefined ? {} : { timeLimitMs: time_ms }),
+      cutShort: (text) => env.scrubLine(text, true),
     });
     return localInstance(() => running.stop());
   };

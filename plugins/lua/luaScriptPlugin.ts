@@ -46,6 +46,8 @@ export type LuaPluginOptions = Readonly<{
   memoryLimitBytes?: number;
   /** Wall-clock milliseconds for loading the script and for each tool call. Default 5,000. */
   timeLimitMs?: number;
+  /** Makes a log line or an error cut short safe to show (the host's scrub of a cut line); see LuaVmOptions.cutShort. */
+  cutShort?: (text: string) => string;
 }>;
 
 type Limits = Readonly<{ budget: number; memoryLimitBytes: number; timeLimitMs: number }>;
@@ -109,6 +111,7 @@ export async function startLuaPlugin(api: PluginApi, options: LuaPluginOptions):
       memoryLimitBytes: limits.memoryLimitBytes,
       timeLimitMs: limits.timeLimitMs,
       log,
+      ...(options.cutShort ? { cutShort: options.cutShort } : {}),
     });
   } catch (error) {
     throw new LuaPluginLoadFailed(name, luaDetail(name, error, limits, 'the top level of the script'), { cause: error });

@@ -409,6 +409,31 @@ describe('red team: a plugin handing a filled secret back as a key and across cu
   });
 });
 
+describe('red team: a Lua plugin logging and failing with a filled secret past its cut', () => {
+  // The Lua VM cut a log line and an error at 8 KiB before the host scrubbed them, so a value
+  // just past the cut was kept but for its last character.
+  it('keeps none of its first characters in the log, the model or the output', async () => {
+    const value = 'sk-LUALEAK-0123456789abcdefXYZ';
+    const server = await scripted([
+      { toolCalls: [{ id: 'call_use', name: 'lualeaker_use', arguments: { key: '@{LUALEAK}' } }] },
+      { text: 'done' },
+    ]);
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['lualeaker'] });
+    SecretVault.open(dir).set('LUALEAK', value, ['lualeaker_use']);
+    const daemon = await daemons.start(dir);
+    expect((await ask(dir, 'go')).stdout).toBe('done\n');
+    await daemons.stop(daemon);
+    // The error reached the model cut where the value began.
+    expect(toolResults(server.requests[1]!).get('call_use')).toMatch(/F+… \[\d+ more bytes not logged\]/);
+    const { stdout, stderr } = await daemon.exited;
+    expect(stdout).toMatch(/plugin lualeaker: L+… \[\d+ more bytes not logged\]$/m);
+    const log = await readLog(dir);
+    const everything = [bodies(server), daemon.output, stdout, stderr, log.text, everyFileText(dir)].join('\n');
+    expect(everything).not.toContain(value.slice(0, 8));
+    await verifyReplay(dir);
+  });
+});
+
 describe('red team: a tool handing a filled secret back encoded', () => {
   // The scrub knew a value only as itself and as JSON escapes it: a tool asked to encode it
   // handed it to the model as base64, hex or a URL. This was a leak.
