@@ -52,7 +52,7 @@ const toolRules = (doc: string): SettingsField => ({
   type: 'object',
   doc,
   fields: {
-    allow: { type: 'list', of: toolGlob('files_*'), doc: 'when given, only these tools' },
+    allow: { type: 'list', of: toolGlob('files_*'), doc: 'when given, only these tools (an empty list: none)' },
     deny: { type: 'list', of: toolGlob('memory_*'), doc: 'never these tools' },
     approve: { type: 'list', of: toolGlob('files_write'), doc: 'each call waits for your /approve' },
   },

@@ -43,6 +43,8 @@ import {
   DEFAULT_PERSONA,
   FALLBACK_CONTEXT_WINDOW,
   awaitsApproval,
+  offeredChannels,
+  offeredTools,
   pendingApprovals,
   planTurnContext,
   runtimeBlock,
@@ -69,7 +71,13 @@ export const MAX_PARKED_PER_PRINCIPAL = 8;
  * get no secret filled in.
  */
 const withPolicy = (toolset: Toolset, policy: SecurityPolicy, principal: string, profile: ToolRules | undefined): Toolset => {
-  const { tools, refused, approve } = applyPolicy(toolset.tools, policy, { name: principal, ...(profile ? { profile } : {}) });
+  const who = { name: principal, ...(profile ? { profile } : {}) };
+  // An output channel's send and help are tools too: a deny, an allow list or an approve names them as any other.
+  const plugins = applyPolicy(toolset.tools, policy, who);
+  const channels = applyPolicy(channelTools(toolset.channels), policy, who);
+  const { tools } = plugins;
+  const refused = [...channels.refused, ...plugins.refused];
+  const approve = [...channels.approve, ...plugins.approve];
   return {
     ...toolset,
     tools,
@@ -234,7 +242,8 @@ export class TurnRunner {
       { where: 'security.tools', rules: policy.tools ?? {} },
       ...Object.entries(policy.principals ?? {}).map(([name, rules]) => ({ where: `security.principals.${name}`, rules })),
     ];
-    const tools = this.options.plugins.toolset().tools.map((tool) => tool.name);
+    const registered = this.options.plugins.toolset();
+    const tools = [...channelTools(registered.channels), ...registered.tools].map((tool) => tool.name);
     for (const { where, glob, closest } of rulesMatchingNoTool(layers, tools)) {
       const hint = closest.length ? `did you mean ${closest.map((name) => `'${name}'`).join(' or ')}?` : "see 'waiter /tools'";
       this.options.log(
@@ -342,13 +351,13 @@ export class TurnRunner {
     const layers = {
       persona: this.options.persona ?? DEFAULT_PERSONA,
       timeline: timelineBlock(now, this.options.timeZone ?? 'UTC'),
-      runtime: runtimeBlock({ outputChannels: toolset.channels.map((c) => c.name), parallelToolCalls: true }),
+      runtime: runtimeBlock({ outputChannels: offeredChannels(toolset), parallelToolCalls: true }),
     };
     const plan = planTurnContext({
       contextWindow: this.contextWindow(),
       fixedPrompt: assembleSystemPrompt(layers),
       input: input.text,
-      tools: [...channelTools(toolset.channels), ...toolset.tools],
+      tools: offeredTools(toolset),
       history: memory.history(conversation),
       related,
     });

@@ -1,6 +1,6 @@
 /**
  * Which tools a turn may offer and run, from `security.tools` in settings: names and globs (`*`
- * any run of characters, `?` one) to `allow` (when given, only those) and to `deny`; deny always
+ * any run of characters, `?` one) to `allow` (when given, only those; an empty list, none) and to `deny`; deny always
  * wins. A refused tool is taken out of what the model is offered, and a call to it anyway is
  * answered with the reason. Pure: the same rules and names give the same verdicts.
  */
@@ -55,9 +55,10 @@ export const globMatches = (glob: string, name: string): boolean => {
 export const decideTool = (rules: ToolRules, name: string, where = 'security.tools'): ToolVerdict => {
   const denied = (rules.deny ?? []).find((glob) => globMatches(glob, name));
   if (denied !== undefined) return { allowed: false, reason: `${where}.deny has '${denied}'` };
-  const allow = rules.allow ?? [];
-  if (allow.length > 0 && !allow.some((glob) => globMatches(glob, name))) {
-    return { allowed: false, reason: `it is not in ${where}.allow (${allow.join(', ')})` };
+  // An empty list allows nothing: a principal locked down with `allow: []` must not be let through everything.
+  const { allow } = rules;
+  if (allow !== undefined && !allow.some((glob) => globMatches(glob, name))) {
+    return { allowed: false, reason: `it is not in ${where}.allow (${allow.join(', ') || 'empty: no tool'})` };
   }
   return { allowed: true };
 };

@@ -4,7 +4,7 @@
  * so a snapshot of it can be inspected and compared. Pure.
  */
 import { createStageContext, type StageContext, type StageRun, type ToolCall } from '../stagePipeline/index.ts';
-import { channelTools } from './outputChannels.ts';
+import { channelTools, OUTPUT_SEND_PREFIX } from './outputChannels.ts';
 import type { LlmAnswer, OutputKind, Toolset, TurnMessage, TurnOutcome, TurnStopReason } from './turnTypes.ts';
 import type { RegisteredTool } from '../../events/index.ts';
 
@@ -97,11 +97,26 @@ export type TurnState = Readonly<{
   inputWarning: string | null;
 }>;
 
+/**
+ * The tools a turn offers the model: each output channel's two (but those the security policy
+ * refused: a channel's tools are tools like any other) and the plugins' tools the policy let through.
+ */
+export const offeredTools = (toolset: Toolset): RegisteredTool[] => {
+  const refused = new Set((toolset.refused ?? []).map((r) => r.name));
+  return [...channelTools(toolset.channels).filter((t) => !refused.has(t.name)), ...toolset.tools];
+};
+
+/** The output channels a turn may send on (the names of those whose send tool it offers), for its system prompt. */
+export const offeredChannels = (toolset: Toolset): string[] => {
+  const refused = new Set((toolset.refused ?? []).map((r) => r.name));
+  return toolset.channels.filter((c) => !refused.has(`${OUTPUT_SEND_PREFIX}${c.name}`)).map((c) => c.name);
+};
+
 export const initialTurnState = (toolset: Toolset): TurnState => ({
   phase: 'waiting',
   request: null,
   toolset,
-  tools: [...channelTools(toolset.channels), ...toolset.tools],
+  tools: offeredTools(toolset),
   stage: createStageContext(''),
   messages: [],
   recordedCount: 0,

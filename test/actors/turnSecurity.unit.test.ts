@@ -188,6 +188,50 @@ describe('approvals in a turn', () => {
     expect(await run.output()).toMatchObject({ outcome: 'cancelled' });
     expect(run.invocations).toEqual([]);
   });
+
+  // A red team's guest had the model send on every output channel though security.tools denied output_send__*.
+  it("holds an output channel's tools to the policy: a refused one is not offered and never sends, an approved one waits", async () => {
+    const channels = [
+      { name: 'bee', owner: 'bee', capabilities: 1, metaDoc: '' },
+      { name: 'cli', owner: 'cli', capabilities: 1, metaDoc: '' },
+    ];
+    const run = runTurn(
+      {
+        input: 'send',
+        tools,
+        channels,
+        refused: [{ name: 'output_send__bee', reason: "security.tools.deny has 'output_send__b*'" }],
+        approve: [{ name: 'output_send__cli', reason: "security.tools.approve has 'output_send__cli'" }],
+      },
+      {
+        llm: (_, n) =>
+          n === 0
+            ? answer('', [
+                call('c1', 'output_send__bee', { payload: 'hi', type: 'text' }),
+                call('c2', 'output_send__cli', { payload: 'yo', type: 'text' }),
+              ])
+            : answer('done'),
+        tool: () => ({ content: 'ran' }),
+      },
+    );
+    await flush();
+    const offered = run.turn.state.tools.map((t) => t.name);
+    expect(offered).toContain('output_send__bee_help');
+    expect(offered).not.toContain('output_send__bee');
+    expect(run.of('ToolCallRefused').map((f) => [f.data.callId, f.data.reason])).toEqual([
+      ['c1', "security.tools.deny has 'output_send__b*'"],
+    ]);
+    const [asked] = run.of('ApprovalRequested').map((f) => f.data);
+    expect(asked).toMatchObject({ callId: 'c2', name: 'output_send__cli' });
+    await run.turn.send({ type: 'ApprovalAnswered', data: { approval: asked!.approval, approved: true, by: 'ada' } });
+    expect(await run.output()).toMatchObject({ outcome: 'answered', reply: 'done' });
+    // The approved send was sent; the refused one never was.
+    expect(run.of('ToolCompleted').map((f) => [f.data.callId, f.data.result])).toEqual([
+      ['c1', "Error: tool 'output_send__bee' is refused by the security policy: security.tools.deny has 'output_send__b*'"],
+      ['c2', "sent to 'cli'"],
+    ]);
+    await replays(run);
+  });
 });
 
 describe("the proxy's verdicts in a turn", () => {

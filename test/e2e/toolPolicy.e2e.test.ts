@@ -40,6 +40,48 @@ describe('security.tools through homed', () => {
     await verifyReplay(dir);
   });
 
+  // A red team's guest had the model send on every output channel (its own, the waiter sessions')
+  // though security.tools denied output_send__*: a channel's tools went round the policy.
+  it("holds an output channel's tools to the policy as any other tool", async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'call_send', name: 'output_send__cli', arguments: { payload: 'SENT ANYWAY', type: 'text' } }] },
+      { text: 'I could not send it.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { deny: ['output_send__*'] } } } });
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'send it on the cli channel']));
+    expect(reply.stdout).toBe('I could not send it.\n');
+    expect(offered(server.requests[0]!).filter((t) => t.startsWith('output_send__'))).toEqual([]);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain(
+      "tool 'output_send__cli' is refused by the security policy: security.tools.deny has 'output_send__*'",
+    );
+    expect(JSON.stringify(await logOf(dir, '--type', 'OutputSent'))).not.toContain('SENT ANYWAY');
+    // The rule names tools there are: it is not reported as a typo.
+    expect(daemon.output).not.toContain("has 'output_send__*', which names none");
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
+  // A profile locked down with "allow": [] was let through every tool: an empty list counted as none given.
+  it('allows no tool with an empty allow list', async () => {
+    const server = await startLlmServer([
+      { toolCalls: [{ id: 'call_write', name: 'files_write', arguments: { path: 'x.txt', content: 'written anyway' } }] },
+      { text: 'No tools here.' },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { allow: [] } } } });
+    const daemon = await daemons.start(dir);
+    const reply = await finished(spawnNode([WAITER, '--data', dir, 'write x.txt please']));
+    expect(reply.stdout).toBe('No tools here.\n');
+    expect(offered(server.requests[0]!)).toEqual([]);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain(
+      "tool 'files_write' is refused by the security policy: it is not in security.tools.allow (empty: no tool)",
+    );
+    expect(existsSync(join(dir, 'files', 'x.txt'))).toBe(false);
+    await daemons.stop(daemon);
+  });
+
   // A hostile tester's 'file_write' (for files_write) in security.tools.approve was taken without a
   // word, and the write ran unapproved: the approve failed open.
   it('says at start which rules name no tool, with the tool meant, so a typo does not fail open unseen', async () => {

@@ -71,12 +71,12 @@ describe('the tool policy', () => {
     );
   });
 
-  it('lets a tool through exactly when no deny rule names it and, with an allow list, one of it does', () => {
+  it('lets a tool through exactly when no deny rule names it and, with an allow list (an empty one too), one of it does', () => {
     fc.assert(
       fc.property(rules, name, (r, n) => {
         const verdict = decideTool(r, n);
         const denied = (r.deny ?? []).some((g) => plainMatch(g, n));
-        const allowed = (r.allow ?? []).length === 0 || (r.allow ?? []).some((g) => plainMatch(g, n));
+        const allowed = r.allow === undefined || r.allow.some((g) => plainMatch(g, n));
         expect(verdict.allowed).toBe(!denied && allowed);
         if (!verdict.allowed) expect(verdict.reason).toMatch(denied ? /^security\.tools\.deny has '/ : /security\.tools\.allow/);
       }),
@@ -113,9 +113,7 @@ describe('the tool policy by principal', () => {
       fc.property(policy, principal, toolName, (p, who, n) => {
         const layers = [p.tools ?? {}, p.principals?.[who.name] ?? {}, who.profile ?? {}];
         const passes = layers.every(
-          (r) =>
-            !(r.deny ?? []).some((g) => plainMatch(g, n)) &&
-            ((r.allow ?? []).length === 0 || (r.allow ?? []).some((g) => plainMatch(g, n))),
+          (r) => !(r.deny ?? []).some((g) => plainMatch(g, n)) && (r.allow === undefined || r.allow.some((g) => plainMatch(g, n))),
         );
         const privileged = who.name === OWNER || who.name === INTERNAL || (p.owners ?? []).includes(who.name);
         const hardPrivate = HARD_PRIVATE_TOOLS.some((g) => plainMatch(g, n));
