@@ -28,6 +28,8 @@ export type PluginsFacility = Readonly<{
   list(): readonly PluginListing[];
   /** The tool rules of a plugin-declared principal (a profile in its plugin's manifest). */
   profileOf(principal: string): ToolRules | undefined;
+  /** Every principal the loaded plugins' manifests declare (`qq.guest`, …). */
+  profiles(): readonly string[];
   /** Where the cli's /approve and /deny go (the turns hand it over when they start). */
   useApprovals(desk: ApprovalDesk): void;
 }>;

@@ -65,6 +65,7 @@ export const turnsModule = (): KernelModule => {
         timeZone,
         policy,
         profileOf: (principal) => context.require(Facility.plugins).profileOf(principal),
+        profiles: () => context.require(Facility.plugins).profiles(),
         ...(maxRounds ? { maxRounds } : {}),
         log: (line) => context.log(line),
         memory: turnMemoryOf(context.require(Facility.memory), (text) => context.require(Facility.security).scrub(text)),

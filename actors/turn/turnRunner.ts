@@ -26,6 +26,7 @@ import {
   TURN_INPUT_TYPES,
   TURN_STREAM_PREFIX,
   HologramError,
+  closestNames,
   type Clock,
   type EventNamed,
   type EventStore,
@@ -100,6 +101,8 @@ export type TurnRunnerOptions = Readonly<{
   policy?: SecurityPolicy;
   /** The rules of a plugin-declared principal's profile (from its plugin's manifest). */
   profileOf?: (principal: string) => ToolRules | undefined;
+  /** Every principal the plugins declare: a rule for another is said at start (a misspelt one never applies). */
+  profiles?: () => readonly string[];
   maxRounds?: number;
   memory: TurnMemory;
   clock: Clock;
@@ -248,6 +251,19 @@ export class TurnRunner {
       const hint = closest.length ? `did you mean ${closest.map((name) => `'${name}'`).join(' or ')}?` : "see 'waiter /tools'";
       this.options.log(
         `security: ${where} has '${glob}', which names none of the tools registered now (${hint}); it applies only to a tool a plugin registers later`,
+      );
+    }
+    if (!this.options.profiles) return;
+    const principals = [OWNER, INTERNAL, ...this.options.profiles()];
+    const named = [
+      ...Object.keys(policy.principals ?? {}).map((name) => ({ where: `security.principals`, name })),
+      ...(policy.owners ?? []).map((name) => ({ where: 'security.owners', name })),
+    ];
+    for (const { where, name } of named.filter((n) => !principals.includes(n.name))) {
+      const closest = closestNames(name, principals, 3);
+      const hint = closest.length ? `did you mean ${closest.map((c) => `'${c}'`).join(' or ')}?` : 'no plugin declares a profile';
+      this.options.log(
+        `security: ${where} names '${name}', which is not owner, internal or a profile a plugin declares now (${hint}); it applies only once a plugin declaring it is added`,
       );
     }
   }

@@ -746,6 +746,11 @@ export class PluginHub {
     return profile;
   }
 
+  /** Every principal the loaded plugins declare. */
+  declaredPrincipals(): string[] {
+    return [...this.profiles.values()].flatMap((declared) => Object.keys(declared));
+  }
+
   /** The tool rules of a plugin-declared principal (`<plugin>.<profile>`), if some plugin declares it. */
   profileOf(principal: string): PluginProfiles[string] | undefined {
     const plugin = principal.split('.')[0] ?? '';

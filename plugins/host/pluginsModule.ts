@@ -203,6 +203,7 @@ export const pluginsModule = (builtins: readonly BuiltinPlugin[] = BUILTIN_PLUGI
           approvals = desk;
         },
         profileOf: (principal) => hub.profileOf(principal),
+        profiles: () => hub.declaredPrincipals(),
       });
     },
     async stop() {

@@ -346,6 +346,7 @@ describe('the security proxy', () => {
       deliver: async (d) => void delivered.push(d),
       list: () => [],
       profileOf: () => undefined,
+      profiles: () => [],
       useApprovals: () => {},
     });
     await plugins.deliver({ route: { channel: 'cli', target: null }, kind: 'chunk', text: `it is ${KEY}` });

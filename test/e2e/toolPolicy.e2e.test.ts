@@ -86,7 +86,11 @@ describe('security.tools through homed', () => {
   // word, and the write ran unapproved: the approve failed open.
   it('says at start which rules name no tool, with the tool meant, so a typo does not fail open unseen', async () => {
     const settings = {
-      security: { tools: { approve: ['file_write'], deny: ['files_*', 'zzz_*'] }, principals: { guest: { allow: ['memory_recal'] } } },
+      security: {
+        tools: { approve: ['file_write'], deny: ['files_*', 'zzz_*'] },
+        principals: { guest: { allow: ['memory_recal'] }, onwer: { deny: ['files_write'] }, owner: { deny: ['zzz_*'] } },
+        owners: ['qq.owner'],
+      },
     };
     const dir = testDataDir(tempDir(), { settings });
     const daemon = await daemons.start(dir);
@@ -100,6 +104,13 @@ describe('security.tools through homed', () => {
       "security.principals.guest.allow has 'memory_recal', which names none of the tools registered now (did you mean 'memory_recall'",
     );
     expect(daemon.output).not.toContain("has 'files_*'");
+    // A principal no plugin declares is most likely a typo too: its rules would never apply.
+    expect(daemon.output).toContain(
+      "security: security.principals names 'onwer', which is not owner, internal or a profile a plugin declares now (did you mean 'owner'?)",
+    );
+    expect(daemon.output).toContain("security: security.principals names 'guest', which is not owner");
+    expect(daemon.output).toContain("security: security.owners names 'qq.owner', which is not owner");
+    expect(daemon.output).not.toContain("names 'owner'");
     await daemons.stop(daemon);
   });
 });
