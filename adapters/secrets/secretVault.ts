@@ -31,8 +31,11 @@ export class SecretVaultError extends HologramError {
   readonly code = 'SECRET_VAULT';
 }
 
-/** `tools`: the tools (names or globs) its alias may be filled into; none when absent. Not secret, kept in clear. */
-type Sealed = { iv: string; tag: string; data: string; tools?: string[] };
+/**
+ * `tools`: the tools (names or globs) its alias may be filled into; none when absent. `setFrom`:
+ * 'page' when the web UI set it (whoever set it there knows its value). Neither is secret, kept in clear.
+ */
+type Sealed = { iv: string; tag: string; data: string; tools?: string[]; setFrom?: 'page' };
 /** A value the vault held under `name` before it was replaced or removed: no longer filled in, still scrubbed. */
 type Retired = { name: string; iv: string; tag: string; data: string };
 type VaultFile = { version: number; secrets: Record<string, Sealed>; retired?: Retired[] };
@@ -107,8 +110,16 @@ export class SecretVault {
     return (this.has(name) ? this.file.secrets[name]?.tools : undefined) ?? [];
   }
 
-  /** Stores `value` under `name`, replacing what was there; `tools`: where its alias may be filled in. */
-  set(name: string, value: string, tools: readonly string[] = []): void {
+  /** Whether the web UI set `name`'s value as it is now (its setter knows it), not `homed secret set` or `homed init`. */
+  setFromPage(name: string): boolean {
+    return this.has(name) && this.file.secrets[name]?.setFrom === 'page';
+  }
+
+  /**
+   * Stores `value` under `name`, replacing what was there; `tools`: where its alias may be filled in;
+   * `fromPage`: the web UI sets it (see setFromPage).
+   */
+  set(name: string, value: string, tools: readonly string[] = [], { fromPage = false }: Readonly<{ fromPage?: boolean }> = {}): void {
     checkSecretName(name);
     if (value === '') throw new SecretVaultError(`the value for ${name} is empty; give it on stdin`);
     if (value.length < SHORTEST_SECRET) {
@@ -136,6 +147,7 @@ export class SecretVault {
           tag: cipher.getAuthTag().toString('base64'),
           data: data.toString('base64'),
           ...(tools.length ? { tools: [...tools] } : {}),
+          ...(fromPage ? { setFrom: 'page' as const } : {}),
         },
       },
     };

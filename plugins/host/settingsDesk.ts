@@ -151,43 +151,50 @@ export class SettingsDesk {
 
   /** Stores a secret in the vault (for `tools`, as `homed secret set --tools`); its value is never read back. */
   setSecret(name: string, value: string, tools: readonly string[] = []): void {
-    SecretVault.open(this.dataDir).set(name, value, tools);
+    SecretVault.open(this.dataDir).set(name, value, tools, { fromPage: true });
   }
 
   /**
-   * A vault key the saved model sources send somewhere goes nowhere else from the page: a red
-   * team's page saved its source's URL as a server of theirs, then had the key sent there by a
-   * probe (and would have by the next start). Where a key is sent is the owner's to change, by
-   * hand in the file; a key no saved source names yet may be given its first server here.
+   * A key goes from the page only where the saved model sources send it, unless the page gave it:
+   * a red team's page moved a source's URL to a server of theirs, or dropped the source in one save
+   * and named the key with their server in the next, or kept a source's hidden `apiKey` and changed
+   * its URL, or added a source sending one of homed's environment variables; the next start or a
+   * probe sent the key there. Where such a key goes is the owner's to change, by hand in the file;
+   * a vault key the page set itself, or an `apiKey` it typed, it knows already, and may send anywhere.
    */
   private keysSentElsewhere(settings: Json, stored: Json): SettingsProblem[] {
-    return sourcesOf(settings).flatMap(({ apiKeySecret, baseUrl }, i) => {
-      if (apiKeySecret === undefined || baseUrl === undefined) return [];
-      const origins = originsSending(apiKeySecret, stored);
-      if (origins.length === 0 || origins.includes(originOf(baseUrl))) return [];
+    const vault = SecretVault.open(this.dataDir);
+    const saved = new Set(sourcesOf(stored).flatMap((s) => (s.key && s.baseUrl !== undefined ? [sends(s.key, s.baseUrl)] : [])));
+    const savedInline = new Set(sourcesOf(stored).flatMap((s) => (s.key?.kind === 'apiKey' ? [s.key.ref] : [])));
+    return sourcesOf(settings).flatMap(({ key, baseUrl }, i) => {
+      if (key === undefined || baseUrl === undefined || saved.has(sends(key, baseUrl))) return [];
+      if (key.kind === 'apiKeySecret' && vault.setFromPage(key.ref)) return [];
+      if (key.kind === 'apiKey' && !savedInline.has(key.ref)) return [];
+      const origins = originsSending(key, stored);
       return [
         {
           key: `llm.sources[${i}].baseUrl`,
           problem:
-            `would send the vault key ${apiKeySecret} to ${originOf(baseUrl)}; the saved sources send it only to ${origins.join(', ')}, ` +
-            `and the page sends a key nowhere new: edit ${this.path()} by hand to move it`,
+            `would send ${keyNamed(key)} to ${originOf(baseUrl)}; the saved sources send it ${origins.length ? `only to ${origins.join(', ')}` : 'nowhere'}, ` +
+            `and the page sends a key it did not set nowhere new: edit ${this.path()} by hand to send it there`,
         },
       ];
     });
   }
 
   /**
-   * A vault key goes only where a saved model source sends it: the probe takes any URL, and
-   * whoever holds the page's token would otherwise have the key sent to a server of theirs.
-   * @throws SecretVaultError naming where the key may go
+   * A vault key goes only where a saved model source sends it (or anywhere, set from the page):
+   * the probe takes any URL, and whoever holds the page's token would otherwise have the key sent
+   * to a server of theirs. @throws SecretVaultError naming where the key may go
    */
   private refuseSendingElsewhere(name: string, baseUrl: string): void {
     const stored = this.stored();
-    const origins = 'broken' in stored ? [] : originsSending(name, stored);
-    if (origins.includes(originOf(baseUrl))) return;
+    const key: SourceKey = { kind: 'apiKeySecret', ref: name };
+    const origins = 'broken' in stored ? [] : originsSending(key, stored);
+    if (origins.includes(originOf(baseUrl)) || SecretVault.open(this.dataDir).setFromPage(name)) return;
     throw new SecretVaultError(
-      `${name} is sent only to the servers of the saved model sources that name it (${origins.join(', ') || 'none yet'}); ` +
-        'save the source first, or give the key itself to try another server',
+      `${name} is sent only to the servers of the saved model sources that name it (${origins.join(', ') || 'none'}); ` +
+        'name it in a source in settings.json by hand, set it again from this page, or give the key itself to try another server',
     );
   }
 
@@ -221,22 +228,42 @@ export class SettingsDesk {
   }
 }
 
-/** The model sources of `settings`, each with the key it names in the vault and its URL, where they are strings. */
-const sourcesOf = (settings: Json): Readonly<{ apiKeySecret?: string; baseUrl?: string }>[] => {
+/** How a model source gives its key: a vault secret's name, an environment variable's name, or the key itself. */
+type SourceKey = Readonly<{ kind: 'apiKeySecret' | 'apiKeyEnv' | 'apiKey'; ref: string }>;
+
+const KEY_KINDS = ['apiKeySecret', 'apiKeyEnv', 'apiKey'] as const;
+
+/** The model sources of `settings`, each with how it gives its key and its URL, where they are strings. */
+const sourcesOf = (settings: Json): Readonly<{ key?: SourceKey; baseUrl?: string }>[] => {
   const sources = ((settings as { llm?: { sources?: unknown } } | null)?.llm?.sources ?? []) as unknown;
   if (!Array.isArray(sources)) return [];
   return sources.map((s) => {
-    const { apiKeySecret, baseUrl } = (isPlainObject<unknown>(s) ? s : {}) as { apiKeySecret?: unknown; baseUrl?: unknown };
+    const source = (isPlainObject<unknown>(s) ? s : {}) as Record<string, unknown>;
+    const kind = KEY_KINDS.find((k) => typeof source[k] === 'string');
+    const { baseUrl } = source;
     return {
-      ...(typeof apiKeySecret === 'string' ? { apiKeySecret } : {}),
+      ...(kind ? { key: { kind, ref: source[kind] as string } } : {}),
       ...(typeof baseUrl === 'string' ? { baseUrl } : {}),
     };
   });
 };
 
-/** Where the sources of `settings` send vault key `name`. */
-const originsSending = (name: string, settings: Json): string[] =>
-  sourcesOf(settings).flatMap((s) => (s.apiKeySecret === name && s.baseUrl !== undefined ? [originOf(s.baseUrl)] : []));
+/** A key and where it goes, as one string. */
+const sends = (key: SourceKey, baseUrl: string): string => JSON.stringify([key.kind, key.ref, originOf(baseUrl)]);
+
+/** Where the sources of `settings` send `key`. */
+const originsSending = (key: SourceKey, settings: Json): string[] =>
+  sourcesOf(settings).flatMap((s) =>
+    s.key?.kind === key.kind && s.key.ref === key.ref && s.baseUrl !== undefined ? [originOf(s.baseUrl)] : [],
+  );
+
+/** How a problem names a key (never by its value). */
+const keyNamed = (key: SourceKey): string =>
+  key.kind === 'apiKeySecret'
+    ? `the vault key ${key.ref}`
+    : key.kind === 'apiKeyEnv'
+      ? `the value of homed's environment variable ${key.ref}`
+      : 'the apiKey the file holds';
 
 /** Where a URL sends what it is given: its scheme, host and port (the text itself when it is no URL). */
 const originOf = (url: string): string => {

@@ -10,7 +10,7 @@
  * that trickle their headers cannot lock the owner out; and settings out of range are refused
  * by the same rule when the web UI saves them and when homed starts.
  */
-import { request as httpRequest } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
@@ -19,7 +19,7 @@ import { webuiUrlOf } from '../support/browser.ts';
 import { askSocket, testDataDir, useDaemons, type RunningDaemon } from '../support/homedSession.ts';
 import { startLlmServer } from '../support/llmServer/index.ts';
 import { FILLER_EVENTS, longLogDataDir } from '../support/longLog.ts';
-import { finished, hasNoStackTrace, runHomed, spawnNode, WAITER } from '../support/processes.ts';
+import { finished, HOMED, hasNoStackTrace, runHomed, runNodeWithInput, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -98,6 +98,10 @@ describe('the web UI against hostile callers', () => {
 
     expect((await call(url, '/api/overview')).status).toBe(401);
     expect((await call(url, '/api/overview', { headers: signedIn('0'.repeat(64)) })).status).toBe(401);
+    // As long as the token in characters, longer in bytes: it answered 500 and logged a line per request.
+    const multibyte = await call(url, '/api/overview', { headers: { authorization: `Bearer ${'é'.repeat(64)}` } });
+    expect(multibyte.status).toBe(401);
+    expect((await call(url, `/?token=${'%C3%A9'.repeat(64)}`)).status).toBe(401);
     const wrong = await call(url, '/?token=nope');
     expect(wrong.status).toBe(401);
     expect(wrong.headers['set-cookie'], 'a wrong token signs nobody in').toBeUndefined();
@@ -231,6 +235,39 @@ describe('the web UI against hostile callers', () => {
     }
     const rebound = await call(url, '/api/overview', { headers: signedIn(token, { host: `evil.example:${url.port}` }) });
     expect(rebound.status).toBe(421);
+  });
+
+  // Red team round 14: with the page's token, one save dropped the source that named a vault key and the next named it
+  // with the tester's server (no saved source named it then); a probe sent the key there at once. A hidden apiKey kept
+  // with a new URL, and a source sending one of homed's environment variables, went there at the next start.
+  it("sends no key the page did not set to a server of the page's choosing, in two saves or one", async () => {
+    const heard: string[] = [];
+    const attacker = createHttpServer((request, response) => {
+      heard.push(String(request.headers.authorization));
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    daemons.onCleanup(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
+    const evil = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/v1`;
+    const good = { name: 'good', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'LLM_GOOD' };
+    const dir = testDataDir(tempDir(), { sources: [good] });
+    const set = await runNodeWithInput([HOMED, 'secret', 'set', 'LLM_GOOD', '--data', dir], 'sk-vault-only-to-good-77\n');
+    expect(set.code, set.stderr).toBe(0);
+    const url = webuiUrlOf((await daemons.start(dir)).output);
+    const token = url.searchParams.get('token')!;
+    const post = (path: string, body: unknown) =>
+      call(url, path, { method: 'POST', headers: signedIn(token, asJson), body: JSON.stringify(body) });
+    expect((await post('/api/settings', { settings: { plugins: { webui: { port: 0 } } } })).status).toBe(200);
+    const moved = await post('/api/settings', {
+      settings: { plugins: { webui: { port: 0 } }, llm: { sources: [{ ...good, baseUrl: evil }] } },
+    });
+    expect(moved.status, moved.body).toBe(422);
+    expect(JSON.parse(moved.body).problems[0].problem).toContain('would send the vault key LLM_GOOD to http://127.0.0.1:');
+    const envSource = { name: 'env', adapter: 'openai', baseUrl: evil, model: 'm', apiKeyEnv: 'PATH' };
+    expect((await post('/api/settings', { settings: { llm: { sources: [envSource] } } })).status).toBe(422);
+    const probe = await post('/api/probe', { adapter: 'openai', baseUrl: evil, model: 'm', apiKeySecret: 'LLM_GOOD' });
+    expect(probe.body).toContain('LLM_GOOD is sent only to the servers of the saved model sources that name it (none)');
+    expect(heard).toEqual([]);
   });
 
   it('refuses to save a port out of range or an unknown projection, by the rule homed starts with', async () => {

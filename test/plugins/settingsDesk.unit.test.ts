@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidSettings, loadSettings } from '../../actors/modules/config.ts';
 import { SecretAliases } from '../../actors/security/secretAliases.ts';
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { HIDDEN, hideSecrets, restoreHidden, SettingsDesk, settingsReference } from '../../plugins/host/settingsDesk.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -92,7 +93,8 @@ describe('the settings desk', () => {
     const saved = { name: 'a', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'LLM_A' };
     writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [saved] } }));
     const desk = new SettingsDesk(dir);
-    desk.setSecret('LLM_A', 'sk-only-to-a-1234');
+    // Set as `homed secret set` sets it: the page does not know its value.
+    SecretVault.open(dir).set('LLM_A', 'sk-only-to-a-1234');
     for (const baseUrl of ['http://127.0.0.1:10/v1', 'http://evil.test/v1', 'https://127.0.0.1:9/v1']) {
       await expect(desk.probe({ adapter: 'openai', baseUrl, model: 'm', apiKeySecret: 'LLM_A' }), baseUrl).rejects.toThrow(
         'LLM_A is sent only to the servers of the saved model sources that name it (http://127.0.0.1:9)',
@@ -125,7 +127,7 @@ describe('the settings desk', () => {
       const source = { name: 'a', adapter: 'openai', baseUrl, model: 'm', apiKeySecret: 'LLM_A' };
       writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [source] } }));
       const desk = new SettingsDesk(dir, (value) => new SecretAliases(dir).scrubDeep(value));
-      desk.setSecret('LLM_A', key);
+      SecretVault.open(dir).set('LLM_A', key);
       const elsewhere = { ...source, baseUrl: 'http://evil.test/v1' };
       expect((await desk.save({ llm: { sources: [elsewhere] } })).problems).toEqual([
         {
@@ -136,7 +138,8 @@ describe('the settings desk', () => {
         },
       ]);
       expect(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).llm.sources[0].baseUrl).toBe(baseUrl);
-      // Another path of the same server, and a key no saved source names yet, are the page's to give.
+      // Another path of the same server is the page's to give, and a key the page set itself goes anywhere.
+      desk.setSecret('LLM_B', 'sk-page-typed-5678');
       const moved = [
         { ...source, baseUrl: `${baseUrl}/again` },
         { ...source, name: 'b', baseUrl: 'http://other.test/v1', apiKeySecret: 'LLM_B' },
@@ -149,6 +152,48 @@ describe('the settings desk', () => {
     } finally {
       echo.close();
     }
+  });
+
+  // Red team round 14: the page dropped the source in one save and named the key with its own server in the next (no
+  // saved source named it then), kept a hidden apiKey and moved its URL, and added a source sending one of homed's
+  // environment variables; the probe, or the next start, sent each key there.
+  it('sends no key the page did not set anywhere new: not after the source is dropped, not as a hidden apiKey, not from the environment', async () => {
+    const dir = tempDir();
+    const good = { name: 'good', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'LLM_GOOD' };
+    const inline = { name: 'inline', adapter: 'openai', baseUrl: 'http://127.0.0.1:8/v1', model: 'm', apiKey: 'sk-inline-secret-1234' };
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ llm: { sources: [inline, good] } }));
+    SecretVault.open(dir).set('LLM_GOOD', 'sk-vault-secret-1234');
+    SecretVault.open(dir).set('LLM_UNNAMED', 'sk-unnamed-secret-1234');
+    const desk = new SettingsDesk(dir);
+    const evil = 'http://evil.test/v1';
+    // The page drops the source that names LLM_GOOD (the hidden apiKey kept as the file holds it).
+    expect((await desk.save({ llm: { sources: [{ ...inline, apiKey: HIDDEN }] } })).problems).toEqual([]);
+    const problems = (
+      await desk.save({
+        llm: {
+          sources: [
+            { ...inline, baseUrl: evil, apiKey: HIDDEN },
+            { ...good, baseUrl: evil },
+            { ...good, name: 'env', baseUrl: evil, apiKeySecret: undefined, apiKeyEnv: 'HOME' },
+            { ...good, name: 'unnamed', baseUrl: evil, apiKeySecret: 'LLM_UNNAMED' },
+          ],
+        },
+      })
+    ).problems.map((p) => p.problem);
+    expect(problems).toEqual([
+      expect.stringContaining(
+        'would send the apiKey the file holds to http://evil.test; the saved sources send it only to http://127.0.0.1:8',
+      ),
+      expect.stringContaining('would send the vault key LLM_GOOD to http://evil.test; the saved sources send it nowhere'),
+      expect.stringContaining("would send the value of homed's environment variable HOME to http://evil.test"),
+      expect.stringContaining('would send the vault key LLM_UNNAMED to http://evil.test'),
+    ]);
+    await expect(desk.probe({ adapter: 'openai', baseUrl: evil, model: 'm', apiKeySecret: 'LLM_GOOD' })).rejects.toThrow(
+      'LLM_GOOD is sent only to the servers of the saved model sources that name it (none)',
+    );
+    expect(readFileSync(join(dir, 'settings.json'), 'utf8')).not.toContain('evil');
+    // An apiKey the page types, it knows: it may go anywhere.
+    expect((await desk.save({ llm: { sources: [{ ...inline, baseUrl: evil, apiKey: 'sk-typed-on-the-page-99' }] } })).problems).toEqual([]);
   });
 
   // 3,000 levels sent to the web UI answered 500 'Maximum call stack size exceeded' (found by the hostile tester).

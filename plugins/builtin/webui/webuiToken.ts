@@ -29,6 +29,9 @@ export const webuiToken = async (stateDir: string): Promise<string> => {
 
 /** Whether `given` is the token, compared in constant time. */
 export const tokenMatches = (token: string, given: string | undefined): boolean => {
-  if (given === undefined || given.length !== token.length) return false;
-  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  if (given === undefined) return false;
+  // Compared as bytes: a string of the token's length in other characters has more of them (timingSafeEqual throws then).
+  const bytes = Buffer.from(given);
+  const expected = Buffer.from(token);
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
 };
