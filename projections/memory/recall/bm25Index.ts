@@ -84,6 +84,8 @@ export class Bm25Index {
   private ids: (string | undefined)[] = [];
   /** Per slot, the number its adder tagged the document with (-1: none): what `weigh` is handed beside the id, to look the document up by. */
   private tags: number[] = [];
+  /** Per tag, the slot of the live document tagged with it (-1: none): how boosted documents, named by tag, are found with no map. */
+  private slotOfTag = new Int32Array(0);
   /** Per slot its length in tokens (the first `ids.length` entries written); a typed array keeps a search's reads of it close together. */
   private lengths = new Uint32Array(INITIAL_DOCUMENTS);
   private digests: number[] = [];
@@ -211,7 +213,28 @@ export class Bm25Index {
   /** Tags the document `id` (see `addCounts`): a snapshot holds no tags, its reader gives them again. */
   tag(id: string, tag: number): void {
     const slot = this.slots.get(id);
-    if (slot !== undefined) this.tags[slot] = tag;
+    if (slot === undefined) return;
+    this.untag(slot);
+    this.tags[slot] = tag;
+    this.tagged(slot);
+  }
+
+  /** Records that the document in `slot` carries its tag (the tags of live documents are distinct, as item slots are). */
+  private tagged(slot: number): void {
+    const tag = this.tags[slot]!;
+    if (tag < 0) return;
+    if (tag >= this.slotOfTag.length) {
+      const grown = new Int32Array(Math.max(INITIAL_DOCUMENTS, Math.ceil((tag + 1) * GROWTH))).fill(-1);
+      grown.set(this.slotOfTag);
+      this.slotOfTag = grown;
+    }
+    this.slotOfTag[tag] = slot;
+  }
+
+  /** The document in `slot` no longer answers to its tag. */
+  private untag(slot: number): void {
+    const tag = this.tags[slot]!;
+    if (tag >= 0 && this.slotOfTag[tag] === slot) this.slotOfTag[tag] = -1;
   }
 
   /** Whether `id` is indexed with these counts (by their sum and digest). */
@@ -256,6 +279,7 @@ export class Bm25Index {
     }
     this.ids.push(id);
     this.tags.push(tag);
+    this.tagged(slot);
     this.lengths[slot] = length;
     this.digests.push(digestOf(counts));
     this.totalLength += length;
@@ -281,6 +305,7 @@ export class Bm25Index {
     }
     this.slots.delete(id);
     this.ids[slot] = undefined;
+    this.untag(slot);
     this.totalLength -= length;
     if (this.deadEntries > this.compactAtLeast && this.deadEntries * 4 > this.liveEntries) this.compact();
     return true;
@@ -368,6 +393,8 @@ export class Bm25Index {
     this.largeTfs = largeTfs;
     this.ids = ids;
     this.tags = tags;
+    this.slotOfTag.fill(-1);
+    for (let slot = 0; slot < ids.length; slot++) this.tagged(slot);
     this.lengths = Uint32Array.from(lengths);
     this.digests = digests;
     this.deadEntries = 0;
@@ -621,14 +648,17 @@ export class Bm25Index {
     return 0;
   }
 
-  /** The live slots of the boosted documents, ascending. */
+  /** The live slots of the boosted documents, ascending, each once. */
   private boostedSlots(boosted: BoostedDocuments | undefined): Int32Array {
-    const slots = new Set<number>();
-    for (const id of boosted?.ids ?? []) {
-      const slot = this.slots.get(id);
-      if (slot !== undefined) slots.add(slot);
+    const slots: number[] = [];
+    for (const tag of boosted?.tags ?? []) {
+      const slot = tag >= 0 && tag < this.slotOfTag.length ? this.slotOfTag[tag]! : -1;
+      if (slot >= 0) slots.push(slot);
     }
-    return Int32Array.from(slots).sort();
+    const sorted = Int32Array.from(slots).sort();
+    let kept = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[kept++] = sorted[i]!;
+    return sorted.subarray(0, kept);
   }
 
   /** What `term` adds to the score of the document at entry `at` of its posting. */
@@ -713,8 +743,8 @@ const seek = (slots: Int32Array, from: number, used: number, slot: number): numb
   return hi;
 };
 
-/** Documents that may weigh more than the others: every document not in `ids` weighs at most `restMax`. */
-export type BoostedDocuments = Readonly<{ ids: Iterable<string>; restMax: number }>;
+/** Documents that may weigh more than the others, by their tags: every document not among them weighs at most `restMax`. */
+export type BoostedDocuments = Readonly<{ tags: Iterable<number>; restMax: number }>;
 
 /** Above every slot: no document left. */
 const NO_SLOT = 2 ** 31;

@@ -127,6 +127,11 @@ export class ItemTable {
     return this.ids[slot]!;
   }
 
+  /** The id `slot` holds now; undefined when it is free (or past the table). */
+  idAt(slot: number): string | undefined {
+    return this.ids[slot];
+  }
+
   tier(slot: number): RecallTier {
     return TIERS[this.tiers[slot]!]!;
   }

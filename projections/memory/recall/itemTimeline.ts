@@ -12,6 +12,8 @@ const UNSORTED_AT_MOST = 1_024;
 export class ItemTimeline {
   private times = new Float64Array(64);
   private ids: string[] = [];
+  /** Per entry, the slot its item had when it was added (a removed item's slot may hold another since). */
+  private slots = new Int32Array(64);
   /** Entries [0, sorted) are in time order; those after were appended out of order since. */
   private sorted = 0;
 
@@ -22,39 +24,44 @@ export class ItemTimeline {
     return this.ids.length;
   }
 
-  /** Records `id` at each of `times`. */
-  add(id: string, times: readonly number[]): void {
+  /** Records `id`, in `slot` of its table, at each of `times`. */
+  add(id: string, slot: number, times: readonly number[]): void {
     for (const time of times) {
       const at = this.ids.length;
       if (at === this.times.length) {
         const grown = new Float64Array(at * 2);
         grown.set(this.times);
         this.times = grown;
+        const slots = new Int32Array(at * 2);
+        slots.set(this.slots);
+        this.slots = slots;
       }
       this.times[at] = time;
+      this.slots[at] = slot;
       this.ids.push(id);
       if (this.sorted === at && (at === 0 || this.times[at - 1]! <= time)) this.sorted = at + 1;
     }
   }
 
   /** Drops every entry, then records `items` afresh (the removed items' entries go). */
-  rebuild(items: Iterable<readonly [string, readonly number[]]>): void {
+  rebuild(items: Iterable<readonly [string, number, readonly number[]]>): void {
     this.ids = [];
     this.sorted = 0;
-    for (const [id, times] of items) this.add(id, times);
+    for (const [id, slot, times] of items) this.add(id, slot, times);
     this.sort();
   }
 
   /**
-   * The ids `live` accepts that were said at, or speak of, a time within one of `windows` (both
-   * ends included), each once; undefined as soon as there are more than `atMost` of them.
+   * The slots of the items `live` accepts (by id and slot) that were said at, or speak of, a time
+   * within one of `windows` (both ends included), each once; undefined as soon as there are more
+   * than `atMost` of them. Slots, not ids: what a search looks its documents up by, with no map.
    */
-  within(windows: readonly TimeWindow[], live: (id: string) => boolean, atMost: number): Set<string> | undefined {
+  within(windows: readonly TimeWindow[], live: (id: string, slot: number) => boolean, atMost: number): Set<number> | undefined {
     if (this.ids.length - this.sorted > Math.max(this.unsortedAtMost, this.sorted / 8)) this.sort();
-    const found = new Set<string>();
+    const found = new Set<number>();
     const take = (i: number): boolean => {
-      const id = this.ids[i]!;
-      if (live(id)) found.add(id);
+      const slot = this.slots[i]!;
+      if (live(this.ids[i]!, slot)) found.add(slot);
       return found.size <= atMost;
     };
     for (const { from, to } of windows) {
@@ -83,12 +90,15 @@ export class ItemTimeline {
     const count = this.ids.length;
     const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => this.times[a]! - this.times[b]!);
     const times = new Float64Array(Math.max(64, count * 2));
+    const slots = new Int32Array(times.length);
     const ids: string[] = new Array(count);
     for (let i = 0; i < count; i++) {
       times[i] = this.times[order[i]!]!;
+      slots[i] = this.slots[order[i]!]!;
       ids[i] = this.ids[order[i]!]!;
     }
     this.times = times;
+    this.slots = slots;
     this.ids = ids;
     this.sorted = count;
   }

@@ -222,7 +222,7 @@ export class RecallIndex {
 
   private keep(item: TableRow): number {
     const slot = this.items.set(item);
-    this.timeline.add(item.id, timesOf(item));
+    this.timeline.add(item.id, slot, timesOf(item));
     return slot;
   }
 
@@ -341,7 +341,7 @@ export class RecallIndex {
     if (this.timeline.entries > 2 * this.items.size + TIMELINE_STALE_AT_MOST) {
       this.timeline.rebuild(
         [...this.items.slots()].map(
-          (slot) => [this.items.id(slot), timesOf({ at: this.items.at(slot), spokenOf: this.items.spokenOf(slot) })] as const,
+          (slot) => [this.items.id(slot), slot, timesOf({ at: this.items.at(slot), spokenOf: this.items.spokenOf(slot) })] as const,
         ),
       );
     }
@@ -376,8 +376,9 @@ export class RecallIndex {
   private boostedFor(weigh: RecallWeight | undefined): BoostedDocuments | undefined {
     if (!weigh?.windowed) return undefined;
     const atMost = Math.max(BOOSTED_AT_MOST, this.items.size * BOOSTED_SHARE);
-    const ids = this.timeline.within(weigh.windowed.windows, (id) => this.items.has(id), atMost);
-    return ids && { ids, restMax: weigh.windowed.restMax };
+    // An entry is its item's while the slot still holds that id (a removed item's slot is reused).
+    const slots = this.timeline.within(weigh.windowed.windows, (id, slot) => this.items.idAt(slot) === id, atMost);
+    return slots && { tags: slots, restMax: weigh.windowed.restMax };
   }
 
   /**

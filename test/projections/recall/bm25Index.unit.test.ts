@@ -51,7 +51,8 @@ const prunedAndFull = (documents: readonly string[][], removed: readonly number[
   const pruned = new Bm25Index({ compactAtLeast: 2, ...(weighBatch ? { weighBatch } : {}), ...recent });
   const full = new Bm25Index({ prune: false, ...recent });
   for (const index of [pruned, full]) {
-    for (const [i, words] of documents.entries()) index.add({ id: `d${i}`, tokens: words });
+    // Each tagged with its number, as the recall index tags a document with its item's slot.
+    for (const [i, words] of documents.entries()) index.addCounts(`d${i}`, countsOf(words), i);
     for (const i of new Set(removed)) if (i < documents.length) index.remove(`d${i}`, countsOf(documents[i]!));
   }
   return { pruned, full };
@@ -178,7 +179,8 @@ describe('Bm25Index', () => {
     // The idf is the term's over every use: it is as common as it is.
     expect(index.idf('coffee')).toBe(every.idf('coffee'));
     // A boosted document (of a month the query names) counts its older uses too.
-    const boostedOld = { ids: ['old'], restMax: 1 };
+    index.tag('old', 7);
+    const boostedOld = { tags: [7], restMax: 1 };
     const weigh = (id: string): number => (id === 'old' ? 2 : 1);
     expect(index.search(['coffee', 'pottery'], 1, weigh, 2, boostedOld)[0]).toEqual({
       id: 'old',
@@ -442,16 +444,48 @@ describe('Bm25Index', () => {
         RECENT,
         (documents, removed, query, weights, boostedAt, k, weighBatch, recentUses) => {
           const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
-          // Boosted ids may name documents removed or never added.
+          // Boosted tags may name documents removed or never added.
           const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]! * (boosted.has(id) ? 2 : 1);
-          expect(pruned.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(
-            full.search(query, k, weigh, 3, { ids: boosted, restMax: 1.5 }),
+          expect(pruned.search(query, k, weigh, 3, { tags: boostedAt, restMax: 1.5 })).toEqual(
+            full.search(query, k, weigh, 3, { tags: boostedAt, restMax: 1.5 }),
           );
         },
       ),
       { numRuns: 1_000 },
     );
+  });
+
+  it('finds a boosted document by its tag through removals, a tag taken again, retagging and compaction', () => {
+    const index = new Bm25Index({ compactAtLeast: 0, recentUses: 1 });
+    const full = new Bm25Index({ prune: false, recentUses: 1 });
+    for (const bm25 of [index, full]) {
+      bm25.addCounts('a', countsOf(['tea', 'cake']), 5);
+      bm25.addCounts('b', countsOf(['tea']), 6);
+      bm25.addCounts('c', countsOf(['tea']), 7);
+      bm25.remove('a', countsOf(['tea', 'cake']));
+      // The slot an item left is another's now, and so is its tag.
+      bm25.addCounts('d', countsOf(['tea', 'scone']), 5);
+      bm25.addCounts('e', countsOf(['tea']), 8);
+      bm25.tag('b', 9);
+      bm25.remove('c', countsOf(['tea']));
+    }
+    // Only 'e', the most recent, counts 'tea' unless boosted: boosted, an older use counts too.
+    const weigh = (): number => 1;
+    for (const [tags, boostedIds] of [
+      [[5], ['d']],
+      [[9], ['b']],
+      [[6], []],
+      [[7], []],
+      [
+        [5, 9, 5],
+        ['b', 'd'],
+      ],
+    ] as const) {
+      const hits = index.search(['tea'], 10, weigh, 2, { tags, restMax: 1 });
+      expect(hits.map((h) => h.id).sort()).toEqual([...boostedIds, 'e'].sort());
+      expect(hits).toEqual(full.search(['tea'], 10, weigh, 2, { tags, restMax: 1 }));
+    }
   });
 
   it('meeting a weight above its bound, ranks exactly as a full search', () => {
@@ -468,10 +502,9 @@ describe('Bm25Index', () => {
         RECENT,
         (documents, removed, query, weights, boostedAt, weighBatch, recentUses) => {
           const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
-          const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]!;
-          expect(pruned.search(query, 61, weigh, 3, { ids: boosted, restMax: 1.5 })).toEqual(
-            full.search(query, 61, weigh, 3, { ids: boosted, restMax: 1.5 }),
+          expect(pruned.search(query, 61, weigh, 3, { tags: boostedAt, restMax: 1.5 })).toEqual(
+            full.search(query, 61, weigh, 3, { tags: boostedAt, restMax: 1.5 }),
           );
         },
       ),
