@@ -63,8 +63,14 @@ import { TurnActor, type TurnActorOptions } from './turnActor.ts';
 import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffects.ts';
 import { ToolsetLedger } from './toolsets.ts';
 
-/** The most replies to one principal the owner has not vouched for that may wait for approval at once. */
-export const MAX_PARKED_PER_PRINCIPAL = 8;
+/**
+ * The most replies to one plugin's inputs (all its principals together: a plugin declares as many
+ * as it likes) that may wait for approval at once, unless the owner vouched for the principal.
+ */
+export const MAX_PARKED_PER_PLUGIN = 8;
+
+/** The plugin a principal speaks for: `qq` of `qq.guest` (a plugin's input without a profile is its name). */
+const pluginOfPrincipal = (principal: string): string => principal.split('.')[0]!;
 
 /**
  * The toolset as the security policy lets `principal` use it: refused tools out (recorded as
@@ -494,17 +500,21 @@ export class TurnRunner {
   }
 
   /**
-   * The toolset, with no call of it allowed to wait for approval when `principal` (one the owner
-   * has not vouched for) has MAX_PARKED_PER_PRINCIPAL replies waiting already: parked replies hold
-   * no input's place, so without this a plugin's guest could pile them up without end.
+   * The toolset, with no call of it allowed to wait for approval when the plugin `principal` speaks
+   * for (one the owner has not vouched for) has MAX_PARKED_PER_PLUGIN replies waiting already, to
+   * any of its principals: parked replies hold no input's place, so without this a plugin's guest
+   * could pile them up without end (and per principal, a plugin declaring many profiles did).
    */
   private withParkedBound(toolset: Toolset, principal: string): Toolset {
     if (isPrivileged(this.options.policy ?? {}, principal)) return toolset;
-    const waiting = [...this.parked.values()].filter(({ said }) => said.principal === principal).length;
-    if (waiting < MAX_PARKED_PER_PRINCIPAL) return toolset;
+    const plugin = pluginOfPrincipal(principal);
+    const waiting = [...this.parked.values()].filter(
+      ({ said }) => pluginOfPrincipal(said.principal) === plugin && !isPrivileged(this.options.policy ?? {}, said.principal),
+    ).length;
+    if (waiting < MAX_PARKED_PER_PLUGIN) return toolset;
     return {
       ...toolset,
-      approvalsRefused: `${waiting} replies to ${principal} already wait for a person's approval; ask again once they are answered`,
+      approvalsRefused: `${waiting} replies to the inputs of plugin ${plugin} already wait for a person's approval; ask again once they are answered`,
     };
   }
 

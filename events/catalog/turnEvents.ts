@@ -232,7 +232,7 @@ export const turnEvents = {
       secrets: optional(array(object({ name: string(), tools: array(string()) }))),
       /** Why no secret may be filled into the calls of a turn using this set (its input is not from the owner). */
       secretsRefused: optional(string()),
-      /** Why no call of a turn using this set may wait for approval (too many replies to its principal wait already). */
+      /** Why no call of a turn using this set may wait for approval (too many replies to its plugin's inputs wait already). */
       approvalsRefused: optional(string()),
       /** The sandbox the turn judges its calls' paths by, as written (the proxy judges them again as they resolve). */
       sandbox: optional(turnSandbox()),

@@ -8,6 +8,8 @@ import type { PluginProfiles } from '../sdk/manifestTypes.ts';
 
 const RULE_KEYS = ['allow', 'deny', 'approve'] as const;
 const PROFILE_NAME = /^[a-z0-9_-]{1,40}$/;
+/** The most profiles one manifest declares: a few (a guest, a member, an admin); each is a principal the daemon keeps books for. */
+export const MOST_PROFILES = 16;
 
 export const parseProfiles = (value: unknown, plugin: string | undefined, problems: string[]): PluginProfiles | undefined => {
   if (value === undefined) return undefined;
@@ -18,6 +20,11 @@ export const parseProfiles = (value: unknown, plugin: string | undefined, proble
     return undefined;
   }
   const profiles: Record<string, Record<string, string[]>> = {};
+  const declared = Object.keys(value).length;
+  if (declared > MOST_PROFILES) {
+    problems.push(`"profiles" declares ${declared} profiles; a plugin declares at most ${MOST_PROFILES} (a guest, a member, an admin…)`);
+    return undefined;
+  }
   for (const [name, rules] of Object.entries(value)) {
     const [owner, rest, ...more] = name.split('.');
     if (owner !== plugin || rest === undefined || more.length > 0 || !PROFILE_NAME.test(rest)) {

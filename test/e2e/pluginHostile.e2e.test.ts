@@ -9,7 +9,7 @@ import { afterToolResult, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, hostPidOfTag, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
-import { MAX_PARKED_PER_PRINCIPAL } from '../../actors/turn/turnRunner.ts';
+import { MAX_PARKED_PER_PLUGIN } from '../../actors/turn/turnRunner.ts';
 import { STAGE_BUDGET_MS } from '../../plugins/host/callCharges.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
 
@@ -298,8 +298,9 @@ describe('a hostile plugin', () => {
 
 describe('a plugin piling up replies that wait for approval', () => {
   // A red-team run: a guest whose every call waits for approval sent 150 inputs, and 182 calls
-  // waited in the owner's /approvals (a parked reply holds no input's place, so the flood bound missed them).
-  it('gets at most MAX_PARKED_PER_PRINCIPAL of them waiting; the calls of the rest are refused, saying why', async () => {
+  // waited in the owner's /approvals (a parked reply holds no input's place, so the flood bound missed them); bounded
+  // per principal, a plugin declaring twelve profiles had 96 waiting.
+  it('gets at most MAX_PARKED_PER_PLUGIN of them waiting, whichever of its profiles they are to; the calls of the rest are refused, saying why', async () => {
     let calls = 0;
     const server = await startLlmServer([
       { when: afterToolResult, repeat: true, reply: { text: 'That needs the owner.' } },
@@ -311,12 +312,16 @@ describe('a plugin piling up replies that wait for approval', () => {
     const settled = async () =>
       (await logOf(dir, '--type', 'ApprovalRequested')).length + (await logOf(dir, '--type', 'ToolCallRefused')).length;
     await expect.poll(settled, { timeout: 60_000, interval: 500 }).toBe(12);
-    expect(await logOf(dir, '--type', 'ApprovalRequested')).toHaveLength(MAX_PARKED_PER_PRINCIPAL);
+    const asked = await logOf(dir, '--type', 'ApprovalRequested');
+    expect(asked).toHaveLength(MAX_PARKED_PER_PLUGIN);
     const refused = await logOf(dir, '--type', 'ToolCallRefused');
-    expect(refused).toHaveLength(12 - MAX_PARKED_PER_PRINCIPAL);
+    expect(refused).toHaveLength(12 - MAX_PARKED_PER_PLUGIN);
     for (const { data } of refused) {
-      expect(data.reason).toContain(`${MAX_PARKED_PER_PRINCIPAL} replies to parker.guest already wait for a person's approval`);
+      expect(data.reason).toContain(`${MAX_PARKED_PER_PLUGIN} replies to the inputs of plugin parker already wait for a person's approval`);
     }
+    // Its two profiles both had replies waiting: the bound is the plugin's, not each profile's.
+    const principals = (await logOf(dir, '--type', 'TurnRequested')).map((e) => e.data.principal);
+    expect(new Set(principals)).toEqual(new Set(['parker.guest', 'parker.visitor']));
     // The owner's own calls are not held by the guest's: the owner's reply comes.
     expect((await askSocket(dir, 'hello')).some((r) => r.type === 'end')).toBe(true);
     await daemons.stop(daemon);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Facility } from '../../actors/kernel/facilities.ts';
 import { discoverPlugins, loadManifest, ManifestInvalid, parseManifest } from '../../plugins/host/manifest.ts';
+import { MOST_PROFILES } from '../../plugins/host/manifestProfiles.ts';
 import { PLUGIN_CAPABILITIES } from '../../plugins/sdk/wireMethods.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -83,6 +84,15 @@ describe('parseManifest', () => {
       expect(refusal({ ...minimal, name }).message).toContain(`"name" "${name}" is the name of a principal`);
     }
     expect(parseManifest({ ...minimal, name: 'owners' }, WHERE).name).toBe('owners');
+  });
+
+  // A red team declared twelve profiles so that its guests, bounded per principal, piled up twelve times as much.
+  it('refuses more profiles than a plugin needs', () => {
+    const profiles = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${minimal.name}.p${i}`, {}]));
+    expect(Object.keys(parseManifest({ ...minimal, profiles: profiles(MOST_PROFILES) }, WHERE).profiles ?? {})).toHaveLength(MOST_PROFILES);
+    expect(refusal({ ...minimal, profiles: profiles(MOST_PROFILES + 1) }).message).toContain(
+      `"profiles" declares ${MOST_PROFILES + 1} profiles; a plugin declares at most ${MOST_PROFILES}`,
+    );
   });
 
   it('offers no suggestion when nothing is close', () => {
