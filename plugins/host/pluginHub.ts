@@ -86,6 +86,11 @@ export type InputSink = Readonly<{
   state(): HeldInputs;
 }>;
 
+/** The most characters of an address a subprocess plugin's input names (its reply target, its conversation). */
+export const ADDRESS_AT_MOST = 256;
+/** Controls, formatting characters (zero-width, direction overrides) and line or paragraph separators. */
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
 /** The most characters a subprocess plugin's input may hold (as a message typed in the web UI). */
 export const MAX_INJECTED_TEXT = 256 * 1024;
 
@@ -667,6 +672,10 @@ export class PluginHub {
     }
     const principal = this.principalOf(plugin, input);
     const replyTarget = input.replyTo?.target ?? null;
+    if (this.external.has(plugin)) {
+      this.checkAddress(plugin, 'replyTo.target', replyTarget);
+      this.checkAddress(plugin, 'conversation', input.conversation ?? null);
+    }
     const conversation = this.conversationOf(plugin, input, replyChannel, replyTarget);
     const inputId = this.options.ids.next();
     const level = kind === 'queued' ? 0 : Math.min(declared ?? 1, MAX_PLUGIN_LEVEL);
@@ -697,6 +706,29 @@ export class PluginHub {
       throw refusal;
     }
     return { inputId, level };
+  }
+
+  /**
+   * An address an input names (whom to reply to, its conversation): printable text of at most
+   * ADDRESS_AT_MOST characters. It is shown to the person (waiter's /approvals, the web UI, homed's
+   * log) and kept with every note of the conversation: a line break or an escape in it could forge a line there.
+   * @throws RegistrationRefused saying what an address may be
+   */
+  private checkAddress(plugin: string, field: string, address: unknown): void {
+    if (address === null) return;
+    const problem =
+      typeof address !== 'string'
+        ? `is ${address === undefined ? 'undefined' : typeof address}, not a string`
+        : address.length > ADDRESS_AT_MOST
+          ? `has ${address.length.toLocaleString('en')} characters, more than ${ADDRESS_AT_MOST}`
+          : NOT_PRINTABLE.test(address)
+            ? 'holds a control or formatting character (a line break, an escape, a direction override)'
+            : undefined;
+    if (problem) {
+      throw new RegistrationRefused(
+        `plugin '${plugin}': an input's ${field} ${problem}; an address is printable text (a peer's id, a chat's name)`,
+      );
+    }
   }
 
   /**

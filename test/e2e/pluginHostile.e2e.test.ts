@@ -296,6 +296,31 @@ describe('a hostile plugin', () => {
   });
 });
 
+describe('a plugin naming addresses that would forge lines', () => {
+  // Red team round 15: a reply target is shown in waiter's /approvals, the web UI and homed's log; with a line break
+  // or an escape in it, a plugin wrote lines that read as homed's.
+  it('has every input whose reply target or conversation holds a control character refused, saying what an address is', async () => {
+    const server = await startLlmServer([{ when: () => true, repeat: true, reply: { text: 'hi' } }]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['forger'] });
+    const daemon = await daemons.start(dir);
+    await expect.poll(async () => (await logOf(dir, '--type', 'TurnCompleted')).length, { timeout: 30_000 }).toBe(1);
+    await daemons.stop(daemon);
+    const { stdout } = await daemon.exited;
+    for (const i of [0, 1, 2]) {
+      expect(stdout).toContain(`plugin forger: forged ${i}: refused: `);
+    }
+    expect(stdout).toContain("an input's replyTo.target holds a control or formatting character");
+    expect(stdout).toContain("an input's conversation holds a control or formatting character");
+    expect(stdout).toContain('plugin forger: fine: accepted');
+    // Nothing of the forged addresses reached the person: no line of homed's reads as the forged one, no escape was written.
+    expect(stdout).not.toMatch(/^homed: stopping: the vault/m);
+    expect(stdout).not.toContain('\u001b[');
+    expect((await logOf(dir, '--type', 'TurnRequested')).map((e) => e.data.input)).toEqual(['hello']);
+    await verifyReplay(dir);
+  });
+});
+
 describe('a plugin piling up replies that wait for approval', () => {
   // A red-team run: a guest whose every call waits for approval sent 150 inputs, and 182 calls
   // waited in the owner's /approvals (a parked reply holds no input's place, so the flood bound missed them); bounded

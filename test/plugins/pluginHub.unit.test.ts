@@ -18,6 +18,7 @@ import { STAGES } from '../../machines/stagePipeline/index.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../machines/turn/index.ts';
 import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
 import {
+  ADDRESS_AT_MOST,
   PluginHub,
   type HubMemory,
   PluginUnavailable,
@@ -361,6 +362,30 @@ describe('injected inputs', () => {
     await eaves.injectInput({ text: 'd' });
     await plugin('quiet', ['input'], true).injectInput({ text: 'e' });
     expect(submitted.map((s) => s.payload.conversation)).toEqual(['eaves_chat:ada', 'eaves:bob', 'eaves_chat:ada', 'eaves:-', 'quiet:-']);
+  });
+
+  // Shown to the person in waiter's /approvals, the web UI and homed's log, an address with a line break or an escape forged lines there.
+  it("an external plugin's reply target and conversation are printable text of at most ADDRESS_AT_MOST characters", async () => {
+    const { plugin, submitted } = await given();
+    const forger = plugin('forger', ['channels', 'input'], true);
+    await forger.registerOutputChannel({ name: 'forger', capabilities: ['text'] }, async () => {});
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ replyTo: { channel: 'forger', target: 'u1\nhomed: stopped' } }, 'replyTo.target holds a control or formatting character'],
+      [{ replyTo: { channel: 'forger', target: '\u001b[31mred' } }, 'replyTo.target holds a control'],
+      [{ replyTo: { channel: 'forger', target: 'a\u202Eb' } }, 'replyTo.target holds a control'],
+      [{ replyTo: { channel: 'forger', target: 'x'.repeat(ADDRESS_AT_MOST + 1) } }, `more than ${ADDRESS_AT_MOST}`],
+      [{ replyTo: { channel: 'forger', target: 42 } }, 'replyTo.target is number, not a string'],
+      [{ conversation: 'forger:a\u2028b' }, 'conversation holds a control'],
+    ];
+    for (const [more, message] of refusals) {
+      await expect(forger.injectInput({ text: 'hi', ...more } as never)).rejects.toMatchObject({
+        code: 'REGISTRATION_REFUSED',
+        message: expect.stringContaining(message),
+      });
+    }
+    expect(submitted).toEqual([]);
+    await forger.injectInput({ text: 'hi', replyTo: { channel: 'forger', target: `ädá 李 ${'x'.repeat(ADDRESS_AT_MOST - 9)}` } });
+    expect(submitted).toHaveLength(1);
   });
 
   it("a built-in answers on behalf of a conversation on another plugin's channel (a timer on the cli), not on a channel nobody has", async () => {
