@@ -142,7 +142,7 @@ describe('the firewall through homed', () => {
     expect(JSON.stringify(await logOf(dir))).not.toContain(VALUE);
   });
 
-  it('holds a call that needs approval across a restart, and runs it after /approve', async () => {
+  it.each(['a stop', 'SIGKILL'])('holds a call that needs approval across a restart after %s, and runs it after /approve', async (how) => {
     const server = await startLlmServer([
       { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'approved.txt', content: 'yes' } }] },
       { text: 'Written, with your approval.' },
@@ -155,7 +155,10 @@ describe('the firewall through homed', () => {
     const [request] = await logged(dir, 'ApprovalRequested');
     const approval = String(request!.data.approval);
     expect(request!.data).toMatchObject({ name: 'files_write', args: { path: 'approved.txt', content: 'yes' } });
-    await daemons.stop(daemon);
+    if (how === 'SIGKILL') {
+      daemon.process.kill('SIGKILL');
+      await daemon.exited;
+    } else await daemons.stop(daemon);
     await asked;
     expect(seen.some((r) => r.type === 'message' && r.text?.includes(`/approve ${approval}`))).toBe(true);
     expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
