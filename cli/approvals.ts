@@ -8,7 +8,7 @@ import { type CliClient, replyOfType } from './cliClient.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 
 /** An approval's id as the turn gives it (`<turn>-<round>.<call>`). */
-const APPROVAL_ID = /^[^\s]+-\d+\.\d+$/;
+export const APPROVAL_ID = /^[^\s]+-\d+\.\d+$/;
 
 export const formatApprovals = (pending: readonly PendingApprovalSummary[]): string =>
   pending.length === 0

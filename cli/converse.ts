@@ -4,11 +4,14 @@
  * for the same user) are left out. Aborting `signal` stops this message's task and no other
  * (the reply then ends as cancelled). A reply that is not an answer (a failure, a round limit,
  * every tool denied, a stop) rejects with `ReplyFailed` saying why, so the command exits 1 with
- * that one line.
+ * that one line. A call of the reply that waits for a person's approval is put to `answer` (the
+ * person at the terminal); without one, or left unanswered, the reply is left waiting in homed and
+ * the command ends saying how to answer it (it never waits for an answer no one here can give).
  */
 import { userInfo } from 'node:os';
 import { HologramError } from '../events/errors.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
+import { answerApproval } from './approvals.ts';
 import type { CliClient } from './cliClient.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 
@@ -25,12 +28,31 @@ export const NOT_AN_ANSWER: Readonly<Record<string, string>> = {
 };
 
 type OwnReply = Extract<CliReply, { type: 'chunk' | 'end' | 'message' }>;
+
+/** What the person said of a call waiting for approval: run it, refuse it, leave it waiting, or stop the message. */
+export type ApprovalDecision = Readonly<{ approved: boolean; reason?: string }> | 'leave' | 'stop';
+
+/** Asks the person about a call waiting for approval (`text`: what it is, as homed says it). */
+export type AnswerApproval = (approval: string, text: string) => Promise<ApprovalDecision>;
+
+/** How a reply left waiting for approval ends the command (exit 1, with this line on stderr). */
+export const leftWaiting = (approval: string): string =>
+  `the reply waits for your approval of a call (${approval}) and goes on waiting in homed: ` +
+  `answer it with 'waiter --approve ${approval}' or 'waiter --deny ${approval} [reason]'`;
 const isOwnKind = (reply: CliReply): reply is OwnReply => reply.type === 'chunk' || reply.type === 'end' || reply.type === 'message';
 
 /** Sends one message and streams its reply until the end; a reply that is not an answer rejects with why. */
-export const converse = (client: CliClient, text: string, out: (text: string) => void, signal?: AbortSignal): Promise<void> =>
+export const converse = (
+  client: CliClient,
+  text: string,
+  out: (text: string) => void,
+  signal?: AbortSignal,
+  answer?: AnswerApproval,
+): Promise<void> =>
   new Promise((resolve, reject) => {
     let streamed = false;
+    /** The calls waiting for approval are put to the person one at a time, in the order they came. */
+    let asking: Promise<void> = Promise.resolve();
     let inputId: string | undefined;
     /** Replies that came before `accepted` said which input is ours. */
     const early: OwnReply[] = [];
@@ -51,10 +73,22 @@ export const converse = (client: CliClient, text: string, out: (text: string) =>
         settle(error);
       }
     };
+    const decide = async (approval: string, notice: string): Promise<void> => {
+      const decision = answer ? await answer(approval, notice) : 'leave';
+      if (decision === 'leave') return settle(new ReplyFailed(leftWaiting(approval)));
+      if (decision === 'stop') return cancel();
+      const { said } = await answerApproval(client, decision.approved, [approval, ...(decision.reason ? [decision.reason] : [])]);
+      out(`${said}\n`);
+    };
     const onOwnReply = (reply: OwnReply) => {
       if (reply.type === 'chunk') {
         streamed = true;
         out(reply.text);
+      } else if (reply.type === 'message' && reply.approval !== undefined) {
+        const { approval } = reply;
+        out(`${streamed ? '\n' : ''}${reply.text}\n`);
+        streamed = false;
+        asking = asking.then(() => decide(approval, reply.text)).catch(settle);
       } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
       else {
         if (reply.outcome === 'failed') {

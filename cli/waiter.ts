@@ -4,9 +4,11 @@
  * plugins; without a message it is a chat session (interactiveWaiter.ts).
  */
 import { userInfo } from 'node:os';
+import { createInterface } from 'node:readline';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
-import { converse as converseWith, ReplyFailed } from './converse.ts';
+import { type AnswerApproval, type ApprovalDecision, converse as converseWith, ReplyFailed } from './converse.ts';
+import { answerApproval, APPROVAL_ID } from './approvals.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
@@ -22,18 +24,21 @@ const ONE_SHOT_COMMANDS: ReadonlyMap<string, string> = new Map([
   ['/tools', 'run waiter --tools'],
   ['/plugins', 'run waiter --plugins'],
   ['/approvals', 'run waiter (a chat session) and type /approvals'],
-  ['/approve', 'run waiter (a chat session) and type /approve'],
-  ['/deny', 'run waiter (a chat session) and type /deny'],
+  ['/approve', 'run waiter --approve ID (a chat session lists the waiting calls with /approvals)'],
+  ['/deny', 'run waiter --deny ID [reason]'],
   ['/help', 'run waiter --help'],
   ['/quit', 'there is no session to quit'],
 ]);
 
 export const WAITER_HELP = `Usage: waiter [--data DIR] [message ...]
-       waiter [--data DIR] --stop | --tools | --plugins
+       waiter [--data DIR] --stop | --tools | --plugins | --approve ID | --deny ID [reason ...]
 
 The command-line client of a running homed (it talks to the cli plugin's socket, DIR/homed.sock).
 
-  waiter "what time is it?"   send a message, stream the reply, exit when it is complete
+  waiter "what time is it?"   send a message, stream the reply, exit when it is complete; when a
+                              call of the reply waits for your approval, you are asked (at a
+                              terminal), else it is left waiting and waiter exits 1 saying how
+                              to answer it
   waiter                      interactive: each line is a message; /help lists the commands
                               (/stop, /tools, /plugins, /approvals, /approve, /deny, /quit);
                               Ctrl-C stops a streaming reply
@@ -41,6 +46,8 @@ The command-line client of a running homed (it talks to the cli plugin's socket,
                               waiting for approval (it says what there was)
   --tools                     list the tools the model can call, with their plugins
   --plugins                   list the plugins with their state, restarts and registrations
+  --approve ID, --deny ID     answer a tool call waiting for your approval (a reason may follow
+                              --deny); a chat session's /approvals lists the waiting calls
   --data DIR                  the data dir (default: $HOLOGRAM_DATA, else .hologram/ in the checkout)
   -h, --help                  this help
   --version                   print waiter's version
@@ -73,7 +80,7 @@ const UNATTENDED_ENDS: readonly NodeJS.Signals[] = ['SIGHUP', 'SIGTERM'];
  * terminal (SIGHUP) or SIGTERM stops the task as well, without a word (no one may be reading),
  * rather than leave it answering into other sessions.
  */
-const converse = async (client: CliClient, text: string): Promise<void> => {
+const converse = async (client: CliClient, text: string, answer?: AnswerApproval): Promise<void> => {
   const stop = new AbortController();
   const onInterrupt = () => {
     if (stop.signal.aborted) process.exit(130);
@@ -87,12 +94,37 @@ const converse = async (client: CliClient, text: string): Promise<void> => {
   process.on('SIGINT', onInterrupt);
   for (const signal of UNATTENDED_ENDS) process.on(signal, onEnd);
   try {
-    await converseWith(client, text, out, stop.signal);
+    await converseWith(client, text, out, stop.signal, answer);
   } finally {
     process.off('SIGINT', onInterrupt);
     for (const signal of UNATTENDED_ENDS) process.off(signal, onEnd);
   }
 };
+
+/**
+ * Asks the person at the terminal about a call waiting for approval: y (or /approve), n (or
+ * /deny) with a reason after it, Enter to leave it waiting; Ctrl-C stops the message.
+ */
+const askAtTerminal: AnswerApproval = (approval) =>
+  new Promise<ApprovalDecision>((resolve) => {
+    const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    let decided = false;
+    const decide = (decision: ApprovalDecision) => {
+      if (decided) return;
+      decided = true;
+      prompt.close();
+      resolve(decision);
+    };
+    prompt.on('SIGINT', () => decide('stop'));
+    prompt.on('close', () => decide('leave'));
+    prompt.question(`Run it? y, n [reason], or Enter to leave it waiting (${approval}): `, (line) => {
+      const [word = '', ...rest] = line.trim().split(/\s+/);
+      const reason = rest.join(' ');
+      if (/^(?:y|yes|\/approve)$/i.test(word)) decide({ approved: true });
+      else if (/^(?:n|no|\/deny)$/i.test(word)) decide({ approved: false, ...(reason ? { reason } : {}) });
+      else decide('leave');
+    });
+  });
 
 export const waiter = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parse(
@@ -102,6 +134,8 @@ export const waiter = async (argv: string[]): Promise<number> => {
       stop: { type: 'boolean' },
       tools: { type: 'boolean' },
       plugins: { type: 'boolean' },
+      approve: { type: 'string' },
+      deny: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -115,12 +149,28 @@ export const waiter = async (argv: string[]): Promise<number> => {
     out(`${versionLine('waiter')}\n`);
     return 0;
   }
+  const answering = values.approve ?? values.deny;
+  if (values.approve !== undefined && positionals.length > 0) throw new UsageError('--approve takes an id and nothing after it');
+  if (answering !== undefined && !APPROVAL_ID.test(answering)) {
+    throw new UsageError(`'${answering}' is not an approval id (as 'eb853b-1.1'); a chat session lists the waiting calls with /approvals`);
+  }
   const message = positionals.join(' ');
-  if (positionals.length > 0 && message.trim() === '') throw new UsageError('the message is empty; give the text to send');
-  const asCommand = ONE_SHOT_COMMANDS.get(message.trim());
-  if (asCommand !== undefined) throw new UsageError(`'${message.trim()}' is a command of the chat session, not a message; ${asCommand}`);
-  const modes = [values.stop, values.tools, values.plugins, positionals.length > 0].filter(Boolean).length;
-  if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins');
+  if (answering === undefined && positionals.length > 0 && message.trim() === '') {
+    throw new UsageError('the message is empty; give the text to send');
+  }
+  const asCommand = answering === undefined ? ONE_SHOT_COMMANDS.get(message.trim().split(/\s+/)[0] ?? '') : undefined;
+  if (asCommand !== undefined) {
+    throw new UsageError(`'${message.trim().split(/\s+/)[0]}' is a command of the chat session, not a message; ${asCommand}`);
+  }
+  const modes = [
+    values.stop,
+    values.tools,
+    values.plugins,
+    values.approve !== undefined,
+    values.deny !== undefined,
+    answering === undefined && positionals.length > 0,
+  ].filter(Boolean).length;
+  if (modes > 1) throw new UsageError('give one of: a message, --stop, --tools, --plugins, --approve ID, --deny ID');
   const dataDir = dataDirFrom(values.data);
   const forTerminal = Boolean(process.stdout.isTTY);
   const client = await CliClient.connect(dataDir, { forTerminal });
@@ -128,7 +178,9 @@ export const waiter = async (argv: string[]): Promise<number> => {
     if (values.stop) await client.ask({ type: 'stop' }, replyOfType('stopped')).then((stopped) => out(`${stopNote(stopped)}\n`));
     else if (values.tools) out(formatTools((await client.ask({ type: 'tools' }, replyOfType('tools'))).tools));
     else if (values.plugins) out(formatPlugins((await client.ask({ type: 'plugins' }, replyOfType('plugins'))).plugins));
-    else if (positionals.length > 0) await converse(client, message);
+    else if (answering !== undefined) {
+      out(`${(await answerApproval(client, values.approve !== undefined, [answering, ...positionals])).said}\n`);
+    } else if (positionals.length > 0) await converse(client, message, process.stdin.isTTY ? askAtTerminal : undefined);
     else {
       const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
       const session = new InteractiveWaiter({

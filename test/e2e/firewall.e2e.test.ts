@@ -183,6 +183,36 @@ describe('the firewall through homed', () => {
     await verifyReplay(dir);
   });
 
+  // A newcomer's `waiter "remind me…"` whose call needed approval waited over ten minutes, with no way to answer from
+  // that terminal. Unattended it now leaves the reply waiting and says how to answer; `waiter --approve` answers.
+  it('one-shot with no terminal: leaves a reply waiting for approval in homed, says how to answer, and --approve runs it', async () => {
+    const { dir, daemon } = await homedAskingApproval([
+      { toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'oneshot.txt', content: 'yes' } }] },
+      { text: 'Written, with your approval.' },
+    ]);
+    const left = await finished(spawnNode([WAITER, '--data', dir, 'write oneshot.txt'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const [request] = await logged(dir, 'ApprovalRequested');
+    const approval = String(request!.data.approval);
+    expect(left.code, left.stderr).toBe(1);
+    expect(left.stdout).toContain(`Answer /approve ${approval}`);
+    expect(left.stderr).toBe(
+      `waiter: the reply waits for your approval of a call (${approval}) and goes on waiting in homed: ` +
+        `answer it with 'waiter --approve ${approval}' or 'waiter --deny ${approval} [reason]'\n`,
+    );
+    expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
+    const typo = await finished(spawnNode([WAITER, '--data', dir, '--approve', 'oneshot']));
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("'oneshot' is not an approval id");
+    const approved = await finished(spawnNode([WAITER, '--data', dir, '--approve', approval]));
+    expect(approved.stdout).toBe(`approved ${approval}: it runs now\n`);
+    await expect.poll(() => existsSync(join(dir, 'files', 'oneshot.txt')), { timeout: 20_000 }).toBe(true);
+    const again = await finished(spawnNode([WAITER, '--data', dir, '--deny', approval, 'too late']));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no call waits for approval '${approval}'`);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   // Piped, waiter waited for the reply of a call that needs approval forever, the lines after it
   // unsent (no line could answer it). It now goes on, and once its input ends says how to answer.
   it('piped: goes on past a reply that waits for approval, says how to answer it, and exits 1', async () => {

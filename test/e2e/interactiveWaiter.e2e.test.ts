@@ -250,6 +250,29 @@ describe('one-shot waiter', () => {
     await verifyReplay(dir);
   });
 
+  // A newcomer's one-shot `waiter "remind me…"` whose call needed approval waited with no way to answer from its terminal.
+  it.each([
+    ['y', 'approved', /Written\.\s+exit 0$/m],
+    // Every call of the round refused, the turn ends there, saying so.
+    ['n not now', 'refused', /refused it: not now\)\.\s+waiter: every tool call the model made was denied\s+exit 1$/m],
+  ])('one-shot at a terminal: asks about a call waiting for approval, and %s answers it', async (typed, said, ending) => {
+    const server = await startLlmServer([
+      { when: afterToolResult, reply: { text: 'Written.' }, repeat: true },
+      { when: () => true, reply: { toolCalls: [{ name: 'files_write', arguments: { path: 'asked.txt', content: 'yes' } }] }, repeat: true },
+    ]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
+    const daemon = await daemons.start(dir);
+    const term = terminals.open(['/bin/sh', '-c', `"$0" "$@"; echo "exit $?"`, process.execPath, WAITER, '--data', dir, 'write asked.txt']);
+    await term.waitFor(/Run it\? y, n \[reason\], or Enter to leave it waiting \(\S+-1\.1\): $/m);
+    term.type(typed);
+    const screen = await term.waitFor(ending);
+    expect(screen).toMatch(new RegExp(`^${said} \\S+-1\\.1`, 'm'));
+    expect((await logOf(dir, '--type', 'ToolCalled')).length).toBe(said === 'approved' ? 1 : 0);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  });
+
   it.each(['SIGHUP', 'SIGTERM'] as const)('%s (its terminal closed) stops the task it started, as Ctrl-C does', async (signal) => {
     const { dir, daemon } = await startScriptedHomed();
     const story = spawnNode([WAITER, '--data', dir, 'tell me a story']);
