@@ -5,10 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CLI_SOCKET_FILE, type CliReply, type CliRequest, formatBytes, MAX_LINE_BYTES } from '../plugins/builtin/cli/cliWire.ts';
 import { LineSplitter } from '../plugins/protocol/lineSplitter.ts';
 import { connectError, DaemonConnectionLost, DaemonNotRunning, DaemonRefused } from './daemonErrors.ts';
+import { refuseNonDirectory } from './dataDirKind.ts';
 import { visibleControls, withVisibleControls } from '../events/visibleControls.ts';
 
 /** Longest reply line the client takes: replies carry whole answers and plugin lists, so more than a request. */
@@ -62,6 +63,12 @@ export class CliClient {
    */
   static connect(dataDir: string, { forTerminal = false }: Readonly<{ forTerminal?: boolean }> = {}): Promise<CliClient> {
     const path = join(dataDir, CLI_SOCKET_FILE);
+    try {
+      // A data dir that is a file: no homed could be started on it, so saying to start one would mislead.
+      refuseNonDirectory(resolve(dataDir));
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (!existsSync(path)) return Promise.reject(new DaemonNotRunning(dataDir, `${path} does not exist`));
     return new Promise((resolve, reject) => {
       const socket = createConnection(path);

@@ -9,6 +9,7 @@ import { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 import { createDefaultCatalog, EventLogUnavailable, HologramError } from '../events/index.ts';
 import { systemClock, timeOrderedIds } from '../actors/clock/systemClock.ts';
 import { withDataDir } from './shellWords.ts';
+import { refuseNonDirectory } from './dataDirKind.ts';
 
 export { dataDirFrom, defaultDataDir } from './defaultDataDir.ts';
 
@@ -25,18 +26,6 @@ export const PRIVATE_UMASK = 0o077;
  */
 export const makeCreatedFilesPrivate = (): void => {
   process.umask(PRIVATE_UMASK);
-};
-
-/** Refuses a --data that names something other than a folder (a file, a FIFO), which no message about creating it would explain. */
-export const refuseNonDirectory = (path: string): void => {
-  let kind: string | undefined;
-  try {
-    const found = statSync(path);
-    if (!found.isDirectory()) kind = found.isFile() ? 'a file' : 'not a folder';
-  } catch {
-    return; // nothing there (or unreadable): said where it is created or read
-  }
-  if (kind) throw new EventLogUnavailable(`the data dir ${path} is ${kind}; give --data a folder, or move that away`);
 };
 
 /** A command other than starting homed and `homed init` was pointed at a data dir that is not there. */

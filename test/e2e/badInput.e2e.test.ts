@@ -165,5 +165,9 @@ describe('bad input', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`the data dir ${file} is a file; give --data a folder, or move that away`);
     }
+    // waiter said to start homed on it, which then failed so (a newcomer's report).
+    const waiter = await finished(spawnNode([WAITER, '--data', file, 'hi']));
+    expect(waiter.code).toBe(1);
+    expect(waiter.stderr).toBe(`waiter: the data dir ${file} is a file; give --data a folder, or move that away\n`);
   });
 });
