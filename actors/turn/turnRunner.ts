@@ -13,6 +13,7 @@
  */
 import {
   applyPolicy,
+  globMatches,
   blockedNotice,
   INTERNAL,
   isPrivileged,
@@ -258,6 +259,16 @@ export class TurnRunner {
       this.options.log(
         `security: ${where} has '${glob}', which names none of the tools registered now (${hint}); it applies only to a tool a plugin registers later`,
       );
+    }
+    // A secret set for a misspelt tool would never be filled in: said as a misspelt rule is.
+    for (const { name, tools: granted } of registered.secrets ?? []) {
+      for (const glob of granted.filter((g) => !tools.some((tool) => globMatches(g, tool)))) {
+        const closest = closestNames(glob.replaceAll('*', ''), tools, 3);
+        const hint = closest.length ? `did you mean ${closest.map((c) => `'${c}'`).join(' or ')}?` : "see 'waiter --tools'";
+        this.options.log(
+          `security: secret ${name} is set for '${glob}', which names none of the tools registered now (${hint}); it is filled only into a tool a plugin registers later`,
+        );
+      }
     }
     if (!this.options.profiles) return;
     const principals = [OWNER, INTERNAL, ...this.options.profiles()];

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { logOf, testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
 import { type RecordedRequest, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, spawnNode, WAITER } from '../support/processes.ts';
@@ -93,7 +94,13 @@ describe('security.tools through homed', () => {
       },
     };
     const dir = testDataDir(tempDir(), { settings });
+    // A secret set for a misspelt tool would never be filled in (a newcomer's report).
+    SecretVault.open(dir).set('WEATHER_KEY', 'sk-weather-0123456789', ['files_rite', 'files_read']);
     const daemon = await daemons.start(dir);
+    expect(daemon.output).toContain(
+      "security: secret WEATHER_KEY is set for 'files_rite', which names none of the tools registered now (did you mean 'files_write'",
+    );
+    expect(daemon.output).not.toContain("set for 'files_read'");
     expect(daemon.output).toContain(
       "security: security.tools.approve has 'file_write', which names none of the tools registered now (did you mean 'files_write'",
     );
