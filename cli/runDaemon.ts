@@ -77,9 +77,10 @@ const runLocked = async (
   const modules = daemonModules(undefined, dir);
   out(`homed: data dir ${dir} (pid ${process.pid})`);
   if (options.closedDescriptors?.length) {
+    const single = options.closedDescriptors.length === 1;
     out(
-      `homed: closed descriptors ${options.closedDescriptors.join(', ')} it was started with ` +
-        '(open across exec: every plugin would have inherited them)',
+      `homed: closed ${single ? 'descriptor' : 'descriptors'} ${options.closedDescriptors.join(', ')}, left open by what started ` +
+        `homed (every plugin would have inherited ${single ? 'it' : 'them'}); nothing is wrong, and there is nothing to do`,
     );
   }
   const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort, options.inspectHost);
