@@ -221,6 +221,15 @@ const LN = systemProgram('ln');
 const ID = systemProgram('id');
 const AWK = systemProgram('awk');
 const CAT = systemProgram('cat');
+const PRLIMIT = systemProgram('prlimit');
+
+/**
+ * The most tasks (processes and threads) a plugin's processes may have at once, counted in the
+ * plugin's own user namespace: a plugin that forks without end is refused more (EAGAIN) rather
+ * than exhaust its user's processes, and the daemon's with them. Node takes a dozen threads; a
+ * browser a few hundred. The kernel holds no process of root's to it: a daemon run as root is not bounded so.
+ */
+export const PLUGIN_TASKS_AT_MOST = 1024;
 
 /** `text` as one word of the shell, whatever it holds. */
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -239,6 +248,8 @@ type Plan = Readonly<{
   /** A file in a hidden folder whose words are written there again, in the plugin's empty folder (the name servers /etc/resolv.conf leads to). */
   copied?: string;
   readOnly: boolean;
+  /** PLUGIN_TASKS_AT_MOST, unless a test gives fewer. */
+  tasks: number;
 }>;
 
 /**
@@ -490,6 +501,8 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     // Its temporary files in its own /tmp, whatever TMPDIR the daemon has (one plugins share lets one rewrite another's tsx cache).
     ...(temp !== undefined ? [`TMPDIR=${quoted(temp)}; export TMPDIR`] : []),
     `cd ${quoted(own.real)} || exit 126`,
+    // Inherited by all it starts; counted in the user namespace each gets below.
+    `${PRLIMIT} -p $$ --nproc=${plan.tasks}:${plan.tasks} || exit 126`,
     // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
     'unset PWD OLDPWD SHLVL',
     // A user namespace of its own inside this one: the mounts above come to it locked (no umount
@@ -592,7 +605,7 @@ export const probeSandbox = (mode: PluginSandboxMode, runFrom: readonly string[]
         wrapped(
           false,
           confinement,
-          { own: ownFolder, dataDir: join(dir, 'data'), trees: [], kept: [], readOnly: false, ...more },
+          { own: ownFolder, dataDir: join(dir, 'data'), trees: [], kept: [], readOnly: false, tasks: PLUGIN_TASKS_AT_MOST, ...more },
           'true',
           [],
         ),
@@ -654,6 +667,7 @@ export const sandboxedCommand = (
   hidden: HiddenPaths | undefined,
   own: OwnFolder,
   command: Readonly<{ command: string; args: readonly string[] }>,
+  tasks = PLUGIN_TASKS_AT_MOST,
 ): Readonly<{ command: string; args: string[] }> => {
   const aPluginsFolder = hidden !== undefined && own.real !== hidden.pluginsDir && isUnder(own.real, hidden.pluginsDir);
   if (hidden && isUnder(own.real, hidden.dataDir) && !aPluginsFolder) {
@@ -679,6 +693,7 @@ export const sandboxedCommand = (
       trees,
       kept,
       readOnly: writesOnlyOwn(support),
+      tasks,
       ...(hidden ? { dataDir: hidden.dataDir } : {}),
       ...(temp && trees.includes(temp) ? { temp } : {}),
       ...(resolver && trees.some((tree) => isUnder(resolver, tree)) ? { copied: resolver } : {}),

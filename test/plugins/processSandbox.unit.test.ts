@@ -8,14 +8,21 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../plugins/host/manifest.ts';
 import { pluginEnvironment } from '../../plugins/host/pluginEnv.ts';
 import type { PrivateFolders } from '../../plugins/host/privateFolders.ts';
-import { otherPluginFolders, probeSandbox, sandboxedCommand, type SandboxSupport } from '../../plugins/host/processSandbox.ts';
+import {
+  otherPluginFolders,
+  PLUGIN_TASKS_AT_MOST,
+  probeSandbox,
+  sandboxedCommand,
+  type SandboxSupport,
+} from '../../plugins/host/processSandbox.ts';
 import { findTagged, hostPidOfTag, processState } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
@@ -161,6 +168,66 @@ describe("a plugin process's sandbox", () => {
     plugin.stdin!.end('bye\n');
     await once(plugin, 'close');
     await expect.poll(() => processState(sleeper), { timeout: 2_000 }).toBe('gone');
+  });
+
+  it.skipIf(!fullSandbox)('bounds the tasks the plugin has at once, whatever it starts inheriting the bound', () => {
+    const folder = tempDir();
+    const seen = runInside(
+      tempDir(),
+      { path: folder, real: folder },
+      "grep 'Max processes' /proc/self/limits; sh -c \"grep 'Max processes' /proc/self/limits\"",
+    );
+    const bound = new RegExp(`^Max processes\\s+${PLUGIN_TASKS_AT_MOST}\\s+${PLUGIN_TASKS_AT_MOST}\\s+processes\\s*$`);
+    expect(seen.trim().split('\n')).toEqual([expect.stringMatching(bound), expect.stringMatching(bound)]);
+  });
+
+  // A plugin that forks without end would use up its user's processes, and the daemon's with them. The kernel bounds
+  // no process of root's so: run as root, the plugin is started as nobody here, as a daemon run as a user of its own is.
+  it.skipIf(!fullSandbox)('stops a plugin forking without end at the bound: the rest of its starts are refused', () => {
+    const root = mkdtempSync(join(tmpdir(), 'hologram-tasks-'));
+    try {
+      chmodSync(root, 0o755);
+      const [dataDir, folder] = [join(root, 'data'), join(root, 'own')];
+      for (const dir of [join(dataDir, 'plugins'), join(dataDir, 'state', 'p'), folder]) mkdirSync(dir, { recursive: true, mode: 0o777 });
+      const forker = join(root, 'forker.mjs');
+      writeFileSync(
+        forker,
+        [
+          "import { spawn } from 'node:child_process';",
+          'let ok = 0;',
+          'const kids = [];',
+          'for (let i = 0; i < 60; i++) {',
+          "  await new Promise((resolve) => { const c = spawn('sleep', ['5']); c.once('spawn', () => { ok++; kids.push(c); resolve(); }); c.once('error', resolve); });",
+          '}',
+          'console.log(ok);',
+          'for (const c of kids) c.kill();',
+        ].join('\n'),
+        { mode: 0o644 },
+      );
+      const wants = { network: false, home: false };
+      const hidden = { dataDir, pluginsDir: join(dataDir, 'plugins') };
+      const own = { path: folder, real: folder, state: join(dataDir, 'state', 'p') };
+      const { command, args } = sandboxedCommand(
+        'p',
+        wants,
+        'isolate',
+        support,
+        hidden,
+        own,
+        { command: process.execPath, args: [forker] },
+        40,
+      );
+      const asNobody =
+        process.getuid?.() === 0 ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', command, ...args]] : [command, args];
+      const run = spawnSync(asNobody[0] as string, asNobody[1] as string[], { cwd: folder, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      // Node's own threads count too: some of the 60 start, and the rest are refused.
+      const started = Number(run.stdout.trim());
+      expect(started).toBeGreaterThan(0);
+      expect(started).toBeLessThan(40);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(!fullSandbox)("shows the plugin its own processes, not the machine's (this test's Node among them)", () => {
