@@ -13,7 +13,25 @@ export const APPROVAL_ID = /^[^\s]+-\d+\.\d+$/;
 export const formatApprovals = (pending: readonly PendingApprovalSummary[]): string =>
   pending.length === 0
     ? 'no tool call is waiting for approval'
-    : pending.map((p) => `${p.approval}  ${p.name}  (${p.conversation})`).join('\n');
+    : pending.map((p) => [`${p.approval}  ${p.name}  (${p.conversation})`, ...argumentLines(p.args)].join('\n')).join('\n');
+
+/** A value longer than this is shown as its start and its end, with how much lies between (`homed log` has it whole). */
+const SHOWN_WHOLE_AT_MOST = 2_000;
+
+/**
+ * A call's arguments one to a line, every one of them (a chat line cuts the call short, and a
+ * long first argument pushed the path out of sight): what a person approves or refuses.
+ */
+export const argumentLines = (args: Readonly<Record<string, unknown>> | undefined): string[] =>
+  Object.entries(args ?? {}).map(([key, value]) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const shown =
+      text.length <= SHOWN_WHOLE_AT_MOST
+        ? text
+        : `${text.slice(0, SHOWN_WHOLE_AT_MOST / 2)} … (${(text.length - SHOWN_WHOLE_AT_MOST).toLocaleString('en')} more characters; ` +
+          `homed log --type ApprovalRequested has them) … ${text.slice(-SHOWN_WHOLE_AT_MOST / 2)}`;
+    return `    ${key}: ${shown.replaceAll('\n', '\n      ')}`;
+  });
 
 /** Approves or refuses; `words` are the ID (optional when one call waits) and, for a refusal, the reason. Returns what to tell the person. */
 export const answerApproval = async (

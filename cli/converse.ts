@@ -12,7 +12,7 @@ import { userInfo } from 'node:os';
 import { HologramError } from '../events/errors.ts';
 import type { CliReply } from '../plugins/builtin/cli/cliWire.ts';
 import { answerApproval } from './approvals.ts';
-import type { CliClient } from './cliClient.ts';
+import { type CliClient, replyOfType } from './cliClient.ts';
 import { DaemonRefused } from './daemonErrors.ts';
 
 export class ReplyFailed extends HologramError {
@@ -32,8 +32,11 @@ type OwnReply = Extract<CliReply, { type: 'chunk' | 'end' | 'message' }>;
 /** What the person said of a call waiting for approval: run it, refuse it, leave it waiting, or stop the message. */
 export type ApprovalDecision = Readonly<{ approved: boolean; reason?: string }> | 'leave' | 'stop';
 
-/** Asks the person about a call waiting for approval (`text`: what it is, as homed says it). */
-export type AnswerApproval = (approval: string, text: string) => Promise<ApprovalDecision>;
+/** A call waiting for approval, as the person is asked about it: its id, its tool and its arguments, whole. */
+export type WaitingCall = Readonly<{ approval: string; name: string; args: Readonly<Record<string, unknown>> }>;
+
+/** Asks the person about a call waiting for approval. */
+export type AnswerApproval = (call: WaitingCall) => Promise<ApprovalDecision>;
 
 /** How a reply left waiting for approval ends the command (exit 1, with this line on stderr). */
 export const leftWaiting = (approval: string): string =>
@@ -73,8 +76,13 @@ export const converse = (
         settle(error);
       }
     };
-    const decide = async (approval: string, notice: string): Promise<void> => {
-      const decision = answer ? await answer(approval, notice) : 'leave';
+    const decide = async (approval: string): Promise<void> => {
+      const call = answer
+        ? (await client.ask({ type: 'approvals' }, replyOfType('approvals'))).pending.find((p) => p.approval === approval)
+        : undefined;
+      // Answered or stopped meanwhile (another session): nothing to ask.
+      if (answer && call === undefined) return;
+      const decision = answer && call ? await answer({ approval, name: call.name, args: call.args ?? {} }) : 'leave';
       if (decision === 'leave') return settle(new ReplyFailed(leftWaiting(approval)));
       if (decision === 'stop') return cancel();
       const { said } = await answerApproval(client, decision.approved, [approval, ...(decision.reason ? [decision.reason] : [])]);
@@ -88,7 +96,7 @@ export const converse = (
         const { approval } = reply;
         out(`${streamed ? '\n' : ''}${reply.text}\n`);
         streamed = false;
-        asking = asking.then(() => decide(approval, reply.text)).catch(settle);
+        asking = asking.then(() => decide(approval)).catch(settle);
       } else if (reply.type === 'message') out(`\n[to cli] ${reply.text}\n`);
       else {
         if (reply.outcome === 'failed') {

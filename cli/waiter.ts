@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { parse } from './args.ts';
 import { CliClient, replyOfType } from './cliClient.ts';
 import { type AnswerApproval, type ApprovalDecision, converse as converseWith, ReplyFailed } from './converse.ts';
-import { answerApproval, APPROVAL_ID } from './approvals.ts';
+import { answerApproval, APPROVAL_ID, argumentLines } from './approvals.ts';
 import { UsageError } from './cliErrors.ts';
 import { CommandOutput } from './commandOutput.ts';
 import { runCommand } from './runCommand.ts';
@@ -105,8 +105,10 @@ const converse = async (client: CliClient, text: string, answer?: AnswerApproval
  * Asks the person at the terminal about a call waiting for approval: y (or /approve), n (or
  * /deny) with a reason after it, Enter to leave it waiting; Ctrl-C stops the message.
  */
-const askAtTerminal: AnswerApproval = (approval) =>
+const askAtTerminal: AnswerApproval = ({ approval, name, args }) =>
   new Promise<ApprovalDecision>((resolve) => {
+    // The call whole, right above its question: the notices of a reply's calls may all have come before the first question.
+    process.stderr.write(`${approval} wants to run ${name} with:\n${argumentLines(args).join('\n') || '    (no arguments)'}\n`);
     const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     let decided = false;
     const decide = (decision: ApprovalDecision) => {

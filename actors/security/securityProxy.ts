@@ -175,7 +175,7 @@ export class SecurityProxy {
       deliver: (delivery) => plugins.deliver({ ...delivery, text: this.scrub(delivery.text) }),
       useApprovals: (desk) =>
         plugins.useApprovals({
-          pending: () => desk.pending(),
+          pending: () => desk.pending().map((p) => ({ ...p, args: this.scrubDeep(p.args) })),
           answer: (answer) => desk.answer(this.reviewAnswer(answer)),
           stopParked: (which) => desk.stopParked(which),
           resumedTaskOf: (input) => desk.resumedTaskOf(input),

@@ -155,6 +155,8 @@ export type PendingApproval = Readonly<{
   turn: string;
   callId: string;
   name: string;
+  /** What the call would run with, as the model (or a handler) wrote it: what the person decides on. */
+  args: Readonly<Record<string, unknown>>;
   conversation: string;
   input: string;
 }>;

@@ -141,7 +141,9 @@ export const awaitsApproval = (state: TurnState): boolean =>
   state.calls.every((c) => c.phase === 'approval' || c.phase === 'done');
 
 /** The approvals a turn waits for, with what each would run. */
-export const pendingApprovals = (state: TurnState): Readonly<{ approval: string; callId: string; name: string }>[] =>
+export const pendingApprovals = (
+  state: TurnState,
+): Readonly<{ approval: string; callId: string; name: string; args: Readonly<Record<string, unknown>> }>[] =>
   state.calls.flatMap((c) =>
-    c.phase === 'approval' && c.approval ? [{ approval: c.approval, callId: c.call.id, name: c.call.name }] : [],
+    c.phase === 'approval' && c.approval ? [{ approval: c.approval, callId: c.call.id, name: c.call.name, args: c.call.args }] : [],
   );

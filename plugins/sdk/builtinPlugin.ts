@@ -118,7 +118,15 @@ export type KernelLogView = Readonly<{
 
 /** A call waiting for approval, as a client lists it. */
 /** A call waiting for a person; `input`, the input whose reply waits for it. */
-export type PendingApprovalSummary = Readonly<{ approval: string; name: string; callId: string; conversation: string; input?: string }>;
+export type PendingApprovalSummary = Readonly<{
+  approval: string;
+  name: string;
+  callId: string;
+  conversation: string;
+  input?: string;
+  /** The call's arguments, whole: what the person decides on (a chat line cuts them short). */
+  args?: Readonly<Record<string, unknown>>;
+}>;
 
 /** The folder, in the data dir, that holds every plugin's state folder, outside `plugins/`, which the loader scans for user plugins. */
 export const PLUGIN_STATE_DIR = 'state';

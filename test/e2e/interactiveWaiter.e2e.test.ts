@@ -258,13 +258,23 @@ describe('one-shot waiter', () => {
   ])('one-shot at a terminal: asks about a call waiting for approval, and %s answers it', async (typed, said, ending) => {
     const server = await startLlmServer([
       { when: afterToolResult, reply: { text: 'Written.' }, repeat: true },
-      { when: () => true, reply: { toolCalls: [{ name: 'files_write', arguments: { path: 'asked.txt', content: 'yes' } }] }, repeat: true },
+      // A long first argument pushed the path past the chat line's cut: the question shows every argument (red team round 16).
+      {
+        when: () => true,
+        reply: {
+          toolCalls: [{ name: 'files_write', arguments: { content: `${'A harmless note. '.repeat(25)}\nEVIL`, path: 'asked.txt' } }],
+        },
+        repeat: true,
+      },
     ]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, settings: { security: { tools: { approve: ['files_write'] } } } });
     const daemon = await daemons.start(dir);
     const term = terminals.open(['/bin/sh', '-c', `"$0" "$@"; echo "exit $?"`, process.execPath, WAITER, '--data', dir, 'write asked.txt']);
-    await term.waitFor(/Run it\? y, n \[reason\], or Enter to leave it waiting \(\S+-1\.1\): $/m);
+    const asked = await term.waitFor(/Run it\? y, n \[reason\], or Enter to leave it waiting \(\S+-1\.1\): $/m);
+    expect(asked).toMatch(
+      /\S+-1\.1 wants to run files_write with:\n {4}content: (A harmless note\. ){25}\n {6}EVIL\n {4}path: asked\.txt\nRun it\?/,
+    );
     term.type(typed);
     const screen = await term.waitFor(ending);
     expect(screen).toMatch(new RegExp(`^${said} \\S+-1\\.1`, 'm'));

@@ -168,11 +168,12 @@ export const startCli = async (
       case 'approvals':
         return {
           type: 'approvals',
-          pending: (control?.approvals() ?? []).map(({ approval, name, callId, conversation }) => ({
+          pending: (control?.approvals() ?? []).map(({ approval, name, callId, conversation, args }) => ({
             approval,
             name,
             callId,
             conversation,
+            ...(args ? { args } : {}),
           })),
         };
       case 'approve': {
