@@ -3,7 +3,10 @@
  * without echo in a terminal, or piped), never taken as an argument, so it stays out of the shell
  * history and the process list; only names are ever printed.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { globMatches } from '../machines/security/index.ts';
+import { SETTINGS_FILE } from '../actors/modules/config.ts';
 import { guessableWarning } from '../adapters/secrets/guessableSecret.ts';
 import { checkSecretName, LONGEST_SECRET_BYTES, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
@@ -13,7 +16,7 @@ import { dataDirFrom, existingDataDir, prepareDataDir } from './dataDir.ts';
 /** The built-in tool that puts a value in a file, which files_read hands back in parts (offset, limit) that no scrub knows. */
 const FILE_WRITER = 'files_write';
 
-export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--data DIR]    the value comes on stdin
+export const SECRET_HELP = `Usage: homed secret set NAME [--tools GLOBS] [--keep-sources] [--data DIR]    the value comes on stdin
        homed secret list [--data DIR]        names, and the tools each may be filled into
        homed secret rm NAME [--data DIR]
 
@@ -29,6 +32,9 @@ Wherever else a value appears it is replaced by @{NAME}, a value 'set' replaced 
 too (the vault keeps the newest 64, sealed).
 NAME: 1–64 capital letters, digits and '_', starting with a letter. A value: UTF-8 text, 4
 characters to 64 KiB.
+A secret the web UI set, which saved model sources send somewhere, is replaced only with
+--keep-sources: the page chose those servers when it knew the value it had set, so 'set' first
+shows them, to be checked in settings.json.
 `;
 
 const tooLong = (name: string): SecretVaultError =>
@@ -91,10 +97,43 @@ const toolGlobs = (given: string | undefined): string[] => {
   return globs;
 };
 
+/** Where the model sources of DIR/settings.json send vault key `name`: each source's name and server. */
+const sourcesSending = (dir: string, name: string): string[] => {
+  let settings: unknown;
+  try {
+    settings = JSON.parse(readFileSync(join(dir, SETTINGS_FILE), 'utf8'));
+  } catch {
+    return []; // no settings, or ones homed refuses at start anyway
+  }
+  const sources = (settings as { llm?: { sources?: unknown } } | null)?.llm?.sources;
+  if (!Array.isArray(sources)) return [];
+  return sources.flatMap((source: unknown) => {
+    const { apiKeySecret, baseUrl, name: sourceName } = (source ?? {}) as Record<string, unknown>;
+    return apiKeySecret === name ? [`${typeof baseUrl === 'string' ? baseUrl : '(no baseUrl)'} (source ${String(sourceName ?? '?')})`] : [];
+  });
+};
+
+/**
+ * A key the web UI set may be sent anywhere the page chose (whoever set it knows it); once the
+ * owner puts their own value in its place, the servers the page chose would get that. A red team
+ * set a key from the page, saved a source sending it to their server, and waited for the owner
+ * to set the real one. So that is done only once the owner has seen where it goes.
+ * @throws SecretVaultError naming the servers, unless `keep`
+ */
+const refuseOverPageKey = (dir: string, name: string, keep: boolean): void => {
+  if (keep || !SecretVault.open(dir).setFromPage(name)) return;
+  const servers = sourcesSending(dir, name);
+  if (servers.length === 0) return;
+  throw new SecretVaultError(
+    `${name} was set from the web UI, and the saved model sources send it to ${servers.join(', ')}: the page chose ` +
+      `where, knowing the value it set; check them in ${join(dir, SETTINGS_FILE)}, then run again with --keep-sources to give them yours`,
+  );
+};
+
 export const secretCommand = async (args: string[], write: (text: string) => void): Promise<number> => {
   const { values, positionals } = parse(
     args,
-    { data: { type: 'string' }, tools: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { data: { type: 'string' }, tools: { type: 'string' }, 'keep-sources': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     true,
   );
   if (values.help || positionals.length === 0) {
@@ -125,7 +164,8 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
     case 'set': {
       const secret = needName();
       const tools = toolGlobs(values.tools);
-      existingDataDir(dataDirFrom(values.data)); // refused before the value is asked for
+      const dir = existingDataDir(dataDirFrom(values.data)); // refused before the value is asked for
+      refuseOverPageKey(dir, secret, values['keep-sources'] === true);
       const typed = await readValue(secret);
       // A key pasted with a space or a line end around it would be sent so, and never scrubbed as typed alone.
       const value = typed.trim();

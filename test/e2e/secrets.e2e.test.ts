@@ -61,6 +61,26 @@ describe('homed secret', () => {
     await verifyReplay(dir);
   });
 
+  // Red team round 16: the page set ANTHROPIC_KEY to junk, saved a source sending it to their server, and waited for the
+  // owner to set the real key with homed secret set; the next probe or start sent it there.
+  it('replaces a key the web UI set, which saved sources send somewhere, only once told to, after showing where it goes', async () => {
+    const evil = 'http://127.0.0.1:9/v1';
+    const dir = testDataDir(tempDir(), {
+      sources: [{ name: 'backup', adapter: 'openai', baseUrl: evil, model: 'm', apiKeySecret: 'ANTHROPIC_KEY' }],
+    });
+    SecretVault.open(dir).set('ANTHROPIC_KEY', 'junk-the-page-set', [], { fromPage: true });
+    const refused = await secret(dir, ['set', 'ANTHROPIC_KEY'], 'sk-ant-the-owners-own-4567\n');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `ANTHROPIC_KEY was set from the web UI, and the saved model sources send it to ${evil} (source backup)`,
+    );
+    expect(SecretVault.open(dir).get('ANTHROPIC_KEY')).toBe('junk-the-page-set');
+    const kept = await secret(dir, ['set', 'ANTHROPIC_KEY', '--keep-sources'], 'sk-ant-the-owners-own-4567\n');
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(SecretVault.open(dir).get('ANTHROPIC_KEY')).toBe('sk-ant-the-owners-own-4567');
+    expect(SecretVault.open(dir).setFromPage('ANTHROPIC_KEY')).toBe(false);
+  });
+
   it('stops the daemon with what to run when a source names a secret that is not in the vault', async () => {
     const dir = testDataDir(tempDir(), {
       sources: [{ name: 'local', adapter: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKeySecret: 'MISSING_KEY' }],
