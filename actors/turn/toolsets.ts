@@ -22,6 +22,7 @@ export const toolsetId = (toolset: Toolset): string =>
         ...(toolset.sandbox ? [toolset.sandbox] : []),
         // Last, and only when set, so the ids of sets without it stay as they were.
         ...(toolset.approvalsRefused !== undefined ? [{ approvalsRefused: toolset.approvalsRefused }] : []),
+        ...(toolset.approvalsAtMost !== undefined ? [{ approvalsAtMost: toolset.approvalsAtMost }] : []),
       ]),
     )
     .digest('hex')
@@ -46,6 +47,7 @@ export class ToolsetLedger {
           ...(data.secretsRefused !== undefined ? { secretsRefused: data.secretsRefused } : {}),
           ...(data.sandbox ? { sandbox: data.sandbox } : {}),
           ...(data.approvalsRefused !== undefined ? { approvalsRefused: data.approvalsRefused } : {}),
+          ...(data.approvalsAtMost !== undefined ? { approvalsAtMost: data.approvalsAtMost } : {}),
         });
       }
     })();
@@ -73,6 +75,7 @@ export class ToolsetLedger {
           ...(toolset.secretsRefused !== undefined ? { secretsRefused: toolset.secretsRefused } : {}),
           ...(toolset.sandbox ? { sandbox: toolset.sandbox } : {}),
           ...(toolset.approvalsRefused !== undefined ? { approvalsRefused: toolset.approvalsRefused } : {}),
+          ...(toolset.approvalsAtMost !== undefined ? { approvalsAtMost: toolset.approvalsAtMost } : {}),
         },
       },
     ]);

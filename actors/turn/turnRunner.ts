@@ -65,10 +65,11 @@ import { modelEffects, type ToolCallOrigin, type TurnPlugins } from './turnEffec
 import { ToolsetLedger } from './toolsets.ts';
 
 /**
- * The most replies to one plugin's inputs (all its principals together: a plugin declares as many
- * as it likes) that may wait for approval at once, unless the owner vouched for the principal.
+ * The most calls of replies to one plugin's inputs (all its principals together: a plugin declares
+ * as many as it likes; one reply may hold many calls) that may wait for approval at once, unless
+ * the owner vouched for the principal.
  */
-export const MAX_PARKED_PER_PLUGIN = 8;
+export const MAX_WAITING_CALLS_PER_PLUGIN = 8;
 
 /** The plugin a principal speaks for: `qq` of `qq.guest` (a plugin's input without a profile is its name). */
 const pluginOfPrincipal = (principal: string): string => principal.split('.')[0]!;
@@ -513,22 +514,22 @@ export class TurnRunner {
   }
 
   /**
-   * The toolset, with no call of it allowed to wait for approval when the plugin `principal` speaks
-   * for (one the owner has not vouched for) has MAX_PARKED_PER_PLUGIN replies waiting already, to
-   * any of its principals: parked replies hold no input's place, so without this a plugin's guest
-   * could pile them up without end (and per principal, a plugin declaring many profiles did).
+   * The toolset, with as many of its calls allowed to wait for approval as the plugin `principal`
+   * speaks for (one the owner has not vouched for) has left of MAX_WAITING_CALLS_PER_PLUGIN, counting
+   * the calls of every parked reply to any of its principals: parked replies hold no input's place,
+   * so without this a plugin's guest could pile them up without end (per principal, a plugin
+   * declaring many profiles did; per reply, one asking for 40 calls at once did).
    */
   private withParkedBound(toolset: Toolset, principal: string): Toolset {
-    if (isPrivileged(this.options.policy ?? {}, principal)) return toolset;
+    const policy = this.options.policy ?? {};
+    if (isPrivileged(policy, principal)) return toolset;
     const plugin = pluginOfPrincipal(principal);
-    const waiting = [...this.parked.values()].filter(
-      ({ said }) => pluginOfPrincipal(said.principal) === plugin && !isPrivileged(this.options.policy ?? {}, said.principal),
-    ).length;
-    if (waiting < MAX_PARKED_PER_PLUGIN) return toolset;
-    return {
-      ...toolset,
-      approvalsRefused: `${waiting} replies to the inputs of plugin ${plugin} already wait for a person's approval; ask again once they are answered`,
-    };
+    const waiting = [...this.parked.values()]
+      .filter(({ said }) => pluginOfPrincipal(said.principal) === plugin && !isPrivileged(policy, said.principal))
+      .reduce((calls, { turn }) => calls + pendingApprovals(turn.state).length, 0);
+    const why = `${MAX_WAITING_CALLS_PER_PLUGIN} calls of replies to the inputs of plugin ${plugin} may wait for a person's approval at once; ask again once they are answered`;
+    if (waiting >= MAX_WAITING_CALLS_PER_PLUGIN) return { ...toolset, approvalsRefused: why };
+    return { ...toolset, approvalsAtMost: { calls: MAX_WAITING_CALLS_PER_PLUGIN - waiting, why } };
   }
 
   /** Once a turn waits only for people, its task ends and the turn waits parked. */

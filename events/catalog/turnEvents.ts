@@ -234,6 +234,8 @@ export const turnEvents = {
       secretsRefused: optional(string()),
       /** Why no call of a turn using this set may wait for approval (too many replies to its plugin's inputs wait already). */
       approvalsRefused: optional(string()),
+      /** How many calls of a turn using this set may wait for approval, and why no more (its plugin's inputs have calls waiting). */
+      approvalsAtMost: optional(object({ calls: integer(), why: string() })),
       /** The sandbox the turn judges its calls' paths by, as written (the proxy judges them again as they resolve). */
       sandbox: optional(turnSandbox()),
     }),

@@ -31,6 +31,7 @@ import {
   type OutputKind,
   type TurnFact,
   type TurnInputMessage,
+  type Toolset,
   type TurnOutcome,
   type TurnMessage,
 } from './turnTypes.ts';
@@ -249,11 +250,20 @@ const afterCallStage = (d: Decision, index: number, side: 'before' | 'after', ou
     return finishBatchIfDone(d);
   }
   const rewrittenBy = rewritingHandlers(state, output);
-  const step = callOutcome(state, output, d.state.toolset, approvalAsk(d.state, index, output.context.approvalAsked ?? null, rewrittenBy));
+  const asked = approvalAsk(d.state, index, output.context.approvalAsked ?? null, rewrittenBy);
+  const step = callOutcome(state, output, withApprovalsLeft(d.state), asked);
   d.facts.push(...step.facts);
   updateCall(d, index, step.state);
   if (step.state.phase === 'after') return runCallStage(d, index, 'after_toolcall', step.state.result);
   finishBatchIfDone(d);
+};
+
+/** The turn's toolset, with no more calls allowed to wait once as many wait as it may have (approvalsAtMost). */
+const withApprovalsLeft = (s: TurnState): Toolset => {
+  const { approvalsAtMost, approvalsRefused } = s.toolset;
+  if (approvalsAtMost === undefined || approvalsRefused !== undefined) return s.toolset;
+  const waiting = s.calls.filter((c) => c.phase === 'approval').length;
+  return waiting < approvalsAtMost.calls ? s.toolset : { ...s.toolset, approvalsRefused: approvalsAtMost.why };
 };
 
 /** The before_toolcall handlers that rewrote the call's arguments, when they did. */

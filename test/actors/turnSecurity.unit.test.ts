@@ -178,6 +178,31 @@ describe('approvals in a turn', () => {
     await replays(run);
   });
 
+  it('lets no more of its calls wait than the toolset allows; the rest are refused saying why, and it replays', async () => {
+    const why = "8 calls of replies to the inputs of plugin qq may wait for a person's approval at once";
+    const run = runTurn(
+      { input: 'write three files', tools, approve, approvalsAtMost: { calls: 2, why } },
+      {
+        llm: (_, n) =>
+          n === 0
+            ? answer('', [
+                call('c1', 'files_write', { path: 'a' }),
+                call('c2', 'files_write', { path: 'b' }),
+                call('c3', 'files_write', { path: 'c' }),
+              ])
+            : answer('two wait'),
+        tool: () => ({ content: 'ran' }),
+      },
+    );
+    await flush();
+    expect(run.of('ApprovalRequested').map((f) => f.data.callId)).toEqual(['c1', 'c2']);
+    expect(run.of('ToolCallRefused').map((f) => [f.data.callId, f.data.reason])).toEqual([
+      ['c3', `it needs a person's approval (security.tools.approve has 'files_write'), and ${why}`],
+    ]);
+    await run.turn.stop('stop');
+    await replays(run);
+  });
+
   it('a stop while calls wait for approval cancels the turn; nothing runs', async () => {
     const run = runTurn(
       { input: 'write', tools, approve },

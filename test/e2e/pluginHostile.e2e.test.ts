@@ -9,7 +9,7 @@ import { afterToolResult, startLlmServer } from '../support/llmServer/index.ts';
 import { finished, hostPidOfTag, processState, runHomed, spawnNode, WAITER } from '../support/processes.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { DEFAULT_STAGE_TIMEOUT_MS } from '../../actors/index.ts';
-import { MAX_PARKED_PER_PLUGIN } from '../../actors/turn/turnRunner.ts';
+import { MAX_WAITING_CALLS_PER_PLUGIN } from '../../actors/turn/turnRunner.ts';
 import { STAGE_BUDGET_MS } from '../../plugins/host/callCharges.ts';
 import { probeSandbox } from '../../plugins/host/processSandbox.ts';
 
@@ -324,25 +324,28 @@ describe('a plugin naming addresses that would forge lines', () => {
 describe('a plugin piling up replies that wait for approval', () => {
   // A red-team run: a guest whose every call waits for approval sent 150 inputs, and 182 calls
   // waited in the owner's /approvals (a parked reply holds no input's place, so the flood bound missed them); bounded
-  // per principal, a plugin declaring twelve profiles had 96 waiting.
-  it('gets at most MAX_PARKED_PER_PLUGIN of them waiting, whichever of its profiles they are to; the calls of the rest are refused, saying why', async () => {
+  // per principal, a plugin declaring twelve profiles had 96 waiting; per reply, one asking for 40 calls at once had 320.
+  it('gets at most MAX_WAITING_CALLS_PER_PLUGIN calls waiting, whichever of its profiles and replies they are of; the rest are refused, saying why', async () => {
     let calls = 0;
+    const three = () => Array.from({ length: 3 }, () => ({ id: `c${calls++}`, name: 'timer_list', arguments: {} }));
     const server = await startLlmServer([
       { when: afterToolResult, repeat: true, reply: { text: 'That needs the owner.' } },
-      { when: () => true, repeat: true, reply: () => ({ toolCalls: [{ id: `c${calls++}`, name: 'timer_list', arguments: {} }] }) },
+      { when: () => true, repeat: true, reply: () => ({ toolCalls: three() }) },
     ]);
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server, plugins: ['parker'] });
     const daemon = await daemons.start(dir);
     const settled = async () =>
       (await logOf(dir, '--type', 'ApprovalRequested')).length + (await logOf(dir, '--type', 'ToolCallRefused')).length;
-    await expect.poll(settled, { timeout: 60_000, interval: 500 }).toBe(12);
+    await expect.poll(settled, { timeout: 60_000, interval: 500 }).toBe(36);
     const asked = await logOf(dir, '--type', 'ApprovalRequested');
-    expect(asked).toHaveLength(MAX_PARKED_PER_PLUGIN);
+    expect(asked).toHaveLength(MAX_WAITING_CALLS_PER_PLUGIN);
     const refused = await logOf(dir, '--type', 'ToolCallRefused');
-    expect(refused).toHaveLength(12 - MAX_PARKED_PER_PLUGIN);
+    expect(refused).toHaveLength(36 - MAX_WAITING_CALLS_PER_PLUGIN);
     for (const { data } of refused) {
-      expect(data.reason).toContain(`${MAX_PARKED_PER_PLUGIN} replies to the inputs of plugin parker already wait for a person's approval`);
+      expect(data.reason).toContain(
+        `${MAX_WAITING_CALLS_PER_PLUGIN} calls of replies to the inputs of plugin parker may wait for a person's approval at once`,
+      );
     }
     // Its two profiles both had replies waiting: the bound is the plugin's, not each profile's.
     const principals = (await logOf(dir, '--type', 'TurnRequested')).map((e) => e.data.principal);

@@ -58,6 +58,8 @@ export type TurnSetup = Readonly<{
   secretsRefused?: string;
   /** The sandbox the turn judges paths as written by (as the proxy hands it). */
   sandbox?: Toolset['sandbox'];
+  /** How many calls may wait for approval (as the runner records it for a principal not vouched for). */
+  approvalsAtMost?: Toolset['approvalsAtMost'];
   /** What content review found in the input (the security proxy's verdict, recorded with it). */
   inputFindings?: readonly SecurityFinding[];
   inputBlocked?: boolean;
@@ -119,6 +121,7 @@ export const runTurn = (setup: TurnSetup, script: TurnScript) => {
     ...(setup.secrets ? { secrets: setup.secrets } : {}),
     ...(setup.secretsRefused !== undefined ? { secretsRefused: setup.secretsRefused } : {}),
     ...(setup.sandbox ? { sandbox: setup.sandbox } : {}),
+    ...(setup.approvalsAtMost ? { approvalsAtMost: setup.approvalsAtMost } : {}),
   };
   const turn = new TurnActor({
     store,
