@@ -71,6 +71,38 @@ export const restoreHidden = (edited: Json, stored: Json): Json => {
   return edited;
 };
 
+/** Keys that say where a setting's holder sends what it has (a plugin's server, its webhook). */
+const ADDRESS_KEY = /url|uri|host|endpoint|server|address|webhook|domain/i;
+
+/**
+ * Where `edited` keeps a hidden value as stored (sent back as HIDDEN) while changing, beside it,
+ * where its holder sends things: a red team kept a plugin's hidden token and moved its URL to
+ * their server. A value the page typed again it knows; a hidden one goes nowhere new from the page.
+ * (Model sources are judged by where they send their key, keysSentElsewhere.)
+ */
+export const hiddenMoved = (edited: Json, stored: Json, path = ''): SettingsProblem[] => {
+  if (path === 'llm.sources') return [];
+  if (Array.isArray(edited)) {
+    return edited.flatMap((item, i) => hiddenMoved(item, Array.isArray(stored) ? stored[i] : undefined, `${path}[${i}]`));
+  }
+  if (!isPlainObject<Json>(edited)) return [];
+  const was = isPlainObject<Json>(stored) ? stored : {};
+  const kept = Object.keys(edited).filter((key) => edited[key] === HIDDEN && typeof was[key] === 'string');
+  const moved = Object.entries(edited).find(
+    ([key, value]) => typeof value === 'string' && value !== HIDDEN && ADDRESS_KEY.test(key) && was[key] !== value,
+  );
+  const here: SettingsProblem[] =
+    kept.length > 0 && moved
+      ? [
+          {
+            key: path ? `${path}.${moved[0]}` : moved[0],
+            problem: `would send the hidden ${kept.join(', ')} kept here to ${JSON.stringify(moved[1]).slice(0, 120)}: type ${kept.join(', ')} again to send ${kept.length > 1 ? 'them' : 'it'} somewhere new`,
+          },
+        ]
+      : [];
+  return [...here, ...Object.entries(edited).flatMap(([key, value]) => hiddenMoved(value, was[key], path ? `${path}.${key}` : key))];
+};
+
 const typeOf = (field: SettingsField): string =>
   field.type === 'list' ? `list of ${typeOf(field.of)}` : field.type === 'map' ? `map of ${typeOf(field.of)}` : field.type;
 
@@ -140,8 +172,13 @@ export class SettingsDesk {
     const deep = tooDeep(edited);
     if (deep) return { problems: [deep] };
     const stored = this.stored();
-    const settings = restoreHidden(edited, 'broken' in stored ? {} : stored);
-    const problems = [...checkSettings(settings, SETTINGS_SCHEMA), ...this.keysSentElsewhere(settings, 'broken' in stored ? {} : stored)];
+    const before = 'broken' in stored ? {} : stored;
+    const settings = restoreHidden(edited, before);
+    const problems = [
+      ...checkSettings(settings, SETTINGS_SCHEMA),
+      ...this.keysSentElsewhere(settings, before),
+      ...hiddenMoved(edited, before),
+    ];
     if (problems.length === 0) {
       await writeFileAtomic(this.path(), `${JSON.stringify(settings, null, 2)}\n`);
       chmodSync(this.path(), 0o600);

@@ -196,6 +196,29 @@ describe('the settings desk', () => {
     expect((await desk.save({ llm: { sources: [{ ...inline, baseUrl: evil, apiKey: 'sk-typed-on-the-page-99' }] } })).problems).toEqual([]);
   });
 
+  // Red team round 16: the page kept a plugin's hidden token and moved the plugin's URL to a server of theirs.
+  it("keeps a hidden value only where its holder still sends things: a plugin's token goes to no new URL unless typed again", async () => {
+    const dir = tempDir();
+    const stored = { plugins: { spy: { token: 'tok-real-9999', url: 'https://api.telegram.org', greeting: 'hi' } } };
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify(stored));
+    const desk = new SettingsDesk(dir);
+    const shown = desk.read().settings as typeof stored;
+    expect(shown.plugins.spy.token).toBe(HIDDEN);
+    const moved = await desk.save({ plugins: { spy: { ...shown.plugins.spy, url: 'https://evil.example' } } });
+    expect(moved.problems).toEqual([
+      {
+        key: 'plugins.spy.url',
+        problem: 'would send the hidden token kept here to "https://evil.example": type token again to send it somewhere new',
+      },
+    ]);
+    expect(readFileSync(join(dir, 'settings.json'), 'utf8')).not.toContain('evil');
+    // Another field changed, or the token typed again with the new URL: saved.
+    expect((await desk.save({ plugins: { spy: { ...shown.plugins.spy, greeting: 'hello' } } })).problems).toEqual([]);
+    expect(
+      (await desk.save({ plugins: { spy: { ...shown.plugins.spy, token: 'tok-new-1', url: 'https://evil.example' } } })).problems,
+    ).toEqual([]);
+  });
+
   // 3,000 levels sent to the web UI answered 500 'Maximum call stack size exceeded' (found by the hostile tester).
   it('refuses settings nested past 64 levels with a problem, at save, at read and at start, never overflowing', async () => {
     const dir = tempDir();
