@@ -77,12 +77,12 @@ export const converse = (
       }
     };
     const decide = async (approval: string): Promise<void> => {
-      const call = answer
-        ? (await client.ask({ type: 'approvals' }, replyOfType('approvals'))).pending.find((p) => p.approval === approval)
-        : undefined;
+      if (!answer) return settle(new ReplyFailed(leftWaiting(approval)));
+      const { pending } = await client.ask({ type: 'approvals' }, replyOfType('approvals'));
+      const call = pending.find((p) => p.approval === approval);
       // Answered or stopped meanwhile (another session): nothing to ask.
-      if (answer && call === undefined) return;
-      const decision = answer && call ? await answer({ approval, name: call.name, args: call.args ?? {} }) : 'leave';
+      if (call === undefined) return;
+      const decision = await answer({ approval, name: call.name, args: call.args ?? {} });
       if (decision === 'leave') return settle(new ReplyFailed(leftWaiting(approval)));
       if (decision === 'stop') return cancel();
       const { said } = await answerApproval(client, decision.approved, [approval, ...(decision.reason ? [decision.reason] : [])]);

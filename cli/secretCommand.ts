@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { globMatches } from '../machines/security/index.ts';
 import { SETTINGS_FILE } from '../actors/modules/config.ts';
+import { modelSourcesOf } from '../actors/settings/modelSourceKeys.ts';
 import { guessableWarning } from '../adapters/secrets/guessableSecret.ts';
 import { checkSecretName, LONGEST_SECRET_BYTES, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
 import { parse } from './args.ts';
@@ -97,7 +98,7 @@ const toolGlobs = (given: string | undefined): string[] => {
   return globs;
 };
 
-/** Where the model sources of DIR/settings.json send vault key `name`: each source's name and server. */
+/** Where the model sources of DIR/settings.json send vault key `name`: each source's server and name. */
 const sourcesSending = (dir: string, name: string): string[] => {
   let settings: unknown;
   try {
@@ -105,12 +106,9 @@ const sourcesSending = (dir: string, name: string): string[] => {
   } catch {
     return []; // no settings, or ones homed refuses at start anyway
   }
-  const sources = (settings as { llm?: { sources?: unknown } } | null)?.llm?.sources;
-  if (!Array.isArray(sources)) return [];
-  return sources.flatMap((source: unknown) => {
-    const { apiKeySecret, baseUrl, name: sourceName } = (source ?? {}) as Record<string, unknown>;
-    return apiKeySecret === name ? [`${typeof baseUrl === 'string' ? baseUrl : '(no baseUrl)'} (source ${String(sourceName ?? '?')})`] : [];
-  });
+  return modelSourcesOf(settings)
+    .filter(({ key }) => key?.kind === 'apiKeySecret' && key.ref === name)
+    .map((source) => `${source.baseUrl ?? '(no baseUrl)'} (source ${source.name ?? '?'})`);
 };
 
 /**

@@ -160,10 +160,9 @@ export const waiter = async (argv: string[]): Promise<number> => {
   if (answering === undefined && positionals.length > 0 && message.trim() === '') {
     throw new UsageError('the message is empty; give the text to send');
   }
-  const asCommand = answering === undefined ? ONE_SHOT_COMMANDS.get(message.trim().split(/\s+/)[0] ?? '') : undefined;
-  if (asCommand !== undefined) {
-    throw new UsageError(`'${message.trim().split(/\s+/)[0]}' is a command of the chat session, not a message; ${asCommand}`);
-  }
+  const firstWord = message.trim().split(/\s+/)[0] ?? '';
+  const asCommand = answering === undefined ? ONE_SHOT_COMMANDS.get(firstWord) : undefined;
+  if (asCommand !== undefined) throw new UsageError(`'${firstWord}' is a command of the chat session, not a message; ${asCommand}`);
   const modes = [
     values.stop,
     values.tools,

@@ -13,7 +13,7 @@
  */
 import {
   applyPolicy,
-  globMatches,
+  globsMatchingNoTool,
   blockedNotice,
   INTERNAL,
   isPrivileged,
@@ -70,6 +70,10 @@ import { ToolsetLedger } from './toolsets.ts';
  * the owner vouched for the principal.
  */
 export const MAX_WAITING_CALLS_PER_PLUGIN = 8;
+
+/** The names nearest a misspelt one, as a question, or `otherwise` when none is near. */
+const nearest = (closest: readonly string[], otherwise: string): string =>
+  closest.length ? `did you mean ${closest.map((name) => `'${name}'`).join(' or ')}?` : otherwise;
 
 /** The plugin a principal speaks for: `qq` of `qq.guest` (a plugin's input without a profile is its name). */
 const pluginOfPrincipal = (principal: string): string => principal.split('.')[0]!;
@@ -258,18 +262,15 @@ export class TurnRunner {
     const registered = this.options.plugins.toolset();
     const tools = [...channelTools(registered.channels), ...registered.tools].map((tool) => tool.name);
     for (const { where, glob, closest } of rulesMatchingNoTool(layers, tools)) {
-      const hint = closest.length ? `did you mean ${closest.map((name) => `'${name}'`).join(' or ')}?` : "see 'waiter /tools'";
       this.options.log(
-        `security: ${where} has '${glob}', which names none of the tools registered now (${hint}); it applies only to a tool a plugin registers later`,
+        `security: ${where} has '${glob}', which names none of the tools registered now (${nearest(closest, "see 'waiter /tools'")}); it applies only to a tool a plugin registers later`,
       );
     }
     // A secret set for a misspelt tool would never be filled in: said as a misspelt rule is.
     for (const { name, tools: granted } of registered.secrets ?? []) {
-      for (const glob of granted.filter((g) => !tools.some((tool) => globMatches(g, tool)))) {
-        const closest = closestNames(glob.replaceAll('*', ''), tools, 3);
-        const hint = closest.length ? `did you mean ${closest.map((c) => `'${c}'`).join(' or ')}?` : "see 'waiter --tools'";
+      for (const { glob, closest } of globsMatchingNoTool(granted, tools)) {
         this.options.log(
-          `security: secret ${name} is set for '${glob}', which names none of the tools registered now (${hint}); it is filled only into a tool a plugin registers later`,
+          `security: secret ${name} is set for '${glob}', which names none of the tools registered now (${nearest(closest, "see 'waiter --tools'")}); it is filled only into a tool a plugin registers later`,
         );
       }
     }
@@ -280,8 +281,7 @@ export class TurnRunner {
       ...(policy.owners ?? []).map((name) => ({ where: 'security.owners', name })),
     ];
     for (const { where, name } of named.filter((n) => !principals.includes(n.name))) {
-      const closest = closestNames(name, principals, 3);
-      const hint = closest.length ? `did you mean ${closest.map((c) => `'${c}'`).join(' or ')}?` : 'no plugin declares a profile';
+      const hint = nearest(closestNames(name, principals, 3), 'no plugin declares a profile');
       this.options.log(
         `security: ${where} names '${name}', which is not owner, internal or a profile a plugin declares now (${hint}); it applies only once a plugin declaring it is added`,
       );

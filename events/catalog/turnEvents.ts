@@ -232,7 +232,7 @@ export const turnEvents = {
       secrets: optional(array(object({ name: string(), tools: array(string()) }))),
       /** Why no secret may be filled into the calls of a turn using this set (its input is not from the owner). */
       secretsRefused: optional(string()),
-      /** Why no call of a turn using this set may wait for approval (too many replies to its plugin's inputs wait already). */
+      /** Why no call of a turn using this set may wait for approval (as many calls of its plugin's inputs wait as may). */
       approvalsRefused: optional(string()),
       /** How many calls of a turn using this set may wait for approval, and why no more (its plugin's inputs have calls waiting). */
       approvalsAtMost: optional(object({ calls: integer(), why: string() })),

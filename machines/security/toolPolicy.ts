@@ -68,6 +68,15 @@ export type UnmatchedRule = Readonly<{ where: string; glob: string; closest: rea
 
 const RULE_LISTS = ['allow', 'deny', 'approve'] as const;
 
+/** The globs of `globs` that match none of `tools`, each with the tool names nearest to it: most likely typos. */
+export const globsMatchingNoTool = (
+  globs: readonly string[],
+  tools: readonly string[],
+): Readonly<{ glob: string; closest: readonly string[] }>[] =>
+  globs
+    .filter((glob) => !tools.some((tool) => globMatches(glob, tool)))
+    .map((glob) => ({ glob, closest: closestNames(glob.replaceAll('*', ''), tools, 3) }));
+
 /** The rules of `layers` (a settings path each) that match none of `tools`, each with the tool names nearest to it. */
 export const rulesMatchingNoTool = (
   layers: readonly Readonly<{ where: string; rules: ToolRules }>[],
@@ -75,8 +84,6 @@ export const rulesMatchingNoTool = (
 ): UnmatchedRule[] =>
   layers.flatMap(({ where, rules }) =>
     RULE_LISTS.flatMap((list) =>
-      (rules[list] ?? [])
-        .filter((glob) => !tools.some((tool) => globMatches(glob, tool)))
-        .map((glob) => ({ where: `${where}.${list}`, glob, closest: closestNames(glob.replaceAll('*', ''), tools, 3) })),
+      globsMatchingNoTool(rules[list] ?? [], tools).map((unmatched) => ({ where: `${where}.${list}`, ...unmatched })),
     ),
   );

@@ -61,7 +61,7 @@ export type Toolset = Readonly<{
   secrets?: readonly SecretGrant[];
   /** Why no secret may be filled into this turn's calls (its input is not from the owner). */
   secretsRefused?: string;
-  /** Why no call of this turn may wait for approval (too many calls of its plugin's inputs wait already): one that would is refused. */
+  /** Why no call of this turn may wait for approval (as many calls of its plugin's inputs wait as may): one that would is refused. */
   approvalsRefused?: string;
   /** How many of this turn's calls may wait for approval at once, and why no more: a call past them that would wait is refused. */
   approvalsAtMost?: Readonly<{ calls: number; why: string }>;

@@ -20,6 +20,7 @@ import {
   tooDeep,
 } from '../../actors/index.ts';
 import { describeJsonSyntaxError, isPlainObject } from '../../events/index.ts';
+import { modelSourcesOf, type SourceKey } from '../../actors/settings/modelSourceKeys.ts';
 import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
 
 /** What the page gets instead of a secret-looking value. */
@@ -201,9 +202,10 @@ export class SettingsDesk {
    */
   private keysSentElsewhere(settings: Json, stored: Json): SettingsProblem[] {
     const vault = SecretVault.open(this.dataDir);
-    const saved = new Set(sourcesOf(stored).flatMap((s) => (s.key && s.baseUrl !== undefined ? [sends(s.key, s.baseUrl)] : [])));
-    const savedInline = new Set(sourcesOf(stored).flatMap((s) => (s.key?.kind === 'apiKey' ? [s.key.ref] : [])));
-    return sourcesOf(settings).flatMap(({ key, baseUrl }, i) => {
+    const savedSources = modelSourcesOf(stored);
+    const saved = new Set(savedSources.flatMap((s) => (s.key && s.baseUrl !== undefined ? [sends(s.key, s.baseUrl)] : [])));
+    const savedInline = new Set(savedSources.flatMap((s) => (s.key?.kind === 'apiKey' ? [s.key.ref] : [])));
+    return modelSourcesOf(settings).flatMap(({ key, baseUrl }, i) => {
       if (key === undefined || baseUrl === undefined || saved.has(sends(key, baseUrl))) return [];
       if (key.kind === 'apiKeySecret' && vault.setFromPage(key.ref)) return [];
       if (key.kind === 'apiKey' && !savedInline.has(key.ref)) return [];
@@ -265,32 +267,12 @@ export class SettingsDesk {
   }
 }
 
-/** How a model source gives its key: a vault secret's name, an environment variable's name, or the key itself. */
-type SourceKey = Readonly<{ kind: 'apiKeySecret' | 'apiKeyEnv' | 'apiKey'; ref: string }>;
-
-const KEY_KINDS = ['apiKeySecret', 'apiKeyEnv', 'apiKey'] as const;
-
-/** The model sources of `settings`, each with how it gives its key and its URL, where they are strings. */
-const sourcesOf = (settings: Json): Readonly<{ key?: SourceKey; baseUrl?: string }>[] => {
-  const sources = ((settings as { llm?: { sources?: unknown } } | null)?.llm?.sources ?? []) as unknown;
-  if (!Array.isArray(sources)) return [];
-  return sources.map((s) => {
-    const source = (isPlainObject<unknown>(s) ? s : {}) as Record<string, unknown>;
-    const kind = KEY_KINDS.find((k) => typeof source[k] === 'string');
-    const { baseUrl } = source;
-    return {
-      ...(kind ? { key: { kind, ref: source[kind] as string } } : {}),
-      ...(typeof baseUrl === 'string' ? { baseUrl } : {}),
-    };
-  });
-};
-
 /** A key and where it goes, as one string. */
 const sends = (key: SourceKey, baseUrl: string): string => JSON.stringify([key.kind, key.ref, originOf(baseUrl)]);
 
 /** Where the sources of `settings` send `key`. */
 const originsSending = (key: SourceKey, settings: Json): string[] =>
-  sourcesOf(settings).flatMap((s) =>
+  modelSourcesOf(settings).flatMap((s) =>
     s.key?.kind === key.kind && s.key.ref === key.ref && s.baseUrl !== undefined ? [originOf(s.baseUrl)] : [],
   );
 
