@@ -118,6 +118,7 @@ export { probeModel, type ProbeResult } from '../adapters/llm/modelProbe.ts';
 export { BUILTIN_ADAPTERS } from '../adapters/llm/luaAdapter.ts';
 export { checkSettings, type SettingsProblem, tooDeep } from './settings/checkSettings.ts';
 export { SETTINGS_SCHEMA } from './settings/settingsSchema.ts';
+export { modelSourcesOf, type SourceKey } from './settings/modelSourceKeys.ts';
 export type { SettingsField } from './settings/settingsField.ts';
 export { layoutMachine, type MachineLayout } from './inspect/machineLayout.ts';
 export type { MachineWatch, WatchedActor, WatchedEvent } from './inspect/machineWatch.ts';

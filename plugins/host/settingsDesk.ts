@@ -9,6 +9,7 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkSettings,
+  modelSourcesOf,
   probeModel,
   type ProbeResult,
   SETTINGS_FILE,
@@ -17,10 +18,10 @@ import {
   type SettingsProblem,
   SecretVault,
   SecretVaultError,
+  type SourceKey,
   tooDeep,
 } from '../../actors/index.ts';
 import { describeJsonSyntaxError, isPlainObject } from '../../events/index.ts';
-import { modelSourcesOf, type SourceKey } from '../../actors/settings/modelSourceKeys.ts';
 import { writeFileAtomic } from '../builtin/shared/writeFileAtomic.ts';
 
 /** What the page gets instead of a secret-looking value. */
