@@ -188,6 +188,11 @@ export const SETTINGS_SCHEMA: SettingsField = {
               values: ['isolate', 'require', 'off'],
               doc: 'subprocess plugins run where the daemon\'s own files are hidden and, without the "network" capability, no address is reachable: isolate (default; when this machine cannot, they run as they are and the start says so), require (they do not start then), off',
             },
+            pluginStateMb: {
+              type: 'integer',
+              min: 1,
+              doc: 'the most a subprocess plugin may keep in its state folder, in MB (default 1024), also the most any one file it writes may hold: a plugin over it is stopped, and not started again until its folder holds less',
+            },
           },
         },
         review: {

@@ -14,6 +14,7 @@ import { attachLocalPlugin } from './localPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
 import type { ProcessExit } from './pluginProcess.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
+import type { StateQuota } from './stateQuota.ts';
 
 /** How an instance ended; `error` when the kernel ended it for a fault of the plugin's (e.g. garbage on stdout). */
 export type InstanceExit = ProcessExit & Readonly<{ error?: string }>;
@@ -42,6 +43,8 @@ export type HostEnv = BuiltinEnv &
     scrubLine: (line: string, cutShort: boolean) => string;
     /** The sandbox subprocess plugins run in (absent: none). */
     sandbox?: Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }>;
+    /** What a subprocess plugin may keep in its state folder (absent: DEFAULT_PLUGIN_STATE_MB). */
+    stateQuota?: StateQuota;
     handshakeTimeoutMs?: number;
     remoteTimeouts?: RemoteTimeouts;
   }>;

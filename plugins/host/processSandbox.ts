@@ -231,6 +231,15 @@ const PRLIMIT = systemProgram('prlimit');
  */
 export const PLUGIN_TASKS_AT_MOST = 1024;
 
+/**
+ * What the kernel bounds a plugin's processes to: `tasks` at once (PLUGIN_TASKS_AT_MOST unless a
+ * test gives fewer) and, when given, `fileBytes` for any one file they write (its state quota: a
+ * write past it fails with EFBIG).
+ */
+export type ProcessLimits = Readonly<{ tasks: number; fileBytes?: number }>;
+
+const fileBound = ({ fileBytes }: ProcessLimits): string => (fileBytes === undefined ? '' : ` --fsize=${fileBytes}:${fileBytes}`);
+
 /** `text` as one word of the shell, whatever it holds. */
 const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
@@ -248,8 +257,7 @@ type Plan = Readonly<{
   /** A file in a hidden folder whose words are written there again, in the plugin's empty folder (the name servers /etc/resolv.conf leads to). */
   copied?: string;
   readOnly: boolean;
-  /** PLUGIN_TASKS_AT_MOST, unless a test gives fewer. */
-  tasks: number;
+  limits: ProcessLimits;
 }>;
 
 /**
@@ -502,7 +510,7 @@ const scriptOf = (plan: Plan, confinement: Confinement, network: boolean): strin
     ...(temp !== undefined ? [`TMPDIR=${quoted(temp)}; export TMPDIR`] : []),
     `cd ${quoted(own.real)} || exit 126`,
     // Inherited by all it starts; counted in the user namespace each gets below.
-    `${PRLIMIT} -p $$ --nproc=${plan.tasks}:${plan.tasks} || exit 126`,
+    `${PRLIMIT} -p $$ --nproc=${plan.limits.tasks}:${plan.limits.tasks}${fileBound(plan.limits)} || exit 126`,
     // The shell's own variables are not the plugin's: it gets exactly the environment it was given.
     'unset PWD OLDPWD SHLVL',
     // A user namespace of its own inside this one: the mounts above come to it locked (no umount
@@ -605,7 +613,15 @@ export const probeSandbox = (mode: PluginSandboxMode, runFrom: readonly string[]
         wrapped(
           false,
           confinement,
-          { own: ownFolder, dataDir: join(dir, 'data'), trees: [], kept: [], readOnly: false, tasks: PLUGIN_TASKS_AT_MOST, ...more },
+          {
+            own: ownFolder,
+            dataDir: join(dir, 'data'),
+            trees: [],
+            kept: [],
+            readOnly: false,
+            limits: { tasks: PLUGIN_TASKS_AT_MOST },
+            ...more,
+          },
           'true',
           [],
         ),
@@ -667,7 +683,7 @@ export const sandboxedCommand = (
   hidden: HiddenPaths | undefined,
   own: OwnFolder,
   command: Readonly<{ command: string; args: readonly string[] }>,
-  tasks = PLUGIN_TASKS_AT_MOST,
+  limits: Partial<ProcessLimits> = {},
 ): Readonly<{ command: string; args: string[] }> => {
   const aPluginsFolder = hidden !== undefined && own.real !== hidden.pluginsDir && isUnder(own.real, hidden.pluginsDir);
   if (hidden && isUnder(own.real, hidden.dataDir) && !aPluginsFolder) {
@@ -693,7 +709,7 @@ export const sandboxedCommand = (
       trees,
       kept,
       readOnly: writesOnlyOwn(support),
-      tasks,
+      limits: { tasks: PLUGIN_TASKS_AT_MOST, ...limits },
       ...(hidden ? { dataDir: hidden.dataDir } : {}),
       ...(temp && trees.includes(temp) ? { temp } : {}),
       ...(resolver && trees.some((tree) => isUnder(resolver, tree)) ? { copied: resolver } : {}),

@@ -34,6 +34,14 @@ import { stderrHint } from './stderrHints.ts';
 import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
 import { stderrCutNote } from './stderrLines.ts';
+import {
+  checkStateQuota,
+  DEFAULT_PLUGIN_STATE_MB,
+  PluginStateOverQuota,
+  type StateQuota,
+  stateQuotaOf,
+  watchStateQuota,
+} from './stateQuota.ts';
 
 /**
  * The folder plugin `name` keeps what it writes in, in data dir `dataDir` beside the built-ins'
@@ -60,7 +68,8 @@ const permanent = (plugin: string, error: unknown): unknown => {
     error instanceof PluginSpawnFailed ||
     error instanceof PluginFolderOutOfPlace ||
     error instanceof PluginSetupFileLinked ||
-    error instanceof PluginStateFolderUnfit
+    error instanceof PluginStateFolderUnfit ||
+    error instanceof PluginStateOverQuota
     ? new PluginStartRefused(plugin, error.message, error)
     : error;
 };
@@ -118,7 +127,7 @@ const spawnPlugin = async (
   dir: string,
   env: HostEnv,
   hub: PluginHub,
-): Promise<{ child: PluginProcess; ended: Promise<ProcessExit>; say: PluginConsole }> => {
+): Promise<{ child: PluginProcess; ended: Promise<ProcessExit>; say: PluginConsole; state: string; quota: StateQuota }> => {
   const name = manifest.name;
   const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' } };
   // Its folder as it really is: what the sandbox gives back of a hidden data dir, and where it runs.
@@ -131,6 +140,8 @@ const spawnPlugin = async (
       : undefined;
   if (linked) throw new PluginSetupFileLinked(name, linked);
   const state = stateFolderOf(name, sandbox.hidden?.dataDir ?? env.dataDir);
+  const quota = env.stateQuota ?? stateQuotaOf(DEFAULT_PLUGIN_STATE_MB);
+  await checkStateQuota(name, state, quota);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {
     const where = `${nested.folder}, the folder of the plugin ${nested.entry}`;
@@ -140,7 +151,18 @@ const spawnPlugin = async (
     throw new PluginFolderOutOfPlace(name, dir, real, why);
   }
   const wants = { network: manifest.capabilities.includes('network'), home: manifest.capabilities.includes('home') };
-  const { command, args } = sandboxedCommand(name, wants, sandbox.mode, sandbox.support, sandbox.hidden, { path: dir, real, state }, entry);
+  const { command, args } = sandboxedCommand(
+    name,
+    wants,
+    sandbox.mode,
+    sandbox.support,
+    sandbox.hidden,
+    { path: dir, real, state },
+    entry,
+    {
+      fileBytes: quota.bytes,
+    },
+  );
   const hiddenTrees = hiddenTreesFor(wants, sandbox.support, sandbox.hidden);
   const readOnly = writesOnlyOwn(sandbox.support);
   let hinted = false;
@@ -181,14 +203,14 @@ const spawnPlugin = async (
     return exit;
   });
   await recorded;
-  return { child, ended, say };
+  return { child, ended, say, state, quota };
 };
 
 export const subprocessStarter =
   (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
   async (hub, stopping) => {
     const name = manifest.name;
-    const { child, ended, say } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
+    const { child, ended, say, state, quota } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
       throw permanent(name, error);
     });
     const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
@@ -239,6 +261,18 @@ export const subprocessStarter =
     } finally {
       stopping?.removeEventListener('abort', cut);
     }
+    // Over its quota while it runs, it is stopped, and its next start is refused until its folder holds less.
+    const watch = watchStateQuota(
+      state,
+      quota,
+      env.timers,
+      (why) => {
+        fault ??= `${why}, so the kernel stopped it`;
+        child.kill('SIGKILL');
+      },
+      (error) => env.log(`plugin ${name}: could not measure its state folder: ${(error as Error).message}`),
+    );
+    void ended.then(() => watch.stop());
     return {
       exited: ended.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
       pid: child.pid,

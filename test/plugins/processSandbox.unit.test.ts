@@ -215,7 +215,7 @@ describe("a plugin process's sandbox", () => {
         hidden,
         own,
         { command: process.execPath, args: [forker] },
-        40,
+        { tasks: 40 },
       );
       const asNobody =
         process.getuid?.() === 0 ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', command, ...args]] : [command, args];

@@ -1,0 +1,84 @@
+/**
+ * A subprocess plugin's state folder, the one folder of the disk it may write, is bounded
+ * (`security.sandbox.pluginStateMb`): one file past the bound fails to be written (EFBIG, in its
+ * sandbox), a folder filled past it by many files gets the plugin stopped within seconds, said on
+ * homed's output and in `homed plugins`, and it is not started again while its folder holds more;
+ * emptied, `homed plugins start` starts it. A folder over the bound before homed starts stops no
+ * other plugin. The log replays.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probeSandbox } from '../../plugins/host/processSandbox.ts';
+import { testDataDir, useDaemons, verifyReplay } from '../support/homedSession.ts';
+import { startLlmServer } from '../support/llmServer/index.ts';
+import { messagesOf } from '../support/llmServer/recordedMessages.ts';
+import { finished, runHomed, spawnNode, waitForLine, WAITER } from '../support/processes.ts';
+import { useTempDir } from '../support/tempDir.ts';
+
+const tempDir = useTempDir();
+const daemons = useDaemons();
+const canIsolate = probeSandbox('isolate').kind === 'available';
+
+const pluginLine = (listing: string, name: string): string => listing.split('\n').find((l) => l.startsWith(name)) ?? '';
+
+describe("a plugin's state folder quota", () => {
+  it('refuses a file past it, stops a plugin whose folder fills past it, and starts it again once emptied', async () => {
+    const server = await startLlmServer([]);
+    daemons.onCleanup(() => server.close());
+    const dir = testDataDir(tempDir(), { llm: server, plugins: ['filler'], settings: { security: { sandbox: { pluginStateMb: 2 } } } });
+    const state = join(dir, 'state', 'filler');
+    server.setScript([
+      { toolCalls: [{ id: 'big', name: 'filler_fill', arguments: { files: 1, megabytes: 3 } }] },
+      { text: 'tried a big file' },
+      { toolCalls: [{ id: 'many', name: 'filler_fill', arguments: { files: 3, megabytes: 1 } }] },
+      { text: 'filled' },
+    ]);
+    const daemon = await daemons.start(dir);
+    const big = await finished(spawnNode([WAITER, '--data', dir, 'write one big file']));
+    expect(big.stdout).toBe('tried a big file\n');
+    const [bigResult] = messagesOf(server.requests[1]!).filter((m) => m.role === 'tool');
+    // Bounded by the kernel in its sandbox; without one, the count stops it instead.
+    if (canIsolate) expect(bigResult?.content).toBe('wrote 0, then failed: EFBIG');
+    for (const file of readdirSync(state)) rmSync(join(state, file));
+
+    const stopped = waitForLine(
+      daemon.process,
+      /plugin filler: crashed \(plugin 'filler': its state folder holds more than 2 MB \(security\.sandbox\.pluginStateMb\), so the kernel stopped it\)/,
+      20_000,
+    );
+    const many = await finished(spawnNode([WAITER, '--data', dir, 'write many files']));
+    expect(many.stdout).toBe('filled\n');
+    await stopped;
+    // Restarted after its backoff, its start is refused while the folder holds more, and it is not tried again.
+    await waitForLine(
+      daemon.process,
+      /plugin 'filler' is not restarted until it is fixed: .*its state folder holds more than 2 MB/,
+      20_000,
+    );
+    const listing = await runHomed(['plugins', '--data', dir]);
+    expect(pluginLine(listing.stdout, 'filler')).toMatch(/^filler\s+subprocess\s+stopped\s+restarts 1$/);
+    expect(listing.stdout).toContain(
+      `last failure: plugin 'filler' is not restarted until it is fixed: plugin 'filler' was not started: its state folder holds more than 2 MB`,
+    );
+
+    for (const file of readdirSync(state)) rmSync(join(state, file));
+    const started = await runHomed(['plugins', 'start', 'filler', '--data', dir]);
+    expect(started.stdout).toMatch(/filler\s+subprocess\s+running/);
+    await daemons.stop(daemon);
+    await verifyReplay(dir);
+  }, 90_000);
+
+  it('does not start a plugin whose folder is over the quota already, and starts the rest', async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['filler', 'gatekeeper'], settings: { security: { sandbox: { pluginStateMb: 1 } } } });
+    const state = join(dir, 'state', 'filler');
+    mkdirSync(state, { recursive: true, mode: 0o700 });
+    writeFileSync(join(state, 'left-over'), Buffer.alloc(2 * 1024 * 1024, 'y'));
+    const daemon = await daemons.start(dir);
+    const listing = await runHomed(['plugins', '--data', dir]);
+    expect(pluginLine(listing.stdout, 'gatekeeper')).toMatch(/running/);
+    expect(pluginLine(listing.stdout, 'filler')).toMatch(/^filler\s+subprocess\s+stopped\s+restarts 0$/);
+    expect(listing.stdout).toContain(`its state folder holds more than 1 MB (security.sandbox.pluginStateMb), ${state}`);
+    await daemons.stop(daemon);
+  });
+});
