@@ -1,7 +1,7 @@
 /**
  * The folders of the machine a subprocess plugin must not see besides the data dir: its user's
  * home (the account's, and $HOME where it differs), the user's runtime folder (/run/user/UID,
- * where agents and keyrings listen) and /run, /tmp, /var/tmp, the daemon's TMPDIR and /dev/shm (other
+ * where agents and keyrings listen) and /run, /tmp, the daemon's TMPDIR and /dev/shm (other
  * programs' files and sockets, ssh-agent's among them: a socket is reached through its path,
  * network namespace or not, and through a read-only folder too). Each is hidden behind an empty
  * tmpfs but for the plugin's own folder and the folders a plugin runs from (the daemon's install,
@@ -133,8 +133,8 @@ export const machinePrivateFolders = (): Readonly<{ homes: string[]; others: str
   const homes = [account, homedir()].map(hideableFolder).filter((folder): folder is string => folder !== undefined);
   const temp = hideableFolder('/tmp');
   // The daemon's own TMPDIR too, wherever it is: its tsx cache, were a plugin to write there, would run in the daemon.
-  // /var/tmp, the temporary folder kept across boots. And /run, where services listen (GNU screen's sessions, which run what they are sent; the system bus; a database).
-  const others = [...runtimes, temp, tmpdir(), '/var/tmp', '/dev/shm', '/run']
+  // And /run, where services listen (GNU screen's sessions, which run what they are sent; the system bus; a database).
+  const others = [...runtimes, temp, tmpdir(), '/dev/shm', '/run']
     .map(hideableFolder)
     .filter((folder): folder is string => folder !== undefined);
   // Where /etc/resolv.conf leads (systemd-resolved's file, NetworkManager's, in /run): a plugin with the network needs its name servers.

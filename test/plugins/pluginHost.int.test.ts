@@ -183,10 +183,11 @@ describe('plugin host', () => {
     const timers = createManualTimers();
     const { host } = await startHost(['mute'], { timers, remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
     expect(host.supervisor('mute').state).toBe('running');
-    expect(timers.armed).toBe(0); // the handshake's timeouts were disarmed once it said ready
+    // The handshake's timeouts were disarmed once it said ready: what is armed is the next count of its state folder.
+    expect(timers.armed).toBe(1);
     let outcome: unknown;
     void host.hub.callTool('mute_wait', {}, callInfo).catch((error: unknown) => (outcome = error));
-    await expect.poll(() => timers.armed).toBe(1);
+    await expect.poll(() => timers.armed).toBe(2);
     timers.advance(199);
     await new Promise((resolve) => setImmediate(resolve));
     expect(outcome).toBeUndefined();
