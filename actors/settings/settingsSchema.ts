@@ -191,6 +191,8 @@ export const SETTINGS_SCHEMA: SettingsField = {
             pluginStateMb: {
               type: 'integer',
               min: 1,
+              // 1 TiB: its bytes stay a whole number as prlimit reads it (1e15 MB was written 1.048576e+21, read as 1 byte).
+              max: 1_048_576,
               doc: 'the most a subprocess plugin may keep in its state folder, in MB (default 1024), also the most any one file it writes may hold: a plugin over it is stopped, and not started again until its folder holds less',
             },
           },

@@ -2,20 +2,23 @@
  * How much a subprocess plugin may keep in its state folder, the one folder of the disk it may
  * write: without a bound, a plugin filled the disk the data dir is on, and the daemon could then
  * append nothing. The kernel bounds each file it writes (`prlimit --fsize` in its sandbox); the
- * host bounds the folder as a whole, before each start and every few seconds while it runs, and
- * stops a plugin over it. Counted as the disk counts it (allocated blocks, folders included), and
- * in entries too, so a plugin cannot fill the disk with empty files or make the count slow.
+ * host bounds the folder as a whole, before each start and every STATE_CHECK_MS from its spawn,
+ * and stops a plugin over it. Counted as the disk counts it (allocated blocks, each file once
+ * however many links it has, folders included), files it removed but holds open included, and in
+ * entries too, so a plugin cannot fill the disk with empty files or make the count slow. A folder
+ * that cannot be measured (made unreadable, paths past the system's length) counts as full: what
+ * the host cannot see, it cannot bound.
  */
-import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import type { Timers } from '../../events/index.ts';
 import { HologramError } from '../../events/index.ts';
 
 export const DEFAULT_PLUGIN_STATE_MB = 1024;
 /** The most files and folders a state folder may hold, whatever their size. */
 export const STATE_ENTRIES_AT_MOST = 100_000;
-/** How often a running plugin's state folder is measured. */
-export const STATE_CHECK_MS = 5_000;
+/** How often a running plugin's state folder is measured (the next count is armed once one ends). */
+export const STATE_CHECK_MS = 2_000;
 
 export type StateQuota = Readonly<{ bytes: number; entries: number }>;
 
@@ -24,13 +27,19 @@ export const stateQuotaOf = (megabytes: number, entries = STATE_ENTRIES_AT_MOST)
   entries,
 });
 
-/** What a state folder holds, as far as it was counted: counting stops once past either bound. */
-export type StateUsage = Readonly<{ bytes: number; entries: number }>;
+/**
+ * What a state folder holds, as far as it was counted (counting stops once past either bound);
+ * `unmeasured`, why part of it could not be counted.
+ */
+export type StateUsage = Readonly<{ bytes: number; entries: number; unmeasured?: string }>;
 
 const MB = 1024 * 1024;
+/** How much of a path an unmeasured folder's reason quotes (a plugin makes them as long as the system allows). */
+const PATH_QUOTED = 120;
 
 /** Why `usage` is over `quota`, said to the owner, or undefined when it is within. */
 export const overQuota = (usage: StateUsage, quota: StateQuota): string | undefined => {
+  if (usage.unmeasured !== undefined) return `its state folder could not be measured (${usage.unmeasured}), so it counts as full`;
   if (usage.bytes > quota.bytes) {
     return `its state folder holds more than ${quota.bytes / MB} MB (security.sandbox.pluginStateMb)`;
   }
@@ -38,40 +47,89 @@ export const overQuota = (usage: StateUsage, quota: StateQuota): string | undefi
   return undefined;
 };
 
+const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException)?.code ?? String(error);
+
 /** A file or folder gone while it was counted (the plugin removing it) counts as nothing. */
-const gone = (error: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException)?.code ?? '');
+const gone = (error: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes(codeOf(error));
+
+/** Where in `folder` something could not be counted, and why, quoted short. */
+const unmeasuredAt = (folder: string, path: string, error: unknown): string => {
+  const inside = relative(folder, path) || '.';
+  const quoted = inside.length > PATH_QUOTED ? `${inside.slice(0, PATH_QUOTED)}…` : inside;
+  return `${codeOf(error)} at ${quoted}`;
+};
+
+/** A running count: bytes and entries so far, and the files counted already (by device and inode). */
+type Count = { bytes: number; entries: number; readonly files: Set<string> };
+
+/** Adds a file's blocks once however many names (or descriptors) lead to it. */
+const addFile = (count: Count, info: Readonly<{ dev: number; ino: number; blocks: number }>): void => {
+  const key = `${info.dev}:${info.ino}`;
+  if (count.files.has(key)) return;
+  count.files.add(key);
+  count.bytes += info.blocks * 512;
+};
 
 /**
- * What `folder` holds, never following a link, folder after folder; stops once past `quota`
- * (the counts then say only that). A folder that cannot be read is counted as it is.
+ * The files in `folder` that the processes `holders` removed but hold open (the disk keeps them
+ * until they are closed), added to `count`. A process gone meanwhile is passed over.
  */
-export const stateUsage = async (folder: string, quota: StateQuota): Promise<StateUsage> => {
-  let bytes = 0;
-  let entries = 0;
+const addRemovedButOpen = async (folder: string, holders: readonly number[], count: Count): Promise<void> => {
+  const prefix = `${folder}/`;
+  for (const pid of holders) {
+    let fds: string[];
+    try {
+      fds = await readdir(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      const path = `/proc/${pid}/fd/${fd}`;
+      try {
+        const target = await readlink(path);
+        if (target.startsWith(prefix) && target.endsWith(' (deleted)')) addFile(count, await stat(path));
+      } catch {
+        // closed meanwhile, or the process is gone
+      }
+    }
+  }
+};
+
+/**
+ * What `folder` holds, never following a link, folder after folder, and what the processes
+ * `holders` removed from it but hold open; stops once past `quota` (the counts then say only
+ * that), or at the first part that cannot be read.
+ */
+export const stateUsage = async (folder: string, quota: StateQuota, holders: readonly number[] = []): Promise<StateUsage> => {
+  const count: Count = { bytes: 0, entries: 0, files: new Set() };
+  const over = (): boolean => count.bytes > quota.bytes || count.entries > quota.entries;
   const folders = [folder];
   for (let next = folders.pop(); next !== undefined; next = folders.pop()) {
     let names: string[];
     try {
       names = await readdir(next);
     } catch (error) {
-      if (gone(error) || (error as NodeJS.ErrnoException)?.code === 'EACCES') continue;
-      throw error;
+      if (gone(error)) continue;
+      return { ...count, unmeasured: unmeasuredAt(folder, next, error) };
     }
-    entries += names.length;
-    if (entries > quota.entries) break;
+    count.entries += names.length;
+    if (over()) return count;
     for (const name of names) {
       const path = join(next, name);
       try {
-        const stat = await lstat(path);
-        bytes += stat.blocks * 512;
-        if (stat.isDirectory()) folders.push(path);
+        const info = await lstat(path);
+        if (info.isDirectory()) {
+          count.bytes += info.blocks * 512;
+          folders.push(path);
+        } else addFile(count, info);
       } catch (error) {
-        if (!gone(error)) throw error;
+        if (!gone(error)) return { ...count, unmeasured: unmeasuredAt(folder, path, error) };
       }
-      if (bytes > quota.bytes) return { bytes, entries };
+      if (over()) return count;
     }
   }
-  return { bytes, entries };
+  await addRemovedButOpen(folder, holders, count);
+  return count;
 };
 
 /** A plugin whose state folder is over its quota before it starts. */
@@ -85,23 +143,46 @@ export class PluginStateOverQuota extends HologramError {
   }
 }
 
-/** @throws PluginStateOverQuota when `folder` holds more than `quota`. */
+/** @throws PluginStateOverQuota when `folder` holds more than `quota`, or cannot be measured. */
 export const checkStateQuota = async (plugin: string, folder: string, quota: StateQuota): Promise<void> => {
   const why = overQuota(await stateUsage(folder, quota), quota);
   if (why !== undefined) throw new PluginStateOverQuota(plugin, folder, why);
 };
 
+/** `pid` and every process below it, through /proc's lists of each thread's children (empty where /proc has none). */
+export const processTree = async (pid: number): Promise<number[]> => {
+  const tree: number[] = [];
+  const seen = new Set<number>();
+  for (const queue = [pid]; queue.length > 0; ) {
+    const next = queue.pop()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    tree.push(next);
+    let tasks: string[];
+    try {
+      tasks = await readdir(`/proc/${next}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      const children = await readFile(`/proc/${next}/task/${task}/children`, 'utf8').catch(() => '');
+      for (const child of children.split(' ')) if (/^\d+$/.test(child)) queue.push(Number(child));
+    }
+  }
+  return tree;
+};
+
 /**
- * Measures `folder` every STATE_CHECK_MS on `timers` and calls `over` once, with why, when it is
- * over `quota`; `stop` ends the watch. A count that fails is said through `failed` and the watch
- * goes on.
+ * Measures `folder` (with what the processes under `pid` hold open there) every STATE_CHECK_MS
+ * on `timers` and calls `over` once, with why, when it is over `quota` or cannot be measured;
+ * `stop` ends the watch.
  */
 export const watchStateQuota = (
   folder: string,
   quota: StateQuota,
+  pid: number,
   timers: Timers,
   over: (why: string) => void,
-  failed: (error: unknown) => void,
 ): Readonly<{ stop: () => void }> => {
   let stopped = false;
   let timer: unknown;
@@ -110,19 +191,14 @@ export const watchStateQuota = (
   };
   const check = async (): Promise<void> => {
     if (stopped) return;
-    let why: string | undefined;
-    try {
-      why = overQuota(await stateUsage(folder, quota), quota);
-    } catch (error) {
-      failed(error);
-    }
+    const why = await stateUsage(folder, quota, await processTree(pid)).then(
+      (usage) => overQuota(usage, quota),
+      (error: unknown) => overQuota({ bytes: 0, entries: 0, unmeasured: codeOf(error) }, quota),
+    );
     if (stopped) return;
-    if (why !== undefined) {
-      stopped = true;
-      over(why);
-      return;
-    }
-    arm();
+    if (why === undefined) return arm();
+    stopped = true;
+    over(why);
   };
   arm();
   return {

@@ -220,6 +220,13 @@ export const subprocessStarter =
     let fault: string | undefined;
     /** Why the connection closed on the plugin for a fault it cannot recover from, when it did. */
     let broke: string | undefined;
+    // Over its quota from its spawn on (it may write before it greets), it is stopped, and its next start is refused
+    // until its folder holds less.
+    const watch = watchStateQuota(realOrSelf(state), quota, child.pid, env.timers, (why) => {
+      fault ??= `${why}, so the kernel stopped it`;
+      child.kill('SIGKILL');
+    });
+    void ended.then(() => watch.stop());
     connection.on('protocolError', (error) => {
       if (error instanceof FramingLost) broke = 'it wrote bytes to stdout that are not frames';
       if (error instanceof AnswersUnread) broke = "it sent requests and left the kernel's answers unread";
@@ -257,22 +264,11 @@ export const subprocessStarter =
       connection.close(`handshake failed: ${(error as Error).message}`);
       child.kill('SIGKILL');
       await ended;
-      throw permanent(name, error);
+      // Ended by the kernel for a fault of its own (over its quota while it started), that is why, not the closed connection.
+      throw permanent(name, fault === undefined ? error : new PluginHandshakeFailed(`plugin '${name}': ${fault} before it said 'ready'`));
     } finally {
       stopping?.removeEventListener('abort', cut);
     }
-    // Over its quota while it runs, it is stopped, and its next start is refused until its folder holds less.
-    const watch = watchStateQuota(
-      state,
-      quota,
-      env.timers,
-      (why) => {
-        fault ??= `${why}, so the kernel stopped it`;
-        child.kill('SIGKILL');
-      },
-      (error) => env.log(`plugin ${name}: could not measure its state folder: ${(error as Error).message}`),
-    );
-    void ended.then(() => watch.stop());
     return {
       exited: ended.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
       pid: child.pid,

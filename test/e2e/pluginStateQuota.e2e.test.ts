@@ -3,9 +3,11 @@
  * (`security.sandbox.pluginStateMb`): one file past the bound fails to be written (EFBIG, in its
  * sandbox), a folder filled past it by many files gets the plugin stopped within seconds, said on
  * homed's output and in `homed plugins`, and it is not started again while its folder holds more;
- * emptied, `homed plugins start` starts it. A folder over the bound before homed starts stops no
- * other plugin. The log replays.
+ * emptied, `homed plugins start` starts it. Files it removed but holds open count, and so does
+ * what it writes before it says hello; folders deeper than a path may be count as full. A folder
+ * over the bound before homed starts stops no other plugin. The log replays.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +35,10 @@ describe("a plugin's state folder quota", () => {
       { text: 'tried a big file' },
       { toolCalls: [{ id: 'many', name: 'filler_fill', arguments: { files: 3, megabytes: 1 } }] },
       { text: 'filled' },
+      { toolCalls: [{ id: 'held', name: 'filler_fill', arguments: { files: 3, megabytes: 1, hold: true } }] },
+      { text: 'filled and hidden' },
+      { toolCalls: [{ id: 'deep', name: 'filler_deep', arguments: {} }] },
+      { text: 'dug deep' },
     ]);
     const daemon = await daemons.start(dir);
     const big = await finished(spawnNode([WAITER, '--data', dir, 'write one big file']));
@@ -65,9 +71,45 @@ describe("a plugin's state folder quota", () => {
     for (const file of readdirSync(state)) rmSync(join(state, file));
     const started = await runHomed(['plugins', 'start', 'filler', '--data', dir]);
     expect(started.stdout).toMatch(/filler\s+subprocess\s+running/);
+
+    // Files it removed but holds open are on the disk still, though no walk of the folder finds them.
+    const stoppedAgain = waitForLine(
+      daemon.process,
+      /plugin filler: crashed \(plugin 'filler': its state folder holds more than 2 MB/,
+      20_000,
+    );
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'fill and hide']))).stdout).toBe('filled and hidden\n');
+    await stoppedAgain;
+    expect(readdirSync(state)).toEqual([]);
+    // Gone with its process, they leave the folder empty: its next start goes ahead.
+    await expect
+      .poll(async () => pluginLine((await runHomed(['plugins', '--data', dir])).stdout, 'filler'), { timeout: 20_000, interval: 500 })
+      .toMatch(/^filler\s+subprocess\s+running\s+restarts 1 pid/);
+
+    // Folders deeper than a path may be cannot be measured: that counts as full.
+    const unmeasured = waitForLine(
+      daemon.process,
+      /plugin filler: crashed \(plugin 'filler': its state folder could not be measured \(ENAMETOOLONG at d{120}…\), so it counts as full, so the kernel stopped it\)/,
+      20_000,
+    );
+    expect((await finished(spawnNode([WAITER, '--data', dir, 'dig deep']))).stdout).toBe('dug deep\n');
+    await unmeasured;
+    await waitForLine(daemon.process, /plugin 'filler' is not restarted until it is fixed: .*could not be measured/, 20_000);
     await daemons.stop(daemon);
     await verifyReplay(dir);
-  }, 90_000);
+    spawnSync('rm', ['-rf', state]);
+  }, 120_000);
+
+  it('stops a plugin that fills its folder before it says hello', async () => {
+    const dir = testDataDir(tempDir(), { plugins: ['eager'], settings: { security: { sandbox: { pluginStateMb: 2 } } } });
+    // Its first start waits for it to greet, or fail: homed is ready only after.
+    const daemon = await daemons.start(dir);
+    expect(daemon.output).toMatch(
+      /plugin eager: start failed: plugin 'eager': its state folder holds more than 2 MB \(security\.sandbox\.pluginStateMb\), so the kernel stopped it before it said 'ready'/,
+    );
+    await waitForLine(daemon.process, /plugin 'eager' is not restarted until it is fixed: .*its state folder holds more than 2 MB/, 20_000);
+    await daemons.stop(daemon);
+  }, 60_000);
 
   it('does not start a plugin whose folder is over the quota already, and starts the rest', async () => {
     const dir = testDataDir(tempDir(), { plugins: ['filler', 'gatekeeper'], settings: { security: { sandbox: { pluginStateMb: 1 } } } });

@@ -1,10 +1,12 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, linkSync, mkdirSync, openSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkStateQuota,
   overQuota,
   PluginStateOverQuota,
+  processTree,
   STATE_CHECK_MS,
   stateQuotaOf,
   stateUsage,
@@ -62,18 +64,11 @@ describe("a plugin's state folder usage", () => {
     await expect(checkStateQuota('p', tempDir(), stateQuotaOf(1))).resolves.toBeUndefined();
   });
 
-  it('watches a running plugin: says it is over once, at the first count after it grew, and not after it is stopped', async () => {
+  it('watches a running plugin from the processes under it: says it is over once, at the first count after it grew', async () => {
     const folder = tempDir();
     const time = createVirtualTime(0);
     const over: string[] = [];
-    const failed: unknown[] = [];
-    const watch = watchStateQuota(
-      folder,
-      stateQuotaOf(1),
-      time.timers,
-      (why) => over.push(why),
-      (e) => failed.push(e),
-    );
+    const watch = watchStateQuota(folder, stateQuotaOf(1), process.pid, time.timers, (why) => over.push(why));
     // A count within the quota arms the next one once it has read the folder.
     time.advance(STATE_CHECK_MS);
     await expect.poll(() => time.armed).toBe(1);
@@ -85,18 +80,52 @@ describe("a plugin's state folder usage", () => {
     expect(time.armed).toBe(0);
     watch.stop();
 
-    const second = tempDir();
     const stopped: string[] = [];
-    const watching = watchStateQuota(
-      second,
-      stateQuotaOf(1),
-      time.timers,
-      (why) => stopped.push(why),
-      (e) => failed.push(e),
-    );
+    const watching = watchStateQuota(tempDir(), stateQuotaOf(1), process.pid, time.timers, (why) => stopped.push(why));
     expect(time.armed).toBe(1);
     watching.stop();
     expect(time.armed).toBe(0);
-    expect(failed).toEqual([]);
+    expect(stopped).toEqual([]);
+  });
+
+  it('counts a file removed but held open by a process under the plugin, and each file once however many links it has', async () => {
+    const folder = tempDir();
+    const held = openSync(join(folder, 'held'), 'w');
+    try {
+      writeSync(held, Buffer.alloc(1536 * KB, 'x'));
+      unlinkSync(join(folder, 'held'));
+      expect(overQuota(await stateUsage(folder, stateQuotaOf(1)), stateQuotaOf(1))).toBeUndefined();
+      const usage = await stateUsage(folder, stateQuotaOf(1), await processTree(process.pid));
+      expect(usage.bytes).toBeGreaterThanOrEqual(1536 * KB);
+    } finally {
+      closeSync(held);
+    }
+    const linked = tempDir();
+    fill(join(linked, 'one'), 700);
+    for (let i = 0; i < 4; i++) linkSync(join(linked, 'one'), join(linked, `link${i}`));
+    expect(overQuota(await stateUsage(linked, stateQuotaOf(1)), stateQuotaOf(1))).toBeUndefined();
+  });
+
+  it('counts a folder it cannot read through as full, naming where, its path cut short', async () => {
+    const folder = tempDir();
+    // Deeper than a path may be (PATH_MAX), made as a plugin would: a folder at a time, from where the last one is.
+    const step = 'd'.repeat(250);
+    const made = spawnSync(process.execPath, [
+      '-e',
+      `const fs = require('node:fs'); process.chdir(${JSON.stringify(folder)}); ` +
+        `for (let i = 0; i < 20; i++) { fs.mkdirSync('${step}'); process.chdir('${step}'); } fs.writeFileSync('f', 'x');`,
+    ]);
+    expect(made.status, made.stderr.toString()).toBe(0);
+    try {
+      const usage = await stateUsage(folder, stateQuotaOf(100));
+      expect(usage.unmeasured).toBe(`ENAMETOOLONG at ${'d'.repeat(120)}…`);
+      expect(overQuota(usage, stateQuotaOf(100))).toBe(
+        `its state folder could not be measured (ENAMETOOLONG at ${'d'.repeat(120)}…), so it counts as full`,
+      );
+      await expect(checkStateQuota('p', folder, stateQuotaOf(100))).rejects.toThrow('could not be measured (ENAMETOOLONG');
+    } finally {
+      // Removed as a person would: Node's own removal builds the same paths, too long.
+      spawnSync('rm', ['-rf', join(folder, step)]);
+    }
   });
 });
