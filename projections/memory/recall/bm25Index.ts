@@ -8,7 +8,7 @@
  */
 
 import { type Bm25Counts, Bm25CountsMismatch, countsOf, digestOf } from './bm25Counts.ts';
-import { BOUND_MARGIN, type Bm25Hit, byScoreThenId, insertHit, type Weigh, weighedBestFirst } from './rankedHits.ts';
+import { type Bm25Hit, byScoreThenId, insertHit, type Weigh, weighedBestFirst } from './rankedHits.ts';
 
 export { type Bm25Counts, Bm25CountsMismatch, countsOf } from './bm25Counts.ts';
 export type { Bm25Hit } from './rankedHits.ts';
@@ -17,8 +17,7 @@ export type Bm25Document = Readonly<{ id: string; tokens: readonly string[] }>;
 /**
  * `compactAtLeast`: dead entries are dropped once there are more than this and a quarter of the
  * live ones (default 1,024). `prune: false` makes every search score every document that
- * matches (the reference the pruned search is tested against); `weighBatch`: how many scored
- * documents a pruned search lets wait before it weighs them (default 32, see `search`);
+ * matches (the reference the pruned search is tested against);
  * `recentUses`: in how many of its uses, the most recent, a term counts (default RECENT_USES; see
  * `search`).
  */
@@ -27,7 +26,6 @@ export type Bm25Options = Readonly<{
   b?: number;
   compactAtLeast?: number;
   prune?: boolean;
-  weighBatch?: number;
   recentUses?: number;
 }>;
 
@@ -57,7 +55,6 @@ export class Bm25Index {
   readonly b: number;
   private readonly compactAtLeast: number;
   private readonly prune: boolean;
-  private readonly weighBatch: number;
   private readonly recentUses: number;
   /**
    * Postings in compact arrays, appended to in the order documents are added (so each lists its
@@ -100,7 +97,6 @@ export class Bm25Index {
     this.b = options.b ?? DEFAULT_BM25.b;
     this.compactAtLeast = options.compactAtLeast ?? COMPACT_AT_LEAST;
     this.prune = options.prune ?? true;
-    this.weighBatch = options.weighBatch ?? WEIGH_BATCH;
     this.recentUses = options.recentUses ?? RECENT_USES;
     if (!(this.recentUses >= 1)) throw new RangeError(`BM25 needs recentUses ≥ 1, got ${this.recentUses}`);
     if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
@@ -442,7 +438,7 @@ export class Bm25Index {
    * `weigh` scales each matching document's score before ranking; a weight ≤ 0 leaves it out.
    * `maxWeight`, a bound on what `weigh` returns, lets the search pass over documents that could
    * not reach the k-th best even weighing that much, and weigh the rest best score first (see
-   * `searchPruned`); the ranking is the same as without it. The bound must hold; a weight seen
+   * `searchRecent`); the ranking is the same as without it. The bound must hold; a weight seen
    * above it makes the search weigh every document after all. `boosted` names the few documents
    * that may weigh more than the rest (those of a month the query names), so the bound on the
    * rest can be theirs.
@@ -461,7 +457,7 @@ export class Bm25Index {
     const avgLength = this.totalLength / this.slots.size || 1;
     const terms = this.queryTerms(queryTokens);
     if (this.prune && (!weigh || maxWeight !== undefined)) {
-      const found = this.searchPruned(terms, k, avgLength, weigh, maxWeight, boosted);
+      const found = this.searchRecent(terms, k, avgLength, weigh, maxWeight, boosted);
       if (found) return found;
     }
     this.makeRoomToScore();
@@ -493,16 +489,15 @@ export class Bm25Index {
   }
 
   /**
-   * MaxScore, a document at a time: the terms are ordered by the most each can add; once those
-   * that can add least can, together and weighed the most a document can weigh, no longer reach
-   * the k-th weighted score found, they only look up the documents the other terms bring, in
-   * ascending order, and a document is dropped as soon as what it lacks could not lift it to the
-   * k-th. Scored documents are weighed a batch at a time, best first, until none left in the batch
-   * could reach the k-th (weighing costs more than scoring). Scores are summed in the query's term
-   * order, as the full search sums them, so the ranking is the same numbers in the same order.
-   * Undefined when a weight exceeds its bound.
+   * The terms' recent uses added up a term at a time, each posting read once in order, then the
+   * documents weighed best first until even the most a weight can multiply by could not lift the
+   * next to the k-th. A boosted document (of a month the query names) counts every use of the
+   * query's terms it holds: it is scored apart (its terms looked up in their whole postings, in
+   * ascending order) and weighed first. Scores are summed in the query's term order, as the full
+   * search sums them, so the ranking is the same numbers in the same order. Undefined when a
+   * weight exceeds its bound.
    */
-  private searchPruned(
+  private searchRecent(
     terms: readonly QueryTerm[],
     k: number,
     avgLength: number,
@@ -510,123 +505,53 @@ export class Bm25Index {
     maxWeight: number | undefined,
     boosted: BoostedDocuments | undefined,
   ): Bm25Hit[] | undefined {
-    const { ids } = this;
-    const n = terms.length;
-    // What a document may weigh, with the margin that keeps one whose bound only rounds below the k-th.
-    const restMost = (weigh ? (boosted?.restMax ?? maxWeight!) : 1) * (1 + BOUND_MARGIN);
-    const boostedMost = weigh ? maxWeight! : 1;
-    const order = terms.map((_, q) => q).sort((x, y) => this.mostOf(terms[x]!) - this.mostOf(terms[y]!) || x - y);
-    /** What the terms order[0..i] can add together, at most. */
-    const mostUpTo = new Float64Array(n);
-    for (let i = 0, sum = 0; i < n; i++) mostUpTo[i] = sum += this.mostOf(terms[order[i]!]!);
-    const postings = terms.map((t) => this.postingSlots[t.termId]!);
-    const used = Int32Array.from(terms, (t) => this.used[t.termId]!);
-    /** Per term, where its recent uses begin in its posting: only from there on does it count. */
-    const recent = Int32Array.from(terms, (t) => this.recentFrom(t.termId));
-    /** Per term, the slot its recent uses begin at: a boosted document before it has the term's older use looked up. */
-    const recentSlot = Float64Array.from(postings, (slots, q) => (recent[q]! > 0 ? slots[recent[q]!]! : 0));
-    /** Per term, where looking a boosted document up in its whole posting goes on from (they come in ascending order). */
-    const look = new Int32Array(n);
-    const next = Int32Array.from(recent);
-    /** Per term, the slot of the next document of its recent uses (NO_SLOT past the end). */
-    const nextSlot = Float64Array.from(postings, (slots, q) => (recent[q]! < used[q]! ? slots[recent[q]!]! : NO_SLOT));
-    const boostedInOrder = this.boostedSlots(weigh ? boosted : undefined);
-    let nextBoosted = 0;
-    const parts = new Float64Array(n);
+    const { ids, tags, k1, b, lengths } = this;
     this.makeRoomToScore();
     const scores = this.scores;
-    let top: Bm25Hit[] = [];
-    const waiting: number[] = [];
-    let kth = 0;
-    // essential[0, essentials) bring the documents (the terms that can add most); the others only look them up.
-    const essential = Int32Array.from(order).reverse();
-    let essentials = n;
-    const raised = (best: Bm25Hit[]): void => {
-      top = best;
-      if (top.length < k) return;
-      kth = top[k - 1]!.score;
-      while (essentials > 0 && mostUpTo[n - essentials]! * restMost < kth) essentials--;
-    };
-    const weighWaiting = (): boolean => {
-      const best = weighedBestFirst(waiting, scores, ids, this.tags, k, weigh ?? ONE, restMost / (1 + BOUND_MARGIN), top);
-      for (const slot of waiting) scores[slot] = 0;
-      waiting.length = 0;
-      if (best) raised(best);
-      return best !== undefined;
-    };
-    /** What term q adds to the boosted document in `slot` from an older use, looked up in its whole posting. */
-    const lookUp = (q: number, slot: number): number => {
-      const at = seek(postings[q]!, look[q]!, used[q]!, slot);
-      look[q] = at;
-      if (at >= used[q]! || postings[q]![at] !== slot) return 0;
-      const part = this.partAt(terms[q]!, at, avgLength);
-      parts[q] = part;
-      return part;
-    };
-    /** What term q adds to the document at entry `at` of its posting, and the term's next document. */
-    const take = (q: number, at: number): number => {
-      const part = this.partAt(terms[q]!, at, avgLength);
-      parts[q] = part;
-      next[q] = at + 1;
-      nextSlot[q] = at + 1 < used[q]! ? postings[q]![at + 1]! : NO_SLOT;
-      return part;
-    };
-    for (;;) {
-      let slot = NO_SLOT;
-      for (let e = 0; e < essentials; e++) {
-        const at = nextSlot[essential[e]!]!;
-        if (at < slot) slot = at;
+    const touched: number[] = [];
+    for (const term of terms) {
+      const { termId } = term;
+      const slots = this.postingSlots[termId]!;
+      const tfs = this.postingTfs[termId]!;
+      // partOf's operations, in its order, with what is the same for every entry taken out of the loop.
+      const timesIdf = term.times * term.idf;
+      for (let at = this.recentFrom(termId), used = this.used[termId]!; at < used; at++) {
+        const slot = slots[at]!;
+        if (ids[slot] === undefined) continue;
+        const stored = tfs[at]!;
+        const tf = stored === LARGE_TF ? this.tfAt(termId, slot, stored) : stored;
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += timesIdf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]!) / avgLength)));
       }
-      const isBoosted = nextBoosted < boostedInOrder.length && boostedInOrder[nextBoosted]! <= slot;
-      if (isBoosted) slot = boostedInOrder[nextBoosted++]!;
-      if (slot === NO_SLOT) break;
-      let sum = 0;
-      for (let e = 0; e < essentials; e++) {
-        const q = essential[e]!;
-        if (nextSlot[q] === slot) sum += take(q, next[q]!);
-        else if (isBoosted && slot < recentSlot[q]!) sum += lookUp(q, slot);
-      }
-      const most = isBoosted ? boostedMost * (1 + BOUND_MARGIN) : restMost;
-      let reachable = true;
-      // The others, from the one that can add most: looked up while what is left could still reach the k-th.
-      for (let i = n - essentials - 1; i >= 0 && reachable; i--) {
-        reachable = (sum + mostUpTo[i]!) * most >= kth;
-        const q = order[i]!;
-        if (!reachable) continue;
-        if (isBoosted && slot < recentSlot[q]!) {
-          sum += lookUp(q, slot);
-          continue;
-        }
-        if (nextSlot[q]! > slot) continue;
-        const at = seek(postings[q]!, next[q]!, used[q]!, slot);
-        if (at < used[q]! && postings[q]![at] === slot) sum += take(q, at);
-        else {
-          next[q] = at;
-          nextSlot[q] = at < used[q]! ? postings[q]![at]! : NO_SLOT;
-        }
-      }
-      let score = 0;
-      for (let q = 0; q < n; q++) {
-        if (parts[q] === 0) continue;
-        score += parts[q]!;
-        parts[q] = 0;
-      }
-      // A removed document is passed over only now: its slot is read for the few that could rank, not for every entry.
-      if (!reachable || score === 0 || score * most < kth || ids[slot] === undefined) continue;
-      if (isBoosted) {
-        const id = ids[slot]!;
-        const weight = weigh ? weigh(id, this.tags[slot]!) : 1;
-        if (weight > boostedMost) {
-          for (const waited of waiting) scores[waited] = 0;
-          return undefined;
-        }
-        if (weight > 0 && insertHit(top, { id, score: score * weight }, k)) raised(top);
-        continue;
-      }
-      scores[slot] = score;
-      if (waiting.push(slot) >= this.weighBatch && !weighWaiting()) return undefined;
     }
-    return weighWaiting() ? top : undefined;
+    const done = (best: Bm25Hit[] | undefined): Bm25Hit[] | undefined => {
+      for (const slot of touched) scores[slot] = 0;
+      return best;
+    };
+    const top: Bm25Hit[] = [];
+    const boostedInOrder = this.boostedSlots(weigh ? boosted : undefined);
+    // Each term's posting is looked up from where the last boosted document was: they come in ascending order.
+    const look = new Int32Array(terms.length);
+    for (const slot of boostedInOrder) {
+      if (ids[slot] === undefined) continue;
+      let score = 0;
+      for (const [q, term] of terms.entries()) {
+        const slots = this.postingSlots[term.termId]!;
+        const used = this.used[term.termId]!;
+        const at = seek(slots, look[q]!, used, slot);
+        look[q] = at;
+        if (at < used && slots[at] === slot) score += this.partAt(term, at, avgLength);
+      }
+      if (score === 0) continue;
+      const id = ids[slot]!;
+      const weight = weigh!(id, tags[slot]!);
+      if (weight > maxWeight!) return done(undefined);
+      if (weight > 0) insertHit(top, { id, score: score * weight }, k);
+    }
+    const scoredApart = boostedInOrder.length > 0 ? new Set(boostedInOrder) : undefined;
+    const rest = scoredApart ? touched.filter((slot) => !scoredApart.has(slot)) : touched;
+    const restMost = weigh ? (boosted?.restMax ?? maxWeight!) : 1;
+    return done(weighedBestFirst(rest, scores, ids, tags, k, weigh ?? ONE, restMost, top));
   }
 
   /** Scores for every slot, zeroed: kept from one search to the next. */
@@ -671,11 +596,6 @@ export class Bm25Index {
   private partOf(term: QueryTerm, slot: number, tf: number, avgLength: number): number {
     const { k1, b } = this;
     return term.times * term.idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * this.lengths[slot]!) / avgLength)));
-  }
-
-  /** More than any document can get from `term`: its frequency's part tends to k1 + 1 and never reaches it. */
-  private mostOf(term: QueryTerm): number {
-    return term.times * term.idf * (this.k1 + 1);
   }
 
   /**
@@ -746,8 +666,6 @@ const seek = (slots: Int32Array, from: number, used: number, slot: number): numb
 /** Documents that may weigh more than the others, by their tags: every document not among them weighs at most `restMax`. */
 export type BoostedDocuments = Readonly<{ tags: Iterable<number>; restMax: number }>;
 
-/** Above every slot: no document left. */
-const NO_SLOT = 2 ** 31;
 /**
  * In how many of its uses, the most recent, a term counts by default. A single LoCoMo conversation
  * has a few words used more often (up to about 600 times). Leave-one-out recall@10 held out:
@@ -757,8 +675,6 @@ const RECENT_USES = 256;
 /** The tag of a document added without one. */
 export const NO_TAG = -1;
 
-/** How many scored documents wait to be weighed together, by default (see `searchPruned`). */
-const WEIGH_BATCH = 32;
 const ONE = (): number => 1;
 
 const INITIAL_POSTING = 4;

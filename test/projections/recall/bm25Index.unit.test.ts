@@ -38,17 +38,15 @@ const SKEWED_DOCUMENT = fc
   ]);
 const COMMON_DOCUMENTS = fc.array(SKEWED_DOCUMENT, { minLength: 1, maxLength: 60, size: 'max' });
 const REMOVED = fc.array(fc.nat(59), { maxLength: 10 });
-/** Documents weighed one at a time, a few at a time, or in batches of the default size. */
-const WEIGH_BATCH = fc.constantFrom(1, 3, undefined);
 const COMMON_QUERY = fc.array(fc.oneof(RARE, fc.constantFrom('ada', 'said')), { minLength: 1, maxLength: 5 });
 
 /** In how many of its most recent uses a term counts: a few (so 'ada' and 'said' count only in their latest), or the default. */
 const RECENT = fc.constantFrom(1, 2, 5, undefined);
 
 /** The same documents, some removed, in an index that prunes its searches and in one that scores every match of its terms' recent uses. */
-const prunedAndFull = (documents: readonly string[][], removed: readonly number[], weighBatch?: number, recentUses?: number) => {
+const prunedAndFull = (documents: readonly string[][], removed: readonly number[], recentUses?: number) => {
   const recent = recentUses ? { recentUses } : {};
-  const pruned = new Bm25Index({ compactAtLeast: 2, ...(weighBatch ? { weighBatch } : {}), ...recent });
+  const pruned = new Bm25Index({ compactAtLeast: 2, ...recent });
   const full = new Bm25Index({ prune: false, ...recent });
   for (const index of [pruned, full]) {
     // Each tagged with its number, as the recall index tags a document with its item's slot.
@@ -358,8 +356,7 @@ describe('Bm25Index', () => {
     const vocabulary = fc.constantFrom('tea', 'cake', 'park', 'dog', 'rain', 'book', 'sun');
     // Few distinct weights, so ties in weighted score (broken by id) are common.
     const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 2.25, 3);
-    // Up to 40 documents (size 'max') weighed in batches of 1, 3 or 32: with fast-check's default of
-    // about ten, no batch of 32 ever filled, so the bound never let the search pass over one mid-search.
+    // Up to 40 documents (size 'max'), so the bound stops the weighing before the last of them.
     fc.assert(
       fc.property(
         fc.array(fc.array(vocabulary, { maxLength: 6 }), { maxLength: 40, size: 'max' }),
@@ -367,11 +364,10 @@ describe('Bm25Index', () => {
         fc.array(vocabulary, { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 1, max: 12 }),
         fc.boolean(),
-        WEIGH_BATCH,
-        (documents, weights, query, k, reversed, weighBatch) => {
+        (documents, weights, query, k, reversed) => {
           // Added last first, equal scores meet in an order their ids do not give.
           const docs = documents.map((tokens, i) => ({ id: `d${i}`, tokens }));
-          const index = indexOf(reversed ? docs.reverse() : docs, weighBatch ? { weighBatch } : {});
+          const index = indexOf(reversed ? docs.reverse() : docs);
           const weigh = (id: string): number => weights[Number(id.slice(1))]!;
           const everyMatch = index.search(query, k, weigh);
           expect(index.search(query, k, weigh, 3)).toEqual(everyMatch);
@@ -381,7 +377,7 @@ describe('Bm25Index', () => {
     );
   });
 
-  it('passes over what cannot reach the k-th and weighs in batches, and ranks exactly as a full search', () => {
+  it('weighs best first until the bound says no other can reach the k-th, and ranks exactly as a full search', () => {
     const weight = fc.constantFrom(0, 0.5, 1, 1.5, 2, 3);
     fc.assert(
       fc.property(
@@ -391,10 +387,9 @@ describe('Bm25Index', () => {
         fc.array(weight, { minLength: 60, maxLength: 60 }),
         fc.integer({ min: 1, max: 12 }),
         fc.boolean(),
-        WEIGH_BATCH,
         RECENT,
-        (documents, removed, query, weights, k, weighed, weighBatch, recentUses) => {
-          const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
+        (documents, removed, query, weights, k, weighed, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, recentUses);
           const weigh = weighed ? (id: string) => weights[Number(id.slice(1))]! : undefined;
           const bound = weighed ? 3 : undefined;
           expect(pruned.search(query, k, weigh, bound)).toEqual(full.search(query, k, weigh, bound));
@@ -415,7 +410,7 @@ describe('Bm25Index', () => {
         fc.integer({ min: 1, max: 8 }),
         RECENT,
         (documents, removed, later, query, k, recentUses) => {
-          const { pruned, full } = prunedAndFull(documents, removed, undefined, recentUses);
+          const { pruned, full } = prunedAndFull(documents, removed, recentUses);
           const restored = Bm25Index.fromState(pruned.toState(), { compactAtLeast: 2, ...(recentUses ? { recentUses } : {}) });
           expect(restored.search(query, k)).toEqual(full.search(query, k));
           for (const [i, words] of later.entries()) {
@@ -440,10 +435,9 @@ describe('Bm25Index', () => {
         fc.array(restWeight, { minLength: 60, maxLength: 60 }),
         fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
         fc.integer({ min: 1, max: 12 }),
-        WEIGH_BATCH,
         RECENT,
-        (documents, removed, query, weights, boostedAt, k, weighBatch, recentUses) => {
-          const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
+        (documents, removed, query, weights, boostedAt, k, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, recentUses);
           // Boosted tags may name documents removed or never added.
           const boosted = new Set(boostedAt.map((i) => `d${i}`));
           const weigh = (id: string): number => weights[Number(id.slice(1))]! * (boosted.has(id) ? 2 : 1);
@@ -498,10 +492,9 @@ describe('Bm25Index', () => {
         COMMON_QUERY,
         fc.array(fc.constantFrom(0, 1, 1.5, 4), { minLength: 60, maxLength: 60 }),
         fc.uniqueArray(fc.nat(70), { maxLength: 12 }),
-        WEIGH_BATCH,
         RECENT,
-        (documents, removed, query, weights, boostedAt, weighBatch, recentUses) => {
-          const { pruned, full } = prunedAndFull(documents, removed, weighBatch, recentUses);
+        (documents, removed, query, weights, boostedAt, recentUses) => {
+          const { pruned, full } = prunedAndFull(documents, removed, recentUses);
           const weigh = (id: string): number => weights[Number(id.slice(1))]!;
           expect(pruned.search(query, 61, weigh, 3, { tags: boostedAt, restMax: 1.5 })).toEqual(
             full.search(query, 61, weigh, 3, { tags: boostedAt, restMax: 1.5 }),
