@@ -195,6 +195,12 @@ export const SETTINGS_SCHEMA: SettingsField = {
               max: 1_048_576,
               doc: 'the most a subprocess plugin may keep in its state folder, in MB (default 1024), also the most any one file it writes may hold: a plugin over it is stopped, and not started again until its folder holds less',
             },
+            diskReserveMb: {
+              type: 'integer',
+              min: 0,
+              max: 1_048_576,
+              doc: 'MB the disk of the data dir keeps free for the log (default 256): below it, subprocess plugins are stopped, and not started again until it has more',
+            },
           },
         },
         review: {

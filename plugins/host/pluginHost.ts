@@ -19,7 +19,7 @@ import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
 import { builtinStarter, luaStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
 import { subprocessStarter } from './subprocessPlugin.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
-import { DEFAULT_PLUGIN_STATE_MB, stateQuotaOf } from './stateQuota.ts';
+import { DEFAULT_DISK_RESERVE_MB, DEFAULT_PLUGIN_STATE_MB, stateQuotaOf } from './stateQuota.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
 import type { PluginSupervisorConfig } from '../../actors/index.ts';
 
@@ -164,7 +164,10 @@ export class PluginHost {
       ...(options.scrub ? { holdsSecret: (value: string) => options.scrub!(value) !== value } : {}),
       scrubLine: (line, cutShort) => (cutShort ? (options.scrubCut?.(line) ?? line) : (options.scrub?.(line) ?? line)),
       sandbox: this.pluginSandbox(),
-      stateQuota: stateQuotaOf(setting<number>(options.settings ?? {}, 'security.sandbox.pluginStateMb', DEFAULT_PLUGIN_STATE_MB)),
+      stateQuota: stateQuotaOf({
+        megabytes: setting<number>(options.settings ?? {}, 'security.sandbox.pluginStateMb', DEFAULT_PLUGIN_STATE_MB),
+        reserveMegabytes: setting<number>(options.settings ?? {}, 'security.sandbox.diskReserveMb', DEFAULT_DISK_RESERVE_MB),
+      }),
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),

@@ -6,25 +6,44 @@
  * and stops a plugin over it. Counted as the disk counts it (allocated blocks, each file once
  * however many links it has, folders included), files it removed but holds open included, and in
  * entries too, so a plugin cannot fill the disk with empty files or make the count slow. A folder
- * that cannot be measured (made unreadable, paths past the system's length) counts as full: what
- * the host cannot see, it cannot bound.
+ * that cannot be measured (made unreadable, paths past the system's length, descriptors it will
+ * not show) counts as full: what the host cannot see, it cannot bound. What a count cannot see at
+ * all (a removed file a plugin maps, or passes to itself over a socket) the disk's reserve
+ * bounds: below it, the plugin is stopped, which frees what it held.
  */
-import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat, statfs } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Timers } from '../../events/index.ts';
 import { HologramError } from '../../events/index.ts';
 
+const MB = 1024 * 1024;
 export const DEFAULT_PLUGIN_STATE_MB = 1024;
 /** The most files and folders a state folder may hold, whatever their size. */
 export const STATE_ENTRIES_AT_MOST = 100_000;
-/** How often a running plugin's state folder is measured (the next count is armed once one ends). */
+/** How often a running plugin's state folder is measured, at least (the next count is armed once one ends). */
 export const STATE_CHECK_MS = 2_000;
+/** A count that took long waits this many times as long before the next, so a folder of many files costs a share of a core, not all of it. */
+const CHECK_BACKOFF = 5;
+/** The most open files of a plugin's processes a count looks through, by default; a plugin holding more counts as full. */
+const OPEN_FILES_LOOKED_AT_MOST = 20_000;
+export const DEFAULT_DISK_RESERVE_MB = 256;
 
-export type StateQuota = Readonly<{ bytes: number; entries: number }>;
+/**
+ * `bytes` and `entries` the folder may hold; `openFiles`, the most open files of its processes a
+ * count looks through; `reserveBytes`, what the disk it is on must keep free.
+ */
+export type StateQuota = Readonly<{ bytes: number; entries: number; openFiles: number; reserveBytes: number }>;
 
-export const stateQuotaOf = (megabytes: number, entries = STATE_ENTRIES_AT_MOST): StateQuota => ({
-  bytes: megabytes * 1024 * 1024,
+export const stateQuotaOf = ({
+  megabytes,
+  reserveMegabytes = DEFAULT_DISK_RESERVE_MB,
+  entries = STATE_ENTRIES_AT_MOST,
+  openFiles = OPEN_FILES_LOOKED_AT_MOST,
+}: Readonly<{ megabytes: number; reserveMegabytes?: number; entries?: number; openFiles?: number }>): StateQuota => ({
+  bytes: megabytes * MB,
   entries,
+  openFiles,
+  reserveBytes: reserveMegabytes * MB,
 });
 
 /**
@@ -33,7 +52,6 @@ export const stateQuotaOf = (megabytes: number, entries = STATE_ENTRIES_AT_MOST)
  */
 export type StateUsage = Readonly<{ bytes: number; entries: number; unmeasured?: string }>;
 
-const MB = 1024 * 1024;
 /** How much of a path an unmeasured folder's reason quotes (a plugin makes them as long as the system allows). */
 const PATH_QUOTED = 120;
 
@@ -74,15 +92,25 @@ const addFile = (count: Count, info: Readonly<{ dev: number; ino: number; blocks
  * The files in `folder` that the processes `holders` removed but hold open (the disk keeps them
  * until they are closed), added to `count`. A process gone meanwhile is passed over.
  */
-const addRemovedButOpen = async (folder: string, holders: readonly number[], count: Count): Promise<void> => {
+const addRemovedButOpen = async (
+  folder: string,
+  holders: readonly number[],
+  count: Count,
+  openFiles: number,
+): Promise<string | undefined> => {
   const prefix = `${folder}/`;
+  let looked = 0;
   for (const pid of holders) {
     let fds: string[];
     try {
       fds = await readdir(`/proc/${pid}/fd`);
-    } catch {
-      continue;
+    } catch (error) {
+      // Gone meanwhile; one that made its descriptors unreadable (not dumpable) holds what cannot be seen.
+      if (codeOf(error) === 'ENOENT') continue;
+      return `${codeOf(error)} at the open files of its process ${pid}`;
     }
+    looked += fds.length;
+    if (looked > openFiles) return `its processes hold more than ${openFiles} open files`;
     for (const fd of fds) {
       const path = `/proc/${pid}/fd/${fd}`;
       try {
@@ -93,6 +121,7 @@ const addRemovedButOpen = async (folder: string, holders: readonly number[], cou
       }
     }
   }
+  return undefined;
 };
 
 /**
@@ -128,9 +157,32 @@ export const stateUsage = async (folder: string, quota: StateQuota, holders: rea
       if (over()) return count;
     }
   }
-  await addRemovedButOpen(folder, holders, count);
-  return count;
+  const unmeasured = await addRemovedButOpen(folder, holders, count, quota.openFiles);
+  return unmeasured === undefined ? count : { ...count, unmeasured };
 };
+
+/**
+ * Why the disk `folder` is on is too full for plugins to write there, or undefined: what a plugin
+ * hides from a count (a removed file it maps, or passes to itself over a socket) still takes the
+ * disk, and the log is on it too. Stopping the plugin frees what it hid.
+ */
+export const diskShort = async (folder: string, quota: StateQuota): Promise<string | undefined> => {
+  let free: number;
+  try {
+    const disk = await statfs(folder);
+    free = disk.bavail * disk.bsize;
+  } catch (error) {
+    return `the disk of its state folder could not be measured (${codeOf(error)}), so it counts as full`;
+  }
+  return free < quota.reserveBytes
+    ? `the disk its state folder is on has less than ${quota.reserveBytes / MB} MB free (security.sandbox.diskReserveMb), ` +
+        'kept for the log: plugins writing there are stopped until it has more'
+    : undefined;
+};
+
+/** Why `folder` (with what the processes `holders` hold open there) and its disk are over `quota`, or undefined. */
+const overAll = async (folder: string, quota: StateQuota, holders: readonly number[] = []): Promise<string | undefined> =>
+  (await diskShort(folder, quota)) ?? overQuota(await stateUsage(folder, quota, holders), quota);
 
 /** A plugin whose state folder is over its quota before it starts. */
 export class PluginStateOverQuota extends HologramError {
@@ -143,9 +195,9 @@ export class PluginStateOverQuota extends HologramError {
   }
 }
 
-/** @throws PluginStateOverQuota when `folder` holds more than `quota`, or cannot be measured. */
+/** @throws PluginStateOverQuota when `folder` holds more than `quota`, cannot be measured, or its disk is short of the reserve. */
 export const checkStateQuota = async (plugin: string, folder: string, quota: StateQuota): Promise<void> => {
-  const why = overQuota(await stateUsage(folder, quota), quota);
+  const why = await overAll(folder, quota);
   if (why !== undefined) throw new PluginStateOverQuota(plugin, folder, why);
 };
 
@@ -173,9 +225,10 @@ export const processTree = async (pid: number): Promise<number[]> => {
 };
 
 /**
- * Measures `folder` (with what the processes under `pid` hold open there) every STATE_CHECK_MS
- * on `timers` and calls `over` once, with why, when it is over `quota` or cannot be measured;
- * `stop` ends the watch.
+ * Measures `folder` (with what the processes under `pid` hold open there) and the room left on its
+ * disk every STATE_CHECK_MS on `timers` (a count that took long waits CHECK_BACKOFF times as long)
+ * and calls `over` once, with why, when it is over `quota` or cannot be measured; `stop` ends the
+ * watch.
  */
 export const watchStateQuota = (
   folder: string,
@@ -186,21 +239,21 @@ export const watchStateQuota = (
 ): Readonly<{ stop: () => void }> => {
   let stopped = false;
   let timer: unknown;
-  const arm = (): void => {
-    timer = timers.setTimer(() => void check(), STATE_CHECK_MS);
+  const arm = (ms: number): void => {
+    timer = timers.setTimer(() => void check(), ms);
   };
   const check = async (): Promise<void> => {
     if (stopped) return;
-    const why = await stateUsage(folder, quota, await processTree(pid)).then(
-      (usage) => overQuota(usage, quota),
-      (error: unknown) => overQuota({ bytes: 0, entries: 0, unmeasured: codeOf(error) }, quota),
+    const started = performance.now();
+    const why = await overAll(folder, quota, await processTree(pid)).catch((error: unknown) =>
+      overQuota({ bytes: 0, entries: 0, unmeasured: codeOf(error) }, quota),
     );
     if (stopped) return;
-    if (why === undefined) return arm();
+    if (why === undefined) return arm(Math.max(STATE_CHECK_MS, CHECK_BACKOFF * (performance.now() - started)));
     stopped = true;
     over(why);
   };
-  arm();
+  arm(STATE_CHECK_MS);
   return {
     stop: () => {
       stopped = true;

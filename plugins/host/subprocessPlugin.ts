@@ -140,7 +140,7 @@ const spawnPlugin = async (
       : undefined;
   if (linked) throw new PluginSetupFileLinked(name, linked);
   const state = stateFolderOf(name, sandbox.hidden?.dataDir ?? env.dataDir);
-  const quota = env.stateQuota ?? stateQuotaOf(DEFAULT_PLUGIN_STATE_MB);
+  const quota = env.stateQuota ?? stateQuotaOf({ megabytes: DEFAULT_PLUGIN_STATE_MB });
   await checkStateQuota(name, state, quota);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {

@@ -5,7 +5,8 @@
  * homed's output and in `homed plugins`, and it is not started again while its folder holds more;
  * emptied, `homed plugins start` starts it. Files it removed but holds open count, and so does
  * what it writes before it says hello; folders deeper than a path may be count as full. A folder
- * over the bound before homed starts stops no other plugin. The log replays.
+ * over the bound before homed starts stops no other plugin; a disk with less free than the reserve
+ * kept for the log starts none. The log replays.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +111,21 @@ describe("a plugin's state folder quota", () => {
     await waitForLine(daemon.process, /plugin 'eager' is not restarted until it is fixed: .*its state folder holds more than 2 MB/, 20_000);
     await daemons.stop(daemon);
   }, 60_000);
+
+  it('starts no subprocess plugin while the disk of the data dir has less free than the reserve kept for the log', async () => {
+    // 1 TiB: more than this machine's disk has free, as a disk nearly full would be.
+    const dir = testDataDir(tempDir(), { plugins: ['filler'], settings: { security: { sandbox: { diskReserveMb: 1_048_576 } } } });
+    const daemon = await daemons.start(dir);
+    const listing = await runHomed(['plugins', '--data', dir]);
+    expect(pluginLine(listing.stdout, 'filler')).toMatch(/^filler\s+subprocess\s+stopped\s+restarts 0$/);
+    expect(listing.stdout).toContain(
+      'its state folder is on has less than 1048576 MB free (security.sandbox.diskReserveMb), kept for the log: ' +
+        'plugins writing there are stopped until it has more',
+    );
+    // The built-ins run: they write through the daemon.
+    expect(pluginLine(listing.stdout, 'cli')).toMatch(/running/);
+    await daemons.stop(daemon);
+  });
 
   it('does not start a plugin whose folder is over the quota already, and starts the rest', async () => {
     const dir = testDataDir(tempDir(), { plugins: ['filler', 'gatekeeper'], settings: { security: { sandbox: { pluginStateMb: 1 } } } });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkStateQuota,
+  diskShort,
   overQuota,
   PluginStateOverQuota,
   processTree,
@@ -31,7 +32,7 @@ describe("a plugin's state folder usage", () => {
     fill(join(outside, 'huge'), 2048);
     symlinkSync(join(outside, 'huge'), join(folder, 'link'));
     symlinkSync(outside, join(folder, 'folder-link'));
-    const usage = await stateUsage(folder, stateQuotaOf(100));
+    const usage = await stateUsage(folder, stateQuotaOf({ megabytes: 100 }));
     expect(usage.entries).toBe(6);
     expect(usage.bytes).toBeGreaterThanOrEqual(192 * KB);
     expect(usage.bytes).toBeLessThan(1024 * KB);
@@ -40,13 +41,13 @@ describe("a plugin's state folder usage", () => {
   it('says a folder is over when it holds more bytes or more entries than its quota, and stops counting there', async () => {
     const folder = tempDir();
     fill(join(folder, 'one'), 1536);
-    expect(overQuota(await stateUsage(folder, stateQuotaOf(1)), stateQuotaOf(1))).toBe(
+    expect(overQuota(await stateUsage(folder, stateQuotaOf({ megabytes: 1 })), stateQuotaOf({ megabytes: 1 }))).toBe(
       'its state folder holds more than 1 MB (security.sandbox.pluginStateMb)',
     );
-    expect(overQuota(await stateUsage(folder, stateQuotaOf(2)), stateQuotaOf(2))).toBeUndefined();
+    expect(overQuota(await stateUsage(folder, stateQuotaOf({ megabytes: 2 })), stateQuotaOf({ megabytes: 2 }))).toBeUndefined();
     const many = tempDir();
     for (let i = 0; i < 30; i++) writeFileSync(join(many, `f${i}`), '');
-    const few = stateQuotaOf(1, 10);
+    const few = stateQuotaOf({ megabytes: 1, entries: 10 });
     const usage = await stateUsage(many, few);
     expect(overQuota(usage, few)).toBe('its state folder holds more than 10 files and folders');
     expect(usage.bytes).toBe(0);
@@ -55,20 +56,20 @@ describe("a plugin's state folder usage", () => {
   it('refuses a start over the quota with the folder and what to do', async () => {
     const folder = tempDir();
     fill(join(folder, 'one'), 1536);
-    const refused = checkStateQuota('p', folder, stateQuotaOf(1));
+    const refused = checkStateQuota('p', folder, stateQuotaOf({ megabytes: 1 }));
     await expect(refused).rejects.toBeInstanceOf(PluginStateOverQuota);
     await expect(refused).rejects.toThrow(
       `plugin 'p' was not started: its state folder holds more than 1 MB (security.sandbox.pluginStateMb), ${folder}; ` +
         'remove what it does not need from that folder',
     );
-    await expect(checkStateQuota('p', tempDir(), stateQuotaOf(1))).resolves.toBeUndefined();
+    await expect(checkStateQuota('p', tempDir(), stateQuotaOf({ megabytes: 1 }))).resolves.toBeUndefined();
   });
 
   it('watches a running plugin from the processes under it: says it is over once, at the first count after it grew', async () => {
     const folder = tempDir();
     const time = createVirtualTime(0);
     const over: string[] = [];
-    const watch = watchStateQuota(folder, stateQuotaOf(1), process.pid, time.timers, (why) => over.push(why));
+    const watch = watchStateQuota(folder, stateQuotaOf({ megabytes: 1 }), process.pid, time.timers, (why) => over.push(why));
     // A count within the quota arms the next one once it has read the folder.
     time.advance(STATE_CHECK_MS);
     await expect.poll(() => time.armed).toBe(1);
@@ -80,8 +81,21 @@ describe("a plugin's state folder usage", () => {
     expect(time.armed).toBe(0);
     watch.stop();
 
+    // A disk short of its reserve stops it too, at the next count, whatever its folder holds.
+    const short: string[] = [];
+    const reserved = watchStateQuota(
+      tempDir(),
+      stateQuotaOf({ megabytes: 1, reserveMegabytes: 1_048_576 }),
+      process.pid,
+      time.timers,
+      (why) => short.push(why),
+    );
+    time.advance(STATE_CHECK_MS);
+    await expect.poll(() => short).toEqual([expect.stringMatching(/^the disk its state folder is on has less than 1048576 MB free/)]);
+    reserved.stop();
+
     const stopped: string[] = [];
-    const watching = watchStateQuota(tempDir(), stateQuotaOf(1), process.pid, time.timers, (why) => stopped.push(why));
+    const watching = watchStateQuota(tempDir(), stateQuotaOf({ megabytes: 1 }), process.pid, time.timers, (why) => stopped.push(why));
     expect(time.armed).toBe(1);
     watching.stop();
     expect(time.armed).toBe(0);
@@ -94,8 +108,8 @@ describe("a plugin's state folder usage", () => {
     try {
       writeSync(held, Buffer.alloc(1536 * KB, 'x'));
       unlinkSync(join(folder, 'held'));
-      expect(overQuota(await stateUsage(folder, stateQuotaOf(1)), stateQuotaOf(1))).toBeUndefined();
-      const usage = await stateUsage(folder, stateQuotaOf(1), await processTree(process.pid));
+      expect(overQuota(await stateUsage(folder, stateQuotaOf({ megabytes: 1 })), stateQuotaOf({ megabytes: 1 }))).toBeUndefined();
+      const usage = await stateUsage(folder, stateQuotaOf({ megabytes: 1 }), await processTree(process.pid));
       expect(usage.bytes).toBeGreaterThanOrEqual(1536 * KB);
     } finally {
       closeSync(held);
@@ -103,7 +117,40 @@ describe("a plugin's state folder usage", () => {
     const linked = tempDir();
     fill(join(linked, 'one'), 700);
     for (let i = 0; i < 4; i++) linkSync(join(linked, 'one'), join(linked, `link${i}`));
-    expect(overQuota(await stateUsage(linked, stateQuotaOf(1)), stateQuotaOf(1))).toBeUndefined();
+    expect(overQuota(await stateUsage(linked, stateQuotaOf({ megabytes: 1 })), stateQuotaOf({ megabytes: 1 }))).toBeUndefined();
+  });
+
+  it('counts a plugin whose processes hold more open files than a count looks through as full', async () => {
+    const folder = tempDir();
+    const quota = stateQuotaOf({ megabytes: 1, openFiles: 2 });
+    const held = [0, 1, 2].map((i) => openSync(join(folder, `f${i}`), 'w'));
+    try {
+      const usage = await stateUsage(folder, quota, [process.pid]);
+      expect(usage.unmeasured).toBe('its processes hold more than 2 open files');
+      expect(overQuota(usage, quota)).toBe(
+        'its state folder could not be measured (its processes hold more than 2 open files), so it counts as full',
+      );
+    } finally {
+      for (const fd of held) closeSync(fd);
+    }
+  });
+
+  // Root reads every process's descriptors: the daemon run as a user of its own meets one it may not read.
+  it.skipIf(process.getuid?.() === 0)('counts as full a process whose open files it may not read', async () => {
+    const usage = await stateUsage(tempDir(), stateQuotaOf({ megabytes: 1 }), [1]);
+    expect(usage.unmeasured).toBe('EACCES at the open files of its process 1');
+  });
+
+  it('says when the disk of the state folder has less free than the reserve kept for the log', async () => {
+    const folder = tempDir();
+    expect(await diskShort(folder, stateQuotaOf({ megabytes: 1, reserveMegabytes: 0 }))).toBeUndefined();
+    // 1 TiB: more than this machine's disk has free.
+    const short = stateQuotaOf({ megabytes: 1, reserveMegabytes: 1_048_576 });
+    const why =
+      'the disk its state folder is on has less than 1048576 MB free (security.sandbox.diskReserveMb), ' +
+      'kept for the log: plugins writing there are stopped until it has more';
+    expect(await diskShort(folder, short)).toBe(why);
+    await expect(checkStateQuota('p', folder, short)).rejects.toThrow(`plugin 'p' was not started: ${why}, ${folder}`);
   });
 
   it('counts a folder it cannot read through as full, naming where, its path cut short', async () => {
@@ -117,12 +164,12 @@ describe("a plugin's state folder usage", () => {
     ]);
     expect(made.status, made.stderr.toString()).toBe(0);
     try {
-      const usage = await stateUsage(folder, stateQuotaOf(100));
+      const usage = await stateUsage(folder, stateQuotaOf({ megabytes: 100 }));
       expect(usage.unmeasured).toBe(`ENAMETOOLONG at ${'d'.repeat(120)}…`);
-      expect(overQuota(usage, stateQuotaOf(100))).toBe(
+      expect(overQuota(usage, stateQuotaOf({ megabytes: 100 }))).toBe(
         `its state folder could not be measured (ENAMETOOLONG at ${'d'.repeat(120)}…), so it counts as full`,
       );
-      await expect(checkStateQuota('p', folder, stateQuotaOf(100))).rejects.toThrow('could not be measured (ENAMETOOLONG');
+      await expect(checkStateQuota('p', folder, stateQuotaOf({ megabytes: 100 }))).rejects.toThrow('could not be measured (ENAMETOOLONG');
     } finally {
       // Removed as a person would: Node's own removal builds the same paths, too long.
       spawnSync('rm', ['-rf', join(folder, step)]);
