@@ -184,21 +184,34 @@ export const diskShort = async (folder: string, quota: StateQuota): Promise<stri
 const overAll = async (folder: string, quota: StateQuota, holders: readonly number[] = []): Promise<string | undefined> =>
   (await diskShort(folder, quota)) ?? overQuota(await stateUsage(folder, quota, holders), quota);
 
-/** A plugin whose state folder is over its quota before it starts. */
+/** A plugin whose state folder is over its quota, or whose disk is short of the reserve, before it starts. */
 export class PluginStateOverQuota extends HologramError {
   readonly code = 'PLUGIN_STATE_OVER_QUOTA';
-  constructor(plugin: string, folder: string, why: string) {
-    super(
-      `plugin '${plugin}' was not started: ${why}, ${folder}; remove what it does not need from that folder ` +
-        '(or raise security.sandbox.pluginStateMb in settings.json and restart homed)',
-    );
+  constructor(plugin: string, folder: string, why: string, fix: string) {
+    super(`plugin '${plugin}' was not started: ${why}, ${folder}; ${fix}`);
   }
 }
 
 /** @throws PluginStateOverQuota when `folder` holds more than `quota`, cannot be measured, or its disk is short of the reserve. */
 export const checkStateQuota = async (plugin: string, folder: string, quota: StateQuota): Promise<void> => {
-  const why = await overAll(folder, quota);
-  if (why !== undefined) throw new PluginStateOverQuota(plugin, folder, why);
+  const short = await diskShort(folder, quota);
+  if (short !== undefined) {
+    throw new PluginStateOverQuota(
+      plugin,
+      folder,
+      short,
+      'free room on that disk (or lower security.sandbox.diskReserveMb in settings.json and restart homed)',
+    );
+  }
+  const why = overQuota(await stateUsage(folder, quota), quota);
+  if (why !== undefined) {
+    throw new PluginStateOverQuota(
+      plugin,
+      folder,
+      why,
+      'remove what it does not need from that folder (or raise security.sandbox.pluginStateMb in settings.json and restart homed)',
+    );
+  }
 };
 
 /** `pid` and every process below it, through /proc's lists of each thread's children (empty where /proc has none). */

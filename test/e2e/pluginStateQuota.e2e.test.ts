@@ -120,7 +120,10 @@ describe("a plugin's state folder quota", () => {
     expect(pluginLine(listing.stdout, 'filler')).toMatch(/^filler\s+subprocess\s+stopped\s+restarts 0$/);
     expect(listing.stdout).toContain(
       'its state folder is on has less than 1048576 MB free (security.sandbox.diskReserveMb), kept for the log: ' +
-        'plugins writing there are stopped until it has more',
+        'plugins writing there are stopped until it has more, ',
+    );
+    expect(listing.stdout).toContain(
+      '; free room on that disk (or lower security.sandbox.diskReserveMb in settings.json and restart homed)',
     );
     // The built-ins run: they write through the daemon.
     expect(pluginLine(listing.stdout, 'cli')).toMatch(/running/);

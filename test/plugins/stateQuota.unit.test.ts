@@ -150,7 +150,9 @@ describe("a plugin's state folder usage", () => {
       'the disk its state folder is on has less than 1048576 MB free (security.sandbox.diskReserveMb), ' +
       'kept for the log: plugins writing there are stopped until it has more';
     expect(await diskShort(folder, short)).toBe(why);
-    await expect(checkStateQuota('p', folder, short)).rejects.toThrow(`plugin 'p' was not started: ${why}, ${folder}`);
+    await expect(checkStateQuota('p', folder, short)).rejects.toThrow(
+      `plugin 'p' was not started: ${why}, ${folder}; free room on that disk (or lower security.sandbox.diskReserveMb`,
+    );
   });
 
   it('counts a folder it cannot read through as full, naming where, its path cut short', async () => {
