@@ -22,6 +22,8 @@ export const DEFAULT_PLUGIN_STATE_MB = 1024;
 export const STATE_ENTRIES_AT_MOST = 100_000;
 /** How often a running plugin's state folder is measured, at least (the next count is armed once one ends). */
 export const STATE_CHECK_MS = 2_000;
+/** How often the room left on the disk of a running plugin's state folder is looked at (one statfs). */
+export const DISK_CHECK_MS = 250;
 /** A count that took long waits this many times as long before the next, so a folder of many files costs a share of a core, not all of it. */
 const CHECK_BACKOFF = 5;
 /** The most open files of a plugin's processes a count looks through, by default; a plugin holding more counts as full. */
@@ -176,13 +178,9 @@ export const diskShort = async (folder: string, quota: StateQuota): Promise<stri
   }
   return free < quota.reserveBytes
     ? `the disk its state folder is on has less than ${quota.reserveBytes / MB} MB free (security.sandbox.diskReserveMb), ` +
-        'kept for the log: plugins writing there are stopped until it has more'
+        'kept for the log: plugins writing there are stopped while it has less'
     : undefined;
 };
-
-/** Why `folder` (with what the processes `holders` hold open there) and its disk are over `quota`, or undefined. */
-const overAll = async (folder: string, quota: StateQuota, holders: readonly number[] = []): Promise<string | undefined> =>
-  (await diskShort(folder, quota)) ?? overQuota(await stateUsage(folder, quota, holders), quota);
 
 /** A plugin whose state folder is over its quota, or whose disk is short of the reserve, before it starts. */
 export class PluginStateOverQuota extends HologramError {
@@ -238,10 +236,11 @@ export const processTree = async (pid: number): Promise<number[]> => {
 };
 
 /**
- * Measures `folder` (with what the processes under `pid` hold open there) and the room left on its
- * disk every STATE_CHECK_MS on `timers` (a count that took long waits CHECK_BACKOFF times as long)
- * and calls `over` once, with why, when it is over `quota` or cannot be measured; `stop` ends the
- * watch.
+ * Measures `folder` (with what the processes under `pid` hold open there) every STATE_CHECK_MS on
+ * `timers` (a count that took long waits CHECK_BACKOFF times as long), and the room left on its
+ * disk every DISK_CHECK_MS apart from it (a plugin reserved gigabytes in a tenth of a second, and
+ * a slow count must not hold the disk's check back); calls `over` once, with why, when either is
+ * over `quota` or cannot be measured. `stop` ends the watch.
  */
 export const watchStateQuota = (
   folder: string,
@@ -251,26 +250,39 @@ export const watchStateQuota = (
   over: (why: string) => void,
 ): Readonly<{ stop: () => void }> => {
   let stopped = false;
-  let timer: unknown;
-  const arm = (ms: number): void => {
-    timer = timers.setTimer(() => void check(), ms);
+  const armed = new Set<unknown>();
+  const after = (ms: number, run: () => Promise<void>): void => {
+    const timer = timers.setTimer(() => {
+      armed.delete(timer);
+      void run();
+    }, ms);
+    armed.add(timer);
   };
-  const check = async (): Promise<void> => {
+  const stop = (): void => {
+    stopped = true;
+    for (const timer of armed) timers.clearTimer(timer);
+    armed.clear();
+  };
+  const end = (why: string | undefined): boolean => {
+    if (stopped || why === undefined) return stopped;
+    stop();
+    over(why);
+    return true;
+  };
+  const count = async (): Promise<void> => {
     if (stopped) return;
     const started = performance.now();
-    const why = await overAll(folder, quota, await processTree(pid)).catch((error: unknown) =>
-      overQuota({ bytes: 0, entries: 0, unmeasured: codeOf(error) }, quota),
+    const why = await stateUsage(folder, quota, await processTree(pid)).then(
+      (usage) => overQuota(usage, quota),
+      (error: unknown) => overQuota({ bytes: 0, entries: 0, unmeasured: codeOf(error) }, quota),
     );
+    if (!end(why)) after(Math.max(STATE_CHECK_MS, CHECK_BACKOFF * (performance.now() - started)), count);
+  };
+  const disk = async (): Promise<void> => {
     if (stopped) return;
-    if (why === undefined) return arm(Math.max(STATE_CHECK_MS, CHECK_BACKOFF * (performance.now() - started)));
-    stopped = true;
-    over(why);
+    if (!end(await diskShort(folder, quota))) after(DISK_CHECK_MS, disk);
   };
-  arm(STATE_CHECK_MS);
-  return {
-    stop: () => {
-      stopped = true;
-      timers.clearTimer(timer);
-    },
-  };
+  after(STATE_CHECK_MS, count);
+  after(DISK_CHECK_MS, disk);
+  return { stop };
 };

@@ -120,7 +120,7 @@ describe("a plugin's state folder quota", () => {
     expect(pluginLine(listing.stdout, 'filler')).toMatch(/^filler\s+subprocess\s+stopped\s+restarts 0$/);
     expect(listing.stdout).toContain(
       'its state folder is on has less than 1048576 MB free (security.sandbox.diskReserveMb), kept for the log: ' +
-        'plugins writing there are stopped until it has more, ',
+        'plugins writing there are stopped while it has less, ',
     );
     // In full on homed's output (the listing cuts a failure short).
     expect(daemon.output).toContain(

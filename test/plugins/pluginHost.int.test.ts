@@ -183,11 +183,11 @@ describe('plugin host', () => {
     const timers = createManualTimers();
     const { host } = await startHost(['mute'], { timers, remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
     expect(host.supervisor('mute').state).toBe('running');
-    // The handshake's timeouts were disarmed once it said ready: what is armed is the next count of its state folder.
-    expect(timers.armed).toBe(1);
+    // The handshake's timeouts were disarmed once it said ready: what is armed is the next look at its state folder and its disk.
+    expect(timers.armed).toBe(2);
     let outcome: unknown;
     void host.hub.callTool('mute_wait', {}, callInfo).catch((error: unknown) => (outcome = error));
-    await expect.poll(() => timers.armed).toBe(2);
+    await expect.poll(() => timers.armed).toBe(3);
     timers.advance(199);
     await new Promise((resolve) => setImmediate(resolve));
     expect(outcome).toBeUndefined();

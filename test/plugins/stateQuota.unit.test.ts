@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkStateQuota,
+  DISK_CHECK_MS,
   diskShort,
   overQuota,
   PluginStateOverQuota,
@@ -70,18 +71,19 @@ describe("a plugin's state folder usage", () => {
     const time = createVirtualTime(0);
     const over: string[] = [];
     const watch = watchStateQuota(folder, stateQuotaOf({ megabytes: 1 }), process.pid, time.timers, (why) => over.push(why));
-    // A count within the quota arms the next one once it has read the folder.
+    // The count and the disk's check, each armed again once it has looked.
+    expect(time.armed).toBe(2);
     time.advance(STATE_CHECK_MS);
-    await expect.poll(() => time.armed).toBe(1);
+    await expect.poll(() => time.armed).toBe(2);
     expect(over).toEqual([]);
     fill(join(folder, 'grown'), 1536);
     time.advance(STATE_CHECK_MS);
     await expect.poll(() => over).toEqual(['its state folder holds more than 1 MB (security.sandbox.pluginStateMb)']);
-    // Said once: no count follows.
+    // Said once: nothing more is looked at.
     expect(time.armed).toBe(0);
     watch.stop();
 
-    // A disk short of its reserve stops it too, at the next count, whatever its folder holds.
+    // A disk short of its reserve stops it too, at the disk's next check (every DISK_CHECK_MS), whatever its folder holds.
     const short: string[] = [];
     const reserved = watchStateQuota(
       tempDir(),
@@ -90,13 +92,13 @@ describe("a plugin's state folder usage", () => {
       time.timers,
       (why) => short.push(why),
     );
-    time.advance(STATE_CHECK_MS);
+    time.advance(DISK_CHECK_MS);
     await expect.poll(() => short).toEqual([expect.stringMatching(/^the disk its state folder is on has less than 1048576 MB free/)]);
     reserved.stop();
 
     const stopped: string[] = [];
     const watching = watchStateQuota(tempDir(), stateQuotaOf({ megabytes: 1 }), process.pid, time.timers, (why) => stopped.push(why));
-    expect(time.armed).toBe(1);
+    expect(time.armed).toBe(2);
     watching.stop();
     expect(time.armed).toBe(0);
     expect(stopped).toEqual([]);
@@ -148,7 +150,7 @@ describe("a plugin's state folder usage", () => {
     const short = stateQuotaOf({ megabytes: 1, reserveMegabytes: 1_048_576 });
     const why =
       'the disk its state folder is on has less than 1048576 MB free (security.sandbox.diskReserveMb), ' +
-      'kept for the log: plugins writing there are stopped until it has more';
+      'kept for the log: plugins writing there are stopped while it has less';
     expect(await diskShort(folder, short)).toBe(why);
     await expect(checkStateQuota('p', folder, short)).rejects.toThrow(
       `plugin 'p' was not started: ${why}, ${folder}; free room on that disk (or lower security.sandbox.diskReserveMb`,
