@@ -28,34 +28,52 @@ export type PluginIdentity = Readonly<{ name: string; version: string }>;
 
 type P = Record<string, unknown>;
 
+/** Told of each tool, stage handler or channel of the plugin that threw, with what it threw, before the kernel hears of it. */
+export type HandlerFailed = (what: string, error: unknown) => void;
+
 export const connectPlugin = async (
   identity: PluginIdentity,
   connection: PluginConnection,
   main: (api: PluginApi) => void | Promise<void>,
+  failed: HandlerFailed = () => undefined,
 ): Promise<PluginApi> => {
   const tools = new Map<string, ToolHandler>();
   const stages = new Map<string, StageHandler>();
   const channels = new Map<string, ChannelDeliver>();
   const listeners: { types: readonly string[]; listener: (event: PluginEvent) => void }[] = [];
+  /** What `run` gives back; what it throws is said through `failed` (the author's own bug: its stack says where) and thrown on. */
+  const ran = async <T>(what: string, run: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      failed(what, error);
+      throw error;
+    }
+  };
   connection.onRequest(async (method, params) => {
     const p = (params ?? {}) as P;
     switch (method) {
       case PluginMethod.callTool: {
         const handler = tools.get(String(p.name));
         if (!handler) throw Object.assign(new Error(`this plugin has no tool '${String(p.name)}'`), { code: 'NO_SUCH_TOOL' });
-        return handler((p.args ?? {}) as Record<string, unknown>, { callId: String(p.callId), name: String(p.name) });
+        return ran(`tool '${String(p.name)}'`, () =>
+          handler((p.args ?? {}) as Record<string, unknown>, { callId: String(p.callId), name: String(p.name) }),
+        );
       }
       case PluginMethod.runStage: {
         const handler = stages.get(String(p.handlerId));
         if (!handler)
           throw Object.assign(new Error(`this plugin has no stage handler '${String(p.handlerId)}'`), { code: 'NO_SUCH_HANDLER' });
-        return (await handler(p.context as StageContext, p.stage as StageName)) ?? null;
+        return ran(
+          `stage handler '${String(p.handlerId)}'`,
+          async () => (await handler(p.context as StageContext, p.stage as StageName)) ?? null,
+        );
       }
       case PluginMethod.deliver: {
         const delivery = p as unknown as ChannelDelivery;
         const deliver = channels.get(delivery.channel);
         if (!deliver) throw Object.assign(new Error(`this plugin has no channel '${delivery.channel}'`), { code: 'NO_SUCH_CHANNEL' });
-        await deliver(delivery);
+        await ran(`channel '${delivery.channel}'`, () => deliver(delivery));
         return null;
       }
       default:
@@ -108,10 +126,21 @@ export const connectPlugin = async (
   return api;
 };
 
-/** Runs `main` as a plugin of the kernel that spawned this process; exits when the kernel lets go. */
+/**
+ * Runs `main` as a plugin of the kernel that spawned this process; exits when the kernel lets go.
+ * stdout carries the protocol's frames alone: `console.log`, `info` and `debug` write to stderr,
+ * as `console.error` does (a line printed to stdout broke the framing and ended the plugin), and
+ * what a tool, stage handler or channel throws is written there with its stack; homed shows
+ * both, each line as `plugin NAME (stderr): …`.
+ */
 export const runPlugin = async (identity: PluginIdentity, main: (api: PluginApi) => void | Promise<void>): Promise<PluginApi> => {
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
   const connection = new PluginConnection(process.stdin, process.stdout, { endOnClose: false });
   connection.on('close', () => process.exit(0));
   connection.on('protocolError', (error) => process.stderr.write(`${identity.name}: ${error.code}: ${error.message}\n`));
-  return connectPlugin(identity, connection, main);
+  return connectPlugin(identity, connection, main, (what, error) =>
+    process.stderr.write(`${identity.name}: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+  );
 };

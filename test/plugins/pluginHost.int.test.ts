@@ -179,6 +179,20 @@ describe('plugin host', () => {
     expect(host.supervisor('mute').state).toBe('running');
   });
 
+  it('keeps a plugin that prints with console.log running, and shows where its tool threw', async () => {
+    const { host, lines } = await startHost(['careless']);
+    expect(await host.hub.callTool('careless_chatty', {}, callInfo)).toBe('still here');
+    await expect(host.hub.callTool('careless_buggy', {}, callInfo)).rejects.toThrow('oops, my bug');
+    expect(await host.hub.callTool('careless_chatty', {}, callInfo)).toBe('still here');
+    expect(host.supervisor('careless').state).toBe('running');
+    await expect.poll(() => lines.join('\n')).toContain('plugin careless (stderr): debugging my first tool');
+    await expect
+      .poll(() => lines.join('\n'))
+      .toContain("plugin careless (stderr): careless: tool 'careless_buggy' failed: Error: oops, my bug");
+    // Its stack, to the line of main.ts that threw.
+    await expect.poll(() => lines.join('\n')).toMatch(/plugin careless \(stderr\):\s+at .*careless\/main\.ts:\d+/);
+  });
+
   it("times a plugin's requests on the host's timers, not the wall clock", async () => {
     const timers = createManualTimers();
     const { host } = await startHost(['mute'], { timers, remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
