@@ -5,8 +5,9 @@
 import { oneVisibleLine } from '../events/visibleControls.ts';
 import type { PluginSummary } from '../plugins/sdk/builtinPlugin.ts';
 
-/** How much of a plugin's last failure a listing shows. */
+/** How much of a plugin's last failure a listing shows, and how much of that is its end (what to do, where the reason says it). */
 const LAST_ERROR_SHOWN = 300;
+const LAST_ERROR_END_SHOWN = 100;
 
 /** One line per tool: its name, its plugin, what it does. */
 export const formatTools = (tools: readonly Readonly<{ name: string; plugin: string; description: string }>[]): string =>
@@ -24,7 +25,7 @@ export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
         p.channels.length ? `channels: ${p.channels.join(', ')}` : '',
         p.stagesDetached ? `stages detached: ${p.stagesDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
         p.toolsDetached ? `tools detached: ${p.toolsDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
-        p.lastError ? `last failure: ${oneVisibleLine(p.lastError, LAST_ERROR_SHOWN)}` : '',
+        p.lastError ? `last failure: ${oneVisibleLine(p.lastError, LAST_ERROR_SHOWN, LAST_ERROR_END_SHOWN)}` : '',
         p.refused ? `not loaded: ${p.refused.replaceAll('\n', '\n  ')}\n  fix it, then restart homed` : '',
       ].filter(Boolean);
       const pid = p.pid ? ` pid ${String(p.pid)}` : '';

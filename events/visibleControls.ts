@@ -35,8 +35,14 @@ const shownBender = (bender: string): string =>
 /** Someone else's text as one line of homed's output: controls visible, line breaks shown as ⏎, the bidirectional controls named. */
 export const asOneLine = (text: string): string => visibleControls(text).replaceAll('\n', '⏎').replace(LINE_BENDERS, shownBender);
 
-/** Someone else's text as one line of homed's output (see asOneLine), cut at `atMost` characters. */
-export const oneVisibleLine = (text: string, atMost: number): string => {
-  const line = asOneLine(text.length > atMost ? text.slice(0, atMost) : text);
-  return text.length > atMost ? `${line}… (${(text.length - atMost).toLocaleString('en')} more characters)` : line;
+/**
+ * Someone else's text as one line of homed's output (see asOneLine), cut at `atMost` characters;
+ * `keepEnd` of them its last ones (where a message says what to do), the middle left out.
+ */
+export const oneVisibleLine = (text: string, atMost: number, keepEnd = 0): string => {
+  if (text.length <= atMost) return asOneLine(text);
+  const end = Math.min(keepEnd, atMost);
+  const left = `… (${(text.length - atMost).toLocaleString('en')} more characters)`;
+  const head = asOneLine(text.slice(0, atMost - end));
+  return end > 0 ? `${head}${left} …${asOneLine(text.slice(text.length - end))}` : `${head}${left}`;
 };

@@ -201,15 +201,20 @@ export const checkStateQuota = async (plugin: string, folder: string, quota: Sta
       'free room on that disk (or lower security.sandbox.diskReserveMb in settings.json and restart homed)',
     );
   }
-  const why = overQuota(await stateUsage(folder, quota), quota);
-  if (why !== undefined) {
-    throw new PluginStateOverQuota(
-      plugin,
-      folder,
-      why,
-      'remove what it does not need from that folder (or raise security.sandbox.pluginStateMb in settings.json and restart homed)',
-    );
+  const usage = await stateUsage(folder, quota);
+  const why = overQuota(usage, quota);
+  if (why !== undefined) throw new PluginStateOverQuota(plugin, folder, why, fixFor(usage, quota));
+};
+
+/** What the owner does about a folder over its quota, by what it is over. */
+const fixFor = (usage: StateUsage, quota: StateQuota): string => {
+  if (usage.unmeasured !== undefined) {
+    return "make all of that folder readable to homed's user (chmod -R u+rwX) and remove what the plugin does not need from it";
   }
+  if (usage.bytes <= quota.bytes) {
+    return 'remove files it does not need from that folder (the bound on files is not a setting; `find FOLDER -mindepth 1 -delete` empties it where `rm *` takes too many names)';
+  }
+  return 'remove what it does not need from that folder (or raise security.sandbox.pluginStateMb in settings.json and restart homed)';
 };
 
 /** `pid` and every process below it, through /proc's lists of each thread's children (empty where /proc has none). */

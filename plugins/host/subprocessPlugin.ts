@@ -223,7 +223,7 @@ export const subprocessStarter =
     // Over its quota from its spawn on (it may write before it greets), it is stopped, and its next start is refused
     // until its folder holds less.
     const watch = watchStateQuota(realOrSelf(state), quota, child.pid, env.timers, (why) => {
-      fault ??= `${why}, so the kernel stopped it`;
+      fault ??= `${why}, so homed stopped it`;
       child.kill('SIGKILL');
     });
     void ended.then(() => watch.stop());

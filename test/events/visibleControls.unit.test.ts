@@ -26,6 +26,10 @@ describe('visibleControls', () => {
   it("makes someone else's text one line of output: breaks shown, controls visible, cut where it is too long", () => {
     expect(oneVisibleLine('innocent\nhomed: stopped\x1b]0;pwned\x07', 100)).toBe('innocent⏎homed: stopped␛]0;pwned␇');
     expect(oneVisibleLine('x'.repeat(1_000_025), 8_192)).toBe(`${'x'.repeat(8_192)}… (991,833 more characters)`);
+    // Its end kept where asked, the middle left out: a failure's reason says what to do last.
+    expect(oneVisibleLine(`start${'x'.repeat(500)}then run it again`, 40, 16)).toBe(
+      `start${'x'.repeat(19)}… (482 more characters) …hen run it again`,
+    );
     // Red team round 11: a line separator and a right-to-left override passed as they were.
     expect(oneVisibleLine('z\u2028homed: forged \u202eesrever\u202c end', 100)).toBe('z⏎homed: forged ⟨U+202E⟩esrever⟨U+202C⟩ end');
   });

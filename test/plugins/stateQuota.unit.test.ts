@@ -51,6 +51,10 @@ describe("a plugin's state folder usage", () => {
     const few = stateQuotaOf({ megabytes: 1, entries: 10 });
     const usage = await stateUsage(many, few);
     expect(overQuota(usage, few)).toBe('its state folder holds more than 10 files and folders');
+    // Raising the MB would not help: it says what would.
+    await expect(checkStateQuota('p', many, few)).rejects.toThrow(
+      'remove files it does not need from that folder (the bound on files is not a setting; `find FOLDER -mindepth 1 -delete`',
+    );
     expect(usage.bytes).toBe(0);
   });
 
