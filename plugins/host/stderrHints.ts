@@ -10,6 +10,9 @@ import { PLUGIN_STATE_ENV } from './pluginEnv.ts';
 
 const MISSING_SDK = /Cannot find (?:package|module) '@hologram\/plugin-sdk'/;
 
+/** A line saying an entry awaits at its top level but is read as CommonJS (its folder has no package.json saying "module"). */
+const NOT_A_MODULE = /Top-level await is currently not supported with the "cjs" output format|ERR_REQUIRE_ASYNC_MODULE/;
+
 /** A line saying something was not found. */
 const NOT_FOUND = /No such file or directory|ENOENT|not found|Cannot find (?:package|module)/i;
 /** A line saying a write met a read-only folder. */
@@ -33,7 +36,13 @@ export const stderrHint = (
   if (MISSING_SDK.test(line)) {
     return (
       `plugin ${name}: it cannot find @hologram/plugin-sdk: run 'npm run pack:sdk' in the Hologram checkout, ` +
-      `then 'npm install <checkout>/dist/plugin-sdk' in ${dir}, and 'homed plugins start ${name}'`
+      `then 'npm install --ignore-scripts <checkout>/dist/plugin-sdk' in ${dir}, and 'homed plugins start ${name}'`
+    );
+  }
+  if (NOT_A_MODULE.test(line)) {
+    return (
+      `plugin ${name}: its entry awaits at its top level, which only a module may: put a package.json holding ` +
+      `{"type": "module"} in ${dir}, then 'homed plugins start ${name}'`
     );
   }
   if (state !== undefined && READ_ONLY.test(line)) {

@@ -33,6 +33,7 @@ import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
 import { stderrHint } from './stderrHints.ts';
 import { realOrSelf } from './privateFolders.ts';
 import { type PluginConsole, pluginConsole } from './pluginConsole.ts';
+import { StderrTail } from './stderrGist.ts';
 import { stderrCutNote } from './stderrLines.ts';
 import {
   checkStateQuota,
@@ -127,7 +128,14 @@ const spawnPlugin = async (
   dir: string,
   env: HostEnv,
   hub: PluginHub,
-): Promise<{ child: PluginProcess; ended: Promise<ProcessExit>; say: PluginConsole; state: string; quota: StateQuota }> => {
+): Promise<{
+  child: PluginProcess;
+  ended: Promise<ProcessExit>;
+  say: PluginConsole;
+  state: string;
+  quota: StateQuota;
+  stderr: StderrTail;
+}> => {
   const name = manifest.name;
   const sandbox = env.sandbox ?? { mode: 'off', support: { kind: 'off' } };
   // Its folder as it really is: what the sandbox gives back of a hidden data dir, and where it runs.
@@ -171,6 +179,7 @@ const spawnPlugin = async (
   for (const { why } of environment.withheld) await hub.misbehaved(name, 'ENV_WITHHELD', `its manifest asks for ${why}`);
   // Its log lines and its stderr share one budget on homed's output.
   const say = pluginConsole(name, env.log, env.clock, env.scrubLine);
+  const stderr = new StderrTail();
   const child = await PluginProcess.spawn({
     plugin: name,
     command,
@@ -179,6 +188,7 @@ const spawnPlugin = async (
     env: environment.env,
     onStderr: (line, cutShort) => {
       say(' (stderr)', line, cutShort ? stderrCutNote() : undefined);
+      stderr.push(env.scrubLine(line, cutShort));
       // One hint a start: a plugin printing the same failure in a loop gets no more. It may quote part of a path: read scrubbed.
       const hint = hinted ? undefined : stderrHint(name, dir, env.scrubLine(line, cutShort), hiddenTrees, readOnly ? state : undefined);
       if (hint) env.log(hint);
@@ -203,14 +213,14 @@ const spawnPlugin = async (
     return exit;
   });
   await recorded;
-  return { child, ended, say, state, quota };
+  return { child, ended, say, state, quota, stderr };
 };
 
 export const subprocessStarter =
   (manifest: PluginManifest, dir: string, env: HostEnv): PluginStarter =>
   async (hub, stopping) => {
     const name = manifest.name;
-    const { child, ended, say, state, quota } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
+    const { child, ended, say, state, quota, stderr } = await spawnPlugin(manifest, dir, env, hub).catch((error: unknown) => {
       throw permanent(name, error);
     });
     const connection = new PluginConnection(child.child.stdout!, child.child.stdin!, { timers: env.timers });
@@ -264,8 +274,14 @@ export const subprocessStarter =
       connection.close(`handshake failed: ${(error as Error).message}`);
       child.kill('SIGKILL');
       await ended;
-      // Ended by the kernel for a fault of its own (over its quota while it started), that is why, not the closed connection.
-      throw permanent(name, fault === undefined ? error : new PluginHandshakeFailed(`plugin '${name}': ${fault} before it said 'ready'`));
+      // Ended by the kernel for a fault of its own (over its quota while it started), that is why, not the closed connection;
+      // else what its stderr said last (a syntax error, a package not found), which the closed connection is not.
+      if (fault !== undefined) throw permanent(name, new PluginHandshakeFailed(`plugin '${name}': ${fault} before it said 'ready'`));
+      const settled = permanent(name, error);
+      const said = stderr.gist();
+      throw said === undefined || settled instanceof PluginStartRefused || !(settled instanceof Error)
+        ? settled
+        : new PluginHandshakeFailed(`${settled.message}; its stderr said: ${said}`, { cause: settled });
     } finally {
       stopping?.removeEventListener('abort', cut);
     }

@@ -4,7 +4,7 @@
  * garbage and withheld capabilities are answered and logged, a mute plugin times out, and a
  * plugin that dies behind a grandchild holding its stdout is still noticed.
  */
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_TIMEOUTS_BUDGET } from '../../plugins/host/callCharges.ts';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -177,6 +177,22 @@ describe('plugin host', () => {
     await expect.poll(() => host.hub.registry.tools.has('mute_wait')).toBe(false);
     expect(host.hub.registry.plugins.get('mute')?.toolsDetached).toContain('tool calls within 10 minutes got no answer in time');
     expect(host.supervisor('mute').state).toBe('running');
+  });
+
+  it('says, of a plugin that failed to start, what its stderr said: not only that its connection closed', async () => {
+    // Made here, not kept among the fixtures: the linter and the type checker would refuse its syntax error.
+    const pluginsDir = tempDir();
+    const folder = join(pluginsDir, 'typo');
+    mkdirSync(folder);
+    writeFileSync(
+      join(folder, 'plugin.json'),
+      JSON.stringify({ name: 'typo', version: '1.0.0', entry: 'main.ts', capabilities: ['tools'] }),
+    );
+    writeFileSync(join(folder, 'package.json'), '{"type": "module"}');
+    writeFileSync(join(folder, 'main.ts'), '// A first plugin with a syntax error.\nconst notes = ;\n');
+    const { host, lines } = await startHost([], { pluginsDir });
+    await expect.poll(() => lines.join('\n')).toMatch(/plugin typo: start failed: .*its stderr said: .*main\.ts:2:\d+: ERROR/);
+    expect(host.list().find((p) => p.name === 'typo')?.lastError).toMatch(/its stderr said: .*main\.ts:2:\d+: ERROR/);
   });
 
   it('keeps a plugin that prints with console.log running, and shows where its tool threw', async () => {

@@ -7,10 +7,22 @@ describe('stderrHint', () => {
     const line = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package '@hologram/plugin-sdk' imported from /data/plugins/weather/main.ts";
     expect(stderrHint('weather', '/data/plugins/weather', line)).toBe(
       "plugin weather: it cannot find @hologram/plugin-sdk: run 'npm run pack:sdk' in the Hologram checkout, " +
-        "then 'npm install <checkout>/dist/plugin-sdk' in /data/plugins/weather, and 'homed plugins start weather'",
+        "then 'npm install --ignore-scripts <checkout>/dist/plugin-sdk' in /data/plugins/weather, and 'homed plugins start weather'",
     );
     expect(stderrHint('weather', '/data/plugins/weather', "Cannot find package 'left-pad' imported from x")).toBeUndefined();
     expect(stderrHint('weather', '/data/plugins/weather', '    at file:///data/plugins/weather/main.ts:1:1')).toBeUndefined();
+  });
+
+  it('tells a plugin whose entry awaits at its top level, read as CommonJS, to say its folder holds a module', () => {
+    const hint =
+      'plugin weather: its entry awaits at its top level, which only a module may: put a package.json holding ' +
+      '{"type": "module"} in /data/plugins/weather, then \'homed plugins start weather\'';
+    for (const line of [
+      '/data/plugins/weather/main.ts:3:0: ERROR: Top-level await is currently not supported with the "cjs" output format',
+      'Error [ERR_REQUIRE_ASYNC_MODULE]: require() cannot be used on an ESM graph with top-level await.',
+    ]) {
+      expect(stderrHint('weather', '/data/plugins/weather', line)).toBe(hint);
+    }
   });
 
   it('says, when a plugin writes where its sandbox lets it only read, where it may write', () => {

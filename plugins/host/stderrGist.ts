@@ -1,0 +1,33 @@
+/**
+ * What a plugin's stderr said last that says why it failed, kept for the reason its start failed
+ * gets: a syntax error, a package it cannot find, a module it cannot load are said there, and
+ * without them the reason read "the plugin connection is closed" wherever a person looked
+ * (`homed plugins`, the web UI, the log) but homed's own output.
+ */
+import { oneVisibleLine } from '../../events/index.ts';
+
+/** How many of its last lines are kept, and how much of the gist a reason quotes. */
+const LINES_KEPT = 40;
+const GIST_AT_MOST = 300;
+
+/** A stack frame, the code frame's caret line, Node's version line: none says why. */
+const NOT_WHY = /^\s*(?:at\s|\^+\s*$|Node\.js v\d)|^\s*$/;
+/** A line naming an error. */
+const ERROR_LINE = /\b(?:\w*Error|ERROR|ERR_[A-Z_]+)\b/;
+
+export class StderrTail {
+  private readonly lines: string[] = [];
+
+  /** A line of its stderr, scrubbed as homed's output shows it. */
+  push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length > LINES_KEPT) this.lines.shift();
+  }
+
+  /** The last line naming an error, else the last that is not a stack frame; undefined when it said nothing. */
+  gist(): string | undefined {
+    const said = this.lines.filter((line) => !NOT_WHY.test(line));
+    const line = said.findLast((l) => ERROR_LINE.test(l)) ?? said.at(-1);
+    return line === undefined ? undefined : oneVisibleLine(line.trim(), GIST_AT_MOST);
+  }
+}

@@ -1,0 +1,36 @@
+/** What a plugin's stderr said last that says why it failed: the line naming an error, not its stack. */
+import { describe, expect, it } from 'vitest';
+import { StderrTail } from '../../plugins/host/stderrGist.ts';
+
+const tailOf = (lines: readonly string[]): StderrTail => {
+  const tail = new StderrTail();
+  for (const line of lines) tail.push(line);
+  return tail;
+};
+
+describe('StderrTail', () => {
+  it("gives the last line naming an error, past the stack's frames, the caret and Node's version", () => {
+    const tail = tailOf([
+      'node:internal/process/esm_loader:40',
+      '/data/plugins/notes/main.ts:1:18: ERROR: Unexpected ";"',
+      '    at failureErrorWithLog (/x/node_modules/esbuild/lib/main.js:1472:15)',
+      '    at /x/node_modules/esbuild/lib/main.js:755:50',
+      '                 ^',
+      '',
+      'Node.js v20.20.2',
+    ]);
+    expect(tail.gist()).toBe('/data/plugins/notes/main.ts:1:18: ERROR: Unexpected ";"');
+  });
+
+  it('gives the last line said when none names an error, and nothing when it said nothing', () => {
+    expect(tailOf(['starting', 'could not open the config, giving up']).gist()).toBe('could not open the config, giving up');
+    expect(tailOf(['    at main (/x/main.ts:3:1)', '']).gist()).toBeUndefined();
+    expect(new StderrTail().gist()).toBeUndefined();
+  });
+
+  it('keeps only its last lines, and quotes one line at most 300 characters long', () => {
+    const tail = tailOf(['TypeError: an early one', ...Array.from({ length: 40 }, (_, i) => `line ${i}`)]);
+    expect(tail.gist()).toBe('line 39');
+    expect(tailOf([`Error: ${'x'.repeat(400)}`]).gist()).toMatch(/^Error: x+… \(107 more characters\)$/);
+  });
+});
