@@ -14,6 +14,7 @@ import { HologramError } from '../events/errors.ts';
 import { dataDirFrom, EVENT_LOG_FILE, existingLogPath, openEventLog } from './dataDir.ts';
 import { PLUGIN_EVENT_TYPES } from '../events/index.ts';
 import { formatPlugins } from './listings.ts';
+import { oneVisibleLine } from '../events/visibleControls.ts';
 
 export const PLUGINS_HELP = `Usage: homed plugins [--data DIR]
        homed plugins enable|disable|reload|start|stop NAME [--data DIR]
@@ -22,7 +23,8 @@ Lists the plugins: kind, state, restarts, pid, and the tools, stages and channel
 With a running daemon the list is live; otherwise it is what the log last recorded.
 The actions need a running daemon (they talk to its cli socket):
   enable NAME / disable NAME   turn a plugin on or off; it stays so across restarts
-  reload NAME                  stop it and start it again (e.g. after editing it)
+  reload NAME                  stop it and start it again (after editing its code; a change to
+                               its plugin.json is read at homed's next start)
   start NAME / stop NAME       start or stop it once (a gave-up plugin is started fresh)
 An action says what was asked, then the plugin as it is now (its state, pid and holdings);
 when enable, start or reload left it not running, it says why and exits 1.`;
@@ -106,7 +108,10 @@ const missedAction = (action: (typeof ACTIONS)[number], plugin: PluginSummary): 
   if (!running || plugin.state === 'running') return undefined;
   if (!plugin.enabled)
     return `${plugin.name} is disabled, so it was not started; 'homed plugins enable ${plugin.name}' enables and starts it`;
-  return `${plugin.name} did not stay running (${STATE_SAID[plugin.state] ?? `it is ${plugin.state}`}); 'homed log --type PluginStopped --type PluginCrashed' says why`;
+  const state = STATE_SAID[plugin.state] ?? `it is ${plugin.state}`;
+  // Its last failure in full, which the row above cuts short: what to fix, and what to run then.
+  if (plugin.lastError) return `${plugin.name} did not stay running (${state}): ${oneVisibleLine(plugin.lastError, 2_000, 300)}`;
+  return `${plugin.name} did not stay running (${state}); 'homed log --type PluginStopped --type PluginCrashed' says why`;
 };
 
 /** A plugin's state as a person reads it, where the name alone does not say it. */

@@ -71,6 +71,16 @@ describe("a plugin's state folder quota", () => {
     // Cut short in the listing, the failure keeps its end: what to run once it is fixed.
     expect(listing.stdout).toContain("then run 'homed plugins start filler'");
 
+    // Started again while its folder still holds more, it says why on stderr, in full.
+    const still = await runHomed(['plugins', 'start', 'filler', '--data', dir]);
+    expect(still.code).toBe(1);
+    expect(still.stderr).toMatch(
+      /^homed: filler did not stay running \(.*\): plugin 'filler' is not restarted until it is fixed: .*its state folder holds more than 2 MB/,
+    );
+    expect(still.stderr).toContain(
+      "remove what it does not need from that folder (or raise security.sandbox.pluginStateMb in settings.json and restart homed); then run 'homed plugins start filler'",
+    );
+
     for (const file of readdirSync(state)) rmSync(join(state, file));
     const started = await runHomed(['plugins', 'start', 'filler', '--data', dir]);
     expect(started.stdout).toMatch(/filler\s+subprocess\s+running/);
