@@ -26,9 +26,12 @@ export const formatPlugins = (plugins: readonly PluginSummary[]): string =>
         p.stagesDetached ? `stages detached: ${p.stagesDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
         p.toolsDetached ? `tools detached: ${p.toolsDetached}; 'homed plugins reload ${p.name}' lets it register them again` : '',
         p.lastError ? `last failure: ${oneVisibleLine(p.lastError, LAST_ERROR_SHOWN, LAST_ERROR_END_SHOWN)}` : '',
-        p.refused ? `not loaded: ${p.refused.replaceAll('\n', '\n  ')}\n  fix it, then restart homed` : '',
+        // Said once: a manifest's reason says already to restart homed once it is fixed.
+        p.refused
+          ? `not loaded: ${p.refused.replaceAll('\n', '\n  ')}${/restart homed/.test(p.refused) ? '' : '\n  fix it, then restart homed'}`
+          : '',
       ].filter(Boolean);
       const pid = p.pid ? ` pid ${String(p.pid)}` : '';
-      return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;
+      return `${String(p.name).padEnd(12)} ${String(p.kind).padEnd(10)} ${String(p.state).padEnd(9)}${p.enabled || p.refused ? '' : ' (disabled)'} restarts ${String(p.restarts)}${pid}${held.length ? `\n  ${held.join('\n  ')}` : ''}`;
     })
     .join('\n')}\n`;

@@ -35,6 +35,17 @@ export class UnknownPlugin extends HologramError {
   }
 }
 
+/** A plugin folder refused when homed started (its manifest): nothing runs to act on until homed reads it again. */
+export class PluginRefusedAtStart extends HologramError {
+  readonly code = 'PLUGIN_REFUSED_AT_START';
+  constructor(name: string, reason: string) {
+    super(
+      `the plugin folder '${name}' was refused when homed started: ${reason}` +
+        (/restart homed/.test(reason) ? '' : '; fix it, then restart homed'),
+    );
+  }
+}
+
 /** A request to disable or stop the plugin it came through: it would cut off the clients that reach homed that way. */
 export class PluginCarriesRequest extends HologramError {
   readonly code = 'PLUGIN_CARRIES_REQUEST';
@@ -249,7 +260,11 @@ export class PluginHost {
 
   supervisor(name: string): SupervisedPlugin {
     const entry = this.entries.get(name);
-    if (!entry) throw new UnknownPlugin(name, [...this.entries.keys()]);
+    if (!entry) {
+      const refused = this.hub.registry.refused.find((r) => r.folder === name);
+      if (refused) throw new PluginRefusedAtStart(name, refused.reason);
+      throw new UnknownPlugin(name, [...this.entries.keys()]);
+    }
     return entry.supervisor;
   }
 

@@ -26,9 +26,18 @@ describe('a refused plugin folder', () => {
     const daemon = await daemons.start(dir);
     const live = await runHomed(['plugins', '--data', dir]);
     expect(live.code, live.stderr).toBe(0);
-    expect(live.stdout).toMatch(/typo\s+-\s+refused/);
+    // Refused, not disabled: nothing of it runs, and what to do is said once.
+    expect(live.stdout).toMatch(/^typo\s+-\s+refused\s+restarts 0$/m);
     expect(live.stdout).toContain('unknown key "capabilites" (did you mean "capabilities"?)');
-    expect(live.stdout).toContain('fix it, then restart homed');
+    expect(live.stdout.match(/restart homed/g)).toHaveLength(1);
+    // Asked to start it, homed says it was refused and why, not that there is no such plugin.
+    const start = await runHomed(['plugins', 'start', 'typo', '--data', dir]);
+    expect(start.code).toBe(1);
+    expect(start.stderr).toMatch(
+      /^homed: the plugin folder 'typo' was refused when homed started: .*plugin\.json: invalid plugin manifest/,
+    );
+    expect(start.stderr).toContain('unknown key "capabilites" (did you mean "capabilities"?)');
+    expect(start.stderr.match(/restart homed/g)).toHaveLength(1);
     await daemons.stop(daemon);
     const offline = await runHomed(['plugins', '--data', dir]);
     expect(offline.stdout).toContain('unknown key "capabilites" (did you mean "capabilities"?)');
