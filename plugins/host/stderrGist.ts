@@ -12,8 +12,10 @@ const GIST_AT_MOST = 300;
 
 /** A stack frame, the code frame's caret line, Node's version line: none says why. */
 const NOT_WHY = /^\s*(?:at\s|\^+\s*$|Node\.js v\d)|^\s*$/;
-/** A line naming an error. */
-const ERROR_LINE = /\b(?:\w*Error|ERROR|ERR_[A-Z_]+)\b/;
+/** A line saying an error and what it is (`TypeError [CODE]: …`, tsx's `file:1:2: ERROR: …`). */
+const ERROR_SAID = /\b(?:\w*Error|ERROR)\b[^:]*:\s/;
+/** A line naming an error's code alone (Node's `code: 'ERR_…'` after the error itself). */
+const ERROR_NAMED = /\bERR_[A-Z_]+\b/;
 
 export class StderrTail {
   private readonly lines: string[] = [];
@@ -24,10 +26,13 @@ export class StderrTail {
     if (this.lines.length > LINES_KEPT) this.lines.shift();
   }
 
-  /** The last line naming an error, else the last that is not a stack frame; undefined when it said nothing. */
+  /**
+   * The last line saying an error and what it is, else the last naming one, else the last that is
+   * not a stack frame; undefined when it said nothing.
+   */
   gist(): string | undefined {
     const said = this.lines.filter((line) => !NOT_WHY.test(line));
-    const line = said.findLast((l) => ERROR_LINE.test(l)) ?? said.at(-1);
+    const line = said.findLast((l) => ERROR_SAID.test(l)) ?? said.findLast((l) => ERROR_NAMED.test(l)) ?? said.at(-1);
     return line === undefined ? undefined : oneVisibleLine(line.trim(), GIST_AT_MOST);
   }
 }

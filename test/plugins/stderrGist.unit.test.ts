@@ -22,6 +22,21 @@ describe('StderrTail', () => {
     expect(tail.gist()).toBe('/data/plugins/notes/main.ts:1:18: ERROR: Unexpected ";"');
   });
 
+  it("gives Node's error line, not the code it prints after it", () => {
+    const tail = tailOf([
+      'node:internal/modules/esm/get_format:189',
+      '  throw new ERR_UNKNOWN_FILE_EXTENSION(ext, filepath);',
+      '        ^',
+      'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /x/sdk/index.ts',
+      '    at defaultLoad (node:internal/modules/esm/load:145:22) {',
+      "  code: 'ERR_UNKNOWN_FILE_EXTENSION'",
+      '}',
+      'Node.js v20.20.2',
+    ]);
+    expect(tail.gist()).toBe('TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /x/sdk/index.ts');
+    expect(tailOf(['starting', "  code: 'ERR_MODULE_NOT_FOUND'", '}']).gist()).toBe("code: 'ERR_MODULE_NOT_FOUND'");
+  });
+
   it('gives the last line said when none names an error, and nothing when it said nothing', () => {
     expect(tailOf(['starting', 'could not open the config, giving up']).gist()).toBe('could not open the config, giving up');
     expect(tailOf(['    at main (/x/main.ts:3:1)', '']).gist()).toBeUndefined();
