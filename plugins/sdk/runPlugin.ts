@@ -126,6 +126,17 @@ export const connectPlugin = async (
   return api;
 };
 
+/** `console.log`, `info` and `debug` write to stderr, as `console.error` does: stdout carries the protocol's frames alone. */
+const consoleToStderr = (): void => {
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+};
+
+// In a plugin homed started (it sets the instance marker), from the first line of the plugin's own
+// code on: an import runs before it, and a plugin printed at its top level, before runPlugin.
+if (process.env.HOLOGRAM_PLUGIN_INSTANCE !== undefined) consoleToStderr();
+
 /**
  * Runs `main` as a plugin of the kernel that spawned this process; exits when the kernel lets go.
  * stdout carries the protocol's frames alone: `console.log`, `info` and `debug` write to stderr,
@@ -134,9 +145,7 @@ export const connectPlugin = async (
  * both, each line as `plugin NAME (stderr): …`.
  */
 export const runPlugin = async (identity: PluginIdentity, main: (api: PluginApi) => void | Promise<void>): Promise<PluginApi> => {
-  console.log = console.error;
-  console.info = console.error;
-  console.debug = console.error;
+  consoleToStderr();
   const connection = new PluginConnection(process.stdin, process.stdout, { endOnClose: false });
   connection.on('close', () => process.exit(0));
   connection.on('protocolError', (error) => process.stderr.write(`${identity.name}: ${error.code}: ${error.message}\n`));

@@ -201,6 +201,7 @@ describe('plugin host', () => {
     await expect(host.hub.callTool('careless_buggy', {}, callInfo)).rejects.toThrow('oops, my bug');
     expect(await host.hub.callTool('careless_chatty', {}, callInfo)).toBe('still here');
     expect(host.supervisor('careless').state).toBe('running');
+    await expect.poll(() => lines.join('\n')).toContain('plugin careless (stderr): loading my first plugin');
     await expect.poll(() => lines.join('\n')).toContain('plugin careless (stderr): debugging my first tool');
     await expect
       .poll(() => lines.join('\n'))
