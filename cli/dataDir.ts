@@ -115,5 +115,11 @@ export const existingLogPath = (dir: string): string => {
   return path;
 };
 
-export const openEventLog = (logPath: string): SqliteEventStore =>
-  SqliteEventStore.open(logPath, { catalog: createDefaultCatalog(), clock: systemClock, ids: timeOrderedIds });
+/** `whenFull`: asked when an append meets a full disk; true when it freed room, and the append is tried once more. */
+export const openEventLog = (logPath: string, whenFull?: () => boolean): SqliteEventStore =>
+  SqliteEventStore.open(logPath, {
+    catalog: createDefaultCatalog(),
+    clock: systemClock,
+    ids: timeOrderedIds,
+    ...(whenFull ? { whenFull } : {}),
+  });

@@ -28,6 +28,7 @@ import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actor
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 import { lockDataDir } from './dataDirLock.ts';
 import { listenForStop, type StopReason } from './stopRequests.ts';
+import { freeLogRoom, keepLogRoom, LOG_ROOM_BYTES } from '../adapters/files/logRoom.ts';
 
 /** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
 export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
@@ -65,6 +66,8 @@ export const runDaemon = async (options: DaemonOptions): Promise<number> => {
   }
 };
 
+const MB = 1024 * 1024;
+
 const stopCause = (reason: StopReason): string => (reason === 'parent exited' ? 'its parent exited' : `received ${reason}`);
 
 const runLocked = async (
@@ -73,9 +76,22 @@ const runLocked = async (
   out: (line: string) => void,
   signalled: Promise<StopReason>,
 ): Promise<number> => {
-  const store = openEventLog(join(dir, EVENT_LOG_FILE));
+  const room = keepLogRoom(dir);
+  const store = openEventLog(join(dir, EVENT_LOG_FILE), () => {
+    const freed = freeLogRoom(dir);
+    if (freed) {
+      out(
+        `homed: the disk of the data dir is full: the ${LOG_ROOM_BYTES / MB} MB kept for the log were freed so that it goes on; ` +
+          'free room on that disk (subprocess plugins are stopped while it has less than security.sandbox.diskReserveMb), then restart homed to keep them again',
+      );
+    }
+    return freed;
+  });
   const modules = daemonModules(undefined, dir);
   out(`homed: data dir ${dir} (pid ${process.pid})`);
+  if (room.kind === 'not made') {
+    out(`homed: no room is kept for the log on a full disk (${room.why}); free room on the disk of the data dir, then restart homed`);
+  }
   if (options.closedDescriptors?.length) {
     const single = options.closedDescriptors.length === 1;
     out(

@@ -47,7 +47,17 @@ export type SqliteEventStoreOptions = Readonly<{
   ids: IdSource;
   /** How often a tailing subscriber looks for appends made by another process. */
   pollIntervalMs?: number;
+  /**
+   * Asked when an append met a full disk: true when it freed room (the daemon's reserve for the
+   * log), and the appends that met it are tried once more; false leaves them failed.
+   */
+  whenFull?: () => boolean;
 }>;
+
+type AppendOutcome = { ok: true; result: AppendResult<AnyEvent> } | { ok: false; error: unknown };
+
+/** SQLite's answer when the disk (or the database's page limit) has no room for a write. */
+const diskFull = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'SQLITE_FULL';
 
 type PendingAppend = {
   stream: string;
@@ -125,7 +135,27 @@ export class SqliteEventStore<E extends AnyEvent = HologramEvent> implements Eve
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const outcomes: ({ ok: true; result: AppendResult<AnyEvent> } | { ok: false; error: unknown })[] = [];
+    const outcomes = this.commitGroup(batch);
+    // A full disk, once the reserve kept for the log is freed, is tried once more: an append is
+    // kept by its events' ids, so one that did reach the log is found there, not added twice.
+    const full = batch.flatMap((item, i) => (!outcomes[i]!.ok && diskFull(outcomes[i]!.error) ? [i] : []));
+    if (full.length > 0 && this.options.whenFull?.()) {
+      const again = this.commitGroup(full.map((i) => batch[i]!));
+      full.forEach((i, j) => {
+        outcomes[i] = again[j]!;
+      });
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.result);
+      else item.reject(outcome.error);
+    });
+    if (outcomes.some((outcome) => outcome.ok)) for (const resolve of this.wake.splice(0)) resolve();
+  }
+
+  /** Appends `batch` in one transaction, each in a savepoint of its own: what became of each (all failed when the commit did). */
+  private commitGroup(batch: readonly PendingAppend[]): AppendOutcome[] {
+    const outcomes: AppendOutcome[] = [];
     const appendOne = this.db.transaction((item: PendingAppend) => this.appendInTransaction(item));
     const commitGroup = this.db.transaction(() => {
       for (const item of batch) {
@@ -139,15 +169,12 @@ export class SqliteEventStore<E extends AnyEvent = HologramEvent> implements Eve
     try {
       commitGroup.immediate();
     } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
+      // SQLite rolls the whole transaction back on a full disk met inside it: the commit then finds none. That is why it failed.
+      const full = outcomes.find((outcome) => !outcome.ok && diskFull(outcome.error));
+      const cause = full && !full.ok ? full.error : error;
+      return batch.map(() => ({ ok: false, error: cause }));
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.result);
-      else item.reject(outcome.error);
-    });
-    for (const resolve of this.wake.splice(0)) resolve();
+    return outcomes;
   }
 
   private appendInTransaction(item: PendingAppend): AppendResult<AnyEvent> {
