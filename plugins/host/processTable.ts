@@ -1,9 +1,11 @@
 /**
  * The machine's processes as Linux's /proc shows them: who is in which process group, when
- * each started (clock ticks since boot, which never repeat within a boot) and its environment.
+ * each started (clock ticks since boot, which never repeat within a boot), its environment, and
+ * the processes below one.
  * Reads only; on a system without /proc every answer is "unknown" (null).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 
 export type ProcessInfo = Readonly<{ pid: number; pgid: number; startTicks: number }>;
 
@@ -47,3 +49,26 @@ export const listProcesses = (): ProcessInfo[] | null => {
 
 /** The process's environment as NAME=VALUE entries; null when it is gone or not ours to read. */
 export const environOf = (pid: number): string[] | null => read(`/proc/${pid}/environ`)?.split('\0') ?? null;
+
+/** `pid` and every process below it, through /proc's lists of each thread's children (`pid` alone where /proc has none). */
+export const processTree = async (pid: number): Promise<number[]> => {
+  const tree: number[] = [];
+  const seen = new Set<number>();
+  for (const queue = [pid]; queue.length > 0; ) {
+    const next = queue.pop()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    tree.push(next);
+    let tasks: string[];
+    try {
+      tasks = await readdir(`/proc/${next}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      const children = await readFile(`/proc/${next}/task/${task}/children`, 'utf8').catch(() => '');
+      for (const child of children.split(' ')) if (/^\d+$/.test(child)) queue.push(Number(child));
+    }
+  }
+  return tree;
+};

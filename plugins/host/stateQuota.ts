@@ -11,10 +11,11 @@
  * all (a removed file a plugin maps, or passes to itself over a socket) the disk's reserve
  * bounds: below it, the plugin is stopped, which frees what it held.
  */
-import { lstat, readdir, readFile, readlink, stat, statfs } from 'node:fs/promises';
+import { lstat, readdir, readlink, stat, statfs } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Timers } from '../../events/index.ts';
 import { HologramError } from '../../events/index.ts';
+import { processTree } from './processTable.ts';
 
 const MB = 1024 * 1024;
 export const DEFAULT_PLUGIN_STATE_MB = 1024;
@@ -215,29 +216,6 @@ const fixFor = (usage: StateUsage, quota: StateQuota): string => {
     return 'remove files it does not need from that folder (the bound on files is not a setting; `find FOLDER -mindepth 1 -delete` empties it where `rm *` takes too many names)';
   }
   return 'remove what it does not need from that folder (or raise security.sandbox.pluginStateMb in settings.json and restart homed)';
-};
-
-/** `pid` and every process below it, through /proc's lists of each thread's children (empty where /proc has none). */
-export const processTree = async (pid: number): Promise<number[]> => {
-  const tree: number[] = [];
-  const seen = new Set<number>();
-  for (const queue = [pid]; queue.length > 0; ) {
-    const next = queue.pop()!;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    tree.push(next);
-    let tasks: string[];
-    try {
-      tasks = await readdir(`/proc/${next}/task`);
-    } catch {
-      continue;
-    }
-    for (const task of tasks) {
-      const children = await readFile(`/proc/${next}/task/${task}/children`, 'utf8').catch(() => '');
-      for (const child of children.split(' ')) if (/^\d+$/.test(child)) queue.push(Number(child));
-    }
-  }
-  return tree;
 };
 
 /**

@@ -188,9 +188,11 @@ const spawnPlugin = async (
     env: environment.env,
     onStderr: (line, cutShort) => {
       say(' (stderr)', line, cutShort ? stderrCutNote() : undefined);
-      stderr.push(env.scrubLine(line, cutShort));
-      // One hint a start: a plugin printing the same failure in a loop gets no more. It may quote part of a path: read scrubbed.
-      const hint = hinted ? undefined : stderrHint(name, dir, env.scrubLine(line, cutShort), hiddenTrees, readOnly ? state : undefined);
+      // Kept and read scrubbed: it may quote part of a path, or a value.
+      const scrubbed = env.scrubLine(line, cutShort);
+      stderr.push(scrubbed);
+      // One hint a start: a plugin printing the same failure in a loop gets no more.
+      const hint = hinted ? undefined : stderrHint(name, dir, scrubbed, hiddenTrees, readOnly ? state : undefined);
       if (hint) env.log(hint);
       hinted ||= hint !== undefined;
     },

@@ -8,12 +8,12 @@ import {
   diskShort,
   overQuota,
   PluginStateOverQuota,
-  processTree,
   STATE_CHECK_MS,
   stateQuotaOf,
   stateUsage,
   watchStateQuota,
 } from '../../plugins/host/stateQuota.ts';
+import { processTree } from '../../plugins/host/processTable.ts';
 import { useTempDir } from '../support/tempDir.ts';
 import { createVirtualTime } from '../support/virtualTime.ts';
 
