@@ -19,7 +19,8 @@ import { PluginHub, type HubMemory, type InputSink } from './pluginHub.ts';
 import { builtinStarter, luaStarter, type HostEnv, type PluginStarter } from './pluginStarters.ts';
 import { subprocessStarter } from './subprocessPlugin.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
-import { DEFAULT_DISK_RESERVE_MB, DEFAULT_PLUGIN_STATE_MB, stateQuotaOf } from './stateQuota.ts';
+import { DiskReserve } from './diskReserve.ts';
+import { DEFAULT_DISK_RESERVE_MB, DEFAULT_PLUGIN_STATE_MB, freeBytesOn, stateQuotaOf } from './stateQuota.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
 import type { PluginSupervisorConfig } from '../../actors/index.ts';
 
@@ -112,6 +113,7 @@ const startAll = (entries: readonly Entry[]): Promise<unknown> =>
 export class PluginHost {
   readonly hub: PluginHub;
   private readonly entries = new Map<string, Entry>();
+  private diskReserve: DiskReserve | undefined;
 
   constructor(private readonly options: PluginHostOptions) {
     this.hub = new PluginHub({
@@ -165,6 +167,17 @@ export class PluginHost {
     const { options } = this;
     await this.hub.restore();
     await this.reapLeftovers();
+    const stateQuota = stateQuotaOf({
+      megabytes: setting<number>(options.settings ?? {}, 'security.sandbox.pluginStateMb', DEFAULT_PLUGIN_STATE_MB),
+      reserveMegabytes: setting<number>(options.settings ?? {}, 'security.sandbox.diskReserveMb', DEFAULT_DISK_RESERVE_MB),
+    });
+    this.diskReserve = new DiskReserve({
+      folder: options.dataDir,
+      reserveBytes: stateQuota.reserveBytes,
+      timers: options.timers,
+      freeBytes: freeBytesOn,
+      log: options.log,
+    });
     const env: HostEnv = {
       dataDir: options.dataDir,
       clock: options.clock,
@@ -175,10 +188,8 @@ export class PluginHost {
       ...(options.scrub ? { holdsSecret: (value: string) => options.scrub!(value) !== value } : {}),
       scrubLine: (line, cutShort) => (cutShort ? (options.scrubCut?.(line) ?? line) : (options.scrub?.(line) ?? line)),
       sandbox: this.pluginSandbox(),
-      stateQuota: stateQuotaOf({
-        megabytes: setting<number>(options.settings ?? {}, 'security.sandbox.pluginStateMb', DEFAULT_PLUGIN_STATE_MB),
-        reserveMegabytes: setting<number>(options.settings ?? {}, 'security.sandbox.diskReserveMb', DEFAULT_DISK_RESERVE_MB),
-      }),
+      stateQuota,
+      diskReserve: this.diskReserve,
       ...(options.control ? { control: options.control } : {}),
       ...(options.handshakeTimeoutMs ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
       ...(options.remoteTimeouts ? { remoteTimeouts: options.remoteTimeouts } : {}),
@@ -254,6 +265,7 @@ export class PluginHost {
   }
 
   async stop(): Promise<void> {
+    this.diskReserve?.close();
     await Promise.all([...this.entries.values()].map((e) => e.supervisor.shutdown()));
     await this.hub.stop();
   }
@@ -274,12 +286,14 @@ export class PluginHost {
     if (name === via && (action === 'disable' || action === 'stop' || action === 'reload')) throw new PluginCarriesRequest(action, name);
     switch (action) {
       case 'enable':
+        this.diskReserve?.pardon(name);
         await supervisor.send('ENABLE');
         break;
       case 'disable':
         await supervisor.send('DISABLE');
         break;
       case 'start':
+        this.diskReserve?.pardon(name);
         await supervisor.send('START');
         break;
       case 'stop':
@@ -290,6 +304,7 @@ export class PluginHost {
           await supervisor.send('STOP');
           await supervisor.until((s) => s === 'stopped');
         }
+        this.diskReserve?.pardon(name);
         await supervisor.send('START');
         break;
     }

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { HologramError, type Timers } from '../../events/index.ts';
+import { processInfo, type ProcessInfo } from './processTable.ts';
 import { readStderrLines } from './stderrLines.ts';
 
 export type ProcessExit = Readonly<{ exitCode: number | null; signal: string | null }>;
@@ -72,6 +73,29 @@ const killGroup = (pgid: number, signal: NodeJS.Signals): void => {
     process.kill(-pgid, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+};
+
+/** How often, and how long at most, `killedAll` looks for the processes it killed to be gone. */
+const GONE_CHECK_MS = 10;
+const GONE_AT_MOST_MS = 2_000;
+
+/**
+ * Kills each of `processes` still alive (the same pid started at the same tick: a pid used again
+ * is another's) and resolves once none is, or after GONE_AT_MOST_MS: what a plugin holds (its
+ * open and mapped files) is freed only when its last process is gone, one that left its group too.
+ */
+export const killedAll = async (processes: readonly ProcessInfo[], timers: Timers): Promise<void> => {
+  const alive = (): ProcessInfo[] => processes.filter((p) => processInfo(p.pid)?.startTicks === p.startTicks);
+  for (const { pid } of alive()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+  for (let waited = 0; waited < GONE_AT_MOST_MS && alive().length > 0; waited += GONE_CHECK_MS) {
+    await new Promise<void>((resolve) => timers.setTimer(resolve, GONE_CHECK_MS));
   }
 };
 

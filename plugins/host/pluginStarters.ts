@@ -14,6 +14,7 @@ import { attachLocalPlugin } from './localPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
 import type { ProcessExit } from './pluginProcess.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
+import type { DiskReserve } from './diskReserve.ts';
 import type { StateQuota } from './stateQuota.ts';
 
 /** How an instance ended; `error` when the kernel ended it for a fault of the plugin's (e.g. garbage on stdout). */
@@ -45,6 +46,8 @@ export type HostEnv = BuiltinEnv &
     sandbox?: Readonly<{ mode: PluginSandboxMode; support: SandboxSupport; hidden?: HiddenPaths }>;
     /** What a subprocess plugin may keep in its state folder (absent: DEFAULT_PLUGIN_STATE_MB). */
     stateQuota?: StateQuota;
+    /** The room kept on the data dir's disk, watched for every running subprocess plugin (absent: not watched). */
+    diskReserve?: DiskReserve;
     handshakeTimeoutMs?: number;
     remoteTimeouts?: RemoteTimeouts;
   }>;

@@ -9,7 +9,7 @@
  * that cannot be measured (made unreadable, paths past the system's length, descriptors it will
  * not show) counts as full: what the host cannot see, it cannot bound. What a count cannot see at
  * all (a removed file a plugin maps, or passes to itself over a socket) the disk's reserve
- * bounds: below it, the plugin is stopped, which frees what it held.
+ * bounds (`diskReserve.ts`): below it, plugins are stopped, which frees what they held.
  */
 import { lstat, readdir, readlink, stat, statfs } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -23,8 +23,6 @@ export const DEFAULT_PLUGIN_STATE_MB = 1024;
 export const STATE_ENTRIES_AT_MOST = 100_000;
 /** How often a running plugin's state folder is measured, at least (the next count is armed once one ends). */
 export const STATE_CHECK_MS = 2_000;
-/** How often the room left on the disk of a running plugin's state folder is looked at (one statfs). */
-export const DISK_CHECK_MS = 250;
 /** A count that took long waits this many times as long before the next, so a folder of many files costs a share of a core, not all of it. */
 const CHECK_BACKOFF = 5;
 /** The most open files of a plugin's processes a count looks through, by default; a plugin holding more counts as full. */
@@ -164,6 +162,12 @@ export const stateUsage = async (folder: string, quota: StateQuota, holders: rea
   return unmeasured === undefined ? count : { ...count, unmeasured };
 };
 
+/** The bytes free to homed's user on the disk `folder` is on. */
+export const freeBytesOn = async (folder: string): Promise<number> => {
+  const disk = await statfs(folder);
+  return disk.bavail * disk.bsize;
+};
+
 /**
  * Why the disk `folder` is on is too full for plugins to write there, or undefined: what a plugin
  * hides from a count (a removed file it maps, or passes to itself over a socket) still takes the
@@ -172,8 +176,7 @@ export const stateUsage = async (folder: string, quota: StateQuota, holders: rea
 export const diskShort = async (folder: string, quota: StateQuota): Promise<string | undefined> => {
   let free: number;
   try {
-    const disk = await statfs(folder);
-    free = disk.bavail * disk.bsize;
+    free = await freeBytesOn(folder);
   } catch (error) {
     return `the disk of its state folder could not be measured (${codeOf(error)}), so it counts as full`;
   }
@@ -220,10 +223,8 @@ const fixFor = (usage: StateUsage, quota: StateQuota): string => {
 
 /**
  * Measures `folder` (with what the processes under `pid` hold open there) every STATE_CHECK_MS on
- * `timers` (a count that took long waits CHECK_BACKOFF times as long), and the room left on its
- * disk every DISK_CHECK_MS apart from it (a plugin reserved gigabytes in a tenth of a second, and
- * a slow count must not hold the disk's check back); calls `over` once, with why, when either is
- * over `quota` or cannot be measured. `stop` ends the watch.
+ * `timers` (a count that took long waits CHECK_BACKOFF times as long); calls `over` once, with
+ * why, when it is over `quota` or cannot be measured. `stop` ends the watch.
  */
 export const watchStateQuota = (
   folder: string,
@@ -233,39 +234,28 @@ export const watchStateQuota = (
   over: (why: string) => void,
 ): Readonly<{ stop: () => void }> => {
   let stopped = false;
-  const armed = new Set<unknown>();
-  const after = (ms: number, run: () => Promise<void>): void => {
-    const timer = timers.setTimer(() => {
-      armed.delete(timer);
-      void run();
-    }, ms);
-    armed.add(timer);
-  };
+  let armed: unknown;
   const stop = (): void => {
     stopped = true;
-    for (const timer of armed) timers.clearTimer(timer);
-    armed.clear();
-  };
-  const end = (why: string | undefined): boolean => {
-    if (stopped || why === undefined) return stopped;
-    stop();
-    over(why);
-    return true;
+    if (armed !== undefined) timers.clearTimer(armed);
+    armed = undefined;
   };
   const count = async (): Promise<void> => {
+    armed = undefined;
     if (stopped) return;
     const started = performance.now();
     const why = await stateUsage(folder, quota, await processTree(pid)).then(
       (usage) => overQuota(usage, quota),
       (error: unknown) => overQuota({ bytes: 0, entries: 0, unmeasured: codeOf(error) }, quota),
     );
-    if (!end(why)) after(Math.max(STATE_CHECK_MS, CHECK_BACKOFF * (performance.now() - started)), count);
-  };
-  const disk = async (): Promise<void> => {
     if (stopped) return;
-    if (!end(await diskShort(folder, quota))) after(DISK_CHECK_MS, disk);
+    if (why === undefined) {
+      armed = timers.setTimer(() => void count(), Math.max(STATE_CHECK_MS, CHECK_BACKOFF * (performance.now() - started)));
+      return;
+    }
+    stop();
+    over(why);
   };
-  after(STATE_CHECK_MS, count);
-  after(DISK_CHECK_MS, disk);
+  armed = timers.setTimer(() => void count(), STATE_CHECK_MS);
   return { stop };
 };

@@ -25,8 +25,8 @@ import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
 import { pluginStateDir } from '../sdk/builtinPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
-import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
-import { currentBootId, processInfo } from './processTable.ts';
+import { killedAll, PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
+import { currentBootId, processInfo, processTree } from './processTable.ts';
 import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
@@ -41,6 +41,7 @@ import {
   PluginStateOverQuota,
   type StateQuota,
   stateQuotaOf,
+  stateUsage,
   watchStateQuota,
 } from './stateQuota.ts';
 
@@ -149,6 +150,8 @@ const spawnPlugin = async (
   if (linked) throw new PluginSetupFileLinked(name, linked);
   const state = stateFolderOf(name, sandbox.hidden?.dataDir ?? env.dataDir);
   const quota = env.stateQuota ?? stateQuotaOf({ megabytes: DEFAULT_PLUGIN_STATE_MB });
+  const charged = env.diskReserve?.chargeOf(name);
+  if (charged !== undefined) throw new PluginStartRefused(name, charged);
   await checkStateQuota(name, state, quota);
   const nested = sandbox.support.kind === 'available' && sandbox.hidden ? pluginFolderNested(sandbox.hidden.pluginsDir, real) : undefined;
   if (nested) {
@@ -230,6 +233,12 @@ export const subprocessStarter =
     let stopped = false;
     /** Why the kernel ended the process, when it did for a fault of the plugin's. */
     let fault: string | undefined;
+    /** Why the disk's reserve ended it, told once its processes are gone and what that freed is known. */
+    let reserveFault: Promise<string> | undefined;
+    const faultNow = async (): Promise<string | undefined> => {
+      if (reserveFault) fault ??= await reserveFault;
+      return fault;
+    };
     /** Why the connection closed on the plugin for a fault it cannot recover from, when it did. */
     let broke: string | undefined;
     // Over its quota from its spawn on (it may write before it greets), it is stopped, and its next start is refused
@@ -238,7 +247,25 @@ export const subprocessStarter =
       fault ??= `${why}, so homed stopped it`;
       child.kill('SIGKILL');
     });
-    void ended.then(() => watch.stop());
+    const held = env.diskReserve?.hold({
+      plugin: name,
+      measure: async () => {
+        const usage = await stateUsage(realOrSelf(state), quota, await processTree(child.pid));
+        return usage.unmeasured === undefined ? usage.bytes : Number.POSITIVE_INFINITY;
+      },
+      stopFor: async (why) => {
+        reserveFault ??= why;
+        // What it holds is freed only once every process of it is gone, those that left its group included.
+        const tree = (await processTree(child.pid)).map(processInfo).filter((p) => p !== null);
+        child.kill('SIGKILL');
+        await child.exited;
+        await killedAll(tree, env.timers);
+      },
+    });
+    void ended.then(() => {
+      watch.stop();
+      held?.release();
+    });
     connection.on('protocolError', (error) => {
       if (error instanceof FramingLost) broke = 'it wrote bytes to stdout that are not frames';
       if (error instanceof AnswersUnread) broke = "it sent requests and left the kernel's answers unread";
@@ -252,7 +279,7 @@ export const subprocessStarter =
       } else void child.stop();
     });
     child.exited.then(() => connection.close('the plugin process exited'));
-    const gone = ended.then(() => fault ?? 'exited');
+    const gone = ended.then(async () => (await faultNow()) ?? 'exited');
     const timeoutMs = env.handshakeTimeoutMs ?? 10_000;
     // Stopped while it greets: the process is ended now rather than at the handshake's timeout.
     const cut = (): void => child.kill('SIGKILL');
@@ -278,7 +305,8 @@ export const subprocessStarter =
       await ended;
       // Ended by the kernel for a fault of its own (over its quota while it started), that is why, not the closed connection;
       // else what its stderr said last (a syntax error, a package not found), which the closed connection is not.
-      if (fault !== undefined) throw permanent(name, new PluginHandshakeFailed(`plugin '${name}': ${fault} before it said 'ready'`));
+      const ownFault = await faultNow();
+      if (ownFault !== undefined) throw permanent(name, new PluginHandshakeFailed(`plugin '${name}': ${ownFault} before it said 'ready'`));
       const settled = permanent(name, error);
       const said = stderr.gist();
       throw said === undefined || settled instanceof PluginStartRefused || !(settled instanceof Error)
@@ -288,7 +316,10 @@ export const subprocessStarter =
       stopping?.removeEventListener('abort', cut);
     }
     return {
-      exited: ended.then((exit): InstanceExit => (fault ? { ...exit, error: `plugin '${name}': ${fault}` } : exit)),
+      exited: ended.then(async (exit): Promise<InstanceExit> => {
+        const ownFault = await faultNow();
+        return ownFault ? { ...exit, error: `plugin '${name}': ${ownFault}` } : exit;
+      }),
       pid: child.pid,
       stop: async () => {
         stopped = true;

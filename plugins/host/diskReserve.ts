@@ -1,0 +1,170 @@
+/**
+ * The room kept free on the data dir's disk for the log (`security.sandbox.diskReserveMb`),
+ * looked at once for every running subprocess plugin: what a plugin hides from its state folder's
+ * count (a removed file it maps, or passes to itself over a socket) still takes that disk. When
+ * the disk has less free than the reserve, the plugins are stopped one at a time, the one whose
+ * folder holds most first, and the disk is looked at again after each, until it has the reserve
+ * again: the plugin filling it is stopped, the others go on unless they came before it, and each
+ * stopped one's fault says how much its stop freed, so the owner knows which it was. One whose
+ * stop freed room is not started again until the owner starts it (it would fill the disk again,
+ * the room kept for the log included); the others restart as after a crash.
+ */
+import type { Timers } from '../../events/index.ts';
+
+const MB = 1024 * 1024;
+/** How often the disk is looked at while a subprocess plugin runs (one statfs): a plugin reserved gigabytes in a tenth of a second. */
+export const DISK_CHECK_MS = 250;
+/** After a stopped plugin's processes are gone, the disk is looked at this often until what it shows stops changing. */
+export const SETTLE_CHECK_MS = 25;
+/** The longest a stop's effect on the disk is waited for before the next plugin is stopped (a disk still filling never settles). */
+export const SETTLE_AT_MOST_MS = 300;
+
+/** A running subprocess plugin as the reserve sees it. */
+export type ReserveHolder = Readonly<{
+  plugin: string;
+  /** What its state folder holds now, with the files its processes removed but hold open, in bytes (unmeasured: Infinity). */
+  measure: () => Promise<number>;
+  /**
+   * Kills its processes with `why` as the fault its exit reports (a promise: how much the stop
+   * freed is known only after); resolves once they are all gone.
+   */
+  stopFor: (why: Promise<string>) => Promise<void>;
+}>;
+
+export type DiskReserveOptions = Readonly<{
+  /** A path on the disk kept for the log (the data dir). */
+  folder: string;
+  reserveBytes: number;
+  timers: Timers;
+  /** The bytes free to homed's user on the disk of `folder` (statfs); throws when it cannot be measured. */
+  freeBytes: (folder: string) => Promise<number>;
+  log: (line: string) => void;
+}>;
+
+const megabytes = (bytes: number): string => (bytes < MB ? 'less than 1 MB' : `${Math.round(bytes / MB)} MB`);
+
+/** Why the disk counts as short: the reserve, the setting, and what it is kept for. */
+const shortOf = (reserveBytes: number): string =>
+  `the disk of the data dir had less than ${reserveBytes / MB} MB free (security.sandbox.diskReserveMb, kept for the log)`;
+
+/** The fault of a plugin the reserve stopped, by what its stop freed. */
+export const reserveFault = (reserveBytes: number, freed: number | undefined): string => {
+  const short = `${shortOf(reserveBytes)}, so homed stopped it`;
+  if (freed === undefined) return `${short}; how much that freed could not be measured`;
+  return freed < MB
+    ? `${short}, which freed ${megabytes(freed)}: it was not what filled that disk`
+    : `${short}, which freed ${megabytes(freed)}`;
+};
+
+/** Why a plugin whose stop freed room on the disk is not started again by itself, and what to do. */
+export const chargedWith = (freed: number): string =>
+  `its last run took room the log needs on the disk of the data dir: stopping it freed ${megabytes(freed)} ` +
+  '(files it held open, or wrote outside its state folder)';
+
+export class DiskReserve {
+  private readonly holders = new Set<ReserveHolder>();
+  /** Plugins whose stop freed room, with why they are not started again until the owner starts them. */
+  private readonly charged = new Map<string, string>();
+  private timer: unknown;
+  private relieving = false;
+  private closed = false;
+
+  constructor(private readonly options: DiskReserveOptions) {}
+
+  /** Watches the disk for `holder` until `release` (its processes have ended). */
+  hold(holder: ReserveHolder): Readonly<{ release: () => void }> {
+    this.holders.add(holder);
+    this.arm();
+    return { release: () => this.holders.delete(holder) };
+  }
+
+  /** Why `plugin` is not started again by itself (its stop freed room on the disk), or undefined. */
+  chargeOf(plugin: string): string | undefined {
+    return this.charged.get(plugin);
+  }
+
+  /** The owner starts `plugin` again: its next start goes ahead. */
+  pardon(plugin: string): void {
+    this.charged.delete(plugin);
+  }
+
+  /** Ends the watch (the host stops). */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) this.options.timers.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(): void {
+    if (this.closed || this.timer !== undefined || this.holders.size === 0) return;
+    this.timer = this.options.timers.setTimer(() => {
+      this.timer = undefined;
+      void this.look().finally(() => this.arm());
+    }, DISK_CHECK_MS);
+  }
+
+  private async free(): Promise<number | undefined> {
+    try {
+      return await this.options.freeBytes(this.options.folder);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async look(): Promise<void> {
+    if (this.relieving || this.holders.size === 0) return;
+    const free = await this.free();
+    // A disk that cannot be measured counts as short: what homed cannot see, it cannot keep.
+    if (free !== undefined && free >= this.options.reserveBytes) return;
+    this.relieving = true;
+    try {
+      await this.relieve(free);
+    } finally {
+      this.relieving = false;
+    }
+  }
+
+  /** Stops plugins, the one whose folder holds most first (the latest held among equals), until the disk has the reserve again. */
+  private async relieve(freeAtStart: number | undefined): Promise<void> {
+    const { reserveBytes, log } = this.options;
+    const latestFirst = [...this.holders].reverse();
+    const sizes = await Promise.all(latestFirst.map((holder) => holder.measure().catch(() => Number.POSITIVE_INFINITY)));
+    const order = latestFirst.map((holder, i) => ({ holder, size: sizes[i]! })).sort((a, b) => b.size - a.size);
+    let free = freeAtStart;
+    for (const { holder } of order) {
+      if (!this.holders.has(holder)) continue;
+      let told!: (why: string) => void;
+      const why = new Promise<string>((resolve) => (told = resolve));
+      let after: number | undefined;
+      try {
+        await holder.stopFor(why);
+        this.holders.delete(holder);
+        after = await this.settled(free);
+      } finally {
+        const freed = free === undefined || after === undefined ? undefined : Math.max(0, after - free);
+        if (freed !== undefined && freed >= MB) this.charged.set(holder.plugin, chargedWith(freed));
+        told(reserveFault(reserveBytes, freed));
+      }
+      free = after;
+      if (free !== undefined && free >= reserveBytes) return;
+    }
+    log(
+      `plugins: ${shortOf(reserveBytes)} and still has ${free === undefined ? 'an unmeasured amount' : megabytes(free)} free ` +
+        'with every subprocess plugin stopped: something else is filling it; free room on that disk, then start them with ' +
+        "'homed plugins start NAME'",
+    );
+  }
+
+  /** The disk's free bytes once a stop's effect shows: read again until two reads agree, it has the reserve, or SETTLE_AT_MOST_MS pass. */
+  private async settled(before: number | undefined): Promise<number | undefined> {
+    let last = await this.free();
+    for (let waited = 0; waited < SETTLE_AT_MOST_MS; waited += SETTLE_CHECK_MS) {
+      if (last !== undefined && last >= this.options.reserveBytes) return last;
+      await new Promise<void>((resolve) => this.options.timers.setTimer(resolve, SETTLE_CHECK_MS));
+      const next = await this.free();
+      if (next === last && next !== before) return next;
+      last = next;
+    }
+    return last;
+  }
+}
