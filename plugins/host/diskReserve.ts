@@ -22,14 +22,19 @@ export const SETTLE_AT_MOST_MS = 300;
 /** A running subprocess plugin as the reserve sees it. */
 export type ReserveHolder = Readonly<{
   plugin: string;
-  /** What its state folder holds now, with the files its processes removed but hold open, in bytes (unmeasured: Infinity). */
-  measure: () => Promise<number>;
+  /**
+   * What its state folder holds now, with the files its processes removed but hold open, in bytes
+   * (unmeasured: Infinity), and, when that is over its quota, why (as the quota's count says it).
+   */
+  measure: () => Promise<FolderMeasure>;
   /**
    * Kills its processes with `why` as the fault its exit reports (a promise: how much the stop
    * freed is known only after); resolves once they are all gone.
    */
   stopFor: (why: Promise<string>) => Promise<void>;
 }>;
+
+export type FolderMeasure = Readonly<{ bytes: number; over?: string | undefined }>;
 
 export type DiskReserveOptions = Readonly<{
   /** A path on the disk kept for the log (the data dir). */
@@ -128,10 +133,11 @@ export class DiskReserve {
   private async relieve(freeAtStart: number | undefined): Promise<void> {
     const { reserveBytes, log } = this.options;
     const latestFirst = [...this.holders].reverse();
-    const sizes = await Promise.all(latestFirst.map((holder) => holder.measure().catch(() => Number.POSITIVE_INFINITY)));
-    const order = latestFirst.map((holder, i) => ({ holder, size: sizes[i]! })).sort((a, b) => b.size - a.size);
+    const unmeasured: FolderMeasure = { bytes: Number.POSITIVE_INFINITY };
+    const sizes = await Promise.all(latestFirst.map((holder) => holder.measure().catch(() => unmeasured)));
+    const order = latestFirst.map((holder, i) => ({ holder, ...sizes[i]! })).sort((a, b) => b.bytes - a.bytes);
     let free = freeAtStart;
-    for (const { holder } of order) {
+    for (const { holder, over } of order) {
       if (!this.holders.has(holder)) continue;
       let told!: (why: string) => void;
       const why = new Promise<string>((resolve) => (told = resolve));
@@ -143,15 +149,21 @@ export class DiskReserve {
       } finally {
         const freed = free === undefined || after === undefined ? undefined : Math.max(0, after - free);
         if (freed !== undefined && freed >= MB) this.charged.set(holder.plugin, chargedWith(freed));
-        told(reserveFault(reserveBytes, freed));
+        // Over its quota, what it wrote stays in its folder after the stop: that, not the room its stop freed, is why.
+        told(over === undefined ? reserveFault(reserveBytes, freed) : `${over}, so homed stopped it`);
       }
       free = after;
       if (free !== undefined && free >= reserveBytes) return;
     }
+    const overQuota = order.filter((o) => o.over !== undefined).map((o) => `'${o.holder.plugin}'`);
+    const culprit =
+      overQuota.length > 0
+        ? `the state folder of ${overQuota.join(' and ')} holds more than its quota (security.sandbox.pluginStateMb): ` +
+          'remove what it does not need there'
+        : 'something else is filling it: free room on that disk';
     log(
       `plugins: ${shortOf(reserveBytes)} and still has ${free === undefined ? 'an unmeasured amount' : megabytes(free)} free ` +
-        'with every subprocess plugin stopped: something else is filling it; free room on that disk, then start them with ' +
-        "'homed plugins start NAME'",
+        `with every subprocess plugin stopped; ${culprit}, then start them with 'homed plugins start NAME'`,
     );
   }
 

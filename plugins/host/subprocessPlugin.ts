@@ -38,6 +38,7 @@ import { stderrCutNote } from './stderrLines.ts';
 import {
   checkStateQuota,
   DEFAULT_PLUGIN_STATE_MB,
+  overQuota,
   PluginStateOverQuota,
   type StateQuota,
   stateQuotaOf,
@@ -251,7 +252,7 @@ export const subprocessStarter =
       plugin: name,
       measure: async () => {
         const usage = await stateUsage(realOrSelf(state), quota, await processTree(child.pid));
-        return usage.unmeasured === undefined ? usage.bytes : Number.POSITIVE_INFINITY;
+        return { bytes: usage.unmeasured === undefined ? usage.bytes : Number.POSITIVE_INFINITY, over: overQuota(usage, quota) };
       },
       stopFor: async (why) => {
         reserveFault ??= why;

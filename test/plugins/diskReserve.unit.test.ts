@@ -22,12 +22,12 @@ const world = (free: number | Error) => {
     },
     log: (line) => lines.push(line),
   });
-  const plugin = (name: string, holds: number | Error, frees: number): ReserveHolder => {
+  const plugin = (name: string, holds: number | Error, frees: number, over?: string): ReserveHolder => {
     const holder: ReserveHolder = {
       plugin: name,
       measure: async () => {
         if (holds instanceof Error) throw holds;
-        return holds;
+        return { bytes: holds, over };
       },
       stopFor: async (why) => {
         stopped.push({ plugin: name, why });
@@ -104,7 +104,7 @@ describe("the disk's reserve for the log", () => {
     });
     expect(w.lines).toEqual([
       'plugins: the disk of the data dir had less than 256 MB free (security.sandbox.diskReserveMb, kept for the log) and still has 110 MB ' +
-        "free with every subprocess plugin stopped: something else is filling it; free room on that disk, then start them with 'homed plugins start NAME'",
+        "free with every subprocess plugin stopped; something else is filling it: free room on that disk, then start them with 'homed plugins start NAME'",
     ]);
   });
 
@@ -124,7 +124,7 @@ describe("the disk's reserve for the log", () => {
   it('looks at the disk only while a plugin is held, once every DISK_CHECK_MS, and stops nothing while it has the reserve', async () => {
     const w = world(RESERVE);
     expect(w.time.armed).toBe(0);
-    const held = w.reserve.hold({ plugin: 'a', measure: async () => 0, stopFor: async () => undefined });
+    const held = w.reserve.hold({ plugin: 'a', measure: async () => ({ bytes: 0 }), stopFor: async () => undefined });
     expect(w.time.armed).toBe(1);
     for (let i = 0; i < 8; i++) {
       w.time.advance(DISK_CHECK_MS);
@@ -139,5 +139,20 @@ describe("the disk's reserve for the log", () => {
     expect(w.disk.looks).toBe(8);
     expect(w.time.armed).toBe(0);
     w.reserve.close();
+  });
+
+  it('stops a plugin whose folder is over its quota first, with the quota as why, and says that folder is what fills the disk', async () => {
+    const w = world(100 * MB);
+    w.plugin('notes', 1 * MB, 0);
+    w.plugin('hog', 180 * MB, 0, 'its state folder holds more than 40 MB (security.sandbox.pluginStateMb)');
+    await w.runUntil(() => w.lines.length > 0);
+    expect(w.stopped.map((s) => s.plugin)).toEqual(['hog', 'notes']);
+    expect(Object.fromEntries(await w.faults())).toEqual({
+      hog: 'its state folder holds more than 40 MB (security.sandbox.pluginStateMb), so homed stopped it',
+      notes: expect.stringMatching(/it was not what filled that disk$/),
+    });
+    expect(w.lines[0]).toContain(
+      "with every subprocess plugin stopped; the state folder of 'hog' holds more than its quota (security.sandbox.pluginStateMb): remove what it does not need there, then start them with 'homed plugins start NAME'",
+    );
   });
 });
