@@ -213,6 +213,8 @@ export class PluginHub {
   private readonly builtins = new Set<string>();
   /** Exact names the built-in plugins registered this boot: theirs even while they hold nothing. */
   private readonly builtinNames = new Map<string, string>();
+  /** The plugins loaded this boot: each one's name and `NAME_…` are its own. */
+  private readonly loaded = new Set<string>();
   private subscription: Subscription | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private handlerCount = 0;
@@ -274,6 +276,7 @@ export class PluginHub {
   /** Records a loaded manifest. */
   load(manifest: PluginManifest): Promise<void> {
     this.profiles.set(manifest.name, manifest.profiles ?? {});
+    this.loaded.add(manifest.name);
     return this.append({
       type: 'PluginLoaded',
       data: {
@@ -806,7 +809,13 @@ export class PluginHub {
       await this.appendDecided(() => {
         const refused = refusal();
         if (refused !== undefined) throw new RegistrationRefused(`plugin '${plugin}': ${refused}`);
-        const conflict = nameConflict(this.state, { builtins: this.builtins, held: this.builtinNames }, plugin, kind, name);
+        const conflict = nameConflict(
+          this.state,
+          { builtins: this.builtins, held: this.builtinNames, loaded: this.loaded },
+          plugin,
+          kind,
+          name,
+        );
         if (conflict !== null) throw new NameTaken(`plugin '${plugin}': ${conflict}`);
         return event;
       });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDefaultCatalog, InMemoryEventStore, PLUGIN_REGISTRY_STREAM, SequentialIds, VirtualClock } from '../../events/index.ts';
 import { attachLocalPlugin } from '../../plugins/host/localPlugin.ts';
 import { PluginHub } from '../../plugins/host/pluginHub.ts';
+import type { PluginManifest } from '../../plugins/sdk/manifestTypes.ts';
 
 const hubs: PluginHub[] = [];
 afterEach(async () => {
@@ -26,6 +27,18 @@ const given = async () => {
   const events = async () => (await store.readStream(PLUGIN_REGISTRY_STREAM)).map((e) => ({ type: e.type, data: e.data }));
   return { hub, builtin, external, events };
 };
+
+const manifestOf = (name: string): PluginManifest => ({
+  name,
+  version: '1.0.0',
+  entry: 'main.ts',
+  kind: 'subprocess',
+  platforms: [],
+  requires_facilities: [],
+  capabilities: ['tools'],
+  auto_start: true,
+  auto_restart: true,
+});
 
 const tool = (name: string) => ({ name, description: '', parameters: { type: 'object', properties: {} } });
 const answer = (text: string) => () => text;
@@ -60,6 +73,48 @@ describe('reserved names', () => {
     });
     await thief.registerTool(tool('thief_files'), answer('mine'));
     expect([...hub.registry.tools.keys()]).toEqual(['thief_files']);
+  });
+
+  it("reserves each loaded plugin's name and NAME_ prefix for it, and records the plugin that reached for another's", async () => {
+    const { hub, external, events } = await given();
+    for (const name of ['abuser', 'innocent', 'git', 'git_hub']) await hub.load(manifestOf(name));
+    await expect(external('abuser').registerTool(tool('innocent_ping'), answer('not the real one'))).rejects.toMatchObject({
+      code: 'REGISTRATION_REFUSED',
+      message:
+        "plugin 'abuser': tool 'innocent_ping' is reserved for the plugin 'innocent' (a plugin's name and names beginning 'innocent_' are its own); " +
+        "give it a name of your own, prefixed with your plugin's name (e.g. 'abuser_ping')",
+    });
+    await external('innocent').registerTool(tool('innocent_ping'), answer('the real one'));
+    expect(hub.registry.tools.get('innocent_ping')?.plugin).toBe('innocent');
+    // Held, the name is refused with the holder named, and the suggestion is never the name itself.
+    await expect(external('innocent').registerTool(tool('innocent_ping'), answer('again'))).rejects.toMatchObject({
+      message: expect.stringContaining("is already registered by 'innocent' itself"),
+    });
+    await expect(external('git_hub').registerTool(tool('git_status'), answer('x'))).rejects.toMatchObject({
+      message: expect.stringContaining("tool 'git_status' is reserved for the plugin 'git'"),
+    });
+    // Of two plugins whose names begin alike, the longer name's prefix is its own.
+    await external('git_hub').registerTool(tool('git_hub_issues'), answer('x'));
+    await expect(external('git').registerTool(tool('git_hub_pulls'), answer('x'))).rejects.toMatchObject({
+      message: expect.stringContaining("reserved for the plugin 'git_hub'"),
+    });
+    // Names outside every plugin's prefix are anyone's.
+    await external('abuser').registerTool(tool('github_create_issue'), answer('x'));
+    expect((await events()).filter((e) => e.type === 'PluginMisbehaved').map((e) => (e.data as { plugin: string }).plugin)).toEqual([
+      'abuser',
+      'innocent',
+      'git_hub',
+      'git',
+    ]);
+  });
+
+  it('suggests another name, not the name itself, when what it would suggest is the name taken', async () => {
+    const { external } = await given();
+    // 'twin' is not loaded this boot here, so its prefix is no one's: another took the name first.
+    await external('other').registerTool(tool('twin_x'), answer('x'));
+    await expect(external('twin').registerTool(tool('twin_x'), answer('x'))).rejects.toMatchObject({
+      message: "plugin 'twin': tool 'twin_x' is already registered by 'other'; give yours another name",
+    });
   });
 
   it("refuses every plugin the kernel's output_send__ tool names", async () => {
