@@ -34,7 +34,7 @@ export {
   type HandlerInput,
   type HandlerResolution,
 } from '../machines/stagePipeline/index.ts';
-export { INTERNAL, isOwnerOrInternal, isUnder, OWNER } from '../machines/security/index.ts';
+export { INTERNAL, isOwnerOrInternal, isUnder, keptToolsGrant, OWNER } from '../machines/security/index.ts';
 export { PERSON_LEVEL } from '../machines/scheduler/index.ts';
 export {
   Capability,

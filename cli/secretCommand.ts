@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { globMatches } from '../machines/security/index.ts';
+import { globMatches, keptToolsGrant } from '../machines/security/index.ts';
 import { SETTINGS_FILE } from '../actors/modules/config.ts';
 import { modelSourcesOf } from '../actors/settings/modelSourceKeys.ts';
 import { guessableWarning } from '../adapters/secrets/guessableSecret.ts';
@@ -95,6 +95,8 @@ const toolGlobs = (given: string | undefined): string[] => {
   const globs = given.split(',').map((g) => g.trim());
   const bad = globs.find((g) => !/^[A-Za-z0-9_*?-]{1,64}$/.test(g));
   if (bad !== undefined) throw new UsageError(`--tools takes tool names or globs separated by commas; '${bad}' is not one`);
+  const kept = keptToolsGrant(globs);
+  if (kept !== undefined) throw new UsageError(`--tools: ${kept}`);
   return globs;
 };
 

@@ -104,6 +104,25 @@ export const fillRefusal = (
  */
 export const KEEPING_TOOLS = ['memory_*', 'coldcontext_*', 'timer_*'] as const;
 
+/**
+ * Why a secret may not be granted to the tools `globs` name, or undefined: a name or glob every
+ * match of which is one of KEEPING_TOOLS (`timer_set`, `memory_*`) grants what would never be
+ * filled (a newcomer granted timer_set and was told the secret would be used there).
+ */
+export const keptToolsGrant = (globs: readonly string[]): string | undefined => {
+  for (const glob of globs) {
+    const literal = glob.split(/[*?]/)[0]!;
+    const kept = KEEPING_TOOLS.find((k) => literal.startsWith(k.slice(0, -1)));
+    if (kept !== undefined) {
+      return (
+        `a secret is never filled into ${glob}: the kernel's memory, cold context and timer tools (${KEEPING_TOOLS.join(', ')}) ` +
+        'keep what they are given, in the log and in memory; grant it to the tool that needs the value'
+      );
+    }
+  }
+  return undefined;
+};
+
 /** Why no secret is filled into `tool`, one of KEEPING_TOOLS. */
 const keptByTool = (tool: string): string =>
   `a secret is never filled into ${tool}: the kernel's memory, cold context and timer tools keep what they are given, ` +

@@ -9,6 +9,7 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkSettings,
+  keptToolsGrant,
   modelSourcesOf,
   probeModel,
   type ProbeResult,
@@ -190,6 +191,8 @@ export class SettingsDesk {
 
   /** Stores a secret in the vault (for `tools`, as `homed secret set --tools`); its value is never read back. */
   setSecret(name: string, value: string, tools: readonly string[] = []): void {
+    const kept = keptToolsGrant(tools);
+    if (kept !== undefined) throw new SecretVaultError(kept);
     SecretVault.open(this.dataDir).set(name, value, tools, { fromPage: true });
   }
 

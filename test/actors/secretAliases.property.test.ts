@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SecretVault } from '../../adapters/secrets/secretVault.ts';
 import { SecretAliases } from '../../actors/security/secretAliases.ts';
-import { ALIAS, decideFill, fillRefusal } from '../../machines/security/index.ts';
+import { ALIAS, decideFill, fillRefusal, keptToolsGrant } from '../../machines/security/index.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -118,6 +118,13 @@ describe('secret aliases', () => {
       expect(decideFill(grants, undefined, tool, { note: 'remember this' })).toEqual({ kind: 'none' });
     }
     expect(decideFill(grants, undefined, 'files_write', { content: '@{EVERY}' })).toEqual({ kind: 'fill', secrets: ['EVERY'] });
+  });
+
+  it('refuses a grant whose every tool is one that keeps what it is given, and lets a wider glob be', () => {
+    for (const globs of [['timer_set'], ['http_get', 'memory_*'], ['coldcontext_c?mmit']]) {
+      expect(keptToolsGrant(globs)).toMatch(/^a secret is never filled into (timer_set|memory_\*|coldcontext_c\?mmit): /);
+    }
+    for (const globs of [['*'], ['tim*'], ['http_get', 'files_*'], ['timer'], ['memory']]) expect(keptToolsGrant(globs)).toBeUndefined();
   });
 
   it('keeps a key named __proto__ an own argument, filled like any other', () => {

@@ -134,6 +134,15 @@ describe('homed secret', () => {
       'warning: --tools files_* lets the value be written to a file, and files_read hands a file back in parts',
     );
     expect((await secret(dir, ['set', 'HTTP', '--tools', 'http_get'], 'sk-live-9f8e7d6c5b4a\n')).stdout).not.toContain('warning');
+    // A tool that keeps what it is given (the timers', the memory's) is never given a value: refused before one is asked for.
+    const kept = await secret(dir, ['set', 'REMIND', '--tools', 'http_get,timer_set']);
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toBe(
+      "homed: --tools: a secret is never filled into timer_set: the kernel's memory, cold context and timer tools " +
+        "(memory_*, coldcontext_*, timer_*) keep what they are given, in the log and in memory; grant it to the tool that needs the value\n" +
+        "Run 'homed secret --help' for usage.\n",
+    );
+    expect((await secret(dir, ['set', 'WIDE', '--tools', 'tim*'], 'sk-live-9f8e7d6c5b4a\n')).code).toBe(0);
     expect((await secret(dir, ['list'])).stdout).not.toMatch(/PIN|BIN|HUGE/);
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
