@@ -139,7 +139,7 @@ describe('homed secret', () => {
     expect(kept.code).toBe(2);
     expect(kept.stderr).toBe(
       "homed: --tools: a secret is never filled into timer_set: the kernel's memory, cold context and timer tools " +
-        "(memory_*, coldcontext_*, timer_*) keep what they are given, in the log and in memory; grant it to the tool that needs the value\n" +
+        '(memory_*, coldcontext_*, timer_*) keep what they are given, in the log and in memory; grant it to the tool that needs the value\n' +
         "Run 'homed secret --help' for usage.\n",
     );
     expect((await secret(dir, ['set', 'WIDE', '--tools', 'tim*'], 'sk-live-9f8e7d6c5b4a\n')).code).toBe(0);
