@@ -1,7 +1,7 @@
 /**
  * The README's way to try homed with no model at hand: `npm run stand-in-model` serves a stand-in
- * model, `homed init` is pointed at it, and homed answers, sets a reminder that comes back, and
- * streams a long story. A port already taken is refused with what to do.
+ * model, `homed init` is pointed at it, and homed answers, sets a reminder that comes back,
+ * streams a long story, and calls the tools it is told to. A port already taken is refused with what to do.
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -47,6 +47,17 @@ describe('the stand-in model', () => {
       .poll(async () => (await logOf(dir, '--type', 'OutputSent')).map((e) => e.data.text), { timeout: 20_000 })
       .toContain('Reminder: stretch');
     expect(chunksOf(await askSocket(dir, 'tell me a long story'))).toMatch(/^and then step 1 of the long story happened, .* the end\.$/);
+    // Told to call a tool, any plugin's, it does, and says what the tool answered, or that the firewall refused it.
+    expect(chunksOf(await askSocket(dir, 'call files_write with path=notes/a.txt content="a note for later"'))).toMatch(
+      /^files_write answered: .*notes\/a\.txt/,
+    );
+    expect(chunksOf(await askSocket(dir, 'call files_read with {"path": "notes/a.txt"}'))).toMatch(
+      /^files_read answered: .*a note for later/,
+    );
+    expect(chunksOf(await askSocket(dir, 'call files_read with path=/etc/passwd'))).toMatch(/^The call of files_read was refused: /);
+    expect(chunksOf(await askSocket(dir, 'call files_read with path'))).toBe(
+      'I cannot call files_read: write the arguments as key=value pairs or a JSON object, not: path',
+    );
     await daemons.stop(daemon);
     await verifyReplay(dir);
 
