@@ -17,6 +17,15 @@ const ERROR_SAID = /\b(?:\w*Error|ERROR)\b[^:]*:\s/;
 /** A line naming an error's code alone (Node's `code: 'ERR_…'` after the error itself). */
 const ERROR_NAMED = /\bERR_[A-Z_]+\b/;
 
+/**
+ * Lines saying the plugin's code cannot load: a syntax error (Node's, or tsx's `ERROR:` from
+ * esbuild), a module or package not found, an import its module does not export. The same code
+ * fails the same way at every start, so it is not retried (a newcomer's typo printed its stack
+ * four times, one a retry, before homed gave up).
+ */
+const CANNOT_LOAD =
+  /\bSyntaxError\b|:\d+:\d+: ERROR: |\bERR_MODULE_NOT_FOUND\b|\bCannot find (?:module|package)\b|does not provide an export named|\bERR_UNKNOWN_FILE_EXTENSION\b/;
+
 export class StderrTail {
   private readonly lines: string[] = [];
 
@@ -24,6 +33,11 @@ export class StderrTail {
   push(line: string): void {
     this.lines.push(line);
     if (this.lines.length > LINES_KEPT) this.lines.shift();
+  }
+
+  /** Whether what it said is that its code cannot load, which no retry changes. */
+  cannotLoad(): boolean {
+    return this.lines.some((line) => CANNOT_LOAD.test(line));
   }
 
   /**

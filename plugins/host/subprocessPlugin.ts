@@ -310,9 +310,9 @@ export const subprocessStarter =
       if (ownFault !== undefined) throw permanent(name, new PluginHandshakeFailed(`plugin '${name}': ${ownFault} before it said 'ready'`));
       const settled = permanent(name, error);
       const said = stderr.gist();
-      throw said === undefined || settled instanceof PluginStartRefused || !(settled instanceof Error)
-        ? settled
-        : new PluginHandshakeFailed(`${settled.message}; its stderr said: ${said}`, { cause: settled });
+      if (said === undefined || settled instanceof PluginStartRefused || !(settled instanceof Error)) throw settled;
+      const told = `${settled.message}; its stderr said: ${said}`;
+      throw stderr.cannotLoad() ? new PluginStartRefused(name, told, settled) : new PluginHandshakeFailed(told, { cause: settled });
     } finally {
       stopping?.removeEventListener('abort', cut);
     }

@@ -192,7 +192,13 @@ describe('plugin host', () => {
     writeFileSync(join(folder, 'main.ts'), '// A first plugin with a syntax error.\nconst notes = ;\n');
     const { host, lines } = await startHost([], { pluginsDir });
     await expect.poll(() => lines.join('\n')).toMatch(/plugin typo: start failed: .*its stderr said: .*main\.ts:2:\d+: ERROR/);
-    expect(host.list().find((p) => p.name === 'typo')?.lastError).toMatch(/its stderr said: .*main\.ts:2:\d+: ERROR/);
+    expect(host.list().find((p) => p.name === 'typo')?.lastError).toMatch(
+      /^plugin 'typo' is not restarted until it is fixed: .*its stderr said: .*main\.ts:2:\d+: ERROR.*; then run 'homed plugins start typo'$/,
+    );
+    // Code that cannot load fails the same way at every start: stopped at once, not retried.
+    expect(host.supervisor('typo').state).toBe('stopped');
+    expect(lines.filter((line) => line.startsWith('plugin typo: start failed'))).toHaveLength(1);
+    expect(lines.join('\n')).not.toContain('plugin typo: restarting');
   });
 
   it('keeps a plugin that prints with console.log running, and shows where its tool threw', async () => {
