@@ -7,7 +7,7 @@ import { UsageError } from './cliErrors.ts';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** parseArgs' complaint in one line: an unknown option with the closest known one, a missing value with how to give one. */
-const explain = (error: Error & { code?: string }, options: Options, allowPositionals: boolean): string => {
+const explain = (error: Error & { code?: string }, args: readonly string[], options: Options, allowPositionals: boolean): string => {
   const quoted = /'([^']+)'/.exec(error.message)?.[1];
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
     const [near] = closestNames(quoted.replace(/^-+/, ''), Object.keys(options), 1);
@@ -21,7 +21,11 @@ const explain = (error: Error & { code?: string }, options: Options, allowPositi
   }
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
     const option = quoted.split(' ')[0]!;
-    return `${option} needs a value (one that starts with '-' is written ${option}=-1)`;
+    const at = args.indexOf(option);
+    const next = at < 0 ? undefined : args[at + 1];
+    return next?.startsWith('-')
+      ? `${option} needs a value, and '${next}' after it is read as an option; if it is the value, write ${option}=${next}`
+      : `${option} needs a value`;
   }
   return error.message.split('\n')[0]!;
 };
@@ -30,7 +34,7 @@ export const parse = <O extends Options>(args: string[], options: O, allowPositi
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError(explain(error as Error & { code?: string }, options, allowPositionals));
+    throw new UsageError(explain(error as Error & { code?: string }, args, options, allowPositionals));
   }
 };
 

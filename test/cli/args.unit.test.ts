@@ -21,7 +21,14 @@ describe('command-line parsing', () => {
   });
 
   it('says how to give a value that starts with a dash', () => {
-    expect(refusal(['--limit', '-1'])).toBe("--limit needs a value (one that starts with '-' is written --limit=-1)");
+    expect(refusal(['--limit', '-3'])).toBe(
+      "--limit needs a value, and '-3' after it is read as an option; if it is the value, write --limit=-3",
+    );
+    expect(refusal(['--limit', '--data', 'x'])).toBe(
+      "--limit needs a value, and '--data' after it is read as an option; if it is the value, write --limit=--data",
+    );
+    // Given last, with nothing after it, it needs a value and that is all.
+    expect(refusal(['--data'])).toBe('--data needs a value');
     expect(parse(['--limit=-1'], OPTIONS).values.limit).toBe('-1');
   });
 
