@@ -65,6 +65,20 @@ ${PLUGINS_HELP}
 
 ${SECRET_HELP}`;
 
+export const RUN_HELP = `Usage: homed [run] [--data DIR] [--inspect [--inspect-port N] [--inspect-host H]]
+
+Starts the daemon on the data dir and runs until Ctrl-C or SIGTERM, which stop it with every
+acknowledged event on disk. One daemon per data dir: a second is refused with the first one's pid.
+It prints "homed: ready" once clients can talk to it (waiter, over DIR/homed.sock) and the web
+UI's URL with its token; everything it does is in the log (homed log).
+
+Options:
+  --data DIR        the data dir (default: $HOLOGRAM_DATA, else ${defaultDataDir()})
+  --inspect         relay every machine to the Stately inspector on http://127.0.0.1:4242
+  --inspect-port N  the inspector's port instead of 4242
+  --inspect-host H  listen on H instead of 127.0.0.1 (whoever reaches H sees every machine's events)
+  -h, --help        this help (homed --help: every command)`;
+
 const stdout = new CommandOutput(process.stdout);
 const write = stdout.line;
 
@@ -114,7 +128,7 @@ export const main = async (argv: string[]): Promise<number> => {
         version: { type: 'boolean' },
       });
       if (values.help) {
-        write(HOMED_HELP);
+        write(first === 'run' ? RUN_HELP : HOMED_HELP);
         return 0;
       }
       if (values.version) {

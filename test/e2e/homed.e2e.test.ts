@@ -112,6 +112,12 @@ describe('homed', () => {
     const help = await runHomed(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['run', 'log', 'replay', 'graph', '--data', '--verify', '--until']) expect(help.stdout).toContain(command);
+    // `homed run --help` is run's own help, a screen, as every command's is.
+    const runHelp = await runHomed(['run', '--help']);
+    expect(runHelp.code).toBe(0);
+    expect(runHelp.stdout).toMatch(/^Usage: homed \[run\] \[--data DIR\]/);
+    expect(runHelp.stdout).toContain('--inspect-port N');
+    expect(runHelp.stdout.split('\n').length).toBeLessThan(20);
   });
 
   it('the bin is runnable as installed (shebang, executable bit)', async () => {
