@@ -139,9 +139,10 @@ export const main = async (argv: string[]): Promise<number> => {
       const inspecting = values.inspect || port !== undefined || values['inspect-host'] !== undefined;
       const inspectPort = inspecting ? (port ?? DEFAULT_INSPECT_PORT) : undefined;
       if (port !== undefined && port > 65_535) throw new UsageError(`--inspect-port must be a port number (0–65535), got ${port}`);
+      // What started homed may have left descriptors open that every plugin would inherit; nothing to tell the owner.
+      closeInheritedDescriptors();
       return runDaemon({
         dataDir: dataDirFrom(values.data),
-        closedDescriptors: closeInheritedDescriptors(),
         ...(inspectPort !== undefined ? { inspectPort, inspectHost: values['inspect-host'] ?? DEFAULT_INSPECT_HOST } : {}),
         // The daemon goes on when nobody reads its output any more (its exit status says so later).
         out: (line) => {

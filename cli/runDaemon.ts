@@ -44,8 +44,6 @@ export type DaemonOptions = Readonly<{
   inspectPort?: number;
   inspectHost?: string;
   out?: (line: string) => void;
-  /** Descriptors the process was started with that it closed (see closeInheritedDescriptors): said once it runs. */
-  closedDescriptors?: readonly number[];
 }>;
 
 export const runDaemon = async (options: DaemonOptions): Promise<number> => {
@@ -91,13 +89,6 @@ const runLocked = async (
   out(`homed: data dir ${dir} (pid ${process.pid})`);
   if (room.kind === 'not made') {
     out(`homed: no room is kept for the log on a full disk (${room.why}); free room on the disk of the data dir, then restart homed`);
-  }
-  if (options.closedDescriptors?.length) {
-    const single = options.closedDescriptors.length === 1;
-    out(
-      `homed: closed ${single ? 'descriptor' : 'descriptors'} ${options.closedDescriptors.join(', ')}, left open by what started ` +
-        `homed (every plugin would have inherited ${single ? 'it' : 'them'}); nothing is wrong, and there is nothing to do`,
-    );
   }
   const inspector = options.inspectPort === undefined ? undefined : await startInspector(options.inspectPort, options.inspectHost);
   if (inspector) out(`homed: inspector relay on ${inspector.url}: open it in a browser to watch the machines live`);
