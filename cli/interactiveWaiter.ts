@@ -402,10 +402,11 @@ export class InteractiveWaiter {
       }
       case 'message': {
         const of = reply.inputId === undefined ? undefined : this.replies.get(reply.inputId);
-        if (this.options.terminal) this.say(`↪ ${reply.text}`);
+        // Ours (its call waits for approval) is not marked ↪: that mark is for what came unasked.
+        if (this.options.terminal) this.say(of?.asked ? reply.text : `↪ ${reply.text}`);
         else if (of?.asked) {
-          // Ours (its call waits for approval): after its streamed words, on a line of its own.
-          this.piped.line(`↪ ${reply.text}`);
+          // After its streamed words, on a line of its own.
+          this.piped.line(reply.text);
         } else {
           // From elsewhere: after what came of its reply so far, once no line of ours is in progress.
           this.piped.fromElsewhere(of, `↪ ${reply.text}\n`);

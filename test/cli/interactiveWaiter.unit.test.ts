@@ -106,6 +106,22 @@ describe('interactive waiter: commands', () => {
   });
 });
 
+describe('interactive waiter: approvals', () => {
+  it('shows the approval its own message waits for unmarked, and marks ↪ only what came unasked', async () => {
+    const { term, type, reply } = await givenSession(200);
+    await type('write it down\r');
+    await reply(
+      { type: 'accepted', inputId: 'mine' },
+      { type: 'message', inputId: 'mine', approval: 'mine-1.1', text: 'Approval mine-1.1: the agent wants to run files_write' },
+      { type: 'message', text: 'Reminder: stretch' },
+    );
+    const screen = term.screen();
+    expect(screen).toContain('Approval mine-1.1: the agent wants to run files_write');
+    expect(screen).toContain('↪ Reminder: stretch');
+    expect(screen.join('\n')).not.toContain('↪ Approval');
+  });
+});
+
 describe('interactive waiter: a stop while a reply streams', () => {
   /** A session whose message 'tell me a story' is being answered: one line given out, the next in progress. */
   const givenStreaming = async () => {

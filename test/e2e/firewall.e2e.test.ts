@@ -279,7 +279,8 @@ describe('the firewall through homed', () => {
       { text: 'Let me write.', toolCalls: [{ id: 'w', name: 'files_write', arguments: { path: 'w.txt', content: 'w' } }] },
     ]);
     const run = await piped(dir, 'write w\n');
-    expect(run.stdout).toMatch(/^Let me write\.\n↪ Approval /);
+    // Asked for by this run: on a line of its own, not marked ↪ as what came unasked is.
+    expect(run.stdout).toMatch(/^Let me write\.\nApproval /);
     await daemons.stop(daemon);
   });
 
