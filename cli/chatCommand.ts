@@ -147,7 +147,7 @@ export const chatCommand = async (args: string[], output: CommandOutput): Promis
         throw new ChatFlagRefused(
           `the data dir ${dir} is in use by ${describeHolder(holderOf(dir))}, so chat sends the message through it and its ` +
             `settings (${join(dir, SETTINGS_FILE)}) decide the turn: ${flags.join(', ')} cannot be used then; ` +
-            'drop them, or stop the daemon first',
+            `drop ${flags.length === 1 ? 'it' : 'them'}, or stop the daemon first`,
         );
       }
       return await chatOver({ client: daemon, text, output, signals: ['SIGINT'] });

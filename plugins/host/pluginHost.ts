@@ -208,7 +208,8 @@ export class PluginHost {
       }
       found.push({ manifest, start: manifest.kind === 'lua' ? luaStarter(manifest, dir, env) : subprocessStarter(manifest, dir, env) });
     }
-    for (const { reason } of refused) options.log(`plugin refused: ${reason}`);
+    // One line each on homed's output (a line break would show there as ⏎); `homed plugins` shows the reason as it is.
+    for (const { reason } of refused) options.log(`plugin refused: ${reason.replace(/\s*\n\s*/g, ' ')}`);
     // Recorded, so 'homed plugins' and the web UI say why a plugin is missing long after the start scrolled away.
     await this.hub.refusedAtStart(refused);
     const boot = String(await options.store.headSeq());
