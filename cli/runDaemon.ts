@@ -28,7 +28,7 @@ import { keepProcessAlive, randomIds, systemClock, systemTimers } from '../actor
 import { EVENT_LOG_FILE, openEventLog, prepareDataDir } from './dataDir.ts';
 import { lockDataDir } from './dataDirLock.ts';
 import { listenForStop, type StopReason } from './stopRequests.ts';
-import { freeLogRoom, keepLogRoom, LOG_ROOM_BYTES } from '../adapters/files/logRoom.ts';
+import { keepLogRoom, LOG_ROOM_BYTES, LogRoomKeeper } from '../adapters/files/logRoom.ts';
 
 /** The group-0 facilities homed gives the kernel: the open log, the real clock, the data dir. */
 export const givenFacilities = (store: SqliteEventStore, dataDir: string) => ({
@@ -75,12 +75,14 @@ const runLocked = async (
   signalled: Promise<StopReason>,
 ): Promise<number> => {
   const room = keepLogRoom(dir);
+  const roomKeeper = new LogRoomKeeper({ dir, timers: systemTimers, say: (line) => out(`homed: ${line}`) });
   const store = openEventLog(join(dir, EVENT_LOG_FILE), () => {
-    const freed = freeLogRoom(dir);
+    const freed = roomKeeper.free();
     if (freed) {
       out(
         `homed: the disk of the data dir is full: the ${LOG_ROOM_BYTES / MB} MB kept for the log were freed so that it goes on; ` +
-          'free room on that disk (subprocess plugins are stopped while it has less than security.sandbox.diskReserveMb), then restart homed to keep them again',
+          'free room on that disk (subprocess plugins are stopped while it has less than security.sandbox.diskReserveMb): ' +
+          'homed keeps them again once it has room',
       );
     }
     return freed;
@@ -116,6 +118,7 @@ const runLocked = async (
   });
   const booted = await Promise.race([kernel.ready.then(() => 'ready' as const), signalled]).catch(async (error: unknown) => {
     await kernel.done;
+    roomKeeper.close();
     await store.close();
     inspector?.stop();
     throw error;
@@ -123,6 +126,7 @@ const runLocked = async (
   if (booted !== 'ready') {
     out(`homed: ${booted} while starting; stopping`);
     const output = await kernel.stop(stopCause(booted));
+    roomKeeper.close();
     await store.close();
     inspector?.stop();
     return stoppedWith(output, out);
@@ -168,6 +172,7 @@ const runLocked = async (
   await stopCompacting();
   out(`homed: stopping (${signal})`);
   const output = await kernel.stop(signal === 'module-failure' ? 'a module failed' : stopCause(signal));
+  roomKeeper.close();
   await store.close();
   inspector?.stop();
   return stoppedWith(output, out);

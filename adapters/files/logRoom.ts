@@ -2,11 +2,14 @@
  * Room on the disk kept for the log: a file of zeros in the data dir, whose blocks the disk has
  * given it. When an append meets a full disk (a plugin filled it faster than the daemon's checks
  * see; a download beside it), the file is removed and the append tried again, so the log goes on
- * while what filled the disk is stopped; the next start makes it again. Made only when the disk
- * has room for it, never through a link, readable by its owner only.
+ * while what filled the disk is stopped; it is made again once the disk has room (LogRoomKeeper),
+ * and at the next start. Made only when the disk has room for it, never through a link, readable
+ * by its owner only.
  */
 import { closeSync, lstatSync, openSync, rmSync, writeSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Timers } from '../../events/index.ts';
 
 export const LOG_ROOM_FILE = 'log-room';
 export const LOG_ROOM_BYTES = 16 * 1024 * 1024;
@@ -42,3 +45,63 @@ export const freeLogRoom = (dir: string): boolean => {
   rmSync(path, { force: true });
   return true;
 };
+
+/** How often, once the room was freed, the disk is looked at for room to keep it again. */
+export const ROOM_CHECK_MS = 5_000;
+/** Free room the disk must have beyond the room itself before it is kept again: not the last of it. */
+const ROOM_MARGIN_BYTES = 2 * LOG_ROOM_BYTES;
+
+const freeBytesOf = async (dir: string): Promise<number> => {
+  const disk = await statfs(dir);
+  return disk.bavail * disk.bsize;
+};
+
+/**
+ * The room kept for the log while the daemon runs: `free` gives it up on a full disk, and then,
+ * every ROOM_CHECK_MS, it is made again once the disk has it and a margin free (said with `say`).
+ */
+export class LogRoomKeeper {
+  private timer: unknown;
+  private closed = false;
+
+  constructor(
+    private readonly options: Readonly<{
+      dir: string;
+      timers: Timers;
+      say: (line: string) => void;
+      bytes?: number;
+      freeBytes?: (dir: string) => Promise<number>;
+    }>,
+  ) {}
+
+  /** Frees the room for an append that met a full disk. @returns whether there was any to free. */
+  free(): boolean {
+    const freed = freeLogRoom(this.options.dir);
+    if (freed) this.arm();
+    return freed;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) this.options.timers.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(): void {
+    if (this.closed || this.timer !== undefined) return;
+    this.timer = this.options.timers.setTimer(() => {
+      this.timer = undefined;
+      void this.keepAgain();
+    }, ROOM_CHECK_MS);
+  }
+
+  private async keepAgain(): Promise<void> {
+    const bytes = this.options.bytes ?? LOG_ROOM_BYTES;
+    const free = await (this.options.freeBytes ?? freeBytesOf)(this.options.dir).catch(() => 0);
+    if (!this.closed && free >= bytes + ROOM_MARGIN_BYTES && keepLogRoom(this.options.dir, bytes).kind !== 'not made') {
+      this.options.say(`the disk of the data dir has room again: ${Math.round(bytes / (1024 * 1024))} MB are kept for the log again`);
+      return;
+    }
+    this.arm();
+  }
+}

@@ -1,7 +1,9 @@
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freeLogRoom, keepLogRoom, LOG_ROOM_FILE } from '../../adapters/files/logRoom.ts';
+import { existsSync } from 'node:fs';
+import { freeLogRoom, keepLogRoom, LOG_ROOM_FILE, LogRoomKeeper, ROOM_CHECK_MS } from '../../adapters/files/logRoom.ts';
+import { createVirtualTime } from '../support/virtualTime.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const tempDir = useTempDir();
@@ -40,5 +42,42 @@ describe('the room kept for the log', () => {
     const folder = tempDir();
     mkdirSync(join(folder, LOG_ROOM_FILE));
     expect(keepLogRoom(folder, BYTES).kind).toBe('not made');
+  });
+
+  it('is made again while the daemon runs, once the disk has it and a margin free, and said', async () => {
+    const dir = tempDir();
+    const time = createVirtualTime(0);
+    const disk = { free: 0 };
+    const said: string[] = [];
+    const keeper = new LogRoomKeeper({
+      dir,
+      timers: time.timers,
+      say: (line) => said.push(line),
+      bytes: BYTES,
+      freeBytes: async () => disk.free,
+    });
+    expect(keepLogRoom(dir, BYTES)).toEqual({ kind: 'made' });
+    expect(keeper.free()).toBe(true);
+    expect(existsSync(join(dir, LOG_ROOM_FILE))).toBe(false);
+    const look = async () => {
+      time.advance(ROOM_CHECK_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    // No room, or only the room itself: not taken back (that would be the disk's last).
+    await look();
+    disk.free = BYTES;
+    await look();
+    expect(existsSync(join(dir, LOG_ROOM_FILE))).toBe(false);
+    expect(said).toEqual([]);
+    disk.free = 100 * BYTES;
+    await look();
+    expect(statSync(join(dir, LOG_ROOM_FILE)).size).toBe(BYTES);
+    expect(said).toEqual(['the disk of the data dir has room again: 3 MB are kept for the log again']);
+    // Kept, it is not looked for again until it is freed again.
+    expect(time.armed).toBe(0);
+    expect(keeper.free()).toBe(true);
+    expect(time.armed).toBe(1);
+    keeper.close();
+    expect(time.armed).toBe(0);
   });
 });

@@ -2,10 +2,11 @@
  * The disk of the data dir fills while homed runs (here a small tmpfs, filled from outside, as a
  * plugin or a download beside it would): the next append meets a full disk, homed frees the room
  * it kept for the log and goes on, says so and what to do, and the message sent then is answered
- * and in the log. Needs root to mount the tmpfs.
+ * and in the log; emptied again, the disk gives the room back to the log while homed runs. Needs
+ * root to mount the tmpfs.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOG_ROOM_FILE } from '../../adapters/files/logRoom.ts';
@@ -64,10 +65,18 @@ describe('a disk that fills while homed runs', () => {
       const freed = waitForLine(daemon.process, /homed: the disk of the data dir is full: the 16 MB kept for the log were freed/);
       const reply = await finished(spawnNode([WAITER, '--data', dir, 'are you there?']));
       expect(reply.stdout).toBe('still here\n');
-      expect(await freed).toMatch(/free room on that disk .*then restart homed to keep them again/);
+      expect(await freed).toMatch(/free room on that disk .*homed keeps them again once it has room/);
 
+      // Room made again on the disk, homed keeps it for the log again while it runs.
+      const keptAgain = waitForLine(
+        daemon.process,
+        /homed: the disk of the data dir has room again: 16 MB are kept for the log again/,
+        20_000,
+      );
       rmSync(join(disk, 'filler'), { force: true });
       rmSync(join(disk, 'filler.last'), { force: true });
+      await keptAgain;
+      expect(statSync(join(dir, LOG_ROOM_FILE)).size).toBe(16 * 1024 * 1024);
       await daemons.stop(daemon);
       const said = (await logOf(dir, '--type', 'OutputSent')).map((e) => (e.data as { text?: string }).text);
       expect(said).toContain('still here');
