@@ -98,8 +98,9 @@ export const initCommand = async (args: string[], write: (line: string) => void)
 
   const lines = createInterface({ input: process.stdin, terminal: false });
   const answers = lines[Symbol.asyncIterator]();
-  // Once the input has ended (a script's, or /dev/null), what is left is taken as if Enter were pressed, unasked.
-  let ended = false;
+  // Once the input has ended (a script's, or /dev/null), what is left is taken as if Enter were pressed, unasked; so
+  // it is from the start when no person is there to ask and the flags name the server and the model.
+  let ended = !process.stdin.isTTY && values.adapter !== undefined && values.url !== undefined && values.model !== undefined;
   const ask: Asker = async (question, fallback) => {
     if (ended) return fallback || '';
     process.stdout.write(`${question}${fallback ? ` [${fallback}]` : ''}: `);

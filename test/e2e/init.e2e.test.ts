@@ -90,6 +90,9 @@ describe('homed init', () => {
     const dir = join(tempDir(), 'data');
     const done = await init(dir, [], ['--adapter', 'openai', '--url', bare, '--model', 'm']);
     expect(done.code, done.stderr).toBe(0);
+    // No terminal, and the flags name the server and the model: nothing is asked, the rest is the defaults.
+    expect(done.stdout).not.toContain('Environment variable holding its API key');
+    expect(done.stdout).not.toContain('the input ended');
     expect(done.stdout).toContain(`no scheme in '${bare}': assuming http://${bare}`);
     expect(done.stdout).toContain('it answered: "ready"');
     const sources = () => JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')).llm.sources;
