@@ -130,3 +130,7 @@ export class EventStoreClosed extends HologramError {
 /** What was thrown, as a message: an Error's message, a thrown string itself, anything else printed. */
 export const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+
+/** The system error code an error carries (`ENOENT`, `EACCES`…), if it is one. */
+export const errnoCode = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;

@@ -9,7 +9,7 @@
 import { closeSync, lstatSync, openSync, rmSync, writeSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Timers } from '../../events/index.ts';
+import { errnoCode, type Timers } from '../../events/index.ts';
 
 export const LOG_ROOM_FILE = 'log-room';
 export const LOG_ROOM_BYTES = 16 * 1024 * 1024;
@@ -32,7 +32,7 @@ export const keepLogRoom = (dir: string, bytes = LOG_ROOM_BYTES): LogRoom => {
     return { kind: 'made' };
   } catch (error) {
     rmSync(path, { force: true });
-    return { kind: 'not made', why: `${(error as NodeJS.ErrnoException).code ?? String(error)} writing ${path}` };
+    return { kind: 'not made', why: `${errnoCode(error) ?? String(error)} writing ${path}` };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

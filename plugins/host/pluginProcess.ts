@@ -6,7 +6,7 @@
  * every group still alive is killed too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { HologramError, type Timers } from '../../events/index.ts';
+import { errnoCode, HologramError, type Timers } from '../../events/index.ts';
 import { processInfo, type ProcessInfo } from './processTable.ts';
 import { readStderrLines } from './stderrLines.ts';
 
@@ -43,7 +43,7 @@ export class PluginSpawnOutOfRoom extends HologramError {
 
 /** Why a spawn failed, as the error its cause calls for. */
 const spawnFailure = (plugin: string, command: string, error: unknown): HologramError =>
-  OUT_OF_ROOM.has((error as NodeJS.ErrnoException)?.code ?? '')
+  OUT_OF_ROOM.has(errnoCode(error) ?? '')
     ? new PluginSpawnOutOfRoom(plugin, error as NodeJS.ErrnoException)
     : new PluginSpawnFailed(plugin, command, error);
 

@@ -14,7 +14,7 @@
 import { lstat, readdir, readlink, stat, statfs } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Timers } from '../../events/index.ts';
-import { HologramError } from '../../events/index.ts';
+import { errnoCode, HologramError } from '../../events/index.ts';
 import { processTree } from './processTable.ts';
 
 const MB = 1024 * 1024;
@@ -66,7 +66,7 @@ export const overQuota = (usage: StateUsage, quota: StateQuota): string | undefi
   return undefined;
 };
 
-const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException)?.code ?? String(error);
+const codeOf = (error: unknown): string => errnoCode(error) ?? String(error);
 
 /** A file or folder gone while it was counted (the plugin removing it) counts as nothing. */
 const gone = (error: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes(codeOf(error));

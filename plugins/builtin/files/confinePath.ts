@@ -4,10 +4,11 @@
  * existing ancestor, and through a dangling symlink at any step), so reading or writing it
  * never touches a file outside the roots at the time of the check.
  */
+import { errnoCode } from '../../../events/index.ts';
 import { realpath, readlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FileOperationFailed, PathOutsideRoots } from './errors.ts';
-import { errnoCode, explained } from './fsRefusals.ts';
+import { explained } from './fsRefusals.ts';
 
 /** Symlinks followed while resolving one path before giving up (Linux uses 40 too). */
 const MAX_LINK_HOPS = 40;

@@ -3,11 +3,8 @@
  * errno text, syscall name or stack reaches the model; an unknown errno still becomes a
  * FileOperationFailed that names its code.
  */
-import { HologramError } from '../../../events/index.ts';
+import { errnoCode, HologramError } from '../../../events/index.ts';
 import { FileOperationFailed } from './errors.ts';
-
-export const errnoCode = (error: unknown): string | undefined =>
-  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 
 const HINTS: Readonly<Record<string, readonly [string, string]>> = {
   ENOENT: ['does not exist', 'check the name with files_list'],

@@ -9,12 +9,12 @@
  * Elsewhere (no /proc) the walk still opens every component with O_NOFOLLOW, by full path, which
  * narrows the race to the moment between two components' opens.
  */
+import { errnoCode } from '../../../events/index.ts';
 import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { NotARegularFile, PathChangedWhileOpening } from './errors.ts';
 import { describeKind } from './fileKind.ts';
-import { errnoCode } from './fsRefusals.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;

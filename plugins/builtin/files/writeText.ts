@@ -4,12 +4,13 @@
  * cannot send the write elsewhere; only a regular file (or a new name) is written; an append
  * reads at most `MAX_APPEND_BASE_BYTES` of the old file.
  */
+import { errnoCode } from '../../../events/index.ts';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { writeFileAtomic } from '../shared/writeFileAtomic.ts';
 import type { ConfinedPath } from './confinePath.ts';
 import { FileOperationFailed } from './errors.ts';
-import { errnoCode, explained } from './fsRefusals.ts';
+import { explained } from './fsRefusals.ts';
 import { inside, openDirUnderRoot, openFileIn, requireRegularFile, type DirHandle } from './openUnderRoot.ts';
 
 /** The largest file files_write appends to (an append rewrites the whole file). */
