@@ -22,7 +22,11 @@ export type OpenOptions = Readonly<{
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
-/** What is wrong with the file at `path` as a SQLite database, with what to do; null when nothing is (none there yet, or empty: SQLite makes it). */
+/**
+ * What is wrong with the file at `path` as a SQLite database, with what to do; null when nothing
+ * is (none there yet, or empty: SQLite makes it). Shorter than its header declares is truncated
+ * unless its write-ahead log holds the pages past its end.
+ */
 export const sqliteFileProblem = (path: string): string | null => {
   let size: number;
   try {
@@ -50,7 +54,7 @@ export const sqliteFileProblem = (path: string): string | null => {
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   const declaredPages = header.readUInt32BE(28);
   const headerCountValid = header.readUInt32BE(24) === header.readUInt32BE(92);
-  if (headerCountValid && declaredPages > 0 && size < declaredPages * pageSize) {
+  if (headerCountValid && declaredPages > 0 && size < declaredPages * pageSize && !walHolds(path, size / pageSize, declaredPages)) {
     return (
       `${path} is truncated: its header declares ${declaredPages} pages of ${pageSize} bytes ` +
       `(${declaredPages * pageSize} bytes) but the file holds ${size} bytes; ` +
@@ -58,6 +62,46 @@ export const sqliteFileProblem = (path: string): string | null => {
     );
   }
   return null;
+};
+
+const WAL_HEADER_BYTES = 32;
+const WAL_FRAME_HEADER_BYTES = 24;
+const WAL_MAGICS = [0x377f0682, 0x377f0683];
+
+/**
+ * Whether the write-ahead log beside `path` holds every page from `firstMissing` on (1-based,
+ * past what the main file holds) up to `declared`: a checkpoint that met a full disk can write the
+ * header's new page count and not the pages after it, which SQLite then still reads from the WAL
+ * (a red team's full disk had homed call an intact log truncated, and say to restore a backup).
+ * Only frames carrying the WAL header's salts count: older ones are left over from before a reset.
+ */
+const walHolds = (path: string, mainPages: number, declared: number): boolean => {
+  let fd: number;
+  try {
+    fd = openSync(`${path}-wal`, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const header = Buffer.alloc(WAL_HEADER_BYTES);
+    if (!stat.isFile() || readSync(fd, header, 0, WAL_HEADER_BYTES, 0) < WAL_HEADER_BYTES) return false;
+    if (!WAL_MAGICS.includes(header.readUInt32BE(0))) return false;
+    const pageSize = header.readUInt32BE(8);
+    const salts = [header.readUInt32BE(16), header.readUInt32BE(20)];
+    const frameBytes = WAL_FRAME_HEADER_BYTES + pageSize;
+    const missing = new Set<number>();
+    for (let page = Math.floor(mainPages) + 1; page <= declared; page++) missing.add(page);
+    const frame = Buffer.alloc(WAL_FRAME_HEADER_BYTES);
+    for (let at = WAL_HEADER_BYTES; at + frameBytes <= stat.size && missing.size > 0; at += frameBytes) {
+      if (readSync(fd, frame, 0, WAL_FRAME_HEADER_BYTES, at) < WAL_FRAME_HEADER_BYTES) break;
+      if (frame.readUInt32BE(8) !== salts[0] || frame.readUInt32BE(12) !== salts[1]) break;
+      missing.delete(frame.readUInt32BE(0));
+    }
+    return missing.size === 0;
+  } finally {
+    closeSync(fd);
+  }
 };
 
 /** Refuses a file that is not a regular file, not a SQLite database, or shorter than its header declares. */

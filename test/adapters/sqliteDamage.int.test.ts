@@ -3,8 +3,9 @@
  * foreign file, an invalid payload. Each must give a clear typed error naming what is wrong;
  * none may be skipped or read as something else.
  */
+import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../adapters/sqlite/sqliteEventStore.ts';
@@ -144,6 +145,48 @@ describe('a damaged database file', () => {
     expect(error).toBeInstanceOf(EventLogUnavailable);
     expect((error as Error).message).toContain('truncated');
     expect((error as Error).message).toContain(file);
+  });
+
+  // A red team's full disk: the checkpoint at shutdown wrote page 1 (the new page count) and no room was left for the
+  // pages after the main file's end, which the WAL still held. homed called the log truncated and said to restore a backup.
+  it('opens a file shorter than its header declares when its WAL holds the pages past its end, and reads every event', async () => {
+    const live = join(tempDir(), 'events.db');
+    const store = openStore(live);
+    const text = 'y'.repeat(200);
+    await store.append('s', [{ type: 'TestNoted', data: { n: -1, text } }]);
+    // The main file as checkpointed small, the rest of the log in the WAL only.
+    const other = new Database(live);
+    other.pragma('wal_checkpoint(TRUNCATE)');
+    other.close();
+    for (let batch = 0; batch < 10; batch++) {
+      await store.append(
+        's',
+        Array.from({ length: 50 }, (_, i) => ({ type: 'TestNoted', data: { n: batch * 50 + i, text } })),
+      );
+    }
+    // Copied while open, as a crash leaves them.
+    const dir = tempDir();
+    const file = join(dir, 'events.db');
+    for (const suffix of ['', '-wal']) writeFileSync(`${file}${suffix}`, readFileSync(`${live}${suffix}`));
+    await store.close();
+    const main = readFileSync(file);
+    const wal = readFileSync(`${file}-wal`);
+    const pageSize = wal.readUInt32BE(8);
+    let page1: Buffer | undefined;
+    for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+      if (wal.readUInt32BE(at) === 1) page1 = wal.subarray(at + 24, at + 24 + pageSize);
+    }
+    expect(page1!.readUInt32BE(28) * pageSize).toBeGreaterThan(main.length);
+    writeFileSync(file, Buffer.concat([page1!, main.subarray(pageSize)]));
+
+    const reopened = openStore(file);
+    expect((await reopened.readAll()).length).toBe(501);
+    await reopened.close();
+
+    // Without the WAL, the pages are gone: that is truncated.
+    const lost = join(tempDir(), 'events.db');
+    writeFileSync(lost, Buffer.concat([page1!, main.subarray(pageSize)]));
+    expect(() => openStore(lost)).toThrow(/is truncated: its header declares/);
   });
 
   it.each([
