@@ -5,7 +5,7 @@
  * reported, never retried past the log. Nothing is delivered that is not in the log.
  */
 import type { EventStore, Subscription } from '../../events/index.ts';
-import { emptyOutputState, foldOutput, type Delivery, type Route } from './outputDeliveries.ts';
+import { emptyOutputState, foldOutput, learnParkedTurn, resumesUnknownTurn, type Delivery, type Route } from './outputDeliveries.ts';
 import { OutputPump, type PumpReport } from './outputPump.ts';
 import { isRealtime } from '../../machines/turn/index.ts';
 
@@ -39,8 +39,14 @@ export class OutputActor {
     for (const event of await this.options.store.readAll({ types: ['ToolsetRecorded'] })) foldOutput(this.state, event);
     this.subscription = this.options.store.subscribe({
       afterSeq,
-      handler: (events) => {
-        for (const event of events) for (const delivery of foldOutput(this.state, event)) this.enqueue(delivery);
+      handler: async (events) => {
+        for (const event of events) {
+          if (resumesUnknownTurn(this.state, event)) {
+            const [request] = await this.options.store.readStream(event.stream, { maxCount: 1 });
+            if (request) learnParkedTurn(this.state, request);
+          }
+          for (const delivery of foldOutput(this.state, event)) this.enqueue(delivery);
+        }
       },
       onError: (error) => this.options.report({ type: 'send-failed', channel: '(log)', chunk: '', error: String(error) }),
     });

@@ -55,6 +55,8 @@ export type OutputState = {
   toolsets: Map<string, readonly OutputChannel[]>;
   /** Where the reply of a turn with no task goes (`homed chat` prints it), by stream. */
   streamRoutes: Map<string, Route>;
+  /** The input (an approval's answer) that resumes a parked turn, by the turn's stream. */
+  resumes: Map<string, string>;
 };
 
 export const emptyOutputState = (): OutputState => ({
@@ -63,6 +65,7 @@ export const emptyOutputState = (): OutputState => ({
   channels: new Map(),
   toolsets: new Map(),
   streamRoutes: new Map(),
+  resumes: new Map(),
 });
 
 /** What a queued input is told when the agent has been busy past the offload time; its reply comes later. */
@@ -86,6 +89,29 @@ export const approvalNote = ({ approval, name, args, reason }: EventNamed<'Appro
   return `Approval ${approval}: the agent wants to run ${name} ${brief} (${reason}). Answer /approve ${approval} or /deny ${approval}.`;
 };
 
+/**
+ * Whether `event` resumes a turn this state does not know: an approval's answer reaching a turn
+ * parked before this boot, whose request is then learnt (`learnParkedTurn`) before it is folded
+ * (a newcomer approved a call after a restart, and its reply reached no session).
+ */
+export const resumesUnknownTurn = (state: OutputState, event: Recorded): boolean =>
+  event.type === 'ApprovalAnswered' && event.stream.startsWith(TURN_STREAM_PREFIX) && !state.turns.has(event.stream);
+
+/**
+ * Learns a turn parked before this boot from its `TurnRequested`, delivering nothing: its reply
+ * to come is the reply of the answer that resumes it (its input's reply ended when the daemon
+ * stopped), sent where that answer's reply goes, else where the turn recorded its replies go.
+ */
+export const learnParkedTurn = (state: OutputState, request: Recorded): void => {
+  if (request.type !== 'TurnRequested' || state.turns.has(request.stream)) return;
+  const by = state.resumes.get(request.stream);
+  const { origin } = request.data;
+  const recorded = origin?.replyChannel ? { channel: origin.replyChannel, target: origin.replyTarget ?? null } : null;
+  const route = (by === undefined ? undefined : state.routes.get(by)) ?? recorded;
+  state.turns.set(request.stream, { route, inputId: by ?? request.data.taskId, streamingRound: null, sent: '' });
+  for (const channel of state.toolsets.get(request.data.toolset) ?? []) state.channels.set(channel.name, channel);
+};
+
 const turnOf = (state: OutputState, event: AnyEvent & { stream: string }): TurnOutput | undefined =>
   event.stream.startsWith(TURN_STREAM_PREFIX) ? state.turns.get(event.stream) : undefined;
 
@@ -98,6 +124,8 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
         const { replyChannel, replyTarget } = message.input.payload;
         state.routes.set(message.input.id, { channel: replyChannel, target: replyTarget });
       }
+      if (message?.type === 'input.arrive' && message.input.payload?.resume)
+        state.resumes.set(message.input.payload.resume.turn, message.input.id);
       return [];
     }
     case 'InputShortCircuited': {
@@ -183,6 +211,7 @@ export const foldOutput = (state: OutputState, event: Recorded): Delivery[] => {
     }
     case 'TurnCompleted':
       state.turns.delete(event.stream);
+      state.resumes.delete(event.stream);
       return [];
     default:
       return [];

@@ -4,7 +4,7 @@
  * of the model's stream follows the output that ended the reply.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyOutputState, foldOutput } from '../../actors/output/outputDeliveries.ts';
+import { emptyOutputState, foldOutput, learnParkedTurn, resumesUnknownTurn } from '../../actors/output/outputDeliveries.ts';
 import type { Recorded } from '../../events/index.ts';
 import { Capability } from '../../machines/turn/index.ts';
 
@@ -45,6 +45,43 @@ describe('deliveries of a reply', () => {
     const state = emptyOutputState();
     const kinds = replyWithTool(Capability.text).flatMap((e) => foldOutput(state, e).map((d) => d.kind));
     expect(kinds).toEqual(['chunk', 'end']);
+  });
+});
+
+describe('deliveries of a reply parked before this boot', () => {
+  const request = event('turn-in-9', 'TurnRequested', {
+    turnId: 't9',
+    taskId: 'in-9',
+    input: 'write it',
+    model: 'm',
+    maxRounds: 8,
+    toolset: '',
+    origin: { conversation: 'cli:ada', replyChannel: 'cli', replyTarget: 'ada/old-s1' },
+  });
+  const answered = event('turn-in-9', 'ApprovalAnswered', { approval: 'a-1.1', approved: true });
+  const sent = event('turn-in-9', 'OutputSent', { text: 'Written.', kind: 'answer', streamed: false });
+
+  it("go as the reply of the answer that resumed it, where that answer's reply goes, once its request is learnt", () => {
+    const state = emptyOutputState();
+    const resume = { turn: 'turn-in-9', approval: 'a-1.1', approved: true };
+    const input = { id: 'ans-1', payload: { text: 'approved a-1.1', replyChannel: 'cli', replyTarget: 'ada/new-s2', resume } };
+    foldOutput(state, event('scheduler', 'InputDelivered', { to: 'scheduler', message: { type: 'input.arrive', at: 0, input } }));
+    // This boot's fold never saw the request: the reply would go nowhere.
+    expect(resumesUnknownTurn(state, answered)).toBe(true);
+    expect(foldOutput(emptyOutputState(), sent)).toEqual([]);
+    learnParkedTurn(state, request);
+    expect(resumesUnknownTurn(state, answered)).toBe(false);
+    const route = { channel: 'cli', target: 'ada/new-s2' };
+    expect([answered, sent].flatMap((e) => foldOutput(state, e))).toEqual([
+      { route, kind: 'chunk', text: 'Written.', inputId: 'ans-1' },
+      { route, kind: 'end', text: '', outcome: 'answer', inputId: 'ans-1' },
+    ]);
+  });
+
+  it('go where the turn recorded its replies go when no answer of this boot names it', () => {
+    const state = emptyOutputState();
+    learnParkedTurn(state, request);
+    expect(foldOutput(state, sent)[0]).toMatchObject({ route: { channel: 'cli', target: 'ada/old-s1' }, inputId: 'in-9' });
   });
 });
 

@@ -6,6 +6,7 @@
  * and runs after /approve from waiter. Both logs replay.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PERSON_LEVEL } from '../../actors/index.ts';
@@ -46,6 +47,15 @@ const homedAskingApproval = async (script: Parameters<typeof startLlmServer>[0])
 };
 
 /** `approved` or refused from another session on the cli socket, as /approve or /deny there does. */
+/** A session of this user on `dir`'s socket, greeted as waiter greets: what it receives, and how to close it. */
+const openSession = async (dir: string) => {
+  const socket = await connectCli(dir);
+  const { replies, next } = repliesOf(socket);
+  socket.write(requestLine({ type: 'hello', from: userInfo().username }));
+  expect(await next()).toMatchObject({ type: 'welcome' });
+  return { replies, close: () => void socket.destroy() };
+};
+
 const answerOnSocket = async (dir: string, approval: string, approved: boolean) => {
   const approver = await connectCli(dir);
   const answers = repliesOf(approver);
@@ -164,6 +174,9 @@ describe('the firewall through homed', () => {
     expect(await logOf(dir, '--type', 'ToolCalled')).toEqual([]);
 
     daemon = await daemons.start(dir);
+    // A session of the same user open after the restart: the reply of the session that asked goes to it.
+    const session = await openSession(dir);
+    daemons.onCleanup(() => session.close());
     const listed = await finished(
       spawnNode([WAITER, '--data', dir], { stdio: ['pipe', 'pipe', 'pipe'] }).once('spawn', function (this: ReturnType<typeof spawnNode>) {
         this.stdin?.end('/approvals\n');
@@ -176,6 +189,10 @@ describe('the firewall through homed', () => {
     expect(completed!.data).toMatchObject({ outcome: 'answered' });
     expect(readFileSync(join(dir, 'files', 'approved.txt'), 'utf8')).toBe('yes');
     expect((await logOf(dir, '--type', 'OutputSent')).map((l) => l.data.text)).toEqual(['Written, with your approval.']);
+    // Before, the output of a turn parked across a restart reached no session (a newcomer's approved reply was lost there).
+    await expect
+      .poll(() => session.replies.filter((r) => r.type === 'chunk' || r.type === 'end').map((r) => `${r.type}:${r.text}`))
+      .toEqual(['chunk:Written, with your approval.', 'end:']);
     // The person's answer came in as the person's messages do: at their level, as theirs.
     const answered = (await logOf(dir, '--type', 'InputQueued')).find((l) => l.data.source === 'approvals');
     expect(answered?.data).toMatchObject({ origin: 'user', kind: 'interrupt', level: PERSON_LEVEL });
