@@ -6,6 +6,7 @@
  * and at the next start. Made only when the disk has room for it, never through a link, readable
  * by its owner only.
  */
+import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, openSync, rmSync, writeSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,25 +14,31 @@ import { errnoCode, type Timers } from '../../events/index.ts';
 
 export const LOG_ROOM_FILE = 'log-room';
 export const LOG_ROOM_BYTES = 16 * 1024 * 1024;
-const CHUNK = Buffer.alloc(1024 * 1024);
+/** What the room is written with: random bytes, which no file system compresses or stores as a hole. */
+const FILL = randomBytes(1024 * 1024);
 
 /** What became of the room at a start: there already, made now, or not made (why). */
 export type LogRoom = Readonly<{ kind: 'kept' | 'made' } | { kind: 'not made'; why: string }>;
 
-/** Keeps LOG_ROOM_BYTES for the log in `dir`: made when missing or short (a crash while it was made). */
+/**
+ * Keeps LOG_ROOM_BYTES for the log in `dir`: made when missing, short (a crash while it was made)
+ * or holding fewer blocks than its size (a sparse copy, a file system that stores zeros as holes:
+ * freed, such a file gives the log nothing, as a red team's sparse one did).
+ */
 export const keepLogRoom = (dir: string, bytes = LOG_ROOM_BYTES): LogRoom => {
   const path = join(dir, LOG_ROOM_FILE);
   const found = lstatSync(path, { throwIfNoEntry: false });
-  if (found?.isFile() && found.size === bytes) return { kind: 'kept' };
+  if (found?.isFile() && found.size === bytes && found.blocks * 512 >= bytes) return { kind: 'kept' };
   if (found && !found.isFile()) return { kind: 'not made', why: `${path} is there and is not a file; remove it` };
-  rmSync(path, { force: true });
   let fd: number | undefined;
   try {
+    rmSync(path, { force: true });
     fd = openSync(path, 'wx', 0o600);
-    for (let written = 0; written < bytes; written += CHUNK.length) writeSync(fd, CHUNK, 0, Math.min(CHUNK.length, bytes - written));
+    for (let written = 0; written < bytes; written += FILL.length) writeSync(fd, FILL, 0, Math.min(FILL.length, bytes - written));
     return { kind: 'made' };
   } catch (error) {
-    rmSync(path, { force: true });
+    // Only what this made is removed: whatever took its place meanwhile is left as it is.
+    if (fd !== undefined) rmSync(path, { force: true });
     return { kind: 'not made', why: `${errnoCode(error) ?? String(error)} writing ${path}` };
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -42,7 +49,13 @@ export const keepLogRoom = (dir: string, bytes = LOG_ROOM_BYTES): LogRoom => {
 export const freeLogRoom = (dir: string): boolean => {
   const path = join(dir, LOG_ROOM_FILE);
   if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return false;
-  rmSync(path, { force: true });
+  try {
+    rmSync(path, { force: true });
+  } catch (error) {
+    // A folder put in its place since the look: there was no room of ours to free.
+    if (errnoCode(error) === 'EISDIR' || errnoCode(error) === 'ENOTDIR') return false;
+    throw error;
+  }
   return true;
 };
 
@@ -63,6 +76,8 @@ const freeBytesOf = async (dir: string): Promise<number> => {
 export class LogRoomKeeper {
   private timer: unknown;
   private closed = false;
+  /** Said once that the room could not be made: it is tried again every ROOM_CHECK_MS. */
+  private warned = false;
 
   constructor(
     private readonly options: Readonly<{
@@ -98,7 +113,15 @@ export class LogRoomKeeper {
   private async keepAgain(): Promise<void> {
     const bytes = this.options.bytes ?? LOG_ROOM_BYTES;
     const free = await (this.options.freeBytes ?? freeBytesOf)(this.options.dir).catch(() => 0);
-    if (!this.closed && free >= bytes + ROOM_MARGIN_BYTES && keepLogRoom(this.options.dir, bytes).kind !== 'not made') {
+    let kept = false;
+    try {
+      kept = !this.closed && free >= bytes + ROOM_MARGIN_BYTES && keepLogRoom(this.options.dir, bytes).kind !== 'not made';
+    } catch (error) {
+      if (!this.warned)
+        this.options.say(`could not keep room for the log again (${errnoCode(error) ?? String(error)}); homed tries again in a while`);
+      this.warned = true;
+    }
+    if (kept) {
       this.options.say(`the disk of the data dir has room again: ${Math.round(bytes / (1024 * 1024))} MB are kept for the log again`);
       return;
     }

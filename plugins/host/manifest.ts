@@ -189,7 +189,7 @@ export function loadManifest(dir: string): PluginManifest {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ManifestInvalid(path, [`is not valid JSON at ${describeJsonSyntaxError(text, error as Error)}; fix the syntax`], {
+    throw new ManifestInvalid(path, [`is not valid JSON at ${describeJsonSyntaxError(text, error as Error)}`], {
       cause: error,
     });
   }

@@ -110,6 +110,13 @@ const startAll = (entries: readonly Entry[]): Promise<unknown> =>
     }),
   );
 
+/** A reason of several lines (a manifest's problems, one a line, then what to do) as one: `a: b; c; fix…`. */
+const oneLineReason = (reason: string): string =>
+  reason
+    .replace(/:\n\s*- /, ': ')
+    .replace(/\n\s*- /g, '; ')
+    .replace(/\s*\n\s*/g, '; ');
+
 export class PluginHost {
   readonly hub: PluginHub;
   private readonly entries = new Map<string, Entry>();
@@ -209,7 +216,7 @@ export class PluginHost {
       found.push({ manifest, start: manifest.kind === 'lua' ? luaStarter(manifest, dir, env) : subprocessStarter(manifest, dir, env) });
     }
     // One line each on homed's output (a line break would show there as ⏎); `homed plugins` shows the reason as it is.
-    for (const { reason } of refused) options.log(`plugin refused: ${reason.replace(/\s*\n\s*/g, ' ')}`);
+    for (const { reason } of refused) options.log(`plugin refused: ${oneLineReason(reason)}`);
     // Recorded, so 'homed plugins' and the web UI say why a plugin is missing long after the start scrolled away.
     await this.hub.refusedAtStart(refused);
     const boot = String(await options.store.headSeq());

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -27,6 +27,13 @@ describe('the room kept for the log', () => {
     writeFileSync(join(dir, LOG_ROOM_FILE), 'short');
     expect(keepLogRoom(dir, BYTES)).toEqual({ kind: 'made' });
     expect(statSync(join(dir, LOG_ROOM_FILE)).size).toBe(BYTES);
+    // Of the right size but sparse (a copy, a file system storing zeros as holes), it would free nothing: made again.
+    truncateSync(join(dir, LOG_ROOM_FILE), 0);
+    truncateSync(join(dir, LOG_ROOM_FILE), BYTES);
+    expect(statSync(join(dir, LOG_ROOM_FILE)).blocks).toBe(0);
+    expect(keepLogRoom(dir, BYTES)).toEqual({ kind: 'made' });
+    expect(statSync(join(dir, LOG_ROOM_FILE)).blocks * 512).toBeGreaterThanOrEqual(BYTES);
+    expect(keepLogRoom(dir, BYTES)).toEqual({ kind: 'kept' });
 
     const linked = tempDir();
     const target = join(tempDir(), 'elsewhere');

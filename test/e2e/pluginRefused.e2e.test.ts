@@ -25,7 +25,9 @@ describe('a refused plugin folder', () => {
     writeFileSync(join(folder, 'plugin.json'), manifest('capabilites'));
     const daemon = await daemons.start(dir);
     // On homed's output, one plain line: no ⏎ where the reason's lines were.
-    expect(daemon.output).toMatch(/^homed: plugin refused: .*invalid plugin manifest \(1 problem\): - unknown key "capabilites"/m);
+    expect(daemon.output).toMatch(
+      /^homed: plugin refused: .*invalid plugin manifest \(1 problem\): unknown key "capabilites" .*; fix the manifest and restart homed/m,
+    );
     const live = await runHomed(['plugins', '--data', dir]);
     expect(live.code, live.stderr).toBe(0);
     // Refused, not disabled: nothing of it runs, and what to do is said once.
