@@ -110,6 +110,14 @@ const startAll = (entries: readonly Entry[]): Promise<unknown> =>
     }),
   );
 
+/**
+ * The plugin among `names` whose name and '_' begin `name`, if one does: what starts so is that
+ * plugin's to register, so a plugin named in it (a red team's 'innocent_ping') would take the
+ * other's tool name and leave the real one refused.
+ */
+const withinNameOf = (name: string, names: ReadonlySet<string>): string | undefined =>
+  [...names].find((other) => other !== name && name.startsWith(`${other}_`));
+
 /** A reason of several lines (a manifest's problems, one a line, then what to do) as one: `a: b; c; fix…`. */
 const oneLineReason = (reason: string): string =>
   reason
@@ -208,9 +216,20 @@ export class PluginHost {
     const discovery = discoverPlugins(options.pluginsDir ?? join(options.dataDir, PLUGINS_DIR));
     const refused: RefusedFolder[] = discovery.invalid.map(({ dir, error }) => ({ folder: basename(dir), reason: error.message }));
     for (const { manifest, reason } of discovery.skipped) options.log(`plugin ${manifest.name} skipped: ${reason}`);
+    const names = new Set([...found.map((f) => f.manifest.name), ...discovery.found.map((f) => f.manifest.name)]);
     for (const { dir, manifest } of discovery.found) {
       if (found.some((f) => f.manifest.name === manifest.name)) {
         refused.push({ folder: basename(dir), reason: `${dir} is named '${manifest.name}', which is a built-in plugin's name` });
+        continue;
+      }
+      const within = withinNameOf(manifest.name, names);
+      if (within !== undefined) {
+        refused.push({
+          folder: basename(dir),
+          reason:
+            `${dir} is named '${manifest.name}', which begins with the plugin '${within}''s name and '_': tool and channel names ` +
+            `so are '${within}''s; rename it (e.g. '${within}-${manifest.name.slice(within.length + 1)}') and restart homed`,
+        });
         continue;
       }
       found.push({ manifest, start: manifest.kind === 'lua' ? luaStarter(manifest, dir, env) : subprocessStarter(manifest, dir, env) });

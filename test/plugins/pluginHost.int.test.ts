@@ -14,6 +14,7 @@ import { PluginHost } from '../../plugins/host/pluginHost.ts';
 import { replayPluginSupervisors } from '../../plugins/host/replaySupervisors.ts';
 import { instanceOfTag, REPO, taggedProcessState } from '../support/processes.ts';
 import { createManualTimers } from '../support/manualTimers.ts';
+import { installPluginCopy } from '../support/pluginCopies.ts';
 import { useTempDir } from '../support/tempDir.ts';
 
 const FIXTURES = join(REPO, 'test/fixtures/plugins/host');
@@ -177,6 +178,26 @@ describe('plugin host', () => {
     await expect.poll(() => host.hub.registry.tools.has('mute_wait')).toBe(false);
     expect(host.hub.registry.plugins.get('mute')?.toolsDetached).toContain('tool calls within 10 minutes got no answer in time');
     expect(host.supervisor('mute').state).toBe('running');
+  });
+
+  // A red team named a plugin 'innocent_ping': it took innocent's tool, and innocent was refused and recorded as misbehaving.
+  it("refuses a plugin named in another's NAME_ prefix, and the other keeps its tools", async () => {
+    const pluginsDir = tempDir();
+    symlinkSync(join(FIXTURES, 'mute'), join(pluginsDir, 'mute'));
+    installPluginCopy(join(pluginsDir, 'squatter'), 'mute', { name: 'mute_wait' });
+    const { host, lines } = await startHost([], { pluginsDir });
+    expect(host.supervisor('mute').state).toBe('running');
+    expect(host.hub.registry.tools.get('mute_wait')?.plugin).toBe('mute');
+    expect(host.hub.registry.refused).toEqual([
+      {
+        folder: 'squatter',
+        reason: expect.stringContaining(
+          "is named 'mute_wait', which begins with the plugin 'mute''s name and '_': tool and channel names so are 'mute''s; " +
+            "rename it (e.g. 'mute-wait') and restart homed",
+        ),
+      },
+    ]);
+    expect(lines.join('\n')).toContain('plugin refused: ');
   });
 
   it('says, of a plugin that failed to start, what its stderr said: not only that its connection closed', async () => {
