@@ -1,13 +1,14 @@
 /**
  * The room kept free on the data dir's disk for the log (`security.sandbox.diskReserveMb`),
  * looked at once for every running subprocess plugin: what a plugin hides from its state folder's
- * count (a removed file it maps, or passes to itself over a socket) still takes that disk. When
- * the disk has less free than the reserve, the plugins are stopped one at a time, the one whose
- * folder holds most first, and the disk is looked at again after each, until it has the reserve
- * again: the plugin filling it is stopped, the others go on unless they came before it, and each
- * stopped one's fault says how much its stop freed, so the owner knows which it was. One whose
- * stop freed room is not started again until the owner starts it (it would fill the disk again,
- * the room kept for the log included); the others restart as after a crash.
+ * count (a removed file it passes to itself over a socket) still takes that disk. When the disk
+ * has less free than the reserve, the plugins are stopped one at a time, the one seen holding most
+ * removed files (open or mapped) first, then the one whose folder holds most, and the disk is
+ * looked at again after each, until it has the reserve again: the plugin filling it is stopped,
+ * the others go on unless they came before it, and each stopped one's fault says how much its
+ * stop freed, so the owner knows which it was. One whose stop freed room it was seen to hold is
+ * not started again until the owner starts it (it would fill the disk again, the room kept for the
+ * log included); the others restart as after a crash.
  */
 import type { Timers } from '../../events/index.ts';
 
@@ -34,7 +35,12 @@ export type ReserveHolder = Readonly<{
   stopFor: (why: Promise<string>) => Promise<void>;
 }>;
 
-export type FolderMeasure = Readonly<{ bytes: number; over?: string | undefined }>;
+/**
+ * What a plugin's state folder holds (`bytes`), of it what its processes removed but hold open or
+ * mapped (`held`: what stopping them frees), both Infinity when it cannot be measured, and, when
+ * over its quota, why.
+ */
+export type FolderMeasure = Readonly<{ bytes: number; held: number; over?: string | undefined }>;
 
 export type DiskReserveOptions = Readonly<{
   /** A path on the disk kept for the log (the data dir). */
@@ -52,10 +58,12 @@ const megabytes = (bytes: number): string => (bytes < MB ? 'less than 1 MB' : `$
 const shortOf = (reserveBytes: number): string =>
   `the disk of the data dir had less than ${reserveBytes / MB} MB free (security.sandbox.diskReserveMb, kept for the log)`;
 
-/** The fault of a plugin the reserve stopped, by what its stop freed. */
-export const reserveFault = (reserveBytes: number, freed: number | undefined): string => {
+/** The fault of a plugin the reserve stopped, by what its stop freed and what it was seen to hold. */
+export const reserveFault = (reserveBytes: number, freed: number | undefined, held = Number.POSITIVE_INFINITY): string => {
   const short = `${shortOf(reserveBytes)}, so homed stopped it`;
   if (freed === undefined) return `${short}; how much that freed could not be measured`;
+  // Room that came back while it stopped, none of it seen held by it, was freed by something else (or a plugin timing it).
+  if (freed >= MB && held < MB) return `${short}; the disk gained ${megabytes(freed)} meanwhile, though homed saw it hold none of that`;
   return freed < MB
     ? `${short}, which freed ${megabytes(freed)}: it was not what filled that disk`
     : `${short}, which freed ${megabytes(freed)}`;
@@ -133,11 +141,11 @@ export class DiskReserve {
   private async relieve(freeAtStart: number | undefined): Promise<void> {
     const { reserveBytes, log } = this.options;
     const latestFirst = [...this.holders].reverse();
-    const unmeasured: FolderMeasure = { bytes: Number.POSITIVE_INFINITY };
+    const unmeasured: FolderMeasure = { bytes: Number.POSITIVE_INFINITY, held: Number.POSITIVE_INFINITY };
     const sizes = await Promise.all(latestFirst.map((holder) => holder.measure().catch(() => unmeasured)));
-    const order = latestFirst.map((holder, i) => ({ holder, ...sizes[i]! })).sort((a, b) => b.bytes - a.bytes);
+    const order = latestFirst.map((holder, i) => ({ holder, ...sizes[i]! })).sort((a, b) => b.held - a.held || b.bytes - a.bytes);
     let free = freeAtStart;
-    for (const { holder, over } of order) {
+    for (const { holder, over, held } of order) {
       if (!this.holders.has(holder)) continue;
       let told!: (why: string) => void;
       const why = new Promise<string>((resolve) => (told = resolve));
@@ -148,9 +156,10 @@ export class DiskReserve {
         after = await this.settled(free);
       } finally {
         const freed = free === undefined || after === undefined ? undefined : Math.max(0, after - free);
-        if (freed !== undefined && freed >= MB) this.charged.set(holder.plugin, chargedWith(freed));
+        // Charged only with room it was seen to hold: a plugin giving room back as another stops must not get that one charged.
+        if (freed !== undefined && freed >= MB && held >= MB) this.charged.set(holder.plugin, chargedWith(freed));
         // Over its quota, what it wrote stays in its folder after the stop: that, not the room its stop freed, is why.
-        told(over === undefined ? reserveFault(reserveBytes, freed) : `${over}, so homed stopped it`);
+        told(over === undefined ? reserveFault(reserveBytes, freed, held) : `${over}, so homed stopped it`);
       }
       free = after;
       if (free !== undefined && free >= reserveBytes) return;

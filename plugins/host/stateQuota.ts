@@ -4,14 +4,14 @@
  * append nothing. The kernel bounds each file it writes (`prlimit --fsize` in its sandbox); the
  * host bounds the folder as a whole, before each start and every STATE_CHECK_MS from its spawn,
  * and stops a plugin over it. Counted as the disk counts it (allocated blocks, each file once
- * however many links it has, folders included), files it removed but holds open included, and in
+ * however many links it has, folders included), files it removed but holds open or mapped included, and in
  * entries too, so a plugin cannot fill the disk with empty files or make the count slow. A folder
  * that cannot be measured (made unreadable, paths past the system's length, descriptors it will
  * not show) counts as full: what the host cannot see, it cannot bound. What a count cannot see at
- * all (a removed file a plugin maps, or passes to itself over a socket) the disk's reserve
+ * all (a removed file a plugin passes to itself over a socket) the disk's reserve
  * bounds (`diskReserve.ts`): below it, plugins are stopped, which frees what they held.
  */
-import { lstat, readdir, readlink, stat, statfs } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat, statfs } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Timers } from '../../events/index.ts';
 import { errnoCode, HologramError } from '../../events/index.ts';
@@ -51,7 +51,13 @@ export const stateQuotaOf = ({
  * What a state folder holds, as far as it was counted (counting stops once past either bound);
  * `unmeasured`, why part of it could not be counted.
  */
-export type StateUsage = Readonly<{ bytes: number; entries: number; unmeasured?: string }>;
+export type StateUsage = Readonly<{
+  bytes: number;
+  entries: number;
+  unmeasured?: string;
+  /** Of `bytes`, what its processes removed from it but hold (open, or mapped into memory): what stopping them frees. */
+  held?: number;
+}>;
 
 /** How much of a path an unmeasured folder's reason quotes (a plugin makes them as long as the system allows). */
 const PATH_QUOTED = 120;
@@ -78,15 +84,47 @@ const unmeasuredAt = (folder: string, path: string, error: unknown): string => {
   return `${codeOf(error)} at ${quoted}`;
 };
 
-/** A running count: bytes and entries so far, and the files counted already (by device and inode). */
-type Count = { bytes: number; entries: number; readonly files: Set<string> };
+/** A running count: bytes and entries so far, of them what is held removed, and the files counted already (by device and inode). */
+type Count = { bytes: number; entries: number; held: number; readonly files: Set<string> };
 
-/** Adds a file's blocks once however many names (or descriptors) lead to it. */
-const addFile = (count: Count, info: Readonly<{ dev: number; ino: number; blocks: number }>): void => {
+/** Adds a file's blocks once however many names (or descriptors, or mappings) lead to it; `held`, one removed but held. */
+const addFile = (count: Count, info: Readonly<{ dev: number; ino: number; blocks: number }>, held = false): void => {
   const key = `${info.dev}:${info.ino}`;
   if (count.files.has(key)) return;
   count.files.add(key);
   count.bytes += info.blocks * 512;
+  if (held) count.held += info.blocks * 512;
+};
+
+/** A line of /proc/PID/maps: its range, device (hex major:minor), inode and path. */
+const MAPPING = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ (\S+) (\d+)\s+(.*)$/;
+
+/**
+ * The files in `folder` that process `pid` removed and holds only as memory mappings (its
+ * descriptors closed: a red team's plugin hid 100 MB so and gave it back as another was
+ * stopped), added to `count`. Measured through /proc/PID/map_files where homed may read it;
+ * elsewhere each file counts as much as its largest mapping.
+ */
+const addMappedRemoved = async (prefix: string, pid: number, count: Count): Promise<void> => {
+  const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
+  const unstatted = new Map<string, number>();
+  for (const line of maps.split('\n')) {
+    const mapping = MAPPING.exec(line);
+    if (!mapping || !mapping[5]!.startsWith(prefix) || !mapping[5]!.endsWith(' (deleted)')) continue;
+    const [, start, end, device, inode] = mapping;
+    try {
+      addFile(count, await stat(`/proc/${pid}/map_files/${start}-${end}`), true);
+    } catch {
+      const key = `${device}:${inode}`;
+      unstatted.set(key, Math.max(unstatted.get(key) ?? 0, Number.parseInt(end!, 16) - Number.parseInt(start!, 16)));
+    }
+  }
+  for (const [key, bytes] of unstatted) {
+    if (count.files.has(`maps ${key}`)) continue;
+    count.files.add(`maps ${key}`);
+    count.bytes += bytes;
+    count.held += bytes;
+  }
 };
 
 /**
@@ -116,10 +154,16 @@ const addRemovedButOpen = async (
       const path = `/proc/${pid}/fd/${fd}`;
       try {
         const target = await readlink(path);
-        if (target.startsWith(prefix) && target.endsWith(' (deleted)')) addFile(count, await stat(path));
+        if (target.startsWith(prefix) && target.endsWith(' (deleted)')) addFile(count, await stat(path), true);
       } catch {
         // closed meanwhile, or the process is gone
       }
+    }
+    try {
+      await addMappedRemoved(prefix, pid, count);
+    } catch (error) {
+      if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ESRCH') continue;
+      return `${codeOf(error)} at the memory mappings of its process ${pid}`;
     }
   }
   return undefined;
@@ -131,7 +175,7 @@ const addRemovedButOpen = async (
  * that), or at the first part that cannot be read.
  */
 export const stateUsage = async (folder: string, quota: StateQuota, holders: readonly number[] = []): Promise<StateUsage> => {
-  const count: Count = { bytes: 0, entries: 0, files: new Set() };
+  const count: Count = { bytes: 0, entries: 0, held: 0, files: new Set() };
   const over = (): boolean => count.bytes > quota.bytes || count.entries > quota.entries;
   const folders = [folder];
   for (let next = folders.pop(); next !== undefined; next = folders.pop()) {
@@ -170,7 +214,7 @@ export const freeBytesOn = async (folder: string): Promise<number> => {
 
 /**
  * Why the disk `folder` is on is too full for plugins to write there, or undefined: what a plugin
- * hides from a count (a removed file it maps, or passes to itself over a socket) still takes the
+ * hides from a count (a removed file it passes to itself over a socket) still takes the
  * disk, and the log is on it too. Stopping the plugin frees what it hid.
  */
 export const diskShort = async (folder: string, quota: StateQuota): Promise<string | undefined> => {

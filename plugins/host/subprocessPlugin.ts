@@ -252,7 +252,12 @@ export const subprocessStarter =
       plugin: name,
       measure: async () => {
         const usage = await stateUsage(realOrSelf(state), quota, await processTree(child.pid));
-        return { bytes: usage.unmeasured === undefined ? usage.bytes : Number.POSITIVE_INFINITY, over: overQuota(usage, quota) };
+        const seen = usage.unmeasured === undefined;
+        return {
+          bytes: seen ? usage.bytes : Number.POSITIVE_INFINITY,
+          held: seen ? (usage.held ?? 0) : Number.POSITIVE_INFINITY,
+          over: overQuota(usage, quota),
+        };
       },
       stopFor: async (why) => {
         reserveFault ??= why;

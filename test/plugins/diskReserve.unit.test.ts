@@ -22,12 +22,21 @@ const world = (free: number | Error) => {
     },
     log: (line) => lines.push(line),
   });
-  const plugin = (name: string, holds: number | Error, frees: number, over?: string): ReserveHolder => {
+  /**
+   * A plugin: what its folder holds in files (`bytes`), what it holds removed but open or mapped
+   * (`held`, by default what its stop frees), what its stop frees, and why it is over its quota.
+   */
+  const plugin = (
+    name: string,
+    shape: Readonly<{ bytes?: number; held?: number; frees?: number; over?: string }> | Error,
+  ): ReserveHolder => {
+    const { bytes = 0, frees = 0, over } = shape instanceof Error ? {} : shape;
+    const held = shape instanceof Error ? 0 : (shape.held ?? frees);
     const holder: ReserveHolder = {
       plugin: name,
       measure: async () => {
-        if (holds instanceof Error) throw holds;
-        return { bytes: holds, over };
+        if (shape instanceof Error) throw shape;
+        return { bytes: bytes + held, held, over };
       },
       stopFor: async (why) => {
         stopped.push({ plugin: name, why });
@@ -49,11 +58,11 @@ const world = (free: number | Error) => {
 };
 
 describe("the disk's reserve for the log", () => {
-  it('stops the plugin counted largest first and no other once the disk has the reserve again, saying what its stop freed', async () => {
+  it('stops the plugin seen holding most first and no other once the disk has the reserve again, saying what its stop freed', async () => {
     const w = world(100 * MB);
-    w.plugin('notes', 1 * MB, 0);
-    w.plugin('hog', 900 * MB, 600 * MB);
-    w.plugin('weather', 0, 0);
+    w.plugin('notes', { bytes: 1 * MB });
+    w.plugin('hog', { bytes: 300 * MB, frees: 600 * MB });
+    w.plugin('weather', {});
     await w.runUntil(() => w.stopped.length > 0);
     // Looked at again and again after, with the reserve there, no other is stopped.
     await w.runUntil(() => false, 40);
@@ -74,28 +83,41 @@ describe("the disk's reserve for the log", () => {
     expect(w.reserve.chargeOf('hog')).toBeUndefined();
   });
 
-  it('stops plugins one at a time until the one filling the disk, and says of the others that they were not what filled it', async () => {
+  it('stops plugins one at a time until the disk has the reserve, and charges none with room it was not seen to hold', async () => {
     const w = world(100 * MB);
-    w.plugin('notes', 1 * MB, 0);
-    // Hidden from its folder's count (a removed file it maps): its folder holds nothing.
-    w.plugin('hog', 0, 600 * MB);
-    w.plugin('weather', 0, 0);
+    w.plugin('notes', { bytes: 1 * MB });
+    // Holding room past every measure (a removed file passed over a socket): its folder and its processes show nothing.
+    w.plugin('hog', { frees: 600 * MB, held: 0 });
+    w.plugin('weather', {});
     // A folder that cannot be measured counts as the largest.
-    w.plugin('locked', new Error('EACCES'), 0);
+    w.plugin('locked', new Error('EACCES'));
     await w.runUntil(() => w.stopped.some((s) => s.plugin === 'hog'));
-    // The largest first, then the latest held among equals.
+    // Most held first, then the most in files, then the latest held among equals.
     expect(w.stopped.map((s) => s.plugin)).toEqual(['locked', 'notes', 'weather', 'hog']);
     const faults = Object.fromEntries(await w.faults());
     expect(faults.notes).toMatch(/so homed stopped it, which freed less than 1 MB: it was not what filled that disk$/);
     expect(faults.weather).toMatch(/which freed less than 1 MB: it was not what filled that disk$/);
-    expect(faults.hog).toMatch(/so homed stopped it, which freed 600 MB$/);
-    expect(['locked', 'notes', 'weather', 'hog'].map((p) => w.reserve.chargeOf(p) !== undefined)).toEqual([false, false, false, true]);
+    expect(faults.hog).toMatch(/so homed stopped it; the disk gained 600 MB meanwhile, though homed saw it hold none of that$/);
+    expect(['locked', 'notes', 'weather', 'hog'].map((p) => w.reserve.chargeOf(p))).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  // A red team's plugin hid 100 MB in a mapping and gave it back just as homed stopped another, which was charged with it.
+  it('does not charge a plugin with room another gave back while it stopped', async () => {
+    const w = world(100 * MB);
+    w.plugin('racer', { held: 0 });
+    w.plugin('innocent', { bytes: 20 * MB, held: 0, frees: 200 * MB });
+    await w.runUntil(() => w.stopped.length > 0);
+    expect(w.stopped.map((s) => s.plugin)).toEqual(['innocent']);
+    expect(await w.faults()).toEqual([
+      ['innocent', expect.stringMatching(/; the disk gained 200 MB meanwhile, though homed saw it hold none of that$/)],
+    ]);
+    expect(w.reserve.chargeOf('innocent')).toBeUndefined();
   });
 
   it('says when the disk is still short with every plugin stopped, and stops each once', async () => {
     const w = world(100 * MB);
-    w.plugin('a', 0, 0);
-    w.plugin('b', 0, 10 * MB);
+    w.plugin('a', {});
+    w.plugin('b', { frees: 10 * MB });
     await w.runUntil(() => w.lines.length > 0);
     expect(w.stopped.map((s) => s.plugin)).toEqual(['b', 'a']);
     expect(Object.fromEntries(await w.faults())).toEqual({
@@ -110,7 +132,7 @@ describe("the disk's reserve for the log", () => {
 
   it('counts a disk it cannot measure as short, and says the freed room could not be measured', async () => {
     const w = world(Object.assign(new Error('statfs failed'), { code: 'EIO' }));
-    w.plugin('a', 0, 0);
+    w.plugin('a', {});
     await w.runUntil(() => w.lines.length > 0);
     expect(await w.faults()).toEqual([
       [
@@ -124,7 +146,7 @@ describe("the disk's reserve for the log", () => {
   it('looks at the disk only while a plugin is held, once every DISK_CHECK_MS, and stops nothing while it has the reserve', async () => {
     const w = world(RESERVE);
     expect(w.time.armed).toBe(0);
-    const held = w.reserve.hold({ plugin: 'a', measure: async () => ({ bytes: 0 }), stopFor: async () => undefined });
+    const held = w.reserve.hold({ plugin: 'a', measure: async () => ({ bytes: 0, held: 0 }), stopFor: async () => undefined });
     expect(w.time.armed).toBe(1);
     for (let i = 0; i < 8; i++) {
       w.time.advance(DISK_CHECK_MS);
@@ -143,8 +165,8 @@ describe("the disk's reserve for the log", () => {
 
   it('stops a plugin whose folder is over its quota first, with the quota as why, and says that folder is what fills the disk', async () => {
     const w = world(100 * MB);
-    w.plugin('notes', 1 * MB, 0);
-    w.plugin('hog', 180 * MB, 0, 'its state folder holds more than 40 MB (security.sandbox.pluginStateMb)');
+    w.plugin('notes', { bytes: 1 * MB });
+    w.plugin('hog', { bytes: 180 * MB, over: 'its state folder holds more than 40 MB (security.sandbox.pluginStateMb)' });
     await w.runUntil(() => w.lines.length > 0);
     expect(w.stopped.map((s) => s.plugin)).toEqual(['hog', 'notes']);
     expect(Object.fromEntries(await w.faults())).toEqual({

@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, linkSync, mkdirSync, openSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -103,6 +104,8 @@ describe("a plugin's state folder usage", () => {
       expect(overQuota(await stateUsage(folder, stateQuotaOf({ megabytes: 1 })), stateQuotaOf({ megabytes: 1 }))).toBeUndefined();
       const usage = await stateUsage(folder, stateQuotaOf({ megabytes: 1 }), await processTree(process.pid));
       expect(usage.bytes).toBeGreaterThanOrEqual(1536 * KB);
+      // Held, what stopping the process frees.
+      expect(usage.held).toBeGreaterThanOrEqual(1536 * KB);
     } finally {
       closeSync(held);
     }
@@ -110,6 +113,43 @@ describe("a plugin's state folder usage", () => {
     fill(join(linked, 'one'), 700);
     for (let i = 0; i < 4; i++) linkSync(join(linked, 'one'), join(linked, `link${i}`));
     expect(overQuota(await stateUsage(linked, stateQuotaOf({ megabytes: 1 })), stateQuotaOf({ megabytes: 1 }))).toBeUndefined();
+  });
+
+  // A red team's plugin mapped a removed file and closed its descriptor: no open file showed it, and it was charged to another.
+  it('counts a file removed and held only as a memory mapping, once, as held', async () => {
+    const folder = tempDir();
+    const script = [
+      'import ctypes, os, sys',
+      'libc = ctypes.CDLL(None)',
+      'libc.mmap.restype = ctypes.c_void_p',
+      'libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]',
+      'size = 2 * 1024 * 1024',
+      `path = ${JSON.stringify(join(folder, 'mapped'))}`,
+      'fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)',
+      'os.ftruncate(fd, size)',
+      'area = libc.mmap(None, size, 3, 1, fd, 0)',
+      'os.close(fd)',
+      'os.unlink(path)',
+      'ctypes.memset(area, 0x6d, size)',
+      'print("ready", flush=True)',
+      'sys.stdin.read()',
+    ].join('\n');
+    const child = spawn('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await new Promise((resolve) => child.stdout!.once('data', resolve));
+      // No descriptor leads to it: only the mapping holds it.
+      const targets = await Promise.all(
+        (await readdir(`/proc/${child.pid}/fd`)).map((fd) => readlink(`/proc/${child.pid}/fd/${fd}`).catch(() => '')),
+      );
+      expect(targets.filter((target) => target.startsWith(folder))).toEqual([]);
+      const usage = await stateUsage(folder, stateQuotaOf({ megabytes: 64 }), [child.pid!]);
+      expect(usage.held).toBe(usage.bytes);
+      expect(usage.bytes).toBeGreaterThanOrEqual(2 * 1024 * KB);
+      expect(usage.bytes).toBeLessThan(3 * 1024 * KB);
+    } finally {
+      child.stdin!.end();
+      child.kill();
+    }
   });
 
   it('counts a plugin whose processes hold more open files than a count looks through as full', async () => {
