@@ -52,7 +52,7 @@ import { DEFAULT_INJECTION_BOUNDS, heldBy, type HeldInputs, type InjectionBounds
 import { InjectionGate } from './injectionGate.ts';
 import { MisbehaviourWindows } from './misbehaviourWindows.ts';
 import { ConnectionClosed, RequestTimedOut } from '../protocol/errors.ts';
-import { CallBudgets, type ChargedKind, stageCallCost, TOOL_LONG_WAIT_MS } from './callCharges.ts';
+import { CallBudgets, type ChargedKind, stageCallCost, TOOL_LONG_WAIT_MS, TOOL_TIMEOUTS_BUDGET } from './callCharges.ts';
 import { StageChangeTooLarge, stageChangeTooLarge } from './stageChangeSize.ts';
 import { pluginSetting } from './pluginSettings.ts';
 import { nameConflict, type NameKind } from './reservedNames.ts';
@@ -571,6 +571,10 @@ export class PluginHub {
       // A guest's call (a plugin's input) is not charged: a guest could make a tool wait (a slow address
       // to fetch) until the person lost the plugin's tools.
       const persons = call.principal === undefined || isOwnerOrInternal(call.principal);
+      if (error instanceof RequestTimedOut) {
+        const budget = persons ? `; ${TOOL_TIMEOUTS_BUDGET} such within 10 minutes detach its tools until it is started afresh` : '';
+        this.options.log?.(`plugin ${tool.plugin}: a call of tool '${name}' got no answer within ${error.timeoutMs / 1000} s${budget}`);
+      }
       if ((error instanceof RequestTimedOut || waitedLong) && persons) this.charge('tools', tool.plugin, 1, 'a tool call timed out');
       throw error;
     });

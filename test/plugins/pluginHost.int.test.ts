@@ -164,10 +164,14 @@ describe('plugin host', () => {
     expect(replay).toMatchObject({ divergence: null });
   });
 
-  it('fails a call the plugin never answers with a timeout, and the plugin stays up', async () => {
-    const { host } = await startHost(['mute'], { remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
+  it("fails a call the plugin never answers with a timeout, says so on homed's output, and the plugin stays up", async () => {
+    const { host, lines } = await startHost(['mute'], { remoteTimeouts: { toolMs: 200, stageMs: 200, deliverMs: 200 } });
     await expect(host.hub.callTool('mute_wait', {}, callInfo)).rejects.toMatchObject({ code: 'REQUEST_TIMED_OUT' });
     expect(host.supervisor('mute').state).toBe('running');
+    // A newcomer's hanging tool showed nothing for a minute, then an error only the model saw.
+    expect(lines).toContain(
+      `plugin mute: a call of tool 'mute_wait' got no answer within 0.2 s; ${TOOL_TIMEOUTS_BUDGET} such within 10 minutes detach its tools until it is started afresh`,
+    );
   });
 
   it('takes the tools of a plugin whose calls keep timing out off the toolset; the plugin itself stays up', async () => {
