@@ -40,8 +40,23 @@ describe('the chat fold', () => {
       at('turn-a', 'TurnCompleted', { outcome: 'answered', rounds: 1 }),
     ]);
     expect(done!.tools[0]).toMatchObject({ status: 'done', result: 'wrote 1 byte' });
+    // Approved and run, why it waited is no longer a note (it read as an error beside 'done').
+    expect(done!.tools[0]!.note).toBeUndefined();
     expect(done!.answer).toEqual({ text: 'Done.', kind: 'answer' });
     expect([isOver(done!), isFailure(done!)]).toEqual([true, false]);
+  });
+
+  it("shows a call a person refused as not approved, with their reason, not as a stage's denial", () => {
+    const [turn] = foldTurns([
+      requested('turn-d', 'write it'),
+      at('turn-d', 'ApprovalRequested', { approval: 'd-1.1', callId: 'c1', name: 'files_write', args: { path: 'x' }, reason: 'asked' }),
+      at('turn-d', 'ToolCallDenied', { callId: 'c1', name: 'files_write', handlerId: 'approval', reason: 'owner refused it: not today' }),
+      at('turn-d', 'ToolCallDenied', { callId: 'c2', name: 'files_write', handlerId: 'gatekeeper-1', reason: 'no writes on Sunday' }),
+    ]);
+    expect(turn!.tools.map((t) => [t.status, t.note])).toEqual([
+      ['refused_by_person', 'owner refused it: not today'],
+      ['denied', 'no writes on Sunday'],
+    ]);
   });
 
   it('shows a call that waited for approval when its reply was stopped as not run, waiting no more', () => {

@@ -6,7 +6,7 @@
  */
 export type LoggedEvent = Readonly<{ seq: number; stream: string; type: string; at: number; data: unknown }>;
 
-export type ToolStatus = 'awaiting_approval' | 'running' | 'done' | 'failed' | 'refused' | 'denied';
+export type ToolStatus = 'awaiting_approval' | 'running' | 'done' | 'failed' | 'refused' | 'denied' | 'refused_by_person';
 
 export type ToolView = {
   callId: string;
@@ -93,6 +93,8 @@ export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): T
       }
       const tool = toolOf(turn, data);
       tool.args = data.args ?? tool.args;
+      // Approved: why it waited is no longer a note (it read as an error beside 'done').
+      if (tool.status === 'awaiting_approval') tool.note = undefined;
       tool.status = 'running';
       break;
     }
@@ -114,7 +116,8 @@ export const foldTurnEvent = (turn: TurnView | undefined, event: LoggedEvent): T
     }
     case 'ToolCallDenied': {
       const tool = toolOf(turn, data);
-      tool.status = 'denied';
+      // A person's answer to an approval is recorded as a denial by 'approval', not by a stage handler.
+      tool.status = str(data.handlerId) === 'approval' ? 'refused_by_person' : 'denied';
       tool.note = str(data.reason);
       break;
     }

@@ -27,6 +27,7 @@ const STATUS_TEXT: Record<ToolView['status'], string> = {
   failed: 'failed',
   refused: 'refused by the firewall',
   denied: 'denied by a stage',
+  refused_by_person: 'not approved',
 };
 
 /** What a turn that ended without its answer says, by why it ended. */
