@@ -10,7 +10,9 @@ import { SETTINGS_FILE } from '../actors/modules/config.ts';
 import { modelSourcesOf } from '../actors/settings/modelSourceKeys.ts';
 import { guessableWarning } from '../adapters/secrets/guessableSecret.ts';
 import { checkSecretName, LONGEST_SECRET_BYTES, SecretVault, SecretVaultError } from '../adapters/secrets/secretVault.ts';
+import { closestNames } from '../events/closestNames.ts';
 import { parse } from './args.ts';
+import { CliClient, replyOfType } from './cliClient.ts';
 import { Cancelled, UsageError } from './cliErrors.ts';
 import { dataDirFrom, existingDataDir, prepareDataDir } from './dataDir.ts';
 
@@ -130,6 +132,33 @@ const refuseOverPageKey = (dir: string, name: string, keep: boolean): void => {
   );
 };
 
+/**
+ * Warnings for the names and globs of `--tools` that match no tool of the daemon running on `dir`
+ * (none when none runs): a misspelt tool would never be given the secret, and a newcomer learnt it
+ * only at the next start. Ask the daemon it is; what it does not answer is not guessed at.
+ */
+const toolsNotRunning = async (dir: string, globs: readonly string[]): Promise<string[]> => {
+  if (globs.length === 0) return [];
+  const client = await CliClient.connect(dir, { forTerminal: false }).catch(() => undefined);
+  if (!client) return [];
+  try {
+    const names = (await client.ask({ type: 'tools' }, replyOfType('tools'))).tools.map((t) => t.name);
+    return globs
+      .filter((glob) => !names.some((name) => globMatches(glob, name)))
+      .map((glob) => {
+        const [near] = /[*?]/.test(glob) ? [] : closestNames(glob, names, 1);
+        return (
+          `warning: --tools ${glob} matches no tool homed has now${near ? ` (did you mean ${near}?)` : ''}; ` +
+          'the secret is filled only into tools of the names --tools gives'
+        );
+      });
+  } catch {
+    return [];
+  } finally {
+    client.close();
+  }
+};
+
 export const secretCommand = async (args: string[], write: (text: string) => void): Promise<number> => {
   const { values, positionals } = parse(
     args,
@@ -177,6 +206,7 @@ export const secretCommand = async (args: string[], write: (text: string) => voi
       );
       const guessable = guessableWarning(secret, value);
       if (guessable) write(guessable);
+      for (const line of await toolsNotRunning(dir, tools)) write(line);
       const writer = tools.find((glob) => globMatches(glob, FILE_WRITER));
       if (writer !== undefined) {
         write(

@@ -136,6 +136,13 @@ describe('the firewall through homed', () => {
     daemons.onCleanup(() => server.close());
     const dir = testDataDir(tempDir(), { llm: server });
     const daemon = await daemons.start(dir);
+    // A tool name the running daemon has none of is said at once, with the nearest one, not only at its next start.
+    const misspelt = await runNodeWithInput([HOMED, 'secret', 'set', 'TYPO', '--tools', 'files_wrte,web_*', '--data', dir], `${VALUE}\n`);
+    expect(misspelt.code).toBe(0);
+    expect(misspelt.stdout).toContain(
+      'warning: --tools files_wrte matches no tool homed has now (did you mean files_write?); the secret is filled only into tools of the names --tools gives',
+    );
+    expect(misspelt.stdout).toContain('warning: --tools web_* matches no tool homed has now;');
     await setSecret(dir, 'LATE_TOKEN', VALUE, 'files_write');
     const stored = await finished(spawnNode([WAITER, '--data', dir, `keep ${VALUE} in late.txt`]));
     expect(stored.stdout).toBe('Stored.\n');
