@@ -25,8 +25,9 @@ import type { PluginManifest } from '../sdk/manifestTypes.ts';
 import { pluginEnvironment } from './pluginEnv.ts';
 import { pluginStateDir } from '../sdk/builtinPlugin.ts';
 import type { PluginHub } from './pluginHub.ts';
-import { killedAll, PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
-import { currentBootId, processInfo, processTree } from './processTable.ts';
+import { PluginProcess, PluginSpawnFailed, type ProcessExit } from './pluginProcess.ts';
+import { currentBootId, processInfo } from './processTable.ts';
+import { reserveHolder } from './reserveHolder.ts';
 import type { HostEnv, InstanceExit, PluginStarter } from './pluginStarters.ts';
 import { DEFAULT_REMOTE_TIMEOUTS, remoteEndpoint, servePlugin } from './remotePlugin.ts';
 import { PluginHandshakeFailed, PluginStartRefused } from './startErrors.ts';
@@ -38,11 +39,9 @@ import { stderrCutNote } from './stderrLines.ts';
 import {
   checkStateQuota,
   DEFAULT_PLUGIN_STATE_MB,
-  overQuota,
   PluginStateOverQuota,
   type StateQuota,
   stateQuotaOf,
-  stateUsage,
   watchStateQuota,
 } from './stateQuota.ts';
 
@@ -248,26 +247,11 @@ export const subprocessStarter =
       fault ??= `${why}, so homed stopped it`;
       child.kill('SIGKILL');
     });
-    const held = env.diskReserve?.hold({
-      plugin: name,
-      measure: async () => {
-        const usage = await stateUsage(realOrSelf(state), quota, await processTree(child.pid));
-        const seen = usage.unmeasured === undefined;
-        return {
-          bytes: seen ? usage.bytes : Number.POSITIVE_INFINITY,
-          held: seen ? (usage.held ?? 0) : Number.POSITIVE_INFINITY,
-          over: overQuota(usage, quota),
-        };
-      },
-      stopFor: async (why) => {
+    const held = env.diskReserve?.hold(
+      reserveHolder(name, child, realOrSelf(state), quota, env.timers, (why) => {
         reserveFault ??= why;
-        // What it holds is freed only once every process of it is gone, those that left its group included.
-        const tree = (await processTree(child.pid)).map(processInfo).filter((p) => p !== null);
-        child.kill('SIGKILL');
-        await child.exited;
-        await killedAll(tree, env.timers);
-      },
-    });
+      }),
+    );
     void ended.then(() => {
       watch.stop();
       held?.release();
