@@ -128,3 +128,4 @@ export type { SqliteEventStore } from '../adapters/sqlite/sqliteEventStore.ts';
 export { verifyProjections, type ProjectionVerdict } from './replay/verifyProjections.ts';
 export { allProjections } from '../projections/index.ts';
 export { nestsDeeperThan } from '../adapters/llm/jsonDepth.ts';
+export { freeBytesOn } from '../adapters/files/logRoom.ts';

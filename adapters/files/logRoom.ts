@@ -64,8 +64,9 @@ export const ROOM_CHECK_MS = 5_000;
 /** Free room the disk must have beyond the room itself before it is kept again: not the last of it. */
 const ROOM_MARGIN_BYTES = 2 * LOG_ROOM_BYTES;
 
-const freeBytesOf = async (dir: string): Promise<number> => {
-  const disk = await statfs(dir);
+/** The bytes free to homed's user on the disk `folder` is on. */
+export const freeBytesOn = async (folder: string): Promise<number> => {
+  const disk = await statfs(folder);
   return disk.bavail * disk.bsize;
 };
 
@@ -112,7 +113,7 @@ export class LogRoomKeeper {
 
   private async keepAgain(): Promise<void> {
     const bytes = this.options.bytes ?? LOG_ROOM_BYTES;
-    const free = await (this.options.freeBytes ?? freeBytesOf)(this.options.dir).catch(() => 0);
+    const free = await (this.options.freeBytes ?? freeBytesOn)(this.options.dir).catch(() => 0);
     let kept = false;
     try {
       kept = !this.closed && free >= bytes + ROOM_MARGIN_BYTES && keepLogRoom(this.options.dir, bytes).kind !== 'not made';

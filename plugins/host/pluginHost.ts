@@ -7,7 +7,7 @@
 import { missingParts, probeSandbox, type HiddenPaths, type PluginSandboxMode, type SandboxSupport } from './processSandbox.ts';
 import { basename, join } from 'node:path';
 import { HologramError, pluginSupervisorStream, type Clock, type EventStore, type IdSource, type Timers } from '../../events/index.ts';
-import { holdingsOf, type RefusedFolder, setting } from '../../actors/index.ts';
+import { freeBytesOn, holdingsOf, type RefusedFolder, setting } from '../../actors/index.ts';
 import { type BuiltinPlugin, type KernelControl, type PluginAction, type PluginSummary, refusedSummary } from '../sdk/builtinPlugin.ts';
 
 export type { PluginAction, PluginSummary };
@@ -20,7 +20,7 @@ import { builtinStarter, luaStarter, type HostEnv, type PluginStarter } from './
 import { subprocessStarter } from './subprocessPlugin.ts';
 import { SupervisedPlugin } from './supervisedPlugin.ts';
 import { DiskReserve } from './diskReserve.ts';
-import { DEFAULT_DISK_RESERVE_MB, DEFAULT_PLUGIN_STATE_MB, freeBytesOn, stateQuotaOf } from './stateQuota.ts';
+import { DEFAULT_DISK_RESERVE_MB, DEFAULT_PLUGIN_STATE_MB, stateQuotaOf } from './stateQuota.ts';
 import type { RemoteTimeouts } from './remotePlugin.ts';
 import type { PluginSupervisorConfig } from '../../actors/index.ts';
 

@@ -11,9 +11,10 @@
  * all (a removed file a plugin passes to itself over a socket) the disk's reserve
  * bounds (`diskReserve.ts`): below it, plugins are stopped, which frees what they held.
  */
-import { lstat, readdir, readFile, readlink, stat, statfs } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Timers } from '../../events/index.ts';
+import { freeBytesOn } from '../../actors/index.ts';
 import { errnoCode, HologramError } from '../../events/index.ts';
 import { processTree } from './processTable.ts';
 
@@ -204,12 +205,6 @@ export const stateUsage = async (folder: string, quota: StateQuota, holders: rea
   }
   const unmeasured = await addRemovedButOpen(folder, holders, count, quota.openFiles);
   return unmeasured === undefined ? count : { ...count, unmeasured };
-};
-
-/** The bytes free to homed's user on the disk `folder` is on. */
-export const freeBytesOn = async (folder: string): Promise<number> => {
-  const disk = await statfs(folder);
-  return disk.bavail * disk.bsize;
 };
 
 /**
